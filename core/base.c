@@ -1,0 +1,94 @@
+/*
+ * base.c — error records and the arena allocator (see base.h). No modelling.
+ */
+#include "core/base.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+culonx_status cx_core_fail(culonx_error *err, culonx_status st, const char *file, int line,
+                           const char *fmt, ...)
+{
+    if (!err) return st;
+    snprintf(err->file, sizeof err->file, "%s", file ? file : "");
+    err->line = line;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+void cx_core_error_clear(culonx_error *err)
+{
+    if (err) memset(err, 0, sizeof *err);
+}
+
+struct cx_arena_block {
+    cx_arena_block *next;
+    size_t cap, used;
+    _Alignas(16) unsigned char data[];
+};
+
+void cx_core_arena_init(cx_arena *a, size_t block_bytes)
+{
+    a->head = NULL;
+    a->block_bytes = block_bytes ? block_bytes : (size_t)1 << 20;
+    a->used_bytes = 0;
+}
+
+void *cx_core_arena_alloc(cx_arena *a, size_t bytes)
+{
+    bytes = (bytes + 15u) & ~(size_t)15u;
+    cx_arena_block *b = a->head;
+    if (!b || b->cap - b->used < bytes) {
+        size_t cap = bytes > a->block_bytes ? bytes : a->block_bytes;
+        b = malloc(sizeof *b + cap);
+        if (!b) return NULL;
+        b->cap = cap;
+        b->used = 0;
+        b->next = a->head;
+        a->head = b;
+    }
+    void *p = b->data + b->used;
+    b->used += bytes;
+    a->used_bytes += bytes;
+    memset(p, 0, bytes);
+    return p;
+}
+
+void cx_core_arena_reset(cx_arena *a)
+{
+    /* keep the newest block, drop the rest */
+    if (!a->head) return;
+    cx_arena_block *b = a->head->next;
+    while (b) {
+        cx_arena_block *n = b->next;
+        free(b);
+        b = n;
+    }
+    a->head->next = NULL;
+    a->head->used = 0;
+    a->used_bytes = 0;
+}
+
+void cx_core_arena_free(cx_arena *a)
+{
+    if (!a) return;
+    cx_arena_block *b = a->head;
+    while (b) {
+        cx_arena_block *n = b->next;
+        free(b);
+        b = n;
+    }
+    a->head = NULL;
+    a->used_bytes = 0;
+}
+
+size_t cx_core_arena_reserved_bytes(const cx_arena *a)
+{
+    size_t n = 0;
+    for (const cx_arena_block *b = a->head; b; b = b->next) n += sizeof *b + b->cap;
+    return n;
+}

@@ -1,0 +1,51 @@
+/*
+ * base.h — small internal helpers shared by every layer: error records,
+ * an arena allocator (one per evaluation, freed in one call), and
+ * arithmetic helpers. No modelling here.
+ */
+#ifndef CX_BASE_H
+#define CX_BASE_H
+
+#include "culonx.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#if defined(__GNUC__)
+#define CX_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define CX_PRINTF(a, b)
+#endif
+
+/* Fills err (if non-NULL) and returns `st`. file may be NULL. */
+culonx_status cx_core_fail(culonx_error *err, culonx_status st, const char *file, int line,
+                           const char *fmt, ...) CX_PRINTF(5, 6);
+void cx_core_error_clear(culonx_error *err);
+
+/* Arena: bump allocator in chained blocks; cx_core_arena_free releases all. */
+typedef struct cx_arena_block cx_arena_block;
+typedef struct {
+    cx_arena_block *head;
+    size_t block_bytes;
+    size_t used_bytes; /* total handed out, for bytes/node reporting */
+} cx_arena;
+
+void cx_core_arena_init(cx_arena *a, size_t block_bytes);
+/* Zeroed, 16-byte aligned; NULL only when out of memory. */
+void *cx_core_arena_alloc(cx_arena *a, size_t bytes);
+void cx_core_arena_reset(cx_arena *a);
+void cx_core_arena_free(cx_arena *a);
+size_t cx_core_arena_reserved_bytes(const cx_arena *a);
+
+static inline double cx_maxd(double a, double b)
+{
+    return a > b ? a : b;
+}
+static inline double cx_mind(double a, double b)
+{
+    return a < b ? a : b;
+}
+
+#define CX_GIB (1024.0 * 1024.0 * 1024.0)
+
+#endif

@@ -1,0 +1,271 @@
+/*
+ * culonx.h — the one public header of libculonx.
+ *
+ * culonx models one training iteration of a transformer language model on a
+ * GPU cluster: model (layers, hidden, heads, ...) x system (GPU, network tiers)
+ * x execution (TP, PP, DP, schedule, recompute, ...). It predicts time,
+ * memory per GPU and energy, in closed form (culonx_estimate) or through a
+ * DAG of compute and communication work (culonx_graph_*).
+ *
+ * Conventions: the library never prints, never exits and never reads argv.
+ * Every call that can fail returns a culonx_status and fills a caller-supplied
+ * culonx_error with file, line and message. Units are in the names: _s
+ * seconds, _bytes, _j joules, _w watts, _mhz, _gbps (GB/s, 1e9 bytes/s),
+ * _tflops (1e12 FLOP/s), _gib (2^30 bytes).
+ */
+#ifndef CULONX_H
+#define CULONX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CULONX_VERSION "0.1.0"
+
+/* ---------------------------------------------------------------- status */
+
+typedef enum {
+    CULONX_OK = 0,
+    CULONX_EINPUT = 1,    /* bad input: config, CSV, option value */
+    CULONX_EUSAGE = 2,    /* wrong use of the API or command line */
+    CULONX_EINTERNAL = 3, /* out of memory, numerical failure, bug */
+} culonx_status;
+
+/* Where an error came from and what it is. `file` may be empty, `line` 0. */
+typedef struct {
+    char file[512];
+    int line;
+    char msg[1024];
+} culonx_error;
+
+/* ------------------------------------------------------------------ model */
+
+typedef enum { CULONX_ARCH_GPT = 0, CULONX_ARCH_LLAMA = 1 } culonx_arch;
+
+typedef struct {
+    char name[64];
+    culonx_arch arch;
+    int64_t layers;   /* l */
+    int64_t hidden;   /* h */
+    int64_t heads;    /* a */
+    int64_t kv_heads; /* k (GQA); = heads for GPT / MHA */
+    int64_t ffn;      /* f: MLP inner size */
+    int64_t vocab;    /* V */
+    int64_t seq;      /* s */
+} culonx_model;
+
+/* ----------------------------------------------------------------- system */
+
+/* DVFS power model of one GPU (see hw/power.c):
+ *   V(f)   = v_min                                   f <= knee
+ *          = v_min + v_slope * (f - knee) / 1000     f >  knee   (f in MHz)
+ *   P(f,u) = const_w + static_w * V(f)/v_max
+ *            + sum_c coeff_c * u_c * (V(f)/v_max)^2 * f / f_max
+ * where u_c are unit utilisations in [0,1]: tensor, fp (vector), sm, dram.
+ * The same model reads as per-operation energies (pJ/FLOP at a clock). */
+typedef struct {
+    int present;       /* 0: derive a default from TDP/idle */
+    char provenance[256];
+    double const_w;    /* clock-independent power while active */
+    double static_w;   /* leakage at v_max, scales with V */
+    double knee_mhz;   /* V flat below this clock */
+    double v_min;      /* normalised voltage at and below the knee */
+    double v_slope;    /* normalised voltage rise per GHz above the knee */
+    double tensor_w;   /* dynamic power at full tensor utilisation, f_max */
+    double fp_w;       /* dynamic power at full FP (vector) utilisation */
+    double sm_w;       /* dynamic power at full SM activity */
+    double dram_w;     /* HBM power at full DRAM utilisation (clock-indep.) */
+    double blocked_w;  /* GPU blocked in communication (spinning kernels) */
+    /* time scaling: t(f) = t_mem + t_compute * (f_max/f)^time_exp */
+    double time_exp;
+} culonx_power_model;
+
+typedef struct {
+    char name[64];
+    double matrix16_tflops; /* dense fp16/bf16 tensor-core peak */
+    double matrix8_tflops;  /* dense fp8 peak (0: no fp8) */
+    double vector_tflops;   /* non-tensor FP32/FP16 vector peak */
+    double hbm_gbps;        /* HBM bandwidth */
+    double mem_gib;         /* HBM capacity */
+    double min_mhz, max_mhz, step_mhz;
+    double tdp_w, idle_w;
+    culonx_power_model power;
+} culonx_gpu;
+
+/* A network tier: tier 0 is the scale-up domain (NVLink inside a node),
+ * tier 1 the scale-out network between nodes. */
+typedef struct {
+    char name[32];
+    double bw_gbps;     /* unidirectional bandwidth per GPU */
+    double latency_s;   /* per-hop latency (alpha) */
+    double efficiency;  /* achieved fraction of bw for large messages */
+    double pj_per_bit;  /* energy per bit moved */
+} culonx_net_tier;
+
+/* Achieved-efficiency parameters of the performance model (hw/perf.c).
+ * Defaults are fitted; bench/fit reproduces the fit. */
+typedef struct {
+    double matmul_eff_max;   /* asymptotic fraction of matrix peak */
+    double matmul_half_dim;  /* smallest GEMM dimension at which eff is half */
+    double mem_eff;          /* achieved fraction of HBM bandwidth */
+    double kernel_launch_s;  /* fixed per-kernel overhead */
+    double optimizer_bytes_per_param; /* bytes moved by the Adam step */
+} culonx_perf_params;
+
+#define CULONX_MAX_TIERS 2
+
+typedef struct {
+    char name[64];
+    culonx_gpu gpu;
+    int64_t gpus_per_node;
+    int ntiers;
+    culonx_net_tier tier[CULONX_MAX_TIERS];
+    culonx_perf_params perf;
+    double node_overhead_w; /* CPU, NIC, fans per node (0 if unknown) */
+    double pue;             /* facility power usage effectiveness (1 = none) */
+} culonx_system;
+
+/* -------------------------------------------------------------- execution */
+
+typedef enum {
+    CULONX_RECOMPUTE_NONE = 0,
+    CULONX_RECOMPUTE_SELECTIVE = 1,
+    CULONX_RECOMPUTE_FULL = 2,
+} culonx_recompute;
+
+typedef enum { CULONX_DTYPE_FP16 = 0, CULONX_DTYPE_BF16 = 1, CULONX_DTYPE_FP8 = 2 } culonx_dtype;
+
+/* Pipeline schedules; names in culonx_schedule_name(). */
+typedef enum {
+    CULONX_SCHED_GPIPE = 0,
+    CULONX_SCHED_1F1B,
+    CULONX_SCHED_INTERLEAVED,
+    CULONX_SCHED_ZB_H1,
+    CULONX_SCHED_ZB_H2,
+    CULONX_SCHED_ZB_V,
+    CULONX_SCHED_DUALPIPE_V,
+    CULONX_SCHED_COUNT
+} culonx_schedule;
+
+typedef struct {
+    int64_t gpus;
+    int64_t tp, pp, dp, vp;
+    int64_t microbatch;
+    int64_t global_batch;
+    culonx_recompute recompute;
+    int sequence_parallel;
+    culonx_schedule schedule;
+    int distributed_optimizer;
+    culonx_dtype dtype;
+    int dp_overlap;
+    double tokens;    /* training budget in tokens, 0 = none */
+    double clock_mhz; /* SM clock; 0 = the GPU's max */
+} culonx_execution;
+
+typedef struct {
+    char path[512]; /* the run file, for messages */
+    culonx_model model;
+    culonx_system system;
+    culonx_execution exec;
+} culonx_run;
+
+/* ------------------------------------------------------------- config I/O */
+
+/* Loads a run file (XML, validated against configs/culonx.xsd), resolving
+ * the model and system files it names relative to itself, then applies the
+ * overrides ("section.key=value", section = model | system | execution |
+ * gpu | network) in order and checks the whole run for consistency.
+ * `schema_path` may be NULL: the schema is then found next to the run's
+ * configs/ tree or at the install location. */
+culonx_status culonx_run_load(const char *path, const char *const *overrides, int noverrides,
+                              const char *schema_path, culonx_run *run, culonx_error *err);
+
+/* Loads from a memory buffer (used by the fuzz harness and tests); `name`
+ * is used in messages and as the base for relative paths. */
+culonx_status culonx_run_load_buffer(const char *name, const char *buf, size_t len,
+                                     const char *schema_path, culonx_run *run, culonx_error *err);
+
+/* Applies one "section.key=value" override to an already loaded run. */
+culonx_status culonx_run_set(culonx_run *run, const char *assignment, culonx_error *err);
+
+/* Checks divisibility and ranges of a run (heads % tp, gpus = tp*pp*dp...). */
+culonx_status culonx_run_check(const culonx_run *run, culonx_error *err);
+
+const char *culonx_schedule_name(culonx_schedule s);
+/* Returns 0 and sets *out when `name` names a schedule, else -1. */
+int culonx_schedule_parse(const char *name, culonx_schedule *out);
+const char *culonx_recompute_name(culonx_recompute r);
+const char *culonx_dtype_name(culonx_dtype d);
+
+/* ----------------------------------------------------------------- result */
+
+typedef struct {
+    double forward_s;       /* compute of forward passes on the critical path */
+    double backward_s;      /* compute of backward passes (B + W) */
+    double recompute_s;     /* recomputed forward work */
+    double tp_comm_s;       /* exposed tensor-parallel collectives */
+    double pp_comm_s;       /* exposed pipeline p2p */
+    double dp_comm_s;       /* exposed data-parallel gradient sync */
+    double bubble_s;        /* pipeline fill/drain idle time */
+    double optimizer_s;     /* optimizer step */
+} culonx_time_breakdown;
+
+typedef struct {
+    double weights_bytes;
+    double gradients_bytes;
+    double optimizer_bytes;
+    double activations_bytes; /* in flight at the peak, for the schedule */
+    double workspace_bytes;   /* working buffers: see core/closed.c */
+    double peak_bytes;
+    double capacity_bytes;
+    int fits;
+} culonx_memory;
+
+typedef struct {
+    double compute_j;   /* GPU power while computing, over all GPUs */
+    double idle_j;      /* GPU idle in bubbles / blocked in communication */
+    double hbm_j;       /* part of compute_j attributable to HBM traffic */
+    double network_j;   /* bits moved x pJ/bit, all tiers */
+    double overhead_j;  /* node overhead (CPU, NIC, fans) */
+    double facility_j;  /* (PUE - 1) x everything else */
+    double total_j;
+} culonx_energy;
+
+typedef struct {
+    double params;              /* total model parameters */
+    double params_per_gpu;      /* held by the most loaded GPU */
+    double iteration_time_s;
+    culonx_time_breakdown breakdown;
+    culonx_memory memory;
+    double model_flops;         /* per iteration, whole cluster, no recompute */
+    double hardware_flops;      /* per iteration, including recompute */
+    double mfu, hfu;
+    double tokens_per_s;
+    double clock_mhz;
+    culonx_energy energy;       /* per iteration */
+    double avg_power_w;         /* per GPU, averaged over the iteration */
+    /* with a token budget (exec.tokens > 0) */
+    double iterations;
+    double time_to_train_s;
+    double gpu_hours;
+    double energy_to_train_j;
+    /* pipeline shape */
+    double bubble_fraction;
+    int64_t microbatches; /* m per pipeline per iteration */
+} culonx_result;
+
+/* Closed-form estimate (fast path). */
+culonx_status culonx_estimate(const culonx_run *run, culonx_result *res, culonx_error *err);
+
+/* Human-readable report and JSON of a result. */
+void culonx_report_text(FILE *out, const culonx_run *run, const culonx_result *res);
+void culonx_report_json(FILE *out, const culonx_run *run, const culonx_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CULONX_H */
