@@ -1,0 +1,186 @@
+/*
+ * closed.c — iteration time, memory and FLOPs in closed form (no DAG).
+ *
+ * Per physical stage i and microbatch: F_i (forward + its TP collectives),
+ * B_i (input gradient + recompute + their TP collectives), W_i (weight
+ * gradient), and the steady-state p2p 2P (send activation, send gradient;
+ * x the schedule's p2p factor). The bottleneck stage j (largest t_i =
+ * F_i+B_i+W_i+2P) sets the steady state, the schedule sets the bubble:
+ *   T_pipe = m * t_j + bubble(p, m, v; mean F, B, W of the other stages,
+ *                             each with one p2p hop)
+ * which for 1F1B/GPipe is m*t_j + sum_{i != j} t_i, i.e. (m+p-1)t uniformly.
+ * DP gradient sync starts after a stage's last backward; with dp-overlap it
+ * hides under that backward except for the last bucket (Megatron DDP bucket
+ * of max(40M, 1M x dp) parameters). Stage i finishes i (B+P) before stage 0.
+ * Then the optimizer step.
+ *
+ * Memory per GPU (stage i): 2 B weights + 4 B fp32 main gradients + 12 B
+ * Adam state (fp32 master, m, v; /dp with the distributed optimizer) per
+ * parameter held (MODEL.md; Korthikanti Fig. 1 check), activations in flight
+ * for the schedule (schedules/: inflight x one microbatch's stage
+ * activations), one layer's full activations while it is recomputed (full
+ * recompute), and a working-buffer allowance WORKSPACE_BYTES + two gathered
+ * activation buffers for TP communication (see below).
+ */
+#include "core/base.h"
+#include "core/cost.h"
+#include "core/closed.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* CUDA context, cuBLAS workspaces, NCCL buffers and allocator slack: 1 GiB,
+ * a round figure in the range PyTorch users observe (0.5-1.5 GiB). */
+#define WORKSPACE_BYTES (1.0 * CX_GIB)
+/* Megatron DDP gradient bucket size in parameters (max(40M, 1M x dp)) */
+#define DDP_BUCKET_PARAMS 40e6
+
+void cx_core_stage_times(const cx_cost *c, int s, double *f, double *b, double *w)
+{
+    double F = 0, B = 0, W = 0;
+    for (int k = 0; k < c->v; k++) {
+        const cx_chunk_cost *cc = &c->chunk[c->sched->vstage(c->p, c->v, s, k)];
+        F += cc->f_s + cc->tp_f_s;
+        B += cc->b_s + cc->tp_b_s + cc->r_s + cc->tp_r_s;
+        W += cc->w_s;
+    }
+    *f = F, *b = B, *w = W;
+}
+
+culonx_status cx_core_closed_eval(const culonx_run *run, double clock_mhz, cx_cost *c,
+                                  culonx_result *res, culonx_error *err)
+{
+    culonx_status st = cx_core_cost_build(run, clock_mhz, c, err);
+    if (st != CULONX_OK) return st;
+    const culonx_execution *ex = &run->exec;
+    const int p = c->p, m = c->m;
+    memset(res, 0, sizeof *res);
+    res->clock_mhz = c->clock_mhz;
+    res->microbatches = m;
+
+    /* stage times */
+    double p2p_mb = p > 1 ? 2.0 * c->p2p_s * c->sched->p2p_factor : 0.0;
+    int j = 0;
+    double tj = -1, sumF = 0, sumB = 0, sumW = 0;
+    double Fj = 0, Bj = 0, Wj = 0;
+    for (int s = 0; s < p; s++) {
+        double F, B, W;
+        cx_core_stage_times(c, s, &F, &B, &W);
+        double t = F + B + W + p2p_mb;
+        sumF += F, sumB += B, sumW += W;
+        if (t > tj) tj = t, j = s, Fj = F, Bj = B, Wj = W;
+    }
+    double bubble = 0;
+    if (p > 1) {
+        double n = (double)(p - 1);
+        double Fm = (sumF - Fj) / n + c->p2p_s, Bm = (sumB - Bj) / n + c->p2p_s;
+        double Wm = (sumW - Wj) / n;
+        bubble = c->sched->bubble_s(p, m, c->v, Fm, Bm, Wm);
+    }
+    double t_pipe = (double)m * tj + bubble;
+
+    /* DP sync and optimizer, per stage, relative to the end of stage 0 */
+    double tail = 0;
+    for (int s = 0; s < p; s++) {
+        double F, B, W;
+        cx_core_stage_times(c, s, &F, &B, &W);
+        double dp = c->dp_s[s], exposed = dp;
+        if (ex->dp_overlap && dp > 0) {
+            double bucket = fmax(DDP_BUCKET_PARAMS, 1e6 * (double)ex->dp);
+            double last = dp * fmin(1.0, bucket / fmax(c->stage_params[s], 1.0));
+            exposed = fmax(dp - (B + W), last);
+        }
+        double ahead = (double)s * (Bj / c->v + c->p2p_s); /* stage s ends earlier */
+        double t = fmax(exposed - ahead, 0.0) + c->optimizer_s[s];
+        if (s == 0 || t > tail) tail = t;
+    }
+    double opt_s = c->optimizer_s[0];
+    for (int s = 1; s < p; s++) opt_s = fmax(opt_s, c->optimizer_s[s]);
+    if (opt_s > tail) opt_s = tail;
+    res->iteration_time_s = t_pipe + tail;
+
+    /* breakdown on the bottleneck stage */
+    culonx_time_breakdown *bd = &res->breakdown;
+    for (int k = 0; k < c->v; k++) {
+        const cx_chunk_cost *cc = &c->chunk[c->sched->vstage(p, c->v, j, k)];
+        bd->forward_s += m * cc->f_s;
+        bd->backward_s += m * (cc->b_s + cc->w_s);
+        bd->recompute_s += m * cc->r_s;
+        bd->tp_comm_s += m * (cc->tp_f_s + cc->tp_b_s + cc->tp_r_s);
+    }
+    bd->pp_comm_s = m * p2p_mb;
+    bd->bubble_s = bubble;
+    bd->optimizer_s = opt_s;
+    bd->dp_comm_s = tail - opt_s;
+    res->bubble_fraction = res->iteration_time_s > 0 ? bubble / res->iteration_time_s : 0;
+
+    /* FLOPs */
+    double per_mb = 0, rec = 0;
+    for (int vs = 0; vs < p * c->v; vs++) {
+        per_mb += c->chunk[vs].f_flops + c->chunk[vs].b_flops + c->chunk[vs].w_flops;
+        rec += c->chunk[vs].r_flops;
+    }
+    double ranks = (double)m * (double)ex->dp * (double)ex->tp;
+    res->model_flops = per_mb * ranks;
+    res->hardware_flops = (per_mb + rec) * ranks;
+    double peak = (double)ex->gpus * cx_hw_peak_flops(&run->system.gpu, ex->dtype, 1);
+    res->mfu = res->model_flops / (res->iteration_time_s * peak);
+    res->hfu = res->hardware_flops / (res->iteration_time_s * peak);
+    res->tokens_per_s = (double)ex->global_batch * (double)run->model.seq / res->iteration_time_s;
+
+    /* parameters */
+    res->params = cx_model_total_params(&run->model);
+
+    /* memory: the most loaded stage */
+    double T = (double)ex->microbatch * (double)run->model.seq;
+    double comm_buf = ex->tp > 1 ? 2.0 * 2.0 * T * (double)run->model.hidden : 0.0;
+    culonx_memory best;
+    memset(&best, 0, sizeof best);
+    for (int s = 0; s < p; s++) {
+        culonx_memory mm;
+        memset(&mm, 0, sizeof mm);
+        double P = c->stage_params[s];
+        mm.weights_bytes = 2.0 * P;
+        mm.gradients_bytes = 4.0 * P;
+        mm.optimizer_bytes = 12.0 * P / (ex->distributed_optimizer ? (double)ex->dp : 1.0);
+        double act = 0, work = 0;
+        for (int k = 0; k < c->v; k++) {
+            const cx_chunk_cost *cc = &c->chunk[c->sched->vstage(p, c->v, s, k)];
+            act += cc->act_bytes;
+            work = fmax(work, cc->work_bytes);
+        }
+        mm.activations_bytes = c->sched->inflight(p, m, c->v, s) * act;
+        mm.workspace_bytes = WORKSPACE_BYTES + comm_buf + work;
+        mm.peak_bytes = mm.weights_bytes + mm.gradients_bytes + mm.optimizer_bytes +
+                        mm.activations_bytes + mm.workspace_bytes;
+        if (s == 0 || mm.peak_bytes > best.peak_bytes) {
+            best = mm;
+            res->params_per_gpu = P;
+        }
+    }
+    best.capacity_bytes = run->system.gpu.mem_gib * CX_GIB;
+    best.fits = best.peak_bytes <= best.capacity_bytes;
+    res->memory = best;
+
+    /* training budget */
+    if (ex->tokens > 0) {
+        double tok_per_iter = (double)ex->global_batch * (double)run->model.seq;
+        res->iterations = ceil(ex->tokens / tok_per_iter);
+        res->time_to_train_s = res->iterations * res->iteration_time_s;
+        res->gpu_hours = res->time_to_train_s * (double)ex->gpus / 3600.0;
+    }
+    return CULONX_OK;
+}
+
+culonx_status culonx_estimate(const culonx_run *run, culonx_result *res, culonx_error *err)
+{
+    cx_core_error_clear(err);
+    culonx_status st = culonx_run_check(run, err);
+    if (st != CULONX_OK) return st;
+    cx_cost *c = malloc(sizeof *c);
+    if (!c) return cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "out of memory");
+    st = cx_core_closed_eval(run, run->exec.clock_mhz, c, res, err);
+    free(c);
+    return st;
+}

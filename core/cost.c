@@ -1,0 +1,233 @@
+/*
+ * cost.c — turns model x system x execution into per-chunk costs (cost.h).
+ *
+ * Each op of the layer table (models/) becomes hw work (hw/perf.c): forward,
+ * input gradient (B) and weight gradient (W). A chunk of L layers costs L
+ * times the layer, plus the embedding on virtual stage 0 and the head
+ * (final norm, logits, loss) on the last virtual stage. Recompute adds the
+ * forward of every layer (full) or of the attention core (selective,
+ * Korthikanti et al. 2022) before the backward. TP collectives are blocking
+ * (Megatron default: no TP overlap) and priced by hw/net.c over a group of t
+ * consecutive ranks. PP p2p carries 2sbh bytes (/t when scattered, i.e.
+ * with SP) between neighbouring stages, tp*dp ranks apart. DP gradient sync
+ * all-reduces fp32 gradients (4 B/param; reduce-scatter of gradients +
+ * all-gather of 16-bit parameters with the distributed optimizer) over dp
+ * ranks tp apart. The Adam step moves optimizer_bytes_per_param bytes of HBM
+ * per parameter it updates.
+ */
+#include "core/cost.h"
+#include "core/base.h"
+
+#include <string.h>
+
+static cx_hw_coll hw_coll(cx_coll_kind k)
+{
+    switch (k) {
+    case CX_COLL_ALL_REDUCE: return CX_HW_ALL_REDUCE;
+    case CX_COLL_REDUCE_SCATTER: return CX_HW_REDUCE_SCATTER;
+    case CX_COLL_ALL_GATHER: return CX_HW_ALL_GATHER;
+    default: return CX_HW_ALL_REDUCE;
+    }
+}
+
+static double op_time(const cx_cost *c, const cx_model_op *o, double flops, double bytes,
+                      double *tensor_s)
+{
+    if (flops <= 0 && bytes <= 0) return 0.0;
+    cx_hw_work w;
+    w.flops = flops;
+    w.bytes = bytes;
+    w.batch = o->batch;
+    w.tensor = o->tensor;
+    w.min_dim = o->kind == CX_OP_ELEM ? 0.0 : cx_mind(o->m, cx_mind(o->n, o->k));
+    cx_hw_time t = cx_hw_work_time(&c->sys, &c->sys.perf, &w, c->run->exec.dtype, c->clock_mhz);
+    if (o->tensor && tensor_s) *tensor_s += t.time_s;
+    return t.time_s;
+}
+
+static void add_coll(const cx_cost *c, cx_coll_kind k, double bytes, double *time_s,
+                     double tier_bytes[CULONX_MAX_TIERS])
+{
+    if (k == CX_COLL_NONE) return;
+    cx_hw_comm cm = cx_hw_coll_cost(&c->sys, hw_coll(k), bytes, c->run->exec.tp, 1);
+    *time_s += cm.time_s;
+    for (int i = 0; i < CULONX_MAX_TIERS; i++) tier_bytes[i] += cm.bytes_tier[i];
+}
+
+/* Costs of one pass over an op list, accumulated into cc with weight n. */
+static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int recompute_mode,
+                     int is_layer, cx_chunk_cost *cc)
+{
+    for (int i = 0; i < ops->nops; i++) {
+        const cx_model_op *o = &ops->op[i];
+        double ts = 0, tf = 0, tb = 0, tw = 0;
+        double tiers[CULONX_MAX_TIERS] = {0, 0};
+        tf = op_time(c, o, o->fwd_flops, o->fwd_bytes, &ts);
+        tb = op_time(c, o, o->b_flops, o->b_bytes, &ts);
+        tw = op_time(c, o, o->w_flops, o->w_bytes, &ts);
+        double cf = 0, cb = 0;
+        add_coll(c, o->coll_fwd, o->coll_bytes, &cf, tiers);
+        add_coll(c, o->coll_bwd, o->coll_bytes, &cb, tiers);
+        cc->f_s += n * tf, cc->b_s += n * tb, cc->w_s += n * tw;
+        cc->tp_f_s += n * cf, cc->tp_b_s += n * cb;
+        cc->f_flops += n * o->fwd_flops, cc->b_flops += n * o->b_flops;
+        cc->w_flops += n * o->w_flops;
+        cc->f_bytes += n * o->fwd_bytes, cc->b_bytes += n * o->b_bytes;
+        cc->w_bytes += n * o->w_bytes;
+        cc->tensor_s += n * ts;
+        int rec = is_layer && (recompute_mode == CULONX_RECOMPUTE_FULL ||
+                               (recompute_mode == CULONX_RECOMPUTE_SELECTIVE && o->sel_recompute));
+        if (rec) {
+            double tr = 0;
+            cc->r_s += n * op_time(c, o, o->fwd_flops, o->fwd_bytes, &tr);
+            cc->tensor_s += n * tr;
+            cc->r_flops += n * o->fwd_flops;
+            cc->r_bytes += n * o->fwd_bytes;
+            if (recompute_mode == CULONX_RECOMPUTE_FULL) {
+                double cr = 0;
+                add_coll(c, o->coll_fwd, o->coll_bytes, &cr, tiers);
+                cc->tp_r_s += n * cr;
+            }
+        }
+        /* recompute collectives were added to tiers above when present */
+        for (int k = 0; k < CULONX_MAX_TIERS; k++) cc->tp_tier_bytes[k] += n * tiers[k];
+    }
+}
+
+int cx_core_cost_stage_of(const cx_cost *c, int vs, int *chunk)
+{
+    for (int s = 0; s < c->p; s++)
+        for (int k = 0; k < c->v; k++)
+            if (c->sched->vstage(c->p, c->v, s, k) == vs) {
+                if (chunk) *chunk = k;
+                return s;
+            }
+    return -1;
+}
+
+culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cost *c,
+                                 culonx_error *err)
+{
+    const culonx_model *md = &run->model;
+    const culonx_execution *ex = &run->exec;
+    c->run = run;
+    c->sys = run->system;
+    cx_hw_perf_defaults(&c->sys.perf);
+    c->clock_mhz = clock_mhz > 0 ? clock_mhz : run->system.gpu.max_mhz;
+    c->sched = cx_sched_get(ex->schedule);
+    if (!c->sched)
+        return cx_core_fail(err, CULONX_EINPUT, run->path, 0, "schedule '%s' is not available",
+                            culonx_schedule_name(ex->schedule));
+    c->p = (int)ex->pp;
+    c->v = c->sched->chunks((int)(ex->vp > 0 ? ex->vp : 1));
+    int64_t nvs = (int64_t)c->p * c->v;
+    if (c->p > CX_COST_MAX_STAGES || nvs > CX_COST_MAX_VSTAGES)
+        return cx_core_fail(err, CULONX_EINPUT, run->path, 0,
+                            "pp=%lld with %d chunks per stage: at most %d stages are modelled",
+                            (long long)ex->pp, c->v, CX_COST_MAX_STAGES);
+    if (md->layers % nvs != 0)
+        return cx_core_fail(err, CULONX_EINPUT, run->path, 0,
+                            "schedule %s needs layers (%lld) divisible by pp x chunks = %lld",
+                            c->sched->name, (long long)md->layers, (long long)nvs);
+    c->m = (int)(ex->global_batch / (ex->microbatch * ex->dp));
+    c->weight_copies = c->sched->weight_copies > 0 ? c->sched->weight_copies : 1;
+
+    cx_model_table tab;
+    const double e = 2.0; /* 16-bit activations (fp8 runs keep bf16 activations) */
+    cx_model_build(md, ex->microbatch, ex->tp, ex->sequence_parallel, e, &tab);
+
+    /* one layer, then scale */
+    cx_chunk_cost layer, embed, head;
+    memset(&layer, 0, sizeof layer);
+    memset(&embed, 0, sizeof embed);
+    memset(&head, 0, sizeof head);
+    ops_cost(c, &tab.layer, 1.0, ex->recompute, 1, &layer);
+    ops_cost(c, &tab.embed, 1.0, ex->recompute, 0, &embed);
+    ops_cost(c, &tab.head, 1.0, ex->recompute, 0, &head);
+
+    const double t = (double)ex->tp;
+    const int64_t lpc = md->layers / nvs;
+    const double layer_params = cx_model_layer_params(md) / t;
+    c->chunk = c->chunk_store;
+    for (int64_t vs = 0; vs < nvs; vs++) {
+        cx_chunk_cost *cc = &c->chunk[vs];
+        double L = (double)lpc;
+        memset(cc, 0, sizeof *cc);
+        cc->layers = lpc;
+#define SCALE(f) cc->f = L * layer.f
+        SCALE(f_s); SCALE(b_s); SCALE(w_s); SCALE(r_s);
+        SCALE(tp_f_s); SCALE(tp_b_s); SCALE(tp_r_s);
+        SCALE(f_flops); SCALE(b_flops); SCALE(w_flops); SCALE(r_flops);
+        SCALE(f_bytes); SCALE(b_bytes); SCALE(w_bytes); SCALE(r_bytes);
+        SCALE(tensor_s);
+#undef SCALE
+        for (int k = 0; k < CULONX_MAX_TIERS; k++) cc->tp_tier_bytes[k] = L * layer.tp_tier_bytes[k];
+        cc->act_bytes = L * tab.layer_act_bytes[ex->recompute];
+        cc->work_bytes = ex->recompute == CULONX_RECOMPUTE_FULL
+                             ? tab.layer_act_bytes[CULONX_RECOMPUTE_NONE]
+                             : 0.0;
+        cc->params = L * layer_params;
+        const cx_chunk_cost *extra[2] = {vs == 0 ? &embed : NULL, vs == nvs - 1 ? &head : NULL};
+        for (int x = 0; x < 2; x++) {
+            const cx_chunk_cost *ec = extra[x];
+            if (!ec) continue;
+            cc->f_s += ec->f_s, cc->b_s += ec->b_s, cc->w_s += ec->w_s;
+            cc->tp_f_s += ec->tp_f_s, cc->tp_b_s += ec->tp_b_s;
+            cc->f_flops += ec->f_flops, cc->b_flops += ec->b_flops, cc->w_flops += ec->w_flops;
+            cc->f_bytes += ec->f_bytes, cc->b_bytes += ec->b_bytes, cc->w_bytes += ec->w_bytes;
+            cc->tensor_s += ec->tensor_s;
+            for (int k = 0; k < CULONX_MAX_TIERS; k++) cc->tp_tier_bytes[k] += ec->tp_tier_bytes[k];
+        }
+        if (vs == 0) {
+            cc->has_embed = 1;
+            cc->act_bytes += tab.embed_act_bytes;
+            cc->params += cx_model_embed_params(md) / t;
+        }
+        if (vs == nvs - 1) {
+            cc->has_head = 1;
+            cc->act_bytes += tab.head_act_bytes;
+            cc->params += cx_model_head_params(md) / t;
+            /* GPT ties the output to the embedding: the last stage keeps a copy */
+            if (md->arch == CULONX_ARCH_GPT && nvs > 1)
+                cc->params += (double)md->vocab * (double)md->hidden / t;
+        }
+    }
+
+    /* PP p2p: the boundary activation, 2sbh bytes (/t with SP scatter-gather) */
+    c->p2p_bytes = e * (double)ex->microbatch * (double)md->seq * (double)md->hidden /
+                   (ex->sequence_parallel && ex->tp > 1 ? t : 1.0);
+    c->p2p_s = 0;
+    c->p2p_tier = 0;
+    if (c->p > 1) {
+        cx_hw_comm cm = cx_hw_coll_cost(&c->sys, CX_HW_P2P, c->p2p_bytes, 2, ex->tp * ex->dp);
+        c->p2p_s = cm.time_s;
+        c->p2p_tier = cm.bytes_tier[0] > 0 ? 0 : 1;
+    }
+
+    /* per physical stage: parameters, DP sync, optimizer */
+    for (int s = 0; s < c->p; s++) {
+        double P = 0;
+        for (int k = 0; k < c->v; k++) P += c->chunk[c->sched->vstage(c->p, c->v, s, k)].params;
+        P *= c->weight_copies;
+        c->stage_params[s] = P;
+        c->dp_s[s] = 0;
+        c->dp_tier_bytes[s][0] = c->dp_tier_bytes[s][1] = 0;
+        if (ex->dp > 1) {
+            cx_hw_comm a, b;
+            if (ex->distributed_optimizer) {
+                a = cx_hw_coll_cost(&c->sys, CX_HW_REDUCE_SCATTER, 4.0 * P, ex->dp, ex->tp);
+                b = cx_hw_coll_cost(&c->sys, CX_HW_ALL_GATHER, 2.0 * P, ex->dp, ex->tp);
+            } else {
+                a = cx_hw_coll_cost(&c->sys, CX_HW_ALL_REDUCE, 4.0 * P, ex->dp, ex->tp);
+                memset(&b, 0, sizeof b);
+            }
+            c->dp_s[s] = a.time_s + b.time_s;
+            for (int k = 0; k < CULONX_MAX_TIERS; k++)
+                c->dp_tier_bytes[s][k] = a.bytes_tier[k] + b.bytes_tier[k];
+        }
+        double upd = ex->distributed_optimizer ? P / (double)ex->dp : P;
+        c->optimizer_s[s] = upd * c->sys.perf.optimizer_bytes_per_param /
+                            (c->sys.gpu.hbm_gbps * 1e9 * c->sys.perf.mem_eff);
+    }
+    return CULONX_OK;
+}

@@ -1,0 +1,66 @@
+/*
+ * cost.h — per-stage, per-microbatch costs of a run, shared by the closed
+ * form (core/closed.c) and the graph walker: for each virtual stage (model
+ * chunk) the forward, input-gradient, weight-gradient and recompute compute
+ * time, the exposed TP communication, FLOPs, activation bytes and parameters;
+ * plus the PP p2p time, the DP gradient-sync time and the optimizer step.
+ */
+#ifndef CX_CORE_COST_H
+#define CX_CORE_COST_H
+
+#include "culonx.h"
+#include "hw/hw.h"
+#include "models/model.h"
+#include "schedules/sched.h"
+
+typedef struct {
+    /* compute time per microbatch (s), TP collectives excluded */
+    double f_s, b_s, w_s, r_s;
+    /* blocking TP collectives per microbatch (s), in F, in B, in recompute */
+    double tp_f_s, tp_b_s, tp_r_s;
+    /* FLOPs per microbatch per GPU */
+    double f_flops, b_flops, w_flops, r_flops;
+    /* HBM bytes per microbatch per GPU (for energy) */
+    double f_bytes, b_bytes, w_bytes, r_bytes;
+    /* tensor-core share of compute time (for the power model) */
+    double tensor_s;
+    /* TP bytes sent per GPU per microbatch per tier (F+B+R) */
+    double tp_tier_bytes[CULONX_MAX_TIERS];
+    double act_bytes;     /* activations saved per microbatch */
+    double work_bytes;    /* transient: one layer's full activations (recompute) */
+    double params;        /* parameters per GPU */
+    int64_t layers;
+    int has_embed, has_head;
+} cx_chunk_cost;
+
+typedef struct {
+    const culonx_run *run;
+    culonx_system sys;    /* with perf defaults filled */
+    const cx_sched_desc *sched;
+    int p, v, m;          /* v = chunks per stage for the schedule */
+    double clock_mhz;
+    cx_chunk_cost *chunk; /* [p*v] by virtual stage */
+    cx_chunk_cost chunk_store[1024];
+    double p2p_s;         /* one activation/gradient transfer between stages */
+    double p2p_bytes;
+    int p2p_tier;
+    /* per physical stage */
+    double stage_params[512];
+    double dp_s[512];          /* gradient sync (RS+AG or AR) time */
+    double dp_tier_bytes[512][CULONX_MAX_TIERS];
+    double optimizer_s[512];
+    double weight_copies;
+} cx_cost;
+
+#define CX_COST_MAX_VSTAGES 1024
+#define CX_COST_MAX_STAGES 512
+
+/* Computes all costs at a clock (0 = max). Fails on configurations the
+ * model cannot express (e.g. too many stages). */
+culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cost *c,
+                                 culonx_error *err);
+
+/* Stage index holding virtual stage vs, and chunk index on it. */
+int cx_core_cost_stage_of(const cx_cost *c, int vs, int *chunk);
+
+#endif

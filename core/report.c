@@ -1,0 +1,234 @@
+/*
+ * report.c — renders a result as a human-readable table or as JSON onto a
+ * caller-supplied stream (the library never chooses stdout itself). Pure
+ * formatting: every number printed is computed elsewhere.
+ */
+#include "core/base.h"
+#include "core/report.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ formatting */
+
+void cx_core_fmt_time(char *buf, size_t n, double s)
+{
+    if (s >= 86400.0 * 2) snprintf(buf, n, "%.1f days", s / 86400.0);
+    else if (s >= 3600.0) snprintf(buf, n, "%.2f h", s / 3600.0);
+    else if (s >= 1.0) snprintf(buf, n, "%.3f s", s);
+    else if (s >= 1e-3) snprintf(buf, n, "%.2f ms", s * 1e3);
+    else snprintf(buf, n, "%.1f us", s * 1e6);
+}
+
+void cx_core_fmt_bytes(char *buf, size_t n, double b)
+{
+    if (b >= CX_GIB) snprintf(buf, n, "%.2f GiB", b / CX_GIB);
+    else snprintf(buf, n, "%.1f MiB", b / (1024.0 * 1024.0));
+}
+
+void cx_core_fmt_si(char *buf, size_t n, double v, const char *unit)
+{
+    static const char *pre[] = {"", "k", "M", "G", "T", "P", "E", "Z"};
+    int i = 0;
+    while (fabs(v) >= 1000.0 && i < 7) v /= 1000.0, i++;
+    snprintf(buf, n, "%.3g %s%s", v, pre[i], unit);
+}
+
+void cx_core_json_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') fprintf(out, "\\%c", ch);
+        else if (ch < 0x20) fprintf(out, "\\u%04x", ch);
+        else fputc(ch, out);
+    }
+    fputc('"', out);
+}
+
+void cx_core_json_num(FILE *out, double v)
+{
+    if (!isfinite(v)) fputs("null", out);
+    else if (v == floor(v) && fabs(v) < 1e15) fprintf(out, "%.0f", v);
+    else fprintf(out, "%.9g", v);
+}
+
+/* ------------------------------------------------------------------ text */
+
+static void row_time(FILE *out, const char *name, double s, double total)
+{
+    char b[32];
+    cx_core_fmt_time(b, sizeof b, s);
+    fprintf(out, "  %-22s %12s  %5.1f%%\n", name, b, total > 0 ? 100.0 * s / total : 0.0);
+}
+
+static void row_bytes(FILE *out, const char *name, double v)
+{
+    char b[32];
+    cx_core_fmt_bytes(b, sizeof b, v);
+    fprintf(out, "  %-22s %12s\n", name, b);
+}
+
+void culonx_report_text(FILE *out, const culonx_run *run, const culonx_result *r)
+{
+    const culonx_model *m = &run->model;
+    const culonx_execution *e = &run->exec;
+    char a[32], b[32], c[32];
+    cx_core_fmt_si(a, sizeof a, r->params, "");
+    fprintf(out, "culonx %s — %s on %lld x %s (%s)\n", CULONX_VERSION, m->name,
+            (long long)e->gpus, run->system.gpu.name, run->system.name);
+    fprintf(out, "  model       %s, %lld layers, hidden %lld, %lld heads (%lld kv), ffn %lld, "
+                 "vocab %lld, seq %lld: %s parameters\n",
+            m->arch == CULONX_ARCH_LLAMA ? "llama" : "gpt", (long long)m->layers,
+            (long long)m->hidden, (long long)m->heads, (long long)m->kv_heads,
+            (long long)m->ffn, (long long)m->vocab, (long long)m->seq, a);
+    fprintf(out, "  execution   TP %lld, PP %lld, DP %lld, VP %lld, microbatch %lld, global "
+                 "batch %lld (%lld microbatches), %s\n",
+            (long long)e->tp, (long long)e->pp, (long long)e->dp, (long long)e->vp,
+            (long long)e->microbatch, (long long)e->global_batch, (long long)r->microbatches,
+            culonx_schedule_name(e->schedule));
+    fprintf(out, "              recompute %s, sequence parallel %s, distributed optimizer %s, "
+                 "%s, DP overlap %s, clock %.0f MHz\n",
+            culonx_recompute_name(e->recompute), e->sequence_parallel ? "on" : "off",
+            e->distributed_optimizer ? "on" : "off", culonx_dtype_name(e->dtype),
+            e->dp_overlap ? "on" : "off", r->clock_mhz);
+
+    cx_core_fmt_time(a, sizeof a, r->iteration_time_s);
+    fprintf(out, "\nIteration time %s\n", a);
+    const culonx_time_breakdown *t = &r->breakdown;
+    double T = r->iteration_time_s;
+    row_time(out, "forward", t->forward_s, T);
+    row_time(out, "backward", t->backward_s, T);
+    row_time(out, "recompute", t->recompute_s, T);
+    row_time(out, "TP communication", t->tp_comm_s, T);
+    row_time(out, "PP communication", t->pp_comm_s, T);
+    row_time(out, "pipeline bubble", t->bubble_s, T);
+    row_time(out, "DP communication", t->dp_comm_s, T);
+    row_time(out, "optimizer step", t->optimizer_s, T);
+
+    const culonx_memory *mm = &r->memory;
+    cx_core_fmt_bytes(a, sizeof a, mm->peak_bytes);
+    cx_core_fmt_bytes(b, sizeof b, mm->capacity_bytes);
+    fprintf(out, "\nMemory per GPU %s of %s: %s\n", a, b, mm->fits ? "fits" : "DOES NOT FIT");
+    row_bytes(out, "weights", mm->weights_bytes);
+    row_bytes(out, "gradients", mm->gradients_bytes);
+    row_bytes(out, "optimizer state", mm->optimizer_bytes);
+    row_bytes(out, "activations", mm->activations_bytes);
+    row_bytes(out, "working buffers", mm->workspace_bytes);
+
+    cx_core_fmt_si(a, sizeof a, r->model_flops, "FLOP");
+    cx_core_fmt_si(b, sizeof b, r->hardware_flops, "FLOP");
+    fprintf(out, "\nCompute\n  model FLOPs / iter     %12s\n  hardware FLOPs / iter  %12s\n", a, b);
+    fprintf(out, "  MFU %.1f%%   HFU %.1f%%   %.1f TFLOP/s per GPU (hardware)\n", 100.0 * r->mfu,
+            100.0 * r->hfu, r->hardware_flops / (r->iteration_time_s * (double)e->gpus) / 1e12);
+    cx_core_fmt_si(a, sizeof a, r->tokens_per_s, "tokens/s");
+    fprintf(out, "  throughput %s, pipeline bubble %.1f%%\n", a, 100.0 * r->bubble_fraction);
+
+    if (r->energy.total_j > 0) {
+        const culonx_energy *en = &r->energy;
+        cx_core_fmt_si(a, sizeof a, en->total_j, "J");
+        fprintf(out, "\nEnergy per iteration %s, %.0f W average per GPU\n", a, r->avg_power_w);
+        const char *names[] = {"GPU compute", "GPU idle / blocked", "  of which HBM",
+                               "network", "node overhead", "facility (PUE)"};
+        double vals[] = {en->compute_j, en->idle_j, en->hbm_j, en->network_j, en->overhead_j,
+                         en->facility_j};
+        for (int i = 0; i < 6; i++) {
+            cx_core_fmt_si(b, sizeof b, vals[i], "J");
+            fprintf(out, "  %-22s %12s  %5.1f%%\n", names[i], b, 100.0 * vals[i] / en->total_j);
+        }
+    }
+    if (e->tokens > 0) {
+        cx_core_fmt_si(a, sizeof a, e->tokens, "tokens");
+        cx_core_fmt_time(b, sizeof b, r->time_to_train_s);
+        cx_core_fmt_si(c, sizeof c, r->gpu_hours, "GPU-hours");
+        fprintf(out, "\nTraining budget %s: %.0f iterations, %s, %s", a, r->iterations, b, c);
+        if (r->energy_to_train_j > 0) fprintf(out, ", %.3g MWh", r->energy_to_train_j / 3.6e9);
+        fputc('\n', out);
+    }
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+static void kv(FILE *out, const char *k, double v, int comma)
+{
+    fprintf(out, "\"%s\": ", k);
+    cx_core_json_num(out, v);
+    if (comma) fputs(", ", out);
+}
+
+void culonx_report_json(FILE *out, const culonx_run *run, const culonx_result *r)
+{
+    const culonx_execution *e = &run->exec;
+    fputs("{\"model\": ", out);
+    cx_core_json_str(out, run->model.name);
+    fputs(", \"system\": ", out);
+    cx_core_json_str(out, run->system.name);
+    fputs(", \"execution\": {", out);
+    kv(out, "gpus", (double)e->gpus, 1);
+    kv(out, "tp", (double)e->tp, 1);
+    kv(out, "pp", (double)e->pp, 1);
+    kv(out, "dp", (double)e->dp, 1);
+    kv(out, "vp", (double)e->vp, 1);
+    kv(out, "microbatch", (double)e->microbatch, 1);
+    kv(out, "global_batch", (double)e->global_batch, 1);
+    kv(out, "microbatches", (double)r->microbatches, 1);
+    fprintf(out, "\"schedule\": \"%s\", \"recompute\": \"%s\", \"dtype\": \"%s\", ",
+            culonx_schedule_name(e->schedule), culonx_recompute_name(e->recompute),
+            culonx_dtype_name(e->dtype));
+    fprintf(out, "\"sequence_parallel\": %s, \"distributed_optimizer\": %s, \"dp_overlap\": %s},\n",
+            e->sequence_parallel ? "true" : "false", e->distributed_optimizer ? "true" : "false",
+            e->dp_overlap ? "true" : "false");
+    fputs(" ", out);
+    kv(out, "params", r->params, 1);
+    kv(out, "params_per_gpu", r->params_per_gpu, 1);
+    kv(out, "iteration_time_s", r->iteration_time_s, 1);
+    kv(out, "clock_mhz", r->clock_mhz, 0);
+    const culonx_time_breakdown *t = &r->breakdown;
+    fputs(",\n \"breakdown_s\": {", out);
+    kv(out, "forward", t->forward_s, 1);
+    kv(out, "backward", t->backward_s, 1);
+    kv(out, "recompute", t->recompute_s, 1);
+    kv(out, "tp_comm", t->tp_comm_s, 1);
+    kv(out, "pp_comm", t->pp_comm_s, 1);
+    kv(out, "bubble", t->bubble_s, 1);
+    kv(out, "dp_comm", t->dp_comm_s, 1);
+    kv(out, "optimizer", t->optimizer_s, 0);
+    const culonx_memory *mm = &r->memory;
+    fputs("},\n \"memory\": {", out);
+    kv(out, "weights_bytes", mm->weights_bytes, 1);
+    kv(out, "gradients_bytes", mm->gradients_bytes, 1);
+    kv(out, "optimizer_bytes", mm->optimizer_bytes, 1);
+    kv(out, "activations_bytes", mm->activations_bytes, 1);
+    kv(out, "workspace_bytes", mm->workspace_bytes, 1);
+    kv(out, "peak_bytes", mm->peak_bytes, 1);
+    kv(out, "capacity_bytes", mm->capacity_bytes, 1);
+    fprintf(out, "\"fits\": %s},\n \"flops\": {", mm->fits ? "true" : "false");
+    kv(out, "model", r->model_flops, 1);
+    kv(out, "hardware", r->hardware_flops, 0);
+    fputs("},\n ", out);
+    kv(out, "mfu", r->mfu, 1);
+    kv(out, "hfu", r->hfu, 1);
+    kv(out, "tokens_per_s", r->tokens_per_s, 1);
+    kv(out, "bubble_fraction", r->bubble_fraction, 1);
+    kv(out, "energy_j", r->energy.total_j, 1);
+    kv(out, "avg_power_w", r->avg_power_w, 0);
+    const culonx_energy *en = &r->energy;
+    fputs(",\n \"energy_breakdown_j\": {", out);
+    kv(out, "compute", en->compute_j, 1);
+    kv(out, "idle", en->idle_j, 1);
+    kv(out, "hbm", en->hbm_j, 1);
+    kv(out, "network", en->network_j, 1);
+    kv(out, "overhead", en->overhead_j, 1);
+    kv(out, "facility", en->facility_j, 0);
+    fputs("}", out);
+    if (e->tokens > 0) {
+        fputs(",\n \"training\": {", out);
+        kv(out, "tokens", e->tokens, 1);
+        kv(out, "iterations", r->iterations, 1);
+        kv(out, "time_to_train_s", r->time_to_train_s, 1);
+        kv(out, "gpu_hours", r->gpu_hours, 1);
+        kv(out, "energy_j", r->energy_to_train_j, 0);
+        fputs("}", out);
+    }
+    fputs("}\n", out);
+}

@@ -1,0 +1,55 @@
+/*
+ * hw.h — cost of work on a GPU and on the network, independent of what the
+ * work is (models/ and schedules/ are not visible here).
+ *  - perf.c: op time as a roofline with size-dependent efficiency,
+ *    t = max(t_compute(f), t_mem) + t_launch, t_compute scaling with f_max/f.
+ *  - net.c: ring and hierarchical collectives and p2p on network tiers,
+ *    alpha-beta model with efficiency, bytes moved per tier for energy.
+ */
+#ifndef CX_HW_H
+#define CX_HW_H
+
+#include "culonx.h"
+
+typedef struct {
+    double flops;   /* arithmetic work */
+    double bytes;   /* HBM traffic, read + written */
+    double min_dim; /* smallest GEMM dimension (0: not a GEMM) */
+    double batch;   /* independent GEMMs in a batched GEMM (>= 1) */
+    int tensor;     /* runs on tensor cores */
+} cx_hw_work;
+
+typedef struct {
+    double compute_s; /* arithmetic part at the requested clock */
+    double mem_s;     /* HBM part (clock independent) */
+    double time_s;    /* max(compute, mem) + launch */
+} cx_hw_time;
+
+/* Fills zero fields of p with the library defaults (fitted, see perf.c). */
+void cx_hw_perf_defaults(culonx_perf_params *p);
+/* Peak FLOP/s of the GPU at max clock for a dtype on tensor cores or not. */
+double cx_hw_peak_flops(const culonx_gpu *g, culonx_dtype dt, int tensor);
+/* Matmul efficiency for a GEMM whose smallest dimension is min_dim. */
+double cx_hw_matmul_eff(const culonx_perf_params *p, double min_dim);
+cx_hw_time cx_hw_work_time(const culonx_system *sys, const culonx_perf_params *p,
+                           const cx_hw_work *w, culonx_dtype dt, double clock_mhz);
+
+typedef enum {
+    CX_HW_ALL_REDUCE = 1,
+    CX_HW_REDUCE_SCATTER = 2,
+    CX_HW_ALL_GATHER = 3,
+    CX_HW_P2P = 4,
+} cx_hw_coll;
+
+typedef struct {
+    double time_s;
+    double bytes_tier[CULONX_MAX_TIERS]; /* bytes sent per GPU on each tier */
+} cx_hw_comm;
+
+/* A collective over `group` ranks whose members are `stride` ranks apart in
+ * the global numbering (TP: 1; DP: tp; PP neighbours: tp*dp). `bytes` is the
+ * full message (all-reduce buffer; gathered size for AG/RS; p2p payload). */
+cx_hw_comm cx_hw_coll_cost(const culonx_system *sys, cx_hw_coll kind, double bytes,
+                           int64_t group, int64_t stride);
+
+#endif

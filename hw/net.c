@@ -1,0 +1,88 @@
+/*
+ * net.c — collectives and point-to-point transfers on network tiers.
+ *
+ * Alpha-beta model with efficiency (MODEL.md "Communication"): a ring over N
+ * ranks moving V bytes on links of bandwidth beta, latency alpha:
+ *   all-reduce      2(N-1)/N * V/beta + 2(N-1) alpha
+ *   reduce-scatter   (N-1)/N * V/beta +  (N-1) alpha   (all-gather the same)
+ *   p2p              V/beta + alpha
+ * with beta = tier bandwidth x efficiency. A group that spans nodes runs
+ * hierarchically: reduce-scatter inside the node over the r members there,
+ * the inter-node ring over N/r nodes on V/r bytes (each GPU its own NIC, as
+ * in DGX A100/H100), then all-gather inside the node. Ranks are numbered TP
+ * fastest, then DP, then PP (Megatron's default order), so a group's members
+ * are `stride` ranks apart and r = clamp(gpus_per_node / stride, 1, N).
+ */
+#include "hw/hw.h"
+
+static double ring_time(const culonx_net_tier *tr, cx_hw_coll kind, double bytes, double n,
+                        double *sent)
+{
+    if (n <= 1) {
+        *sent = 0;
+        return 0;
+    }
+    double beta = tr->bw_gbps * 1e9 * (tr->efficiency > 0 ? tr->efficiency : 1.0);
+    double steps = n - 1, frac = (n - 1) / n;
+    if (kind == CX_HW_ALL_REDUCE) steps *= 2, frac *= 2;
+    *sent = frac * bytes;
+    return frac * bytes / beta + steps * tr->latency_s;
+}
+
+cx_hw_comm cx_hw_coll_cost(const culonx_system *sys, cx_hw_coll kind, double bytes,
+                           int64_t group, int64_t stride)
+{
+    cx_hw_comm c = {0, {0, 0}};
+    if (bytes <= 0) return c;
+    if (kind != CX_HW_P2P && group <= 1) return c;
+    int64_t gpn = sys->gpus_per_node > 0 ? sys->gpus_per_node : 1;
+    if (stride < 1) stride = 1;
+    const culonx_net_tier *t0 = &sys->tier[0];
+    const culonx_net_tier *t1 = sys->ntiers > 1 ? &sys->tier[1] : &sys->tier[0];
+    int inter_tier = sys->ntiers > 1 ? 1 : 0;
+
+    if (kind == CX_HW_P2P) {
+        const culonx_net_tier *tr = stride >= gpn ? t1 : t0;
+        int ti = stride >= gpn ? inter_tier : 0;
+        double beta = tr->bw_gbps * 1e9 * (tr->efficiency > 0 ? tr->efficiency : 1.0);
+        c.time_s = bytes / beta + tr->latency_s;
+        c.bytes_tier[ti] = bytes;
+        return c;
+    }
+    int64_t r = stride >= gpn ? 1 : gpn / stride;
+    if (r > group) r = group;
+    if (r < 1) r = 1;
+    double sent;
+    if (r == group) { /* whole group inside one node */
+        c.time_s = ring_time(t0, kind, bytes, (double)group, &sent);
+        c.bytes_tier[0] = sent;
+        return c;
+    }
+    double nodes = (double)group / (double)r;
+    if (r == 1) {
+        c.time_s = ring_time(t1, kind, bytes, nodes, &sent);
+        c.bytes_tier[inter_tier] = sent;
+        return c;
+    }
+    /* hierarchical: intra RS, inter collective on bytes/r, intra AG */
+    double s0, s1, s2;
+    double t_intra_rs = ring_time(t0, CX_HW_REDUCE_SCATTER, bytes, (double)r, &s0);
+    double t_inter = ring_time(t1, kind, bytes / (double)r, nodes, &s1);
+    double t_intra_ag = ring_time(t0, CX_HW_ALL_GATHER, bytes, (double)r, &s2);
+    switch (kind) {
+    case CX_HW_ALL_REDUCE:
+        c.time_s = t_intra_rs + t_inter + t_intra_ag;
+        c.bytes_tier[0] = s0 + s2;
+        break;
+    case CX_HW_REDUCE_SCATTER:
+        c.time_s = t_intra_rs + t_inter;
+        c.bytes_tier[0] = s0;
+        break;
+    default: /* all-gather */
+        c.time_s = t_inter + t_intra_ag;
+        c.bytes_tier[0] = s2;
+        break;
+    }
+    c.bytes_tier[inter_tier] += s1;
+    return c;
+}

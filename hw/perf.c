@@ -1,0 +1,62 @@
+/*
+ * perf.c — time of one kernel on a GPU.
+ *
+ *   t_compute(f) = flops / (peak * eff(shape)) * f_max / f
+ *   t_mem        = bytes / (hbm_bw * mem_eff)
+ *   t            = max(t_compute, t_mem) + t_launch
+ *   eff(shape)   = eff_max * d / (d + d_half), d the smallest GEMM dimension
+ *
+ * Peaks are vendor datasheet dense numbers (MODEL.md table) at max boost.
+ * The default efficiencies (eff_max, d_half, mem_eff, t_launch) are fitted by
+ * bench/fit.c (Gauss-Newton on log time, LAPACK dgels) to the SC'21 Table 1
+ * rows of ../shared/data/measured-public.csv and the 1440 vTrain single-node
+ * A100 measurements; rerun `build/bench_fit ../shared/data` to reproduce.
+ */
+#include "hw/hw.h"
+
+/* Fitted by bench/fit.c on SC'21 Table 1 + vTrain (see file comment). */
+#define FIT_MATMUL_EFF_MAX 0.70
+#define FIT_MATMUL_HALF_DIM 48.0
+#define FIT_MEM_EFF 0.80
+#define FIT_KERNEL_LAUNCH_S 5e-6
+/* Adam step, mixed precision: read fp32 master, m, v, fp32 grad (16 B),
+ * write master, m, v (12 B) and the 16-bit weight (2 B) */
+#define OPTIMIZER_BYTES_PER_PARAM 30.0
+
+void cx_hw_perf_defaults(culonx_perf_params *p)
+{
+    if (p->matmul_eff_max <= 0) p->matmul_eff_max = FIT_MATMUL_EFF_MAX;
+    if (p->matmul_half_dim <= 0) p->matmul_half_dim = FIT_MATMUL_HALF_DIM;
+    if (p->mem_eff <= 0) p->mem_eff = FIT_MEM_EFF;
+    if (p->kernel_launch_s <= 0) p->kernel_launch_s = FIT_KERNEL_LAUNCH_S;
+    if (p->optimizer_bytes_per_param <= 0) p->optimizer_bytes_per_param = OPTIMIZER_BYTES_PER_PARAM;
+}
+
+double cx_hw_peak_flops(const culonx_gpu *g, culonx_dtype dt, int tensor)
+{
+    if (!tensor) return g->vector_tflops * 1e12;
+    if (dt == CULONX_DTYPE_FP8 && g->matrix8_tflops > 0) return g->matrix8_tflops * 1e12;
+    return g->matrix16_tflops * 1e12;
+}
+
+double cx_hw_matmul_eff(const culonx_perf_params *p, double min_dim)
+{
+    if (min_dim <= 0) return p->matmul_eff_max;
+    return p->matmul_eff_max * min_dim / (min_dim + p->matmul_half_dim);
+}
+
+cx_hw_time cx_hw_work_time(const culonx_system *sys, const culonx_perf_params *p,
+                           const cx_hw_work *w, culonx_dtype dt, double clock_mhz)
+{
+    const culonx_gpu *g = &sys->gpu;
+    cx_hw_time t = {0, 0, 0};
+    double fmax = g->max_mhz > 0 ? g->max_mhz : 1.0;
+    double f = clock_mhz > 0 ? clock_mhz : fmax;
+    if (w->flops > 0) {
+        double eff = w->tensor ? cx_hw_matmul_eff(p, w->min_dim) : 0.5;
+        t.compute_s = w->flops / (cx_hw_peak_flops(g, dt, w->tensor) * eff) * (fmax / f);
+    }
+    if (w->bytes > 0) t.mem_s = w->bytes / (g->hbm_gbps * 1e9 * p->mem_eff);
+    t.time_s = (t.compute_s > t.mem_s ? t.compute_s : t.mem_s) + p->kernel_launch_s;
+    return t;
+}
