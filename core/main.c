@@ -1,11 +1,181 @@
 /*
- * main.c — the culonx command line. The only file that reads argv or prints.
+ * main.c — the culonx command line. The only file that reads argv or prints
+ * to the terminal; everything else is in libculonx (culonx.h).
+ *
+ * Exit codes: 0 ok, 1 bad input (file:line: error: ... on stderr), 2 usage,
+ * 3 internal error.
  */
 #include "culonx.h"
 
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SETS 256
+
+enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2, EXIT_INTERNAL = 3 };
+
+static void print_error(const culonx_error *err)
+{
+    if (err->file[0] && err->line > 0)
+        fprintf(stderr, "%s:%d: error: %s\n", err->file, err->line, err->msg);
+    else if (err->file[0])
+        fprintf(stderr, "%s: error: %s\n", err->file, err->msg);
+    else
+        fprintf(stderr, "culonx: error: %s\n", err->msg);
+}
+
+static int status_exit(culonx_status st)
+{
+    switch (st) {
+    case CULONX_OK: return EXIT_OK;
+    case CULONX_EINPUT: return EXIT_INPUT;
+    case CULONX_EUSAGE: return EXIT_USAGE;
+    default: return EXIT_INTERNAL;
+    }
+}
+
+static int usage_error(const char *cmd, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "culonx %s: ", cmd);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'culonx help'.\n");
+    return EXIT_USAGE;
+}
+
+static void usage(FILE *out)
+{
+    fputs("usage: culonx <command> [options]\n"
+          "\n"
+          "commands:\n"
+          "  estimate RUN.xml     time, memory, FLOPs, MFU (and energy) of one iteration\n"
+          "  help                 this text\n"
+          "  version              print the version\n"
+          "\n"
+          "common options:\n"
+          "  --set section.key=value   override a config field (repeatable), e.g.\n"
+          "                            --set execution.tp=4 --set model.seq=4096\n"
+          "  --format text|json        output format (default text)\n"
+          "  --schema FILE             schema to validate against (default configs/culonx.xsd)\n",
+          out);
+}
+
+/* Options shared by the commands that read a run file. */
+typedef struct {
+    const char *run_path;
+    const char *sets[MAX_SETS];
+    int nsets;
+    const char *format;
+    const char *schema;
+    const char *engine;
+} run_opts;
+
+/* Parses the common options; unknown options are an error unless `extra`
+ * accepts them (returns the number of argv slots it consumed, 0 if not its). */
+typedef int (*extra_opt_fn)(void *ctx, int argc, char **argv, int i);
+
+static int parse_run_opts(const char *cmd, int argc, char **argv, run_opts *o, extra_opt_fn extra,
+                          void *ctx)
+{
+    memset(o, 0, sizeof *o);
+    o->format = "text";
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        int need = (strcmp(a, "--set") == 0 || strcmp(a, "--format") == 0 ||
+                    strcmp(a, "--schema") == 0 || strcmp(a, "--engine") == 0);
+        if (need && i + 1 >= argc) return usage_error(cmd, "option %s needs a value", a);
+        if (strcmp(a, "--set") == 0) {
+            if (o->nsets >= MAX_SETS) return usage_error(cmd, "too many --set options%s", "");
+            o->sets[o->nsets++] = argv[++i];
+        } else if (strncmp(a, "--set=", 6) == 0) {
+            if (o->nsets >= MAX_SETS) return usage_error(cmd, "too many --set options%s", "");
+            o->sets[o->nsets++] = a + 6;
+        } else if (strcmp(a, "--format") == 0) {
+            o->format = argv[++i];
+        } else if (strcmp(a, "--schema") == 0) {
+            o->schema = argv[++i];
+        } else if (strcmp(a, "--engine") == 0) {
+            o->engine = argv[++i];
+        } else if (a[0] == '-' && a[1] != '\0') {
+            int used = extra ? extra(ctx, argc, argv, i) : 0;
+            if (used < 0) return EXIT_USAGE;
+            if (used == 0) return usage_error(cmd, "unknown option '%s'", a);
+            i += used - 1;
+        } else if (!o->run_path) {
+            o->run_path = a;
+        } else {
+            return usage_error(cmd, "unexpected argument '%s'", a);
+        }
+    }
+    if (!o->run_path) return usage_error(cmd, "missing RUN.xml%s", "");
+    return EXIT_OK;
+}
+
+static int load_run(const run_opts *o, culonx_run *run)
+{
+    culonx_error err;
+    memset(&err, 0, sizeof err);
+    culonx_status st = culonx_run_load(o->run_path, o->sets, o->nsets, o->schema, run, &err);
+    if (st != CULONX_OK) {
+        print_error(&err);
+        return status_exit(st);
+    }
+    return EXIT_OK;
+}
+
+static int cmd_estimate(int argc, char **argv)
+{
+    run_opts o;
+    int rc = parse_run_opts("estimate", argc, argv, &o, NULL, NULL);
+    if (rc) return rc;
+    if (strcmp(o.format, "text") && strcmp(o.format, "json"))
+        return usage_error("estimate", "--format must be text or json, not '%s'", o.format);
+    if (o.engine && strcmp(o.engine, "closed"))
+        return usage_error("estimate", "--engine must be closed, not '%s'", o.engine);
+    culonx_run *run = malloc(sizeof *run);
+    if (!run) return EXIT_INTERNAL;
+    rc = load_run(&o, run);
+    if (rc == EXIT_OK) {
+        culonx_result res;
+        culonx_error err;
+        culonx_status st = culonx_estimate(run, &res, &err);
+        if (st != CULONX_OK) {
+            print_error(&err);
+            rc = status_exit(st);
+        } else if (strcmp(o.format, "json") == 0) {
+            culonx_report_json(stdout, run, &res);
+        } else {
+            culonx_report_text(stdout, run, &res);
+        }
+    }
+    free(run);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return 0;
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    int rc;
+    if (strcmp(cmd, "estimate") == 0) rc = cmd_estimate(argc - 2, argv + 2);
+    else if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        usage(stdout);
+        rc = EXIT_OK;
+    } else if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("culonx %s\n", CULONX_VERSION);
+        rc = EXIT_OK;
+    } else {
+        fprintf(stderr, "culonx: unknown command '%s'\n", cmd);
+        usage(stderr);
+        rc = EXIT_USAGE;
+    }
+    if (fflush(stdout) != 0 && rc == EXIT_OK) {
+        fprintf(stderr, "culonx: error writing output: %s\n", strerror(errno));
+        rc = EXIT_INTERNAL;
+    }
+    return rc;
 }

@@ -1,0 +1,236 @@
+/*
+ * data.h — the published measurements of ../shared/data as culonx runs, for
+ * bench/validate.c (prints the error per row) and bench/fit.c (fits the
+ * efficiency parameters of hw/perf.c). Header-only; included by exactly one
+ * translation unit per executable.
+ *
+ * Data sets:
+ *  - "SC21-T1": Narayanan et al. SC'21 Table 1 (measured-public.csv), GPT
+ *    1.7B-1T on 32-3072 A100-80GB (Selene, DGX A100), full recompute. The
+ *    table gives TP/PP/DP and global batch, not microbatch or interleaving:
+ *    we assume microbatch 1 and non-interleaved 1F1B for every row.
+ *  - "SC21-T2": the PTD-P rows of SC'21 Table 2 (microbatch 1 given). The
+ *    ZeRO-3 rows are skipped: culonx does not model ZeRO-3/FSDP.
+ *  - "BLOOM": BigScience tr11 topology search on Jean Zay (A100-80GB, 4 x
+ *    100 Gb/s Omni-Path per 8-GPU node = 6.25 GB/s per GPU), ZeRO-1 =
+ *    distributed optimizer, vocab 250880. Rows whose layer count does not
+ *    divide by PP are skipped (the run re-balanced layers by hand).
+ *  - "vTrain": 1440 single-node 8 x A100 runs (vtrain-single-node.csv),
+ *    full activation checkpointing, 1F1B; vocab 51200 (Megatron's padded
+ *    GPT-2 vocabulary), ffn 4h, fp16.
+ * Rows without an iteration time (Megatron H100 table, MosaicML FSDP, OPT)
+ * are not expressible as a measured time and are listed as skipped.
+ */
+#ifndef CX_BENCH_DATA_H
+#define CX_BENCH_DATA_H
+
+#include "culonx.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char set[16];
+    char label[96];
+    culonx_run run;
+    double measured_s;
+} bench_row;
+
+typedef struct {
+    bench_row *rows;
+    int n, cap;
+    int skipped;
+    char skip_reason[64][160];
+    int nskip_reasons;
+} bench_rows;
+
+/* Splits one CSV line (RFC 4180 quotes) in place; returns the field count. */
+static int bench_csv_split(char *line, char **f, int maxf)
+{
+    int n = 0;
+    char *p = line;
+    while (n < maxf) {
+        char *out = p;
+        f[n++] = p;
+        if (*p == '"') {
+            char *q = p + 1;
+            for (;;) {
+                if (*q == '"' && q[1] == '"') *out++ = '"', q += 2;
+                else if (*q == '"') { q++; break; }
+                else if (*q == '\0') break;
+                else *out++ = *q++;
+            }
+            p = q;
+        } else {
+            while (*p && *p != ',' && *p != '\n' && *p != '\r') *out++ = *p++;
+        }
+        char c = *p;
+        *out = '\0';
+        if (c == ',') p++;
+        else break;
+    }
+    return n;
+}
+
+static bench_row *bench_add(bench_rows *rs)
+{
+    if (rs->n == rs->cap) {
+        rs->cap = rs->cap ? 2 * rs->cap : 256;
+        rs->rows = realloc(rs->rows, (size_t)rs->cap * sizeof *rs->rows);
+        if (!rs->rows) exit(3);
+    }
+    bench_row *r = &rs->rows[rs->n++];
+    memset(r, 0, sizeof *r);
+    return r;
+}
+
+static void bench_skip(bench_rows *rs, const char *why)
+{
+    rs->skipped++;
+    if (rs->nskip_reasons < 64) snprintf(rs->skip_reason[rs->nskip_reasons++], 160, "%s", why);
+}
+
+static void bench_gpt_model(culonx_model *m, const char *name, long l, long h, long a, long V,
+                            long s)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "%s", name);
+    m->arch = CULONX_ARCH_GPT;
+    m->layers = l, m->hidden = h, m->heads = a, m->kv_heads = a, m->ffn = 4 * h;
+    m->vocab = V, m->seq = s;
+}
+
+static void bench_exec(culonx_execution *e, long tp, long pp, long dp, long mb, long gb)
+{
+    e->tp = tp, e->pp = pp, e->dp = dp, e->vp = 1;
+    e->gpus = tp * pp * dp;
+    e->microbatch = mb, e->global_batch = gb;
+    e->recompute = CULONX_RECOMPUTE_FULL;
+    e->sequence_parallel = 0;
+    e->schedule = CULONX_SCHED_1F1B;
+    e->distributed_optimizer = 0;
+    e->dtype = CULONX_DTYPE_FP16;
+    e->dp_overlap = 1;
+    e->tokens = 0;
+    e->clock_mhz = 0;
+}
+
+/* measured-public.csv columns used (0-based) */
+enum { C_SOURCE = 0, C_TABLE, C_MODEL, C_L, C_H, C_A, C_KV, C_FFN, C_V, C_S, C_PB, C_GPU,
+       C_NGPU, C_INTRA, C_INTER, C_TP, C_PP, C_DP, C_CP, C_EP, C_VP, C_MBS, C_GBS, C_RECOMP,
+       C_SP, C_ZERO, C_PREC, C_FRAMEWORK, C_METRIC, C_VALUE, C_UNIT, C_ITER, C_NCOLS = 35 };
+
+static int bench_load_public(bench_rows *rs, const char *path, const culonx_run *a100)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) return -1;
+    char line[8192], *f[64];
+    int lineno = 0;
+    while (fgets(line, sizeof line, fp)) {
+        if (++lineno == 1) continue;
+        int n = bench_csv_split(line, f, 64);
+        if (n < C_NCOLS) continue;
+        char why[160];
+        const char *src = f[C_SOURCE], *tab = f[C_TABLE], *zero = f[C_ZERO];
+        double iter = atof(f[C_ITER]);
+        snprintf(why, sizeof why, "line %d %s (%s): ", lineno, f[C_MODEL], f[C_GPU]);
+        if (!f[C_ITER][0] || iter <= 0) {
+            strncat(why, "no iteration time", sizeof why - strlen(why) - 1);
+            bench_skip(rs, why);
+            continue;
+        }
+        if (strstr(zero, "ZeRO-3") || strstr(zero, "FSDP")) {
+            strncat(why, "ZeRO-3/FSDP not modelled", sizeof why - strlen(why) - 1);
+            bench_skip(rs, why);
+            continue;
+        }
+        long l = atol(f[C_L]), h = atol(f[C_H]), a = atol(f[C_A]), V = atol(f[C_V]);
+        long s = atol(f[C_S]), tp = atol(f[C_TP]), pp = atol(f[C_PP]), dp = atol(f[C_DP]);
+        long mb = f[C_MBS][0] ? atol(f[C_MBS]) : 1, gb = atol(f[C_GBS]);
+        if (l % pp != 0) {
+            strncat(why, "layers not divisible by PP (hand-balanced stages)",
+                    sizeof why - strlen(why) - 1);
+            bench_skip(rs, why);
+            continue;
+        }
+        bench_row *r = bench_add(rs);
+        r->run = *a100;
+        bench_gpt_model(&r->run.model, f[C_MODEL], l, h, a, V, s);
+        bench_exec(&r->run.exec, tp, pp, dp, mb, gb);
+        r->measured_s = iter;
+        if (strstr(src, "BigScience")) {
+            snprintf(r->set, sizeof r->set, "BLOOM");
+            /* Jean Zay: 4 x 100 Gb/s Omni-Path per 8-GPU node */
+            r->run.system.tier[1].bw_gbps = 4 * 12.5 / 8.0;
+            r->run.exec.distributed_optimizer = 1;
+            r->run.exec.dtype = CULONX_DTYPE_BF16;
+        } else if (strstr(tab, "Table 1")) {
+            snprintf(r->set, sizeof r->set, "SC21-T1");
+        } else {
+            snprintf(r->set, sizeof r->set, "SC21-T2");
+        }
+        snprintf(r->label, sizeof r->label, "%s %ldGPU t%ld p%ld d%ld mb%ld", f[C_MODEL],
+                 tp * pp * dp, tp, pp, dp, mb);
+    }
+    fclose(fp);
+    return 0;
+}
+
+static int bench_load_vtrain(bench_rows *rs, const char *path, const culonx_run *a100)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) return -1;
+    char line[1024], *f[16];
+    int lineno = 0;
+    while (fgets(line, sizeof line, fp)) {
+        if (++lineno == 1) continue;
+        int n = bench_csv_split(line, f, 16);
+        if (n < 11) continue;
+        long gpus = atol(f[0]), gb = atol(f[1]), mb = atol(f[2]), h = atol(f[3]);
+        long a = atol(f[4]), l = atol(f[5]), s = atol(f[6]), tp = atol(f[7]);
+        long dp = atol(f[8]), pp = atol(f[9]);
+        if (gpus != tp * pp * dp || l % pp || gb % (mb * dp)) {
+            bench_skip(rs, "vTrain row inconsistent");
+            continue;
+        }
+        bench_row *r = bench_add(rs);
+        r->run = *a100;
+        char name[64];
+        snprintf(name, sizeof name, "gpt-l%ld-h%ld", l, h);
+        bench_gpt_model(&r->run.model, name, l, h, a, 51200, s);
+        bench_exec(&r->run.exec, tp, pp, dp, mb, gb);
+        r->measured_s = atof(f[10]) * 1e-3;
+        snprintf(r->set, sizeof r->set, "vTrain");
+        snprintf(r->label, sizeof r->label, "%s s%ld t%ld p%ld d%ld mb%ld gb%ld", name, s, tp,
+                 pp, dp, mb, gb);
+    }
+    fclose(fp);
+    return 0;
+}
+
+/* Loads every expressible row; the A100 system comes from the shipped
+ * configs/megatron-1t.xml. Returns 0 or prints why not and returns -1. */
+static int bench_load_all(bench_rows *rs, const char *data_dir, culonx_run *base)
+{
+    culonx_error err;
+    memset(&err, 0, sizeof err);
+    if (culonx_run_load("configs/megatron-1t.xml", NULL, 0, NULL, base, &err) != CULONX_OK) {
+        fprintf(stderr, "%s:%d: error: %s\n", err.file, err.line, err.msg);
+        return -1;
+    }
+    char path[1024];
+    snprintf(path, sizeof path, "%s/measured-public.csv", data_dir);
+    if (bench_load_public(rs, path, base) != 0) {
+        fprintf(stderr, "cannot read %s\n", path);
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/vtrain-single-node.csv", data_dir);
+    if (bench_load_vtrain(rs, path, base) != 0) {
+        fprintf(stderr, "cannot read %s\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+#endif

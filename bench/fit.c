@@ -1,0 +1,127 @@
+/*
+ * fit.c — reproducible fit of the efficiency parameters of hw/perf.c
+ * (matmul_eff_max, matmul_half_dim, mem_eff, kernel_launch_s) to measured
+ * iteration times: SC'21 Table 1 and the vTrain single-node set (bench/data.h).
+ *
+ * Method: Levenberg-Marquardt on r_i = log(predicted_i / measured_i), each
+ * data set weighted equally (weight 1/n_set per row), parameters in log
+ * space; the damped normal equations are solved as a least-squares problem
+ * with LAPACKE_dgels. Deterministic: same data, same start, same result.
+ * The printed values are what hw/perf.c records as its defaults.
+ *
+ * usage: bench_fit [DATA_DIR]   (run from the repository root)
+ */
+#include "culonx.h"
+#include "data.h"
+
+#include <lapacke.h>
+#include <math.h>
+
+#define NP 4
+
+typedef struct {
+    bench_row *rows[2048];
+    double w[2048];
+    int n;
+} fit_set;
+
+static void apply(culonx_run *r, const double *lp)
+{
+    r->system.perf.matmul_eff_max = fmin(exp(lp[0]), 0.98);
+    r->system.perf.matmul_half_dim = exp(lp[1]);
+    r->system.perf.mem_eff = fmin(exp(lp[2]), 0.98);
+    r->system.perf.kernel_launch_s = exp(lp[3]);
+}
+
+static double residuals(fit_set *fs, const double *lp, double *res)
+{
+    double ss = 0;
+    for (int i = 0; i < fs->n; i++) {
+        bench_row *r = fs->rows[i];
+        apply(&r->run, lp);
+        culonx_result out;
+        culonx_error err;
+        double v = 10.0; /* a failed estimate costs a large residual */
+        if (culonx_estimate(&r->run, &out, &err) == CULONX_OK)
+            v = log(out.iteration_time_s / r->measured_s);
+        res[i] = sqrt(fs->w[i]) * v;
+        ss += res[i] * res[i];
+    }
+    return ss;
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = argc > 1 ? argv[1] : "../shared/data";
+    bench_rows rs;
+    memset(&rs, 0, sizeof rs);
+    culonx_run base;
+    if (bench_load_all(&rs, dir, &base) != 0) return 1;
+    static fit_set fs;
+    int n_t1 = 0, n_vt = 0;
+    for (int i = 0; i < rs.n; i++) {
+        if (!strcmp(rs.rows[i].set, "SC21-T1")) n_t1++;
+        if (!strcmp(rs.rows[i].set, "vTrain")) n_vt++;
+    }
+    for (int i = 0; i < rs.n && fs.n < 2048; i++) {
+        const char *s = rs.rows[i].set;
+        if (strcmp(s, "SC21-T1") && strcmp(s, "vTrain")) continue;
+        fs.rows[fs.n] = &rs.rows[i];
+        fs.w[fs.n] = 1.0 / (strcmp(s, "vTrain") ? n_t1 : n_vt);
+        fs.n++;
+    }
+    double lp[NP] = {log(0.7), log(64.0), log(0.8), log(5e-6)};
+    int n = fs.n;
+    double *r0 = malloc(sizeof(double) * n), *r1 = malloc(sizeof(double) * n);
+    double *J = malloc(sizeof(double) * (size_t)(n + NP) * NP);
+    double *rhs = malloc(sizeof(double) * (n + NP));
+    double lambda = 1e-2, ss = residuals(&fs, lp, r0);
+    printf("fit on %d rows (SC21-T1 %d, vTrain %d), start cost %.6g\n", n, n_t1, n_vt, ss);
+    for (int it = 0; it < 40; it++) {
+        for (int k = 0; k < NP; k++) { /* forward-difference Jacobian */
+            double save = lp[k], hstep = 1e-4;
+            lp[k] += hstep;
+            residuals(&fs, lp, r1);
+            lp[k] = save;
+            for (int i = 0; i < n; i++) J[(size_t)i * NP + k] = (r1[i] - r0[i]) / hstep;
+        }
+        int improved = 0;
+        for (int tries = 0; tries < 10 && !improved; tries++) {
+            double *A = malloc(sizeof(double) * (size_t)(n + NP) * NP);
+            memcpy(A, J, sizeof(double) * (size_t)n * NP);
+            for (int i = 0; i < n; i++) rhs[i] = -r0[i];
+            for (int k = 0; k < NP; k++) {
+                for (int q = 0; q < NP; q++) A[(size_t)(n + k) * NP + q] = (k == q) ? sqrt(lambda) : 0;
+                rhs[n + k] = 0;
+            }
+            lapack_int info = LAPACKE_dgels(LAPACK_ROW_MAJOR, 'N', n + NP, NP, 1, A, NP, rhs, 1);
+            free(A);
+            if (info != 0) { lambda *= 10; continue; }
+            double trial[NP];
+            for (int k = 0; k < NP; k++) trial[k] = lp[k] + rhs[k];
+            trial[0] = fmin(trial[0], log(0.98));
+            trial[2] = fmin(trial[2], log(0.98));
+            double ss1 = residuals(&fs, trial, r1);
+            if (ss1 < ss) {
+                memcpy(lp, trial, sizeof lp);
+                memcpy(r0, r1, sizeof(double) * n);
+                double rel = (ss - ss1) / ss;
+                ss = ss1;
+                lambda = fmax(lambda / 3, 1e-9);
+                improved = 1;
+                if (rel < 1e-7) it = 1000;
+            } else {
+                lambda *= 10;
+            }
+        }
+        if (!improved) break;
+    }
+    residuals(&fs, lp, r0);
+    printf("final cost %.6g (weighted mean squared log error)\n", ss);
+    printf("#define FIT_MATMUL_EFF_MAX %.4f\n", fmin(exp(lp[0]), 0.98));
+    printf("#define FIT_MATMUL_HALF_DIM %.2f\n", exp(lp[1]));
+    printf("#define FIT_MEM_EFF %.4f\n", fmin(exp(lp[2]), 0.98));
+    printf("#define FIT_KERNEL_LAUNCH_S %.3e\n", exp(lp[3]));
+    free(r0), free(r1), free(J), free(rhs), free(rs.rows);
+    return 0;
+}

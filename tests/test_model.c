@@ -1,0 +1,218 @@
+/*
+ * test_model.c — the transformer accounting (models/) and the hardware
+ * costs (hw/) against closed formulas: parameter counts (GPT-3 175B =
+ * 174.6e9), FLOPs = Megatron's 72/96 B s l h^2 (...) formulas exactly,
+ * activation bytes = Korthikanti et al. 2022 for every TP/SP/recompute
+ * mode, and ring / hierarchical collective times = the alpha-beta formulas.
+ */
+#include "hw/hw.h"
+#include "models/model.h"
+
+#include <CUnit/Basic.h>
+#include <math.h>
+#include <string.h>
+
+static culonx_model gpt(int64_t l, int64_t h, int64_t a, int64_t V, int64_t s)
+{
+    culonx_model m;
+    memset(&m, 0, sizeof m);
+    m.arch = CULONX_ARCH_GPT;
+    m.layers = l, m.hidden = h, m.heads = a, m.kv_heads = a, m.ffn = 4 * h, m.vocab = V, m.seq = s;
+    return m;
+}
+
+static double rel(double a, double b)
+{
+    return fabs(a - b) / fabs(b);
+}
+
+static void test_params(void)
+{
+    culonx_model m = gpt(96, 12288, 96, 50257, 2048);
+    double p = cx_model_total_params(&m);
+    CU_ASSERT(rel(p, 174.6e9) < 1e-3);
+    /* exact closed count: l(12h^2+13h) + Vh + sh + 2h */
+    double h = 12288;
+    CU_ASSERT_DOUBLE_EQUAL(p, 96 * (12 * h * h + 13 * h) + 50257 * h + 2048 * h + 2 * h, 0.5);
+    /* Llama-2 7B: 6.74e9 parameters (Touvron et al. 2023) */
+    culonx_model l7 = {"", CULONX_ARCH_LLAMA, 32, 4096, 32, 32, 11008, 32000, 4096};
+    CU_ASSERT(rel(cx_model_total_params(&l7), 6.738e9) < 2e-3);
+    /* Llama-2 70B (GQA, 8 kv heads): 68.98e9 */
+    culonx_model l70 = {"", CULONX_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 32000, 4096};
+    CU_ASSERT(rel(cx_model_total_params(&l70), 68.98e9) < 2e-3);
+    /* Llama-3 8B: 8.03e9 */
+    culonx_model l38 = {"", CULONX_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 128256, 8192};
+    CU_ASSERT(rel(cx_model_total_params(&l38), 8.03e9) < 2e-3);
+}
+
+static double table_flops(const cx_model_table *t, int64_t l, int recompute)
+{
+    double f = 0;
+    for (int i = 0; i < t->layer.nops; i++) {
+        const cx_model_op *o = &t->layer.op[i];
+        f += (double)l * (o->fwd_flops * (recompute ? 2 : 1) + o->b_flops + o->w_flops);
+    }
+    for (int i = 0; i < t->head.nops; i++) {
+        const cx_model_op *o = &t->head.op[i];
+        f += o->fwd_flops + o->b_flops + o->w_flops;
+    }
+    return f;
+}
+
+static void test_flops_megatron(void)
+{
+    const int64_t shapes[][5] = {{96, 12288, 96, 51200, 2048}, {128, 25600, 160, 51200, 2048},
+                                 {24, 2304, 24, 51200, 2048},  {48, 8192, 64, 51200, 4096}};
+    for (int i = 0; i < 4; i++) {
+        culonx_model m = gpt(shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], shapes[i][4]);
+        for (int64_t t = 1; t <= 8; t *= 2)
+            for (int64_t b = 1; b <= 4; b *= 2) {
+                cx_model_table tab;
+                cx_model_build(&m, b, t, 0, 2.0, &tab);
+                /* per-rank FLOPs x t ranks x B/b microbatches = whole model */
+                double B = 64;
+                double f0 = table_flops(&tab, m.layers, 0) * (double)t * B / (double)b;
+                double f1 = table_flops(&tab, m.layers, 1) * (double)t * B / (double)b;
+                CU_ASSERT(rel(f0, cx_model_flops_megatron(&m, B, 0)) < 1e-12);
+                CU_ASSERT(rel(f1, cx_model_flops_megatron(&m, B, 1)) < 1e-12);
+            }
+    }
+}
+
+static void test_activations_korthikanti(void)
+{
+    culonx_model m = gpt(96, 12288, 96, 51200, 2048);
+    const double s = 2048, h = 12288, a = 96;
+    for (int64_t t = 1; t <= 8; t *= 2)
+        for (int64_t b = 1; b <= 2; b++)
+            for (int sp = 0; sp <= 1; sp++) {
+                cx_model_table tab;
+                cx_model_build(&m, b, t, sp, 2.0, &tab);
+                double sbh = s * (double)b * h, T = (double)t;
+                double none, sel, full;
+                if (t == 1) {
+                    none = sbh * (34 + 5 * a * s / h);
+                    sel = 34 * sbh;
+                    full = 2 * sbh;
+                } else if (!sp) {
+                    none = sbh * (10 + 24 / T + 5 * a * s / (h * T));
+                    sel = sbh * (10 + 24 / T);
+                    full = 2 * sbh;
+                } else {
+                    none = sbh * (34 + 5 * a * s / h) / T;
+                    sel = 34 * sbh / T;
+                    full = 2 * sbh / T;
+                }
+                CU_ASSERT(rel(tab.layer_act_bytes[CULONX_RECOMPUTE_NONE], none) < 1e-12);
+                CU_ASSERT(rel(tab.layer_act_bytes[CULONX_RECOMPUTE_SELECTIVE], sel) < 1e-12);
+                CU_ASSERT(rel(tab.layer_act_bytes[CULONX_RECOMPUTE_FULL], full) < 1e-12);
+            }
+}
+
+static void test_tp_collectives(void)
+{
+    culonx_model m = gpt(24, 4096, 32, 51200, 2048);
+    for (int sp = 0; sp <= 1; sp++) {
+        cx_model_table tab;
+        cx_model_build(&m, 2, 4, sp, 2.0, &tab);
+        int ar_f = 0, ar_b = 0, rs = 0, ag = 0;
+        for (int i = 0; i < tab.layer.nops; i++) {
+            const cx_model_op *o = &tab.layer.op[i];
+            ar_f += o->coll_fwd == CX_COLL_ALL_REDUCE;
+            ar_b += o->coll_bwd == CX_COLL_ALL_REDUCE;
+            rs += (o->coll_fwd == CX_COLL_REDUCE_SCATTER) + (o->coll_bwd == CX_COLL_REDUCE_SCATTER);
+            ag += (o->coll_fwd == CX_COLL_ALL_GATHER) + (o->coll_bwd == CX_COLL_ALL_GATHER);
+            if (o->coll_fwd || o->coll_bwd)
+                CU_ASSERT_DOUBLE_EQUAL(o->coll_bytes, 2.0 * 2 * 2048 * 4096, 1e-6);
+        }
+        if (!sp) {
+            CU_ASSERT_EQUAL(ar_f, 2); /* Megatron: 2 all-reduces forward */
+            CU_ASSERT_EQUAL(ar_b, 2); /* and 2 backward */
+            CU_ASSERT_EQUAL(rs + ag, 0);
+        } else {
+            CU_ASSERT_EQUAL(ar_f + ar_b, 0);
+            CU_ASSERT_EQUAL(rs, 4);
+            CU_ASSERT_EQUAL(ag, 4);
+        }
+    }
+}
+
+static culonx_system dgx(void)
+{
+    culonx_system s;
+    memset(&s, 0, sizeof s);
+    s.gpu.matrix16_tflops = 312, s.gpu.hbm_gbps = 2039, s.gpu.max_mhz = 1410;
+    s.gpus_per_node = 8;
+    s.ntiers = 2;
+    s.tier[0] = (culonx_net_tier){"nvlink", 300, 2e-6, 0.8, 2};
+    s.tier[1] = (culonx_net_tier){"ib", 25, 5e-6, 0.9, 25};
+    return s;
+}
+
+static void test_collectives(void)
+{
+    culonx_system s = dgx();
+    double V = 1e9, b0 = 300e9 * 0.8, b1 = 25e9 * 0.9;
+    /* ring all-reduce within a node: 2(N-1)/N V/beta + 2(N-1) alpha */
+    cx_hw_comm c = cx_hw_coll_cost(&s, CX_HW_ALL_REDUCE, V, 8, 1);
+    CU_ASSERT(rel(c.time_s, 2.0 * 7 / 8 * V / b0 + 14 * 2e-6) < 1e-12);
+    CU_ASSERT(rel(c.bytes_tier[0], 2.0 * 7 / 8 * V) < 1e-12);
+    c = cx_hw_coll_cost(&s, CX_HW_REDUCE_SCATTER, V, 4, 1);
+    CU_ASSERT(rel(c.time_s, 3.0 / 4 * V / b0 + 3 * 2e-6) < 1e-12);
+    /* one member per node (stride 8): ring on the inter-node tier */
+    c = cx_hw_coll_cost(&s, CX_HW_ALL_REDUCE, V, 16, 8);
+    CU_ASSERT(rel(c.time_s, 2.0 * 15 / 16 * V / b1 + 30 * 5e-6) < 1e-12);
+    CU_ASSERT_EQUAL(c.bytes_tier[0], 0);
+    /* hierarchical: 4 per node (stride 2), 32 ranks = 8 nodes */
+    c = cx_hw_coll_cost(&s, CX_HW_ALL_REDUCE, V, 32, 2);
+    double expect = (3.0 / 4 * V / b0 + 3 * 2e-6) * 2 + 2.0 * 7 / 8 * (V / 4) / b1 + 14 * 5e-6;
+    CU_ASSERT(rel(c.time_s, expect) < 1e-12);
+    /* p2p across nodes and within */
+    c = cx_hw_coll_cost(&s, CX_HW_P2P, V, 2, 8);
+    CU_ASSERT(rel(c.time_s, V / b1 + 5e-6) < 1e-12);
+    c = cx_hw_coll_cost(&s, CX_HW_P2P, V, 2, 1);
+    CU_ASSERT(rel(c.time_s, V / b0 + 2e-6) < 1e-12);
+    /* a group of one costs nothing */
+    c = cx_hw_coll_cost(&s, CX_HW_ALL_REDUCE, V, 1, 1);
+    CU_ASSERT_EQUAL(c.time_s, 0);
+}
+
+static void test_roofline(void)
+{
+    culonx_system s = dgx();
+    culonx_perf_params p;
+    memset(&p, 0, sizeof p);
+    cx_hw_perf_defaults(&p);
+    /* big GEMM: compute bound, scales 1/f */
+    cx_hw_work w = {2.0 * 8192 * 8192 * 8192, 2.0 * 3 * 8192 * 8192, 8192, 1, 1};
+    cx_hw_time t1 = cx_hw_work_time(&s, &p, &w, CULONX_DTYPE_FP16, 1410);
+    cx_hw_time t2 = cx_hw_work_time(&s, &p, &w, CULONX_DTYPE_FP16, 705);
+    CU_ASSERT(t1.compute_s > t1.mem_s);
+    CU_ASSERT(rel(t2.compute_s, 2 * t1.compute_s) < 1e-12);
+    /* memory-bound op: no change with clock */
+    cx_hw_work e = {0, 1e9, 0, 1, 0};
+    t1 = cx_hw_work_time(&s, &p, &e, CULONX_DTYPE_FP16, 1410);
+    t2 = cx_hw_work_time(&s, &p, &e, CULONX_DTYPE_FP16, 846);
+    CU_ASSERT_DOUBLE_EQUAL(t1.time_s, t2.time_s, 1e-15);
+    CU_ASSERT(rel(t1.mem_s, 1e9 / (2039e9 * p.mem_eff)) < 1e-12);
+    /* efficiency grows with GEMM size */
+    CU_ASSERT(cx_hw_matmul_eff(&p, 128) < cx_hw_matmul_eff(&p, 4096));
+    CU_ASSERT(cx_hw_matmul_eff(&p, 1e9) <= p.matmul_eff_max);
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS) return 2;
+    CU_pSuite s = CU_add_suite("model_hw", NULL, NULL);
+    CU_add_test(s, "parameter counts", test_params);
+    CU_add_test(s, "FLOPs = Megatron formulas", test_flops_megatron);
+    CU_add_test(s, "activations = Korthikanti", test_activations_korthikanti);
+    CU_add_test(s, "TP collectives per layer", test_tp_collectives);
+    CU_add_test(s, "collective times", test_collectives);
+    CU_add_test(s, "roofline", test_roofline);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned fails = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    return fails ? 1 : 0;
+}
