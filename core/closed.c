@@ -40,7 +40,7 @@ void cx_core_stage_times(const cx_cost *c, int s, double *f, double *b, double *
 {
     double F = 0, B = 0, W = 0;
     for (int k = 0; k < c->v; k++) {
-        const cx_chunk_cost *cc = &c->chunk[c->sched->vstage(c->p, c->v, s, k)];
+        const cx_chunk_cost *cc = &*cx_core_cost_chunk(c, c->sched->vstage(c->p, c->v, s, k));
         F += cc->f_s + cc->tp_f_s;
         B += cc->b_s + cc->tp_b_s + cc->r_s + cc->tp_r_s;
         W += cc->w_s;
@@ -103,7 +103,7 @@ culonx_status cx_core_closed_eval(const culonx_run *run, double clock_mhz, cx_co
     /* breakdown on the bottleneck stage */
     culonx_time_breakdown *bd = &res->breakdown;
     for (int k = 0; k < c->v; k++) {
-        const cx_chunk_cost *cc = &c->chunk[c->sched->vstage(p, c->v, j, k)];
+        const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->sched->vstage(p, c->v, j, k));
         bd->forward_s += m * cc->f_s;
         bd->backward_s += m * (cc->b_s + cc->w_s);
         bd->recompute_s += m * cc->r_s;
@@ -117,9 +117,14 @@ culonx_status cx_core_closed_eval(const culonx_run *run, double clock_mhz, cx_co
 
     /* FLOPs */
     double per_mb = 0, rec = 0;
-    for (int vs = 0; vs < p * c->v; vs++) {
-        per_mb += c->chunk[vs].f_flops + c->chunk[vs].b_flops + c->chunk[vs].w_flops;
-        rec += c->chunk[vs].r_flops;
+    const int nvs = p * c->v;
+    const cx_chunk_cost *kinds[3] = {&c->first, &c->mid, &c->last};
+    const double count[3] = {1.0, (double)(nvs - 2), 1.0};
+    for (int k = 0; k < 3; k++) {
+        const cx_chunk_cost *cc = nvs == 1 ? &c->only : kinds[k];
+        double n = nvs == 1 ? (k == 0) : count[k];
+        per_mb += n * (cc->f_flops + cc->b_flops + cc->w_flops);
+        rec += n * cc->r_flops;
     }
     double ranks = (double)m * (double)ex->dp * (double)ex->tp;
     res->model_flops = per_mb * ranks;
@@ -146,7 +151,7 @@ culonx_status cx_core_closed_eval(const culonx_run *run, double clock_mhz, cx_co
         mm.optimizer_bytes = 12.0 * P / (ex->distributed_optimizer ? (double)ex->dp : 1.0);
         double act = 0, work = 0;
         for (int k = 0; k < c->v; k++) {
-            const cx_chunk_cost *cc = &c->chunk[c->sched->vstage(p, c->v, s, k)];
+            const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->sched->vstage(p, c->v, s, k));
             act += cc->act_bytes;
             work = fmax(work, cc->work_bytes);
         }

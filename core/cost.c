@@ -148,9 +148,10 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     const double t = (double)ex->tp;
     const int64_t lpc = md->layers / nvs;
     const double layer_params = cx_model_layer_params(md) / t;
-    c->chunk = c->chunk_store;
-    for (int64_t vs = 0; vs < nvs; vs++) {
-        cx_chunk_cost *cc = &c->chunk[vs];
+    cx_chunk_cost *kinds[4] = {&c->mid, &c->first, &c->last, &c->only};
+    for (int kind = 0; kind < 4; kind++) {
+        cx_chunk_cost *cc = kinds[kind];
+        int emb = kind == 1 || kind == 3, hd = kind == 2 || kind == 3;
         double L = (double)lpc;
         memset(cc, 0, sizeof *cc);
         cc->layers = lpc;
@@ -167,7 +168,7 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
                              ? tab.layer_act_bytes[CULONX_RECOMPUTE_NONE]
                              : 0.0;
         cc->params = L * layer_params;
-        const cx_chunk_cost *extra[2] = {vs == 0 ? &embed : NULL, vs == nvs - 1 ? &head : NULL};
+        const cx_chunk_cost *extra[2] = {emb ? &embed : NULL, hd ? &head : NULL};
         for (int x = 0; x < 2; x++) {
             const cx_chunk_cost *ec = extra[x];
             if (!ec) continue;
@@ -178,12 +179,12 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
             cc->tensor_s += ec->tensor_s;
             for (int k = 0; k < CULONX_MAX_TIERS; k++) cc->tp_tier_bytes[k] += ec->tp_tier_bytes[k];
         }
-        if (vs == 0) {
+        if (emb) {
             cc->has_embed = 1;
             cc->act_bytes += tab.embed_act_bytes;
             cc->params += cx_model_embed_params(md) / t;
         }
-        if (vs == nvs - 1) {
+        if (hd) {
             cc->has_head = 1;
             cc->act_bytes += tab.head_act_bytes;
             cc->params += cx_model_head_params(md) / t;
@@ -205,11 +206,21 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     }
 
     /* per physical stage: parameters, DP sync, optimizer */
+    double prev_P = -1;
     for (int s = 0; s < c->p; s++) {
         double P = 0;
-        for (int k = 0; k < c->v; k++) P += c->chunk[c->sched->vstage(c->p, c->v, s, k)].params;
+        for (int k = 0; k < c->v; k++)
+            P += cx_core_cost_chunk(c, c->sched->vstage(c->p, c->v, s, k))->params;
         P *= c->weight_copies;
         c->stage_params[s] = P;
+        if (s > 0 && P == prev_P) { /* same as the previous stage */
+            c->dp_s[s] = c->dp_s[s - 1];
+            c->dp_tier_bytes[s][0] = c->dp_tier_bytes[s - 1][0];
+            c->dp_tier_bytes[s][1] = c->dp_tier_bytes[s - 1][1];
+            c->optimizer_s[s] = c->optimizer_s[s - 1];
+            continue;
+        }
+        prev_P = P;
         c->dp_s[s] = 0;
         c->dp_tier_bytes[s][0] = c->dp_tier_bytes[s][1] = 0;
         if (ex->dp > 1) {

@@ -13,6 +13,9 @@
 #include "models/model.h"
 #include "schedules/sched.h"
 
+#define CX_COST_MAX_VSTAGES 4096
+#define CX_COST_MAX_STAGES 1024
+
 typedef struct {
     /* compute time per microbatch (s), TP collectives excluded */
     double f_s, b_s, w_s, r_s;
@@ -39,21 +42,29 @@ typedef struct {
     const cx_sched_desc *sched;
     int p, v, m;          /* v = chunks per stage for the schedule */
     double clock_mhz;
-    cx_chunk_cost *chunk; /* [p*v] by virtual stage */
-    cx_chunk_cost chunk_store[1024];
+    /* chunks differ only by the embedding (virtual stage 0) and the head
+     * (the last one): three kinds, see cx_core_cost_chunk */
+    cx_chunk_cost first, mid, last, only;
     double p2p_s;         /* one activation/gradient transfer between stages */
     double p2p_bytes;
     int p2p_tier;
     /* per physical stage */
-    double stage_params[512];
-    double dp_s[512];          /* gradient sync (RS+AG or AR) time */
-    double dp_tier_bytes[512][CULONX_MAX_TIERS];
-    double optimizer_s[512];
+    double stage_params[CX_COST_MAX_STAGES];
+    double dp_s[CX_COST_MAX_STAGES];          /* gradient sync (RS+AG or AR) time */
+    double dp_tier_bytes[CX_COST_MAX_STAGES][CULONX_MAX_TIERS];
+    double optimizer_s[CX_COST_MAX_STAGES];
     double weight_copies;
 } cx_cost;
 
-#define CX_COST_MAX_VSTAGES 1024
-#define CX_COST_MAX_STAGES 512
+/* The costs of virtual stage vs. */
+static inline const cx_chunk_cost *cx_core_cost_chunk(const cx_cost *c, int vs)
+{
+    int nvs = c->p * c->v;
+    if (nvs == 1) return &c->only;
+    if (vs == 0) return &c->first;
+    if (vs == nvs - 1) return &c->last;
+    return &c->mid;
+}
 
 /* Computes all costs at a clock (0 = max). Fails on configurations the
  * model cannot express (e.g. too many stages). */
