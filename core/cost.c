@@ -56,7 +56,7 @@ static void add_coll(const cx_cost *c, cx_coll_kind k, double bytes, double *tim
 
 /* Costs of one pass over an op list, accumulated into cc with weight n. */
 static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int recompute_mode,
-                     int is_layer, cx_chunk_cost *cc)
+                     int is_layer, cx_chunk_cost *cc, cx_op_times *ot)
 {
     for (int i = 0; i < ops->nops; i++) {
         const cx_model_op *o = &ops->op[i];
@@ -68,6 +68,8 @@ static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int re
         double cf = 0, cb = 0;
         add_coll(c, o->coll_fwd, o->coll_bytes, &cf, tiers);
         add_coll(c, o->coll_bwd, o->coll_bytes, &cb, tiers);
+        ot->f_s[i] = tf, ot->b_s[i] = tb, ot->w_s[i] = tw;
+        ot->tp_f_s[i] = cf, ot->tp_b_s[i] = cb;
         cc->f_s += n * tf, cc->b_s += n * tb, cc->w_s += n * tw;
         cc->tp_f_s += n * cf, cc->tp_b_s += n * cb;
         cc->f_flops += n * o->fwd_flops, cc->b_flops += n * o->b_flops;
@@ -132,18 +134,17 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     c->m = (int)(ex->global_batch / (ex->microbatch * ex->dp));
     c->weight_copies = c->sched->weight_copies > 0 ? c->sched->weight_copies : 1;
 
-    cx_model_table tab;
     const double e = 2.0; /* 16-bit activations (fp8 runs keep bf16 activations) */
-    cx_model_build(md, ex->microbatch, ex->tp, ex->sequence_parallel, e, &tab);
+    cx_model_build(md, ex->microbatch, ex->tp, ex->sequence_parallel, e, &c->tab);
 
     /* one layer, then scale */
     cx_chunk_cost layer, embed, head;
     memset(&layer, 0, sizeof layer);
     memset(&embed, 0, sizeof embed);
     memset(&head, 0, sizeof head);
-    ops_cost(c, &tab.layer, 1.0, ex->recompute, 1, &layer);
-    ops_cost(c, &tab.embed, 1.0, ex->recompute, 0, &embed);
-    ops_cost(c, &tab.head, 1.0, ex->recompute, 0, &head);
+    ops_cost(c, &c->tab.layer, 1.0, ex->recompute, 1, &layer, &c->layer_t);
+    ops_cost(c, &c->tab.embed, 1.0, ex->recompute, 0, &embed, &c->embed_t);
+    ops_cost(c, &c->tab.head, 1.0, ex->recompute, 0, &head, &c->head_t);
 
     const double t = (double)ex->tp;
     const int64_t lpc = md->layers / nvs;
@@ -163,9 +164,9 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
         SCALE(tensor_s);
 #undef SCALE
         for (int k = 0; k < CULONX_MAX_TIERS; k++) cc->tp_tier_bytes[k] = L * layer.tp_tier_bytes[k];
-        cc->act_bytes = L * tab.layer_act_bytes[ex->recompute];
+        cc->act_bytes = L * c->tab.layer_act_bytes[ex->recompute];
         cc->work_bytes = ex->recompute == CULONX_RECOMPUTE_FULL
-                             ? tab.layer_act_bytes[CULONX_RECOMPUTE_NONE]
+                             ? c->tab.layer_act_bytes[CULONX_RECOMPUTE_NONE]
                              : 0.0;
         cc->params = L * layer_params;
         const cx_chunk_cost *extra[2] = {emb ? &embed : NULL, hd ? &head : NULL};
@@ -181,12 +182,12 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
         }
         if (emb) {
             cc->has_embed = 1;
-            cc->act_bytes += tab.embed_act_bytes;
+            cc->act_bytes += c->tab.embed_act_bytes;
             cc->params += cx_model_embed_params(md) / t;
         }
         if (hd) {
             cc->has_head = 1;
-            cc->act_bytes += tab.head_act_bytes;
+            cc->act_bytes += c->tab.head_act_bytes;
             cc->params += cx_model_head_params(md) / t;
             /* GPT ties the output to the embedding: the last stage keeps a copy */
             if (md->arch == CULONX_ARCH_GPT && nvs > 1)

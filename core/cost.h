@@ -36,8 +36,16 @@ typedef struct {
     int has_embed, has_head;
 } cx_chunk_cost;
 
+/* Times of each op of a table (layer, embedding or head) per microbatch. */
+typedef struct {
+    double f_s[CX_MODEL_MAX_OPS], b_s[CX_MODEL_MAX_OPS], w_s[CX_MODEL_MAX_OPS];
+    double tp_f_s[CX_MODEL_MAX_OPS], tp_b_s[CX_MODEL_MAX_OPS];
+} cx_op_times;
+
 typedef struct {
     const culonx_run *run;
+    cx_model_table tab;   /* op tables of this run */
+    cx_op_times layer_t, embed_t, head_t;
     culonx_system sys;    /* with perf defaults filled */
     const cx_sched_desc *sched;
     int p, v, m;          /* v = chunks per stage for the schedule */
