@@ -18,7 +18,13 @@
 #include "core/cost.h"
 #include "core/base.h"
 
+#include <math.h>
 #include <string.h>
+
+/* CUDA context, cuBLAS workspaces, NCCL buffers and allocator slack: 1 GiB,
+ * a round figure in the range PyTorch users observe (0.5-1.5 GiB); plus two
+ * gathered activation buffers (2sbh bytes each) for TP communication. */
+#define WORKSPACE_BYTES (1.0 * CX_GIB)
 
 static cx_hw_coll hw_coll(cx_coll_kind k)
 {
@@ -242,4 +248,33 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
                             (c->sys.gpu.hbm_gbps * 1e9 * c->sys.perf.mem_eff);
     }
     return CULONX_OK;
+}
+
+void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_memory *mm)
+{
+    const culonx_execution *ex = &c->run->exec;
+    double P = c->stage_params[s];
+    double T = (double)ex->microbatch * (double)c->run->model.seq;
+    double comm_buf = ex->tp > 1 ? 2.0 * 2.0 * T * (double)c->run->model.hidden : 0.0;
+    mm->weights_bytes = 2.0 * P;
+    mm->gradients_bytes = 4.0 * P;
+    mm->optimizer_bytes = 12.0 * P / (ex->distributed_optimizer ? (double)ex->dp : 1.0);
+    mm->workspace_bytes = WORKSPACE_BYTES + comm_buf + work_bytes;
+    mm->capacity_bytes = c->run->system.gpu.mem_gib * CX_GIB;
+}
+
+void cx_core_result_rates(const culonx_run *run, culonx_result *res)
+{
+    const culonx_execution *ex = &run->exec;
+    double peak = (double)ex->gpus * cx_hw_peak_flops(&run->system.gpu, ex->dtype, 1);
+    double T = res->iteration_time_s;
+    res->mfu = res->model_flops / (T * peak);
+    res->hfu = res->hardware_flops / (T * peak);
+    res->tokens_per_s = (double)ex->global_batch * (double)run->model.seq / T;
+    if (ex->tokens > 0) {
+        double tok = (double)ex->global_batch * (double)run->model.seq;
+        res->iterations = ceil(ex->tokens / tok);
+        res->time_to_train_s = res->iterations * T;
+        res->gpu_hours = res->time_to_train_s * (double)ex->gpus / 3600.0;
+    }
 }

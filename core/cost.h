@@ -79,6 +79,12 @@ static inline const cx_chunk_cost *cx_core_cost_chunk(const cx_cost *c, int vs)
 culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cost *c,
                                  culonx_error *err);
 
+/* Memory of stage s except activations: weights, gradients, optimizer
+ * state and working buffers (work_bytes = transient recompute bytes). */
+void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_memory *mm);
+/* MFU, HFU, tokens/s and the training-budget fields from time and FLOPs. */
+void cx_core_result_rates(const culonx_run *run, culonx_result *res);
+
 /* Stage index holding virtual stage vs, and chunk index on it. */
 int cx_core_cost_stage_of(const cx_cost *c, int vs, int *chunk);
 
