@@ -35,15 +35,28 @@ static int vstage(int p, int v, int stage, int chunk)
     return chunk * p + stage;
 }
 
+/* Megatron's microbatch_group_size_per_vp_stage N: it must leave a last
+ * group of 0 or >= p microbatches (m mod N == 0 or m mod N >= p, else
+ * Megatron raises "... introduces dependency bubbles"); the default is p. We
+ * take the smallest valid N >= p (N = p when p divides m; at worst N = m). */
+static int group(int p, int m)
+{
+    int n = p;
+    while (n < m && m % n != 0 && m % n < p) n++;
+    return n;
+}
+
 /* k-th entry of the schedule table: microbatch and chunk */
 static void table(int p, int m, int v, int k, int *mb, int *chunk)
 {
-    /* the last group starts at the first multiple of p with start + p >= m */
-    int full = ((m - 1) / p) * p;
+    int n = group(p, m);
+    /* groups of n; the last one starts at the first multiple of n with
+     * start + n >= m and holds the rest */
+    int full = ((m - 1) / n) * n;
     if (k < full * v) {
-        int g = k / (p * v), in = k % (p * v);
-        *mb = g * p + in % p;
-        *chunk = in / p;
+        int g = k / (n * v), in = k % (n * v);
+        *mb = g * n + in % n;
+        *chunk = in / n;
     } else {
         int rest = m - full, in = k - full * v;
         *mb = full + in % rest;
@@ -53,7 +66,7 @@ static void table(int p, int m, int v, int k, int *mb, int *chunk)
 
 static long warmup(int p, int m, int v, int stage)
 {
-    long total = (long)m * v, nw = 2L * (p - 1 - stage) + (long)(v - 1) * p;
+    long total = (long)m * v, nw = 2L * (p - 1 - stage) + (long)(v - 1) * group(p, m);
     if (m == p || nw > total) nw = total;
     return nw;
 }
