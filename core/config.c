@@ -37,6 +37,7 @@
  */
 #include "core/base.h"
 
+#include <libxml/SAX2.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
@@ -445,6 +446,10 @@ static void on_structured_error(void *ud, cx_xml_error_ptr e)
             rest = skip_space(rest);
         }
     }
+    if (strncmp(rest, "[facet '", 8) == 0) { /* "[facet 'minInclusive'] The value..." */
+        const char *q = strstr(rest, "] ");
+        if (q) rest = q + 2;
+    }
     char el[256];
     if (node && node->type == XML_ELEMENT_NODE) {
         render_element(node, attr[0] ? attr : NULL, el, sizeof el);
@@ -453,6 +458,45 @@ static void on_structured_error(void *ud, cx_xml_error_ptr e)
         snprintf(fe->msg, sizeof fe->msg, "%s", m);
     }
     strip_newline(fe->msg);
+}
+
+/* Parser errors: libxml2 hands the parser context (ctxt->userData) to the
+ * structured handler; our first_error hangs off ctxt->_private. */
+static void on_parse_error(void *ud, cx_xml_error_ptr e)
+{
+    xmlParserCtxtPtr ctxt = ud;
+    first_error *fe = ctxt ? ctxt->_private : NULL;
+    if (!fe || fe->have || !e || e->level < XML_ERR_ERROR) return;
+    fe->have = 1;
+    fe->line = e->line;
+    snprintf(fe->msg, sizeof fe->msg, "%s", e->message ? e->message : "not well-formed");
+    strip_newline(fe->msg);
+}
+
+/* libxml2 stamps an element with the line where its start tag ends; a
+ * message about <execution ...> spread over three lines should point at the
+ * line where it starts. Attribute values cannot hold a literal '<', so the
+ * start is the nearest '<' before the parser's position. */
+static void on_start_element(void *ud, const xmlChar *localname, const xmlChar *prefix,
+                             const xmlChar *uri, int nb_namespaces, const xmlChar **namespaces,
+                             int nb_attributes, int nb_defaulted, const xmlChar **attributes)
+{
+    xmlParserCtxtPtr ctxt = ud;
+    xmlSAX2StartElementNs(ctxt, localname, prefix, uri, nb_namespaces, namespaces, nb_attributes,
+                          nb_defaulted, attributes);
+    xmlParserInputPtr in = ctxt->input;
+    xmlNodePtr node = ctxt->node;
+    if (!in || !in->cur || !in->base || !node || node->type != XML_ELEMENT_NODE) return;
+    if (node->line == 0 || node->line >= 65535) return; /* big-line storage: leave alone */
+    int newlines = 0;
+    for (const xmlChar *p = in->cur; p > in->base;) {
+        p--;
+        if (*p == '<') {
+            if (newlines < node->line) node->line = (unsigned short)(node->line - newlines);
+            return;
+        }
+        if (*p == '\n') newlines++;
+    }
 }
 
 static int file_exists(const char *path)
@@ -563,9 +607,14 @@ static culonx_status read_doc(const char *name, const char *buf, size_t len, xml
                             MAX_FILE_BYTES);
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
     if (!ctxt) return cx_core_fail(err, CULONX_EINTERNAL, name, 0, "out of memory");
+    first_error pe = {0};
+    ctxt->_private = &pe;
     if (ctxt->sax) {
         ctxt->sax->resolveEntity = refuse_entity;
         ctxt->sax->externalSubset = refuse_subset;
+        ctxt->sax->serror = on_parse_error;
+        if (ctxt->sax->startElementNs == xmlSAX2StartElementNs)
+            ctxt->sax->startElementNs = on_start_element;
     }
     int opts = XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
                XML_PARSE_BIG_LINES;
@@ -573,9 +622,11 @@ static culonx_status read_doc(const char *name, const char *buf, size_t len, xml
     if (!doc || !ctxt->wellFormed) {
         xmlErrorPtr e = xmlCtxtGetLastError(ctxt);
         char msg[900];
-        snprintf(msg, sizeof msg, "%s", e && e->message ? e->message : "not well-formed");
+        snprintf(msg, sizeof msg, "%s",
+                 pe.have ? pe.msg : e && e->message ? e->message : "not well-formed");
         strip_newline(msg);
-        int line = e && e->line > 0 ? e->line : 1;
+        int line = pe.have ? pe.line : e ? e->line : 1;
+        if (line < 1) line = 1;
         int oom = e && e->code == XML_ERR_NO_MEMORY;
         xmlFreeDoc(doc);
         xmlFreeParserCtxt(ctxt);
@@ -1291,8 +1342,10 @@ static culonx_status check_exec(checker *C)
     TRY(int_range(C, o, "execution", "dp", e->dp, 1, e->gpus));
     if (tpp > e->gpus || e->gpus % tpp || e->gpus / tpp != e->dp)
         return bad(C, o,
-                   "<execution gpus=\"%lld\">: gpus must equal tp*pp*dp = %lld*%lld*%lld, got %lld",
-                   (ll)e->gpus, (ll)e->tp, (ll)e->pp, (ll)e->dp, (ll)e->gpus);
+                   "<execution gpus=\"%lld\">: gpus must equal tp*pp*dp = %lld*%lld*%lld = %lld, "
+                   "got %lld",
+                   (ll)e->gpus, (ll)e->tp, (ll)e->pp, (ll)e->dp, (ll)mul_sat(tpp, e->dp),
+                   (ll)e->gpus);
     TRY(int_range(C, o, "execution", "vp", e->vp, 1, 1000));
     TRY(int_range(C, o, "execution", "global-batch", e->global_batch, 1, 1000000000));
     TRY(int_range(C, o, "execution", "microbatch", e->microbatch, 1, e->global_batch));
