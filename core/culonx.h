@@ -166,21 +166,36 @@ typedef struct {
     double clock_mhz; /* SM clock; 0 = the GPU's max */
 } culonx_execution;
 
+/* Where a section of a run came from: file and line of its XML element,
+ * "--set" and 0 after an override, empty and 0 for runs built in code. */
+typedef struct {
+    char file[512];
+    int line;
+} culonx_origin;
+
 typedef struct {
     char path[512]; /* the run file, for messages */
     culonx_model model;
     culonx_system system;
     culonx_execution exec;
+    /* Filled by the config loader (core/config.c); zero for runs built in
+     * code. Used by culonx_run_check to point messages at the element. */
+    culonx_origin model_at, system_at, gpu_at, power_at, network_at, perf_at, exec_at;
+    culonx_origin tier_at[CULONX_MAX_TIERS];
+    int dp_derived;   /* execution.dp was omitted: dp = gpus/(tp*pp) */
+    int gpus_derived; /* execution.gpus was omitted: gpus = tp*pp*dp */
 } culonx_run;
 
 /* ------------------------------------------------------------- config I/O */
 
 /* Loads a run file (XML, validated against configs/culonx.xsd), resolving
  * the model and system files it names relative to itself, then applies the
- * overrides ("section.key=value", section = model | system | execution |
- * gpu | network) in order and checks the whole run for consistency.
- * `schema_path` may be NULL: the schema is then found next to the run's
- * configs/ tree or at the install location. */
+ * overrides ("section.key=value", section = model | system | gpu | power |
+ * network | perf | execution; keys are the XML attribute names; network keys
+ * name a tier: network.tier0.bw-gbps, network.inter.latency-us, see
+ * core/config.c) in order and checks the whole run for consistency.
+ * `schema_path` may be NULL: the schema is then found in the source tree's
+ * configs/ (CULONX_SCHEMA_DIR) or at the install location. */
 culonx_status culonx_run_load(const char *path, const char *const *overrides, int noverrides,
                               const char *schema_path, culonx_run *run, culonx_error *err);
 
