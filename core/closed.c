@@ -56,7 +56,7 @@ culonx_status cx_core_closed_eval(const culonx_run *run, double clock_mhz, cx_co
     res->microbatches = m;
 
     /* stage times */
-    double p2p_mb = p > 1 ? 2.0 * c->p2p_s * c->sched->p2p_factor : 0.0;
+    double p2p_mb = p > 1 ? 2.0 * c->p2p_s * c->sched->p2p_factor * c->v : 0.0;
     int j = 0;
     double tj = -1, sumF = 0, sumB = 0, sumW = 0;
     double Fj = 0, Bj = 0, Wj = 0;
