@@ -45,7 +45,6 @@ static double op_time(const cx_cost *c, const cx_model_op *o, double flops, doub
     w.bytes = bytes;
     w.batch = o->batch;
     w.tensor = o->tensor;
-    w.min_dim = o->kind == CX_OP_ELEM ? 0.0 : cx_mind(o->m, cx_mind(o->n, o->k));
     cx_hw_time t = cx_hw_work_time(&c->sys, &c->sys.perf, &w, c->run->exec.dtype, c->clock_mhz);
     if (o->tensor && tensor_s) *tensor_s += t.time_s;
     return t.time_s;
@@ -61,45 +60,65 @@ static void add_coll(const cx_cost *c, cx_coll_kind k, double bytes, double *tim
 }
 
 /* Costs of one pass over an op list, accumulated into cc with weight n. */
+/* CPU launch floor of one pass over an op list (framework overhead): the
+ * GPU work of the pass cannot take less than launch_s per kernel issued,
+ * collectives included; when it would, the compute ops are stretched
+ * uniformly so the pass takes exactly the floor. Returns the stretch. */
+static double cpu_floor(const cx_cost *c, const double *op_s, const double *coll_s, int n)
+{
+    double gpu = 0, coll = 0;
+    int kernels = 0;
+    for (int i = 0; i < n; i++) {
+        gpu += op_s[i], coll += coll_s ? coll_s[i] : 0.0;
+        kernels += (op_s[i] > 0) + (coll_s && coll_s[i] > 0);
+    }
+    double floor_s = kernels * c->sys.perf.kernel_launch_s;
+    if (gpu <= 0 || floor_s <= gpu + coll) return 1.0;
+    return (floor_s - coll) / gpu;
+}
+
+/* Costs of one pass over an op list, accumulated into cc with weight n. */
 static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int recompute_mode,
                      int is_layer, cx_chunk_cost *cc, cx_op_times *ot)
 {
-    for (int i = 0; i < ops->nops; i++) {
+    double ts_f[CX_MODEL_MAX_OPS], ts_b[CX_MODEL_MAX_OPS], ts_w[CX_MODEL_MAX_OPS];
+    double tp_r[CX_MODEL_MAX_OPS];
+    double tiers[CULONX_MAX_TIERS] = {0, 0};
+    const int no = ops->nops;
+    for (int i = 0; i < no; i++) {
         const cx_model_op *o = &ops->op[i];
-        double ts = 0, tf = 0, tb = 0, tw = 0;
-        double tiers[CULONX_MAX_TIERS] = {0, 0};
-        tf = op_time(c, o, o->fwd_flops, o->fwd_bytes, &ts);
-        tb = op_time(c, o, o->b_flops, o->b_bytes, &ts);
-        tw = op_time(c, o, o->w_flops, o->w_bytes, &ts);
-        double cf = 0, cb = 0;
-        add_coll(c, o->coll_fwd, o->coll_bytes, &cf, tiers);
-        add_coll(c, o->coll_bwd, o->coll_bytes, &cb, tiers);
-        ot->f_s[i] = tf, ot->b_s[i] = tb, ot->w_s[i] = tw;
-        ot->tp_f_s[i] = cf, ot->tp_b_s[i] = cb;
-        cc->f_s += n * tf, cc->b_s += n * tb, cc->w_s += n * tw;
-        cc->tp_f_s += n * cf, cc->tp_b_s += n * cb;
+        ts_f[i] = ts_b[i] = ts_w[i] = 0;
+        ot->f_s[i] = op_time(c, o, o->fwd_flops, o->fwd_bytes, &ts_f[i]);
+        ot->b_s[i] = op_time(c, o, o->b_flops, o->b_bytes, &ts_b[i]);
+        ot->w_s[i] = op_time(c, o, o->w_flops, o->w_bytes, &ts_w[i]);
+        ot->tp_f_s[i] = ot->tp_b_s[i] = tp_r[i] = 0;
+        add_coll(c, o->coll_fwd, o->coll_bytes, &ot->tp_f_s[i], tiers);
+        add_coll(c, o->coll_bwd, o->coll_bytes, &ot->tp_b_s[i], tiers);
+        int rec = is_layer && (recompute_mode == CULONX_RECOMPUTE_FULL ||
+                               (recompute_mode == CULONX_RECOMPUTE_SELECTIVE && o->sel_recompute));
+        ot->r_s[i] = rec ? ot->f_s[i] : 0.0;
+        if (rec && recompute_mode == CULONX_RECOMPUTE_FULL)
+            add_coll(c, o->coll_fwd, o->coll_bytes, &tp_r[i], tiers);
+    }
+    double kf = cpu_floor(c, ot->f_s, ot->tp_f_s, no), kb = cpu_floor(c, ot->b_s, ot->tp_b_s, no);
+    double kw = cpu_floor(c, ot->w_s, NULL, no), kr = cpu_floor(c, ot->r_s, tp_r, no);
+    for (int i = 0; i < no; i++) {
+        const cx_model_op *o = &ops->op[i];
+        ot->f_s[i] *= kf, ot->b_s[i] *= kb, ot->w_s[i] *= kw;
+        double ts_r = ot->r_s[i] > 0 ? ts_f[i] * kr : 0.0;
+        ot->r_s[i] *= kr;
+        cc->f_s += n * ot->f_s[i], cc->b_s += n * ot->b_s[i], cc->w_s += n * ot->w_s[i];
+        cc->r_s += n * ot->r_s[i];
+        cc->tp_f_s += n * ot->tp_f_s[i], cc->tp_b_s += n * ot->tp_b_s[i];
+        cc->tp_r_s += n * tp_r[i];
         cc->f_flops += n * o->fwd_flops, cc->b_flops += n * o->b_flops;
         cc->w_flops += n * o->w_flops;
         cc->f_bytes += n * o->fwd_bytes, cc->b_bytes += n * o->b_bytes;
         cc->w_bytes += n * o->w_bytes;
-        cc->tensor_s += n * ts;
-        int rec = is_layer && (recompute_mode == CULONX_RECOMPUTE_FULL ||
-                               (recompute_mode == CULONX_RECOMPUTE_SELECTIVE && o->sel_recompute));
-        if (rec) {
-            double tr = 0;
-            cc->r_s += n * op_time(c, o, o->fwd_flops, o->fwd_bytes, &tr);
-            cc->tensor_s += n * tr;
-            cc->r_flops += n * o->fwd_flops;
-            cc->r_bytes += n * o->fwd_bytes;
-            if (recompute_mode == CULONX_RECOMPUTE_FULL) {
-                double cr = 0;
-                add_coll(c, o->coll_fwd, o->coll_bytes, &cr, tiers);
-                cc->tp_r_s += n * cr;
-            }
-        }
-        /* recompute collectives were added to tiers above when present */
-        for (int k = 0; k < CULONX_MAX_TIERS; k++) cc->tp_tier_bytes[k] += n * tiers[k];
+        if (ot->r_s[i] > 0) cc->r_flops += n * o->fwd_flops, cc->r_bytes += n * o->fwd_bytes;
+        cc->tensor_s += n * (ts_f[i] * kf + ts_b[i] * kb + ts_w[i] * kw + ts_r);
     }
+    for (int k = 0; k < CULONX_MAX_TIERS; k++) cc->tp_tier_bytes[k] += n * tiers[k];
 }
 
 int cx_core_cost_stage_of(const cx_cost *c, int vs, int *chunk)

@@ -39,6 +39,7 @@ typedef struct {
 /* Times of each op of a table (layer, embedding or head) per microbatch. */
 typedef struct {
     double f_s[CX_MODEL_MAX_OPS], b_s[CX_MODEL_MAX_OPS], w_s[CX_MODEL_MAX_OPS];
+    double r_s[CX_MODEL_MAX_OPS]; /* recompute (0 for ops not recomputed) */
     double tp_f_s[CX_MODEL_MAX_OPS], tp_b_s[CX_MODEL_MAX_OPS];
 } cx_op_times;
 

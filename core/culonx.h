@@ -110,9 +110,9 @@ typedef struct {
  * Defaults are fitted; bench/fit reproduces the fit. */
 typedef struct {
     double matmul_eff_max;   /* asymptotic fraction of matrix peak */
-    double matmul_half_dim;  /* smallest GEMM dimension at which eff is half */
+    double matmul_half_dim;  /* GEMM size (GFLOP per GEMM) at which eff is half */
     double mem_eff;          /* achieved fraction of HBM bandwidth */
-    double kernel_launch_s;  /* fixed per-kernel overhead */
+    double kernel_launch_s;  /* CPU launch cost per kernel (floor per pass) */
     double optimizer_bytes_per_param; /* bytes moved by the Adam step */
 } culonx_perf_params;
 

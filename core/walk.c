@@ -113,7 +113,8 @@ static void emit_ops(walker *w, const cx_model_ops *ops, const cx_op_times *ot, 
         switch (pk) {
         case PASS_F:
         case PASS_R:
-            dur = ot->f_s[i], flops = o->fwd_flops, bytes = o->fwd_bytes;
+            dur = pk == PASS_F ? ot->f_s[i] : ot->r_s[i];
+            flops = o->fwd_flops, bytes = o->fwd_bytes;
             tp = (pk == PASS_F || recompute_mode == CULONX_RECOMPUTE_FULL) ? ot->tp_f_s[i] : 0;
             kind = pk == PASS_F ? CX_NODE_F : CX_NODE_R;
             break;
