@@ -399,10 +399,36 @@ culonx_status culonx_power_read_xml(const char *path, culonx_dvfs_model *d, culo
 {
     cx_core_error_clear(err);
     memset(d, 0, sizeof *d);
+    /* read the file ourselves: libxml2 would print I/O warnings */
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return cx_core_fail(err, CULONX_EINPUT, path, 0, "cannot open: %s", strerror(errno));
+    size_t cap = 1 << 14, len = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + len, 1, cap - len, fp);
+        len += got;
+        if (got == 0) break;
+        if (len == cap) {
+            char *nb = cap < ((size_t)1 << 26) ? realloc(buf, cap * 2) : NULL;
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+            } else {
+                buf = nb;
+                cap *= 2;
+            }
+        }
+    }
+    fclose(fp);
+    if (!buf) return cx_core_fail(err, CULONX_EINPUT, path, 0, "cannot read (too large?)");
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
-    if (!ctxt) return cx_core_fail(err, CULONX_EINTERNAL, path, 0, "out of memory");
-    xmlDocPtr doc = xmlCtxtReadFile(ctxt, path, NULL,
-                                    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    if (!ctxt) {
+        free(buf);
+        return cx_core_fail(err, CULONX_EINTERNAL, path, 0, "out of memory");
+    }
+    xmlDocPtr doc = xmlCtxtReadMemory(ctxt, buf, (int)len, path, NULL,
+                                      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    free(buf);
     culonx_status st = CULONX_OK;
     if (!doc) {
         xmlErrorPtr e = xmlCtxtGetLastError(ctxt);
