@@ -57,6 +57,7 @@ static int run_gpu(const char *dir, const char *file, const char *label, double 
         }
     double mt[CULONX_DVFS_MAX_CLOCKS] = {0}, xt[CULONX_DVFS_MAX_CLOCKS] = {0};
     double me[CULONX_DVFS_MAX_CLOCKS] = {0}, xe[CULONX_DVFS_MAX_CLOCKS] = {0};
+    double mp[CULONX_DVFS_MAX_CLOCKS] = {0};
     int cnt[CULONX_DVFS_MAX_CLOCKS] = {0};
     double fam_t[MAXF] = {0}, fam_e[MAXF] = {0};
     int fam_n[MAXF] = {0};
@@ -82,6 +83,7 @@ static int run_gpu(const char *dir, const char *file, const char *label, double 
                 double et = 100.0 * fabs(pt[j].time_ms / r->time_ms - 1.0);
                 double ee = 100.0 * fabs(pt[j].energy_mj / (r->time_ms * r->power_w) - 1.0);
                 mt[j] += et;
+                mp[j] += 100.0 * fabs(pt[j].power_w / r->power_w - 1.0);
                 me[j] += ee;
                 if (et > xt[j]) xt[j] = et;
                 if (ee > xe[j]) xe[j] = ee;
@@ -94,16 +96,17 @@ static int run_gpu(const char *dir, const char *file, const char *label, double 
     }
     printf("\n%s (%s): leave-one-family-out, %zu kernels profiled at %.0f MHz\n", label, file,
            prof.nrows, clocks[nclk - 1]);
-    printf("%10s %6s %12s %12s %12s %12s\n", "clock_mhz", "n", "time_mean%", "time_max%",
-           "energy_mean%", "energy_max%");
+    printf("%10s %6s %12s %12s %12s %12s %12s\n", "clock_mhz", "n", "time_mean%", "time_max%",
+           "energy_mean%", "energy_max%", "power_mean%");
     double at = 0.0, ae = 0.0;
     for (int j = 0; j < nclk; j++) {
         if (cnt[j]) {
             mt[j] /= cnt[j];
             me[j] /= cnt[j];
+            mp[j] /= cnt[j];
         }
-        printf("%10.0f %6d %12.2f %12.2f %12.2f %12.2f\n", clocks[j], cnt[j], mt[j], xt[j], me[j],
-               xe[j]);
+        printf("%10.0f %6d %12.2f %12.2f %12.2f %12.2f %12.2f\n", clocks[j], cnt[j], mt[j], xt[j],
+               me[j], xe[j], mp[j]);
         at += mt[j];
         ae += me[j];
         if (mt[j] > 5.0 || me[j] > 5.0) *worst_clock_ok = 0;

@@ -500,18 +500,15 @@ culonx_status culonx_power_read_xml(const char *path, culonx_dvfs_model *d, culo
             } else
                 known = 0;
         }
-        if (v) xmlFree(v);
-        if (!known) {
+        if (!known)
             st = cx_core_fail(err, CULONX_EINPUT, path, line, "<power>: unknown attribute '%s'",
                               name);
-            goto out;
-        }
-        if (!ok) {
+        else if (!ok)
             st = cx_core_fail(err, CULONX_EINPUT, path, line,
                               "<power %s=\"%.60s\">: not a valid non-negative value", name,
                               val);
-            goto out;
-        }
+        if (v) xmlFree(v);
+        if (st != CULONX_OK) goto out;
     }
     for (int i = 0; i < nsc; i++)
         if (sc[i].required && !seen[i]) {
