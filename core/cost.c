@@ -17,6 +17,8 @@
  */
 #include "core/cost.h"
 #include "core/base.h"
+#include "core/energy.h"
+#include "hw/power.h"
 
 #include <math.h>
 #include <string.h>
@@ -140,6 +142,7 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     c->run = run;
     c->sys = run->system;
     cx_hw_perf_defaults(&c->sys.perf);
+    cx_hw_power_default(&c->sys.gpu);
     c->clock_mhz = clock_mhz > 0 ? clock_mhz : run->system.gpu.max_mhz;
     c->sched = cx_sched_get(ex->schedule);
     if (!c->sched)
@@ -218,6 +221,10 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
             if (md->arch == CULONX_ARCH_GPT && nvs > 1)
                 cc->params += (double)md->vocab * (double)md->hidden / t;
         }
+        cc->e_f_j = cx_core_pass_energy_j(c, cc->f_s, cc->f_flops, cc->f_bytes, NULL);
+        cc->e_b_j = cx_core_pass_energy_j(c, cc->b_s, cc->b_flops, cc->b_bytes, NULL);
+        cc->e_w_j = cx_core_pass_energy_j(c, cc->w_s, cc->w_flops, cc->w_bytes, NULL);
+        cc->e_r_j = cx_core_pass_energy_j(c, cc->r_s, cc->r_flops, cc->r_bytes, NULL);
     }
 
     /* PP p2p: the boundary activation, 2sbh bytes (/t with SP scatter-gather) */
@@ -244,6 +251,8 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
             c->dp_tier_bytes[s][0] = c->dp_tier_bytes[s - 1][0];
             c->dp_tier_bytes[s][1] = c->dp_tier_bytes[s - 1][1];
             c->optimizer_s[s] = c->optimizer_s[s - 1];
+            c->optimizer_j[s] = c->optimizer_j[s - 1];
+            c->optimizer_bytes[s] = c->optimizer_bytes[s - 1];
             continue;
         }
         prev_P = P;
@@ -263,8 +272,10 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
                 c->dp_tier_bytes[s][k] = a.bytes_tier[k] + b.bytes_tier[k];
         }
         double upd = ex->distributed_optimizer ? P / (double)ex->dp : P;
-        c->optimizer_s[s] = upd * c->sys.perf.optimizer_bytes_per_param /
-                            (c->sys.gpu.hbm_gbps * 1e9 * c->sys.perf.mem_eff);
+        c->optimizer_bytes[s] = upd * c->sys.perf.optimizer_bytes_per_param;
+        c->optimizer_s[s] = c->optimizer_bytes[s] / (c->sys.gpu.hbm_gbps * 1e9 * c->sys.perf.mem_eff);
+        c->optimizer_j[s] =
+            cx_core_pass_energy_j(c, c->optimizer_s[s], 0.0, c->optimizer_bytes[s], NULL);
     }
     return CULONX_OK;
 }

@@ -29,6 +29,8 @@ typedef struct {
     double tensor_s;
     /* TP bytes sent per GPU per microbatch per tier (F+B+R) */
     double tp_tier_bytes[CULONX_MAX_TIERS];
+    /* GPU energy per microbatch of each pass (TP waits excluded), J */
+    double e_f_j, e_b_j, e_w_j, e_r_j;
     double act_bytes;     /* activations saved per microbatch */
     double work_bytes;    /* transient: one layer's full activations (recompute) */
     double params;        /* parameters per GPU */
@@ -62,7 +64,12 @@ typedef struct {
     double dp_s[CX_COST_MAX_STAGES];          /* gradient sync (RS+AG or AR) time */
     double dp_tier_bytes[CX_COST_MAX_STAGES][CULONX_MAX_TIERS];
     double optimizer_s[CX_COST_MAX_STAGES];
+    double optimizer_j[CX_COST_MAX_STAGES];   /* GPU energy of the step */
+    double optimizer_bytes[CX_COST_MAX_STAGES];
     double weight_copies;
+    /* scratch per stage for the evaluators */
+    double scratch_j[CX_COST_MAX_STAGES], scratch_busy[CX_COST_MAX_STAGES];
+    double scratch_hbm[CX_COST_MAX_STAGES];
 } cx_cost;
 
 /* The costs of virtual stage vs. */
