@@ -97,12 +97,46 @@ static void test_corpus(void)
 }
 
 static const char *const tokens[] = {
-    "0", "-1", "1", "3", "1e308", "1e-308", "nan", "INF", "99999999999999999999", "",
-    "\"", "<", ">", "&amp;", "&x;", "<!--", "-->", "<![CDATA[x]]>", "/>", "=",
-    "<model/>", "<system/>", "<execution/>", "<tier name='t' bw-gbps='1' latency-us='1'/>",
-    "file=\"/dev/zero\"", "file=\"/etc/passwd\"", "file=\"http://x/y.xml\"", "file=\"\"",
-    "<!DOCTYPE run [<!ENTITY e 'x'>]>", "\xff\xfe", "\xc3\x28", "interleaved", "zb-v",
-    "dualpipev", "llama", "fp8", "true", "false", "vp=\"7\"", "tp=\"1024\"",
+    "0",
+    "-1",
+    "1",
+    "3",
+    "1e308",
+    "1e-308",
+    "nan",
+    "INF",
+    "99999999999999999999",
+    "",
+    "\"",
+    "<",
+    ">",
+    "&amp;",
+    "&x;",
+    "<!--",
+    "-->",
+    "<![CDATA[x]]>",
+    "/>",
+    "=",
+    "<model/>",
+    "<system/>",
+    "<execution/>",
+    "<tier name='t' bw-gbps='1' latency-us='1'/>",
+    "file=\"/dev/zero\"",
+    "file=\"/etc/passwd\"",
+    "file=\"http://x/y.xml\"",
+    "file=\"\"",
+    "<!DOCTYPE run [<!ENTITY e 'x'>]>",
+    "\xff\xfe",
+    "\xc3\x28",
+    "interleaved",
+    "zb-v",
+    "dualpipev",
+    "llama",
+    "fp8",
+    "true",
+    "false",
+    "vp=\"7\"",
+    "tp=\"1024\"",
 };
 
 /* One random edit of buf (cap bytes available); returns the new length. */
@@ -132,10 +166,12 @@ static size_t mutate(char *buf, size_t len, size_t cap)
     }
     case 4: { /* replace a number with a token */
         size_t at = rnd_below(len + 1);
-        while (at < len && !(buf[at] >= '0' && buf[at] <= '9')) at++;
+        while (at < len && !(buf[at] >= '0' && buf[at] <= '9'))
+            at++;
         if (at >= len) return len;
         size_t end = at;
-        while (end < len && ((buf[end] >= '0' && buf[end] <= '9') || buf[end] == '.')) end++;
+        while (end < len && ((buf[end] >= '0' && buf[end] <= '9') || buf[end] == '.'))
+            end++;
         const char *t = tokens[rnd_below(10)];
         size_t n = strlen(t);
         if (len - (end - at) + n > cap) return len;
@@ -168,7 +204,8 @@ static void test_mutations(void)
             memcpy(buf, seeds[i].buf, seeds[i].len);
             size_t len = seeds[i].len;
             int edits = 1 + (int)rnd_below(4);
-            for (int k = 0; k < edits; k++) len = mutate(buf, len, cap);
+            for (int k = 0; k < edits; k++)
+                len = mutate(buf, len, cap);
             culonx_run run;
             culonx_error err;
             culonx_status st = culonx_run_load_buffer(seeds[i].path, buf, len, NULL, &run, &err);
@@ -187,28 +224,78 @@ static void test_mutations(void)
 
 static void test_set_random(void)
 {
-    static const char *const sections[] = {"model", "system", "gpu", "power", "perf",
-                                           "execution", "network.tier0", "network.inter",
-                                           "network.ib", "network.x", "bogus", ""};
+    static const char *const sections[] = {
+        "model",         "system",        "gpu",        "power",     "perf",  "execution",
+        "network.tier0", "network.inter", "network.ib", "network.x", "bogus", ""};
     static const char *const keys[] = {
-        "name", "arch", "layers", "hidden", "heads", "kv-heads", "ffn", "vocab", "seq",
-        "gpus-per-node", "pue", "node-overhead-w", "matrix16-tflops", "min-mhz", "max-mhz",
-        "idle-w", "tdp-w", "bw-gbps", "latency-us", "efficiency", "pj-per-bit", "mem-eff",
-        "kernel-launch-us", "gpus", "tp", "pp", "dp", "vp", "microbatch", "global-batch",
-        "recompute", "schedule", "dtype", "clock-mhz", "tokens", "sequence-parallel", "file", "",
+        "name",
+        "arch",
+        "layers",
+        "hidden",
+        "heads",
+        "kv-heads",
+        "ffn",
+        "vocab",
+        "seq",
+        "gpus-per-node",
+        "pue",
+        "node-overhead-w",
+        "matrix16-tflops",
+        "min-mhz",
+        "max-mhz",
+        "idle-w",
+        "tdp-w",
+        "bw-gbps",
+        "latency-us",
+        "efficiency",
+        "pj-per-bit",
+        "mem-eff",
+        "kernel-launch-us",
+        "gpus",
+        "tp",
+        "pp",
+        "dp",
+        "vp",
+        "microbatch",
+        "global-batch",
+        "recompute",
+        "schedule",
+        "dtype",
+        "clock-mhz",
+        "tokens",
+        "sequence-parallel",
+        "file",
+        "",
     };
-    static const char *const values[] = {"1", "2", "8", "64", "0", "-3", "0.5", "1e9", "nan",
-                                         "abc", "", "full", "interleaved", "gpt", "llama",
-                                         "true", "fp8", "1410", "99999999999999999999"};
+    static const char *const values[] = {"1",
+                                         "2",
+                                         "8",
+                                         "64",
+                                         "0",
+                                         "-3",
+                                         "0.5",
+                                         "1e9",
+                                         "nan",
+                                         "abc",
+                                         "",
+                                         "full",
+                                         "interleaved",
+                                         "gpt",
+                                         "llama",
+                                         "true",
+                                         "fp8",
+                                         "1410",
+                                         "99999999999999999999"};
     culonx_run good;
     culonx_error err;
-    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/llama2-70b-h100.xml", NULL, 0, NULL, &good, &err),
-                          CULONX_OK);
+    CU_ASSERT_EQUAL_FATAL(
+        culonx_run_load("configs/llama2-70b-h100.xml", NULL, 0, NULL, &good, &err), CULONX_OK);
     int bad = 0, ok = 0;
     for (int i = 0; i < 3000; i++) {
         culonx_run r = good;
         char set[256];
-        snprintf(set, sizeof set, "%s.%s=%s", sections[rnd_below(sizeof sections / sizeof *sections)],
+        snprintf(set, sizeof set, "%s.%s=%s",
+                 sections[rnd_below(sizeof sections / sizeof *sections)],
                  keys[rnd_below(sizeof keys / sizeof *keys)],
                  values[rnd_below(sizeof values / sizeof *values)]);
         culonx_status st = culonx_run_set(&r, set, &err);
@@ -236,6 +323,7 @@ int main(void)
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();
     CU_cleanup_registry();
-    for (int i = 0; i < nseeds; i++) free(seeds[i].buf);
+    for (int i = 0; i < nseeds; i++)
+        free(seeds[i].buf);
     return failed ? 1 : 0;
 }
