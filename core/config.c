@@ -61,9 +61,12 @@
 const char *culonx_recompute_name(culonx_recompute r)
 {
     switch (r) {
-    case CULONX_RECOMPUTE_NONE: return "none";
-    case CULONX_RECOMPUTE_SELECTIVE: return "selective";
-    case CULONX_RECOMPUTE_FULL: return "full";
+    case CULONX_RECOMPUTE_NONE:
+        return "none";
+    case CULONX_RECOMPUTE_SELECTIVE:
+        return "selective";
+    case CULONX_RECOMPUTE_FULL:
+        return "full";
     }
     return "?";
 }
@@ -71,9 +74,12 @@ const char *culonx_recompute_name(culonx_recompute r)
 const char *culonx_dtype_name(culonx_dtype d)
 {
     switch (d) {
-    case CULONX_DTYPE_FP16: return "fp16";
-    case CULONX_DTYPE_BF16: return "bf16";
-    case CULONX_DTYPE_FP8: return "fp8";
+    case CULONX_DTYPE_FP16:
+        return "fp16";
+    case CULONX_DTYPE_BF16:
+        return "bf16";
+    case CULONX_DTYPE_FP8:
+        return "fp8";
     }
     return "?";
 }
@@ -81,12 +87,12 @@ const char *culonx_dtype_name(culonx_dtype d)
 /* ------------------------------------------------------------- fields */
 
 typedef enum {
-    FT_NAME,      /* non-empty string */
-    FT_TEXT,      /* string, may be empty */
-    FT_COUNT,     /* int64_t >= 1 */
-    FT_NONNEG,    /* double >= 0 */
-    FT_POSITIVE,  /* double > 0 */
-    FT_BOOL,      /* int 0/1 */
+    FT_NAME,     /* non-empty string */
+    FT_TEXT,     /* string, may be empty */
+    FT_COUNT,    /* int64_t >= 1 */
+    FT_NONNEG,   /* double >= 0 */
+    FT_POSITIVE, /* double > 0 */
+    FT_BOOL,     /* int 0/1 */
     FT_ARCH,
     FT_RECOMPUTE,
     FT_SCHEDULE,
@@ -97,12 +103,14 @@ typedef struct {
     const char *key; /* XML attribute name */
     field_type type;
     size_t off, size;
-    double scale;    /* XML unit -> struct unit; 0 means 1 */
+    double scale; /* XML unit -> struct unit; 0 means 1 */
     int required;
 } field;
 
-#define FLD(T, key, type, member, scale, req) \
-    { key, type, offsetof(T, member), sizeof(((T *)0)->member), scale, req }
+#define FLD(T, key, type, member, scale, req)                                                      \
+    {                                                                                              \
+        key, type, offsetof(T, member), sizeof(((T *)0)->member), scale, req                       \
+    }
 
 static const field model_fields[] = {
     FLD(culonx_model, "name", FT_NAME, name, 0, 1),
@@ -200,7 +208,8 @@ static int find_field(const field *fs, int n, const char *key)
 
 static const char *skip_space(const char *s)
 {
-    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
+    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+        s++;
     return s;
 }
 
@@ -314,8 +323,8 @@ static int parse_value(const field *f, const char *s, void *base, char *why, siz
             char known[256] = "";
             size_t used = 0;
             for (int i = 0; i < CULONX_SCHED_COUNT && used < sizeof known; i++)
-                used += (size_t)snprintf(known + used, sizeof known - used, "%s%s",
-                                         i ? ", " : "", culonx_schedule_name((culonx_schedule)i));
+                used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
+                                         culonx_schedule_name((culonx_schedule)i));
             snprintf(why, whylen, "unknown schedule '%.64s' (known: %s)", s, known);
             return -1;
         }
@@ -390,7 +399,8 @@ typedef struct {
 static void strip_newline(char *s)
 {
     size_t n = strlen(s);
-    while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' ')) s[--n] = '\0';
+    while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
+        s[--n] = '\0';
 }
 
 /* Renders <tag attr="value"> (or <tag>) of an element for messages. */
@@ -601,7 +611,8 @@ static culonx_status read_doc(const char *name, const char *buf, size_t len, xml
                               const char *root, xmlDocPtr *out, culonx_error *err)
 {
     *out = NULL;
-    if (len == 0) return cx_core_fail(err, CULONX_EINPUT, name, 1, "empty file: expected <%s>", root);
+    if (len == 0)
+        return cx_core_fail(err, CULONX_EINPUT, name, 1, "empty file: expected <%s>", root);
     if (len > MAX_FILE_BYTES || len > (size_t)INT_MAX)
         return cx_core_fail(err, CULONX_EINPUT, name, 0, "file too large (over %zu bytes)",
                             MAX_FILE_BYTES);
@@ -623,7 +634,9 @@ static culonx_status read_doc(const char *name, const char *buf, size_t len, xml
         xmlErrorPtr e = xmlCtxtGetLastError(ctxt);
         char msg[900];
         snprintf(msg, sizeof msg, "%s",
-                 pe.have ? pe.msg : e && e->message ? e->message : "not well-formed");
+                 pe.have           ? pe.msg
+                 : e && e->message ? e->message
+                                   : "not well-formed");
         strip_newline(msg);
         int line = pe.have ? pe.line : e ? e->line : 1;
         if (line < 1) line = 1;
@@ -650,8 +663,7 @@ static culonx_status read_doc(const char *name, const char *buf, size_t len, xml
     xmlSchemaFreeValidCtxt(vctx);
     if (rc != 0) {
         xmlFreeDoc(doc);
-        if (fe.have)
-            return cx_core_fail(err, CULONX_EINPUT, name, fe.line, "%s", fe.msg);
+        if (fe.have) return cx_core_fail(err, CULONX_EINPUT, name, fe.line, "%s", fe.msg);
         if (rc < 0) return cx_core_fail(err, CULONX_EINTERNAL, name, 0, "schema validation failed");
         return cx_core_fail(err, CULONX_EINPUT, name, 0, "does not match the schema");
     }
@@ -681,8 +693,7 @@ static culonx_status read_file(const char *path, char **buf, size_t *len, culonx
         return cx_core_fail(err, CULONX_EINPUT, from, from_line, "%s'%s' is not a regular file",
                             what, path);
     if ((uintmax_t)st.st_size > MAX_FILE_BYTES)
-        return cx_core_fail(err, CULONX_EINPUT, from, from_line, "%s'%s' is too large", what,
-                            path);
+        return cx_core_fail(err, CULONX_EINPUT, from, from_line, "%s'%s' is too large", what, path);
     FILE *f = fopen(path, "rb");
     if (!f)
         return cx_core_fail(err, CULONX_EINPUT, from, from_line, "%scannot open '%s': %s", what,
@@ -729,8 +740,8 @@ static void set_origin(culonx_origin *o, const char *file, int line)
 /* Reads the attributes of `el` into base via fields; `file` names the
  * document for messages. Attributes in `skip` (NULL-terminated) are ignored.
  * Sets bit i of *seen for each field i given. */
-static culonx_status load_attrs(loader *L, xmlNodePtr el, const char *file, const field *fs,
-                                int nf, void *base, uint32_t *seen)
+static culonx_status load_attrs(loader *L, xmlNodePtr el, const char *file, const field *fs, int nf,
+                                void *base, uint32_t *seen)
 {
     *seen = 0;
     for (xmlAttrPtr a = el->properties; a; a = a->next) {
@@ -1061,7 +1072,8 @@ culonx_status culonx_run_load(const char *path, const char *const *overrides, in
     if ((st = read_file(path, &buf, &len, err, path, 0, ""))) return st;
     st = load_run_buffer(path, buf, len, schema, run, err);
     free(buf);
-    for (int i = 0; !st && i < noverrides; i++) st = culonx_run_set(run, overrides[i], err);
+    for (int i = 0; !st && i < noverrides; i++)
+        st = culonx_run_set(run, overrides[i], err);
     if (!st) st = culonx_run_check(run, err);
     return st;
 }
@@ -1114,8 +1126,8 @@ culonx_status culonx_run_set(culonx_run *run, const char *assignment, culonx_err
                 if (strcmp(tier, s->tier[i].name) == 0) ti = i;
         if (ti < 0 || ti >= s->ntiers)
             return cx_core_fail(err, CULONX_EINPUT, SET_FILE, 0,
-                                "--set %.200s: system '%s' has no network tier '%s' (it has %d)",
-                                a, s->name, tier, s->ntiers);
+                                "--set %.200s: system '%s' has no network tier '%s' (it has %d)", a,
+                                s->name, tier, s->ntiers);
         k = dot2 + 1;
         fs = tier_fields;
         nf = NFIELDS(tier_fields);
@@ -1201,8 +1213,8 @@ static culonx_status bad(checker *C, const culonx_origin *o, const char *fmt, ..
     return cx_core_fail(C->err, CULONX_EINPUT, file, o ? o->line : 0, "%s", msg);
 }
 
-static culonx_status int_range(checker *C, const culonx_origin *o, const char *tag,
-                               const char *key, int64_t v, int64_t lo, int64_t hi)
+static culonx_status int_range(checker *C, const culonx_origin *o, const char *tag, const char *key,
+                               int64_t v, int64_t lo, int64_t hi)
 {
     if (v < lo)
         return bad(C, o, "<%s %s=\"%lld\">: %s must be at least %lld", tag, key, (long long)v, key,
@@ -1214,9 +1226,8 @@ static culonx_status int_range(checker *C, const culonx_origin *o, const char *t
 }
 
 /* lo_open: v must be > lo (else >= lo). `shown` is v in XML units. */
-static culonx_status dbl_range(checker *C, const culonx_origin *o, const char *tag,
-                               const char *key, double v, double lo, int lo_open, double hi,
-                               double scale)
+static culonx_status dbl_range(checker *C, const culonx_origin *o, const char *tag, const char *key,
+                               double v, double lo, int lo_open, double hi, double scale)
 {
     double shown = scale ? v / scale : v;
     if (!isfinite(v))
@@ -1225,15 +1236,15 @@ static culonx_status dbl_range(checker *C, const culonx_origin *o, const char *t
         return bad(C, o, "<%s %s=\"%g\">: %s must be %s %g", tag, key, shown, key,
                    lo_open ? "greater than" : "at least", scale ? lo / scale : lo);
     if (v > hi)
-        return bad(C, o, "<%s %s=\"%g\">: %s = %g is outside the plausible range (at most %g)",
-                   tag, key, shown, key, shown, scale ? hi / scale : hi);
+        return bad(C, o, "<%s %s=\"%g\">: %s = %g is outside the plausible range (at most %g)", tag,
+                   key, shown, key, shown, scale ? hi / scale : hi);
     return CULONX_OK;
 }
 
-#define TRY(x)                                   \
-    do {                                         \
-        culonx_status st_ = (x);                 \
-        if (st_ != CULONX_OK) return st_;        \
+#define TRY(x)                                                                                     \
+    do {                                                                                           \
+        culonx_status st_ = (x);                                                                   \
+        if (st_ != CULONX_OK) return st_;                                                          \
     } while (0)
 
 static culonx_status check_model(checker *C)
@@ -1382,7 +1393,8 @@ static culonx_status check_exec(checker *C)
             return bad(C, o, "<execution pp=\"%lld\">: pp %lld does not divide %lld layers",
                        (ll)e->pp, (ll)e->pp, (ll)m->layers);
         if (e->schedule == CULONX_SCHED_INTERLEAVED)
-            return bad(C, o, "<execution vp=\"%lld\">: pp*vp = %lld*%lld does not divide %lld layers",
+            return bad(C, o,
+                       "<execution vp=\"%lld\">: pp*vp = %lld*%lld does not divide %lld layers",
                        (ll)e->vp, (ll)e->pp, (ll)e->vp, (ll)m->layers);
         return bad(C, o,
                    "<execution pp=\"%lld\">: %s puts 2 chunks per stage: 2*pp = %lld does not "

@@ -106,8 +106,8 @@ static void test_roundtrip_megatron_1t(void)
     CU_ASSERT_EQUAL(r.model.layers, 128);
     CU_ASSERT_EQUAL(r.model.hidden, 25600);
     CU_ASSERT_EQUAL(r.model.heads, 160);
-    CU_ASSERT_EQUAL(r.model.kv_heads, 160);     /* default = heads */
-    CU_ASSERT_EQUAL(r.model.ffn, 4 * 25600);    /* default 4h for gpt */
+    CU_ASSERT_EQUAL(r.model.kv_heads, 160);  /* default = heads */
+    CU_ASSERT_EQUAL(r.model.ffn, 4 * 25600); /* default 4h for gpt */
     CU_ASSERT_EQUAL(r.model.vocab, 51200);
     CU_ASSERT_EQUAL(r.model.seq, 2048);
     const culonx_system *s = &r.system;
@@ -319,12 +319,12 @@ static void test_schema_path(void)
 {
     culonx_run r;
     culonx_error err;
-    CU_ASSERT_EQUAL(culonx_run_load("configs/gpt3-175b.xml", NULL, 0, SRC "/configs/culonx.xsd", &r,
-                                    &err),
-                    CULONX_OK);
-    CU_ASSERT_EQUAL(culonx_run_load("configs/gpt3-175b.xml", NULL, 0, "/nonexistent/culonx.xsd",
-                                    &r, &err),
-                    CULONX_EUSAGE);
+    CU_ASSERT_EQUAL(
+        culonx_run_load("configs/gpt3-175b.xml", NULL, 0, SRC "/configs/culonx.xsd", &r, &err),
+        CULONX_OK);
+    CU_ASSERT_EQUAL(
+        culonx_run_load("configs/gpt3-175b.xml", NULL, 0, "/nonexistent/culonx.xsd", &r, &err),
+        CULONX_EUSAGE);
     CU_ASSERT_STRING_EQUAL(err.file, "/nonexistent/culonx.xsd");
     CU_ASSERT_EQUAL(load("/nonexistent/run.xml", &r, &err), CULONX_EINPUT);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cannot open"));
@@ -334,16 +334,24 @@ static void test_schema_path(void)
 
 static void test_set_overrides(void)
 {
-    const char *ov[] = {"execution.tp=4", "network.inter.bw-gbps=50", "network.tier0.latency-us=3",
-                        "network.nvlink.efficiency=0.5", "gpu.max-mhz=1300",
-                        "execution.clock-mhz=1200", "execution.schedule=zb-h1",
-                        "execution.recompute=selective", "execution.sequence-parallel=true",
-                        "execution.dtype=bf16", "perf.kernel-launch-us=5", "system.pue=1.3",
-                        "model.seq=4096", "execution.tokens=1e12"};
+    const char *ov[] = {"execution.tp=4",
+                        "network.inter.bw-gbps=50",
+                        "network.tier0.latency-us=3",
+                        "network.nvlink.efficiency=0.5",
+                        "gpu.max-mhz=1300",
+                        "execution.clock-mhz=1200",
+                        "execution.schedule=zb-h1",
+                        "execution.recompute=selective",
+                        "execution.sequence-parallel=true",
+                        "execution.dtype=bf16",
+                        "perf.kernel-launch-us=5",
+                        "system.pue=1.3",
+                        "model.seq=4096",
+                        "execution.tokens=1e12"};
     culonx_run r;
     culonx_error err;
-    culonx_status st = culonx_run_load("configs/gpt3-175b.xml", ov, (int)(sizeof ov / sizeof *ov),
-                                       NULL, &r, &err);
+    culonx_status st =
+        culonx_run_load("configs/gpt3-175b.xml", ov, (int)(sizeof ov / sizeof *ov), NULL, &r, &err);
     if (st) fprintf(stderr, "%s:%d: error: %s\n", err.file, err.line, err.msg);
     CU_ASSERT_EQUAL_FATAL(st, CULONX_OK);
     CU_ASSERT_EQUAL(r.exec.tp, 4);
@@ -446,8 +454,7 @@ static void test_set_errors(void)
         CU_ASSERT_STRING_EQUAL(err.file, "--set");
         CU_ASSERT_EQUAL(err.line, 0);
         if (!strstr(err.msg, cases[i].msg))
-            fprintf(stderr, "--set %s: got '%s', want '%s'\n", cases[i].set, err.msg,
-                    cases[i].msg);
+            fprintf(stderr, "--set %s: got '%s', want '%s'\n", cases[i].set, err.msg, cases[i].msg);
         CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, cases[i].msg));
         CU_ASSERT_EQUAL(memcmp(&r, &before, sizeof r), 0); /* untouched */
     }
@@ -484,7 +491,8 @@ static void test_check_code_built(void)
     c.exec = r.exec;
     c.system.tier[1].efficiency = 0;
     CU_ASSERT_EQUAL(culonx_run_check(&c, &err), CULONX_EINPUT);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "<tier efficiency=\"0\">: efficiency must be greater than 0"));
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(err.msg, "<tier efficiency=\"0\">: efficiency must be greater than 0"));
     c.system = r.system;
     c.system.gpu.idle_w = NAN;
     CU_ASSERT_EQUAL(culonx_run_check(&c, &err), CULONX_EINPUT);
@@ -523,7 +531,8 @@ static void test_names(void)
         culonx_error err;
         CU_ASSERT_EQUAL_FATAL(load("configs/gpt3-175b.xml", &r, &err), CULONX_OK);
         char set[64];
-        snprintf(set, sizeof set, "execution.schedule=%s", culonx_schedule_name((culonx_schedule)i));
+        snprintf(set, sizeof set, "execution.schedule=%s",
+                 culonx_schedule_name((culonx_schedule)i));
         CU_ASSERT_EQUAL(culonx_run_set(&r, set, &err), CULONX_OK);
         CU_ASSERT_EQUAL((int)r.exec.schedule, i);
     }
@@ -569,7 +578,8 @@ static void test_bad_corpus(void)
     while ((e = readdir(d))) {
         if (!ends_with(e->d_name, ".xml")) continue;
         int found = 0;
-        for (int i = 0; i < n && i < 128; i++) found |= strcmp(listed[i], e->d_name) == 0;
+        for (int i = 0; i < n && i < 128; i++)
+            found |= strcmp(listed[i], e->d_name) == 0;
         if (!found) fprintf(stderr, "\n%s is not in tests/bad/expected.txt\n", e->d_name);
         CU_ASSERT(found);
     }
@@ -617,9 +627,12 @@ static void test_threads(void)
 {
     pthread_t t[4];
     int fails[4] = {0, 0, 0, 0};
-    for (int i = 0; i < 4; i++) pthread_create(&t[i], NULL, load_many, &fails[i]);
-    for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
-    for (int i = 0; i < 4; i++) CU_ASSERT_EQUAL(fails[i], 0);
+    for (int i = 0; i < 4; i++)
+        pthread_create(&t[i], NULL, load_many, &fails[i]);
+    for (int i = 0; i < 4; i++)
+        pthread_join(t[i], NULL);
+    for (int i = 0; i < 4; i++)
+        CU_ASSERT_EQUAL(fails[i], 0);
 }
 
 int main(void)
