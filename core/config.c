@@ -737,6 +737,18 @@ static void set_origin(culonx_origin *o, const char *file, int line)
     o->line = line;
 }
 
+/* Attributes `culonx calibrate` writes for dvfs-predict (the sweep clocks
+ * and per-clock time tables, core/dvfs.c); the training model does not use
+ * them, the schema checks their syntax. */
+static int is_calibration_attr(const char *key)
+{
+    static const char *const keys[] = {"gpu", "max-mhz", "clocks-mhz", "time-mem-scale",
+                                       "time-compute-scale", "split-dram"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strcmp(key, keys[i]) == 0) return 1;
+    return 0;
+}
+
 /* Reads the attributes of `el` into base via fields; `file` names the
  * document for messages. Attributes in `skip` (NULL-terminated) are ignored.
  * Sets bit i of *seen for each field i given. */
@@ -747,6 +759,7 @@ static culonx_status load_attrs(loader *L, xmlNodePtr el, const char *file, cons
     for (xmlAttrPtr a = el->properties; a; a = a->next) {
         const char *key = (const char *)a->name;
         if (strcmp(key, "file") == 0) continue;
+        if (fs == power_fields && is_calibration_attr(key)) continue;
         char where[256];
         render_element(el, key, where, sizeof where);
         int i = find_field(fs, nf, key);
