@@ -25,7 +25,7 @@
 
 typedef struct {
     cx_sched_item *out;
-    int cap, n, err, whead;
+    int cap, n, err, whead, owed;
     int nf[2], nb[2];
 } gen;
 
@@ -42,18 +42,21 @@ static void fwd(gen *g, int c)
 static void bwd(gen *g, int c)
 {
     put(g, CX_WORK_B, c, g->nb[c]++);
+    g->owed++;
 }
 
 /* the W of the oldest B whose W has not been issued */
 static void wgt(gen *g)
 {
-    while (g->whead < g->n && g->out[g->whead].kind != CX_WORK_B) g->whead++;
+    while (g->whead < g->n && g->out[g->whead].kind != CX_WORK_B)
+        g->whead++;
     if (g->whead >= g->n) {
         g->err = 1;
         return;
     }
     int c = g->out[g->whead].chunk, mb = g->out[g->whead].mb;
     g->whead++;
+    g->owed--;
     put(g, CX_WORK_W, c, mb);
 }
 
@@ -63,22 +66,22 @@ static int order(int p, int m, int v, int stage, cx_sched_item *out, int cap)
     if (p < 1 || m < 2 * p || stage < 0 || stage >= p) return -1;
     gen g = {.out = out, .cap = cap};
     int r = stage, i;
-    for (i = 0; i < 2 * (p - r - 1); i++) fwd(&g, 0);
-    for (i = 0; i < r + 1; i++) fwd(&g, 0), fwd(&g, 1);
-    for (i = 0; i < p - r - 1; i++) bwd(&g, 1), wgt(&g), fwd(&g, 1);
+    for (i = 0; i < 2 * (p - r - 1); i++)
+        fwd(&g, 0);
+    for (i = 0; i < r + 1; i++)
+        fwd(&g, 0), fwd(&g, 1);
+    for (i = 0; i < p - r - 1; i++)
+        bwd(&g, 1), wgt(&g), fwd(&g, 1);
     for (i = 0; i < m - 2 * p + r + 1; i++)
         bwd(&g, 1), wgt(&g), fwd(&g, 0), bwd(&g, 0), wgt(&g), fwd(&g, 1);
-    for (i = 0; i < p - r - 1; i++) bwd(&g, 1), wgt(&g), fwd(&g, 1), bwd(&g, 0), wgt(&g);
-    for (i = 0; i < r + 1; i++) bwd(&g, 1), bwd(&g, 0);
-    for (i = 0; i < p - r - 1; i++) wgt(&g), bwd(&g, 0);
-    while (g.whead < g.n && !g.err) {
-        int before = g.n;
+    for (i = 0; i < p - r - 1; i++)
+        bwd(&g, 1), wgt(&g), fwd(&g, 1), bwd(&g, 0), wgt(&g);
+    for (i = 0; i < r + 1; i++)
+        bwd(&g, 1), bwd(&g, 0);
+    for (i = 0; i < p - r - 1; i++)
+        wgt(&g), bwd(&g, 0);
+    while (g.owed > 0 && !g.err)
         wgt(&g);
-        if (g.err) { /* no B left without its W: done */
-            g.err = 0, g.n = before;
-            break;
-        }
-    }
     return g.err ? -1 : g.n;
 }
 
@@ -93,7 +96,8 @@ static double bubble_s(int p, int m, int v, double f_s, double b_s, double w_s)
     (void)m, (void)v;
     if (p < 1) return 0.0;
     if (f_s == b_s && b_s == w_s) return p > 1 ? (p + 1) * f_s / 2 : 0.0;
-    if (cx_sched_simulate(&cx_sched_zb_v, p, 2 * p, 2, f_s, b_s, w_s, 0.0, &mk, NULL) == CX_SCHED_SIM_OK)
+    if (cx_sched_simulate(&cx_sched_zb_v, p, 2 * p, 2, f_s, b_s, w_s, 0.0, &mk, NULL) ==
+        CX_SCHED_SIM_OK)
         return mk - 2.0 * p * (f_s + b_s + w_s);
     return (p - 1) * (f_s + b_s + w_s) / 6; /* out of memory: F = B = W-like guess */
 }

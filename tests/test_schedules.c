@@ -17,9 +17,9 @@
 
 static const int ps[] = {1, 2, 3, 4, 5, 7, 8};
 static const int vs[] = {1, 2, 3, 4};
-static const double fbw[][3] = {{1, 1, 1},   {1, 2, 1},   {1, 1, 0.5}, {2, 1, 1},   {1, 1, 2},
-                                {1, 2, 2},   {0.5, 1, 1}, {3, 1, 0.5}, {1, 3, 2},   {0.5, 3, 1},
-                                {1.3, 2.1, 0.7}};
+static const double fbw[][3] = {{1, 1, 1}, {1, 2, 1},   {1, 1, 0.5},    {2, 1, 1},
+                                {1, 1, 2}, {1, 2, 2},   {0.5, 1, 1},    {3, 1, 0.5},
+                                {1, 3, 2}, {0.5, 3, 1}, {1.3, 2.1, 0.7}};
 #define NFBW (int)(sizeof fbw / sizeof fbw[0])
 
 static int nms(int p, int *ms)
@@ -27,7 +27,8 @@ static int nms(int p, int *ms)
     int c[] = {1, 2, 3, p - 1, p, p + 1, 2 * p - 1, 2 * p, 2 * p + 1, 3 * p + 2, 4 * p}, n = 0;
     for (int i = 0; i < (int)(sizeof c / sizeof c[0]); i++) {
         int dup = c[i] < 1;
-        for (int j = 0; j < n && !dup; j++) dup = ms[j] == c[i];
+        for (int j = 0; j < n && !dup; j++)
+            dup = ms[j] == c[i];
         if (!dup) ms[n++] = c[i];
     }
     return n;
@@ -70,12 +71,12 @@ static int bad_order(int p, int m, int v, int stage, cx_sched_item *out, int cap
 {
     int n = cx_sched_1f1b.order(p, m, v, stage, out, cap);
     if (n < 2) return n;
-    if (bad_kind == 0) n--;                          /* an item missing */
+    if (bad_kind == 0) n--;            /* an item missing */
     if (bad_kind == 1 && stage == 0) { /* last BW first: waits on its own F */
         cx_sched_item x = out[0];
         out[0] = out[n - 1], out[n - 1] = x;
     }
-    if (bad_kind == 2) out[0].mb = m;                /* out of range */
+    if (bad_kind == 2) out[0].mb = m; /* out of range */
     return n;
 }
 
@@ -111,7 +112,8 @@ static void test_orders_play(void)
                     if (st != CX_SCHED_SIM_OK)
                         fprintf(stderr, "\n%s p=%d m=%d v=%d: status %d\n", d->name, p, m, v, st);
                     CU_ASSERT_EQUAL_FATAL(st, CX_SCHED_SIM_OK);
-                    for (int k = 0; k < p; k++) CU_ASSERT(close_rel(busy[k], 4.0 * m, 1e-12));
+                    for (int k = 0; k < p; k++)
+                        CU_ASSERT(close_rel(busy[k], 4.0 * m, 1e-12));
                     /* p2p only delays */
                     double mk2;
                     CU_ASSERT_EQUAL(cx_sched_simulate(d, p, m, v, 1, 2, 1, 0.3, &mk2, NULL),
@@ -165,7 +167,8 @@ static void test_bubble_vs_sim(void)
                     for (int t = 0; t < NFBW; t++) {
                         int m = ms[im], v = vs[iv];
                         double F = fbw[t][0], B = fbw[t][1], W = fbw[t][2], mk;
-                        cx_sched_sim_status st = cx_sched_simulate(d, p, m, v, F, B, W, 0, &mk, NULL);
+                        cx_sched_sim_status st =
+                            cx_sched_simulate(d, p, m, v, F, B, W, 0, &mk, NULL);
                         if (st == CX_SCHED_SIM_UNSUPPORTED && may_refuse(d, p, m, v)) continue;
                         CU_ASSERT_EQUAL_FATAL(st, CX_SCHED_SIM_OK);
                         double sim = mk - m * (F + B + W), cf = d->bubble_s(p, m, v, F, B, W);
@@ -173,7 +176,8 @@ static void test_bubble_vs_sim(void)
                         int ok = approx ? fabs(sim - cf) <= 0.5 * fmax(F, fmax(B, W)) + 1e-9
                                         : close_rel(sim, cf, 1e-9);
                         if (!ok)
-                            fprintf(stderr, "\n%s p=%d m=%d v=%d F=%g B=%g W=%g: sim %.12g closed %.12g\n",
+                            fprintf(stderr,
+                                    "\n%s p=%d m=%d v=%d F=%g B=%g W=%g: sim %.12g closed %.12g\n",
                                     d->name, p, m, v, F, B, W, sim, cf);
                         CU_ASSERT(ok);
                     }
@@ -203,7 +207,8 @@ static void test_paper_claims(void)
                     CU_ASSERT(sim_bubble(&cx_sched_interleaved, p, m, v, F, B, W) < b1);
                 /* ZB-H1: smaller bubble at the same stage-0 memory */
                 CU_ASSERT(sim_bubble(&cx_sched_zb_h1, p, m, 1, F, B, W) < b1);
-                CU_ASSERT_EQUAL(cx_sched_zb_h1.inflight(p, m, 1, 0), cx_sched_1f1b.inflight(p, m, 1, 0));
+                CU_ASSERT_EQUAL(cx_sched_zb_h1.inflight(p, m, 1, 0),
+                                cx_sched_1f1b.inflight(p, m, 1, 0));
             }
         }
         /* F = B = W: the V schedules' bubble is a fixed few chunk-times, not
