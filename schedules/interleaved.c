@@ -1,26 +1,26 @@
 /*
  * interleaved.c — interleaved 1F1B (Narayanan et al., SC'21), as Megatron-
  * Core's forward_backward_pipelining_with_interleaving runs it: stage r holds
- * v chunks, chunk c being virtual stage c*p + r.
+ * v chunks, chunk c being virtual stage c*p + r; B and W fused (BW).
  *
  * The m*v "virtual microbatches" of a stage follow Megatron-Core's schedule
- * table (get_schedule_table, microbatch_group_size_per_vp_stage = p):
- * microbatches are taken in groups of p; a group runs through chunk 0, then
- * chunk 1, ..., then chunk v-1; the last group is whatever remains (m mod p
- * when p does not divide m, which newer Megatron allows for m >= p; older
- * Megatron required m % p == 0). Backward k uses entry k with the chunk
- * reversed (v-1-c). Warm-up forwards on stage r:
- *     nw = 2(p-1-r) + (v-1)p,  capped at m*v;  nw = m*v when m == p
- * then "forward k+nw, backward k" pairs, then the remaining backwards
- * (fused BW). Needs m >= p (returns -1 otherwise). v = 1 is plain 1F1B.
+ * table (get_schedule_table): microbatches in groups of N
+ * (microbatch_group_size_per_vp_stage); a group runs through chunk 0, then
+ * chunk 1, ..., then chunk v-1; the last group holds what remains. Backward k
+ * uses entry k with the chunk reversed (v-1-c). Warm-up forwards on stage r:
+ *     nw = 2(p-1-r) + (v-1)N,  capped at m*v;  nw = m*v when m == p
+ * then "forward k+nw, backward k" pairs, then the remaining backwards.
+ * Microbatch counts: older Megatron required p | m (N = p). Newer Megatron
+ * accepts m >= p but raises unless m mod N == 0 or m mod N >= p, N default p;
+ * we use the smallest valid N >= p (N = p when p divides m, at worst N = m),
+ * which changes the warm-up through (v-1)N. m < p: -1. v = 1: plain 1F1B.
  *
- * Activations held on stage r (each chunk 1/v of the stage):
+ * Activations held on stage r (each chunk 1/v of the stage), exact:
  *     min(nw + 1, m v) / v        (m when m == p)
- * stage 0, m > p: (2p - 2 + (v-1)p + 1)/v = p (1 + (p-1)/(p v)), Megatron's
- * (Korthikanti et al. 2022) figure.
- * Bubble, uniform stages, F, B, W per microbatch per stage:
- *     (p-1)(F+B+W)/v  when p divides m (exact);
- *     when it does not, the short last group costs more: see bubble_s.
+ * stage 0, p | m, m > p: (2p - 2 + (v-1)p + 1)/v = p (1 + (p-1)/(p v)),
+ * Megatron's (Korthikanti et al. 2022) figure.
+ * Bubble, uniform stages, per-microbatch stage times F, B, W, any m >= p
+ * with the N above:  (p-1)(F+B+W)/v, exact (checked against the simulator).
  */
 #include "schedules/util.h"
 
@@ -42,7 +42,8 @@ static int vstage(int p, int v, int stage, int chunk)
 static int group(int p, int m)
 {
     int n = p;
-    while (n < m && m % n != 0 && m % n < p) n++;
+    while (n < m && m % n != 0 && m % n < p)
+        n++;
     return n;
 }
 

@@ -8,9 +8,12 @@
 #include <string.h>
 
 static const char *const names[CULONX_SCHED_COUNT] = {
-    [CULONX_SCHED_GPIPE] = "gpipe",       [CULONX_SCHED_1F1B] = "1f1b",
-    [CULONX_SCHED_INTERLEAVED] = "interleaved", [CULONX_SCHED_ZB_H1] = "zb-h1",
-    [CULONX_SCHED_ZB_H2] = "zb-h2",       [CULONX_SCHED_ZB_V] = "zb-v",
+    [CULONX_SCHED_GPIPE] = "gpipe",
+    [CULONX_SCHED_1F1B] = "1f1b",
+    [CULONX_SCHED_INTERLEAVED] = "interleaved",
+    [CULONX_SCHED_ZB_H1] = "zb-h1",
+    [CULONX_SCHED_ZB_H2] = "zb-h2",
+    [CULONX_SCHED_ZB_V] = "zb-v",
     [CULONX_SCHED_DUALPIPE_V] = "dualpipev",
 };
 
@@ -30,9 +33,12 @@ int culonx_schedule_parse(const char *name, culonx_schedule *out)
 }
 
 static const cx_sched_desc *const descs[CULONX_SCHED_COUNT] = {
-    [CULONX_SCHED_GPIPE] = &cx_sched_gpipe,       [CULONX_SCHED_1F1B] = &cx_sched_1f1b,
-    [CULONX_SCHED_INTERLEAVED] = &cx_sched_interleaved, [CULONX_SCHED_ZB_H1] = &cx_sched_zb_h1,
-    [CULONX_SCHED_ZB_H2] = &cx_sched_zb_h2,       [CULONX_SCHED_ZB_V] = &cx_sched_zb_v,
+    [CULONX_SCHED_GPIPE] = &cx_sched_gpipe,
+    [CULONX_SCHED_1F1B] = &cx_sched_1f1b,
+    [CULONX_SCHED_INTERLEAVED] = &cx_sched_interleaved,
+    [CULONX_SCHED_ZB_H1] = &cx_sched_zb_h1,
+    [CULONX_SCHED_ZB_H2] = &cx_sched_zb_h2,
+    [CULONX_SCHED_ZB_V] = &cx_sched_zb_v,
     [CULONX_SCHED_DUALPIPE_V] = &cx_sched_dualpipev,
 };
 

@@ -54,7 +54,8 @@ cx_sched_sim_status cx_sched_simulate(const cx_sched_desc *d, int p, int m, int 
         goto out;
     }
     /* stage and chunk -> virtual stage must be a bijection */
-    for (int k = 0; k < nvs; k++) stof[k] = -1;
+    for (int k = 0; k < nvs; k++)
+        stof[k] = -1;
     for (int s = 0; s < p; s++)
         for (int ch = 0; ch < nch; ch++) {
             int k = d->vstage(p, v, s, ch);
@@ -128,10 +129,18 @@ cx_sched_sim_status cx_sched_simulate(const cx_sched_desc *d, int p, int m, int 
                 double start = free_at[s] > ready ? free_at[s] : ready;
                 double end = start + dur[it->kind];
                 switch (it->kind) {
-                case CX_WORK_F: x->f = end; break;
-                case CX_WORK_B: x->g = x->b = end; break;
-                case CX_WORK_W: x->w = end; break;
-                default: x->g = x->b = x->w = end; break;
+                case CX_WORK_F:
+                    x->f = end;
+                    break;
+                case CX_WORK_B:
+                    x->g = x->b = end;
+                    break;
+                case CX_WORK_W:
+                    x->w = end;
+                    break;
+                default:
+                    x->g = x->b = x->w = end;
+                    break;
                 }
                 free_at[s] = end;
                 pos[s]++;
@@ -145,17 +154,20 @@ cx_sched_sim_status cx_sched_simulate(const cx_sched_desc *d, int p, int m, int 
         }
     }
     double mk = 0.0;
-    for (int s = 0; s < p; s++) mk = free_at[s] > mk ? free_at[s] : mk;
+    for (int s = 0; s < p; s++)
+        mk = free_at[s] > mk ? free_at[s] : mk;
     if (makespan_s) *makespan_s = mk;
     if (busy_s)
         for (int s = 0; s < p; s++) {
             double b = 0.0;
-            for (int i = 0; i < len[s]; i++) b += dur[ord[s][i].kind];
+            for (int i = 0; i < len[s]; i++)
+                b += dur[ord[s][i].kind];
             busy_s[s] = b;
         }
 out:
     if (ord)
-        for (int s = 0; s < p; s++) free(ord[s]);
+        for (int s = 0; s < p; s++)
+            free(ord[s]);
     free(ord), free(len), free(pos), free(stof), free(free_at), free(c), free(cnt);
     return st;
 }

@@ -38,8 +38,7 @@ int cx_sched_family_order(int m, int warmup, int lag, int fused, cx_sched_item *
         if (cx_sched_push(out, cap, &n, CX_WORK_F, 0, nf)) return -1;
     for (int j = 0; j < m; j++) {
         if (cx_sched_push(out, cap, &n, fused ? CX_WORK_BW : CX_WORK_B, 0, j)) return -1;
-        if (!fused && j - lag >= 0 && cx_sched_push(out, cap, &n, CX_WORK_W, 0, j - lag))
-            return -1;
+        if (!fused && j - lag >= 0 && cx_sched_push(out, cap, &n, CX_WORK_W, 0, j - lag)) return -1;
         if (nf < m && cx_sched_push(out, cap, &n, CX_WORK_F, 0, nf++)) return -1;
     }
     if (!fused)
