@@ -180,7 +180,7 @@ static void test_roundtrip_llama(void)
     CU_ASSERT_EQUAL(r.exec.dp, 128);
     CU_ASSERT_EQUAL(r.exec.schedule, CULONX_SCHED_INTERLEAVED);
     CU_ASSERT_EQUAL(r.exec.dtype, CULONX_DTYPE_BF16);
-    CU_ASSERT_EQUAL(r.exec.recompute, CULONX_RECOMPUTE_SELECTIVE);
+    CU_ASSERT_EQUAL(r.exec.recompute, CULONX_RECOMPUTE_FULL);
     CU_ASSERT_EQUAL(r.exec.sequence_parallel, 1);
     CU_ASSERT_EQUAL(r.exec.distributed_optimizer, 1);
 
