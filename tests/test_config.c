@@ -75,7 +75,9 @@ static void test_shipped_runs_load(void)
         CU_ASSERT(run.system_at.line > 0 && strstr(run.system_at.file, "configs/systems/"));
         CU_ASSERT(run.exec_at.line > 0 && strcmp(run.exec_at.file, path) == 0);
         CU_ASSERT_EQUAL(run.system.ntiers, 2);
-        CU_ASSERT_EQUAL(run.system.gpu.power.present, 0);
+        /* A100 and H100 systems include their datasheet power fragment */
+        int has_power = strstr(run.system.gpu.name, "A100") || strstr(run.system.gpu.name, "H100");
+        CU_ASSERT_EQUAL(run.system.gpu.power.present, has_power);
         CU_ASSERT_EQUAL(run.system.perf.matmul_eff_max, 0.0);
         CU_ASSERT_EQUAL(run.exec.gpus, run.exec.tp * run.exec.pp * run.exec.dp);
         CU_ASSERT_EQUAL(culonx_run_check(&run, &err), CULONX_OK);
@@ -441,7 +443,6 @@ static void test_set_errors(void)
         {"network.tier5.bw-gbps=1", "has no network tier 'tier5'"},
         {"network.bw-gbps=1", "expected network.TIER.key=value"},
         {"network.tier1.speed=1", "unknown key 'speed' in network"},
-        {"power.tensor-w=1", "has no <power> model"},
         {"model.file=x.xml", "unknown key 'file'"},
     };
     culonx_run r, before;
@@ -458,6 +459,10 @@ static void test_set_errors(void)
         CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, cases[i].msg));
         CU_ASSERT_EQUAL(memcmp(&r, &before, sizeof r), 0); /* untouched */
     }
+    /* a system without a power model (the V100 run) refuses power.* */
+    CU_ASSERT_EQUAL_FATAL(load("configs/llama2-7b-v100.xml", &r, &err), CULONX_OK);
+    CU_ASSERT_EQUAL(culonx_run_set(&r, "power.tensor-w=1", &err), CULONX_EINPUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "has no <power> model"));
     const char *ov[] = {"execution.tp=3"};
     CU_ASSERT_EQUAL(culonx_run_load("configs/gpt3-175b.xml", ov, 1, NULL, &r, &err), CULONX_EINPUT);
     CU_ASSERT_STRING_EQUAL(err.file, "--set");
