@@ -25,7 +25,6 @@
 #include "core/cost.h"
 #include "core/closed.h"
 #include "core/energy.h"
-#include "hw/power.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -58,16 +57,16 @@ culonx_status cx_core_closed_eval(const culonx_run *run, double clock_mhz, cx_co
     res->microbatches = m;
 
     /* stage times */
-    double p2p_mb = p > 1 ? 2.0 * c->p2p_s * c->sched->p2p_factor * c->v : 0.0;
     int j = 0;
     double tj = -1, sumF = 0, sumB = 0, sumW = 0;
-    double Fj = 0, Bj = 0, Wj = 0;
+    double Fj = 0, Bj = 0, Wj = 0, p2p_mb = 0;
     for (int s = 0; s < p; s++) {
         double F, B, W;
         cx_core_stage_times(c, s, &F, &B, &W);
-        double t = F + B + W + p2p_mb;
+        double sends = c->sends[s] * c->p2p_s;
+        double t = F + B + W + sends;
         sumF += F, sumB += B, sumW += W;
-        if (t > tj) tj = t, j = s, Fj = F, Bj = B, Wj = W;
+        if (t > tj) tj = t, j = s, Fj = F, Bj = B, Wj = W, p2p_mb = sends;
     }
     double bubble = 0;
     if (p > 1) {
@@ -155,21 +154,7 @@ culonx_status cx_core_closed_eval(const culonx_run *run, double clock_mhz, cx_co
     res->memory = best;
     cx_core_result_rates(run, res);
 
-    /* energy: per stage, m microbatches of each chunk's passes + optimizer */
-    double hbm_pj = cx_hw_power_hbm_pj_per_byte(&c->sys.gpu.power, &c->sys.gpu);
-    double *ej = c->scratch_j, *busy = c->scratch_busy, *hbm = c->scratch_hbm;
-    for (int s = 0; s < p; s++) {
-        ej[s] = c->optimizer_j[s];
-        busy[s] = c->optimizer_s[s];
-        hbm[s] = c->optimizer_bytes[s] * hbm_pj * 1e-12;
-        for (int k = 0; k < c->v; k++) {
-            const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->sched->vstage(p, c->v, s, k));
-            ej[s] += m * (cc->e_f_j + cc->e_b_j + cc->e_w_j + cc->e_r_j);
-            busy[s] += m * (cc->f_s + cc->b_s + cc->w_s + cc->r_s);
-            hbm[s] += m * (cc->f_bytes + cc->b_bytes + cc->w_bytes + cc->r_bytes) * hbm_pj * 1e-12;
-        }
-    }
-    cx_core_energy_finish(c, ej, busy, hbm, res);
+    cx_core_energy_result(c, res);
     return CULONX_OK;
 }
 

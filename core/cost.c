@@ -125,13 +125,9 @@ static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int re
 
 int cx_core_cost_stage_of(const cx_cost *c, int vs, int *chunk)
 {
-    for (int s = 0; s < c->p; s++)
-        for (int k = 0; k < c->v; k++)
-            if (c->sched->vstage(c->p, c->v, s, k) == vs) {
-                if (chunk) *chunk = k;
-                return s;
-            }
-    return -1;
+    if (vs < 0 || vs >= c->p * c->v) return -1;
+    if (chunk) *chunk = c->vs_chunk[vs];
+    return c->vs_stage[vs];
 }
 
 culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cost *c,
@@ -239,6 +235,21 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     }
 
     /* per physical stage: parameters, DP sync, optimizer */
+    for (int s = 0; s < c->p; s++)
+        for (int k = 0; k < c->v; k++) {
+            int vs = c->sched->vstage(c->p, c->v, s, k);
+            c->vs_stage[vs] = (int16_t)s;
+            c->vs_chunk[vs] = (int16_t)k;
+        }
+    for (int s = 0; s < c->p; s++) {
+        int n = 0;
+        for (int k = 0; k < c->v; k++) {
+            int vs = c->sched->vstage(c->p, c->v, s, k);
+            if (vs + 1 < nvs && cx_core_cost_stage_of(c, vs + 1, NULL) != s) n++;
+            if (vs > 0 && cx_core_cost_stage_of(c, vs - 1, NULL) != s) n++;
+        }
+        c->sends[s] = n;
+    }
     double prev_P = -1;
     for (int s = 0; s < c->p; s++) {
         double P = 0;

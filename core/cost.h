@@ -61,6 +61,8 @@ typedef struct {
     int p2p_tier;
     /* per physical stage */
     double stage_params[CX_COST_MAX_STAGES];
+    int sends[CX_COST_MAX_STAGES];            /* p2p sends per microbatch */
+    int16_t vs_stage[CX_COST_MAX_VSTAGES], vs_chunk[CX_COST_MAX_VSTAGES];
     double dp_s[CX_COST_MAX_STAGES];          /* gradient sync (RS+AG or AR) time */
     double dp_tier_bytes[CX_COST_MAX_STAGES][CULONX_MAX_TIERS];
     double optimizer_s[CX_COST_MAX_STAGES];
