@@ -12,8 +12,8 @@
  * arrived (Megatron recomputes inside backward_step). Pipeline sends are on
  * the PP stream and blocking: the sender's next compute waits for the send
  * (Megatron's synchronous send/recv pairs), the receiver's item waits for it.
- * DP gradient sync runs on the DP stream in buckets of max(40M, 1M x dp)
- * parameters (Megatron DDP), at most 64; with dp-overlap bucket k waits for
+ * DP gradient sync runs on the DP stream in buckets (cx_core_dp_buckets,
+ * Megatron DDP sizes); with dp-overlap bucket k waits for
  * the k-th slice of the stage's last backward item, otherwise all wait for
  * its end. The optimizer step follows the last bucket.
  *
@@ -28,8 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DDP_BUCKET_PARAMS 40e6
-#define MAX_BUCKETS 64
 #define MAX_GRAPH_ITEMS 50000000LL
 
 typedef struct {
@@ -251,15 +249,7 @@ static culonx_status walk(walker *w, cx_sched_item **orders, const int *norder)
         w->stage = s;
         for (int k = 0; k < CX_NSTREAMS; k++) w->last[k] = -1;
         w->block = -1;
-        /* DP buckets */
-        double P = c->stage_params[s];
-        int nb = 1;
-        if (ex->dp > 1 && ex->dp_overlap) {
-            double bucket = fmax(DDP_BUCKET_PARAMS, 1e6 * (double)ex->dp);
-            nb = (int)ceil(P / bucket);
-            if (nb < 1) nb = 1;
-            if (nb > MAX_BUCKETS) nb = MAX_BUCKETS;
-        }
+        int nb = cx_core_dp_buckets(c, s);
         int32_t last_first = -1, last_last = -1;
         for (int i = 0; i < norder[s]; i++) {
             const cx_sched_item *it = &orders[s][i];
@@ -284,7 +274,7 @@ static culonx_status walk(walker *w, cx_sched_item **orders, const int *norder)
                         g->node[out].bytes = c->p2p_bytes;
                         g->node[out].energy_j = c->p2p_s * cx_core_blocked_power_w(c);
                     }
-                    w->block = out;
+                    if (!sd->p2p_overlap) w->block = out;
                 }
                 if (!w->dry) w->fwd_out[key] = out;
                 break;
@@ -315,7 +305,7 @@ static culonx_status walk(walker *w, cx_sched_item **orders, const int *norder)
                         g->node[out].bytes = c->p2p_bytes;
                         g->node[out].energy_j = c->p2p_s * cx_core_blocked_power_w(c);
                     }
-                    w->block = out;
+                    if (!sd->p2p_overlap) w->block = out;
                 }
                 if (!w->dry) w->bwd_out[key] = out;
                 first = bfirst;
