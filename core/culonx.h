@@ -282,9 +282,46 @@ culonx_status culonx_estimate(const culonx_run *run, culonx_result *res, culonx_
 culonx_status culonx_estimate_graph(const culonx_run *run, int op_level, culonx_result *res,
                                     culonx_error *err);
 
+/* Writes the evaluated iteration DAG as a Chrome trace (Perfetto,
+ * chrome://tracing): a process per stage, a thread per stream. */
+culonx_status culonx_trace_write(FILE *out, const culonx_run *run, int op_level,
+                                 culonx_error *err);
+
+/* Every pipeline schedule side by side for one run (rows has room for
+ * CULONX_SCHED_COUNT); *best is the fastest that fits, -1 if none. */
+typedef struct {
+    culonx_schedule schedule;
+    int64_t vp;            /* interleaving used */
+    int supported;         /* 0: why says why not */
+    char why[1024];
+    culonx_result result;
+    double p2p_bytes;      /* sent per iteration by the busiest stage's GPU */
+} culonx_schedule_row;
+culonx_status culonx_schedules_compare(const culonx_run *run, culonx_schedule_row *rows,
+                                       int *nrows, int *best, culonx_error *err);
+
+/* One run at every clock of [min, max] by step (0 = the GPU's own range):
+ * rows are malloc'd (free them), with the minimum-energy and minimum
+ * energy-delay-product clocks and the time-energy Pareto frontier marked. */
+typedef struct {
+    double clock_mhz;
+    culonx_result result;
+    double tokens_per_j;
+    double edp_js;         /* energy x delay */
+    int min_energy, min_edp, pareto;
+} culonx_clock_row;
+culonx_status culonx_energy_clocks(const culonx_run *run, double min_mhz, double max_mhz,
+                                   double step_mhz, culonx_clock_row **rows, int *nrows,
+                                   culonx_error *err);
+
 /* Human-readable report and JSON of a result. */
 void culonx_report_text(FILE *out, const culonx_run *run, const culonx_result *res);
 void culonx_report_json(FILE *out, const culonx_run *run, const culonx_result *res);
+void culonx_report_schedules(FILE *out, const culonx_run *run, const culonx_schedule_row *rows,
+                             int n, int best, int json);
+/* format: "text", "json" or "csv" */
+void culonx_report_clocks(FILE *out, const culonx_run *run, const culonx_clock_row *rows, int n,
+                          const char *format);
 
 /* ---- DVFS calibration and prediction (core/dvfs.c, hw/power.c, hw/calibrate.c) ---- */
 

@@ -91,5 +91,7 @@ void cx_core_graph_result(cx_graph *g, culonx_result *res);
 void cx_core_graph_free(cx_graph *g);
 
 const char *cx_core_node_name(const cx_graph *g, const cx_node *nd);
+/* Chrome trace JSON of an evaluated graph (core/trace.c). */
+void cx_core_trace_write(FILE *out, const cx_graph *g);
 
 #endif

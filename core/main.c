@@ -52,6 +52,11 @@ static void usage(FILE *out)
           "\n"
           "commands:\n"
           "  estimate RUN.xml     time, memory, FLOPs, MFU (and energy) of one iteration\n"
+          "  trace RUN.xml -o TRACE.json [--detail stage|op]\n"
+          "                       Chrome/Perfetto timeline of the iteration DAG\n"
+          "  schedules RUN.xml    every pipeline schedule side by side\n"
+          "  energy RUN.xml [--clocks MIN:MAX:STEP] [--format text|json|csv]\n"
+          "                       time and energy at every SM clock\n"
           "  calibrate SWEEP.csv -o POWER.xml   fit a GPU's DVFS power model\n"
           "  dvfs-predict --power POWER.xml --profile PROFILE.csv\n"
           "                       time/power/energy of profiled kernels at every clock\n"
@@ -167,6 +172,146 @@ static int cmd_estimate(int argc, char **argv)
     return rc;
 }
 
+/* ----------------------------------------------------------------- trace */
+
+typedef struct {
+    const char *out_path;
+    const char *detail;
+    const char *clocks;
+} extra_opts;
+
+static int extra_opt(void *ctx, int argc, char **argv, int i)
+{
+    extra_opts *x = ctx;
+    const char *a = argv[i];
+    const char **slot = NULL;
+    if (!strcmp(a, "-o") || !strcmp(a, "--output")) slot = &x->out_path;
+    else if (!strcmp(a, "--detail")) slot = &x->detail;
+    else if (!strcmp(a, "--clocks")) slot = &x->clocks;
+    if (!slot) return 0;
+    if (i + 1 >= argc) {
+        fprintf(stderr, "culonx: option %s needs a value\n", a);
+        return -1;
+    }
+    *slot = argv[i + 1];
+    return 2;
+}
+
+static int cmd_trace(int argc, char **argv)
+{
+    run_opts o;
+    extra_opts x = {NULL, "stage", NULL};
+    int rc = parse_run_opts("trace", argc, argv, &o, extra_opt, &x);
+    if (rc) return rc;
+    if (x.clocks) return usage_error("trace", "unknown option '%s'", "--clocks");
+    if (!x.out_path) return usage_error("trace", "missing -o FILE (use -o - for stdout)%s", "");
+    int op_level = 0;
+    if (!strcmp(x.detail, "op")) op_level = 1;
+    else if (strcmp(x.detail, "stage"))
+        return usage_error("trace", "--detail must be stage or op, not '%s'", x.detail);
+    culonx_run *run = malloc(sizeof *run);
+    if (!run) return EXIT_INTERNAL;
+    rc = load_run(&o, run);
+    if (rc == EXIT_OK) {
+        FILE *f = strcmp(x.out_path, "-") ? fopen(x.out_path, "w") : stdout;
+        if (!f) {
+            fprintf(stderr, "%s: error: cannot write: %s\n", x.out_path, strerror(errno));
+            rc = EXIT_INPUT;
+        } else {
+            culonx_error err;
+            culonx_status st = culonx_trace_write(f, run, op_level, &err);
+            if (st != CULONX_OK) {
+                print_error(&err);
+                rc = status_exit(st);
+            }
+            if (f != stdout && fclose(f) != 0 && rc == EXIT_OK) {
+                fprintf(stderr, "%s: error: %s\n", x.out_path, strerror(errno));
+                rc = EXIT_INTERNAL;
+            }
+        }
+    }
+    free(run);
+    return rc;
+}
+
+/* ------------------------------------------------------------- schedules */
+
+static int cmd_schedules(int argc, char **argv)
+{
+    run_opts o;
+    int rc = parse_run_opts("schedules", argc, argv, &o, NULL, NULL);
+    if (rc) return rc;
+    if (strcmp(o.format, "text") && strcmp(o.format, "json"))
+        return usage_error("schedules", "--format must be text or json, not '%s'", o.format);
+    culonx_run *run = malloc(sizeof *run);
+    culonx_schedule_row *rows = malloc(sizeof *rows * CULONX_SCHED_COUNT);
+    if (!run || !rows) {
+        free(run), free(rows);
+        return EXIT_INTERNAL;
+    }
+    rc = load_run(&o, run);
+    if (rc == EXIT_OK) {
+        int n = 0, best = -1;
+        culonx_error err;
+        culonx_status st = culonx_schedules_compare(run, rows, &n, &best, &err);
+        if (st != CULONX_OK) {
+            print_error(&err);
+            rc = status_exit(st);
+        } else {
+            culonx_report_schedules(stdout, run, rows, n, best, !strcmp(o.format, "json"));
+        }
+    }
+    free(run), free(rows);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- energy */
+
+/* MIN:MAX:STEP in MHz, all positive numbers */
+static int parse_clock_range(const char *s, double *lo, double *hi, double *step)
+{
+    char *e1, *e2, *e3;
+    *lo = strtod(s, &e1);
+    if (*e1 != ':') return -1;
+    *hi = strtod(e1 + 1, &e2);
+    if (*e2 != ':') return -1;
+    *step = strtod(e2 + 1, &e3);
+    if (*e3 != '\0' || !(*lo > 0) || !(*hi > 0) || !(*step > 0) || *lo > *hi) return -1;
+    return 0;
+}
+
+static int cmd_energy(int argc, char **argv)
+{
+    run_opts o;
+    extra_opts x = {NULL, NULL, NULL};
+    int rc = parse_run_opts("energy", argc, argv, &o, extra_opt, &x);
+    if (rc) return rc;
+    if (x.out_path || x.detail) return usage_error("energy", "unknown option%s", "");
+    if (strcmp(o.format, "text") && strcmp(o.format, "json") && strcmp(o.format, "csv"))
+        return usage_error("energy", "--format must be text, json or csv, not '%s'", o.format);
+    double lo = 0, hi = 0, step = 0;
+    if (x.clocks && parse_clock_range(x.clocks, &lo, &hi, &step))
+        return usage_error("energy", "--clocks must be MIN:MAX:STEP in MHz, not '%s'", x.clocks);
+    culonx_run *run = malloc(sizeof *run);
+    if (!run) return EXIT_INTERNAL;
+    rc = load_run(&o, run);
+    if (rc == EXIT_OK) {
+        culonx_clock_row *rows = NULL;
+        int n = 0;
+        culonx_error err;
+        culonx_status st = culonx_energy_clocks(run, lo, hi, step, &rows, &n, &err);
+        if (st != CULONX_OK) {
+            print_error(&err);
+            rc = status_exit(st);
+        } else {
+            culonx_report_clocks(stdout, run, rows, n, o.format);
+        }
+        free(rows);
+    }
+    free(run);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -176,6 +321,9 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     int rc;
     if (strcmp(cmd, "estimate") == 0) rc = cmd_estimate(argc - 2, argv + 2);
+    else if (strcmp(cmd, "trace") == 0) rc = cmd_trace(argc - 2, argv + 2);
+    else if (strcmp(cmd, "schedules") == 0) rc = cmd_schedules(argc - 2, argv + 2);
+    else if (strcmp(cmd, "energy") == 0) rc = cmd_energy(argc - 2, argv + 2);
     else if (strcmp(cmd, "calibrate") == 0) rc = cmd_calibrate(argc - 1, argv + 1);
     else if (strcmp(cmd, "dvfs-predict") == 0) rc = cmd_dvfs_predict(argc - 1, argv + 1);
     else if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {

@@ -232,3 +232,142 @@ void culonx_report_json(FILE *out, const culonx_run *run, const culonx_result *r
     }
     fputs("}\n", out);
 }
+
+/* ------------------------------------------------------- schedules table */
+
+void culonx_report_schedules(FILE *out, const culonx_run *run, const culonx_schedule_row *rows,
+                             int n, int best, int json)
+{
+    char a[32], b[32], c[32];
+    if (json) {
+        fputs("{\"model\": ", out);
+        cx_core_json_str(out, run->model.name);
+        fprintf(out, ", \"pp\": %lld, \"microbatches\": %lld, \"best\": ", (long long)run->exec.pp,
+                (long long)(run->exec.global_batch / (run->exec.microbatch * run->exec.dp)));
+        if (best >= 0) cx_core_json_str(out, culonx_schedule_name(rows[best].schedule));
+        else fputs("null", out);
+        fputs(", \"schedules\": [", out);
+        for (int i = 0; i < n; i++) {
+            const culonx_schedule_row *r = &rows[i];
+            fprintf(out, "%s\n {\"schedule\": \"%s\", \"supported\": %s", i ? "," : "",
+                    culonx_schedule_name(r->schedule), r->supported ? "true" : "false");
+            if (!r->supported) {
+                fputs(", \"why\": ", out);
+                cx_core_json_str(out, r->why);
+                fputs("}", out);
+                continue;
+            }
+            fprintf(out, ", \"vp\": %lld, \"iteration_time_s\": ", (long long)r->vp);
+            cx_core_json_num(out, r->result.iteration_time_s);
+            fputs(", \"bubble_fraction\": ", out);
+            cx_core_json_num(out, r->result.bubble_fraction);
+            fputs(", \"activations_bytes\": ", out);
+            cx_core_json_num(out, r->result.memory.activations_bytes);
+            fputs(", \"peak_bytes\": ", out);
+            cx_core_json_num(out, r->result.memory.peak_bytes);
+            fprintf(out, ", \"fits\": %s, \"p2p_bytes\": ", r->result.memory.fits ? "true" : "false");
+            cx_core_json_num(out, r->p2p_bytes);
+            fputs(", \"energy_j\": ", out);
+            cx_core_json_num(out, r->result.energy.total_j);
+            fputs("}", out);
+        }
+        fputs("]}\n", out);
+        return;
+    }
+    fprintf(out, "Pipeline schedules for %s: TP %lld, PP %lld, DP %lld, %lld microbatches of %lld\n\n",
+            run->model.name, (long long)run->exec.tp, (long long)run->exec.pp,
+            (long long)run->exec.dp,
+            (long long)(run->exec.global_batch / (run->exec.microbatch * run->exec.dp)),
+            (long long)run->exec.microbatch);
+    fprintf(out, "  %-12s %3s %12s %7s %12s %12s %5s %12s\n", "schedule", "v", "iteration",
+            "bubble", "activations", "peak mem", "fits", "p2p/iter");
+    for (int i = 0; i < n; i++) {
+        const culonx_schedule_row *r = &rows[i];
+        if (!r->supported) {
+            fprintf(out, "  %-12s   - not applicable: %s\n", culonx_schedule_name(r->schedule),
+                    r->why);
+            continue;
+        }
+        cx_core_fmt_time(a, sizeof a, r->result.iteration_time_s);
+        cx_core_fmt_bytes(b, sizeof b, r->result.memory.activations_bytes);
+        cx_core_fmt_bytes(c, sizeof c, r->result.memory.peak_bytes);
+        char d[32];
+        cx_core_fmt_bytes(d, sizeof d, r->p2p_bytes);
+        fprintf(out, "  %-12s %3lld %12s %6.1f%% %12s %12s %5s %12s%s\n",
+                culonx_schedule_name(r->schedule), (long long)r->vp, a,
+                100.0 * r->result.bubble_fraction, b, c, r->result.memory.fits ? "yes" : "NO", d,
+                i == best ? "  <- best" : "");
+    }
+    if (best < 0) fputs("\nNo schedule fits in memory.\n", out);
+    else
+        fprintf(out, "\nBest that fits: %s\n", culonx_schedule_name(rows[best].schedule));
+}
+
+/* ----------------------------------------------------------- clock table */
+
+void culonx_report_clocks(FILE *out, const culonx_run *run, const culonx_clock_row *rows, int n,
+                          const char *format)
+{
+    int csv = !strcmp(format, "csv"), json = !strcmp(format, "json");
+    if (csv) fputs("clock_mhz,iteration_time_s,energy_j,avg_power_w,tokens_per_j,edp_js,"
+                   "min_energy,min_edp,pareto\n", out);
+    else if (json) {
+        fputs("{\"model\": ", out);
+        cx_core_json_str(out, run->model.name);
+        fputs(", \"system\": ", out);
+        cx_core_json_str(out, run->system.name);
+        fputs(", \"clocks\": [", out);
+    } else {
+        fprintf(out, "Energy per iteration by SM clock: %s on %lld x %s\n\n", run->model.name,
+                (long long)run->exec.gpus, run->system.gpu.name);
+        fprintf(out, "  %9s %12s %12s %10s %12s  %s\n", "clock MHz", "iteration", "energy",
+                "power/GPU", "tokens/J", "marks");
+    }
+    for (int i = 0; i < n; i++) {
+        const culonx_clock_row *r = &rows[i];
+        const culonx_result *res = &r->result;
+        if (csv) {
+            fprintf(out, "%.0f,%.9g,%.9g,%.6g,%.6g,%.9g,%d,%d,%d\n", r->clock_mhz,
+                    res->iteration_time_s, res->energy.total_j, res->avg_power_w, r->tokens_per_j,
+                    r->edp_js, r->min_energy, r->min_edp, r->pareto);
+        } else if (json) {
+            fprintf(out, "%s\n {\"clock_mhz\": ", i ? "," : "");
+            cx_core_json_num(out, r->clock_mhz);
+            fputs(", \"iteration_time_s\": ", out);
+            cx_core_json_num(out, res->iteration_time_s);
+            fputs(", \"energy_j\": ", out);
+            cx_core_json_num(out, res->energy.total_j);
+            fputs(", \"avg_power_w\": ", out);
+            cx_core_json_num(out, res->avg_power_w);
+            fputs(", \"tokens_per_j\": ", out);
+            cx_core_json_num(out, r->tokens_per_j);
+            fprintf(out, ", \"min_energy\": %s, \"min_edp\": %s, \"pareto\": %s}",
+                    r->min_energy ? "true" : "false", r->min_edp ? "true" : "false",
+                    r->pareto ? "true" : "false");
+        } else {
+            char a[32], b[32];
+            cx_core_fmt_time(a, sizeof a, res->iteration_time_s);
+            cx_core_fmt_si(b, sizeof b, res->energy.total_j, "J");
+            fprintf(out, "  %9.0f %12s %12s %8.0f W %12.4g  %s%s%s\n", r->clock_mhz, a, b,
+                    res->avg_power_w, r->tokens_per_j, r->min_energy ? "min-energy " : "",
+                    r->min_edp ? "min-EDP " : "", r->pareto ? "pareto" : "");
+        }
+    }
+    if (json) fputs("]}\n", out);
+    else if (!csv) {
+        const culonx_clock_row *e = NULL, *d = NULL, *mx = &rows[n - 1];
+        for (int i = 0; i < n; i++) {
+            if (rows[i].min_energy) e = &rows[i];
+            if (rows[i].min_edp) d = &rows[i];
+        }
+        if (e && d)
+            fprintf(out,
+                    "\nMinimum energy at %.0f MHz: %.1f%% less energy than %.0f MHz, %.1f%% "
+                    "slower.\nMinimum energy-delay product at %.0f MHz.\n",
+                    e->clock_mhz,
+                    100.0 * (1.0 - e->result.energy.total_j / mx->result.energy.total_j),
+                    mx->clock_mhz,
+                    100.0 * (e->result.iteration_time_s / mx->result.iteration_time_s - 1.0),
+                    d->clock_mhz);
+    }
+}
