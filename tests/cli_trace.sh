@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# CLI test: `culonx trace` on every shipped run (stage level) and on a small
+# run at op level, each validated by tests/check_trace.py (a real JSON parser:
+# no overlaps on a thread, every dependency respected). Usage: cli_trace.sh CULONX
+set -euo pipefail
+exe="$1"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for run in configs/*.xml; do
+  "$exe" trace "$run" -o "$tmp/t.json"
+  python3 tests/check_trace.py "$tmp/t.json"
+done
+# op level on a small pipeline, and every schedule at stage level
+small="--set execution.tp=8 --set execution.pp=4 --set execution.dp=2 --set execution.gpus=64 --set execution.global-batch=64 --set execution.microbatch=4"
+"$exe" trace configs/megatron-22b.xml $small --set model.layers=16 --detail op -o "$tmp/op.json"
+python3 tests/check_trace.py "$tmp/op.json"
+for s in gpipe 1f1b interleaved zb-h1 zb-h2 zb-v dualpipev; do
+  vp=1; [ "$s" = interleaved ] && vp=2
+  "$exe" trace configs/megatron-22b.xml $small --set model.layers=16 \
+    --set execution.schedule=$s --set execution.vp=$vp -o "$tmp/s.json"
+  python3 tests/check_trace.py "$tmp/s.json"
+done
+# usage errors
+set +e
+"$exe" trace configs/megatron-22b.xml >/dev/null 2>&1; [ $? -eq 2 ] || { echo "missing -o should be a usage error"; exit 1; }
+"$exe" trace configs/megatron-22b.xml -o "$tmp/x" --detail layer >/dev/null 2>&1; [ $? -eq 2 ] || { echo "bad --detail should be a usage error"; exit 1; }
+"$exe" trace configs/megatron-22b.xml -o /nonexistent/dir/t.json >/dev/null 2>&1; [ $? -eq 1 ] || { echo "unwritable output should be exit 1"; exit 1; }
+echo "cli_trace: ok"

@@ -1,0 +1,157 @@
+/*
+ * test_energy.c — energy-to-completion of training iterations: for every
+ * shipped run the minimum-energy clock lies strictly inside the clock range
+ * (U shape); energy parts add up to the total; GPU energy equals average
+ * power x time x GPUs; the DAG's per-node energies add up to the closed
+ * form's GPU energy; compute-bound work slows ~1/f while the iteration
+ * slows less than that; a token budget scales energy; PUE and node overhead.
+ */
+#include "core/graph.h"
+#include "core/energy.h"
+
+#include <CUnit/Basic.h>
+#include <glob.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double rel(double a, double b)
+{
+    return fabs(a - b) / fabs(b);
+}
+
+static void test_u_shape_every_run(void)
+{
+    glob_t gl;
+    CU_ASSERT_EQUAL_FATAL(glob("configs/*.xml", 0, NULL, &gl), 0);
+    CU_ASSERT(gl.gl_pathc >= 8);
+    for (size_t i = 0; i < gl.gl_pathc; i++) {
+        culonx_run r;
+        culonx_error err;
+        CU_ASSERT_EQUAL_FATAL(culonx_run_load(gl.gl_pathv[i], NULL, 0, NULL, &r, &err), CULONX_OK);
+        culonx_clock_row *rows = NULL;
+        int n = 0;
+        CU_ASSERT_EQUAL_FATAL(culonx_energy_clocks(&r, 0, 0, 0, &rows, &n, &err), CULONX_OK);
+        int imin = -1, npareto = 0;
+        for (int k = 0; k < n; k++) {
+            if (rows[k].min_energy) imin = k;
+            npareto += rows[k].pareto;
+        }
+        if (imin <= 0 || imin >= n - 1)
+            fprintf(stderr, "%s: minimum energy at row %d of %d\n", gl.gl_pathv[i], imin, n);
+        CU_ASSERT(imin > 0 && imin < n - 1);
+        /* the fastest clock is the highest; it is on the frontier */
+        CU_ASSERT(rows[n - 1].result.iteration_time_s < rows[0].result.iteration_time_s);
+        CU_ASSERT(rows[n - 1].pareto);
+        CU_ASSERT(rows[imin].pareto);
+        CU_ASSERT(npareto >= 2);
+        /* no clock below the minimum-energy one is on the frontier */
+        for (int k = 0; k < imin; k++) CU_ASSERT(!rows[k].pareto);
+        free(rows);
+    }
+    globfree(&gl);
+}
+
+static void test_sums(void)
+{
+    culonx_run r;
+    culonx_error err;
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/gpt3-175b.xml", NULL, 0, NULL, &r, &err), CULONX_OK);
+    r.system.pue = 1.2;
+    r.system.node_overhead_w = 1500;
+    culonx_result a;
+    CU_ASSERT_EQUAL_FATAL(culonx_estimate(&r, &a, &err), CULONX_OK);
+    const culonx_energy *e = &a.energy;
+    CU_ASSERT(e->compute_j > 0 && e->idle_j > 0 && e->network_j > 0 && e->overhead_j > 0);
+    CU_ASSERT(rel(e->compute_j + e->idle_j + e->network_j + e->overhead_j + e->facility_j,
+                  e->total_j) < 1e-12);
+    CU_ASSERT(rel(e->facility_j, 0.2 * (e->total_j - e->facility_j)) < 1e-12);
+    double nodes = (double)r.exec.gpus / (double)r.system.gpus_per_node;
+    CU_ASSERT(rel(e->overhead_j, 1500 * nodes * a.iteration_time_s) < 1e-12);
+    /* average power x time x GPUs = GPU energy */
+    CU_ASSERT(rel(a.avg_power_w * a.iteration_time_s * (double)r.exec.gpus,
+                  e->compute_j + e->idle_j) < 1e-12);
+    /* GPU power is between idle-ish and TDP */
+    CU_ASSERT(a.avg_power_w > 50 && a.avg_power_w < r.system.gpu.tdp_w);
+    CU_ASSERT(e->hbm_j > 0 && e->hbm_j < e->compute_j);
+    /* a token budget multiplies the iteration */
+    r.exec.tokens = 1e9;
+    CU_ASSERT_EQUAL_FATAL(culonx_estimate(&r, &a, &err), CULONX_OK);
+    CU_ASSERT(rel(a.energy_to_train_j, a.iterations * a.energy.total_j) < 1e-12);
+}
+
+static void test_graph_node_energy(void)
+{
+    culonx_run r;
+    culonx_error err;
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/megatron-22b.xml", NULL, 0, NULL, &r, &err), CULONX_OK);
+    r.model.layers = 16;
+    r.exec.tp = 8, r.exec.pp = 4, r.exec.dp = 2, r.exec.gpus = 64, r.exec.microbatch = 1;
+    r.exec.global_batch = 16;
+    for (int level = 0; level <= 1; level++) {
+        cx_graph *g = NULL;
+        CU_ASSERT_EQUAL_FATAL(cx_core_graph_build(&r, 0, (cx_detail)level, &g, &err), CULONX_OK);
+        CU_ASSERT_EQUAL_FATAL(cx_core_graph_eval(g, &err), CULONX_OK);
+        culonx_result res;
+        cx_core_graph_result(g, &res);
+        /* per GPU: compute-stream node energy + blocked power x the rest */
+        double blocked = cx_core_blocked_power_w(g->cost), total = 0;
+        for (int s = 0; s < g->p; s++) {
+            double ej = 0, busy = 0;
+            for (int64_t i = 0; i < g->n; i++) {
+                const cx_node *nd = &g->node[i];
+                if (nd->stage != s) continue;
+                if (nd->stream == CX_STREAM_COMPUTE) ej += nd->energy_j, busy += nd->dur_s;
+                if (nd->stream == CX_STREAM_TP) ej += nd->energy_j, busy += nd->dur_s;
+                /* each node's energy is its power times its duration */
+                if (nd->dur_s > 0) CU_ASSERT(nd->energy_j >= 0);
+            }
+            total += ej + blocked * (res.iteration_time_s - busy);
+        }
+        total *= (double)(r.exec.tp * r.exec.dp);
+        CU_ASSERT(rel(total, res.energy.compute_j + res.energy.idle_j) < 1e-9);
+        cx_core_graph_free(g);
+    }
+}
+
+static void test_clock_scaling(void)
+{
+    culonx_run r;
+    culonx_error err;
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/gpt3-175b.xml", NULL, 0, NULL, &r, &err), CULONX_OK);
+    culonx_result hi, lo;
+    CU_ASSERT_EQUAL_FATAL(culonx_estimate(&r, &hi, &err), CULONX_OK);
+    r.exec.clock_mhz = 0.6 * r.system.gpu.max_mhz;
+    r.exec.clock_mhz = 15.0 * floor(r.exec.clock_mhz / 15.0);
+    CU_ASSERT_EQUAL_FATAL(culonx_estimate(&r, &lo, &err), CULONX_OK);
+    double ratio = lo.iteration_time_s / hi.iteration_time_s;
+    double fr = r.system.gpu.max_mhz / r.exec.clock_mhz;
+    /* compute-dominated training slows almost as 1/f, never more */
+    CU_ASSERT(ratio > 1.3 && ratio <= fr + 1e-9);
+    CU_ASSERT(lo.clock_mhz == r.exec.clock_mhz);
+    /* lower clock, lower average power */
+    CU_ASSERT(lo.avg_power_w < hi.avg_power_w);
+    /* bad clocks are input errors */
+    r.exec.clock_mhz = 5000;
+    CU_ASSERT_EQUAL(culonx_estimate(&r, &lo, &err), CULONX_EINPUT);
+    culonx_clock_row *rows = NULL;
+    int n = 0;
+    r.exec.clock_mhz = 0;
+    CU_ASSERT_EQUAL(culonx_energy_clocks(&r, 100, 5000, 15, &rows, &n, &err), CULONX_EINPUT);
+    CU_ASSERT_PTR_NULL(rows);
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS) return 2;
+    CU_pSuite s = CU_add_suite("energy", NULL, NULL);
+    CU_add_test(s, "U shape on every shipped run", test_u_shape_every_run);
+    CU_add_test(s, "energy parts and power x time", test_sums);
+    CU_add_test(s, "DAG node energies", test_graph_node_energy);
+    CU_add_test(s, "clock scaling", test_clock_scaling);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned fails = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    return fails ? 1 : 0;
+}
