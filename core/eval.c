@@ -202,16 +202,27 @@ void cx_core_graph_result(cx_graph *g, culonx_result *res)
     cx_core_energy_result(c, res);
 }
 
+culonx_status cx_core_graph_run(const culonx_run *run, int op_level, cx_graph **out,
+                                culonx_error *err)
+{
+    culonx_status st = culonx_run_check(run, err);
+    if (st != CULONX_OK) return st;
+    st = cx_core_graph_build(run, run->exec.clock_mhz, op_level ? CX_DETAIL_OP : CX_DETAIL_STAGE,
+                             out, err);
+    if (st == CULONX_OK) st = cx_core_graph_eval(*out, err);
+    if (st != CULONX_OK) {
+        cx_core_graph_free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
 culonx_status culonx_estimate_graph(const culonx_run *run, int op_level, culonx_result *res,
                                     culonx_error *err)
 {
     cx_core_error_clear(err);
-    culonx_status st = culonx_run_check(run, err);
-    if (st != CULONX_OK) return st;
     cx_graph *g = NULL;
-    st = cx_core_graph_build(run, run->exec.clock_mhz, op_level ? CX_DETAIL_OP : CX_DETAIL_STAGE,
-                             &g, err);
-    if (st == CULONX_OK) st = cx_core_graph_eval(g, err);
+    culonx_status st = cx_core_graph_run(run, op_level, &g, err);
     if (st == CULONX_OK) cx_core_graph_result(g, res);
     cx_core_graph_free(g);
     return st;

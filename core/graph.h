@@ -86,6 +86,9 @@ culonx_status cx_core_graph_build(const culonx_run *run, double clock_mhz, cx_de
                                   cx_graph **out, culonx_error *err);
 /* Longest path in topological order, stream statistics, memory replay. */
 culonx_status cx_core_graph_eval(cx_graph *g, culonx_error *err);
+/* Checks the run, builds and evaluates its DAG (*out NULL on failure). */
+culonx_status cx_core_graph_run(const culonx_run *run, int op_level, cx_graph **out,
+                                culonx_error *err);
 /* Fills the same result fields as the closed form. */
 void cx_core_graph_result(cx_graph *g, culonx_result *res);
 void cx_core_graph_free(cx_graph *g);

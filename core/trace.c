@@ -105,12 +105,8 @@ culonx_status culonx_trace_write(FILE *out, const culonx_run *run, int op_level,
                                  culonx_error *err)
 {
     cx_core_error_clear(err);
-    culonx_status st = culonx_run_check(run, err);
-    if (st != CULONX_OK) return st;
     cx_graph *g = NULL;
-    st = cx_core_graph_build(run, run->exec.clock_mhz, op_level ? CX_DETAIL_OP : CX_DETAIL_STAGE,
-                             &g, err);
-    if (st == CULONX_OK) st = cx_core_graph_eval(g, err);
+    culonx_status st = cx_core_graph_run(run, op_level, &g, err);
     if (st == CULONX_OK) cx_core_trace_write(out, g);
     cx_core_graph_free(g);
     return st;

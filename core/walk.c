@@ -96,6 +96,23 @@ static void emit_tp(walker *w, int32_t after, double dur, double bytes, int mb, 
     w->block = id;
 }
 
+/* pipeline send of an activation or gradient after node `after`; blocks the
+ * stage's next compute unless the schedule overlaps p2p */
+static int32_t emit_send(walker *w, int32_t after, int mb, int chunk, int vs)
+{
+    const cx_cost *c = w->g->cost;
+    int32_t id = emit(w, CX_STREAM_PP, CX_NODE_SEND, c->p2p_s);
+    tag(w, id, mb, chunk, vs);
+    cx_node *nd = N(w, id);
+    if (nd) {
+        nd->pred[1] = after;
+        nd->bytes = c->p2p_bytes;
+        nd->energy_j = c->p2p_s * cx_core_blocked_power_w(c);
+    }
+    if (!c->sched->p2p_overlap) w->block = id;
+    return id;
+}
+
 typedef enum { PASS_F, PASS_B, PASS_W, PASS_BW, PASS_R } pass_kind;
 
 /* Emits the op-level nodes of one op table for a pass; returns the count. */
@@ -266,16 +283,8 @@ static culonx_status walk(walker *w, cx_sched_item **orders, const int *norder)
                 if (!w->dry) g->node[first].mem_bytes += cc->act_bytes;
                 if (!w->dry) w->fwd_done[key] = lastid;
                 int32_t out = lastid;
-                if (vs + 1 < nvs && cx_core_cost_stage_of(c, vs + 1, NULL) != s) {
-                    out = emit(w, CX_STREAM_PP, CX_NODE_SEND, c->p2p_s);
-                    tag(w, out, mb, it->chunk, vs);
-                    if (!w->dry) {
-                        g->node[out].pred[1] = lastid;
-                        g->node[out].bytes = c->p2p_bytes;
-                        g->node[out].energy_j = c->p2p_s * cx_core_blocked_power_w(c);
-                    }
-                    if (!sd->p2p_overlap) w->block = out;
-                }
+                if (vs + 1 < nvs && cx_core_cost_stage_of(c, vs + 1, NULL) != s)
+                    out = emit_send(w, lastid, mb, it->chunk, vs);
                 if (!w->dry) w->fwd_out[key] = out;
                 break;
             }
@@ -297,16 +306,8 @@ static culonx_status walk(walker *w, cx_sched_item **orders, const int *norder)
                     w->bwd_done[key] = lastid;
                 }
                 int32_t out = lastid;
-                if (vs > 0 && cx_core_cost_stage_of(c, vs - 1, NULL) != s) {
-                    out = emit(w, CX_STREAM_PP, CX_NODE_SEND, c->p2p_s);
-                    tag(w, out, mb, it->chunk, vs);
-                    if (!w->dry) {
-                        g->node[out].pred[1] = lastid;
-                        g->node[out].bytes = c->p2p_bytes;
-                        g->node[out].energy_j = c->p2p_s * cx_core_blocked_power_w(c);
-                    }
-                    if (!sd->p2p_overlap) w->block = out;
-                }
+                if (vs > 0 && cx_core_cost_stage_of(c, vs - 1, NULL) != s)
+                    out = emit_send(w, lastid, mb, it->chunk, vs);
                 if (!w->dry) w->bwd_out[key] = out;
                 first = bfirst;
                 break;
