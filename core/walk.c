@@ -407,9 +407,10 @@ culonx_status cx_core_graph_build(const culonx_run *run, double clock_mhz, cx_de
     g->p = c->p, g->v = c->v, g->m = c->m;
     const int p = g->p, v = g->v, m = g->m, nvs = p * v;
     if (!c->sched->order) {
+        cx_core_fail(err, CULONX_EINPUT, run->path, 0,
+                     "schedule %s has no work order for the graph engine", c->sched->name);
         cx_core_graph_free(g);
-        return cx_core_fail(err, CULONX_EINPUT, run->path, 0,
-                            "schedule %s has no work order for the graph engine", c->sched->name);
+        return CULONX_EINPUT;
     }
     if ((int64_t)m * nvs * 3 > MAX_GRAPH_ITEMS) {
         cx_core_graph_free(g);
@@ -428,11 +429,12 @@ culonx_status cx_core_graph_build(const culonx_run *run, double clock_mhz, cx_de
         if (!orders[s]) goto oom;
         norder[s] = c->sched->order(p, m, v, s, orders[s], cap);
         if (norder[s] < 0) {
+            cx_core_fail(err, CULONX_EINPUT, run->path, 0,
+                         "schedule %s does not support pp=%d with %d microbatches and %d "
+                         "chunks per stage",
+                         c->sched->name, p, m, v);
             cx_core_graph_free(g);
-            return cx_core_fail(err, CULONX_EINPUT, run->path, 0,
-                                "schedule %s does not support pp=%d with %d microbatches and %d "
-                                "chunks per stage",
-                                c->sched->name, p, m, v);
+            return CULONX_EINPUT;
         }
         items += norder[s];
     }
