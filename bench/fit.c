@@ -70,7 +70,7 @@ int main(int argc, char **argv)
         fs.w[fs.n] = 1.0 / (strcmp(s, "vTrain") ? n_t1 : n_vt);
         fs.n++;
     }
-    double lp[NP] = {log(0.7), log(64.0), log(0.8), log(5e-6)};
+    double lp[NP] = {log(0.8), log(1.0), log(0.8), log(2e-5)};
     int n = fs.n;
     double *r0 = malloc(sizeof(double) * n), *r1 = malloc(sizeof(double) * n);
     double *J = malloc(sizeof(double) * (size_t)(n + NP) * NP);

@@ -19,20 +19,18 @@
  * parameter held (MODEL.md; Korthikanti Fig. 1 check), activations in flight
  * for the schedule (schedules/: inflight x one microbatch's stage
  * activations), one layer's full activations while it is recomputed (full
- * recompute), and a working-buffer allowance WORKSPACE_BYTES + two gathered
- * activation buffers for TP communication (see below).
+ * recompute), and a working-buffer allowance (cx_core_stage_memory).
  */
 #include "core/base.h"
 #include "core/cost.h"
 #include "core/closed.h"
+#include "core/energy.h"
+#include "hw/power.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* CUDA context, cuBLAS workspaces, NCCL buffers and allocator slack: 1 GiB,
- * a round figure in the range PyTorch users observe (0.5-1.5 GiB). */
-#define WORKSPACE_BYTES (1.0 * CX_GIB)
 /* Megatron DDP gradient bucket size in parameters (max(40M, 1M x dp)) */
 #define DDP_BUCKET_PARAMS 40e6
 
@@ -60,7 +58,7 @@ culonx_status cx_core_closed_eval(const culonx_run *run, double clock_mhz, cx_co
     res->microbatches = m;
 
     /* stage times */
-    double p2p_mb = p > 1 ? 2.0 * c->p2p_s * c->sched->p2p_factor : 0.0;
+    double p2p_mb = p > 1 ? 2.0 * c->p2p_s * c->sched->p2p_factor * c->v : 0.0;
     int j = 0;
     double tj = -1, sumF = 0, sumB = 0, sumW = 0;
     double Fj = 0, Bj = 0, Wj = 0;
@@ -129,52 +127,49 @@ culonx_status cx_core_closed_eval(const culonx_run *run, double clock_mhz, cx_co
     double ranks = (double)m * (double)ex->dp * (double)ex->tp;
     res->model_flops = per_mb * ranks;
     res->hardware_flops = (per_mb + rec) * ranks;
-    double peak = (double)ex->gpus * cx_hw_peak_flops(&run->system.gpu, ex->dtype, 1);
-    res->mfu = res->model_flops / (res->iteration_time_s * peak);
-    res->hfu = res->hardware_flops / (res->iteration_time_s * peak);
-    res->tokens_per_s = (double)ex->global_batch * (double)run->model.seq / res->iteration_time_s;
-
     /* parameters */
     res->params = cx_model_total_params(&run->model);
 
     /* memory: the most loaded stage */
-    double T = (double)ex->microbatch * (double)run->model.seq;
-    double comm_buf = ex->tp > 1 ? 2.0 * 2.0 * T * (double)run->model.hidden : 0.0;
     culonx_memory best;
     memset(&best, 0, sizeof best);
     for (int s = 0; s < p; s++) {
         culonx_memory mm;
         memset(&mm, 0, sizeof mm);
-        double P = c->stage_params[s];
-        mm.weights_bytes = 2.0 * P;
-        mm.gradients_bytes = 4.0 * P;
-        mm.optimizer_bytes = 12.0 * P / (ex->distributed_optimizer ? (double)ex->dp : 1.0);
         double act = 0, work = 0;
         for (int k = 0; k < c->v; k++) {
             const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->sched->vstage(p, c->v, s, k));
             act += cc->act_bytes;
             work = fmax(work, cc->work_bytes);
         }
+        cx_core_stage_memory(c, s, work, &mm);
         mm.activations_bytes = c->sched->inflight(p, m, c->v, s) * act;
-        mm.workspace_bytes = WORKSPACE_BYTES + comm_buf + work;
         mm.peak_bytes = mm.weights_bytes + mm.gradients_bytes + mm.optimizer_bytes +
                         mm.activations_bytes + mm.workspace_bytes;
         if (s == 0 || mm.peak_bytes > best.peak_bytes) {
             best = mm;
-            res->params_per_gpu = P;
+            res->params_per_gpu = c->stage_params[s];
         }
     }
-    best.capacity_bytes = run->system.gpu.mem_gib * CX_GIB;
     best.fits = best.peak_bytes <= best.capacity_bytes;
     res->memory = best;
+    cx_core_result_rates(run, res);
 
-    /* training budget */
-    if (ex->tokens > 0) {
-        double tok_per_iter = (double)ex->global_batch * (double)run->model.seq;
-        res->iterations = ceil(ex->tokens / tok_per_iter);
-        res->time_to_train_s = res->iterations * res->iteration_time_s;
-        res->gpu_hours = res->time_to_train_s * (double)ex->gpus / 3600.0;
+    /* energy: per stage, m microbatches of each chunk's passes + optimizer */
+    double hbm_pj = cx_hw_power_hbm_pj_per_byte(&c->sys.gpu.power, &c->sys.gpu);
+    double *ej = c->scratch_j, *busy = c->scratch_busy, *hbm = c->scratch_hbm;
+    for (int s = 0; s < p; s++) {
+        ej[s] = c->optimizer_j[s];
+        busy[s] = c->optimizer_s[s];
+        hbm[s] = c->optimizer_bytes[s] * hbm_pj * 1e-12;
+        for (int k = 0; k < c->v; k++) {
+            const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->sched->vstage(p, c->v, s, k));
+            ej[s] += m * (cc->e_f_j + cc->e_b_j + cc->e_w_j + cc->e_r_j);
+            busy[s] += m * (cc->f_s + cc->b_s + cc->w_s + cc->r_s);
+            hbm[s] += m * (cc->f_bytes + cc->b_bytes + cc->w_bytes + cc->r_bytes) * hbm_pj * 1e-12;
+        }
     }
+    cx_core_energy_finish(c, ej, busy, hbm, res);
     return CULONX_OK;
 }
 

@@ -17,8 +17,16 @@
  */
 #include "core/cost.h"
 #include "core/base.h"
+#include "core/energy.h"
+#include "hw/power.h"
 
+#include <math.h>
 #include <string.h>
+
+/* CUDA context, cuBLAS workspaces, NCCL buffers and allocator slack: 1 GiB,
+ * a round figure in the range PyTorch users observe (0.5-1.5 GiB); plus two
+ * gathered activation buffers (2sbh bytes each) for TP communication. */
+#define WORKSPACE_BYTES (1.0 * CX_GIB)
 
 static cx_hw_coll hw_coll(cx_coll_kind k)
 {
@@ -39,7 +47,6 @@ static double op_time(const cx_cost *c, const cx_model_op *o, double flops, doub
     w.bytes = bytes;
     w.batch = o->batch;
     w.tensor = o->tensor;
-    w.min_dim = o->kind == CX_OP_ELEM ? 0.0 : cx_mind(o->m, cx_mind(o->n, o->k));
     cx_hw_time t = cx_hw_work_time(&c->sys, &c->sys.perf, &w, c->run->exec.dtype, c->clock_mhz);
     if (o->tensor && tensor_s) *tensor_s += t.time_s;
     return t.time_s;
@@ -55,43 +62,65 @@ static void add_coll(const cx_cost *c, cx_coll_kind k, double bytes, double *tim
 }
 
 /* Costs of one pass over an op list, accumulated into cc with weight n. */
-static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int recompute_mode,
-                     int is_layer, cx_chunk_cost *cc)
+/* CPU launch floor of one pass over an op list (framework overhead): the
+ * GPU work of the pass cannot take less than launch_s per kernel issued,
+ * collectives included; when it would, the compute ops are stretched
+ * uniformly so the pass takes exactly the floor. Returns the stretch. */
+static double cpu_floor(const cx_cost *c, const double *op_s, const double *coll_s, int n)
 {
-    for (int i = 0; i < ops->nops; i++) {
+    double gpu = 0, coll = 0;
+    int kernels = 0;
+    for (int i = 0; i < n; i++) {
+        gpu += op_s[i], coll += coll_s ? coll_s[i] : 0.0;
+        kernels += (op_s[i] > 0) + (coll_s && coll_s[i] > 0);
+    }
+    double floor_s = kernels * c->sys.perf.kernel_launch_s;
+    if (gpu <= 0 || floor_s <= gpu + coll) return 1.0;
+    return (floor_s - coll) / gpu;
+}
+
+/* Costs of one pass over an op list, accumulated into cc with weight n. */
+static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int recompute_mode,
+                     int is_layer, cx_chunk_cost *cc, cx_op_times *ot)
+{
+    double ts_f[CX_MODEL_MAX_OPS], ts_b[CX_MODEL_MAX_OPS], ts_w[CX_MODEL_MAX_OPS];
+    double tp_r[CX_MODEL_MAX_OPS];
+    double tiers[CULONX_MAX_TIERS] = {0, 0};
+    const int no = ops->nops;
+    for (int i = 0; i < no; i++) {
         const cx_model_op *o = &ops->op[i];
-        double ts = 0, tf = 0, tb = 0, tw = 0;
-        double tiers[CULONX_MAX_TIERS] = {0, 0};
-        tf = op_time(c, o, o->fwd_flops, o->fwd_bytes, &ts);
-        tb = op_time(c, o, o->b_flops, o->b_bytes, &ts);
-        tw = op_time(c, o, o->w_flops, o->w_bytes, &ts);
-        double cf = 0, cb = 0;
-        add_coll(c, o->coll_fwd, o->coll_bytes, &cf, tiers);
-        add_coll(c, o->coll_bwd, o->coll_bytes, &cb, tiers);
-        cc->f_s += n * tf, cc->b_s += n * tb, cc->w_s += n * tw;
-        cc->tp_f_s += n * cf, cc->tp_b_s += n * cb;
+        ts_f[i] = ts_b[i] = ts_w[i] = 0;
+        ot->f_s[i] = op_time(c, o, o->fwd_flops, o->fwd_bytes, &ts_f[i]);
+        ot->b_s[i] = op_time(c, o, o->b_flops, o->b_bytes, &ts_b[i]);
+        ot->w_s[i] = op_time(c, o, o->w_flops, o->w_bytes, &ts_w[i]);
+        ot->tp_f_s[i] = ot->tp_b_s[i] = tp_r[i] = 0;
+        add_coll(c, o->coll_fwd, o->coll_bytes, &ot->tp_f_s[i], tiers);
+        add_coll(c, o->coll_bwd, o->coll_bytes, &ot->tp_b_s[i], tiers);
+        int rec = is_layer && (recompute_mode == CULONX_RECOMPUTE_FULL ||
+                               (recompute_mode == CULONX_RECOMPUTE_SELECTIVE && o->sel_recompute));
+        ot->r_s[i] = rec ? ot->f_s[i] : 0.0;
+        if (rec && recompute_mode == CULONX_RECOMPUTE_FULL)
+            add_coll(c, o->coll_fwd, o->coll_bytes, &tp_r[i], tiers);
+    }
+    double kf = cpu_floor(c, ot->f_s, ot->tp_f_s, no), kb = cpu_floor(c, ot->b_s, ot->tp_b_s, no);
+    double kw = cpu_floor(c, ot->w_s, NULL, no), kr = cpu_floor(c, ot->r_s, tp_r, no);
+    for (int i = 0; i < no; i++) {
+        const cx_model_op *o = &ops->op[i];
+        ot->f_s[i] *= kf, ot->b_s[i] *= kb, ot->w_s[i] *= kw;
+        double ts_r = ot->r_s[i] > 0 ? ts_f[i] * kr : 0.0;
+        ot->r_s[i] *= kr;
+        cc->f_s += n * ot->f_s[i], cc->b_s += n * ot->b_s[i], cc->w_s += n * ot->w_s[i];
+        cc->r_s += n * ot->r_s[i];
+        cc->tp_f_s += n * ot->tp_f_s[i], cc->tp_b_s += n * ot->tp_b_s[i];
+        cc->tp_r_s += n * tp_r[i];
         cc->f_flops += n * o->fwd_flops, cc->b_flops += n * o->b_flops;
         cc->w_flops += n * o->w_flops;
         cc->f_bytes += n * o->fwd_bytes, cc->b_bytes += n * o->b_bytes;
         cc->w_bytes += n * o->w_bytes;
-        cc->tensor_s += n * ts;
-        int rec = is_layer && (recompute_mode == CULONX_RECOMPUTE_FULL ||
-                               (recompute_mode == CULONX_RECOMPUTE_SELECTIVE && o->sel_recompute));
-        if (rec) {
-            double tr = 0;
-            cc->r_s += n * op_time(c, o, o->fwd_flops, o->fwd_bytes, &tr);
-            cc->tensor_s += n * tr;
-            cc->r_flops += n * o->fwd_flops;
-            cc->r_bytes += n * o->fwd_bytes;
-            if (recompute_mode == CULONX_RECOMPUTE_FULL) {
-                double cr = 0;
-                add_coll(c, o->coll_fwd, o->coll_bytes, &cr, tiers);
-                cc->tp_r_s += n * cr;
-            }
-        }
-        /* recompute collectives were added to tiers above when present */
-        for (int k = 0; k < CULONX_MAX_TIERS; k++) cc->tp_tier_bytes[k] += n * tiers[k];
+        if (ot->r_s[i] > 0) cc->r_flops += n * o->fwd_flops, cc->r_bytes += n * o->fwd_bytes;
+        cc->tensor_s += n * (ts_f[i] * kf + ts_b[i] * kb + ts_w[i] * kw + ts_r);
     }
+    for (int k = 0; k < CULONX_MAX_TIERS; k++) cc->tp_tier_bytes[k] += n * tiers[k];
 }
 
 int cx_core_cost_stage_of(const cx_cost *c, int vs, int *chunk)
@@ -113,6 +142,7 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     c->run = run;
     c->sys = run->system;
     cx_hw_perf_defaults(&c->sys.perf);
+    cx_hw_power_default(&c->sys.gpu);
     c->clock_mhz = clock_mhz > 0 ? clock_mhz : run->system.gpu.max_mhz;
     c->sched = cx_sched_get(ex->schedule);
     if (!c->sched)
@@ -132,18 +162,17 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     c->m = (int)(ex->global_batch / (ex->microbatch * ex->dp));
     c->weight_copies = c->sched->weight_copies > 0 ? c->sched->weight_copies : 1;
 
-    cx_model_table tab;
     const double e = 2.0; /* 16-bit activations (fp8 runs keep bf16 activations) */
-    cx_model_build(md, ex->microbatch, ex->tp, ex->sequence_parallel, e, &tab);
+    cx_model_build(md, ex->microbatch, ex->tp, ex->sequence_parallel, e, &c->tab);
 
     /* one layer, then scale */
     cx_chunk_cost layer, embed, head;
     memset(&layer, 0, sizeof layer);
     memset(&embed, 0, sizeof embed);
     memset(&head, 0, sizeof head);
-    ops_cost(c, &tab.layer, 1.0, ex->recompute, 1, &layer);
-    ops_cost(c, &tab.embed, 1.0, ex->recompute, 0, &embed);
-    ops_cost(c, &tab.head, 1.0, ex->recompute, 0, &head);
+    ops_cost(c, &c->tab.layer, 1.0, ex->recompute, 1, &layer, &c->layer_t);
+    ops_cost(c, &c->tab.embed, 1.0, ex->recompute, 0, &embed, &c->embed_t);
+    ops_cost(c, &c->tab.head, 1.0, ex->recompute, 0, &head, &c->head_t);
 
     const double t = (double)ex->tp;
     const int64_t lpc = md->layers / nvs;
@@ -163,9 +192,9 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
         SCALE(tensor_s);
 #undef SCALE
         for (int k = 0; k < CULONX_MAX_TIERS; k++) cc->tp_tier_bytes[k] = L * layer.tp_tier_bytes[k];
-        cc->act_bytes = L * tab.layer_act_bytes[ex->recompute];
+        cc->act_bytes = L * c->tab.layer_act_bytes[ex->recompute];
         cc->work_bytes = ex->recompute == CULONX_RECOMPUTE_FULL
-                             ? tab.layer_act_bytes[CULONX_RECOMPUTE_NONE]
+                             ? c->tab.layer_act_bytes[CULONX_RECOMPUTE_NONE]
                              : 0.0;
         cc->params = L * layer_params;
         const cx_chunk_cost *extra[2] = {emb ? &embed : NULL, hd ? &head : NULL};
@@ -181,17 +210,21 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
         }
         if (emb) {
             cc->has_embed = 1;
-            cc->act_bytes += tab.embed_act_bytes;
+            cc->act_bytes += c->tab.embed_act_bytes;
             cc->params += cx_model_embed_params(md) / t;
         }
         if (hd) {
             cc->has_head = 1;
-            cc->act_bytes += tab.head_act_bytes;
+            cc->act_bytes += c->tab.head_act_bytes;
             cc->params += cx_model_head_params(md) / t;
             /* GPT ties the output to the embedding: the last stage keeps a copy */
             if (md->arch == CULONX_ARCH_GPT && nvs > 1)
                 cc->params += (double)md->vocab * (double)md->hidden / t;
         }
+        cc->e_f_j = cx_core_pass_energy_j(c, cc->f_s, cc->f_flops, cc->f_bytes, NULL);
+        cc->e_b_j = cx_core_pass_energy_j(c, cc->b_s, cc->b_flops, cc->b_bytes, NULL);
+        cc->e_w_j = cx_core_pass_energy_j(c, cc->w_s, cc->w_flops, cc->w_bytes, NULL);
+        cc->e_r_j = cx_core_pass_energy_j(c, cc->r_s, cc->r_flops, cc->r_bytes, NULL);
     }
 
     /* PP p2p: the boundary activation, 2sbh bytes (/t with SP scatter-gather) */
@@ -218,6 +251,8 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
             c->dp_tier_bytes[s][0] = c->dp_tier_bytes[s - 1][0];
             c->dp_tier_bytes[s][1] = c->dp_tier_bytes[s - 1][1];
             c->optimizer_s[s] = c->optimizer_s[s - 1];
+            c->optimizer_j[s] = c->optimizer_j[s - 1];
+            c->optimizer_bytes[s] = c->optimizer_bytes[s - 1];
             continue;
         }
         prev_P = P;
@@ -237,8 +272,39 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
                 c->dp_tier_bytes[s][k] = a.bytes_tier[k] + b.bytes_tier[k];
         }
         double upd = ex->distributed_optimizer ? P / (double)ex->dp : P;
-        c->optimizer_s[s] = upd * c->sys.perf.optimizer_bytes_per_param /
-                            (c->sys.gpu.hbm_gbps * 1e9 * c->sys.perf.mem_eff);
+        c->optimizer_bytes[s] = upd * c->sys.perf.optimizer_bytes_per_param;
+        c->optimizer_s[s] = c->optimizer_bytes[s] / (c->sys.gpu.hbm_gbps * 1e9 * c->sys.perf.mem_eff);
+        c->optimizer_j[s] =
+            cx_core_pass_energy_j(c, c->optimizer_s[s], 0.0, c->optimizer_bytes[s], NULL);
     }
     return CULONX_OK;
+}
+
+void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_memory *mm)
+{
+    const culonx_execution *ex = &c->run->exec;
+    double P = c->stage_params[s];
+    double T = (double)ex->microbatch * (double)c->run->model.seq;
+    double comm_buf = ex->tp > 1 ? 2.0 * 2.0 * T * (double)c->run->model.hidden : 0.0;
+    mm->weights_bytes = 2.0 * P;
+    mm->gradients_bytes = 4.0 * P;
+    mm->optimizer_bytes = 12.0 * P / (ex->distributed_optimizer ? (double)ex->dp : 1.0);
+    mm->workspace_bytes = WORKSPACE_BYTES + comm_buf + work_bytes;
+    mm->capacity_bytes = c->run->system.gpu.mem_gib * CX_GIB;
+}
+
+void cx_core_result_rates(const culonx_run *run, culonx_result *res)
+{
+    const culonx_execution *ex = &run->exec;
+    double peak = (double)ex->gpus * cx_hw_peak_flops(&run->system.gpu, ex->dtype, 1);
+    double T = res->iteration_time_s;
+    res->mfu = res->model_flops / (T * peak);
+    res->hfu = res->hardware_flops / (T * peak);
+    res->tokens_per_s = (double)ex->global_batch * (double)run->model.seq / T;
+    if (ex->tokens > 0) {
+        double tok = (double)ex->global_batch * (double)run->model.seq;
+        res->iterations = ceil(ex->tokens / tok);
+        res->time_to_train_s = res->iterations * T;
+        res->gpu_hours = res->time_to_train_s * (double)ex->gpus / 3600.0;
+    }
 }

@@ -29,6 +29,8 @@ typedef struct {
     double tensor_s;
     /* TP bytes sent per GPU per microbatch per tier (F+B+R) */
     double tp_tier_bytes[CULONX_MAX_TIERS];
+    /* GPU energy per microbatch of each pass (TP waits excluded), J */
+    double e_f_j, e_b_j, e_w_j, e_r_j;
     double act_bytes;     /* activations saved per microbatch */
     double work_bytes;    /* transient: one layer's full activations (recompute) */
     double params;        /* parameters per GPU */
@@ -36,8 +38,17 @@ typedef struct {
     int has_embed, has_head;
 } cx_chunk_cost;
 
+/* Times of each op of a table (layer, embedding or head) per microbatch. */
+typedef struct {
+    double f_s[CX_MODEL_MAX_OPS], b_s[CX_MODEL_MAX_OPS], w_s[CX_MODEL_MAX_OPS];
+    double r_s[CX_MODEL_MAX_OPS]; /* recompute (0 for ops not recomputed) */
+    double tp_f_s[CX_MODEL_MAX_OPS], tp_b_s[CX_MODEL_MAX_OPS];
+} cx_op_times;
+
 typedef struct {
     const culonx_run *run;
+    cx_model_table tab;   /* op tables of this run */
+    cx_op_times layer_t, embed_t, head_t;
     culonx_system sys;    /* with perf defaults filled */
     const cx_sched_desc *sched;
     int p, v, m;          /* v = chunks per stage for the schedule */
@@ -53,7 +64,12 @@ typedef struct {
     double dp_s[CX_COST_MAX_STAGES];          /* gradient sync (RS+AG or AR) time */
     double dp_tier_bytes[CX_COST_MAX_STAGES][CULONX_MAX_TIERS];
     double optimizer_s[CX_COST_MAX_STAGES];
+    double optimizer_j[CX_COST_MAX_STAGES];   /* GPU energy of the step */
+    double optimizer_bytes[CX_COST_MAX_STAGES];
     double weight_copies;
+    /* scratch per stage for the evaluators */
+    double scratch_j[CX_COST_MAX_STAGES], scratch_busy[CX_COST_MAX_STAGES];
+    double scratch_hbm[CX_COST_MAX_STAGES];
 } cx_cost;
 
 /* The costs of virtual stage vs. */
@@ -70,6 +86,12 @@ static inline const cx_chunk_cost *cx_core_cost_chunk(const cx_cost *c, int vs)
  * model cannot express (e.g. too many stages). */
 culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cost *c,
                                  culonx_error *err);
+
+/* Memory of stage s except activations: weights, gradients, optimizer
+ * state and working buffers (work_bytes = transient recompute bytes). */
+void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_memory *mm);
+/* MFU, HFU, tokens/s and the training-budget fields from time and FLOPs. */
+void cx_core_result_rates(const culonx_run *run, culonx_result *res);
 
 /* Stage index holding virtual stage vs, and chunk index on it. */
 int cx_core_cost_stage_of(const cx_cost *c, int vs, int *chunk);

@@ -110,9 +110,9 @@ typedef struct {
  * Defaults are fitted; bench/fit reproduces the fit. */
 typedef struct {
     double matmul_eff_max;   /* asymptotic fraction of matrix peak */
-    double matmul_half_dim;  /* smallest GEMM dimension at which eff is half */
+    double matmul_half_dim;  /* GEMM size (GFLOP per GEMM) at which eff is half */
     double mem_eff;          /* achieved fraction of HBM bandwidth */
-    double kernel_launch_s;  /* fixed per-kernel overhead */
+    double kernel_launch_s;  /* CPU launch cost per kernel (floor per pass) */
     double optimizer_bytes_per_param; /* bytes moved by the Adam step */
 } culonx_perf_params;
 
@@ -166,21 +166,36 @@ typedef struct {
     double clock_mhz; /* SM clock; 0 = the GPU's max */
 } culonx_execution;
 
+/* Where a section of a run came from: file and line of its XML element,
+ * "--set" and 0 after an override, empty and 0 for runs built in code. */
+typedef struct {
+    char file[512];
+    int line;
+} culonx_origin;
+
 typedef struct {
     char path[512]; /* the run file, for messages */
     culonx_model model;
     culonx_system system;
     culonx_execution exec;
+    /* Filled by the config loader (core/config.c); zero for runs built in
+     * code. Used by culonx_run_check to point messages at the element. */
+    culonx_origin model_at, system_at, gpu_at, power_at, network_at, perf_at, exec_at;
+    culonx_origin tier_at[CULONX_MAX_TIERS];
+    int dp_derived;   /* execution.dp was omitted: dp = gpus/(tp*pp) */
+    int gpus_derived; /* execution.gpus was omitted: gpus = tp*pp*dp */
 } culonx_run;
 
 /* ------------------------------------------------------------- config I/O */
 
 /* Loads a run file (XML, validated against configs/culonx.xsd), resolving
  * the model and system files it names relative to itself, then applies the
- * overrides ("section.key=value", section = model | system | execution |
- * gpu | network) in order and checks the whole run for consistency.
- * `schema_path` may be NULL: the schema is then found next to the run's
- * configs/ tree or at the install location. */
+ * overrides ("section.key=value", section = model | system | gpu | power |
+ * network | perf | execution; keys are the XML attribute names; network keys
+ * name a tier: network.tier0.bw-gbps, network.inter.latency-us, see
+ * core/config.c) in order and checks the whole run for consistency.
+ * `schema_path` may be NULL: the schema is then found in the source tree's
+ * configs/ (CULONX_SCHEMA_DIR) or at the install location. */
 culonx_status culonx_run_load(const char *path, const char *const *overrides, int noverrides,
                               const char *schema_path, culonx_run *run, culonx_error *err);
 
@@ -264,6 +279,111 @@ culonx_status culonx_estimate(const culonx_run *run, culonx_result *res, culonx_
 /* Human-readable report and JSON of a result. */
 void culonx_report_text(FILE *out, const culonx_run *run, const culonx_result *res);
 void culonx_report_json(FILE *out, const culonx_run *run, const culonx_result *res);
+
+/* ---- DVFS calibration and prediction (core/dvfs.c, hw/power.c, hw/calibrate.c) ---- */
+
+/* One row of a DVFS sweep CSV (columns gpu,benchmark,kernel,input,core_mhz,
+ * mem_mhz,time_ms,power_w,sm_active,sm_occupancy,dram_active,fp16_active,
+ * fp32_active,fp64_active,tensor_active). Empty counter cells load as NaN;
+ * time and power must be present and non-negative. */
+typedef struct {
+    char gpu[32];
+    char benchmark[64]; /* the benchmark family */
+    char kernel[64];
+    char input[32];
+    int line; /* line in the CSV, for messages */
+    double core_mhz, mem_mhz, time_ms, power_w;
+    double sm_active, sm_occupancy, dram_active;
+    double fp16_active, fp32_active, fp64_active, tensor_active;
+} culonx_sweep_row;
+
+typedef struct {
+    char path[512];
+    size_t nrows;
+    culonx_sweep_row *rows;
+} culonx_sweep;
+
+/* Loads a sweep CSV; bad rows fail with path:line. */
+culonx_status culonx_sweep_csv_load(const char *path, culonx_sweep *out, culonx_error *err);
+/* Parses a sweep CSV held in memory; `name` is used in messages. */
+culonx_status culonx_sweep_csv_parse(const char *name, const char *buf, size_t len,
+                                     culonx_sweep *out, culonx_error *err);
+void culonx_sweep_free(culonx_sweep *s); /* NULL-safe */
+/* Keeps, for each (gpu, benchmark, kernel, input), only its highest-clock
+ * row: the "profile once" view of a sweep. Order of first appearance. */
+culonx_status culonx_sweep_profile_rows(const culonx_sweep *in, culonx_sweep *out,
+                                        culonx_error *err);
+
+#define CULONX_DVFS_MAX_CLOCKS 32
+
+/* A calibrated DVFS model of one GPU: the power model plus the per-clock time
+ * scaling fitted on a sweep. With nclocks == 0 only the power model's
+ * t(f) = t_mem + t_compute*(f_max/f)^time_exp applies. The time of a kernel
+ * profiled at f0 is t(f) = t0 * R(f)/R(f0) with
+ *   R(f) = (1 - c) * mem_scale(f) + c * compute_scale(f),
+ *   c    = 1 - clamp((dram_active - split_dram_lo)/(split_dram_hi - split_dram_lo), 0, 1)
+ * (the compute fraction, from the profiled DRAM activity); the scales are
+ * interpolated linearly between the sweep clocks. */
+typedef struct {
+    culonx_power_model power;
+    char gpu[32];
+    double max_mhz; /* f_max the model is normalised to */
+    int nclocks;
+    double clock_mhz[CULONX_DVFS_MAX_CLOCKS];     /* ascending */
+    double mem_scale[CULONX_DVFS_MAX_CLOCKS];     /* time factor of memory-bound work */
+    double compute_scale[CULONX_DVFS_MAX_CLOCKS]; /* time factor of compute-bound work */
+    double split_dram_lo, split_dram_hi;
+} culonx_dvfs_model;
+
+/* Quality of a calibration on the rows it was fitted to. Errors are mean
+ * absolute relative errors (fractions, not %). time/energy errors are of
+ * "profile once" predictions from each kernel's highest-clock row. */
+typedef struct {
+    size_t nrows, nkernels;
+    double power_r2;  /* R^2 of power over all rows (counters at each clock) */
+    double time_r2;   /* R^2 of predicted/measured time ratio over all rows */
+    int nclocks;
+    double clock_mhz[CULONX_DVFS_MAX_CLOCKS];
+    double power_mape[CULONX_DVFS_MAX_CLOCKS]; /* power model with measured counters */
+    double time_mape[CULONX_DVFS_MAX_CLOCKS];
+    double energy_mape[CULONX_DVFS_MAX_CLOCKS];
+} culonx_power_fit;
+
+/* Fits the DVFS model of the one GPU in `sweep` (rows of benchmark family
+ * `exclude_family` are left out when non-NULL): power coefficients by
+ * non-negative least squares with the knee and voltage ratio found by grid
+ * and pattern search; time scaling per clock. `fit` may be NULL. */
+culonx_status culonx_power_calibrate(const culonx_sweep *sweep, const char *exclude_family,
+                                     culonx_dvfs_model *model, culonx_power_fit *fit,
+                                     culonx_error *err);
+
+/* Writes `<power const-w=.. static-w=.. knee-mhz=.. v-min=.. v-slope=..
+ * tensor-w=.. fp-w=.. sm-w=.. dram-w=.. blocked-w=.. time-exp=..
+ * provenance=../>` (plus max-mhz, clocks-mhz, time-mem-scale,
+ * time-compute-scale, split-dram when the model has per-clock tables). */
+culonx_status culonx_power_write_xml(FILE *out, const culonx_dvfs_model *model,
+                                     const char *comment, culonx_error *err);
+/* Reads such a file (root element <power>); no network, no entities. */
+culonx_status culonx_power_read_xml(const char *path, culonx_dvfs_model *model,
+                                    culonx_error *err);
+
+/* One predicted point: kernel `profile_index` of the profile at a clock. */
+typedef struct {
+    size_t profile_index;
+    double core_mhz, time_ms, power_w, energy_mj;
+} culonx_dvfs_point;
+
+/* Predicts time, power and energy of every profile row at every clock
+ * ("profile once, model everywhere"); out holds nprofile*nclocks points,
+ * profile-major. */
+culonx_status culonx_dvfs_predict(const culonx_dvfs_model *model,
+                                  const culonx_sweep_row *profile, size_t nprofile,
+                                  const double *clocks_mhz, int nclocks,
+                                  culonx_dvfs_point *out, culonx_error *err);
+
+/* Fills gpu->power from datasheet facts (TDP, idle W, clocks) when
+ * gpu->power.present == 0; A100 and H100 get the constants of MODEL.md. */
+void culonx_power_default(culonx_gpu *gpu);
 
 /* ---- Sweeps (core/sweep.c) ---- */
 

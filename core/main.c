@@ -14,6 +14,8 @@
 
 #define MAX_SETS 256
 
+#include "core/main_dvfs.h"
+
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2, EXIT_INTERNAL = 3 };
 
 static void print_error(const culonx_error *err)
@@ -51,6 +53,9 @@ static void usage(FILE *out)
           "commands:\n"
           "  estimate RUN.xml     time, memory, FLOPs, MFU (and energy) of one iteration\n"
           "  sweep RUN.xml        rank every parallelism strategy (see culonx sweep --help)\n"
+          "  calibrate SWEEP.csv -o POWER.xml   fit a GPU's DVFS power model\n"
+          "  dvfs-predict --power POWER.xml --profile PROFILE.csv\n"
+          "                       time/power/energy of profiled kernels at every clock\n"
           "  help                 this text\n"
           "  version              print the version\n"
           "\n"
@@ -351,6 +356,8 @@ int main(int argc, char **argv)
     int rc;
     if (strcmp(cmd, "estimate") == 0) rc = cmd_estimate(argc - 2, argv + 2);
     else if (strcmp(cmd, "sweep") == 0) rc = cmd_sweep(argc - 2, argv + 2);
+    else if (strcmp(cmd, "calibrate") == 0) rc = cmd_calibrate(argc - 1, argv + 1);
+    else if (strcmp(cmd, "dvfs-predict") == 0) rc = cmd_dvfs_predict(argc - 1, argv + 1);
     else if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);
         rc = EXIT_OK;

@@ -2,7 +2,7 @@
  * hw.h — cost of work on a GPU and on the network, independent of what the
  * work is (models/ and schedules/ are not visible here).
  *  - perf.c: op time as a roofline with size-dependent efficiency,
- *    t = max(t_compute(f), t_mem) + t_launch, t_compute scaling with f_max/f.
+ *    t = max(t_compute(f), t_mem), t_compute scaling with f_max/f.
  *  - net.c: ring and hierarchical collectives and p2p on network tiers,
  *    alpha-beta model with efficiency, bytes moved per tier for energy.
  */
@@ -14,7 +14,6 @@
 typedef struct {
     double flops;   /* arithmetic work */
     double bytes;   /* HBM traffic, read + written */
-    double min_dim; /* smallest GEMM dimension (0: not a GEMM) */
     double batch;   /* independent GEMMs in a batched GEMM (>= 1) */
     int tensor;     /* runs on tensor cores */
 } cx_hw_work;
@@ -29,8 +28,8 @@ typedef struct {
 void cx_hw_perf_defaults(culonx_perf_params *p);
 /* Peak FLOP/s of the GPU at max clock for a dtype on tensor cores or not. */
 double cx_hw_peak_flops(const culonx_gpu *g, culonx_dtype dt, int tensor);
-/* Matmul efficiency for a GEMM whose smallest dimension is min_dim. */
-double cx_hw_matmul_eff(const culonx_perf_params *p, double min_dim);
+/* Matmul efficiency of one GEMM of gemm_flops FLOPs. */
+double cx_hw_matmul_eff(const culonx_perf_params *p, double gemm_flops);
 cx_hw_time cx_hw_work_time(const culonx_system *sys, const culonx_perf_params *p,
                            const cx_hw_work *w, culonx_dtype dt, double clock_mhz);
 

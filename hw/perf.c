@@ -1,24 +1,31 @@
 /*
  * perf.c — time of one kernel on a GPU.
  *
- *   t_compute(f) = flops / (peak * eff(shape)) * f_max / f
+ *   t_compute(f) = flops / (peak * eff) * f_max / f
+ *   eff          = eff_max * g / (g + g_half)   g = GFLOP of one GEMM of the
+ *                                               (batched) kernel
  *   t_mem        = bytes / (hbm_bw * mem_eff)
- *   t            = max(t_compute, t_mem) + t_launch
- *   eff(shape)   = eff_max * d / (d + d_half), d the smallest GEMM dimension
+ *   t            = max(t_compute, t_mem)
+ * Non-tensor (vector) work runs at half the vector peak.
+ * The framework's CPU launch cost, kernel_launch_s per kernel, is a floor
+ * applied per pass over a layer in core/cost.c (the CPU runs ahead of the
+ * GPU, so a pass takes max(GPU time, kernels x launch)).
  *
  * Peaks are vendor datasheet dense numbers (MODEL.md table) at max boost.
- * The default efficiencies (eff_max, d_half, mem_eff, t_launch) are fitted by
- * bench/fit.c (Gauss-Newton on log time, LAPACK dgels) to the SC'21 Table 1
- * rows of ../shared/data/measured-public.csv and the 1440 vTrain single-node
- * A100 measurements; rerun `build/bench_fit ../shared/data` to reproduce.
+ * The default efficiencies (eff_max, g_half (stored in matmul_half_dim, in
+ * GFLOP), mem_eff, kernel_launch_s) are fitted by bench/fit.c (Levenberg-
+ * Marquardt on log time, LAPACK dgels) to the SC'21 Table 1 rows of
+ * ../shared/data/measured-public.csv and the 1440 vTrain single-node A100
+ * measurements, each set weighted equally; `build/bench_fit ../shared/data`
+ * reproduces the numbers below.
  */
 #include "hw/hw.h"
 
 /* Fitted by bench/fit.c on SC'21 Table 1 + vTrain (see file comment). */
-#define FIT_MATMUL_EFF_MAX 0.70
-#define FIT_MATMUL_HALF_DIM 48.0
-#define FIT_MEM_EFF 0.80
-#define FIT_KERNEL_LAUNCH_S 5e-6
+#define FIT_MATMUL_EFF_MAX 0.7564
+#define FIT_MATMUL_HALF_DIM 0.72
+#define FIT_MEM_EFF 0.5933
+#define FIT_KERNEL_LAUNCH_S 7.795e-05
 /* Adam step, mixed precision: read fp32 master, m, v, fp32 grad (16 B),
  * write master, m, v (12 B) and the 16-bit weight (2 B) */
 #define OPTIMIZER_BYTES_PER_PARAM 30.0
@@ -39,10 +46,11 @@ double cx_hw_peak_flops(const culonx_gpu *g, culonx_dtype dt, int tensor)
     return g->matrix16_tflops * 1e12;
 }
 
-double cx_hw_matmul_eff(const culonx_perf_params *p, double min_dim)
+double cx_hw_matmul_eff(const culonx_perf_params *p, double gemm_flops)
 {
-    if (min_dim <= 0) return p->matmul_eff_max;
-    return p->matmul_eff_max * min_dim / (min_dim + p->matmul_half_dim);
+    double g = gemm_flops * 1e-9;
+    if (g <= 0) return p->matmul_eff_max;
+    return p->matmul_eff_max * g / (g + p->matmul_half_dim);
 }
 
 cx_hw_time cx_hw_work_time(const culonx_system *sys, const culonx_perf_params *p,
@@ -53,10 +61,11 @@ cx_hw_time cx_hw_work_time(const culonx_system *sys, const culonx_perf_params *p
     double fmax = g->max_mhz > 0 ? g->max_mhz : 1.0;
     double f = clock_mhz > 0 ? clock_mhz : fmax;
     if (w->flops > 0) {
-        double eff = w->tensor ? cx_hw_matmul_eff(p, w->min_dim) : 0.5;
+        double eff = w->tensor ? cx_hw_matmul_eff(p, w->flops / (w->batch > 0 ? w->batch : 1))
+                               : 0.5;
         t.compute_s = w->flops / (cx_hw_peak_flops(g, dt, w->tensor) * eff) * (fmax / f);
     }
     if (w->bytes > 0) t.mem_s = w->bytes / (g->hbm_gbps * 1e9 * p->mem_eff);
-    t.time_s = (t.compute_s > t.mem_s ? t.compute_s : t.mem_s) + p->kernel_launch_s;
+    t.time_s = t.compute_s > t.mem_s ? t.compute_s : t.mem_s;
     return t;
 }

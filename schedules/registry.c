@@ -1,15 +1,19 @@
 /*
  * registry.c — the list of pipeline schedules by name (execution.schedule).
- * Each schedule lives in its own file and exports one cx_sched_desc.
+ * Each schedule lives in its own file and exports one cx_sched_desc;
+ * cx_sched_get maps culonx_schedule ids to them.
  */
 #include "schedules/sched.h"
 
 #include <string.h>
 
 static const char *const names[CULONX_SCHED_COUNT] = {
-    [CULONX_SCHED_GPIPE] = "gpipe",       [CULONX_SCHED_1F1B] = "1f1b",
-    [CULONX_SCHED_INTERLEAVED] = "interleaved", [CULONX_SCHED_ZB_H1] = "zb-h1",
-    [CULONX_SCHED_ZB_H2] = "zb-h2",       [CULONX_SCHED_ZB_V] = "zb-v",
+    [CULONX_SCHED_GPIPE] = "gpipe",
+    [CULONX_SCHED_1F1B] = "1f1b",
+    [CULONX_SCHED_INTERLEAVED] = "interleaved",
+    [CULONX_SCHED_ZB_H1] = "zb-h1",
+    [CULONX_SCHED_ZB_H2] = "zb-h2",
+    [CULONX_SCHED_ZB_V] = "zb-v",
     [CULONX_SCHED_DUALPIPE_V] = "dualpipev",
 };
 
@@ -28,11 +32,19 @@ int culonx_schedule_parse(const char *name, culonx_schedule *out)
     return -1;
 }
 
-/* Filled in as schedule files land. */
-const cx_sched_desc *cx_sched_tmp(culonx_schedule id);
+static const cx_sched_desc *const descs[CULONX_SCHED_COUNT] = {
+    [CULONX_SCHED_GPIPE] = &cx_sched_gpipe,
+    [CULONX_SCHED_1F1B] = &cx_sched_1f1b,
+    [CULONX_SCHED_INTERLEAVED] = &cx_sched_interleaved,
+    [CULONX_SCHED_ZB_H1] = &cx_sched_zb_h1,
+    [CULONX_SCHED_ZB_H2] = &cx_sched_zb_h2,
+    [CULONX_SCHED_ZB_V] = &cx_sched_zb_v,
+    [CULONX_SCHED_DUALPIPE_V] = &cx_sched_dualpipev,
+};
+
 const cx_sched_desc *cx_sched_get(culonx_schedule id)
 {
-    return cx_sched_tmp(id);
+    return (unsigned)id < CULONX_SCHED_COUNT ? descs[id] : NULL;
 }
 
 const cx_sched_desc *cx_sched_find(const char *name)

@@ -28,30 +28,70 @@ typedef struct {
 typedef struct {
     const char *name; /* as in execution.schedule */
     culonx_schedule id;
-    int splits_bw;    /* emits separate B and W items */
+    int splits_bw; /* emits separate B and W items */
     /* chunks per stage for a requested v (execution.vp): interleaved uses v,
      * V-shaped schedules always 2, the rest 1. */
     int (*chunks)(int v_requested);
     /* which virtual stage chunk c of stage s is */
     int (*vstage)(int p, int v, int stage, int chunk);
     /* Writes the ordered work of `stage` into out (capacity cap, which must be
-     * >= 3*m*v); returns the count, or -1 if (p, m, v) is not supported
-     * (e.g. interleaved needs m >= p... see the file). */
+     * >= 3*m*chunks(v)); returns the count, or -1 if (p, m, v) is not
+     * supported (interleaved needs m >= p, DualPipeV m >= 2p: see the files).
+     * Every function here takes the requested v and applies chunks(v). */
     int (*order)(int p, int m, int v, int stage, cx_sched_item *out, int cap);
     /* closed-form bubble time per iteration for uniform stages with per-
      * microbatch, per-stage times F, B, W (whole stage, all chunks) */
     double (*bubble_s)(int p, int m, int v, double f_s, double b_s, double w_s);
     /* peak activations held on `stage`, in units of one microbatch's
-     * activations for the whole stage (all chunks): 1F1B stage 0 = p */
+     * activations for the whole stage (all chunks): 1F1B stage 0 = p.
+     * Exactly what replaying order() gives (cx_sched_replay_peak): an
+     * activation of (mb, chunk) counts 1/chunks from its F until the end of
+     * its W (or fused BW). */
     double (*inflight)(int p, int m, int v, int stage);
     /* weight copies held per stage (DualPipe: 2), 1 otherwise */
     int weight_copies;
-    /* p2p messages per microbatch per stage boundary relative to 1F1B */
+    /* p2p messages per microbatch per stage, relative to 1F1B, per chunk:
+     * the total factor is p2p_factor * chunks(v) (interleaved v, V-shapes 2) */
     double p2p_factor;
 } cx_sched_desc;
 
 /* NULL if id is out of range. */
 const cx_sched_desc *cx_sched_get(culonx_schedule id);
 const cx_sched_desc *cx_sched_find(const char *name);
+
+/* The schedules (one file each in schedules/). */
+extern const cx_sched_desc cx_sched_gpipe;       /* gpipe.c */
+extern const cx_sched_desc cx_sched_1f1b;        /* 1f1b.c */
+extern const cx_sched_desc cx_sched_interleaved; /* interleaved.c */
+extern const cx_sched_desc cx_sched_zb_h1;       /* zb_h1.c */
+extern const cx_sched_desc cx_sched_zb_h2;       /* zb_h2.c */
+extern const cx_sched_desc cx_sched_zb_v;        /* zb_v.c */
+extern const cx_sched_desc cx_sched_dualpipev;   /* dualpipev.c */
+
+/* ------------------------------------------------ reference simulator (sim.c) */
+
+typedef enum {
+    CX_SCHED_SIM_OK = 0,
+    CX_SCHED_SIM_UNSUPPORTED = 1, /* order() returned -1 for (p, m, v) */
+    CX_SCHED_SIM_BAD_ORDER = 2,   /* an item missing, repeated or out of range */
+    CX_SCHED_SIM_DEADLOCK = 3,    /* the orders cannot all be played */
+    CX_SCHED_SIM_NOMEM = 4,
+} cx_sched_sim_status;
+
+/* Plays the per-stage orders of `d` on p stages, each stage executing its
+ * items strictly in order, one at a time, each as soon as its dependencies
+ * allow: F(mb,vs) after F(mb,vs-1); B or BW(mb,vs) after F(mb,vs) and, below
+ * the last virtual stage, after B or BW(mb,vs+1); W(mb,vs) after B(mb,vs).
+ * A dependency between different physical stages adds p2p_s. Item durations
+ * are the per-stage, per-microbatch times divided by chunks(v): f_s, b_s,
+ * w_s, and b_s + w_s for BW. Writes the makespan and, if busy_s is not NULL,
+ * the busy time of each of the p stages. */
+cx_sched_sim_status cx_sched_simulate(const cx_sched_desc *d, int p, int m, int v, double f_s,
+                                      double b_s, double w_s, double p2p_s, double *makespan_s,
+                                      double *busy_s);
+
+/* Peak activations held while playing one stage's items in order, in units of
+ * one microbatch's whole-stage activations (each (mb, chunk) is 1/chunks). */
+double cx_sched_replay_peak(const cx_sched_item *items, int n, int chunks);
 
 #endif

@@ -1,0 +1,88 @@
+/*
+ * energy.c — energy-to-completion of one training iteration.
+ *
+ * GPU compute: each compute pass (F, B, W, recompute of a chunk; the
+ * optimizer step) draws P(f, u) of the GPU's DVFS power model (hw/power.c)
+ * for its duration, with utilisations from the work it does:
+ *   u_tensor = FLOPs / (peak x f/f_max x t),  u_dram = bytes / (HBM bw x t),
+ *   u_sm = 1 while a kernel runs.
+ * GPU idle / blocked: the rest of the iteration (pipeline bubbles, TP and PP
+ * waits, exposed DP sync) at the blocked-in-communication power (A100 85 W,
+ * MODEL.md). HBM: bytes x pJ/byte of the model (reported as part of
+ * compute). Network: bytes sent per tier x 8 x pJ/bit of the tier (TP, PP,
+ * DP traffic of every GPU). Node overhead: node-overhead-w x nodes x T.
+ * Facility: (PUE - 1) x all of the above. Everything is per iteration over
+ * the whole cluster; avg_power_w is the GPU power averaged per GPU.
+ */
+#include "core/energy.h"
+#include "hw/power.h"
+
+#include <math.h>
+
+double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double bytes,
+                             double *power_w)
+{
+    if (t_s <= 0) {
+        if (power_w) *power_w = 0;
+        return 0;
+    }
+    const culonx_gpu *g = &c->sys.gpu;
+    double f = c->clock_mhz, fmax = g->max_mhz > 0 ? g->max_mhz : f;
+    double peak = cx_hw_peak_flops(g, c->run->exec.dtype, 1) * (f / fmax);
+    cx_hw_util u;
+    u.tensor = fmin(1.0, flops / (peak * t_s));
+    u.fp = 0.0;
+    u.sm = 1.0;
+    u.dram = fmin(1.0, bytes / (g->hbm_gbps * 1e9 * t_s));
+    double p = cx_hw_power_w(&g->power, g, f, &u);
+    if (power_w) *power_w = p;
+    return p * t_s;
+}
+
+double cx_core_blocked_power_w(const cx_cost *c)
+{
+    return cx_hw_power_blocked_w(&c->sys.gpu.power, &c->sys.gpu);
+}
+
+void cx_core_energy_finish(const cx_cost *c, const double *stage_compute_j,
+                           const double *stage_busy_s, const double *stage_hbm_j,
+                           culonx_result *res)
+{
+    const culonx_run *run = c->run;
+    const culonx_execution *ex = &run->exec;
+    const double T = res->iteration_time_s, per_stage = (double)ex->tp * (double)ex->dp;
+    const double m = (double)c->m, nvs = (double)c->p * c->v;
+    culonx_energy *e = &res->energy;
+    double blocked = cx_core_blocked_power_w(c);
+    e->compute_j = e->idle_j = e->hbm_j = e->network_j = 0;
+    for (int s = 0; s < c->p; s++) {
+        e->compute_j += per_stage * stage_compute_j[s];
+        e->idle_j += per_stage * blocked * fmax(0.0, T - stage_busy_s[s]);
+        e->hbm_j += per_stage * stage_hbm_j[s];
+    }
+    /* network: TP per chunk per microbatch, PP p2p, DP per stage */
+    double bits[CULONX_MAX_TIERS] = {0, 0};
+    const cx_chunk_cost *kinds[3] = {&c->first, &c->mid, &c->last};
+    const double count[3] = {1.0, nvs - 2.0, 1.0};
+    for (int k = 0; k < 3; k++) {
+        const cx_chunk_cost *cc = nvs == 1 ? &c->only : kinds[k];
+        double n = nvs == 1 ? (k == 0) : count[k];
+        for (int t = 0; t < CULONX_MAX_TIERS; t++)
+            bits[t] += 8.0 * n * m * (double)ex->tp * (double)ex->dp * cc->tp_tier_bytes[t];
+    }
+    if (c->p > 1) /* each boundary, both directions, every microbatch, every TP x DP rank */
+        bits[c->p2p_tier] += 8.0 * 2.0 * (nvs - 1.0) * m * c->p2p_bytes * per_stage;
+    for (int s = 0; s < c->p; s++)
+        for (int t = 0; t < CULONX_MAX_TIERS; t++)
+            bits[t] += 8.0 * per_stage * c->dp_tier_bytes[s][t];
+    for (int t = 0; t < c->sys.ntiers && t < CULONX_MAX_TIERS; t++)
+        e->network_j += bits[t] * c->sys.tier[t].pj_per_bit * 1e-12;
+    double nodes = ceil((double)ex->gpus / (double)(c->sys.gpus_per_node > 0 ? c->sys.gpus_per_node : 1));
+    e->overhead_j = c->sys.node_overhead_w * nodes * T;
+    double pue = c->sys.pue > 0 ? c->sys.pue : 1.0;
+    double it = e->compute_j + e->idle_j + e->network_j + e->overhead_j;
+    e->facility_j = (pue - 1.0) * it;
+    e->total_j = it + e->facility_j;
+    res->avg_power_w = (e->compute_j + e->idle_j) / ((double)ex->gpus * T);
+    if (res->iterations > 0) res->energy_to_train_j = res->iterations * e->total_j;
+}

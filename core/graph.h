@@ -1,0 +1,94 @@
+/*
+ * graph.h — the DAG of one training iteration (core/walk.c builds it,
+ * core/eval.c evaluates it, core/trace.c writes it as a Chrome trace).
+ *
+ * One representative rank per pipeline stage (TP groups are inside a stage,
+ * DP replicas are identical). Four streams per stage: compute, TP comm, PP
+ * comm, DP comm. A node runs after its predecessors: the previous node of
+ * its stream on its stage (stream order = schedule order), and up to three
+ * data dependencies. Nodes live in one arena, freed in one call.
+ */
+#ifndef CX_CORE_GRAPH_H
+#define CX_CORE_GRAPH_H
+
+#include "core/base.h"
+#include "core/cost.h"
+
+typedef enum {
+    CX_STREAM_COMPUTE = 0,
+    CX_STREAM_TP = 1,
+    CX_STREAM_PP = 2,
+    CX_STREAM_DP = 3,
+    CX_NSTREAMS = 4
+} cx_stream;
+
+typedef enum {
+    CX_NODE_F = 0,  /* forward of a chunk for a microbatch */
+    CX_NODE_B,      /* input gradient */
+    CX_NODE_W,      /* weight gradient */
+    CX_NODE_BW,     /* fused input + weight gradient */
+    CX_NODE_R,      /* recomputed forward before the backward */
+    CX_NODE_TP,     /* tensor-parallel collective */
+    CX_NODE_SEND,   /* pipeline p2p (activation forward, gradient backward) */
+    CX_NODE_DP,     /* data-parallel gradient bucket */
+    CX_NODE_OPT,    /* optimizer step */
+    CX_NODE_KINDS
+} cx_node_kind;
+
+#define CX_NODE_NPRED 4
+
+typedef struct {
+    double dur_s;
+    double start_s;   /* set by eval */
+    double flops;     /* per GPU */
+    double bytes;     /* HBM bytes per GPU (compute) or bytes sent (comm) */
+    double mem_bytes; /* activations allocated (F) or freed (B/W/BW end) */
+    double work_bytes; /* transient bytes held while running (recompute) */
+    double energy_j;  /* per GPU, set by the energy model when present */
+    int32_t pred[CX_NODE_NPRED]; /* -1 = none */
+    int32_t mb;
+    int16_t stage, chunk, vstage, layer; /* layer -1 at stage level */
+    uint8_t kind, stream, op;            /* op index in its table (op level) */
+    uint8_t part;                        /* 0 layer, 1 embed, 2 head (op level) */
+} cx_node;
+
+typedef enum { CX_DETAIL_STAGE = 0, CX_DETAIL_OP = 1 } cx_detail;
+
+typedef struct {
+    double busy_s[CX_NSTREAMS]; /* time each stream is busy */
+    double compute_f_s, compute_b_s, compute_w_s, compute_r_s;
+    double pp_block_s;          /* compute waiting on blocking sends */
+    double end_s;               /* last node end on this stage */
+    double last_compute_end_s;
+    double dp_exposed_s, optimizer_s;
+    double peak_act_bytes;      /* replayed activations peak */
+    double static_bytes;        /* weights + grads + optimizer + workspace */
+    double p2p_bytes;
+} cx_stage_stats;
+
+typedef struct {
+    cx_arena arena;
+    cx_cost *cost;              /* owned */
+    const culonx_run *run;
+    cx_detail detail;
+    cx_node *node;
+    int64_t n;
+    int p, v, m;
+    /* results of eval */
+    double makespan_s;
+    cx_stage_stats *stage;      /* [p] */
+    int64_t edges;
+} cx_graph;
+
+/* Builds the DAG of a (checked) run at a clock (0 = max). */
+culonx_status cx_core_graph_build(const culonx_run *run, double clock_mhz, cx_detail detail,
+                                  cx_graph **out, culonx_error *err);
+/* Longest path in topological order, stream statistics, memory replay. */
+culonx_status cx_core_graph_eval(cx_graph *g, culonx_error *err);
+/* Fills the same result fields as the closed form. */
+void cx_core_graph_result(const cx_graph *g, culonx_result *res);
+void cx_core_graph_free(cx_graph *g);
+
+const char *cx_core_node_name(const cx_graph *g, const cx_node *nd);
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * power.h — GPU power and DVFS model (see power.c for the equations and the
+ * sources of the constants). Internal to libculonx.
+ */
+#ifndef CX_HW_POWER_H
+#define CX_HW_POWER_H
+
+#include "culonx.h"
+
+/* Unit utilisations in [0,1] while a kernel runs. */
+typedef struct {
+    double tensor; /* tensor-core pipe */
+    double fp;     /* FP16 + FP32 + FP64 vector pipes */
+    double sm;     /* SM activity (any warp resident) */
+    double dram;   /* DRAM (HBM) bandwidth */
+} cx_hw_util;
+
+/* V(f)/V(f_max): flat below the knee, linear above it. */
+double cx_hw_power_vnorm(const culonx_power_model *m, double f_mhz, double max_mhz);
+/* P(f,u) in watts with f_max = max_mhz. */
+double cx_hw_power_w_at(const culonx_power_model *m, double max_mhz, double f_mhz,
+                        const cx_hw_util *u);
+/* P(f,u) for a GPU (f_max = gpu->max_mhz; f_mhz <= 0 means f_max). */
+double cx_hw_power_w(const culonx_power_model *m, const culonx_gpu *gpu, double f_mhz,
+                     const cx_hw_util *u);
+/* Powered on, no kernel running: const + static*V(f)/V(f_max). */
+double cx_hw_power_idle_w(const culonx_power_model *m, const culonx_gpu *gpu, double f_mhz);
+/* Blocked in communication (spinning collective kernels). */
+double cx_hw_power_blocked_w(const culonx_power_model *m, const culonx_gpu *gpu);
+/* t(f) = t_mem + t_compute*(f_max/f)^time_exp. */
+double cx_hw_power_time_s(const culonx_power_model *m, const culonx_gpu *gpu, double f_mhz,
+                          double t_mem_s, double t_compute_s);
+/* Dynamic energy of one dense 16-bit tensor FLOP at clock f, in pJ. */
+double cx_hw_power_tensor_pj_per_flop(const culonx_power_model *m, const culonx_gpu *gpu,
+                                      double f_mhz);
+/* Dynamic energy of one vector FLOP at clock f (vector_tflops peak), pJ. */
+double cx_hw_power_vector_pj_per_flop(const culonx_power_model *m, const culonx_gpu *gpu,
+                                      double f_mhz);
+/* Energy of one HBM byte (clock independent), in pJ. */
+double cx_hw_power_hbm_pj_per_byte(const culonx_power_model *m, const culonx_gpu *gpu);
+/* Fills gpu->power from datasheet facts when gpu->power.present == 0. */
+void cx_hw_power_default(culonx_gpu *gpu);
+
+/* ---- "profile once, model everywhere" with a calibrated culonx_dvfs_model */
+
+/* Compute fraction c of a kernel from its profiled DRAM activity. */
+double cx_hw_dvfs_compute_fraction(const culonx_dvfs_model *d, double dram_active);
+/* R(f) = (1-c)*mem_scale(f) + c*compute_scale(f) (interpolated in f). */
+double cx_hw_dvfs_time_factor(const culonx_dvfs_model *d, double f_mhz, double c);
+/* Scales of memory-bound and compute-bound work at clock f. */
+void cx_hw_dvfs_scales(const culonx_dvfs_model *d, double f_mhz, double *mem, double *comp);
+/* Utilisations of a profiled row (NaN counters count as 0). */
+cx_hw_util cx_hw_dvfs_row_util(const culonx_sweep_row *r);
+/* Time (ms) and power (W) of the profiled row `r` at clock f_mhz. */
+void cx_hw_dvfs_predict_row(const culonx_dvfs_model *d, const culonx_sweep_row *r, double f_mhz,
+                            double *time_ms, double *power_w);
+
+#endif

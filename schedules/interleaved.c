@@ -1,0 +1,122 @@
+/*
+ * interleaved.c — interleaved 1F1B (Narayanan et al., SC'21), as Megatron-
+ * Core's forward_backward_pipelining_with_interleaving runs it: stage r holds
+ * v chunks, chunk c being virtual stage c*p + r; B and W fused (BW).
+ *
+ * The m*v "virtual microbatches" of a stage follow Megatron-Core's schedule
+ * table (get_schedule_table): microbatches in groups of N
+ * (microbatch_group_size_per_vp_stage); a group runs through chunk 0, then
+ * chunk 1, ..., then chunk v-1; the last group holds what remains. Backward k
+ * uses entry k with the chunk reversed (v-1-c). Warm-up forwards on stage r:
+ *     nw = 2(p-1-r) + (v-1)N,  capped at m*v;  nw = m*v when m == p
+ * then "forward k+nw, backward k" pairs, then the remaining backwards.
+ * Microbatch counts: older Megatron required p | m (N = p). Newer Megatron
+ * accepts m >= p but raises unless m mod N == 0 or m mod N >= p, N default p;
+ * we use the smallest valid N >= p (N = p when p divides m, at worst N = m),
+ * which changes the warm-up through (v-1)N. m < p: -1. v = 1: plain 1F1B.
+ *
+ * Activations held on stage r (each chunk 1/v of the stage), exact:
+ *     min(nw + 1, m v) / v        (m when m == p)
+ * stage 0, p | m, m > p: (2p - 2 + (v-1)p + 1)/v = p (1 + (p-1)/(p v)),
+ * Megatron's (Korthikanti et al. 2022) figure.
+ * Bubble, uniform stages, per-microbatch stage times F, B, W, any m >= p
+ * with the N above:  (p-1)(F+B+W)/v, exact (checked against the simulator).
+ */
+#include "schedules/util.h"
+
+static int chunks(int v_requested)
+{
+    return v_requested < 1 ? 1 : v_requested;
+}
+
+static int vstage(int p, int v, int stage, int chunk)
+{
+    (void)v;
+    return chunk * p + stage;
+}
+
+/* Megatron's microbatch_group_size_per_vp_stage N: it must leave a last
+ * group of 0 or >= p microbatches (m mod N == 0 or m mod N >= p, else
+ * Megatron raises "... introduces dependency bubbles"); the default is p. We
+ * take the smallest valid N >= p (N = p when p divides m; at worst N = m). */
+static int group(int p, int m)
+{
+    int n = p;
+    while (n < m && m % n != 0 && m % n < p)
+        n++;
+    return n;
+}
+
+/* k-th entry of the schedule table: microbatch and chunk */
+static void table(int p, int m, int v, int k, int *mb, int *chunk)
+{
+    int n = group(p, m);
+    /* groups of n; the last one starts at the first multiple of n with
+     * start + n >= m and holds the rest */
+    int full = ((m - 1) / n) * n;
+    if (k < full * v) {
+        int g = k / (n * v), in = k % (n * v);
+        *mb = g * n + in % n;
+        *chunk = in / n;
+    } else {
+        int rest = m - full, in = k - full * v;
+        *mb = full + in % rest;
+        *chunk = in / rest;
+    }
+}
+
+static long warmup(int p, int m, int v, int stage)
+{
+    long total = (long)m * v, nw = 2L * (p - 1 - stage) + (long)(v - 1) * group(p, m);
+    if (m == p || nw > total) nw = total;
+    return nw;
+}
+
+static int order(int p, int m, int v, int stage, cx_sched_item *out, int cap)
+{
+    if (p < 1 || m < 1 || stage < 0 || stage >= p || v > 255) return -1;
+    if (v <= 1) return cx_sched_family_order(m, p - stage, 0, 1, out, cap);
+    if (m < p) return -1;
+    int n = 0, total = m * v, nw = (int)warmup(p, m, v, stage), mb, ch;
+    for (int k = 0; k < nw; k++) {
+        table(p, m, v, k, &mb, &ch);
+        if (cx_sched_push(out, cap, &n, CX_WORK_F, ch, mb)) return -1;
+    }
+    for (int k = 0; k < total; k++) {
+        if (k + nw < total) {
+            table(p, m, v, k + nw, &mb, &ch);
+            if (cx_sched_push(out, cap, &n, CX_WORK_F, ch, mb)) return -1;
+        }
+        table(p, m, v, k, &mb, &ch);
+        if (cx_sched_push(out, cap, &n, CX_WORK_BW, v - 1 - ch, mb)) return -1;
+    }
+    return n;
+}
+
+static double bubble_s(int p, int m, int v, double f_s, double b_s, double w_s)
+{
+    if (v < 1) v = 1;
+    (void)m;
+    return (p - 1) * (f_s + b_s + w_s) / v;
+}
+
+static double inflight(int p, int m, int v, int stage)
+{
+    if (v <= 1) return cx_sched_family_peak(m, p - stage, 0, 1);
+    long total = (long)m * v, nw = warmup(p, m, v, stage);
+    if (nw >= total) return m;
+    return (double)(nw + 1) / v;
+}
+
+const cx_sched_desc cx_sched_interleaved = {
+    .name = "interleaved",
+    .id = CULONX_SCHED_INTERLEAVED,
+    .splits_bw = 0,
+    .chunks = chunks,
+    .vstage = vstage,
+    .order = order,
+    .bubble_s = bubble_s,
+    .inflight = inflight,
+    .weight_copies = 1,
+    .p2p_factor = 1.0, /* x chunks(v) = v */
+};

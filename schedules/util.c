@@ -1,0 +1,54 @@
+/*
+ * util.c — shared schedule helpers: chunk counts, virtual-stage layouts and
+ * the 1F1B-family order builder used by 1F1B (PipeDream-Flush, Narayanan et
+ * al. 2021), ZB-H1 and ZB-H2 (Qi et al. 2023). Equations in util.h:
+ * peak activations of a family order = min(warmup + lag, m).
+ */
+#include "schedules/util.h"
+
+int cx_sched_chunks_one(int v_requested)
+{
+    (void)v_requested;
+    return 1;
+}
+
+int cx_sched_chunks_two(int v_requested)
+{
+    (void)v_requested;
+    return 2;
+}
+
+int cx_sched_vstage_single(int p, int v, int stage, int chunk)
+{
+    (void)p, (void)v, (void)chunk;
+    return stage;
+}
+
+int cx_sched_vstage_v(int p, int v, int stage, int chunk)
+{
+    (void)v;
+    return chunk == 0 ? stage : 2 * p - 1 - stage;
+}
+
+int cx_sched_family_order(int m, int warmup, int lag, int fused, cx_sched_item *out, int cap)
+{
+    int n = 0, nf = 0;
+    if (m < 1 || warmup < 1 || lag < 0) return -1;
+    for (; nf < cx_sched_imin(warmup, m); nf++)
+        if (cx_sched_push(out, cap, &n, CX_WORK_F, 0, nf)) return -1;
+    for (int j = 0; j < m; j++) {
+        if (cx_sched_push(out, cap, &n, fused ? CX_WORK_BW : CX_WORK_B, 0, j)) return -1;
+        if (!fused && j - lag >= 0 && cx_sched_push(out, cap, &n, CX_WORK_W, 0, j - lag)) return -1;
+        if (nf < m && cx_sched_push(out, cap, &n, CX_WORK_F, 0, nf++)) return -1;
+    }
+    if (!fused)
+        for (int j = cx_sched_imax(0, m - lag); j < m; j++)
+            if (cx_sched_push(out, cap, &n, CX_WORK_W, 0, j)) return -1;
+    return n;
+}
+
+double cx_sched_family_peak(int m, int warmup, int lag, int fused)
+{
+    if (fused) lag = 0;
+    return (double)cx_sched_imin(warmup + lag, m);
+}

@@ -1,0 +1,51 @@
+/*
+ * util.h — helpers shared by the schedule files (internal to schedules/):
+ * chunk counts, virtual-stage layouts and the "1F1B family" order builder.
+ *
+ * Layouts: linear (Megatron interleaving, Narayanan et al. SC'21): chunk c
+ * of stage s is virtual stage c*p + s. V-shape (Qi et al. 2024, ZB-V; DeepSeek
+ * DualPipeV): chunk 0 of stage s is virtual stage s, chunk 1 is 2p-1-s.
+ *
+ * 1F1B family (one chunk per stage): `warmup` forwards, then for each
+ * microbatch j in order a cycle "B_j (or fused BW_j), W_{j-lag}, F_next",
+ * then the W still owed. Activations held peak, at the cycle forwards, at
+ *     min(warmup + lag, m)                      (fused: lag = 0)
+ * because held = warmup + j + 1 - max(0, j - lag + 1) at cycle j's F.
+ * Deadlock-free whenever warmup >= 1 and warmup does not grow with the stage.
+ */
+#ifndef CX_SCHED_UTIL_H
+#define CX_SCHED_UTIL_H
+
+#include "schedules/sched.h"
+
+static inline int cx_sched_push(cx_sched_item *out, int cap, int *n, int kind, int chunk, int mb)
+{
+    if (*n >= cap) return -1;
+    out[*n].kind = (uint8_t)kind;
+    out[*n].chunk = (uint8_t)chunk;
+    out[*n].mb = mb;
+    (*n)++;
+    return 0;
+}
+
+static inline int cx_sched_imin(int a, int b)
+{
+    return a < b ? a : b;
+}
+
+static inline int cx_sched_imax(int a, int b)
+{
+    return a > b ? a : b;
+}
+
+int cx_sched_chunks_one(int v_requested);
+int cx_sched_chunks_two(int v_requested);
+int cx_sched_vstage_single(int p, int v, int stage, int chunk);
+int cx_sched_vstage_v(int p, int v, int stage, int chunk);
+
+/* Writes the family order described above; returns the count or -1. */
+int cx_sched_family_order(int m, int warmup, int lag, int fused, cx_sched_item *out, int cap);
+/* Its peak in-flight activations: min(warmup + lag, m) (lag ignored if fused). */
+double cx_sched_family_peak(int m, int warmup, int lag, int fused);
+
+#endif

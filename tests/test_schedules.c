@@ -1,0 +1,253 @@
+/*
+ * test_schedules.c — pipeline schedules (schedules/) against the reference
+ * simulator (schedules/sim.c): every item appears exactly once, the orders
+ * can be played without deadlock, inflight() equals a replay of the order,
+ * bubble_s() equals the simulated makespan - m(F+B+W) for uniform stages
+ * (to 1e-9 relative where the closed form is exact; ZB-H2 for 1 < m < 2p-1
+ * within max(F,B,W)/2), and the orderings the papers claim (1F1B memory
+ * below GPipe, interleaved and ZB-H1 bubbles below 1F1B, ZB-V and DualPipeV
+ * near zero when F = B = W).
+ */
+#include "schedules/sched.h"
+
+#include <CUnit/Basic.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const int ps[] = {1, 2, 3, 4, 5, 7, 8};
+static const int vs[] = {1, 2, 3, 4};
+static const double fbw[][3] = {{1, 1, 1}, {1, 2, 1},   {1, 1, 0.5},    {2, 1, 1},
+                                {1, 1, 2}, {1, 2, 2},   {0.5, 1, 1},    {3, 1, 0.5},
+                                {1, 3, 2}, {0.5, 3, 1}, {1.3, 2.1, 0.7}};
+#define NFBW (int)(sizeof fbw / sizeof fbw[0])
+
+static int nms(int p, int *ms)
+{
+    int c[] = {1, 2, 3, p - 1, p, p + 1, 2 * p - 1, 2 * p, 2 * p + 1, 3 * p + 2, 4 * p}, n = 0;
+    for (int i = 0; i < (int)(sizeof c / sizeof c[0]); i++) {
+        int dup = c[i] < 1;
+        for (int j = 0; j < n && !dup; j++)
+            dup = ms[j] == c[i];
+        if (!dup) ms[n++] = c[i];
+    }
+    return n;
+}
+
+/* where order() may refuse (p, m, v), per the schedule files */
+static int may_refuse(const cx_sched_desc *d, int p, int m, int v)
+{
+    if (d->id == CULONX_SCHED_INTERLEAVED) return v >= 2 && m < p;
+    if (d->id == CULONX_SCHED_ZB_V || d->id == CULONX_SCHED_DUALPIPE_V) return m < 2 * p;
+    return 0;
+}
+
+static int close_rel(double a, double b, double rel)
+{
+    return fabs(a - b) <= rel * fmax(1.0, fmax(fabs(a), fabs(b)));
+}
+
+static void test_registry(void)
+{
+    for (int i = 0; i < CULONX_SCHED_COUNT; i++) {
+        const cx_sched_desc *d = cx_sched_get((culonx_schedule)i);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+        CU_ASSERT_EQUAL(d->id, i);
+        CU_ASSERT_STRING_EQUAL(d->name, culonx_schedule_name((culonx_schedule)i));
+        CU_ASSERT_PTR_EQUAL(cx_sched_find(d->name), d);
+        CU_ASSERT(d->chunks && d->vstage && d->order && d->bubble_s && d->inflight);
+    }
+    CU_ASSERT_PTR_NULL(cx_sched_get(CULONX_SCHED_COUNT));
+    CU_ASSERT_PTR_NULL(cx_sched_find("nope"));
+    CU_ASSERT_EQUAL(cx_sched_get(CULONX_SCHED_INTERLEAVED)->chunks(3), 3);
+    CU_ASSERT_EQUAL(cx_sched_get(CULONX_SCHED_ZB_V)->chunks(1), 2);
+    CU_ASSERT_EQUAL(cx_sched_get(CULONX_SCHED_DUALPIPE_V)->chunks(1), 2);
+    CU_ASSERT_EQUAL(cx_sched_get(CULONX_SCHED_1F1B)->chunks(4), 1);
+}
+
+/* The simulator rejects broken orders and detects deadlocks. */
+static int bad_kind;
+static int bad_order(int p, int m, int v, int stage, cx_sched_item *out, int cap)
+{
+    int n = cx_sched_1f1b.order(p, m, v, stage, out, cap);
+    if (n < 2) return n;
+    if (bad_kind == 0) n--;            /* an item missing */
+    if (bad_kind == 1 && stage == 0) { /* last BW first: waits on its own F */
+        cx_sched_item x = out[0];
+        out[0] = out[n - 1], out[n - 1] = x;
+    }
+    if (bad_kind == 2) out[0].mb = m; /* out of range */
+    return n;
+}
+
+static void test_simulator_guards(void)
+{
+    cx_sched_desc d = cx_sched_1f1b;
+    double mk;
+    d.order = bad_order;
+    bad_kind = 0;
+    CU_ASSERT_EQUAL(cx_sched_simulate(&d, 3, 4, 1, 1, 1, 1, 0, &mk, NULL), CX_SCHED_SIM_BAD_ORDER);
+    bad_kind = 1;
+    CU_ASSERT_EQUAL(cx_sched_simulate(&d, 3, 4, 1, 1, 1, 1, 0, &mk, NULL), CX_SCHED_SIM_DEADLOCK);
+    bad_kind = 2;
+    CU_ASSERT_EQUAL(cx_sched_simulate(&d, 3, 4, 1, 1, 1, 1, 0, &mk, NULL), CX_SCHED_SIM_BAD_ORDER);
+    CU_ASSERT_EQUAL(cx_sched_simulate(&cx_sched_interleaved, 4, 2, 2, 1, 1, 1, 0, &mk, NULL),
+                    CX_SCHED_SIM_UNSUPPORTED);
+}
+
+/* Every schedule, many (p, m, v): complete, playable, busy = m(F+B+W). */
+static void test_orders_play(void)
+{
+    int ms[16];
+    for (int s = 0; s < CULONX_SCHED_COUNT; s++) {
+        const cx_sched_desc *d = cx_sched_get((culonx_schedule)s);
+        for (size_t ip = 0; ip < sizeof ps / sizeof ps[0]; ip++) {
+            int p = ps[ip], nm = nms(p, ms);
+            for (int im = 0; im < nm; im++)
+                for (size_t iv = 0; iv < sizeof vs / sizeof vs[0]; iv++) {
+                    int m = ms[im], v = vs[iv];
+                    double mk, busy[8];
+                    cx_sched_sim_status st = cx_sched_simulate(d, p, m, v, 1, 2, 1, 0, &mk, busy);
+                    if (st == CX_SCHED_SIM_UNSUPPORTED && may_refuse(d, p, m, v)) continue;
+                    if (st != CX_SCHED_SIM_OK)
+                        fprintf(stderr, "\n%s p=%d m=%d v=%d: status %d\n", d->name, p, m, v, st);
+                    CU_ASSERT_EQUAL_FATAL(st, CX_SCHED_SIM_OK);
+                    for (int k = 0; k < p; k++)
+                        CU_ASSERT(close_rel(busy[k], 4.0 * m, 1e-12));
+                    /* p2p only delays */
+                    double mk2;
+                    CU_ASSERT_EQUAL(cx_sched_simulate(d, p, m, v, 1, 2, 1, 0.3, &mk2, NULL),
+                                    CX_SCHED_SIM_OK);
+                    CU_ASSERT(mk2 >= mk - 1e-9);
+                    if (p > 1) CU_ASSERT(mk2 > mk);
+                }
+        }
+    }
+}
+
+/* inflight() is exactly the replayed peak, every stage. */
+static void test_inflight_replay(void)
+{
+    int ms[16];
+    for (int s = 0; s < CULONX_SCHED_COUNT; s++) {
+        const cx_sched_desc *d = cx_sched_get((culonx_schedule)s);
+        for (size_t ip = 0; ip < sizeof ps / sizeof ps[0]; ip++) {
+            int p = ps[ip], nm = nms(p, ms);
+            for (int im = 0; im < nm; im++)
+                for (size_t iv = 0; iv < sizeof vs / sizeof vs[0]; iv++) {
+                    int m = ms[im], v = vs[iv], ch = d->chunks(v), cap = 3 * m * ch;
+                    cx_sched_item *it = malloc((size_t)cap * sizeof *it);
+                    CU_ASSERT_PTR_NOT_NULL_FATAL(it);
+                    for (int k = 0; k < p; k++) {
+                        int n = d->order(p, m, v, k, it, cap);
+                        if (n < 0 && may_refuse(d, p, m, v)) break;
+                        CU_ASSERT_FATAL(n > 0);
+                        double rp = cx_sched_replay_peak(it, n, ch), cf = d->inflight(p, m, v, k);
+                        if (!close_rel(rp, cf, 1e-12))
+                            fprintf(stderr, "\n%s p=%d m=%d v=%d stage %d: replay %g inflight %g\n",
+                                    d->name, p, m, v, k, rp, cf);
+                        CU_ASSERT(close_rel(rp, cf, 1e-12));
+                    }
+                    free(it);
+                }
+        }
+    }
+}
+
+/* bubble_s() against the simulator, uniform stages, zero p2p. */
+static void test_bubble_vs_sim(void)
+{
+    int ms[16];
+    for (int s = 0; s < CULONX_SCHED_COUNT; s++) {
+        const cx_sched_desc *d = cx_sched_get((culonx_schedule)s);
+        for (size_t ip = 0; ip < sizeof ps / sizeof ps[0]; ip++) {
+            int p = ps[ip], nm = nms(p, ms);
+            for (int im = 0; im < nm; im++)
+                for (size_t iv = 0; iv < sizeof vs / sizeof vs[0]; iv++)
+                    for (int t = 0; t < NFBW; t++) {
+                        int m = ms[im], v = vs[iv];
+                        double F = fbw[t][0], B = fbw[t][1], W = fbw[t][2], mk;
+                        cx_sched_sim_status st =
+                            cx_sched_simulate(d, p, m, v, F, B, W, 0, &mk, NULL);
+                        if (st == CX_SCHED_SIM_UNSUPPORTED && may_refuse(d, p, m, v)) continue;
+                        CU_ASSERT_EQUAL_FATAL(st, CX_SCHED_SIM_OK);
+                        double sim = mk - m * (F + B + W), cf = d->bubble_s(p, m, v, F, B, W);
+                        int approx = d->id == CULONX_SCHED_ZB_H2 && m > 1 && m < 2 * p - 1;
+                        int ok = approx ? fabs(sim - cf) <= 0.5 * fmax(F, fmax(B, W)) + 1e-9
+                                        : close_rel(sim, cf, 1e-9);
+                        if (!ok)
+                            fprintf(stderr,
+                                    "\n%s p=%d m=%d v=%d F=%g B=%g W=%g: sim %.12g closed %.12g\n",
+                                    d->name, p, m, v, F, B, W, sim, cf);
+                        CU_ASSERT(ok);
+                    }
+        }
+    }
+}
+
+static double sim_bubble(const cx_sched_desc *d, int p, int m, int v, double F, double B, double W)
+{
+    double mk = 0;
+    CU_ASSERT_EQUAL(cx_sched_simulate(d, p, m, v, F, B, W, 0, &mk, NULL), CX_SCHED_SIM_OK);
+    return mk - m * (F + B + W);
+}
+
+static void test_paper_claims(void)
+{
+    for (int p = 2; p <= 8; p++) {
+        /* 1F1B holds fewer activations than GPipe when m > p */
+        for (int m = p + 1; m <= 3 * p; m++)
+            CU_ASSERT(cx_sched_1f1b.inflight(p, m, 1, 0) < cx_sched_gpipe.inflight(p, m, 1, 0));
+        for (int t = 0; t < NFBW; t++) {
+            double F = fbw[t][0], B = fbw[t][1], W = fbw[t][2];
+            for (int m = p; m <= 4 * p; m += p) {
+                double b1 = sim_bubble(&cx_sched_1f1b, p, m, 1, F, B, W);
+                /* interleaving shrinks the bubble */
+                for (int v = 2; v <= 4; v++)
+                    CU_ASSERT(sim_bubble(&cx_sched_interleaved, p, m, v, F, B, W) < b1);
+                /* ZB-H1: smaller bubble at the same stage-0 memory */
+                CU_ASSERT(sim_bubble(&cx_sched_zb_h1, p, m, 1, F, B, W) < b1);
+                CU_ASSERT_EQUAL(cx_sched_zb_h1.inflight(p, m, 1, 0),
+                                cx_sched_1f1b.inflight(p, m, 1, 0));
+            }
+        }
+        /* F = B = W: the V schedules' bubble is a fixed few chunk-times, not
+         * growing with m: below 5% of the makespan at m = 8p, and below ZB-H1
+         * (ZB-V only from p = 4: at p <= 3 its (p+1)F/2 >= ZB-H1's (p-1)F) */
+        int m = 8 * p;
+        double zh1 = sim_bubble(&cx_sched_zb_h1, p, m, 1, 1, 1, 1);
+        double zv = sim_bubble(&cx_sched_zb_v, p, m, 1, 1, 1, 1);
+        double dv = sim_bubble(&cx_sched_dualpipev, p, m, 1, 1, 1, 1);
+        CU_ASSERT(zv / (zv + 3.0 * m) < 0.05);
+        CU_ASSERT(dv / (dv + 3.0 * m) < 0.05);
+        CU_ASSERT(dv < zh1);
+        if (p >= 4) CU_ASSERT(zv < zh1);
+        CU_ASSERT(close_rel(zv, sim_bubble(&cx_sched_zb_v, p, 2 * p, 1, 1, 1, 1), 1e-12));
+        CU_ASSERT(close_rel(dv, sim_bubble(&cx_sched_dualpipev, p, 2 * p, 1, 1, 1, 1), 1e-12));
+    }
+    /* Megatron's interleaved activation figure on stage 0, p divides m */
+    for (int p = 2; p <= 8; p++)
+        for (int v = 2; v <= 4; v++)
+            CU_ASSERT(close_rel(cx_sched_interleaved.inflight(p, 4 * p, v, 0),
+                                p * (1.0 + (p - 1.0) / (p * v)), 1e-12));
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS) return 1;
+    CU_pSuite s = CU_add_suite("schedules", NULL, NULL);
+    if (!s || !CU_add_test(s, "registry", test_registry) ||
+        !CU_add_test(s, "simulator guards", test_simulator_guards) ||
+        !CU_add_test(s, "orders play", test_orders_play) ||
+        !CU_add_test(s, "inflight = replay", test_inflight_replay) ||
+        !CU_add_test(s, "bubble = simulation", test_bubble_vs_sim) ||
+        !CU_add_test(s, "paper claims", test_paper_claims)) {
+        CU_cleanup_registry();
+        return 1;
+    }
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned fails = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    CU_cleanup_registry();
+    return fails ? 1 : 0;
+}
