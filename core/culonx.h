@@ -405,9 +405,9 @@ typedef enum {
     CULONX_SWEEP_MICROBATCH,
     CULONX_SWEEP_RECOMPUTE,  /* values: culonx_recompute */
     CULONX_SWEEP_SP,         /* 0 off, 1 on */
+    CULONX_SWEEP_CLOCK,      /* SM clock in MHz */
     CULONX_SWEEP_DIST_OPT,   /* 0 off, 1 on */
     CULONX_SWEEP_DP_OVERLAP, /* 0 off, 1 on */
-    CULONX_SWEEP_CLOCK,      /* SM clock in MHz */
     CULONX_SWEEP_NDIMS
 } culonx_sweep_dim;
 

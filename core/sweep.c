@@ -6,7 +6,7 @@
  *
  * The space is a mixed-radix product of value lists, outermost first:
  *   gpus x global-batch x tp x pp x variant x microbatch x recompute x sp
- *   x distributed-optimizer x dp-overlap x clock
+ *   x clock x distributed-optimizer x dp-overlap
  * where a variant is a (schedule, vp) pair: every vp of the vp list for
  * schedules that take one (interleaved: chunks(v) varies with v), vp = 1 for
  * the rest. The enumeration index of a candidate is its position in this
@@ -33,7 +33,11 @@
  * dualpipev m >= 2pp (schedules/); sp with tp = 1, distributed optimizer or
  * dp-overlap with dp = 1 are duplicates unless they are the first value of
  * their list. Evaluated candidates whose peak memory exceeds the limit
- * (--max-memory-gib, default the GPU's capacity) are infeasible.
+ * (--max-memory-gib, default the GPU's capacity) are infeasible. Peak memory
+ * depends on neither the clock nor dp-overlap, so a candidate whose class
+ * representative (same digits, clock and dp-overlap digits 0) does not fit
+ * is rejected for memory without being evaluated (it is not an --all row);
+ * this is a pure function of the index, like every other rule.
  *
  * Objectives are per token so that runs at different global batches and GPU
  * counts compare: time = iteration time / tokens per iteration (the order of
@@ -72,6 +76,7 @@
 #endif
 
 #define BLOCK 256          /* candidates per work unit */
+#define REP_MEMO 8         /* memory-fit memo entries per worker */
 #define WINDOW 4           /* --all: blocks in flight per thread */
 #define DEFAULT_TOP_K 10
 #define DEFAULT_MAX_MICROBATCH 64
@@ -80,7 +85,7 @@
 #define MAX_INT_VALUE 1000000000LL
 
 /* internal levels (the public dims with schedule and vp fused) */
-enum { L_GPUS, L_GB, L_TP, L_PP, L_VAR, L_MB, L_RC, L_SP, L_DOPT, L_OVL, L_CLK, NLEVELS };
+enum { L_GPUS, L_GB, L_TP, L_PP, L_VAR, L_MB, L_RC, L_SP, L_CLK, L_DOPT, L_OVL, NLEVELS };
 
 typedef struct {
     int sched;  /* culonx_schedule */
@@ -769,9 +774,9 @@ static void row(sbuf *b, int jsonl, const culonx_sweep_entry *x)
                   "{\"index\":%llu,\"gpus\":%lld,\"global_batch\":%lld,\"tp\":%lld,\"pp\":%lld,"
                   "\"dp\":%lld,\"schedule\":\"%s\",\"vp\":%lld,\"microbatch\":%lld,"
                   "\"recompute\":\"%s\",\"sequence_parallel\":%s,\"distributed_optimizer\":%s,"
-                  "\"dp_overlap\":%s,\"clock_mhz\":%.9g,\"iteration_time_s\":%.9g,"
+                  "\"dp_overlap\":%s,\"clock_mhz\":%.9g,\"iteration_time_s\":%.17g,"
                   "\"tokens_per_s\":%.9g,\"mfu\":%.9g,\"peak_memory_gib\":%.9g,\"fits\":%s,"
-                  "\"energy_j\":%.9g}\n",
+                  "\"energy_j\":%.17g}\n",
                   (unsigned long long)x->index, (long long)e->gpus, (long long)e->global_batch,
                   (long long)e->tp, (long long)e->pp, (long long)e->dp,
                   culonx_schedule_name(e->schedule), (long long)e->vp, (long long)e->microbatch,
@@ -781,8 +786,8 @@ static void row(sbuf *b, int jsonl, const culonx_sweep_entry *x)
                   r->memory.peak_bytes / CX_GIB, r->memory.fits ? "true" : "false",
                   r->energy.total_j);
     else
-        sb_printf(b, "%llu,%lld,%lld,%lld,%lld,%lld,%s,%lld,%lld,%s,%d,%d,%d,%.9g,%.9g,%.9g,%.9g,"
-                     "%.9g,%d,%.9g\n",
+        sb_printf(b, "%llu,%lld,%lld,%lld,%lld,%lld,%s,%lld,%lld,%s,%d,%d,%d,%.9g,%.17g,%.9g,%.9g,"
+                     "%.9g,%d,%.17g\n",
                   (unsigned long long)x->index, (long long)e->gpus, (long long)e->global_batch,
                   (long long)e->tp, (long long)e->pp, (long long)e->dp,
                   culonx_schedule_name(e->schedule), (long long)e->vp, (long long)e->microbatch,
@@ -808,7 +813,19 @@ typedef struct {
     front fr;
     sbuf out;
     int failed;
+    /* memory fit of recent class representatives (see run_block) */
+    culonx_run rep_run;
+    uint64_t rep_idx[REP_MEMO];
+    int rep_fits[REP_MEMO]; /* -1: empty */
+    unsigned rep_next;
 } worker;
+
+static void remember(worker *w, uint64_t rep, int fits)
+{
+    unsigned k = w->rep_next++ % REP_MEMO;
+    w->rep_idx[k] = rep;
+    w->rep_fits[k] = fits;
+}
 
 struct shared {
     const space *sp;
@@ -864,6 +881,31 @@ static void run_block(worker *w, uint64_t gblock)
             idx = end;
             continue;
         }
+        /* peak memory depends on neither the clock nor dp-overlap: when the
+         * class representative (both digits 0) does not fit, neither does
+         * this one, and it is rejected without evaluation */
+        uint64_t rep = idx - (uint64_t)d[L_CLK] * sp->stride[L_CLK] -
+                       (uint64_t)d[L_OVL] * sp->stride[L_OVL];
+        if (rep != idx) {
+            int fits = -1;
+            for (int k = 0; k < REP_MEMO; k++)
+                if (w->rep_fits[k] >= 0 && w->rep_idx[k] == rep) fits = w->rep_fits[k];
+            if (fits < 0) {
+                int rd[NLEVELS], lv;
+                culonx_run *rr = &w->rep_run;
+                decode(sp, rep, rd);
+                fits = check(sp, rd, &rr->exec, &lv) < 0 &&
+                       cx_core_closed_eval(rr, rr->exec.clock_mhz, w->cost, &x.res, &err) ==
+                           CULONX_OK &&
+                       x.res.memory.peak_bytes <= sp->mem_limit;
+                remember(w, rep, fits);
+            }
+            if (!fits) {
+                w->rejected[CULONX_REJECT_MEMORY]++;
+                idx++;
+                continue;
+            }
+        }
         culonx_status st = cx_core_closed_eval(&w->run, w->run.exec.clock_mhz, w->cost, &x.res, &err);
         if (st != CULONX_OK) {
             w->rejected[CULONX_REJECT_EVAL]++;
@@ -874,6 +916,7 @@ static void run_block(worker *w, uint64_t gblock)
         x.index = idx;
         x.exec = w->run.exec;
         x.res.memory.fits = x.res.memory.peak_bytes <= sp->mem_limit;
+        if (rep == idx) remember(w, idx, x.res.memory.fits);
         x.objective = objective_of(sp, &x.exec, &x.res);
         if (w->sh->spec->all) row(&w->out, w->sh->spec->all_jsonl, &x);
         if (x.res.memory.fits) {
@@ -1129,6 +1172,8 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
         w->sh = &sh;
         w->id = i;
         w->run = *run;
+        w->rep_run = *run;
+        for (int k = 0; k < REP_MEMO; k++) w->rep_fits[k] = -1;
         w->cost = malloc(sizeof *w->cost);
         w->top.cap = R->spec.top_k;
         w->top.e = malloc((size_t)w->top.cap * sizeof *w->top.e);
