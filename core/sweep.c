@@ -201,7 +201,9 @@ static culonx_status parse_int_list(const char *name, const char *value, culonx_
         const char *e = strchr(p, ',');
         if (!e) e = p + strlen(p);
         int64_t a[3] = {0, 0, 1};
-        int na = 0;
+        int na = 0, colons = 0;
+        for (const char *q = p; q < e; q++) colons += *q == ':';
+        if (colons > 2) return bad_opt(err, name, syn, value);
         const char *q = p;
         while (q <= e && na < 3) {
             const char *c = memchr(q, ':', (size_t)(e - q));
@@ -212,7 +214,6 @@ static culonx_status parse_int_list(const char *name, const char *value, culonx_
             if (!c) break;
             q = c + 1;
         }
-        if (q < e && memchr(q, ':', (size_t)(e - q))) return bad_opt(err, name, syn, value);
         for (int i = 0; i < na; i++) {
             if (a[i] <= 0) return bad_opt(err, name, "'%s': values must be positive (> 0)", value);
             if (a[i] > MAX_INT_VALUE) return bad_opt(err, name, "'%s': value too large", value);
