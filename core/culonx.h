@@ -489,7 +489,9 @@ typedef struct {
     culonx_sweep_entry *top;   /* best first */
     int nfront;
     culonx_sweep_entry *front; /* Pareto frontier, by time then index */
-    int verify_status;         /* culonx_status of --verify (CULONX_EUSAGE: no graph engine) */
+    int verify_status;         /* culonx_status of --verify */
+    int nverified;
+    culonx_result *verified;   /* graph-engine results of top[0..nverified-1] */
 } culonx_sweep_result;
 
 void culonx_sweep_spec_init(culonx_sweep_spec *spec);

@@ -61,6 +61,7 @@
 #include "core/base.h"
 #include "core/closed.h"
 #include "core/cost.h"
+#include "core/graph.h"
 
 #include <errno.h>
 #include <math.h>
@@ -1069,9 +1070,17 @@ static culonx_sweep_entry *mpi_gather_entries(const culonx_sweep_entry *e, int n
 culonx_status cx_core_sweep_verify(const culonx_run *run, const culonx_execution *ex,
                                    culonx_result *res, culonx_error *err)
 {
-    (void)run, (void)ex, (void)res;
-    return cx_core_fail(err, CULONX_EUSAGE, NULL, 0,
-                        "the graph engine is not available: --verify cannot re-evaluate");
+    culonx_run *r = malloc(sizeof *r);
+    if (!r) return cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "out of memory");
+    *r = *run;
+    r->exec = *ex;
+    cx_graph *g = NULL;
+    culonx_status st = cx_core_graph_build(r, ex->clock_mhz, CX_DETAIL_STAGE, &g, err);
+    if (st == CULONX_OK) st = cx_core_graph_eval(g, err);
+    if (st == CULONX_OK) cx_core_graph_result(g, res);
+    cx_core_graph_free(g);
+    free(r);
+    return st;
 }
 
 void culonx_sweep_result_free(culonx_sweep_result *r)
@@ -1079,6 +1088,7 @@ void culonx_sweep_result_free(culonx_sweep_result *r)
     if (!r) return;
     free(r->top);
     free(r->front);
+    free(r->verified);
     free(r);
 }
 
@@ -1254,11 +1264,19 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
         R->front = all_fr.e, R->nfront = all_fr.n;
         all_fr.e = NULL;
         R->verify_status = CULONX_OK;
-        if (R->spec.verify_k > 0) {
-            culonx_result vr;
-            culonx_error ve;
-            R->verify_status = R->ntop > 0 ? (int)cx_core_sweep_verify(run, &R->top[0].exec, &vr, &ve)
-                                           : (int)CULONX_EUSAGE;
+        if (R->spec.verify_k > 0 && rank == 0 && R->ntop > 0) {
+            int nv = R->spec.verify_k < R->ntop ? R->spec.verify_k : R->ntop;
+            R->verified = calloc((size_t)nv, sizeof *R->verified);
+            if (!R->verified) {
+                st = cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "out of memory");
+            } else {
+                for (int i = 0; i < nv && R->verify_status == CULONX_OK; i++) {
+                    culonx_error ve;
+                    R->verify_status =
+                        (int)cx_core_sweep_verify(run, &R->top[i].exec, &R->verified[i], &ve);
+                    if (R->verify_status == CULONX_OK) R->nverified = i + 1;
+                }
+            }
         }
     }
     free(all_top.e);
@@ -1349,12 +1367,19 @@ void culonx_sweep_report_text(FILE *o, const culonx_sweep_result *R)
         text_header(o, R->energy_available);
         for (int i = 0; i < R->nfront; i++) text_entry(o, i + 1, &R->front[i], R->energy_available);
     }
-    if (R->spec.verify_k > 0)
-        fprintf(o, "\nverify: %s\n",
-                R->verify_status == CULONX_OK
-                    ? "ok"
-                    : "the graph engine is not available; the top configurations were not "
-                      "re-evaluated");
+    if (R->spec.verify_k > 0) {
+        fprintf(o, "\nverify: top %d re-evaluated with the graph engine%s\n", R->nverified,
+                R->verify_status == CULONX_OK ? "" : " (the graph engine failed on the next one)");
+        if (R->nverified > 0)
+            fprintf(o, "%4s %12s %12s %8s %12s %12s\n", "#", "closed_s", "graph_s", "diff%",
+                    "closed_GiB", "graph_GiB");
+        for (int i = 0; i < R->nverified; i++) {
+            double a = R->top[i].res.iteration_time_s, b = R->verified[i].iteration_time_s;
+            fprintf(o, "%4d %12.4f %12.4f %8.2f %12.2f %12.2f\n", i + 1, a, b,
+                    a > 0 ? 100.0 * (b - a) / a : 0.0, R->top[i].res.memory.peak_bytes / CX_GIB,
+                    R->verified[i].memory.peak_bytes / CX_GIB);
+        }
+    }
 }
 
 static void json_entry(FILE *o, const culonx_sweep_entry *x)
@@ -1417,8 +1442,18 @@ void culonx_sweep_report_json(FILE *o, const culonx_sweep_result *R)
         json_entry(o, &R->front[i]);
     }
     fprintf(o, "%s]", R->nfront ? "\n  " : "");
-    if (R->spec.verify_k > 0)
-        fprintf(o, ",\n  \"verify\": {\"requested\": %d, \"available\": %s}", R->spec.verify_k,
-                R->verify_status == CULONX_OK ? "true" : "false");
+    if (R->spec.verify_k > 0) {
+        fprintf(o, ",\n  \"verify\": {\"requested\": %d, \"ok\": %s, \"graph\": [",
+                R->spec.verify_k, R->verify_status == CULONX_OK ? "true" : "false");
+        for (int i = 0; i < R->nverified; i++)
+            fprintf(o, "%s\n    {\"index\": %llu, \"closed_iteration_time_s\": %.9g, "
+                       "\"graph_iteration_time_s\": %.9g, \"closed_peak_memory_gib\": %.9g, "
+                       "\"graph_peak_memory_gib\": %.9g}",
+                    i ? "," : "", (unsigned long long)R->top[i].index,
+                    R->top[i].res.iteration_time_s, R->verified[i].iteration_time_s,
+                    R->top[i].res.memory.peak_bytes / CX_GIB,
+                    R->verified[i].memory.peak_bytes / CX_GIB);
+        fprintf(o, "%s]}", R->nverified ? "\n  " : "");
+    }
     fprintf(o, "\n}\n");
 }

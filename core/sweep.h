@@ -8,9 +8,8 @@
 
 #include "culonx.h"
 
-/* Re-evaluates one execution of `run` with the graph engine. Returns
- * CULONX_EUSAGE ("the graph engine is not available") until core/walk and
- * core/eval land. */
+/* Re-evaluates one execution of `run` with the graph engine (core/walk.c,
+ * core/eval.c; stage detail) for --verify. */
 culonx_status cx_core_sweep_verify(const culonx_run *run, const culonx_execution *ex,
                                    culonx_result *res, culonx_error *err);
 
