@@ -1257,10 +1257,10 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
         R->evaluated = counts[0];
         R->feasible = counts[1];
         for (int r = 0; r < CULONX_REJECT_COUNT; r++) R->rejected[r] = counts[3 + r];
-        qsort(all_top.e, (size_t)all_top.n, sizeof *all_top.e, cmp_rank);
+        if (all_top.n > 0) qsort(all_top.e, (size_t)all_top.n, sizeof *all_top.e, cmp_rank);
         R->top = all_top.e, R->ntop = all_top.n;
         all_top.e = NULL;
-        qsort(all_fr.e, (size_t)all_fr.n, sizeof *all_fr.e, cmp_front);
+        if (all_fr.n > 0) qsort(all_fr.e, (size_t)all_fr.n, sizeof *all_fr.e, cmp_front);
         R->front = all_fr.e, R->nfront = all_fr.n;
         all_fr.e = NULL;
         R->verify_status = CULONX_OK;
