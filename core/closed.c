@@ -9,9 +9,10 @@
  *   T_pipe = m * t_j + bubble(p, m, v; mean F, B, W of the other stages,
  *                             each with one p2p hop)
  * which for 1F1B/GPipe is m*t_j + sum_{i != j} t_i, i.e. (m+p-1)t uniformly.
- * DP gradient sync starts after a stage's last backward; with dp-overlap it
- * hides under that backward except for the last bucket (Megatron DDP bucket
- * of max(40M, 1M x dp) parameters). Stage i finishes i (B+P) before stage 0.
+ * DP gradient sync starts after a stage's last backward; with dp-overlap its
+ * n buckets (cx_core_dp_buckets) start as slices of the last backward item
+ * finish, so max(dp/n, dp - window (n-1)/n) stays exposed. Stage s finishes
+ * its last backward one send + one backward item per stage before stage s-1.
  * Then the optimizer step.
  *
  * Memory per GPU (stage i): 2 B weights + 4 B fp32 main gradients + 12 B
@@ -25,14 +26,12 @@
 #include "core/cost.h"
 #include "core/closed.h"
 #include "core/energy.h"
-#include "hw/power.h"
+#include "core/replay.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Megatron DDP gradient bucket size in parameters (max(40M, 1M x dp)) */
-#define DDP_BUCKET_PARAMS 40e6
 
 /* Memo of the schedule bubble, per thread. bubble_s is a pure function of
  * its arguments, and V-shaped schedules compute it by playing their orders
@@ -95,45 +94,89 @@ culonx_status cx_core_closed_eval(const culonx_run *run, double clock_mhz, cx_co
     res->clock_mhz = c->clock_mhz;
     res->microbatches = m;
 
-    /* stage times */
-    double p2p_mb = p > 1 ? 2.0 * c->p2p_s * c->sched->p2p_factor * c->v : 0.0;
-    int j = 0;
-    double tj = -1, sumF = 0, sumB = 0, sumW = 0;
-    double Fj = 0, Bj = 0, Wj = 0;
+    /* Steady state: the bottleneck stage j repeats every microbatch its
+     * work plus its blocking sends, m-1 periods after the first microbatch;
+     * the schedule's bubble (with one p2p hop per stage) covers fill and
+     * drain through the other stages. Phased schedules (GPipe) have one
+     * bottleneck for the forward phase and one for the backward phase. */
+    const double P = c->p2p_s;
+    double sumF = 0, sumB = 0, sumW = 0;
+    int jf = 0, jb = 0;
+    double pf = -1, pb = -1;
+    double Fj = 0, Bj = 0, Wj = 0, sends_j = 0;
     for (int s = 0; s < p; s++) {
         double F, B, W;
         cx_core_stage_times(c, s, &F, &B, &W);
-        double t = F + B + W + p2p_mb;
         sumF += F, sumB += B, sumW += W;
-        if (t > tj) tj = t, j = s, Fj = F, Bj = B, Wj = W;
+        if (c->sched->phased) {
+            double a = F + c->sends_f[s] * P, b = B + W + c->sends_b[s] * P;
+            if (a > pf) pf = a, jf = s;
+            if (b > pb) pb = b, jb = s;
+        } else {
+            double t = F + B + W + (c->sched->p2p_overlap ? 0 : c->sends_f[s] + c->sends_b[s]) * P;
+            if (t > pf) pf = t, jf = jb = s;
+        }
     }
+    {
+        double F, B, W;
+        cx_core_stage_times(c, jf, &F, &B, &W);
+        Fj = F;
+        cx_core_stage_times(c, jb, &F, &B, &W);
+        Bj = B, Wj = W;
+        sends_j = c->sched->p2p_overlap ? 0.0 : (c->sends_f[jf] + c->sends_b[jb]) * P;
+    }
+    int j = jb;
+    double tj = Fj + Bj + Wj;
     double bubble = 0;
     if (p > 1) {
         double n = (double)(p - 1);
+<<<<<<< HEAD
         double Fm = (sumF - Fj) / n + c->p2p_s, Bm = (sumB - Bj) / n + c->p2p_s;
         double Wm = (sumW - Wj) / n;
         bubble = bubble_cached(c->sched, p, m, c->v, Fm, Bm, Wm);
+=======
+        double Fm = (sumF - Fj) / n + P, Bm = (sumB - Bj) / n + P, Wm = (sumW - Wj) / n;
+        bubble = c->sched->bubble_s(p, m, c->v, Fm, Bm, Wm);
+>>>>>>> main
     }
-    double t_pipe = (double)m * tj + bubble;
+    double p2p_mb = sends_j;
+    double t_pipe = (double)m * tj + (double)(m - 1) * sends_j + bubble;
 
-    /* DP sync and optimizer, per stage, relative to the end of stage 0 */
-    double tail = 0;
+    /* DP sync and optimizer, per stage: buckets overlap the last backward
+     * item (window) with dp-overlap; then the optimizer step. */
+    int replayed = !c->sched->closed_exact;
+    if (replayed) {
+        st = cx_core_replay(c, &c->replay, err);
+        if (st != CULONX_OK) return st;
+    }
+    double tail = 0, ahead = 0, opt_s = 0, t_end = 0;
     for (int s = 0; s < p; s++) {
-        double F, B, W;
-        cx_core_stage_times(c, s, &F, &B, &W);
+        const cx_chunk_cost *c0 = cx_core_cost_chunk(c, c->sched->vstage(p, c->v, s, 0));
+        double last_bw = c0->b_s + c0->tp_b_s + c0->w_s; /* last backward group */
+        double window = replayed ? c->replay.last_item_s[s]
+                                 : c->sched->splits_bw ? c0->w_s : last_bw;
         double dp = c->dp_s[s], exposed = dp;
         if (ex->dp_overlap && dp > 0) {
-            double bucket = fmax(DDP_BUCKET_PARAMS, 1e6 * (double)ex->dp);
-            double last = dp * fmin(1.0, bucket / fmax(c->stage_params[s], 1.0));
-            exposed = fmax(dp - (B + W), last);
+            double n = (double)cx_core_dp_buckets(c, s);
+            exposed = fmax(dp / n, dp - window * (n - 1.0) / n);
         }
-        double ahead = (double)s * (Bj / c->v + c->p2p_s); /* stage s ends earlier */
-        double t = fmax(exposed - ahead, 0.0) + c->optimizer_s[s];
-        if (s == 0 || t > tail) tail = t;
+        if (replayed) {
+            /* the stage's last compute ends at last_end; its optimizer
+             * follows the DP sync and any blocking send still under way */
+            double t = fmax(c->replay.last_end_s[s] + exposed, c->replay.free_s[s]) +
+                       c->optimizer_s[s];
+            if (s == 0 || t > t_end) t_end = t, opt_s = c->optimizer_s[s];
+        } else {
+            /* stage s ends its last backward `ahead` before stage 0: the last
+             * gradient still passes stages s-1..0, a send and a backward each */
+            double t = exposed + c->optimizer_s[s] - ahead;
+            if (s == 0 || t > tail) tail = t, opt_s = c->optimizer_s[s];
+            ahead += c->p2p_s + last_bw + c0->r_s + c0->tp_r_s;
+        }
     }
-    double opt_s = c->optimizer_s[0];
-    for (int s = 1; s < p; s++) opt_s = fmax(opt_s, c->optimizer_s[s]);
-    if (opt_s > tail) opt_s = tail;
+    if (replayed) {
+        tail = t_end - t_pipe;
+    }
     res->iteration_time_s = t_pipe + tail;
 
     /* breakdown on the bottleneck stage */
@@ -145,7 +188,7 @@ culonx_status cx_core_closed_eval(const culonx_run *run, double clock_mhz, cx_co
         bd->recompute_s += m * cc->r_s;
         bd->tp_comm_s += m * (cc->tp_f_s + cc->tp_b_s + cc->tp_r_s);
     }
-    bd->pp_comm_s = m * p2p_mb;
+    bd->pp_comm_s = (m - 1) * p2p_mb;
     bd->bubble_s = bubble;
     bd->optimizer_s = opt_s;
     bd->dp_comm_s = tail - opt_s;
@@ -181,7 +224,11 @@ culonx_status cx_core_closed_eval(const culonx_run *run, double clock_mhz, cx_co
             work = fmax(work, cc->work_bytes);
         }
         cx_core_stage_memory(c, s, work, &mm);
-        mm.activations_bytes = c->sched->inflight(p, m, c->v, s) * act;
+        if (replayed) { /* exact peak of the replay includes the transient */
+            mm.activations_bytes = c->replay.peak_act_bytes[s] - work;
+        } else {
+            mm.activations_bytes = c->sched->inflight(p, m, c->v, s) * act;
+        }
         mm.peak_bytes = mm.weights_bytes + mm.gradients_bytes + mm.optimizer_bytes +
                         mm.activations_bytes + mm.workspace_bytes;
         if (s == 0 || mm.peak_bytes > best.peak_bytes) {
@@ -193,21 +240,7 @@ culonx_status cx_core_closed_eval(const culonx_run *run, double clock_mhz, cx_co
     res->memory = best;
     cx_core_result_rates(run, res);
 
-    /* energy: per stage, m microbatches of each chunk's passes + optimizer */
-    double hbm_pj = cx_hw_power_hbm_pj_per_byte(&c->sys.gpu.power, &c->sys.gpu);
-    double *ej = c->scratch_j, *busy = c->scratch_busy, *hbm = c->scratch_hbm;
-    for (int s = 0; s < p; s++) {
-        ej[s] = c->optimizer_j[s];
-        busy[s] = c->optimizer_s[s];
-        hbm[s] = c->optimizer_bytes[s] * hbm_pj * 1e-12;
-        for (int k = 0; k < c->v; k++) {
-            const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->sched->vstage(p, c->v, s, k));
-            ej[s] += m * (cc->e_f_j + cc->e_b_j + cc->e_w_j + cc->e_r_j);
-            busy[s] += m * (cc->f_s + cc->b_s + cc->w_s + cc->r_s);
-            hbm[s] += m * (cc->f_bytes + cc->b_bytes + cc->w_bytes + cc->r_bytes) * hbm_pj * 1e-12;
-        }
-    }
-    cx_core_energy_finish(c, ej, busy, hbm, res);
+    cx_core_energy_result(c, res);
     return CULONX_OK;
 }
 

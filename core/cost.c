@@ -27,6 +27,10 @@
  * a round figure in the range PyTorch users observe (0.5-1.5 GiB); plus two
  * gathered activation buffers (2sbh bytes each) for TP communication. */
 #define WORKSPACE_BYTES (1.0 * CX_GIB)
+/* Megatron DDP gradient buckets: max(40M, 1M x dp) parameters each; we
+ * model at most 64 per stage (the tail effect is the last bucket's). */
+#define DDP_BUCKET_PARAMS 40e6
+#define DDP_MAX_BUCKETS 64
 
 static cx_hw_coll hw_coll(cx_coll_kind k)
 {
@@ -125,13 +129,9 @@ static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int re
 
 int cx_core_cost_stage_of(const cx_cost *c, int vs, int *chunk)
 {
-    for (int s = 0; s < c->p; s++)
-        for (int k = 0; k < c->v; k++)
-            if (c->sched->vstage(c->p, c->v, s, k) == vs) {
-                if (chunk) *chunk = k;
-                return s;
-            }
-    return -1;
+    if (vs < 0 || vs >= c->p * c->v) return -1;
+    if (chunk) *chunk = c->vs_chunk[vs];
+    return c->vs_stage[vs];
 }
 
 culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cost *c,
@@ -239,6 +239,22 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     }
 
     /* per physical stage: parameters, DP sync, optimizer */
+    for (int s = 0; s < c->p; s++)
+        for (int k = 0; k < c->v; k++) {
+            int vs = c->sched->vstage(c->p, c->v, s, k);
+            c->vs_stage[vs] = (int16_t)s;
+            c->vs_chunk[vs] = (int16_t)k;
+            c->vs_stage_vs[s * c->v + k] = (int16_t)vs;
+        }
+    for (int s = 0; s < c->p; s++) {
+        int nf = 0, nb = 0;
+        for (int k = 0; k < c->v; k++) {
+            int vs = c->sched->vstage(c->p, c->v, s, k);
+            if (vs + 1 < nvs && cx_core_cost_stage_of(c, vs + 1, NULL) != s) nf++;
+            if (vs > 0 && cx_core_cost_stage_of(c, vs - 1, NULL) != s) nb++;
+        }
+        c->sends_f[s] = nf, c->sends_b[s] = nb;
+    }
     double prev_P = -1;
     for (int s = 0; s < c->p; s++) {
         double P = 0;
@@ -307,4 +323,13 @@ void cx_core_result_rates(const culonx_run *run, culonx_result *res)
         res->time_to_train_s = res->iterations * T;
         res->gpu_hours = res->time_to_train_s * (double)ex->gpus / 3600.0;
     }
+}
+
+int cx_core_dp_buckets(const cx_cost *c, int s)
+{
+    const culonx_execution *ex = &c->run->exec;
+    if (ex->dp <= 1 || !ex->dp_overlap) return 1;
+    double bucket = fmax(DDP_BUCKET_PARAMS, 1e6 * (double)ex->dp);
+    double nb = ceil(c->stage_params[s] / bucket);
+    return nb < 1 ? 1 : nb > DDP_MAX_BUCKETS ? DDP_MAX_BUCKETS : (int)nb;
 }

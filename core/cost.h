@@ -38,6 +38,15 @@ typedef struct {
     int has_embed, has_head;
 } cx_chunk_cost;
 
+/* Result of replaying a schedule (core/replay.c), per physical stage. */
+typedef struct {
+    double makespan_s;                         /* last compute or blocking send */
+    double last_end_s[CX_COST_MAX_STAGES];     /* end of the last compute item */
+    double last_item_s[CX_COST_MAX_STAGES];    /* its duration (DP overlap window) */
+    double free_s[CX_COST_MAX_STAGES];         /* compute stream free (after a blocking send) */
+    double peak_act_bytes[CX_COST_MAX_STAGES]; /* activations + transient peak */
+} cx_replay;
+
 /* Times of each op of a table (layer, embedding or head) per microbatch. */
 typedef struct {
     double f_s[CX_MODEL_MAX_OPS], b_s[CX_MODEL_MAX_OPS], w_s[CX_MODEL_MAX_OPS];
@@ -61,6 +70,11 @@ typedef struct {
     int p2p_tier;
     /* per physical stage */
     double stage_params[CX_COST_MAX_STAGES];
+    int sends_f[CX_COST_MAX_STAGES];  /* p2p sends per microbatch, forward */
+    int sends_b[CX_COST_MAX_STAGES];  /* and backward */
+    int16_t vs_stage[CX_COST_MAX_VSTAGES], vs_chunk[CX_COST_MAX_VSTAGES];
+    int16_t vs_stage_vs[CX_COST_MAX_VSTAGES]; /* [stage * v + chunk] -> virtual stage */
+    cx_replay replay;
     double dp_s[CX_COST_MAX_STAGES];          /* gradient sync (RS+AG or AR) time */
     double dp_tier_bytes[CX_COST_MAX_STAGES][CULONX_MAX_TIERS];
     double optimizer_s[CX_COST_MAX_STAGES];
@@ -92,6 +106,9 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
 void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_memory *mm);
 /* MFU, HFU, tokens/s and the training-budget fields from time and FLOPs. */
 void cx_core_result_rates(const culonx_run *run, culonx_result *res);
+
+/* Number of DP gradient buckets of stage s (1 without dp-overlap). */
+int cx_core_dp_buckets(const cx_cost *c, int s);
 
 /* Stage index holding virtual stage vs, and chunk index on it. */
 int cx_core_cost_stage_of(const cx_cost *c, int vs, int *chunk);

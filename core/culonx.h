@@ -276,6 +276,12 @@ typedef struct {
 /* Closed-form estimate (fast path). */
 culonx_status culonx_estimate(const culonx_run *run, culonx_result *res, culonx_error *err);
 
+/* The same estimate through the DAG of the iteration (core/walk.c,
+ * core/eval.c): stage level (one node per F/B/W per microbatch and chunk) or
+ * op level (one node per op of the layer table). */
+culonx_status culonx_estimate_graph(const culonx_run *run, int op_level, culonx_result *res,
+                                    culonx_error *err);
+
 /* Human-readable report and JSON of a result. */
 void culonx_report_text(FILE *out, const culonx_run *run, const culonx_result *res);
 void culonx_report_json(FILE *out, const culonx_run *run, const culonx_result *res);

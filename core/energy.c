@@ -86,3 +86,23 @@ void cx_core_energy_finish(const cx_cost *c, const double *stage_compute_j,
     res->avg_power_w = (e->compute_j + e->idle_j) / ((double)ex->gpus * T);
     if (res->iterations > 0) res->energy_to_train_j = res->iterations * e->total_j;
 }
+
+void cx_core_energy_result(cx_cost *c, culonx_result *res)
+{
+    const int p = c->p;
+    const double m = (double)c->m;
+    double hbm_pj = cx_hw_power_hbm_pj_per_byte(&c->sys.gpu.power, &c->sys.gpu);
+    double *ej = c->scratch_j, *busy = c->scratch_busy, *hbm = c->scratch_hbm;
+    for (int s = 0; s < p; s++) {
+        ej[s] = c->optimizer_j[s];
+        busy[s] = c->optimizer_s[s];
+        hbm[s] = c->optimizer_bytes[s] * hbm_pj * 1e-12;
+        for (int k = 0; k < c->v; k++) {
+            const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->sched->vstage(p, c->v, s, k));
+            ej[s] += m * (cc->e_f_j + cc->e_b_j + cc->e_w_j + cc->e_r_j);
+            busy[s] += m * (cc->f_s + cc->b_s + cc->w_s + cc->r_s);
+            hbm[s] += m * (cc->f_bytes + cc->b_bytes + cc->w_bytes + cc->r_bytes) * hbm_pj * 1e-12;
+        }
+    }
+    cx_core_energy_finish(c, ej, busy, hbm, res);
+}

@@ -7,6 +7,7 @@
  * stream (its schedule order). The result fields are the same as the closed
  * form's (core/closed.c) so the two can be compared and printed alike.
  */
+#include "core/energy.h"
 #include "core/graph.h"
 
 #include <math.h>
@@ -90,6 +91,7 @@ culonx_status cx_core_graph_eval(cx_graph *g, culonx_error *err)
         st->busy_s[nd->stream] += nd->dur_s;
         if (end > st->end_s) st->end_s = end;
         if (nd->stream == CX_STREAM_PP) st->p2p_bytes += nd->bytes;
+        if (nd->stream == CX_STREAM_DP && end > st->dp_end_s) st->dp_end_s = end;
         if (nd->stream != CX_STREAM_COMPUTE) continue;
         switch (nd->kind) {
         case CX_NODE_F: st->compute_f_s += nd->dur_s; break;
@@ -124,9 +126,9 @@ culonx_status cx_core_graph_eval(cx_graph *g, culonx_error *err)
     return CULONX_OK;
 }
 
-void cx_core_graph_result(const cx_graph *g, culonx_result *res)
+void cx_core_graph_result(cx_graph *g, culonx_result *res)
 {
-    const cx_cost *c = g->cost;
+    cx_cost *c = g->cost;
     const culonx_run *run = g->run;
     const culonx_execution *ex = &run->exec;
     memset(res, 0, sizeof *res);
@@ -163,8 +165,7 @@ void cx_core_graph_result(const cx_graph *g, culonx_result *res)
     }
     bd->pp_comm_s = st->pp_block_s;
     bd->optimizer_s = st->optimizer_s;
-    bd->dp_comm_s = g->makespan_s - st->last_compute_end_s - st->optimizer_s;
-    if (bd->dp_comm_s < 0) bd->dp_comm_s = 0;
+    bd->dp_comm_s = fmax(0.0, st->dp_end_s - st->last_compute_end_s);
     bd->bubble_s = g->makespan_s - (bd->forward_s + bd->backward_s + bd->recompute_s +
                                     bd->tp_comm_s + bd->pp_comm_s + bd->optimizer_s + bd->dp_comm_s);
     if (bd->bubble_s < 0) bd->bubble_s = 0;
@@ -198,4 +199,20 @@ void cx_core_graph_result(const cx_graph *g, culonx_result *res)
     mm->peak_bytes = mp;
     mm->fits = mm->peak_bytes <= mm->capacity_bytes;
     cx_core_result_rates(run, res);
+    cx_core_energy_result(c, res);
+}
+
+culonx_status culonx_estimate_graph(const culonx_run *run, int op_level, culonx_result *res,
+                                    culonx_error *err)
+{
+    cx_core_error_clear(err);
+    culonx_status st = culonx_run_check(run, err);
+    if (st != CULONX_OK) return st;
+    cx_graph *g = NULL;
+    st = cx_core_graph_build(run, run->exec.clock_mhz, op_level ? CX_DETAIL_OP : CX_DETAIL_STAGE,
+                             &g, err);
+    if (st == CULONX_OK) st = cx_core_graph_eval(g, err);
+    if (st == CULONX_OK) cx_core_graph_result(g, res);
+    cx_core_graph_free(g);
+    return st;
 }

@@ -61,6 +61,7 @@ typedef struct {
     double end_s;               /* last node end on this stage */
     double last_compute_end_s;
     double dp_exposed_s, optimizer_s;
+    double dp_end_s;            /* end of the last DP bucket */
     double peak_act_bytes;      /* replayed activations peak */
     double static_bytes;        /* weights + grads + optimizer + workspace */
     double p2p_bytes;
@@ -86,7 +87,7 @@ culonx_status cx_core_graph_build(const culonx_run *run, double clock_mhz, cx_de
 /* Longest path in topological order, stream statistics, memory replay. */
 culonx_status cx_core_graph_eval(cx_graph *g, culonx_error *err);
 /* Fills the same result fields as the closed form. */
-void cx_core_graph_result(const cx_graph *g, culonx_result *res);
+void cx_core_graph_result(cx_graph *g, culonx_result *res);
 void cx_core_graph_free(cx_graph *g);
 
 const char *cx_core_node_name(const cx_graph *g, const cx_node *nd);

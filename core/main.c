@@ -63,7 +63,9 @@ static void usage(FILE *out)
           "  --set section.key=value   override a config field (repeatable), e.g.\n"
           "                            --set execution.tp=4 --set model.seq=4096\n"
           "  --format text|json        output format (default text)\n"
-          "  --schema FILE             schema to validate against (default configs/culonx.xsd)\n",
+          "  --schema FILE             schema to validate against (default configs/culonx.xsd)\n"
+          "  --engine closed|graph|graph-op   estimate in closed form (default) or through\n"
+          "                            the iteration DAG at stage or op level\n",
           out);
 }
 
@@ -137,15 +139,22 @@ static int cmd_estimate(int argc, char **argv)
     if (rc) return rc;
     if (strcmp(o.format, "text") && strcmp(o.format, "json"))
         return usage_error("estimate", "--format must be text or json, not '%s'", o.format);
-    if (o.engine && strcmp(o.engine, "closed"))
-        return usage_error("estimate", "--engine must be closed, not '%s'", o.engine);
+    int graph = 0, op_level = 0;
+    if (o.engine) {
+        if (!strcmp(o.engine, "graph")) graph = 1;
+        else if (!strcmp(o.engine, "graph-op")) graph = op_level = 1;
+        else if (strcmp(o.engine, "closed"))
+            return usage_error("estimate", "--engine must be closed, graph or graph-op, not '%s'",
+                               o.engine);
+    }
     culonx_run *run = malloc(sizeof *run);
     if (!run) return EXIT_INTERNAL;
     rc = load_run(&o, run);
     if (rc == EXIT_OK) {
         culonx_result res;
         culonx_error err;
-        culonx_status st = culonx_estimate(run, &res, &err);
+        culonx_status st = graph ? culonx_estimate_graph(run, op_level, &res, &err)
+                                 : culonx_estimate(run, &res, &err);
         if (st != CULONX_OK) {
             print_error(&err);
             rc = status_exit(st);

@@ -12,8 +12,8 @@
  * arrived (Megatron recomputes inside backward_step). Pipeline sends are on
  * the PP stream and blocking: the sender's next compute waits for the send
  * (Megatron's synchronous send/recv pairs), the receiver's item waits for it.
- * DP gradient sync runs on the DP stream in buckets of max(40M, 1M x dp)
- * parameters (Megatron DDP), at most 64; with dp-overlap bucket k waits for
+ * DP gradient sync runs on the DP stream in buckets (cx_core_dp_buckets,
+ * Megatron DDP sizes); with dp-overlap bucket k waits for
  * the k-th slice of the stage's last backward item, otherwise all wait for
  * its end. The optimizer step follows the last bucket.
  *
@@ -21,14 +21,13 @@
  * its BW (or W) ends; full recompute holds one layer's full activations
  * while R/B run (work_bytes).
  */
+#include "core/energy.h"
 #include "core/graph.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define DDP_BUCKET_PARAMS 40e6
-#define MAX_BUCKETS 64
 #define MAX_GRAPH_ITEMS 50000000LL
 
 typedef struct {
@@ -92,6 +91,7 @@ static void emit_tp(walker *w, int32_t after, double dur, double bytes, int mb, 
     if (nd) {
         nd->pred[1] = after;
         nd->bytes = bytes;
+        nd->energy_j = dur * cx_core_blocked_power_w(w->g->cost); /* compute waits */
     }
     w->block = id;
 }
@@ -139,6 +139,7 @@ static void emit_ops(walker *w, const cx_model_ops *ops, const cx_op_times *ot, 
         if (nd) {
             nd->flops = flops, nd->bytes = bytes;
             nd->op = (uint8_t)i, nd->part = (uint8_t)part, nd->layer = (int16_t)layer;
+            nd->energy_j = cx_core_pass_energy_j(w->g->cost, dur, flops, bytes, NULL);
         }
         /* backward collectives sit before the op's backward in Megatron (f
          * operator); the position inside the group does not change timing */
@@ -155,36 +156,45 @@ static int32_t emit_group(walker *w, const cx_chunk_cost *cc, pass_kind pk, int 
     const int rmode = w->g->run->exec.recompute;
     int64_t first = w->n;
     if (w->g->detail == CX_DETAIL_STAGE) {
-        double dur = 0, flops = 0, bytes = 0;
+        /* TP waits are folded in; they draw blocked power */
+        double dur = 0, flops = 0, bytes = 0, ej = 0, tp = 0;
         cx_node_kind kind = CX_NODE_F;
         switch (pk) {
         case PASS_F:
-            dur = cc->f_s + cc->tp_f_s, flops = cc->f_flops, bytes = cc->f_bytes;
+            dur = cc->f_s, tp = cc->tp_f_s, flops = cc->f_flops, bytes = cc->f_bytes;
+            ej = cc->e_f_j;
             break;
         case PASS_R:
-            dur = cc->r_s + cc->tp_r_s, flops = cc->r_flops, bytes = cc->r_bytes;
+            dur = cc->r_s, tp = cc->tp_r_s, flops = cc->r_flops, bytes = cc->r_bytes;
+            ej = cc->e_r_j;
             kind = CX_NODE_R;
             break;
         case PASS_B:
-            dur = cc->b_s + cc->tp_b_s, flops = cc->b_flops, bytes = cc->b_bytes;
+            dur = cc->b_s, tp = cc->tp_b_s, flops = cc->b_flops, bytes = cc->b_bytes;
+            ej = cc->e_b_j;
             kind = CX_NODE_B;
             break;
         case PASS_W:
-            dur = cc->w_s, flops = cc->w_flops, bytes = cc->w_bytes;
+            dur = cc->w_s, flops = cc->w_flops, bytes = cc->w_bytes, ej = cc->e_w_j;
             kind = CX_NODE_W;
             break;
         case PASS_BW:
-            dur = cc->b_s + cc->tp_b_s + cc->w_s, flops = cc->b_flops + cc->w_flops;
-            bytes = cc->b_bytes + cc->w_bytes;
+            dur = cc->b_s + cc->w_s, tp = cc->tp_b_s, flops = cc->b_flops + cc->w_flops;
+            bytes = cc->b_bytes + cc->w_bytes, ej = cc->e_b_j + cc->e_w_j;
             kind = CX_NODE_BW;
             break;
         }
+        ej += tp * cx_core_blocked_power_w(c);
+        dur += tp;
         if (pieces < 1) pieces = 1;
         for (int k = 0; k < pieces; k++) {
             int32_t id = emit(w, CX_STREAM_COMPUTE, kind, dur / pieces);
             tag(w, id, mb, chunk, vs);
             cx_node *nd = N(w, id);
-            if (nd) nd->flops = flops / pieces, nd->bytes = bytes / pieces;
+            if (nd) {
+                nd->flops = flops / pieces, nd->bytes = bytes / pieces;
+                nd->energy_j = ej / pieces;
+            }
         }
     } else {
         const cx_model_table *t = &c->tab;
@@ -239,15 +249,7 @@ static culonx_status walk(walker *w, cx_sched_item **orders, const int *norder)
         w->stage = s;
         for (int k = 0; k < CX_NSTREAMS; k++) w->last[k] = -1;
         w->block = -1;
-        /* DP buckets */
-        double P = c->stage_params[s];
-        int nb = 1;
-        if (ex->dp > 1 && ex->dp_overlap) {
-            double bucket = fmax(DDP_BUCKET_PARAMS, 1e6 * (double)ex->dp);
-            nb = (int)ceil(P / bucket);
-            if (nb < 1) nb = 1;
-            if (nb > MAX_BUCKETS) nb = MAX_BUCKETS;
-        }
+        int nb = cx_core_dp_buckets(c, s);
         int32_t last_first = -1, last_last = -1;
         for (int i = 0; i < norder[s]; i++) {
             const cx_sched_item *it = &orders[s][i];
@@ -270,8 +272,9 @@ static culonx_status walk(walker *w, cx_sched_item **orders, const int *norder)
                     if (!w->dry) {
                         g->node[out].pred[1] = lastid;
                         g->node[out].bytes = c->p2p_bytes;
+                        g->node[out].energy_j = c->p2p_s * cx_core_blocked_power_w(c);
                     }
-                    w->block = out;
+                    if (!sd->p2p_overlap) w->block = out;
                 }
                 if (!w->dry) w->fwd_out[key] = out;
                 break;
@@ -289,7 +292,8 @@ static culonx_status walk(walker *w, cx_sched_item **orders, const int *norder)
                     for (int32_t k = first; k <= lastid; k++)
                         if (g->node[k].stream == CX_STREAM_COMPUTE)
                             g->node[k].work_bytes = cc->work_bytes;
-                    if (it->kind == CX_WORK_BW) g->node[lastid].mem_bytes -= cc->act_bytes;
+                    if (it->kind == CX_WORK_BW)
+                        g->node[w->last[CX_STREAM_COMPUTE]].mem_bytes -= cc->act_bytes;
                     w->bwd_done[key] = lastid;
                 }
                 int32_t out = lastid;
@@ -299,8 +303,9 @@ static culonx_status walk(walker *w, cx_sched_item **orders, const int *norder)
                     if (!w->dry) {
                         g->node[out].pred[1] = lastid;
                         g->node[out].bytes = c->p2p_bytes;
+                        g->node[out].energy_j = c->p2p_s * cx_core_blocked_power_w(c);
                     }
-                    w->block = out;
+                    if (!sd->p2p_overlap) w->block = out;
                 }
                 if (!w->dry) w->bwd_out[key] = out;
                 first = bfirst;
@@ -309,7 +314,7 @@ static culonx_status walk(walker *w, cx_sched_item **orders, const int *norder)
             default: /* W */
                 first = emit_group(w, cc, PASS_W, mb, it->chunk, vs, pieces, &lastid);
                 add_head(w, first, CX_WORK_W, mb, vs);
-                if (!w->dry) g->node[lastid].mem_bytes -= cc->act_bytes;
+                if (!w->dry) g->node[w->last[CX_STREAM_COMPUTE]].mem_bytes -= cc->act_bytes;
                 break;
             }
             if (is_last) last_first = first, last_last = lastid;
@@ -337,7 +342,11 @@ static culonx_status walk(walker *w, cx_sched_item **orders, const int *norder)
             }
         }
         int32_t opt = emit(w, CX_STREAM_COMPUTE, CX_NODE_OPT, c->optimizer_s[s]);
-        if (!w->dry) g->node[opt].pred[1] = last_dp;
+        if (!w->dry) {
+            g->node[opt].pred[1] = last_dp;
+            g->node[opt].energy_j = c->optimizer_j[s];
+            g->node[opt].bytes = c->optimizer_bytes[s];
+        }
     }
     return CULONX_OK;
 }

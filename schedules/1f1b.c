@@ -40,5 +40,6 @@ const cx_sched_desc cx_sched_1f1b = {
     .bubble_s = bubble_s,
     .inflight = inflight,
     .weight_copies = 1,
+    .closed_exact = 1,
     .p2p_factor = 1.0,
 };

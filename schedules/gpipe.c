@@ -44,5 +44,7 @@ const cx_sched_desc cx_sched_gpipe = {
     .bubble_s = bubble_s,
     .inflight = inflight,
     .weight_copies = 1,
+    .closed_exact = 1,
+    .phased = 1,
     .p2p_factor = 1.0,
 };

@@ -119,4 +119,5 @@ const cx_sched_desc cx_sched_interleaved = {
     .inflight = inflight,
     .weight_copies = 1,
     .p2p_factor = 1.0, /* x chunks(v) = v */
+    .p2p_overlap = 0,
 };

@@ -50,6 +50,17 @@ typedef struct {
     double (*inflight)(int p, int m, int v, int stage);
     /* weight copies held per stage (DualPipe: 2), 1 otherwise */
     int weight_copies;
+    /* p2p overlapped with compute (Megatron's --overlap-p2p-communication,
+     * on by default for the interleaved schedule): sends do not block the
+     * sender; otherwise they do (send/recv pairs are waited on) */
+    int p2p_overlap;
+    /* the closed form's analytic pipeline time is exact for this schedule
+     * even with uneven stages and blocking p2p (GPipe, 1F1B); otherwise
+     * the closed form replays the order (core/replay.c) */
+    int closed_exact;
+    /* all forwards before all backwards (GPipe): the forward and backward
+     * phases each have their own bottleneck stage */
+    int phased;
     /* p2p messages per microbatch per stage, relative to 1F1B, per chunk:
      * the total factor is p2p_factor * chunks(v) (interleaved v, V-shapes 2) */
     double p2p_factor;
