@@ -130,14 +130,8 @@ culonx_status cx_core_closed_eval(const culonx_run *run, double clock_mhz, cx_co
     double bubble = 0;
     if (p > 1) {
         double n = (double)(p - 1);
-<<<<<<< HEAD
-        double Fm = (sumF - Fj) / n + c->p2p_s, Bm = (sumB - Bj) / n + c->p2p_s;
-        double Wm = (sumW - Wj) / n;
-        bubble = bubble_cached(c->sched, p, m, c->v, Fm, Bm, Wm);
-=======
         double Fm = (sumF - Fj) / n + P, Bm = (sumB - Bj) / n + P, Wm = (sumW - Wj) / n;
-        bubble = c->sched->bubble_s(p, m, c->v, Fm, Bm, Wm);
->>>>>>> main
+        bubble = bubble_cached(c->sched, p, m, c->v, Fm, Bm, Wm);
     }
     double p2p_mb = sends_j;
     double t_pipe = (double)m * tj + (double)(m - 1) * sends_j + bubble;
