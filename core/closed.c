@@ -33,6 +33,44 @@
 #include <string.h>
 
 
+/* Memo of the schedule bubble, per thread. bubble_s is a pure function of
+ * its arguments, and V-shaped schedules compute it by playing their orders
+ * (O(p^2), most of a sweep's time); sweeps evaluate runs that differ only in
+ * DP settings (same stage times) back to back. Keys match bit for bit, so
+ * results are exactly those of the direct call. */
+#define BUBBLE_MEMO 8
+typedef struct {
+    const cx_sched_desc *d;
+    int p, m, v;
+    uint64_t f, b, w; /* bit patterns */
+    double bubble_s;
+} bubble_memo;
+static _Thread_local bubble_memo memo[BUBBLE_MEMO];
+static _Thread_local unsigned memo_next;
+
+static uint64_t bits(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static double bubble_cached(const cx_sched_desc *d, int p, int m, int v, double f, double b,
+                            double w)
+{
+    uint64_t fb = bits(f), bb = bits(b), wb = bits(w);
+    for (int i = 0; i < BUBBLE_MEMO; i++) {
+        const bubble_memo *e = &memo[i];
+        if (e->d == d && e->p == p && e->m == m && e->v == v && e->f == fb && e->b == bb &&
+            e->w == wb)
+            return e->bubble_s;
+    }
+    double r = d->bubble_s(p, m, v, f, b, w);
+    bubble_memo *e = &memo[memo_next++ % BUBBLE_MEMO];
+    e->d = d, e->p = p, e->m = m, e->v = v, e->f = fb, e->b = bb, e->w = wb, e->bubble_s = r;
+    return r;
+}
+
 void cx_core_stage_times(const cx_cost *c, int s, double *f, double *b, double *w)
 {
     double F = 0, B = 0, W = 0;
@@ -93,7 +131,7 @@ culonx_status cx_core_closed_eval(const culonx_run *run, double clock_mhz, cx_co
     if (p > 1) {
         double n = (double)(p - 1);
         double Fm = (sumF - Fj) / n + P, Bm = (sumB - Bj) / n + P, Wm = (sumW - Wj) / n;
-        bubble = c->sched->bubble_s(p, m, c->v, Fm, Bm, Wm);
+        bubble = bubble_cached(c->sched, p, m, c->v, Fm, Bm, Wm);
     }
     double p2p_mb = sends_j;
     double t_pipe = (double)m * tj + (double)(m - 1) * sends_j + bubble;

@@ -428,6 +428,142 @@ culonx_status culonx_dvfs_predict(const culonx_dvfs_model *model,
  * gpu->power.present == 0; A100 and H100 get the constants of MODEL.md. */
 void culonx_power_default(culonx_gpu *gpu);
 
+/* ---- Sweeps (core/sweep.c) ---- */
+
+/* A sweep enumerates executions of one model on one system (a mixed-radix
+ * product of value lists, one per dimension, outermost first as listed in
+ * culonx_sweep_dim), evaluates each valid one in closed form, and keeps the
+ * top K by an objective, the Pareto frontier and per-reason reject counts.
+ * Candidates are numbered by their position in the product (the enumeration
+ * index); ties always break by index, so results are identical for any
+ * thread or MPI rank count. See core/sweep.c for the rules. */
+
+typedef enum {
+    CULONX_SWEEP_GPUS = 0,
+    CULONX_SWEEP_GLOBAL_BATCH,
+    CULONX_SWEEP_TP,
+    CULONX_SWEEP_PP,
+    CULONX_SWEEP_SCHEDULE,   /* values: culonx_schedule ids */
+    CULONX_SWEEP_VP,         /* chunks per stage for the interleaved schedule */
+    CULONX_SWEEP_MICROBATCH,
+    CULONX_SWEEP_RECOMPUTE,  /* values: culonx_recompute */
+    CULONX_SWEEP_SP,         /* 0 off, 1 on */
+    CULONX_SWEEP_CLOCK,      /* SM clock in MHz */
+    CULONX_SWEEP_DIST_OPT,   /* 0 off, 1 on */
+    CULONX_SWEEP_DP_OVERLAP, /* 0 off, 1 on */
+    CULONX_SWEEP_NDIMS
+} culonx_sweep_dim;
+
+typedef enum {
+    CULONX_OBJECTIVE_TIME = 0,      /* minimise time per token (= iteration time at one batch) */
+    CULONX_OBJECTIVE_ENERGY,        /* minimise energy per token (needs the power model) */
+    CULONX_OBJECTIVE_TOKENS_PER_J,  /* maximise tokens per joule (needs the power model) */
+    CULONX_OBJECTIVE_GPU_HOURS,     /* minimise GPU-time per token (GPU-hours to train) */
+} culonx_objective;
+
+/* Why a candidate was not evaluated, or not feasible (the summary). */
+typedef enum {
+    CULONX_REJECT_GLOBAL_BATCH_RANGE = 0, /* outside --min/--max-global-batch */
+    CULONX_REJECT_TP_NODE,      /* tp does not divide gpus-per-node (nor a multiple of it) */
+    CULONX_REJECT_TP_ACROSS,    /* tp > gpus-per-node without --tp-across-nodes */
+    CULONX_REJECT_HEADS_TP,     /* heads % tp */
+    CULONX_REJECT_KV_HEADS_TP,  /* kv-heads % tp */
+    CULONX_REJECT_FFN_TP,       /* ffn % tp */
+    CULONX_REJECT_LAYERS_PP,    /* layers % pp */
+    CULONX_REJECT_GPUS_TP_PP,   /* gpus % (tp*pp) */
+    CULONX_REJECT_PP1_CHUNKS,   /* multi-chunk schedule (vp > 1, V-shape) with pp = 1 */
+    CULONX_REJECT_LAYERS_PP_VP, /* layers % (pp*vp) */
+    CULONX_REJECT_LAYERS_2PP,   /* V-shaped schedule: layers % (2*pp) */
+    CULONX_REJECT_STAGES,       /* more stages than the model holds */
+    CULONX_REJECT_BATCH_MB_DP,  /* global batch % (microbatch*dp) */
+    CULONX_REJECT_SCHED_MICROBATCHES, /* interleaved m < pp, dualpipev m < 2pp */
+    CULONX_REJECT_DUP_SCHEDULE, /* pp = 1: every schedule is the same execution */
+    CULONX_REJECT_DUP_SP,       /* tp = 1: sequence parallel changes nothing */
+    CULONX_REJECT_DUP_DIST_OPT, /* dp = 1: distributed optimizer changes nothing */
+    CULONX_REJECT_DUP_DP_OVERLAP, /* dp = 1: nothing to overlap */
+    CULONX_REJECT_EVAL,         /* the evaluator refused it */
+    CULONX_REJECT_MEMORY,       /* does not fit in memory (evaluated) */
+    CULONX_REJECT_COUNT
+} culonx_sweep_reject;
+
+#define CULONX_SWEEP_MAX_VALUES 1024
+
+typedef struct {
+    int n; /* 0: the default for the dimension */
+    int64_t v[CULONX_SWEEP_MAX_VALUES];
+} culonx_sweep_list;
+
+typedef struct {
+    culonx_sweep_list list[CULONX_SWEEP_NDIMS];
+    int tp_across_nodes;       /* default tp list adds multiples of gpus-per-node */
+    int64_t max_microbatch;    /* default microbatch list 1,2,4.. up to this (64) */
+    int64_t min_global_batch;  /* 0: none */
+    int64_t max_global_batch;  /* 0: none */
+    double max_memory_gib;     /* 0: the GPU's capacity */
+    culonx_objective objective;
+    int top_k;                 /* 0: 10 */
+    int threads;               /* 0: online cores */
+    int verify_k;              /* re-evaluate the top K with the graph engine */
+    /* Every evaluated row (CSV, or JSON lines when all_jsonl) in index order,
+     * written while the sweep runs. NULL: none. */
+    FILE *all;
+    int all_jsonl;
+    /* Called now and then from the calling thread (rank 0 under MPI). */
+    void (*progress)(void *ctx, uint64_t done, uint64_t total);
+    void *progress_ctx;
+} culonx_sweep_spec;
+
+typedef struct {
+    uint64_t index;    /* enumeration index */
+    culonx_execution exec;
+    culonx_result res;
+    double objective;  /* lower is better (tokens-per-joule is negated) */
+} culonx_sweep_entry;
+
+typedef struct {
+    int is_root;        /* 0 on MPI ranks other than 0: nothing to report */
+    culonx_run run;     /* the base run */
+    culonx_sweep_spec spec; /* with defaults filled in (all, progress cleared) */
+    uint64_t enumerated, evaluated, feasible;
+    uint64_t rejected[CULONX_REJECT_COUNT];
+    int energy_available; /* the power model gives nonzero energy */
+    double memory_limit_bytes;
+    int ntop;
+    culonx_sweep_entry *top;   /* best first */
+    int nfront;
+    culonx_sweep_entry *front; /* Pareto frontier, by time then index */
+    int verify_status;         /* culonx_status of --verify */
+    int nverified;
+    culonx_result *verified;   /* graph-engine results of top[0..nverified-1] */
+} culonx_sweep_result;
+
+void culonx_sweep_spec_init(culonx_sweep_spec *spec);
+/* Sets one option from its command-line form: name without "--" (gpus,
+ * global-batch, tp, pp, schedule, vp, mb, recompute, sp, dist-opt,
+ * dp-overlap, clocks, objective, top, threads, max-memory-gib,
+ * min-global-batch, max-global-batch, max-microbatch, verify). Integer lists:
+ * "8", "1,2,4", "A:B" or "A:B:STEP" (ranges inclusive), mixed with commas;
+ * sorted, duplicates dropped. CULONX_EUSAGE on bad syntax or values. */
+culonx_status culonx_sweep_option(culonx_sweep_spec *spec, const char *name, const char *value,
+                                  culonx_error *err);
+const char *culonx_sweep_reject_name(culonx_sweep_reject r);
+const char *culonx_objective_name(culonx_objective o);
+
+/* Runs the sweep. Under MPI (culonx_sweep_mpi_begin) every rank calls it;
+ * rank 0 gets the reduced result (is_root = 1). *out is freed with
+ * culonx_sweep_result_free. CULONX_EINPUT when an energy objective is asked
+ * for and the power model gives no energy. */
+culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *spec,
+                               culonx_sweep_result **out, culonx_error *err);
+void culonx_sweep_result_free(culonx_sweep_result *r);
+void culonx_sweep_report_text(FILE *out, const culonx_sweep_result *r);
+void culonx_sweep_report_json(FILE *out, const culonx_sweep_result *r);
+
+/* MPI (no-ops without it): initialises MPI when launched by mpirun
+ * (OMPI_COMM_WORLD_SIZE / PMI_SIZE set); rank 0 and size 1 otherwise. */
+void culonx_sweep_mpi_begin(int *argc, char ***argv, int *rank, int *size);
+void culonx_sweep_mpi_end(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,12 +5,15 @@
  * Exit codes: 0 ok, 1 bad input (file:line: error: ... on stderr), 2 usage,
  * 3 internal error.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "culonx.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h> /* isatty */
 
 #define MAX_SETS 256
 
@@ -57,6 +60,7 @@ static void usage(FILE *out)
           "  schedules RUN.xml    every pipeline schedule side by side\n"
           "  energy RUN.xml [--clocks MIN:MAX:STEP] [--format text|json|csv]\n"
           "                       time and energy at every SM clock\n"
+          "  sweep RUN.xml        rank every parallelism strategy (see culonx sweep --help)\n"
           "  calibrate SWEEP.csv -o POWER.xml   fit a GPU's DVFS power model\n"
           "  dvfs-predict --power POWER.xml --profile PROFILE.csv\n"
           "                       time/power/energy of profiled kernels at every clock\n"
@@ -312,6 +316,191 @@ static int cmd_energy(int argc, char **argv)
     return rc;
 }
 
+/* ---- culonx sweep (issue 5): every execution of a model on a system ---- */
+
+
+/* Options that take a value, passed to culonx_sweep_option by name. */
+static const char *const sweep_valued[] = {
+    "gpus", "global-batch", "tp", "pp", "vp", "mb", "microbatch", "recompute", "schedule", "sp",
+    "dist-opt", "dp-overlap", "clocks", "objective", "top", "threads", "max-memory-gib",
+    "min-global-batch", "max-global-batch", "max-microbatch", "verify", NULL};
+
+/* --set execution.KEY=V also fixes the swept dimension KEY (unless its own
+ * option is given). */
+static const char *const sweep_set_map[][2] = {
+    {"gpus", "gpus"}, {"global-batch", "global-batch"}, {"tp", "tp"}, {"pp", "pp"},
+    {"vp", "vp"}, {"microbatch", "mb"}, {"recompute", "recompute"}, {"schedule", "schedule"},
+    {"sequence-parallel", "sp"}, {"distributed-optimizer", "dist-opt"},
+    {"dp-overlap", "dp-overlap"}, {"clock-mhz", "clocks"}, {NULL, NULL}};
+
+typedef struct {
+    culonx_sweep_spec *spec;
+    const char *all_path;
+    int quiet;
+    int given[64]; /* per sweep_valued entry: option seen */
+} sweep_ctx;
+
+static int sweep_opt(void *vctx, int argc, char **argv, int i)
+{
+    sweep_ctx *c = vctx;
+    const char *a = argv[i];
+    if (strncmp(a, "--", 2) != 0) return 0;
+    const char *name = a + 2;
+    if (!strcmp(name, "tp-across-nodes")) return c->spec->tp_across_nodes = 1, 1;
+    if (!strcmp(name, "quiet")) return c->quiet = 1, 1;
+    char key[64];
+    const char *value = NULL;
+    const char *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    if (len >= sizeof key) return 0;
+    memcpy(key, name, len);
+    key[len] = '\0';
+    int used = 1;
+    if (eq) value = eq + 1;
+    int is_all = !strcmp(key, "all"), k = -1;
+    for (int j = 0; sweep_valued[j]; j++)
+        if (!strcmp(key, sweep_valued[j])) k = j;
+    if (k < 0 && !is_all) return 0;
+    if (!value) {
+        if (i + 1 >= argc) return usage_error("sweep", "option %s needs a value", a), -1;
+        value = argv[i + 1];
+        used = 2;
+    }
+    if (is_all) {
+        if (!*value) return usage_error("sweep", "--all needs a file name%s", ""), -1;
+        c->all_path = value;
+        return used;
+    }
+    culonx_error err;
+    if (culonx_sweep_option(c->spec, key, value, &err) != CULONX_OK) {
+        fprintf(stderr, "culonx sweep: %s\nTry 'culonx help'.\n", err.msg);
+        return -1;
+    }
+    c->given[k] = 1;
+    return used;
+}
+
+static double sweep_now_s(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double sweep_t0;
+
+static void sweep_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    (void)ctx;
+    double t = sweep_now_s() - sweep_t0;
+    double rate = t > 0 ? (double)done / t : 0;
+    double eta = rate > 0 ? (double)(total - done) / rate : 0;
+    fprintf(stderr, "\rsweep: %llu/%llu (%.1f%%) %.0f/s ETA %.0f s   ",
+            (unsigned long long)done, (unsigned long long)total,
+            total ? 100.0 * (double)done / (double)total : 100.0, rate, eta);
+    if (done >= total) fputc('\n', stderr);
+    fflush(stderr);
+}
+
+static int sweep_body(int argc, char **argv, int rank)
+{
+    culonx_sweep_spec *spec = malloc(sizeof *spec);
+    culonx_run *run = malloc(sizeof *run);
+    sweep_ctx c;
+    memset(&c, 0, sizeof c);
+    run_opts o;
+    int rc = EXIT_INTERNAL;
+    FILE *all = NULL;
+    if (!spec || !run) goto out;
+    culonx_sweep_spec_init(spec);
+    c.spec = spec;
+    rc = parse_run_opts("sweep", argc, argv, &o, sweep_opt, &c);
+    if (rc) goto out;
+    if (strcmp(o.format, "text") && strcmp(o.format, "json")) {
+        rc = usage_error("sweep", "--format must be text or json, not '%s'", o.format);
+        goto out;
+    }
+    if (o.engine && strcmp(o.engine, "closed")) {
+        rc = usage_error("sweep", "--engine must be closed, not '%s'", o.engine);
+        goto out;
+    }
+    for (int i = 0; i < o.nsets; i++) {
+        const char *s = o.sets[i];
+        if (strncmp(s, "execution.", 10) != 0) continue;
+        const char *eq = strchr(s, '=');
+        if (!eq) continue;
+        for (int j = 0; sweep_set_map[j][0]; j++) {
+            size_t n = strlen(sweep_set_map[j][0]);
+            if ((size_t)(eq - s - 10) != n || strncmp(s + 10, sweep_set_map[j][0], n)) continue;
+            int k = -1;
+            for (int q = 0; sweep_valued[q]; q++)
+                if (!strcmp(sweep_valued[q], sweep_set_map[j][1])) k = q;
+            if (k >= 0 && (c.given[k] || (k == 5 && c.given[6]) || (k == 6 && c.given[5]))) break;
+            culonx_error err;
+            if (culonx_sweep_option(spec, sweep_set_map[j][1], eq + 1, &err) != CULONX_OK) {
+                if (rank == 0) fprintf(stderr, "culonx sweep: --set %s: %s\n", s, err.msg);
+                rc = EXIT_INPUT;
+                goto out;
+            }
+        }
+    }
+    if (rank == 0) {
+        rc = load_run(&o, run);
+    } else {
+        culonx_error err;
+        culonx_status st = culonx_run_load(o.run_path, o.sets, o.nsets, o.schema, run, &err);
+        rc = status_exit(st);
+    }
+    if (rc) goto out;
+    if (c.all_path) {
+        all = fopen(c.all_path, "w");
+        if (!all) {
+            if (rank == 0)
+                fprintf(stderr, "culonx sweep: cannot write %s: %s\n", c.all_path, strerror(errno));
+            rc = EXIT_INPUT;
+            goto out;
+        }
+        size_t n = strlen(c.all_path);
+        spec->all = all;
+        spec->all_jsonl = n >= 6 && strcmp(c.all_path + n - 6, ".jsonl") == 0;
+    }
+    if (!c.quiet && rank == 0 && isatty(2)) {
+        spec->progress = sweep_progress;
+        sweep_t0 = sweep_now_s();
+    }
+    culonx_sweep_result *res = NULL;
+    culonx_error err;
+    culonx_status st = culonx_sweep_run(run, spec, &res, &err);
+    if (st != CULONX_OK) {
+        if (rank == 0) print_error(&err);
+        rc = status_exit(st);
+        goto out;
+    }
+    if (strcmp(o.format, "json") == 0) culonx_sweep_report_json(stdout, res);
+    else culonx_sweep_report_text(stdout, res);
+    culonx_sweep_result_free(res);
+    rc = EXIT_OK;
+out:
+    if (all && fclose(all) != 0 && rc == EXIT_OK) {
+        fprintf(stderr, "culonx sweep: error writing %s\n", c.all_path);
+        rc = EXIT_INTERNAL;
+    }
+    free(spec);
+    free(run);
+    return rc;
+}
+
+static int cmd_sweep(int argc, char **argv)
+{
+    int rank, size;
+    culonx_sweep_mpi_begin(NULL, NULL, &rank, &size);
+    int rc = sweep_body(argc, argv, rank);
+    culonx_sweep_mpi_end();
+    return rc;
+}
+
+/* ---- end of culonx sweep ---- */
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -321,6 +510,7 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     int rc;
     if (strcmp(cmd, "estimate") == 0) rc = cmd_estimate(argc - 2, argv + 2);
+    else if (strcmp(cmd, "sweep") == 0) rc = cmd_sweep(argc - 2, argv + 2);
     else if (strcmp(cmd, "trace") == 0) rc = cmd_trace(argc - 2, argv + 2);
     else if (strcmp(cmd, "schedules") == 0) rc = cmd_schedules(argc - 2, argv + 2);
     else if (strcmp(cmd, "energy") == 0) rc = cmd_energy(argc - 2, argv + 2);

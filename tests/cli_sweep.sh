@@ -1,0 +1,74 @@
+#!/bin/bash
+# cli_sweep.sh — `culonx sweep` from the command line: usage errors exit 2,
+# bad values against the run exit 1, output byte-identical for 1, 2 and 3
+# threads (report, JSON, --all CSV and JSON lines), --set fixes a swept field.
+# $1: the culonx executable; run from the source root.
+set -u
+X=$1
+RUN=configs/megatron-1t.xml
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+expect() { # expected-rc description command...
+    local want=$1 what=$2
+    shift 2
+    "$@" >"$T/out" 2>"$T/err"
+    local rc=$?
+    if [ "$rc" != "$want" ]; then
+        echo "FAIL: $what: exit $rc, expected $want"; cat "$T/err"; fail=1
+    elif [ "$want" != 0 ] && [ ! -s "$T/err" ]; then
+        echo "FAIL: $what: no message on stderr"; fail=1
+    fi
+}
+expect 2 "missing RUN" "$X" sweep
+expect 2 "tp 0" "$X" sweep $RUN --tp 0
+expect 2 "tp negative" "$X" sweep $RUN --tp -8
+expect 2 "bad list" "$X" sweep $RUN --tp 8,,16
+expect 2 "bad range" "$X" sweep $RUN --pp 8:2
+expect 2 "unknown objective" "$X" sweep $RUN --objective speed
+expect 2 "unknown schedule" "$X" sweep $RUN --schedule zigzag
+expect 2 "threads 0" "$X" sweep $RUN --threads 0
+expect 2 "top 0" "$X" sweep $RUN --top 0
+expect 2 "memory negative" "$X" sweep $RUN --max-memory-gib -5
+expect 2 "format" "$X" sweep $RUN --format xml
+expect 2 "all without file" "$X" sweep $RUN --all
+expect 2 "unknown option" "$X" sweep $RUN --frobnicate
+expect 1 "missing file" "$X" sweep configs/no-such-run.xml
+expect 1 "clock outside the GPU range" "$X" sweep $RUN --clocks 100:200:50
+expect 1 "--all unwritable" "$X" sweep $RUN --all /nonexistent/dir/x.csv
+grep -q "outside" "$T/err" 2>/dev/null || true
+
+# a small space: 4096 GPUs, a few clocks
+ARGS=(sweep $RUN --gpus 4096 --pp 16,32,64 --clocks 1410,1200 --dp-overlap on,off --top 5)
+for t in 1 2 3; do
+    expect 0 "threads $t" "$X" "${ARGS[@]}" --threads $t --all "$T/all$t.csv"
+    cp "$T/out" "$T/text$t"
+    expect 0 "threads $t json" "$X" "${ARGS[@]}" --threads $t --format json --all "$T/all$t.jsonl"
+    cp "$T/out" "$T/json$t"
+done
+for t in 2 3; do
+    for f in text json all; do
+        a="$T/${f}1"; b="$T/${f}$t"
+        [ $f = all ] && a="$T/all1.csv" && b="$T/all$t.csv"
+        cmp -s "$a" "$b" || { echo "FAIL: $f differs between 1 and $t threads"; fail=1; }
+    done
+    cmp -s "$T/all1.jsonl" "$T/all$t.jsonl" || { echo "FAIL: jsonl differs (1 vs $t)"; fail=1; }
+done
+grep -q "^enumerated [0-9]*, evaluated [0-9]*, feasible" "$T/text1" || { echo "FAIL: no summary"; fail=1; }
+grep -q "Pareto frontier" "$T/text1" || { echo "FAIL: no frontier"; fail=1; }
+head -1 "$T/all1.csv" | grep -q "^index,gpus," || { echo "FAIL: CSV header"; fail=1; }
+[ "$(wc -l <"$T/all1.csv")" -gt 100 ] || { echo "FAIL: too few --all rows"; fail=1; }
+head -1 "$T/all1.jsonl" | grep -q '^{"index":' || { echo "FAIL: JSON lines"; fail=1; }
+
+# --set execution.tp=4 fixes tp in the sweep
+expect 0 "--set fixes tp" "$X" sweep $RUN --gpus 4096 --set execution.tp=4 --format json --top 3
+if grep -o '"tp": [0-9]*' "$T/out" | grep -qv '"tp": 4'; then echo "FAIL: --set tp"; fail=1; fi
+# energy objectives run when the power model gives energy (shipped A100)
+expect 0 "energy objective" "$X" sweep $RUN --gpus 4096 --objective tokens-per-joule --top 2
+# --verify shows both engines
+expect 0 "verify" "$X" sweep $RUN --gpus 4096 --top 2 --verify 2
+grep -q "graph engine" "$T/out" || { echo "FAIL: verify output"; fail=1; }
+# no progress on a non-terminal stderr
+expect 0 "quiet" "$X" sweep $RUN --gpus 4096 --top 1
+[ -s "$T/err" ] && { echo "FAIL: stderr not empty"; fail=1; }
+exit $fail

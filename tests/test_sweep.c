@@ -1,0 +1,440 @@
+/*
+ * test_sweep.c — the sweep (core/sweep.c): enumeration and reject counts of
+ * a small space computed by hand, top-K against brute force over
+ * culonx_estimate, the Pareto frontier non-dominated and complete,
+ * byte-identical output for 1, 2 and 3 threads (report and --all rows),
+ * option validation, and the bubble memo of core/closed.c bit-exact against
+ * cold evaluations.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "core/closed.h"
+#include "core/sweep.h"
+
+#include <CUnit/Basic.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A tiny GPT on DGX-A100-like nodes of `gpn` GPUs. */
+static void tiny(culonx_run *r, int64_t layers, int64_t gpn, int64_t gpus, int64_t gb)
+{
+    memset(r, 0, sizeof *r);
+    culonx_model *m = &r->model;
+    snprintf(m->name, sizeof m->name, "tiny");
+    m->arch = CULONX_ARCH_GPT;
+    m->layers = layers, m->hidden = 256, m->heads = 8, m->kv_heads = 8, m->ffn = 1024;
+    m->vocab = 1024, m->seq = 256;
+    culonx_system *s = &r->system;
+    snprintf(s->name, sizeof s->name, "a100x%lld", (long long)gpn);
+    snprintf(s->gpu.name, sizeof s->gpu.name, "A100");
+    s->gpu.matrix16_tflops = 312, s->gpu.vector_tflops = 19.5, s->gpu.hbm_gbps = 2039;
+    s->gpu.mem_gib = 80, s->gpu.min_mhz = 210, s->gpu.max_mhz = 1410, s->gpu.step_mhz = 15;
+    s->gpu.tdp_w = 400, s->gpu.idle_w = 60;
+    s->gpus_per_node = gpn, s->ntiers = 2, s->pue = 1.0;
+    s->tier[0] = (culonx_net_tier){"nvlink", 300, 2e-6, 0.75, 2.0};
+    s->tier[1] = (culonx_net_tier){"ib", 25, 5e-6, 0.85, 25.0};
+    culonx_execution *e = &r->exec;
+    e->gpus = gpus, e->tp = 1, e->pp = 1, e->dp = gpus, e->vp = 1, e->microbatch = 1;
+    e->global_batch = gb, e->recompute = CULONX_RECOMPUTE_NONE, e->schedule = CULONX_SCHED_1F1B;
+    e->dp_overlap = 1;
+}
+
+static culonx_sweep_spec *spec_new(void)
+{
+    culonx_sweep_spec *s = malloc(sizeof *s);
+    culonx_sweep_spec_init(s);
+    return s;
+}
+
+static void opt(culonx_sweep_spec *s, const char *k, const char *v)
+{
+    culonx_error err;
+    culonx_status st = culonx_sweep_option(s, k, v, &err);
+    CU_ASSERT_EQUAL_FATAL(st, CULONX_OK);
+}
+
+/* Hand count (see the derivation in the comments). gpus 8, gb 8, 4 layers,
+ * 4 GPUs per node: tp {1,2,4}, pp {1,2,4}, variants gpipe, 1f1b,
+ * interleaved vp 2 and 4; mb {1,2}; sp {off,on}; 144 candidates. */
+static void test_hand_count(void)
+{
+    culonx_run run;
+    tiny(&run, 4, 4, 8, 8);
+    culonx_sweep_spec *s = spec_new();
+    opt(s, "schedule", "gpipe,1f1b,interleaved");
+    opt(s, "mb", "1,2");
+    opt(s, "recompute", "full");
+    opt(s, "dist-opt", "off");
+    opt(s, "threads", "2");
+    culonx_sweep_result *R;
+    culonx_error err;
+    CU_ASSERT_EQUAL_FATAL(culonx_sweep_run(&run, s, &R, &err), CULONX_OK);
+    CU_ASSERT_EQUAL(R->enumerated, 144);
+    /* per (tp,pp): (1,1) 1; (1,2) gpipe 2 + 1f1b 2 + interleaved-2 at mb 1
+     * = 5; (1,4) 4; (2,1) 2 x sp 2 = 4; (2,2) 6 x 2 = 12; (2,4) 4 x 2 = 8;
+     * (4,1) 4; (4,2) 12: 50 */
+    CU_ASSERT_EQUAL(R->evaluated, 50);
+    CU_ASSERT_EQUAL(R->feasible, 50);
+    CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_GPUS_TP_PP], 16);     /* (4,4): 4 x 2 x 2 */
+    CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_DUP_SCHEDULE], 12);   /* pp 1: gpipe, 3 x 4 */
+    CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_PP1_CHUNKS], 24);     /* pp 1: interleaved, 3 x 8 */
+    CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_LAYERS_PP_VP], 28);   /* pp 2 vp 4: 12; pp 4: 16 */
+    CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_BATCH_MB_DP], 2);     /* (1,1) mb 2: 16 > 8 */
+    CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_SCHED_MICROBATCHES], 2); /* (1,2) vp 2 mb 2: m 1 < 2 */
+    CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_DUP_SP], 10);         /* tp 1: 1 + 5 + 4 */
+    uint64_t sum = R->evaluated;
+    for (int r = 0; r < CULONX_REJECT_COUNT; r++)
+        if (r != CULONX_REJECT_MEMORY) sum += R->rejected[r];
+    CU_ASSERT_EQUAL(sum, R->enumerated);
+    CU_ASSERT_EQUAL(cx_core_sweep_size(&run, s, &err), 144);
+    culonx_sweep_result_free(R);
+
+    /* a memory limit below everything: all 50 evaluated are infeasible */
+    opt(s, "max-memory-gib", "0.001");
+    CU_ASSERT_EQUAL_FATAL(culonx_sweep_run(&run, s, &R, &err), CULONX_OK);
+    CU_ASSERT_EQUAL(R->feasible, 0);
+    CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_MEMORY], 50);
+    CU_ASSERT_EQUAL(R->ntop, 0);
+    CU_ASSERT_EQUAL(R->nfront, 0);
+    culonx_sweep_result_free(R);
+    free(s);
+}
+
+/* Brute force in enumeration order over a space without duplicates. */
+typedef struct {
+    int64_t tp, pp, mb;
+    int sched, rc;
+    double t, obj;
+    int order;
+} bf;
+
+static int cmp_bf(const void *x, const void *y)
+{
+    const bf *a = x, *b = y;
+    if (a->obj != b->obj) return a->obj < b->obj ? -1 : 1;
+    return a->order - b->order;
+}
+
+static void small_space(culonx_sweep_spec *s)
+{
+    opt(s, "tp", "2,4");
+    opt(s, "pp", "1,2,4");
+    opt(s, "schedule", "gpipe,1f1b,zb-h1");
+    opt(s, "mb", "1,2,4");
+    opt(s, "sp", "on");
+    opt(s, "dist-opt", "off");
+}
+
+static void test_topk_brute_force(void)
+{
+    culonx_run run, r;
+    tiny(&run, 8, 8, 16, 32);
+    culonx_sweep_spec *s = spec_new();
+    small_space(s);
+    opt(s, "top", "5");
+    culonx_sweep_result *R;
+    culonx_error err;
+    CU_ASSERT_EQUAL_FATAL(culonx_sweep_run(&run, s, &R, &err), CULONX_OK);
+    static const int scheds[3] = {CULONX_SCHED_GPIPE, CULONX_SCHED_1F1B, CULONX_SCHED_ZB_H1};
+    bf all[200];
+    int n = 0, order = 0;
+    for (int64_t tp = 2; tp <= 4; tp *= 2)
+        for (int64_t pp = 1; pp <= 4; pp *= 2)
+            for (int si = 0; si < 3; si++)
+                for (int64_t mb = 1; mb <= 4; mb *= 2)
+                    for (int rc = 0; rc < 3; rc++, order++) {
+                        int64_t dp = 16 / (tp * pp);
+                        if (32 % (mb * dp)) continue;
+                        if (pp == 1 && scheds[si] != CULONX_SCHED_1F1B) continue;
+                        r = run;
+                        r.exec.tp = tp, r.exec.pp = pp, r.exec.dp = dp, r.exec.microbatch = mb;
+                        r.exec.schedule = (culonx_schedule)scheds[si];
+                        r.exec.recompute = (culonx_recompute)rc, r.exec.sequence_parallel = 1;
+                        r.exec.distributed_optimizer = 0;
+                        culonx_result res;
+                        CU_ASSERT_EQUAL_FATAL(culonx_estimate(&r, &res, &err), CULONX_OK);
+                        bf *b = &all[n++];
+                        b->tp = tp, b->pp = pp, b->mb = mb, b->sched = scheds[si], b->rc = rc;
+                        b->t = res.iteration_time_s;
+                        b->obj = res.iteration_time_s / (32.0 * 256.0);
+                        b->order = order;
+                    }
+    CU_ASSERT_EQUAL(R->evaluated, (uint64_t)n);
+    qsort(all, (size_t)n, sizeof all[0], cmp_bf);
+    CU_ASSERT_EQUAL_FATAL(R->ntop, 5);
+    for (int i = 0; i < 5; i++) {
+        const culonx_sweep_entry *x = &R->top[i];
+        CU_ASSERT_EQUAL(x->exec.tp, all[i].tp);
+        CU_ASSERT_EQUAL(x->exec.pp, all[i].pp);
+        CU_ASSERT_EQUAL(x->exec.microbatch, all[i].mb);
+        CU_ASSERT_EQUAL((int)x->exec.schedule, all[i].sched);
+        CU_ASSERT_EQUAL((int)x->exec.recompute, all[i].rc);
+        CU_ASSERT(memcmp(&x->res.iteration_time_s, &all[i].t, sizeof(double)) == 0);
+    }
+    culonx_sweep_result_free(R);
+    free(s);
+}
+
+static int dom(const culonx_sweep_entry *a, const culonx_sweep_entry *b, int energy)
+{
+    double at = a->res.iteration_time_s, bt = b->res.iteration_time_s; /* one batch: per token */
+    double ae = energy ? a->res.energy.total_j : 0, be = energy ? b->res.energy.total_j : 0;
+    double am = a->res.memory.peak_bytes, bm = b->res.memory.peak_bytes;
+    if (at > bt || ae > be || am > bm) return 0;
+    if (at < bt || ae < be || am < bm) return 1;
+    return a->index < b->index;
+}
+
+static void test_pareto(void)
+{
+    culonx_run run;
+    tiny(&run, 8, 8, 16, 32);
+    culonx_sweep_spec *s = spec_new();
+    small_space(s);
+    opt(s, "recompute", "all");
+    opt(s, "clocks", "1410,1005,600"); /* energy trades against time */
+    opt(s, "top", "100000");           /* every feasible candidate */
+    culonx_sweep_result *R;
+    culonx_error err;
+    CU_ASSERT_EQUAL_FATAL(culonx_sweep_run(&run, s, &R, &err), CULONX_OK);
+    CU_ASSERT_EQUAL_FATAL((uint64_t)R->ntop, R->feasible);
+    CU_ASSERT(R->nfront > 1);
+    int expect = 0;
+    for (int i = 0; i < R->ntop; i++) {
+        int dominated = 0;
+        for (int j = 0; j < R->ntop && !dominated; j++)
+            if (j != i && dom(&R->top[j], &R->top[i], R->energy_available)) dominated = 1;
+        int in_front = 0;
+        for (int k = 0; k < R->nfront; k++)
+            if (R->front[k].index == R->top[i].index) in_front = 1;
+        CU_ASSERT_EQUAL(in_front, !dominated); /* non-dominated and complete */
+        expect += !dominated;
+    }
+    CU_ASSERT_EQUAL(R->nfront, expect);
+    for (int k = 1; k < R->nfront; k++)
+        CU_ASSERT(R->front[k - 1].res.iteration_time_s <= R->front[k].res.iteration_time_s);
+    culonx_sweep_result_free(R);
+    free(s);
+}
+
+static char *run_to_string(const culonx_run *run, culonx_sweep_spec *s, int json, char **rows)
+{
+    FILE *f = tmpfile(), *a = tmpfile();
+    s->all = a;
+    culonx_sweep_result *R;
+    culonx_error err;
+    char *out = NULL;
+    if (culonx_sweep_run(run, s, &R, &err) == CULONX_OK) {
+        if (json) culonx_sweep_report_json(f, R);
+        else culonx_sweep_report_text(f, R);
+        culonx_sweep_result_free(R);
+        FILE *src[2] = {f, a};
+        char *dst[2] = {NULL, NULL};
+        for (int i = 0; i < 2; i++) {
+            long n = ftell(src[i]);
+            rewind(src[i]);
+            dst[i] = calloc((size_t)n + 1, 1);
+            if (fread(dst[i], 1, (size_t)n, src[i]) != (size_t)n) dst[i][0] = '\0';
+        }
+        out = dst[0];
+        *rows = dst[1];
+    }
+    s->all = NULL;
+    fclose(f);
+    fclose(a);
+    return out;
+}
+
+static void test_threads_deterministic(void)
+{
+    culonx_run run;
+    tiny(&run, 8, 8, 64, 512);
+    culonx_sweep_spec *s = spec_new();
+    opt(s, "clocks", "1410,1200");
+    opt(s, "max-memory-gib", "0.5"); /* some infeasible, some memory-skipped */
+    char *ref = NULL, *ref_rows = NULL, *ref_json = NULL, *junk = NULL;
+    for (int t = 1; t <= 3; t++) {
+        char num[8];
+        snprintf(num, sizeof num, "%d", t);
+        opt(s, "threads", num);
+        char *rows = NULL, *rows2 = NULL;
+        char *txt = run_to_string(&run, s, 0, &rows);
+        s->all_jsonl = 1;
+        char *js = run_to_string(&run, s, 1, &rows2);
+        s->all_jsonl = 0;
+        CU_ASSERT_PTR_NOT_NULL_FATAL(txt);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(js);
+        CU_ASSERT(strlen(rows) > 100000); /* many blocks of rows */
+        if (!ref) {
+            ref = txt, ref_rows = rows, ref_json = js;
+            CU_ASSERT(strstr(txt, "does not fit in memory") != NULL);
+            free(rows2);
+        } else {
+            CU_ASSERT_STRING_EQUAL(txt, ref);
+            CU_ASSERT_STRING_EQUAL(rows, ref_rows);
+            CU_ASSERT_STRING_EQUAL(js, ref_json);
+            free(txt), free(rows), free(js), free(rows2);
+        }
+    }
+    free(ref), free(ref_rows), free(ref_json), free(junk);
+    free(s);
+}
+
+static void test_bad_options(void)
+{
+    static const char *const bad[][2] = {
+        {"tp", "8,,16"}, {"tp", "0"},      {"tp", "-4"},   {"tp", "abc"},  {"pp", "4:2"},
+        {"pp", "1:2:3:4"}, {"mb", ""},     {"gpus", "1:100000"}, {"vp", "2,x"},
+        {"clocks", "1410:"}, {"objective", "speed"}, {"top", "0"}, {"threads", "0"},
+        {"threads", "-1"}, {"max-memory-gib", "-1"}, {"max-memory-gib", "lots"},
+        {"schedule", "zigzag"}, {"recompute", "most"}, {"sp", "maybe"}, {"dist-opt", ""},
+        {"min-global-batch", "0"}, {"verify", "x"}, {"bogus", "1"},
+    };
+    culonx_sweep_spec *s = spec_new();
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        culonx_error err;
+        culonx_status st = culonx_sweep_option(s, bad[i][0], bad[i][1], &err);
+        CU_ASSERT_EQUAL(st, CULONX_EUSAGE);
+        CU_ASSERT(err.msg[0] != '\0');
+    }
+    /* good list syntax */
+    opt(s, "tp", "1,2,8:32:8");
+    CU_ASSERT_EQUAL(s->list[CULONX_SWEEP_TP].n, 6);
+    CU_ASSERT_EQUAL(s->list[CULONX_SWEEP_TP].v[5], 32);
+    opt(s, "gpus", "512,256,512");
+    CU_ASSERT_EQUAL(s->list[CULONX_SWEEP_GPUS].n, 2);
+    CU_ASSERT_EQUAL(s->list[CULONX_SWEEP_GPUS].v[0], 256);
+
+    /* values that conflict with the run: bad input (1) */
+    culonx_run run;
+    tiny(&run, 4, 4, 8, 8);
+    culonx_sweep_result *R;
+    culonx_error err;
+    culonx_sweep_spec_init(s);
+    opt(s, "clocks", "100");
+    CU_ASSERT_EQUAL(culonx_sweep_run(&run, s, &R, &err), CULONX_EINPUT);
+    CU_ASSERT(strstr(err.msg, "outside") != NULL);
+    culonx_sweep_spec_init(s);
+    opt(s, "min-global-batch", "64");
+    opt(s, "max-global-batch", "32");
+    CU_ASSERT_EQUAL(culonx_sweep_run(&run, s, &R, &err), CULONX_EUSAGE);
+    /* --min/--max-global-batch as a constraint on a swept global batch */
+    culonx_sweep_spec_init(s);
+    opt(s, "global-batch", "8,16,32");
+    opt(s, "max-global-batch", "16");
+    CU_ASSERT_EQUAL_FATAL(culonx_sweep_run(&run, s, &R, &err), CULONX_OK);
+    CU_ASSERT(R->rejected[CULONX_REJECT_GLOBAL_BATCH_RANGE] == R->enumerated / 3);
+    for (int i = 0; i < R->ntop; i++) CU_ASSERT(R->top[i].exec.global_batch <= 16);
+    culonx_sweep_result_free(R);
+    free(s);
+}
+
+/* Energy objectives need energy: a run whose power model gives none. */
+static void test_energy_required(void)
+{
+    culonx_run run;
+    tiny(&run, 4, 4, 8, 8);
+    culonx_sweep_spec *s = spec_new();
+    culonx_sweep_result *R;
+    culonx_error err;
+    CU_ASSERT_EQUAL_FATAL(culonx_sweep_run(&run, s, &R, &err), CULONX_OK);
+    int have = R->energy_available;
+    culonx_sweep_result_free(R);
+    opt(s, "objective", "tokens-per-joule");
+    culonx_status st = culonx_sweep_run(&run, s, &R, &err);
+    if (have) {
+        CU_ASSERT_EQUAL_FATAL(st, CULONX_OK);
+        for (int i = 1; i < R->ntop; i++) CU_ASSERT(R->top[i - 1].objective <= R->top[i].objective);
+        culonx_sweep_result_free(R);
+    } else {
+        CU_ASSERT_EQUAL(st, CULONX_EINPUT);
+        CU_ASSERT(strstr(err.msg, "energy") != NULL);
+    }
+    free(s);
+}
+
+/* The bubble memo (core/closed.c) gives exactly the cold results. */
+typedef struct {
+    culonx_run run;
+    double t;
+} cold_job;
+
+static void *cold_eval(void *arg)
+{
+    cold_job *j = arg;
+    cx_cost *c = malloc(sizeof *c);
+    culonx_result res;
+    culonx_error err;
+    j->t = cx_core_closed_eval(&j->run, 0, c, &res, &err) == CULONX_OK ? res.iteration_time_s : -1;
+    free(c);
+    return NULL;
+}
+
+static void test_memo_exact(void)
+{
+    enum { N = 12 };
+    cold_job jobs[N];
+    static const int sch[3] = {CULONX_SCHED_ZB_V, CULONX_SCHED_DUALPIPE_V, CULONX_SCHED_ZB_H2};
+    for (int i = 0; i < N; i++) {
+        culonx_run *r = &jobs[i].run;
+        tiny(r, 8, 8, 16, 64);
+        r->exec.tp = 2, r->exec.pp = 4, r->exec.dp = 2;
+        r->exec.schedule = (culonx_schedule)sch[i % 3];
+        r->exec.microbatch = 1 + (i / 3) % 2;
+        r->exec.distributed_optimizer = i / 6;
+        pthread_t t;
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, cold_eval, &jobs[i]), 0);
+        pthread_join(t, NULL); /* a fresh thread: an empty memo */
+        CU_ASSERT(jobs[i].t > 0);
+    }
+    cx_cost *c = malloc(sizeof *c);
+    for (int rep = 0; rep < 3; rep++)
+        for (int i = N - 1; i >= 0; i--) {
+            culonx_result res;
+            culonx_error err;
+            CU_ASSERT_EQUAL_FATAL(cx_core_closed_eval(&jobs[i].run, 0, c, &res, &err), CULONX_OK);
+            CU_ASSERT(memcmp(&res.iteration_time_s, &jobs[i].t, sizeof(double)) == 0);
+        }
+    free(c);
+}
+
+static void test_verify(void)
+{
+    culonx_run run;
+    tiny(&run, 8, 8, 16, 32);
+    culonx_sweep_spec *s = spec_new();
+    small_space(s);
+    opt(s, "verify", "3");
+    culonx_sweep_result *R;
+    culonx_error err;
+    CU_ASSERT_EQUAL_FATAL(culonx_sweep_run(&run, s, &R, &err), CULONX_OK);
+    CU_ASSERT_EQUAL(R->verify_status, CULONX_OK);
+    CU_ASSERT_EQUAL(R->nverified, 3);
+    for (int i = 0; i < R->nverified; i++) {
+        double a = R->top[i].res.iteration_time_s, b = R->verified[i].iteration_time_s;
+        CU_ASSERT(b > 0 && fabs(b - a) / a < 0.2); /* the two engines agree roughly */
+    }
+    culonx_sweep_result_free(R);
+    free(s);
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS) return 1;
+    CU_pSuite s = CU_add_suite("sweep", NULL, NULL);
+    CU_add_test(s, "enumeration and rejects by hand", test_hand_count);
+    CU_add_test(s, "top-K = brute force", test_topk_brute_force);
+    CU_add_test(s, "Pareto frontier non-dominated and complete", test_pareto);
+    CU_add_test(s, "1, 2, 3 threads byte-identical", test_threads_deterministic);
+    CU_add_test(s, "bad options", test_bad_options);
+    CU_add_test(s, "energy objectives need energy", test_energy_required);
+    CU_add_test(s, "bubble memo bit-exact", test_memo_exact);
+    CU_add_test(s, "verify with the graph engine", test_verify);
+    CU_basic_set_mode(CU_BRM_NORMAL);
+    CU_basic_run_tests();
+    unsigned fails = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    return fails ? 1 : 0;
+}
