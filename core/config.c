@@ -1421,6 +1421,18 @@ static culonx_status check_exec(checker *C)
                    "%lld*%lld = %lld",
                    (ll)e->global_batch, (ll)e->global_batch, (ll)e->microbatch, (ll)e->dp,
                    (ll)mbdp);
+    /* microbatches per pipeline the schedule needs (schedules/: interleaved
+     * m >= pp, V-shaped zb-v / dualpipev m >= 2 pp) */
+    int64_t m_count = e->global_batch / mbdp;
+    int64_t m_need = e->schedule == CULONX_SCHED_INTERLEAVED && e->vp > 1 ? e->pp
+                     : chunks == 2 && e->schedule != CULONX_SCHED_INTERLEAVED ? 2 * e->pp
+                                                                              : 1;
+    if (m_count < m_need)
+        return bad(C, o,
+                   "<execution global-batch=\"%lld\">: %s needs at least %lld microbatches per "
+                   "pipeline, global-batch/(microbatch*dp) = %lld",
+                   (ll)e->global_batch, culonx_schedule_name(e->schedule), (ll)m_need,
+                   (ll)m_count);
     if (e->dtype == CULONX_DTYPE_FP8 && !(g->matrix8_tflops > 0))
         return bad(C, o, "<execution dtype=\"fp8\">: GPU %s has no fp8 (matrix8-tflops = 0)",
                    g->name);

@@ -476,7 +476,7 @@ typedef enum {
     CULONX_REJECT_LAYERS_2PP,   /* V-shaped schedule: layers % (2*pp) */
     CULONX_REJECT_STAGES,       /* more stages than the model holds */
     CULONX_REJECT_BATCH_MB_DP,  /* global batch % (microbatch*dp) */
-    CULONX_REJECT_SCHED_MICROBATCHES, /* interleaved m < pp, dualpipev m < 2pp */
+    CULONX_REJECT_SCHED_MICROBATCHES, /* interleaved m < pp, zb-v / dualpipev m < 2pp */
     CULONX_REJECT_DUP_SCHEDULE, /* pp = 1: every schedule is the same execution */
     CULONX_REJECT_DUP_SP,       /* tp = 1: sequence parallel changes nothing */
     CULONX_REJECT_DUP_DIST_OPT, /* dp = 1: distributed optimizer changes nothing */

@@ -490,8 +490,38 @@ out:
     return rc;
 }
 
+static void sweep_usage(FILE *out)
+{
+    fputs("usage: culonx sweep RUN.xml [options]\n"
+          "Every parallelism strategy of the run's model on its system, ranked.\n"
+          "Lists are N, A,B,C, A:B (range) or A:B:STEP, mixed with commas; every dimension\n"
+          "defaults to all valid values (gpus and global batch: the run's).\n"
+          "  --gpus LIST --global-batch LIST --tp LIST --pp LIST --vp LIST --mb LIST\n"
+          "  --recompute none,selective,full --schedule NAMES --sp on,off --dist-opt on,off\n"
+          "  --dp-overlap on,off --clocks MIN:MAX:STEP (MHz)\n"
+          "  --tp-across-nodes         allow TP beyond one node\n"
+          "  --max-microbatch N        largest microbatch tried (default 64)\n"
+          "  --max-memory-gib X        memory limit (default: the GPU's capacity)\n"
+          "  --min-global-batch N --max-global-batch N\n"
+          "  --objective time|energy|tokens-per-joule|gpu-hours   (default time)\n"
+          "  --top K                   how many to list (default 10)\n"
+          "  --all FILE                every evaluated row, CSV (or JSON lines for .jsonl)\n"
+          "  --threads N               worker threads (default: all cores)\n"
+          "  --verify K                re-evaluate the top K with the graph engine\n"
+          "  --quiet                   no progress on stderr\n"
+          "  --set section.key=value   override a config field; execution.* fixes it\n"
+          "  --format text|json\n"
+          "Under mpirun -np K the space is split across ranks; output is identical.\n",
+          out);
+}
+
 static int cmd_sweep(int argc, char **argv)
 {
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            sweep_usage(stdout);
+            return EXIT_OK;
+        }
     int rank, size;
     culonx_sweep_mpi_begin(NULL, NULL, &rank, &size);
     int rc = sweep_body(argc, argv, rank);

@@ -572,7 +572,7 @@ static int check(const space *sp, const int d[NLEVELS], culonx_execution *ex, in
     if (gb % (mb * dp)) REJ(L_MB, CULONX_REJECT_BATCH_MB_DP);
     int64_t m = gb / (mb * dp);
     if ((v->sched == CULONX_SCHED_INTERLEAVED && v->chunks > 1 && m < pp) ||
-        (v->sched == CULONX_SCHED_DUALPIPE_V && m < 2 * pp))
+        ((v->sched == CULONX_SCHED_DUALPIPE_V || v->sched == CULONX_SCHED_ZB_V) && m < 2 * pp))
         REJ(L_MB, CULONX_REJECT_SCHED_MICROBATCHES);
     int sp_on = (int)sp->vals[L_SP][d[L_SP]];
     if (tp == 1 && d[L_SP] != 0) REJ(L_SP, CULONX_REJECT_DUP_SP);
