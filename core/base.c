@@ -40,6 +40,13 @@ void cx_core_arena_init(cx_arena *a, size_t block_bytes)
 
 void *cx_core_arena_alloc(cx_arena *a, size_t bytes)
 {
+    void *p = cx_core_arena_alloc_raw(a, bytes);
+    if (p) memset(p, 0, (bytes + 15u) & ~(size_t)15u);
+    return p;
+}
+
+void *cx_core_arena_alloc_raw(cx_arena *a, size_t bytes)
+{
     bytes = (bytes + 15u) & ~(size_t)15u;
     cx_arena_block *b = a->head;
     if (!b || b->cap - b->used < bytes) {
@@ -54,7 +61,6 @@ void *cx_core_arena_alloc(cx_arena *a, size_t bytes)
     void *p = b->data + b->used;
     b->used += bytes;
     a->used_bytes += bytes;
-    memset(p, 0, bytes);
     return p;
 }
 

@@ -33,6 +33,8 @@ typedef struct {
 void cx_core_arena_init(cx_arena *a, size_t block_bytes);
 /* Zeroed, 16-byte aligned; NULL only when out of memory. */
 void *cx_core_arena_alloc(cx_arena *a, size_t bytes);
+/* Same, not zeroed (for arrays the caller fills completely). */
+void *cx_core_arena_alloc_raw(cx_arena *a, size_t bytes);
 void cx_core_arena_reset(cx_arena *a);
 void cx_core_arena_free(cx_arena *a);
 size_t cx_core_arena_reserved_bytes(const cx_arena *a);

@@ -15,7 +15,8 @@
 #include <string.h>
 
 
-culonx_status cx_core_graph_eval(cx_graph *g, culonx_error *err)
+/* General longest path by Kahn's algorithm over a CSR of successors. */
+static culonx_status eval_kahn(cx_graph *g, double *makespan_out, culonx_error *err)
 {
     const int64_t n = g->n;
     int32_t *indeg = malloc(sizeof(int32_t) * (size_t)(n + 1));
@@ -73,8 +74,69 @@ culonx_status cx_core_graph_eval(cx_graph *g, culonx_error *err)
         return cx_core_fail(err, CULONX_EINTERNAL, NULL, 0,
                             "dependency cycle in the iteration graph (%lld of %lld nodes ordered)",
                             (long long)qt, (long long)n);
-    g->makespan_s = makespan;
     g->edges = edges;
+    *makespan_out = makespan;
+    return CULONX_OK;
+}
+
+/* Longest path visiting each stage's nodes in emission order (its streams'
+ * orders interleaved as the schedule emitted them), round-robin over the
+ * stages: a node is taken once all its predecessors are; no successor
+ * lists are needed. Returns 0 if the stages stall (then Kahn decides). */
+static int eval_stages(cx_graph *g, double *makespan_out)
+{
+    const int p = g->p;
+    int64_t *cur = malloc(sizeof *cur * (size_t)p);
+    if (!cur) return 0;
+    for (int s = 0; s < p; s++) cur[s] = g->stage_begin[s];
+    for (int64_t i = 0; i < g->n; i++) g->node[i].start_s = -1.0;
+    int64_t left = g->n, edges = 0;
+    double makespan = 0;
+    while (left > 0) {
+        int64_t progress = 0;
+        for (int s = 0; s < p; s++) {
+            int64_t i = cur[s], end_i = g->stage_begin[s + 1];
+            for (; i < end_i; i++) {
+                cx_node *nd = &g->node[i];
+                double start = 0;
+                int k = 0;
+                for (; k < CX_NODE_NPRED; k++) {
+                    int32_t q = nd->pred[k];
+                    if (q < 0) continue;
+                    const cx_node *pn = &g->node[q];
+                    if (pn->start_s < 0) break; /* not yet placed */
+                    double e = pn->start_s + pn->dur_s;
+                    if (e > start) start = e;
+                }
+                if (k < CX_NODE_NPRED) break;
+                nd->start_s = start;
+                if (start + nd->dur_s > makespan) makespan = start + nd->dur_s;
+                for (k = 0; k < CX_NODE_NPRED; k++) edges += nd->pred[k] >= 0;
+            }
+            progress += i - cur[s];
+            left -= i - cur[s];
+            cur[s] = i;
+        }
+        if (!progress) {
+            free(cur);
+            return 0;
+        }
+    }
+    free(cur);
+    g->edges = edges;
+    *makespan_out = makespan;
+    return 1;
+}
+
+culonx_status cx_core_graph_eval(cx_graph *g, culonx_error *err)
+{
+    const int64_t n = g->n;
+    double makespan = 0;
+    if (!eval_stages(g, &makespan)) {
+        culonx_status st = eval_kahn(g, &makespan, err);
+        if (st != CULONX_OK) return st;
+    }
+    g->makespan_s = makespan;
 
     /* per-stage statistics, in node order (= stream order within a stage) */
     for (int s = 0; s < g->p; s++) memset(&g->stage[s], 0, sizeof g->stage[s]);
@@ -90,7 +152,10 @@ culonx_status cx_core_graph_eval(cx_graph *g, culonx_error *err)
         double end = nd->start_s + nd->dur_s;
         st->busy_s[nd->stream] += nd->dur_s;
         if (end > st->end_s) st->end_s = end;
-        if (nd->stream == CX_STREAM_PP) st->p2p_bytes += nd->bytes;
+        if (nd->stream == CX_STREAM_PP) {
+            st->p2p_bytes += nd->bytes;
+            st->pp_block_s += nd->dur_s; /* time the stage's sends take */
+        }
         if (nd->stream == CX_STREAM_DP && end > st->dp_end_s) st->dp_end_s = end;
         if (nd->stream != CX_STREAM_COMPUTE) continue;
         switch (nd->kind) {
@@ -112,11 +177,6 @@ culonx_status cx_core_graph_eval(cx_graph *g, culonx_error *err)
         if (nd->mem_bytes < 0) *c += nd->mem_bytes;
     }
     free(cur), free(prev_end);
-    /* blocking time on sends: compute waits for PP stream */
-    for (int64_t i = 0; i < n; i++) {
-        const cx_node *nd = &g->node[i];
-        if (nd->stream == CX_STREAM_PP) g->stage[nd->stage].pp_block_s += nd->dur_s;
-    }
     for (int s = 0; s < g->p; s++) {
         culonx_memory mm;
         cx_core_stage_memory(g->cost, s, 0.0, &mm);

@@ -74,6 +74,7 @@ typedef struct {
     cx_detail detail;
     cx_node *node;
     int64_t n;
+    int64_t *stage_begin;       /* [p + 1]: nodes of stage s are [begin[s], begin[s+1]) */
     int p, v, m;
     /* results of eval */
     double makespan_s;

@@ -264,6 +264,7 @@ static culonx_status walk(walker *w, cx_sched_item **orders, const int *norder)
     w->nheads = 0;
     for (int s = 0; s < p; s++) {
         w->stage = s;
+        if (!w->dry) g->stage_begin[s] = w->n;
         for (int k = 0; k < CX_NSTREAMS; k++) w->last[k] = -1;
         w->block = -1;
         int nb = cx_core_dp_buckets(c, s);
@@ -422,7 +423,8 @@ culonx_status cx_core_graph_build(const culonx_run *run, double clock_mhz, cx_de
     cx_sched_item **orders = cx_core_arena_alloc(&g->arena, sizeof *orders * (size_t)p);
     int *norder = cx_core_arena_alloc(&g->arena, sizeof *norder * (size_t)p);
     g->stage = cx_core_arena_alloc(&g->arena, sizeof *g->stage * (size_t)p);
-    if (!orders || !norder || !g->stage) goto oom;
+    g->stage_begin = cx_core_arena_alloc(&g->arena, sizeof *g->stage_begin * (size_t)(p + 1));
+    if (!orders || !norder || !g->stage || !g->stage_begin) goto oom;
     int64_t items = 0;
     for (int s = 0; s < p; s++) {
         orders[s] = cx_core_arena_alloc(&g->arena, sizeof **orders * (size_t)cap);
@@ -449,12 +451,13 @@ culonx_status cx_core_graph_build(const culonx_run *run, double clock_mhz, cx_de
         return cx_core_fail(err, CULONX_EINPUT, run->path, 0, "graph too large: %lld nodes",
                             (long long)nnodes);
     }
-    g->node = cx_core_arena_alloc(&g->arena, sizeof *g->node * (size_t)nnodes);
+    /* every node is written by emit(); the tables are filled below */
+    g->node = cx_core_arena_alloc_raw(&g->arena, sizeof *g->node * (size_t)nnodes);
     size_t tab = (size_t)m * (size_t)nvs;
-    w.fwd_done = cx_core_arena_alloc(&g->arena, sizeof(int32_t) * tab);
-    w.fwd_out = cx_core_arena_alloc(&g->arena, sizeof(int32_t) * tab);
-    w.bwd_done = cx_core_arena_alloc(&g->arena, sizeof(int32_t) * tab);
-    w.bwd_out = cx_core_arena_alloc(&g->arena, sizeof(int32_t) * tab);
+    w.fwd_done = cx_core_arena_alloc_raw(&g->arena, sizeof(int32_t) * tab);
+    w.fwd_out = cx_core_arena_alloc_raw(&g->arena, sizeof(int32_t) * tab);
+    w.bwd_done = cx_core_arena_alloc_raw(&g->arena, sizeof(int32_t) * tab);
+    w.bwd_out = cx_core_arena_alloc_raw(&g->arena, sizeof(int32_t) * tab);
     w.head_node = cx_core_arena_alloc(&g->arena, sizeof(int32_t) * (size_t)(items + 1));
     w.head_mb = cx_core_arena_alloc(&g->arena, sizeof(int32_t) * (size_t)(items + 1));
     w.head_vs = cx_core_arena_alloc(&g->arena, sizeof(int32_t) * (size_t)(items + 1));
@@ -466,6 +469,7 @@ culonx_status cx_core_graph_build(const culonx_run *run, double clock_mhz, cx_de
     w.dry = 0;
     walk(&w, orders, norder);
     g->n = w.n;
+    g->stage_begin[p] = w.n;
     link_heads(&w);
     *out = g;
     return CULONX_OK;
