@@ -46,7 +46,7 @@ static void test_levels_agree(void)
     CU_ASSERT_EQUAL_FATAL(culonx_estimate_graph(&r, 1, &b, &err), CULONX_OK);
     CU_ASSERT_EQUAL_FATAL(culonx_estimate(&r, &c, &err), CULONX_OK);
     /* op level slices the DP-overlap window at op boundaries, not evenly */
-    CU_ASSERT(rel(a.iteration_time_s, b.iteration_time_s) < 1e-5);
+    CU_ASSERT(rel(a.iteration_time_s, b.iteration_time_s) < 1e-4);
     CU_ASSERT(rel(a.iteration_time_s, c.iteration_time_s) < 1e-9);
     CU_ASSERT(rel(a.memory.peak_bytes, b.memory.peak_bytes) < 1e-9);
     CU_ASSERT(rel(a.memory.peak_bytes, c.memory.peak_bytes) < 1e-9);
