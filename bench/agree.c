@@ -18,6 +18,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "culonx.h"
+#include "clock.h"
 #include "core/graph.h"
 
 #include <math.h>
@@ -31,13 +32,6 @@ static uint32_t rnd(uint32_t n)
 {
     rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
     return (uint32_t)((rng_state >> 33) % n);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 typedef struct {
@@ -138,7 +132,7 @@ int main(int argc, char **argv)
             failed++;
             continue;
         }
-        double t0 = now_s();
+        double t0 = bench_now_s();
         cx_graph *g = NULL;
         if (cx_core_graph_build(&r, 0, CX_DETAIL_STAGE, &g, &err) != CULONX_OK ||
             cx_core_graph_eval(g, &err) != CULONX_OK) {
@@ -148,7 +142,7 @@ int main(int argc, char **argv)
             continue;
         }
         cx_core_graph_result(g, &rg);
-        graph_s += now_s() - t0;
+        graph_s += bench_now_s() - t0;
         nodes += (double)g->n;
         cx_core_graph_free(g);
         double dt = fabs(rg.iteration_time_s - rc.iteration_time_s) / rc.iteration_time_s;

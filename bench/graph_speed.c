@@ -8,19 +8,13 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "culonx.h"
+#include "clock.h"
 #include "core/graph.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <time.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int main(int argc, char **argv)
 {
@@ -40,17 +34,17 @@ int main(int argc, char **argv)
         double T = 0;
         for (int i = 0; i < r; i++) {
             cx_graph *g = NULL;
-            double t0 = now_s();
+            double t0 = bench_now_s();
             if (cx_core_graph_build(&run, 0, (cx_detail)level, &g, &err) != CULONX_OK) {
                 fprintf(stderr, "build: %s\n", err.msg);
                 return 1;
             }
-            double t1 = now_s();
+            double t1 = bench_now_s();
             if (cx_core_graph_eval(g, &err) != CULONX_OK) {
                 fprintf(stderr, "eval: %s\n", err.msg);
                 return 1;
             }
-            double t2 = now_s();
+            double t2 = bench_now_s();
             tb += t1 - t0, te += t2 - t1;
             if (t2 - t0 < best) best = t2 - t0;
             n = g->n, edges = g->edges, T = g->makespan_s;
@@ -64,8 +58,6 @@ int main(int argc, char **argv)
         printf("  %.2f M nodes/s (build + evaluate), %.1f bytes/node in the arena\n",
                (double)n * r / (tb + te) / 1e6, (double)bytes / (double)n);
     }
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    printf("peak RSS %.1f MiB\n", ru.ru_maxrss / 1024.0);
+    printf("peak RSS %.1f MiB\n", bench_peak_rss_mib());
     return 0;
 }

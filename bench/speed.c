@@ -10,6 +10,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "culonx.h"
+#include "clock.h"
 #include "core/closed.h"
 
 #include <stdio.h>
@@ -21,19 +22,12 @@
 #include <unistd.h>
 #include <fcntl.h>
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 int main(int argc, char **argv)
 {
     const char *exe = argc > 1 ? argv[1] : "build/culonx";
     int nproc_runs = argc > 2 ? atoi(argv[2]) : 50;
 
-    double t0 = now_s();
+    double t0 = bench_now_s();
     for (int i = 0; i < nproc_runs; i++) {
         pid_t pid = fork();
         if (pid == 0) {
@@ -49,7 +43,7 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    double per_proc = (now_s() - t0) / nproc_runs;
+    double per_proc = (bench_now_s() - t0) / nproc_runs;
     printf("culonx estimate configs/megatron-1t.xml: %.2f ms per process (mean of %d)\n",
            per_proc * 1e3, nproc_runs);
 
@@ -64,7 +58,7 @@ int main(int argc, char **argv)
     culonx_result res;
     double sink = 0;
     long n = 0;
-    t0 = now_s();
+    t0 = bench_now_s();
     double t1;
     do {
         for (int a = 0; a < 4; a++)
@@ -80,12 +74,12 @@ int main(int argc, char **argv)
                         sink += res.iteration_time_s;
                     n++;
                 }
-        t1 = now_s();
+        t1 = bench_now_s();
     } while (t1 - t0 < 2.0);
     printf("closed form (scratch reused): %.0f evaluations/s on one core (%ld evals)\n",
            (double)n / (t1 - t0), n);
     n = 0;
-    t0 = now_s();
+    t0 = bench_now_s();
     do {
         for (int i = 0; i < 256; i++) {
             culonx_run r = run;
@@ -93,12 +87,10 @@ int main(int argc, char **argv)
             if (culonx_estimate(&r, &res, &err) == CULONX_OK) sink += res.iteration_time_s;
             n++;
         }
-        t1 = now_s();
+        t1 = bench_now_s();
     } while (t1 - t0 < 1.0);
     printf("culonx_estimate (checks + allocation): %.0f evaluations/s\n", (double)n / (t1 - t0));
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    printf("peak RSS %.1f MiB (checksum %.6g)\n", ru.ru_maxrss / 1024.0, sink);
+    printf("peak RSS %.1f MiB (checksum %.6g)\n", bench_peak_rss_mib(), sink);
     free(c);
     return 0;
 }

@@ -97,14 +97,10 @@ static int order(int p, int m, int v, int stage, cx_sched_item *out, int cap)
  * the two-direction DualPipe, which this V variant does not model. */
 static double bubble_s(int p, int m, int v, double f_s, double b_s, double w_s)
 {
-    double mk;
     (void)m, (void)v;
     if (p < 1) return 0.0;
     if (f_s == b_s && b_s == w_s) return (p - 1) * f_s / 2;
-    if (cx_sched_simulate(&cx_sched_dualpipev, p, 2 * p, 2, f_s, b_s, w_s, 0.0, &mk, NULL) ==
-        CX_SCHED_SIM_OK)
-        return mk - 2.0 * p * (f_s + b_s + w_s);
-    return (p - 1) * (f_s + b_s + w_s) / 6; /* out of memory: F = B = W-like guess */
+    return cx_sched_played_bubble(&cx_sched_dualpipev, p, f_s, b_s, w_s);
 }
 
 static double inflight(int p, int m, int v, int stage)

@@ -52,3 +52,11 @@ double cx_sched_family_peak(int m, int warmup, int lag, int fused)
     if (fused) lag = 0;
     return (double)cx_sched_imin(warmup + lag, m);
 }
+
+double cx_sched_played_bubble(const cx_sched_desc *d, int p, double f_s, double b_s, double w_s)
+{
+    double mk;
+    if (cx_sched_simulate(d, p, 2 * p, 2, f_s, b_s, w_s, 0.0, &mk, NULL) == CX_SCHED_SIM_OK)
+        return mk - 2.0 * p * (f_s + b_s + w_s);
+    return (p - 1) * (f_s + b_s + w_s) / 6; /* out of memory: F = B = W-like guess */
+}

@@ -44,6 +44,10 @@ int cx_sched_vstage_single(int p, int v, int stage, int chunk);
 int cx_sched_vstage_v(int p, int v, int stage, int chunk);
 
 /* Writes the family order described above; returns the count or -1. */
+/* Bubble of a V-shaped schedule with 2 chunks per stage for uniform stages,
+ * whose bubble does not depend on m >= 2p: played once at m = 2p. */
+double cx_sched_played_bubble(const cx_sched_desc *d, int p, double f_s, double b_s, double w_s);
+
 int cx_sched_family_order(int m, int warmup, int lag, int fused, cx_sched_item *out, int cap);
 /* Its peak in-flight activations: min(warmup + lag, m) (lag ignored if fused). */
 double cx_sched_family_peak(int m, int warmup, int lag, int fused);
