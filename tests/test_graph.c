@@ -10,6 +10,7 @@
 
 #include <CUnit/Basic.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static culonx_run load(const char *path)
@@ -152,6 +153,39 @@ static void test_unsupported(void)
     CU_ASSERT_EQUAL(culonx_estimate(&r, &g, &err), CULONX_EINPUT);
 }
 
+/* Korthikanti et al. 2022, Fig. 1: weights + gradients + optimizer state per
+ * GPU (16-bit weights, fp32 gradients, Adam: 18 bytes per parameter) for
+ * their configurations, on a stage without embedding or head. */
+static void test_model_state_korthikanti(void)
+{
+    const struct {
+        int64_t l, h, a, pp;
+        double gib;
+    } cases[] = {{48, 6144, 64, 1, 45.6}, {96, 12288, 96, 8, 45.6}, {105, 20480, 128, 35, 31.6},
+                 {128, 25600, 160, 64, 33.0}};
+    for (int i = 0; i < 4; i++) {
+        culonx_run r = load("configs/megatron-1t.xml");
+        r.model.layers = cases[i].l, r.model.hidden = cases[i].h, r.model.heads = cases[i].a;
+        r.model.kv_heads = cases[i].a, r.model.ffn = 4 * cases[i].h;
+        r.exec.tp = 8, r.exec.pp = cases[i].pp, r.exec.dp = 1, r.exec.vp = 1;
+        r.exec.gpus = 8 * cases[i].pp, r.exec.global_batch = 4 * cases[i].pp;
+        r.exec.distributed_optimizer = 0;
+        cx_cost *c = malloc(sizeof *c);
+        culonx_error err;
+        CU_ASSERT_EQUAL_FATAL(cx_core_cost_build(&r, 0, c, &err), CULONX_OK);
+        /* the layers of one stage (pp = 1: the published figure counts layers only) */
+        double layer_only = cx_core_cost_chunk(c, c->p > 2 ? 1 : 0)->layers *
+                            cx_model_layer_params(&r.model) / 8.0;
+        culonx_memory mm;
+        memset(&mm, 0, sizeof mm);
+        cx_core_stage_memory(c, c->p > 2 ? 1 : 0, 0.0, &mm);
+        double state = mm.weights_bytes + mm.gradients_bytes + mm.optimizer_bytes;
+        CU_ASSERT(fabs(18.0 * layer_only / CX_GIB - cases[i].gib) / cases[i].gib < 0.005);
+        if (c->p > 2) CU_ASSERT(fabs(state / CX_GIB - cases[i].gib) / cases[i].gib < 0.005);
+        free(c);
+    }
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 2;
@@ -162,6 +196,7 @@ int main(void)
     CU_add_test(s, "uneven first/last stages, dependencies", test_uneven_stages);
     CU_add_test(s, "nodes linear in microbatches", test_nodes_linear);
     CU_add_test(s, "unsupported schedule shapes", test_unsupported);
+    CU_add_test(s, "model state = Korthikanti Fig. 1", test_model_state_korthikanti);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();
