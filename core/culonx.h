@@ -358,6 +358,7 @@ culonx_status culonx_sweep_profile_rows(const culonx_sweep *in, culonx_sweep *ou
                                         culonx_error *err);
 
 #define CULONX_DVFS_MAX_CLOCKS 32
+#define CULONX_DVFS_POWER_TERMS 6
 
 /* A calibrated DVFS model of one GPU: the power model plus the per-clock time
  * scaling fitted on a sweep. With nclocks == 0 only the power model's
@@ -376,6 +377,19 @@ typedef struct {
     double mem_scale[CULONX_DVFS_MAX_CLOCKS];     /* time factor of memory-bound work */
     double compute_scale[CULONX_DVFS_MAX_CLOCKS]; /* time factor of compute-bound work */
     double split_dram_lo, split_dram_hi;
+    /* Per-clock power-ratio tables (power_terms == 0: none; then the power
+     * model anchored to the profiled power is used). At clock f the power of
+     * a kernel profiled at f0 with power P0 is P0 * G(f)/G(f0),
+     *   G(f) = sum_k power_ratio[j][k] * phi_k   (interpolated in f),
+     *   phi  = (1, s, d/R, s*d/R, u/R, s*u/R),  s = 100 W / P0,
+     * d = profiled DRAM activity, u = FP16+FP32+FP64+tensor activity and
+     * R = t(f)/t(f0) the predicted time ratio. P0 is replaced by the power
+     * model's value at f0 when they disagree by more than power_anchor_tol
+     * (relative; 0 = never) — a profile reading inconsistent with its own
+     * counters; at f0 itself the profile is returned unchanged. */
+    int power_terms;
+    double power_ratio[CULONX_DVFS_MAX_CLOCKS][CULONX_DVFS_POWER_TERMS];
+    double power_anchor_tol;
 } culonx_dvfs_model;
 
 /* Quality of a calibration on the rows it was fitted to. Errors are mean
