@@ -383,13 +383,10 @@ typedef struct {
      *   G(f) = sum_k power_ratio[j][k] * phi_k   (interpolated in f),
      *   phi  = (1, s, d/R, s*d/R, u/R, s*u/R),  s = 100 W / P0,
      * d = profiled DRAM activity, u = FP16+FP32+FP64+tensor activity and
-     * R = t(f)/t(f0) the predicted time ratio. P0 is replaced by the power
-     * model's value at f0 when they disagree by more than power_anchor_tol
-     * (relative; 0 = never) — a profile reading inconsistent with its own
-     * counters; at f0 itself the profile is returned unchanged. */
+     * R = t(f)/t(f0) the predicted time ratio; at f0 itself the profile is
+     * returned unchanged. */
     int power_terms;
     double power_ratio[CULONX_DVFS_MAX_CLOCKS][CULONX_DVFS_POWER_TERMS];
-    double power_anchor_tol;
 } culonx_dvfs_model;
 
 /* Quality of a calibration on the rows it was fitted to. Errors are mean
@@ -409,7 +406,8 @@ typedef struct {
 /* Fits the DVFS model of the one GPU in `sweep` (rows of benchmark family
  * `exclude_family` are left out when non-NULL): power coefficients by
  * non-negative least squares with the knee and voltage ratio found by grid
- * and pattern search; time scaling per clock. `fit` may be NULL. */
+ * and pattern search; time scaling per clock; power-ratio tables per clock
+ * by Huber ridge least squares. `fit` may be NULL. */
 culonx_status culonx_power_calibrate(const culonx_sweep *sweep, const char *exclude_family,
                                      culonx_dvfs_model *model, culonx_power_fit *fit,
                                      culonx_error *err);
@@ -417,7 +415,8 @@ culonx_status culonx_power_calibrate(const culonx_sweep *sweep, const char *excl
 /* Writes `<power const-w=.. static-w=.. knee-mhz=.. v-min=.. v-slope=..
  * tensor-w=.. fp-w=.. sm-w=.. dram-w=.. blocked-w=.. time-exp=..
  * provenance=../>` (plus max-mhz, clocks-mhz, time-mem-scale,
- * time-compute-scale, split-dram when the model has per-clock tables). */
+ * time-compute-scale, split-dram when the model has per-clock tables, and
+ * power-ratio: CULONX_DVFS_POWER_TERMS numbers per clock, clock-major). */
 culonx_status culonx_power_write_xml(FILE *out, const culonx_dvfs_model *model,
                                      const char *comment, culonx_error *err);
 /* Reads such a file (root element <power>); no network, no entities. */

@@ -17,7 +17,14 @@
  * a_j, b_j >= 0 are fitted per clock by NNLS on relative errors, (lo, hi) by
  * grid search (step 0.025) refined by pattern search. time_exp is the
  * least-squares slope of log b_j against log(f_max/f_j).
- * No constants: everything comes from the sweep.
+ * Power ratio: at each clock j, P_j/P0 of every kernel is regressed on the
+ * terms phi of its profile (see power.c; R from the time model just fitted)
+ * by ridge least squares (LAPACK dgels on the augmented system, lambda =
+ * 1e-3 * rows on all but the intercept, a fixed regulariser not tuned on
+ * held-out data) with Huber reweighting (k = 1.345, MAD scale; Huber 1964)
+ * so that anomalous rows — e.g. an RTX 8000 profile reading 109 W where its
+ * neighbours read ~250 W — do not steer the fit. No rows are removed.
+ * No other constants: everything comes from the sweep.
  */
 #include "hw/calibrate.h"
 
