@@ -6,6 +6,7 @@
  * kernel of F from its highest-clock row at every clock and compare time and
  * energy (E = t*P) with the measurement. Prints, per GPU and clock, the mean
  * and max absolute % error of time and energy over all held-out kernels.
+ * Power comes from the per-clock power-ratio tables (hw/power.c).
  * Reference: a per-clock calibrated kernel model reached 2-10% time and
  * 1-12% energy error on V100 over 735-1530 MHz (MODEL.md).
  * Usage: bench_dvfs_crossval [DATA_DIR]   (default /work/shared/data)

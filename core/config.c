@@ -743,7 +743,7 @@ static void set_origin(culonx_origin *o, const char *file, int line)
 static int is_calibration_attr(const char *key)
 {
     static const char *const keys[] = {"gpu", "max-mhz", "clocks-mhz", "time-mem-scale",
-                                       "time-compute-scale", "split-dram"};
+                                       "time-compute-scale", "split-dram", "power-ratio"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (strcmp(key, keys[i]) == 0) return 1;
     return 0;

@@ -358,6 +358,7 @@ culonx_status culonx_sweep_profile_rows(const culonx_sweep *in, culonx_sweep *ou
                                         culonx_error *err);
 
 #define CULONX_DVFS_MAX_CLOCKS 32
+#define CULONX_DVFS_POWER_TERMS 6
 
 /* A calibrated DVFS model of one GPU: the power model plus the per-clock time
  * scaling fitted on a sweep. With nclocks == 0 only the power model's
@@ -376,6 +377,16 @@ typedef struct {
     double mem_scale[CULONX_DVFS_MAX_CLOCKS];     /* time factor of memory-bound work */
     double compute_scale[CULONX_DVFS_MAX_CLOCKS]; /* time factor of compute-bound work */
     double split_dram_lo, split_dram_hi;
+    /* Per-clock power-ratio tables (power_terms == 0: none; then the power
+     * model anchored to the profiled power is used). At clock f the power of
+     * a kernel profiled at f0 with power P0 is P0 * G(f)/G(f0),
+     *   G(f) = sum_k power_ratio[j][k] * phi_k   (interpolated in f),
+     *   phi  = (1, s, d/R, s*d/R, u/R, s*u/R),  s = 100 W / P0,
+     * d = profiled DRAM activity, u = FP16+FP32+FP64+tensor activity and
+     * R = t(f)/t(f0) the predicted time ratio; at f0 itself the profile is
+     * returned unchanged. */
+    int power_terms;
+    double power_ratio[CULONX_DVFS_MAX_CLOCKS][CULONX_DVFS_POWER_TERMS];
 } culonx_dvfs_model;
 
 /* Quality of a calibration on the rows it was fitted to. Errors are mean
@@ -395,7 +406,8 @@ typedef struct {
 /* Fits the DVFS model of the one GPU in `sweep` (rows of benchmark family
  * `exclude_family` are left out when non-NULL): power coefficients by
  * non-negative least squares with the knee and voltage ratio found by grid
- * and pattern search; time scaling per clock. `fit` may be NULL. */
+ * and pattern search; time scaling per clock; power-ratio tables per clock
+ * by Huber ridge least squares. `fit` may be NULL. */
 culonx_status culonx_power_calibrate(const culonx_sweep *sweep, const char *exclude_family,
                                      culonx_dvfs_model *model, culonx_power_fit *fit,
                                      culonx_error *err);
@@ -403,7 +415,8 @@ culonx_status culonx_power_calibrate(const culonx_sweep *sweep, const char *excl
 /* Writes `<power const-w=.. static-w=.. knee-mhz=.. v-min=.. v-slope=..
  * tensor-w=.. fp-w=.. sm-w=.. dram-w=.. blocked-w=.. time-exp=..
  * provenance=../>` (plus max-mhz, clocks-mhz, time-mem-scale,
- * time-compute-scale, split-dram when the model has per-clock tables). */
+ * time-compute-scale, split-dram when the model has per-clock tables, and
+ * power-ratio: CULONX_DVFS_POWER_TERMS numbers per clock, clock-major). */
 culonx_status culonx_power_write_xml(FILE *out, const culonx_dvfs_model *model,
                                      const char *comment, culonx_error *err);
 /* Reads such a file (root element <power>); no network, no entities. */

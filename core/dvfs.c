@@ -369,6 +369,9 @@ culonx_status culonx_power_write_xml(FILE *out, const culonx_dvfs_model *d, cons
         write_list(out, "time-mem-scale", d->mem_scale, d->nclocks);
         write_list(out, "time-compute-scale", d->compute_scale, d->nclocks);
         fprintf(out, "\n       split-dram=\"%.10g %.10g\"", d->split_dram_lo, d->split_dram_hi);
+        if (d->power_terms == CULONX_DVFS_POWER_TERMS)
+            write_list(out, "power-ratio", &d->power_ratio[0][0],
+                       d->nclocks * CULONX_DVFS_POWER_TERMS);
     }
     fputs("\n       provenance=\"", out);
     xml_escape(out, m->provenance);
@@ -467,7 +470,7 @@ culonx_status culonx_power_read_xml(const char *path, culonx_dvfs_model *d, culo
               {"time-exp", &m->time_exp, 1}, {"max-mhz", &d->max_mhz, 0}};
     const int nsc = (int)(sizeof sc / sizeof sc[0]);
     int seen[16] = {0};
-    int nclk = -1, nmem = -1, ncomp = -1;
+    int nclk = -1, nmem = -1, ncomp = -1, npr = -1;
     for (xmlAttrPtr a = root->properties; a; a = a->next) {
         xmlChar *v = xmlNodeListGetString(doc, a->children, 1);
         const char *name = (const char *)a->name, *val = v ? (const char *)v : "";
@@ -492,6 +495,9 @@ culonx_status culonx_power_read_xml(const char *path, culonx_dvfs_model *d, culo
                 ok = (nmem = parse_list(val, d->mem_scale, CULONX_DVFS_MAX_CLOCKS)) > 0;
             else if (!strcmp(name, "time-compute-scale"))
                 ok = (ncomp = parse_list(val, d->compute_scale, CULONX_DVFS_MAX_CLOCKS)) > 0;
+            else if (!strcmp(name, "power-ratio"))
+                ok = (npr = parse_list(val, &d->power_ratio[0][0],
+                                       CULONX_DVFS_MAX_CLOCKS * CULONX_DVFS_POWER_TERMS)) > 0;
             else if (!strcmp(name, "split-dram")) {
                 double s2[2] = {0.0, 0.0};
                 ok = parse_list(val, s2, 2) == 2 && s2[1] > s2[0];
@@ -530,7 +536,21 @@ culonx_status culonx_power_read_xml(const char *path, culonx_dvfs_model *d, culo
                 goto out;
             }
         d->nclocks = nclk;
+        if (npr > 0) {
+            if (npr != nclk * CULONX_DVFS_POWER_TERMS) {
+                st = cx_core_fail(err, CULONX_EINPUT, path, line,
+                                  "<power power-ratio>: wants %d numbers (%d per clock), got %d",
+                                  nclk * CULONX_DVFS_POWER_TERMS, CULONX_DVFS_POWER_TERMS, npr);
+                goto out;
+            }
+            d->power_terms = CULONX_DVFS_POWER_TERMS;
+        }
         if (!(d->max_mhz > 0.0)) d->max_mhz = d->clock_mhz[nclk - 1];
+    }
+    if (npr > 0 && nclk <= 0) {
+        st = cx_core_fail(err, CULONX_EINPUT, path, line,
+                          "<power power-ratio>: needs clocks-mhz and the time tables");
+        goto out;
     }
     if (!(m->knee_mhz >= 0.0) || !(m->v_min > 0.0)) {
         st = cx_core_fail(err, CULONX_EINPUT, path, line, "<power>: v-min must be positive");

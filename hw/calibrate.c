@@ -17,7 +17,14 @@
  * a_j, b_j >= 0 are fitted per clock by NNLS on relative errors, (lo, hi) by
  * grid search (step 0.025) refined by pattern search. time_exp is the
  * least-squares slope of log b_j against log(f_max/f_j).
- * No constants: everything comes from the sweep.
+ * Power ratio: at each clock j, P_j/P0 of every kernel is regressed on the
+ * terms phi of its profile (see power.c; R from the time model just fitted)
+ * by ridge least squares (LAPACK dgels on the augmented system, lambda =
+ * 1e-3 * rows on all but the intercept, a fixed regulariser not tuned on
+ * held-out data) with Huber reweighting (k = 1.345, MAD scale; Huber 1964)
+ * so that anomalous rows — e.g. an RTX 8000 profile reading 109 W where its
+ * neighbours read ~250 W — do not steer the fit. No rows are removed.
+ * No other constants: everything comes from the sweep.
  */
 #include "hw/calibrate.h"
 
@@ -249,6 +256,7 @@ int cx_hw_calibrate_power(const culonx_sweep_row *const *rows, size_t nrows, dou
 typedef struct {
     const culonx_sweep_row *ref; /* highest-clock row */
     double ratio[CULONX_DVFS_MAX_CLOCKS];
+    double power[CULONX_DVFS_MAX_CLOCKS]; /* W at clock j (0: none) */
     int has[CULONX_DVFS_MAX_CLOCKS];
 } kernel_t;
 
@@ -312,6 +320,98 @@ static double time_eval(culonx_dvfs_model *m, const kernel_t *k, size_t nk, doub
         total += rss;
     }
     return total;
+}
+
+static int cmp_double(const void *pa, const void *pb);
+
+int cx_hw_lsq_robust(const double *a, int m, int n, const double *b, const double *pen,
+                     double lambda, int huber, double *x)
+{
+    if (m < 1 || n < 1 || n > NNLS_MAXN) return -1;
+    int rows = m + n;
+    double *wa = malloc(sizeof(double) * ((size_t)rows * (size_t)n + 3 * (size_t)rows));
+    if (!wa) return -1;
+    double *wb = wa + (size_t)rows * (size_t)n, *w = wb + rows, *r = w + rows;
+    for (int i = 0; i < m; i++) w[i] = 1.0;
+    int rc = 0, iters = huber ? 50 : 1;
+    for (int it = 0; it < iters; it++) {
+        /* rows sqrt(w_i)*a_i, then the ridge rows sqrt(lambda*pen_k)*e_k */
+        for (int k = 0; k < n; k++) {
+            for (int i = 0; i < m; i++) wa[(size_t)k * rows + i] = sqrt(w[i]) * a[(size_t)k * m + i];
+            for (int q = 0; q < n; q++)
+                wa[(size_t)k * rows + m + q] = q == k ? sqrt(lambda * (pen ? pen[k] : 1.0)) : 0.0;
+        }
+        for (int i = 0; i < m; i++) wb[i] = sqrt(w[i]) * b[i];
+        for (int q = 0; q < n; q++) wb[m + q] = 0.0;
+        lapack_int info = LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', rows, n, 1, wa, rows, wb, rows);
+        if (info != 0) {
+            rc = -1;
+            break;
+        }
+        double change = 0.0;
+        for (int k = 0; k < n; k++) {
+            change = cx_maxd(change, fabs(wb[k] - x[k]));
+            x[k] = wb[k];
+        }
+        if (!huber) break;
+        /* Huber weights, scale = MAD/0.6745 of the residuals, k = 1.345 */
+        for (int i = 0; i < m; i++) {
+            double s = b[i];
+            for (int k = 0; k < n; k++) s -= a[(size_t)k * m + i] * x[k];
+            r[i] = s;
+            wb[i] = fabs(s);
+        }
+        qsort(wb, (size_t)m, sizeof *wb, cmp_double);
+        double mad = m % 2 ? wb[m / 2] : 0.5 * (wb[m / 2 - 1] + wb[m / 2]);
+        double sc = 1.345 * mad / 0.6745;
+        if (!(sc > 0.0)) break;
+        for (int i = 0; i < m; i++) w[i] = fabs(r[i]) <= sc ? 1.0 : sc / fabs(r[i]);
+        if (it > 0 && change < 1e-12) break;
+    }
+    free(wa);
+    return rc;
+}
+
+/* Per-clock power-ratio tables: at each clock j, P_j/P0 of every kernel on
+ * its terms phi (predicted time ratio of the fitted time model), Huber
+ * ridge least squares. Returns 0 or -1. */
+static int fit_power_ratio(culonx_dvfs_model *m, const kernel_t *k, size_t nk)
+{
+    const int nt = CULONX_DVFS_POWER_TERMS;
+    double *a = malloc(sizeof(double) * nk * (size_t)(nt + 1));
+    if (!a) return -1;
+    double *b = a + nk * (size_t)nt;
+    const double pen[CULONX_DVFS_POWER_TERMS] = {0, 1, 1, 1, 1, 1};
+    int rc = 0;
+    for (int j = 0; j < m->nclocks && rc == 0; j++) {
+        size_t n = 0;
+        for (size_t i = 0; i < nk; i++)
+            if (k[i].has[j] && k[i].power[j] > 0.0 && k[i].ref->power_w > 0.0) n++;
+        double x[CULONX_DVFS_POWER_TERMS] = {0};
+        if (n < (size_t)nt) {
+            /* too few kernels: power scales with the model's idle power */
+            x[0] = 1.0;
+        } else {
+            size_t q = 0;
+            for (size_t i = 0; i < nk; i++) {
+                if (!(k[i].has[j] && k[i].power[j] > 0.0 && k[i].ref->power_w > 0.0)) continue;
+                const culonx_sweep_row *r = k[i].ref;
+                double c = cx_hw_dvfs_compute_fraction(m, r->dram_active);
+                double r0 = cx_hw_dvfs_time_factor(m, r->core_mhz, c);
+                double r1 = cx_hw_dvfs_time_factor(m, m->clock_mhz[j], c);
+                double phi[CULONX_DVFS_POWER_TERMS];
+                cx_hw_dvfs_power_terms(r, r->power_w, r0 > 0.0 ? r1 / r0 : 1.0, phi);
+                for (int t = 0; t < nt; t++) a[(size_t)t * n + q] = phi[t];
+                b[q] = k[i].power[j] / r->power_w;
+                q++;
+            }
+            rc = cx_hw_lsq_robust(a, (int)n, nt, b, pen, 1e-3 * (double)n, 1, x);
+        }
+        for (int t = 0; t < nt; t++) m->power_ratio[j][t] = x[t];
+    }
+    m->power_terms = rc == 0 ? nt : 0;
+    free(a);
+    return rc;
 }
 
 static int cmp_double(const void *pa, const void *pb)
@@ -392,6 +492,7 @@ culonx_status cx_hw_calibrate(const culonx_sweep_row *const *rows_in, size_t nro
                 int j = clock_index(model, rows[q]->core_mhz);
                 if (j < 0 || !(rows[q]->time_ms > 0.0)) continue;
                 kk->ratio[j] = rows[q]->time_ms / ref->time_ms;
+                kk->power[j] = rows[q]->power_w;
                 kk->has[j] = 1;
             }
         }
@@ -442,6 +543,10 @@ culonx_status cx_hw_calibrate(const culonx_sweep_row *const *rows_in, size_t nro
         }
     }
     model->power.time_exp = sxx > 0.0 ? sxy / sxx : 1.0;
+    if (fit_power_ratio(model, k, nk) != 0) {
+        st = cx_core_fail(err, CULONX_EINTERNAL, errfile, 0, "power-ratio fit failed");
+        goto out;
+    }
     /* blocked: the model's power of a spinning kernel (SM active, nothing else) */
     {
         cx_hw_util u = {0.0, 0.0, 1.0, 0.0};

@@ -13,6 +13,13 @@
  * NULL) receives the residual sum of squares. */
 int cx_hw_nnls(const double *a, int m, int n, const double *b, double *x, double *rss);
 
+/* Ridge least squares min ||A x - b||^2 + lambda * sum_k pen_k x_k^2 (pen
+ * may be NULL: all 1), with Huber reweighting (k = 1.345, scale = MAD/0.6745
+ * of the residuals, IRLS) when huber != 0. A is m x n column-major, n <= 32.
+ * x must hold n values (overwritten). Returns 0, or -1 on failure. */
+int cx_hw_lsq_robust(const double *a, int m, int n, const double *b, const double *pen,
+                     double lambda, int huber, double *x);
+
 /* Fits the power model, given rows measured at their clocks (counters at
  * each clock), with f_max = max_mhz. Returns 0, or -1 on failure. */
 int cx_hw_calibrate_power(const culonx_sweep_row *const *rows, size_t nrows, double max_mhz,

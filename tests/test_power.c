@@ -59,6 +59,36 @@ static void test_nnls(void)
 }
 
 static unsigned lcg_state = 12345u;
+static double urand(void);
+
+static void test_lsq_robust(void)
+{
+    /* y = 2 + 3 x1 - x2 exactly, plus one gross outlier: Huber recovers the
+     * coefficients (plain LS does not); tiny ridge on the slopes only */
+    enum { M = 40 };
+    double a[3 * M], b[M], x[3] = {0, 0, 0};
+    const double pen[3] = {0, 1, 1};
+    for (int i = 0; i < M; i++) {
+        double x1 = urand(), x2 = urand();
+        a[i] = 1.0;
+        a[M + i] = x1;
+        a[2 * M + i] = x2;
+        b[i] = 2.0 + 3.0 * x1 - x2;
+    }
+    CU_ASSERT_EQUAL(cx_hw_lsq_robust(a, M, 3, b, pen, 0.0, 0, x), 0);
+    CU_ASSERT_DOUBLE_EQUAL(x[0], 2.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(x[1], 3.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(x[2], -1.0, 1e-9);
+    b[7] += 50.0;
+    double xl[3] = {0, 0, 0};
+    CU_ASSERT_EQUAL(cx_hw_lsq_robust(a, M, 3, b, pen, 1e-12, 0, xl), 0);
+    CU_ASSERT(fabs(xl[0] - 2.0) > 0.1);
+    CU_ASSERT_EQUAL(cx_hw_lsq_robust(a, M, 3, b, pen, 1e-12, 1, x), 0);
+    CU_ASSERT_DOUBLE_EQUAL(x[0], 2.0, 1e-3);
+    CU_ASSERT_DOUBLE_EQUAL(x[1], 3.0, 1e-3);
+    CU_ASSERT_DOUBLE_EQUAL(x[2], -1.0, 1e-3);
+}
+
 static double urand(void)
 {
     lcg_state = lcg_state * 1664525u + 1013904223u;
@@ -285,6 +315,10 @@ static void test_xml_roundtrip(void)
     }
     m.split_dram_lo = 0.4;
     m.split_dram_hi = 0.75;
+    m.power_terms = CULONX_DVFS_POWER_TERMS;
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < CULONX_DVFS_POWER_TERMS; k++)
+            m.power_ratio[i][k] = 0.1 * (k + 1) - 0.05 * i - 0.2; /* some negative */
     char path[] = "/tmp/culonx_power_XXXXXX";
     int fd = mkstemp(path);
     CU_ASSERT_FATAL(fd >= 0);
@@ -315,6 +349,10 @@ static void test_xml_roundtrip(void)
         CU_ASSERT_DOUBLE_EQUAL(r.mem_scale[i], m.mem_scale[i], tol);
         CU_ASSERT_DOUBLE_EQUAL(r.compute_scale[i], m.compute_scale[i], tol);
     }
+    CU_ASSERT_EQUAL(r.power_terms, CULONX_DVFS_POWER_TERMS);
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < CULONX_DVFS_POWER_TERMS; k++)
+            CU_ASSERT_DOUBLE_EQUAL(r.power_ratio[i][k], m.power_ratio[i][k], tol);
     CU_ASSERT_DOUBLE_EQUAL(r.split_dram_lo, 0.4, tol);
     CU_ASSERT_DOUBLE_EQUAL(r.split_dram_hi, 0.75, tol);
     /* bad fragments: unknown attribute, missing attribute, not XML */
@@ -325,6 +363,11 @@ static void test_xml_roundtrip(void)
         "<power const-w=\"abc\" static-w=\"1\" knee-mhz=\"1\" v-min=\"1\" v-slope=\"1\" "
         "tensor-w=\"1\" fp-w=\"1\" sm-w=\"1\" dram-w=\"1\" blocked-w=\"1\" time-exp=\"1\"/>",
         "<?xml version=\"1.0\"?>\n<power\n",
+        /* power-ratio of the wrong length (2 clocks want 12 numbers) */
+        "<power const-w=\"1\" static-w=\"1\" knee-mhz=\"1\" v-min=\"1\" v-slope=\"1\" "
+        "tensor-w=\"1\" fp-w=\"1\" sm-w=\"1\" dram-w=\"1\" blocked-w=\"1\" time-exp=\"1\" "
+        "clocks-mhz=\"1 2\" time-mem-scale=\"1 1\" time-compute-scale=\"2 1\" "
+        "power-ratio=\"1 2 3\"/>",
         "<other/>"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         f = fopen(path, "w");
@@ -363,6 +406,11 @@ static void test_shipped_and_data(void)
     CU_ASSERT(fit.power_r2 > 0.8);
     CU_ASSERT(fit.time_r2 > 0.8);
     CU_ASSERT_EQUAL(fit.nclocks, 10);
+    CU_ASSERT_EQUAL(m.power_terms, CULONX_DVFS_POWER_TERMS);
+    /* profile-once energy on the rows it was fitted to: within 15% mean at
+     * every clock; at the profiled clock the profile itself */
+    for (int j = 0; j < fit.nclocks; j++) CU_ASSERT(fit.energy_mape[j] < 0.15);
+    CU_ASSERT_DOUBLE_EQUAL(fit.energy_mape[fit.nclocks - 1], 0.0, 1e-12);
     CU_ASSERT_EQUAL(culonx_power_calibrate(&s, "no-such-family", &m, &fit, &err), CULONX_EINPUT);
     culonx_sweep_free(&s);
 }
@@ -373,6 +421,7 @@ int main(void)
     CU_pSuite s = CU_add_suite("power", NULL, NULL);
     CU_add_test(s, "nnls", test_nnls);
     CU_add_test(s, "synthetic recovery to 1e-6", test_synthetic_recovery);
+    CU_add_test(s, "robust (Huber) ridge least squares", test_lsq_robust);
     CU_add_test(s, "time scaling (memory vs compute bound), E = P*t", test_time_scaling);
     CU_add_test(s, "U-shaped energy for A100/H100 defaults", test_u_shape);
     CU_add_test(s, "sweep CSV and bad input", test_csv);
