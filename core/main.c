@@ -17,7 +17,6 @@
 
 #define MAX_SETS 256
 
-#include "core/main_dvfs.h"
 
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2, EXIT_INTERNAL = 3 };
 
@@ -40,6 +39,8 @@ static int status_exit(culonx_status st)
     default: return EXIT_INTERNAL;
     }
 }
+
+#include "core/main_dvfs.h"
 
 static int usage_error(const char *cmd, const char *fmt, const char *arg)
 {

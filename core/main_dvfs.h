@@ -15,35 +15,17 @@
 #define CX_MAIN_DVFS_H
 
 #include "culonx.h"
+#include "core/report.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* errors go through main.c's print_error / status_exit */
 static int dvfs_report_error(const culonx_error *e, culonx_status st)
 {
-    if (e->file[0] && e->line > 0)
-        fprintf(stderr, "%s:%d: error: %s\n", e->file, e->line, e->msg);
-    else if (e->file[0])
-        fprintf(stderr, "%s: error: %s\n", e->file, e->msg);
-    else
-        fprintf(stderr, "culonx: error: %s\n", e->msg);
-    return st == CULONX_EUSAGE ? 2 : st == CULONX_EINTERNAL ? 3 : 1;
-}
-
-static void dvfs_json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
+    print_error(e);
+    return status_exit(st);
 }
 
 static int cmd_calibrate(int argc, char **argv)
@@ -107,9 +89,9 @@ static int cmd_calibrate(int argc, char **argv)
     const culonx_power_model *p = &m.power;
     if (!strcmp(format, "json")) {
         printf("{\"gpu\":");
-        dvfs_json_string(stdout, m.gpu);
+        cx_core_json_str(stdout, m.gpu);
         printf(",\"output\":");
-        dvfs_json_string(stdout, out_path);
+        cx_core_json_str(stdout, out_path);
         printf(",\"rows\":%zu,\"kernels\":%zu,\"power_r2\":%.6f,\"time_r2\":%.6f,", fit.nrows,
                fit.nkernels, fit.power_r2, fit.time_r2);
         printf("\"model\":{\"const_w\":%.6g,\"static_w\":%.6g,\"knee_mhz\":%.6g,\"v_min\":%.6g,"
@@ -247,20 +229,20 @@ static int cmd_dvfs_predict(int argc, char **argv)
         }
     } else if (!strcmp(format, "json")) {
         printf("{\"power\":");
-        dvfs_json_string(stdout, power_path);
+        cx_core_json_str(stdout, power_path);
         printf(",\"profile\":");
-        dvfs_json_string(stdout, profile_path);
+        cx_core_json_str(stdout, profile_path);
         printf(",\"points\":[");
         for (size_t i = 0; i < np; i++) {
             const culonx_sweep_row *r = &prof.rows[pt[i].profile_index];
             printf("%s\n{\"gpu\":", i ? "," : "");
-            dvfs_json_string(stdout, r->gpu);
+            cx_core_json_str(stdout, r->gpu);
             printf(",\"benchmark\":");
-            dvfs_json_string(stdout, r->benchmark);
+            cx_core_json_str(stdout, r->benchmark);
             printf(",\"kernel\":");
-            dvfs_json_string(stdout, r->kernel);
+            cx_core_json_str(stdout, r->kernel);
             printf(",\"input\":");
-            dvfs_json_string(stdout, r->input);
+            cx_core_json_str(stdout, r->input);
             printf(",\"core_mhz\":%.6g,\"time_ms\":%.6g,\"power_w\":%.6g,\"energy_mj\":%.6g}",
                    pt[i].core_mhz, pt[i].time_ms, pt[i].power_w, pt[i].energy_mj);
         }

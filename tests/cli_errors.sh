@@ -37,6 +37,13 @@ expect 2 "--clocks must be MIN:MAX:STEP" "$exe" energy $run --clocks 100:200:0
 expect 1 "outside the GPU" "$exe" energy $run --clocks 100:5000:15
 expect 2 "--format must be" "$exe" energy $run --format xml
 expect 2 "missing -o" "$exe" trace $run
+# calibrate / dvfs-predict
+printf 'gpu,benchmark\nV100,x\n' > "$tmp/short.csv"
+expect 1 "short.csv:" "$exe" calibrate "$tmp/short.csv" -o "$tmp/p.xml"
+expect 1 "cannot open" "$exe" dvfs-predict --power configs/power/v100.xml --profile /nonexistent.csv
+expect 1 "error:" "$exe" dvfs-predict --power /nonexistent.xml --profile ../shared/data/dvfs-v100-microbench.csv
+expect 2 "" "$exe" calibrate
+expect 2 "" "$exe" dvfs-predict --power configs/power/v100.xml
 # valid commands succeed and print something parseable
 "$exe" energy $run --clocks 1200:1410:30 --format csv > "$tmp/e.csv" || { echo "energy csv failed"; fail=1; }
 [ "$(head -1 "$tmp/e.csv" | cut -d, -f1)" = "clock_mhz" ] || { echo "energy csv header"; fail=1; }
