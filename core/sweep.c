@@ -809,6 +809,7 @@ typedef struct {
     int id;
     culonx_run run;
     cx_cost *cost;
+    cx_replay_ws *ws;
     uint64_t evaluated, feasible;
     uint64_t rejected[CULONX_REJECT_COUNT];
     topk top;
@@ -897,7 +898,8 @@ static void run_block(worker *w, uint64_t gblock)
                 culonx_run *rr = &w->rep_run;
                 decode(sp, rep, rd);
                 fits = check(sp, rd, &rr->exec, &lv) < 0 &&
-                       cx_core_closed_eval(rr, rr->exec.clock_mhz, w->cost, &x.res, &err) ==
+                       cx_core_closed_eval_ws(rr, rr->exec.clock_mhz, w->cost, w->ws, &x.res,
+                                              &err) ==
                            CULONX_OK &&
                        x.res.memory.peak_bytes <= sp->mem_limit;
                 remember(w, rep, fits);
@@ -908,7 +910,8 @@ static void run_block(worker *w, uint64_t gblock)
                 continue;
             }
         }
-        culonx_status st = cx_core_closed_eval(&w->run, w->run.exec.clock_mhz, w->cost, &x.res, &err);
+        culonx_status st =
+            cx_core_closed_eval_ws(&w->run, w->run.exec.clock_mhz, w->cost, w->ws, &x.res, &err);
         if (st != CULONX_OK) {
             w->rejected[CULONX_REJECT_EVAL]++;
             idx++;
@@ -1186,9 +1189,10 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
         w->rep_run = *run;
         for (int k = 0; k < REP_MEMO; k++) w->rep_fits[k] = -1;
         w->cost = malloc(sizeof *w->cost);
+        w->ws = cx_core_replay_ws_new();
         w->top.cap = R->spec.top_k;
         w->top.e = malloc((size_t)w->top.cap * sizeof *w->top.e);
-        if (!w->cost || !w->top.e) ok = 0;
+        if (!w->cost || !w->ws || !w->top.e) ok = 0;
     }
     int started = 0;
     if (ok) {
@@ -1284,6 +1288,7 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
     free(all_fr.p);
     for (int i = 0; ws && i < nth; i++) {
         free(ws[i].cost);
+        cx_core_replay_ws_free(ws[i].ws);
         free(ws[i].top.e);
         free(ws[i].fr.p);
         free(ws[i].fr.e);
