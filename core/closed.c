@@ -128,6 +128,13 @@ culonx_status cx_core_closed_eval_ws(const culonx_run *run, double clock_mhz, cx
 {
     culonx_status st = cx_core_cost_build(run, clock_mhz, c, err);
     if (st != CULONX_OK) return st;
+    return cx_core_closed_finish(run, c, ws, res, err);
+}
+
+culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay_ws *ws,
+                                    culonx_result *res, culonx_error *err)
+{
+    culonx_status st = CULONX_OK;
     const culonx_execution *ex = &run->exec;
     const int p = c->p, m = c->m;
     memset(res, 0, sizeof *res);

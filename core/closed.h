@@ -20,6 +20,11 @@ culonx_status cx_core_closed_eval(const culonx_run *run, double clock_mhz, cx_co
 culonx_status cx_core_closed_eval_ws(const culonx_run *run, double clock_mhz, cx_cost *c,
                                      cx_replay_ws *ws, culonx_result *res, culonx_error *err);
 
+/* The evaluation after cx_core_cost_build(run, ..., c) (or
+ * cx_core_closed_bound) filled c: cx_core_closed_eval_ws is both. */
+culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay_ws *ws,
+                                    culonx_result *res, culonx_error *err);
+
 /* What cx_core_closed_bound gives: for a replayed schedule, lower bounds of
  * the iteration time and energy that cx_core_closed_eval_ws would report
  * (energy evaluated at the time bound: it does not decrease with time at
