@@ -48,6 +48,25 @@
  * worse in every coordinate and better in one, or equal and of lower index,
  * which makes the frontier unique whatever the order of insertion.
  *
+ * Pruning (unless --no-prune or --all): schedules without an exact closed
+ * form (interleaved, zero-bubble, DualPipeV) are evaluated by replaying
+ * their orders, O(pp m v) per candidate. Phase 1 evaluates every candidate
+ * of the closed-form schedules (GPipe, 1F1B) exactly; their top K and
+ * frontier, merged over threads and gathered on every MPI rank, are a
+ * function of the space alone. Phase 2 takes the replayed candidates: for
+ * each, cx_core_closed_bound gives its exact peak memory (from the orders,
+ * not the times) and lower bounds of its iteration time and energy. Peak
+ * memory above the limit: infeasible (as evaluation would find). Otherwise
+ * it is skipped ("pruned") iff the K-th phase-1 entry ranks before its
+ * bound entry (objective bound, then index: it ranks before the exact one
+ * too) and a phase-1 frontier point dominates its bound point (hence its
+ * exact point, domination being transitive with the index tie-break); it
+ * then can enter neither the final top K nor the frontier, which are thus
+ * exactly those of the unpruned sweep. Pruned candidates fit in memory and
+ * are counted as feasible (and as pruned), not as evaluated. Which are
+ * pruned depends only on the space, so counts too are identical for any
+ * thread or rank count.
+ *
  * Parallelism: the index space is cut into blocks of BLOCK candidates; MPI
  * rank r of K owns blocks r, r+K, ...; its threads claim them from an atomic
  * counter. Per-thread top-K heaps, frontiers and counts merge by (objective,
