@@ -14,8 +14,11 @@
  *     in place of the knobs it lacks; the evaluated count is printed.
  *  2. "small": the default space (tp within a node, power-of-2 microbatch)
  *     at 3 clocks, about 25,000 valid executions.
- * Prints wall time, evaluations/s per core and peak RSS.
- * Usage: bench_sweep_bench [calculon|small|all] [threads]
+ * Prints wall time, evaluations/s per core, exact evaluations, candidates
+ * pruned by bounds, peak RSS, and a digest of the whole top K and Pareto
+ * frontier (index and the bits of time, energy and memory) so that runs with
+ * and without pruning can be compared.
+ * Usage: bench_sweep_bench [calculon|small|all] [threads] [noprune]
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -66,6 +69,19 @@ static int set(culonx_sweep_spec *s, const char *k, const char *v)
     return 1;
 }
 
+static uint64_t digest_entries(uint64_t h, const culonx_sweep_entry *e, int n)
+{
+    for (int i = 0; i < n; i++) {
+        double v[3] = {e[i].res.iteration_time_s, e[i].res.energy.total_j,
+                       e[i].res.memory.peak_bytes};
+        uint64_t w[4] = {e[i].index, 0, 0, 0};
+        memcpy(&w[1], v, sizeof v);
+        const unsigned char *b = (const unsigned char *)w;
+        for (size_t k = 0; k < sizeof w; k++) h = (h ^ b[k]) * 1099511628211ull;
+    }
+    return h;
+}
+
 static int bench(const char *name, const culonx_run *run, culonx_sweep_spec *spec)
 {
     culonx_sweep_result *res;
@@ -85,6 +101,11 @@ static int bench(const char *name, const culonx_run *run, culonx_sweep_spec *spe
            "%llu\n",
            name, (unsigned long long)res->enumerated, valid, (unsigned long long)res->evaluated,
            (unsigned long long)res->feasible);
+    printf("%s: pruned by bounds %llu (pruning %s); top %d and frontier %d digest %016llx\n", name,
+           (unsigned long long)res->pruned, res->pruning_on ? "on" : "off", res->ntop, res->nfront,
+           (unsigned long long)digest_entries(
+               digest_entries(14695981039346656037ull, res->top, res->ntop), res->front,
+               res->nfront));
     printf("%s: %.3f s wall on %d threads: %.0f executions/s, %.0f executions/s per core, "
            "%.0f closed-form evaluations/s per core (CPU time %.2f s), peak RSS %.1f MB\n",
            name, t, res->spec.threads, valid / t, cpu > 0 ? valid / cpu : 0.0,
@@ -115,12 +136,14 @@ int main(int argc, char **argv)
     if (!strcmp(which, "small") || !strcmp(which, "all")) {
         culonx_sweep_spec_init(spec);
         if (argc > 2 && set(spec, "threads", argv[2])) return 2;
+        spec->no_prune = argc > 3 && !strcmp(argv[3], "noprune");
         if (set(spec, "clocks", "1410,1350,1290")) return 2;
         rc |= bench("small", run, spec);
     }
     if (!strcmp(which, "calculon") || !strcmp(which, "all")) {
         culonx_sweep_spec_init(spec);
         if (argc > 2 && set(spec, "threads", argv[2])) return 2;
+        spec->no_prune = argc > 3 && !strcmp(argv[3], "noprune");
         spec->tp_across_nodes = 1;
         /* every divisor of every local batch 3072/dp (dp a power of 2) */
         if (set(spec, "mb", "1,2,3,4,6,8,12,16,24,32,48,64,96,128,192,256,384,512,768,1024,1536,3072") ||

@@ -83,11 +83,58 @@ void cx_core_stage_times(const cx_cost *c, int s, double *f, double *b, double *
     *f = F, *b = B, *w = W;
 }
 
+/* Peak memory of the most loaded stage (res->memory, res->params_per_gpu);
+ * peak_act: the replay's per-stage activation peaks, NULL for schedules in
+ * closed form (inflight x activations). */
+static void memory_result(const cx_cost *c, const double *peak_act, culonx_result *res)
+{
+    const int p = c->p;
+    culonx_memory best;
+    memset(&best, 0, sizeof best);
+    for (int s = 0; s < p; s++) {
+        culonx_memory mm;
+        memset(&mm, 0, sizeof mm);
+        double act = 0, work = 0;
+        for (int k = 0; k < c->v; k++) {
+            const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->sched->vstage(p, c->v, s, k));
+            act += cc->act_bytes;
+            work = fmax(work, cc->work_bytes);
+        }
+        cx_core_stage_memory(c, s, work, &mm);
+        if (peak_act) { /* exact peak of the replay includes the transient */
+            mm.activations_bytes = peak_act[s] - work;
+        } else {
+            mm.activations_bytes = c->sched->inflight(p, c->m, c->v, s) * act;
+        }
+        mm.peak_bytes = mm.weights_bytes + mm.gradients_bytes + mm.optimizer_bytes +
+                        mm.activations_bytes + mm.workspace_bytes;
+        if (s == 0 || mm.peak_bytes > best.peak_bytes) {
+            best = mm;
+            res->params_per_gpu = c->stage_params[s];
+        }
+    }
+    best.fits = best.peak_bytes <= best.capacity_bytes;
+    res->memory = best;
+}
+
 culonx_status cx_core_closed_eval(const culonx_run *run, double clock_mhz, cx_cost *c,
                                   culonx_result *res, culonx_error *err)
 {
+    return cx_core_closed_eval_ws(run, clock_mhz, c, NULL, res, err);
+}
+
+culonx_status cx_core_closed_eval_ws(const culonx_run *run, double clock_mhz, cx_cost *c,
+                                     cx_replay_ws *ws, culonx_result *res, culonx_error *err)
+{
     culonx_status st = cx_core_cost_build(run, clock_mhz, c, err);
     if (st != CULONX_OK) return st;
+    return cx_core_closed_finish(run, c, ws, res, err);
+}
+
+culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay_ws *ws,
+                                    culonx_result *res, culonx_error *err)
+{
+    culonx_status st = CULONX_OK;
     const culonx_execution *ex = &run->exec;
     const int p = c->p, m = c->m;
     memset(res, 0, sizeof *res);
@@ -140,7 +187,7 @@ culonx_status cx_core_closed_eval(const culonx_run *run, double clock_mhz, cx_co
      * item (window) with dp-overlap; then the optimizer step. */
     int replayed = !c->sched->closed_exact;
     if (replayed) {
-        st = cx_core_replay(c, &c->replay, err);
+        st = cx_core_replay_ws(c, ws, &c->replay, err);
         if (st != CULONX_OK) return st;
     }
     double tail = 0, ahead = 0, opt_s = 0, t_end = 0;
@@ -206,35 +253,110 @@ culonx_status cx_core_closed_eval(const culonx_run *run, double clock_mhz, cx_co
     res->params = cx_model_total_params(&run->model);
 
     /* memory: the most loaded stage */
-    culonx_memory best;
-    memset(&best, 0, sizeof best);
-    for (int s = 0; s < p; s++) {
-        culonx_memory mm;
-        memset(&mm, 0, sizeof mm);
-        double act = 0, work = 0;
-        for (int k = 0; k < c->v; k++) {
-            const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->sched->vstage(p, c->v, s, k));
-            act += cc->act_bytes;
-            work = fmax(work, cc->work_bytes);
-        }
-        cx_core_stage_memory(c, s, work, &mm);
-        if (replayed) { /* exact peak of the replay includes the transient */
-            mm.activations_bytes = c->replay.peak_act_bytes[s] - work;
-        } else {
-            mm.activations_bytes = c->sched->inflight(p, m, c->v, s) * act;
-        }
-        mm.peak_bytes = mm.weights_bytes + mm.gradients_bytes + mm.optimizer_bytes +
-                        mm.activations_bytes + mm.workspace_bytes;
-        if (s == 0 || mm.peak_bytes > best.peak_bytes) {
-            best = mm;
-            res->params_per_gpu = c->stage_params[s];
-        }
-    }
-    best.fits = best.peak_bytes <= best.capacity_bytes;
-    res->memory = best;
+    memory_result(c, replayed ? c->replay.peak_act_bytes : NULL, res);
     cx_core_result_rates(run, res);
 
     cx_core_energy_result(c, res);
+    return CULONX_OK;
+}
+
+/* Lower bounds for a replayed schedule, without the replay (see closed.h).
+ * Stage s runs all its items one at a time, the first no earlier than the
+ * first microbatch's forward can reach one of its chunks (fill: e[vs], the
+ * forward chain with one p2p hop per stage change), and with blocking p2p
+ * each send holds its compute stream for P. Its iteration share ends after
+ * its last item, the exposed DP sync and its optimizer step (free stream,
+ * or last item + exposed DP, as the closed form's tail). Drain: after the
+ * stage's last B or BW item only W items of its own remain (known from the
+ * order); the gradient of that item still has to pass down the backward
+ * chain to virtual stage 0 (chain[vs]: B parts with one p2p hop per stage
+ * change), whose stage then takes its optimizer step. Every term is a sum of
+ * durations that the replay adds on one path, so each is <= the replay's
+ * time; the result is scaled by (1 - 1e-9) against rounding. */
+static double time_bound(const cx_cost *c, const cx_replay_shape *sh)
+{
+    const int p = c->p, v = c->v, nvs = p * v;
+    const double P = c->p2p_s, m = (double)c->m;
+    const int blocking = !c->sched->p2p_overlap;
+    const culonx_execution *ex = &c->run->exec;
+    double e[CX_COST_MAX_VSTAGES], chain[CX_COST_MAX_VSTAGES];
+    e[0] = 0, chain[0] = 0;
+    for (int vs = 1; vs < nvs; vs++) {
+        const cx_chunk_cost *a = cx_core_cost_chunk(c, vs - 1);
+        double hop = c->vs_stage[vs] != c->vs_stage[vs - 1] ? P : 0.0;
+        e[vs] = e[vs - 1] + a->f_s + a->tp_f_s + hop;
+        chain[vs] = chain[vs - 1] + a->r_s + a->tp_r_s + a->b_s + a->tp_b_s + hop;
+    }
+    const double opt0 = c->optimizer_s[c->vs_stage[0]];
+    double best = 0;
+    for (int s = 0; s < p; s++) {
+        double fill = INFINITY, comp = 0, omega = 0;
+        for (int k = 0; k < v; k++) {
+            int vs = c->vs_stage_vs[s * v + k];
+            const cx_chunk_cost *cc = cx_core_cost_chunk(c, vs);
+            fill = fmin(fill, e[vs]);
+            comp += m * (cc->f_s + cc->tp_f_s + cc->r_s + cc->tp_r_s + cc->b_s + cc->tp_b_s +
+                         cc->w_s);
+            omega += (double)sh->w_after[s * v + k] * cc->w_s;
+        }
+        double nsend = blocking ? m * (double)(c->sends_f[s] + c->sends_b[s]) : 0.0;
+        /* the last item: its DP-overlap window and whether it sends */
+        int lk = sh->last_kind[s], lvs = c->vs_stage_vs[s * v + sh->last_chunk[s]];
+        const cx_chunk_cost *lc = cx_core_cost_chunk(c, lvs);
+        double dB = lc->r_s + lc->tp_r_s + lc->b_s + lc->tp_b_s, window;
+        int lsend;
+        if (lk == CX_WORK_F) {
+            window = lc->f_s + lc->tp_f_s;
+            lsend = lvs + 1 < nvs && c->vs_stage[lvs + 1] != s;
+        } else if (lk == CX_WORK_W) {
+            window = lc->w_s, lsend = 0;
+        } else {
+            window = (lk == CX_WORK_BW ? dB + lc->w_s : dB) - lc->r_s - lc->tp_r_s;
+            lsend = lvs > 0 && c->vs_stage[lvs - 1] != s;
+        }
+        double dp = c->dp_s[s], exposed = dp;
+        if (ex->dp_overlap && dp > 0) {
+            double n = (double)cx_core_dp_buckets(c, s);
+            exposed = fmax(dp / n, dp - window * (n - 1.0) / n);
+        }
+        double t1 = fill + comp + nsend * P + c->optimizer_s[s];
+        double t2 = fill + comp + (blocking && lsend ? nsend - 1.0 : nsend) * P + exposed +
+                    c->optimizer_s[s];
+        double t = fmax(t1, t2);
+        if (sh->lastb_chunk[s] >= 0) {
+            int bvs = c->vs_stage_vs[s * v + sh->lastb_chunk[s]];
+            int bsend = blocking && bvs > 0 && c->vs_stage[bvs - 1] != s;
+            double t3 = fill + comp - omega + (bsend ? nsend - 1.0 : nsend) * P + chain[bvs] + opt0;
+            t = fmax(t, t3);
+        }
+        if (t > best) best = t;
+    }
+    return best * (1.0 - 1e-9);
+}
+
+culonx_status cx_core_closed_bound(const culonx_run *run, double clock_mhz, cx_cost *c,
+                                   cx_replay_ws *ws, cx_bound *b, culonx_error *err)
+{
+    culonx_status st = cx_core_cost_build(run, clock_mhz, c, err);
+    if (st != CULONX_OK) return st;
+    culonx_result r;
+    memset(&r, 0, sizeof r);
+    memset(b, 0, sizeof *b);
+    if (c->sched->closed_exact) {
+        memory_result(c, NULL, &r);
+        b->peak_bytes = r.memory.peak_bytes;
+        b->time_s = b->energy_j = 0; /* no bound needed: evaluate */
+        return CULONX_OK;
+    }
+    cx_replay_shape sh;
+    if ((st = cx_core_replay_shape(c, ws, &sh, err)) != CULONX_OK) return st;
+    if ((st = cx_core_replay_memory(c, ws, c->replay.peak_act_bytes, err)) != CULONX_OK) return st;
+    memory_result(c, c->replay.peak_act_bytes, &r);
+    b->peak_bytes = r.memory.peak_bytes;
+    r.iteration_time_s = time_bound(c, &sh);
+    b->time_s = r.iteration_time_s;
+    cx_core_energy_result(c, &r); /* non-decreasing in the iteration time */
+    b->energy_j = r.energy.total_j;
     return CULONX_OK;
 }
 

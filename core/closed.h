@@ -1,11 +1,13 @@
 /*
  * closed.h — internal entry points of the closed-form evaluator, for the
- * sweep and the energy model: evaluation with a caller-owned cost scratch.
+ * sweep and the energy model: evaluation with a caller-owned cost scratch
+ * (and replay workspace), and cheap lower bounds for the sweep's pruning.
  */
 #ifndef CX_CORE_CLOSED_H
 #define CX_CORE_CLOSED_H
 
 #include "core/cost.h"
+#include "core/replay.h"
 
 /* Per-microbatch stage times: F (with TP), B (with recompute and TP), W. */
 void cx_core_stage_times(const cx_cost *c, int stage, double *f_s, double *b_s, double *w_s);
@@ -13,5 +15,28 @@ void cx_core_stage_times(const cx_cost *c, int stage, double *f_s, double *b_s, 
 /* Evaluates without re-checking the run; c is scratch owned by the caller. */
 culonx_status cx_core_closed_eval(const culonx_run *run, double clock_mhz, cx_cost *c,
                                   culonx_result *res, culonx_error *err);
+/* Same, replaying (when the schedule needs it) in the caller's workspace
+ * (NULL: a temporary one). Results are identical. */
+culonx_status cx_core_closed_eval_ws(const culonx_run *run, double clock_mhz, cx_cost *c,
+                                     cx_replay_ws *ws, culonx_result *res, culonx_error *err);
+
+/* The evaluation after cx_core_cost_build(run, ..., c) (or
+ * cx_core_closed_bound) filled c: cx_core_closed_eval_ws is both. */
+culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay_ws *ws,
+                                    culonx_result *res, culonx_error *err);
+
+/* What cx_core_closed_bound gives: for a replayed schedule, lower bounds of
+ * the iteration time and energy that cx_core_closed_eval_ws would report
+ * (energy evaluated at the time bound: it does not decrease with time at
+ * fixed work), and the exact peak memory; for a schedule in closed form only
+ * the exact peak memory (time and energy 0). */
+typedef struct {
+    double time_s, energy_j, peak_bytes;
+} cx_bound;
+
+/* Builds the costs into c and bounds them without replaying the schedule:
+ * O(p v) beyond the orders, which ws caches per (schedule, p, m, v). */
+culonx_status cx_core_closed_bound(const culonx_run *run, double clock_mhz, cx_cost *c,
+                                   cx_replay_ws *ws, cx_bound *b, culonx_error *err);
 
 #endif

@@ -517,6 +517,9 @@ typedef struct {
     int top_k;                 /* 0: 10 */
     int threads;               /* 0: online cores */
     int verify_k;              /* re-evaluate the top K with the graph engine */
+    /* 1: evaluate every candidate exactly (no pruning by lower bounds; see
+     * core/sweep.c). Pruning is also off with `all`. Results are the same. */
+    int no_prune;
     /* Every evaluated row (CSV, or JSON lines when all_jsonl) in index order,
      * written while the sweep runs. NULL: none. */
     FILE *all;
@@ -538,6 +541,11 @@ typedef struct {
     culonx_run run;     /* the base run */
     culonx_sweep_spec spec; /* with defaults filled in (all, progress cleared) */
     uint64_t enumerated, evaluated, feasible;
+    /* feasible candidates not evaluated exactly because lower bounds prove
+     * they can enter neither the top K nor the Pareto frontier (counted in
+     * feasible: their peak memory is exact); pruning_on: pruning was used */
+    uint64_t pruned;
+    int pruning_on;
     uint64_t rejected[CULONX_REJECT_COUNT];
     int energy_available; /* the power model gives nonzero energy */
     double memory_limit_bytes;
@@ -554,7 +562,8 @@ void culonx_sweep_spec_init(culonx_sweep_spec *spec);
 /* Sets one option from its command-line form: name without "--" (gpus,
  * global-batch, tp, pp, schedule, vp, mb, recompute, sp, dist-opt,
  * dp-overlap, clocks, objective, top, threads, max-memory-gib,
- * min-global-batch, max-global-batch, max-microbatch, verify). Integer lists:
+ * min-global-batch, max-global-batch, max-microbatch, verify; no-prune and
+ * tp-across-nodes take no value). Integer lists:
  * "8", "1,2,4", "A:B" or "A:B:STEP" (ranges inclusive), mixed with commas;
  * sorted, duplicates dropped. CULONX_EUSAGE on bad syntax or values. */
 culonx_status culonx_sweep_option(culonx_sweep_spec *spec, const char *name, const char *value,

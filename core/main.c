@@ -349,6 +349,7 @@ static int sweep_opt(void *vctx, int argc, char **argv, int i)
     const char *name = a + 2;
     if (!strcmp(name, "tp-across-nodes")) return c->spec->tp_across_nodes = 1, 1;
     if (!strcmp(name, "quiet")) return c->quiet = 1, 1;
+    if (!strcmp(name, "no-prune")) return c->spec->no_prune = 1, 1;
     char key[64];
     const char *value = NULL;
     const char *eq = strchr(name, '=');
@@ -509,6 +510,12 @@ static void sweep_usage(FILE *out)
           "  --all FILE                every evaluated row, CSV (or JSON lines for .jsonl)\n"
           "  --threads N               worker threads (default: all cores)\n"
           "  --verify K                re-evaluate the top K with the graph engine\n"
+          "  --no-prune                evaluate every candidate exactly; by default candidates\n"
+          "                            of replayed schedules (interleaved, zero-bubble,\n"
+          "                            DualPipeV) whose lower bounds of time, energy and\n"
+          "                            exact memory prove they can enter neither the top K\n"
+          "                            nor the Pareto frontier are skipped (same results;\n"
+          "                            counted as feasible and as pruned); off with --all\n"
           "  --quiet                   no progress on stderr\n"
           "  --set section.key=value   override a config field; execution.* fixes it\n"
           "  --format text|json\n"

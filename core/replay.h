@@ -1,12 +1,48 @@
 /*
- * replay.h — schedule replay for the closed form (see replay.c).
+ * replay.h — schedule replay for the closed form (see replay.c), with a
+ * reusable per-thread workspace (orders, dependency cells, memos) so that
+ * sweeps replay without allocating, and the order facts the sweep's lower
+ * bounds need (cx_replay_shape).
  */
 #ifndef CX_CORE_REPLAY_H
 #define CX_CORE_REPLAY_H
 
 #include "core/cost.h"
 
-/* Plays the schedule of c; fills c->replay. */
+/* Reusable scratch for cx_core_replay_ws: the work orders of the last
+ * (schedule, p, m, v), the dependency cells, and memos of the last results.
+ * One per thread; never shared. */
+typedef struct cx_replay_ws cx_replay_ws;
+
+cx_replay_ws *cx_core_replay_ws_new(void);
+/* NULL-safe. */
+void cx_core_replay_ws_free(cx_replay_ws *ws);
+
+/* Facts of the per-stage work orders of c's (schedule, p, m, v), used by
+ * the sweep's lower bounds (core/closed.c, cx_core_closed_bound). Arrays are
+ * indexed by stage (and chunk: [stage * v + chunk]); valid until the next
+ * call with this workspace. */
+typedef struct {
+    int p, v;
+    const uint8_t *last_kind;   /* cx_work_kind of the stage's last item */
+    const int16_t *last_chunk;  /* its chunk */
+    const int16_t *lastb_chunk; /* chunk of the stage's last B or BW item */
+    const int32_t *w_after;     /* [s*v+k]: W items of chunk k after it */
+} cx_replay_shape;
+
+/* Generates (or reuses) the orders of c's schedule; fills *shape. */
+culonx_status cx_core_replay_shape(const cx_cost *c, cx_replay_ws *ws, cx_replay_shape *shape,
+                                   culonx_error *err);
+
+/* Exact per-stage activation peak of the replay (it depends on the orders
+ * and the chunks' activation bytes only, not on times): out[s] for s < p. */
+culonx_status cx_core_replay_memory(const cx_cost *c, cx_replay_ws *ws, double *peak_act_bytes,
+                                    culonx_error *err);
+
+/* Plays the schedule of c; fills out. ws may be NULL (a temporary one). */
+culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
+                                culonx_error *err);
+/* Same, with a temporary workspace. */
 culonx_status cx_core_replay(const cx_cost *c, cx_replay *out, culonx_error *err);
 
 #endif

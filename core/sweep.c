@@ -48,6 +48,25 @@
  * worse in every coordinate and better in one, or equal and of lower index,
  * which makes the frontier unique whatever the order of insertion.
  *
+ * Pruning (unless --no-prune or --all): schedules without an exact closed
+ * form (interleaved, zero-bubble, DualPipeV) are evaluated by replaying
+ * their orders, O(pp m v) per candidate. Phase 1 evaluates every candidate
+ * of the closed-form schedules (GPipe, 1F1B) exactly; their top K and
+ * frontier, merged over threads and gathered on every MPI rank, are a
+ * function of the space alone. Phase 2 takes the replayed candidates: for
+ * each, cx_core_closed_bound gives its exact peak memory (from the orders,
+ * not the times) and lower bounds of its iteration time and energy. Peak
+ * memory above the limit: infeasible (as evaluation would find). Otherwise
+ * it is skipped ("pruned") iff the K-th phase-1 entry ranks before its
+ * bound entry (objective bound, then index: it ranks before the exact one
+ * too) and a phase-1 frontier point dominates its bound point (hence its
+ * exact point, domination being transitive with the index tie-break); it
+ * then can enter neither the final top K nor the frontier, which are thus
+ * exactly those of the unpruned sweep. Pruned candidates fit in memory and
+ * are counted as feasible (and as pruned), not as evaluated. Which are
+ * pruned depends only on the space, so counts too are identical for any
+ * thread or rank count.
+ *
  * Parallelism: the index space is cut into blocks of BLOCK candidates; MPI
  * rank r of K owns blocks r, r+K, ...; its threads claim them from an atomic
  * counter. Per-thread top-K heaps, frontiers and counts merge by (objective,
@@ -93,6 +112,7 @@ typedef struct {
     int64_t vp; /* requested vp (1 for schedules that take none) */
     int chunks; /* per stage */
     int uses_vp, v_shaped;
+    int exact; /* closed form without replay (cx_sched_desc.closed_exact) */
 } variant;
 
 typedef struct {
@@ -339,6 +359,10 @@ culonx_status culonx_sweep_option(culonx_sweep_spec *s, const char *name, const 
         s->tp_across_nodes = 1;
         return CULONX_OK;
     }
+    if (!strcmp(name, "no-prune")) {
+        s->no_prune = 1;
+        return CULONX_OK;
+    }
     if (!strcmp(name, "objective")) {
         for (int o = 0; o < 4; o++)
             if (value && strcmp(value, objective_names[o]) == 0) {
@@ -490,6 +514,7 @@ static culonx_status build_space(const culonx_run *run, const culonx_sweep_spec 
             v->chunks = d->chunks((int)(v->vp > 1000000 ? 1000000 : v->vp));
             v->uses_vp = uses_vp;
             v->v_shaped = !uses_vp && v->chunks == 2;
+            v->exact = d->closed_exact;
             if (v->chunks == 1 &&
                 (sp->canon_var < 0 || (v->sched == CULONX_SCHED_1F1B &&
                                        st->var[sp->canon_var].sched != CULONX_SCHED_1F1B)))
@@ -809,7 +834,8 @@ typedef struct {
     int id;
     culonx_run run;
     cx_cost *cost;
-    uint64_t evaluated, feasible;
+    cx_replay_ws *ws;
+    uint64_t evaluated, feasible, pruned;
     uint64_t rejected[CULONX_REJECT_COUNT];
     topk top;
     front fr;
@@ -846,6 +872,12 @@ struct shared {
     int nslots;
     int write_failed;
     double last_progress;
+    /* pruning (see the file comment): phase 0 = one pass, no pruning;
+     * 1 = closed-form schedules only; 2 = replayed schedules, pruned against
+     * the exact phase-1 top K and frontier of the whole space (g_top, g_fr) */
+    int phase;
+    const topk *g_top;
+    const front *g_fr;
 };
 
 static double now_s(void)
@@ -862,15 +894,33 @@ static uint64_t block_candidates(const shared *sh, uint64_t gb)
     return hi - lo;
 }
 
-static void run_block(worker *w, uint64_t gblock)
+/* May a candidate whose exact values are bounded below by lb (objective,
+ * time, energy, memory; index and exec set) be left out? Only when K exact
+ * phase-1 entries all rank before it whatever its exact values (ties break
+ * by index, as in the final ranking) and a phase-1 frontier point dominates
+ * its bound point, hence its exact point. */
+static int prunable(const shared *sh, const culonx_sweep_entry *lb)
+{
+    const topk *t = sh->g_top;
+    if (t->n < t->cap || !better(&t->e[0], lb)) return 0;
+    point q = point_of(sh->sp, lb);
+    if (isnan(q.t) || isnan(q.e) || isnan(q.m)) return 0;
+    for (int i = 0; i < sh->g_fr->n; i++)
+        if (dominates(&sh->g_fr->p[i], &q)) return 1;
+    return 0;
+}
+
+/* Processes the candidates of one block; returns how many were settled. */
+static uint64_t run_block(worker *w, uint64_t gblock)
 {
     const space *sp = w->sh->sp;
+    const int phase = w->sh->phase;
     uint64_t lo = gblock * BLOCK, hi = lo + BLOCK;
     if (hi > sp->total) hi = sp->total;
     int d[NLEVELS];
     culonx_sweep_entry x;
     culonx_error err;
-    uint64_t idx = lo;
+    uint64_t idx = lo, settled = 0;
     while (idx < hi) {
         decode(sp, idx, d);
         int level = 0;
@@ -879,16 +929,49 @@ static void run_block(worker *w, uint64_t gblock)
             uint64_t s = sp->stride[level];
             uint64_t end = (idx / s + 1) * s;
             if (end > hi) end = hi;
-            w->rejected[r] += end - idx;
+            if (phase != 2) w->rejected[r] += end - idx, settled += end - idx;
             idx = end;
             continue;
+        }
+        int exact = sp->var[d[L_VAR]].exact;
+        if ((phase == 1 && !exact) || (phase == 2 && exact)) {
+            idx++;
+            continue;
+        }
+        settled++;
+        int built = 0;
+        if (phase == 2) {
+            /* exact memory and lower bounds of time and energy, no replay */
+            cx_bound b;
+            if (cx_core_closed_bound(&w->run, w->run.exec.clock_mhz, w->cost, w->ws, &b, &err) ==
+                CULONX_OK) {
+                built = 1;
+                if (b.peak_bytes > sp->mem_limit) {
+                    w->rejected[CULONX_REJECT_MEMORY]++;
+                    idx++;
+                    continue;
+                }
+                memset(&x.res, 0, sizeof x.res);
+                x.index = idx;
+                x.exec = w->run.exec;
+                x.res.iteration_time_s = b.time_s;
+                x.res.energy.total_j = b.energy_j;
+                x.res.memory.peak_bytes = b.peak_bytes;
+                x.objective = objective_of(sp, &x.exec, &x.res);
+                if (!isnan(b.time_s) && !isnan(b.energy_j) && prunable(w->sh, &x)) {
+                    w->pruned++;
+                    w->feasible++;
+                    idx++;
+                    continue;
+                }
+            }
         }
         /* peak memory depends on neither the clock nor dp-overlap: when the
          * class representative (both digits 0) does not fit, neither does
          * this one, and it is rejected without evaluation */
         uint64_t rep = idx - (uint64_t)d[L_CLK] * sp->stride[L_CLK] -
                        (uint64_t)d[L_OVL] * sp->stride[L_OVL];
-        if (rep != idx) {
+        if (rep != idx && phase != 2) {
             int fits = -1;
             for (int k = 0; k < REP_MEMO; k++)
                 if (w->rep_fits[k] >= 0 && w->rep_idx[k] == rep) fits = w->rep_fits[k];
@@ -897,8 +980,8 @@ static void run_block(worker *w, uint64_t gblock)
                 culonx_run *rr = &w->rep_run;
                 decode(sp, rep, rd);
                 fits = check(sp, rd, &rr->exec, &lv) < 0 &&
-                       cx_core_closed_eval(rr, rr->exec.clock_mhz, w->cost, &x.res, &err) ==
-                           CULONX_OK &&
+                       cx_core_closed_eval_ws(rr, rr->exec.clock_mhz, w->cost, w->ws, &x.res,
+                                              &err) == CULONX_OK &&
                        x.res.memory.peak_bytes <= sp->mem_limit;
                 remember(w, rep, fits);
             }
@@ -908,7 +991,10 @@ static void run_block(worker *w, uint64_t gblock)
                 continue;
             }
         }
-        culonx_status st = cx_core_closed_eval(&w->run, w->run.exec.clock_mhz, w->cost, &x.res, &err);
+        culonx_status st =
+            built ? cx_core_closed_finish(&w->run, w->cost, w->ws, &x.res, &err)
+                  : cx_core_closed_eval_ws(&w->run, w->run.exec.clock_mhz, w->cost, w->ws, &x.res,
+                                           &err);
         if (st != CULONX_OK) {
             w->rejected[CULONX_REJECT_EVAL]++;
             idx++;
@@ -918,7 +1004,7 @@ static void run_block(worker *w, uint64_t gblock)
         x.index = idx;
         x.exec = w->run.exec;
         x.res.memory.fits = x.res.memory.peak_bytes <= sp->mem_limit;
-        if (rep == idx) remember(w, idx, x.res.memory.fits);
+        if (rep == idx && phase != 2) remember(w, idx, x.res.memory.fits);
         x.objective = objective_of(sp, &x.exec, &x.res);
         if (w->sh->spec->all) row(&w->out, w->sh->spec->all_jsonl, &x);
         if (x.res.memory.fits) {
@@ -931,6 +1017,7 @@ static void run_block(worker *w, uint64_t gblock)
         }
         idx++;
     }
+    return settled;
 }
 
 static void maybe_progress(worker *w)
@@ -962,7 +1049,7 @@ static void *worker_main(void *arg)
         if (k >= sh->nblocks) break;
         uint64_t gblock = k * (uint64_t)sh->size + (uint64_t)sh->rank;
         w->out.len = 0;
-        run_block(w, gblock);
+        uint64_t settled = run_block(w, gblock);
         if (ordered) {
             pthread_mutex_lock(&sh->mu);
             sbuf *slot = &sh->slots[k % (uint64_t)sh->nslots];
@@ -982,7 +1069,7 @@ static void *worker_main(void *arg)
             pthread_cond_broadcast(&sh->cv);
             pthread_mutex_unlock(&sh->mu);
         }
-        atomic_fetch_add(&sh->done, block_candidates(sh, gblock));
+        atomic_fetch_add(&sh->done, sh->phase == 0 ? block_candidates(sh, gblock) : settled);
         maybe_progress(w);
     }
     return NULL;
@@ -1063,6 +1150,29 @@ static culonx_sweep_entry *mpi_gather_entries(const culonx_sweep_entry *e, int n
     *total = sum / (int)sizeof *e;
     return (culonx_sweep_entry *)all;
 }
+
+/* Gathers n entries of every rank at every rank, in rank order; returns the
+ * concatenation (free it) and its count; NULL when out of memory. */
+static culonx_sweep_entry *mpi_allgather_entries(const culonx_sweep_entry *e, int n, int size,
+                                                 int *total)
+{
+    int bytes = n * (int)sizeof *e;
+    int *counts = calloc((size_t)size, sizeof *counts);
+    int *displs = calloc((size_t)size, sizeof *displs);
+    if (!counts || !displs) {
+        free(counts), free(displs);
+        return NULL; /* the other ranks then block: out of memory is fatal here */
+    }
+    MPI_Allgather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+    int sum = 0;
+    for (int i = 0; i < size; i++) displs[i] = sum, sum += counts[i];
+    char *all = malloc(sum > 0 ? (size_t)sum : 1);
+    MPI_Allgatherv((void *)e, bytes, MPI_BYTE, all, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
+    free(counts);
+    free(displs);
+    *total = sum / (int)sizeof *e;
+    return (culonx_sweep_entry *)all;
+}
 #endif
 
 /* ------------------------------------------------------------ driver */
@@ -1096,6 +1206,19 @@ static int online_cores(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
+}
+
+/* Runs the current phase of sh on nth workers (the caller is worker 0). */
+static void run_phase(shared *sh, worker *ws, int nth)
+{
+    atomic_store(&sh->next, 0);
+    int started = 0;
+    for (int i = 1; i < nth; i++) {
+        if (pthread_create(&ws[i].tid, NULL, worker_main, &ws[i]) != 0) break;
+        started = i;
+    }
+    worker_main(&ws[0]);
+    for (int i = 1; i <= started; i++) pthread_join(ws[i].tid, NULL);
 }
 
 culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *spec,
@@ -1186,22 +1309,65 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
         w->rep_run = *run;
         for (int k = 0; k < REP_MEMO; k++) w->rep_fits[k] = -1;
         w->cost = malloc(sizeof *w->cost);
+        w->ws = cx_core_replay_ws_new();
         w->top.cap = R->spec.top_k;
         w->top.e = malloc((size_t)w->top.cap * sizeof *w->top.e);
-        if (!w->cost || !w->top.e) ok = 0;
+        if (!w->cost || !w->ws || !w->top.e) ok = 0;
     }
-    int started = 0;
+    /* pruning: phase 1 evaluates the closed-form schedules of the whole
+     * space; their top K and frontier, merged over threads and ranks, are
+     * the same for any thread or rank count, and phase 2 prunes the
+     * replayed schedules against them */
+    int prune = !spec->no_prune && !spec->all;
+    R->pruning_on = prune;
+    topk g_top = {NULL, 0, 0};
+    front g_fr;
+    memset(&g_fr, 0, sizeof g_fr);
     if (ok) {
         sh.last_progress = now_s();
-        for (int i = 1; i < nth; i++) {
-            if (pthread_create(&ws[i].tid, NULL, worker_main, &ws[i]) != 0) break;
-            started = i;
+        sh.phase = prune ? 1 : 0;
+        run_phase(&sh, ws, nth);
+        if (prune) {
+            g_top.cap = R->spec.top_k;
+            g_top.e = malloc((size_t)g_top.cap * sizeof *g_top.e);
+            if (!g_top.e) ok = 0;
+            for (int i = 0; ok && i < nth; i++) {
+                for (int k = 0; k < ws[i].top.n; k++) topk_offer(&g_top, &ws[i].top.e[k]);
+                for (int k = 0; k < ws[i].fr.n; k++) front_offer(&g_fr, &ws[i].fr.p[k], &ws[i].fr.e[k]);
+            }
+#ifdef CULONX_HAVE_MPI
+            if (size > 1 && g_top.e) {
+                int nt = 0, nf = 0;
+                culonx_sweep_entry *gt = mpi_allgather_entries(g_top.e, g_top.n, size, &nt);
+                culonx_sweep_entry *gf = mpi_allgather_entries(g_fr.e, g_fr.n, size, &nf);
+                if (!gt || !gf) ok = 0;
+                g_top.n = 0, g_fr.n = 0;
+                for (int k = 0; ok && k < nt; k++) topk_offer(&g_top, &gt[k]);
+                for (int k = 0; ok && k < nf; k++) {
+                    point p = point_of(sp, &gf[k]);
+                    front_offer(&g_fr, &p, &gf[k]);
+                }
+                free(gt);
+                free(gf);
+            }
+#endif
+            if (g_fr.oom) ok = 0;
+            /* every rank goes on (collectives follow); with ok = 0 phase 2
+             * prunes nothing */
+            if (!ok) g_top.n = 0, g_fr.n = 0;
+            if (g_top.e) {
+                sh.g_top = &g_top;
+                sh.g_fr = &g_fr;
+                sh.phase = 2;
+                run_phase(&sh, ws, nth);
+            }
         }
-        worker_main(&ws[0]);
-        for (int i = 1; i <= started; i++) pthread_join(ws[i].tid, NULL);
         if (spec->progress && rank == 0)
             spec->progress(spec->progress_ctx, sh.local_total, sh.local_total);
     }
+    free(g_top.e);
+    free(g_fr.p);
+    free(g_fr.e);
 
     /* merge the threads */
     topk all_top = {NULL, 0, 0};
@@ -1210,11 +1376,12 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
     all_top.cap = R->spec.top_k;
     all_top.e = ok ? malloc((size_t)all_top.cap * sizeof *all_top.e) : NULL;
     if (!all_top.e) ok = 0;
-    uint64_t counts[3 + CULONX_REJECT_COUNT];
+    uint64_t counts[4 + CULONX_REJECT_COUNT];
     memset(counts, 0, sizeof counts);
     for (int i = 0; ok && i < nth; i++) {
         worker *w = &ws[i];
         counts[0] += w->evaluated, counts[1] += w->feasible;
+        counts[3 + CULONX_REJECT_COUNT] += w->pruned;
         for (int r = 0; r < CULONX_REJECT_COUNT; r++) counts[3 + r] += w->rejected[r];
         for (int k = 0; k < w->top.n; k++) topk_offer(&all_top, &w->top.e[k]);
         for (int k = 0; k < w->fr.n; k++) front_offer(&all_fr, &w->fr.p[k], &w->fr.e[k]);
@@ -1229,8 +1396,8 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
 
 #ifdef CULONX_HAVE_MPI
     if (size > 1) {
-        uint64_t sum[3 + CULONX_REJECT_COUNT];
-        MPI_Reduce(counts, sum, 3 + CULONX_REJECT_COUNT, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+        uint64_t sum[4 + CULONX_REJECT_COUNT];
+        MPI_Reduce(counts, sum, 4 + CULONX_REJECT_COUNT, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
         int nt = 0, nf = 0;
         culonx_sweep_entry *gt = mpi_gather_entries(all_top.e, all_top.n, rank, size, &nt);
         culonx_sweep_entry *gf = mpi_gather_entries(all_fr.e, all_fr.n, rank, size, &nf);
@@ -1256,6 +1423,7 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
     } else {
         R->evaluated = counts[0];
         R->feasible = counts[1];
+        R->pruned = counts[3 + CULONX_REJECT_COUNT];
         for (int r = 0; r < CULONX_REJECT_COUNT; r++) R->rejected[r] = counts[3 + r];
         if (all_top.n > 0) qsort(all_top.e, (size_t)all_top.n, sizeof *all_top.e, cmp_rank);
         R->top = all_top.e, R->ntop = all_top.n;
@@ -1284,6 +1452,7 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
     free(all_fr.p);
     for (int i = 0; ws && i < nth; i++) {
         free(ws[i].cost);
+        cx_core_replay_ws_free(ws[i].ws);
         free(ws[i].top.e);
         free(ws[i].fr.p);
         free(ws[i].fr.e);
@@ -1343,6 +1512,10 @@ void culonx_sweep_report_text(FILE *o, const culonx_sweep_result *R)
     fprintf(o, "enumerated %llu, evaluated %llu, feasible %llu (peak memory <= %.1f GiB)\n",
             (unsigned long long)R->enumerated, (unsigned long long)R->evaluated,
             (unsigned long long)R->feasible, R->memory_limit_bytes / CX_GIB);
+    if (R->pruning_on)
+        fprintf(o, "pruned by bounds %llu (feasible, but provably cannot enter the top-K or the "
+                   "Pareto frontier; not evaluated)\n",
+                (unsigned long long)R->pruned);
     fprintf(o, "rejected:\n");
     int any = 0;
     for (int r = 0; r < CULONX_REJECT_COUNT; r++)
@@ -1424,6 +1597,7 @@ void culonx_sweep_report_json(FILE *o, const culonx_sweep_result *R)
     fprintf(o, "  \"enumerated\": %llu,\n  \"evaluated\": %llu,\n  \"feasible\": %llu,\n",
             (unsigned long long)R->enumerated, (unsigned long long)R->evaluated,
             (unsigned long long)R->feasible);
+    fprintf(o, "  \"pruned\": %llu,\n", (unsigned long long)R->pruned);
     fprintf(o, "  \"memory_limit_gib\": %.9g,\n  \"energy_available\": %s,\n",
             R->memory_limit_bytes / CX_GIB, R->energy_available ? "true" : "false");
     fprintf(o, "  \"rejected\": {");

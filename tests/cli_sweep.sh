@@ -60,6 +60,27 @@ head -1 "$T/all1.csv" | grep -q "^index,gpus," || { echo "FAIL: CSV header"; fai
 [ "$(wc -l <"$T/all1.csv")" -gt 100 ] || { echo "FAIL: too few --all rows"; fail=1; }
 head -1 "$T/all1.jsonl" | grep -q '^{"index":' || { echo "FAIL: JSON lines"; fail=1; }
 
+# pruning by bounds changes no reported result: the top K and the frontier
+# (from the "top" line on) are byte-identical with --no-prune, for time and
+# energy objectives, 1 and 2 threads, on two models and systems
+section() { sed -n '/^top /,$p' "$1"; }
+for run in "$RUN --gpus 4096 --pp 16,32 --clocks 1410,1100" "configs/llama3-8b-h100.xml --clocks 1980,1200"; do
+    for obj in time energy; do
+        for t in 1 2; do
+            # shellcheck disable=SC2086
+            expect 0 "pruned $obj $t" "$X" sweep $run --objective $obj --threads $t --top 6
+            cp "$T/out" "$T/pruned"
+            # shellcheck disable=SC2086
+            expect 0 "--no-prune $obj $t" "$X" sweep $run --objective $obj --threads $t --top 6 --no-prune
+            grep -q "^pruned by bounds" "$T/pruned" || { echo "FAIL: no pruned line"; fail=1; }
+            grep -q "^pruned by bounds" "$T/out" && { echo "FAIL: pruned line with --no-prune"; fail=1; }
+            [ -n "$(section "$T/pruned")" ] || { echo "FAIL: no top K ($run $obj)"; fail=1; }
+            cmp -s <(section "$T/pruned") <(section "$T/out") ||
+                { echo "FAIL: --no-prune changes the results ($run, $obj, $t threads)"; fail=1; }
+        done
+    done
+done
+
 # --set execution.tp=4 fixes tp in the sweep
 expect 0 "--set fixes tp" "$X" sweep $RUN --gpus 4096 --set execution.tp=4 --format json --top 3
 if grep -o '"tp": [0-9]*' "$T/out" | grep -qv '"tp": 4'; then echo "FAIL: --set tp"; fail=1; fi

@@ -3,8 +3,11 @@
  * a small space computed by hand, top-K against brute force over
  * culonx_estimate, the Pareto frontier non-dominated and complete,
  * byte-identical output for 1, 2 and 3 threads (report and --all rows),
- * option validation, and the bubble memo of core/closed.c bit-exact against
- * cold evaluations.
+ * option validation, the bubble memo of core/closed.c bit-exact against
+ * cold evaluations, the pruning bounds (cx_core_closed_bound) sound against
+ * exact evaluations over many configurations, the replay workspace memos
+ * bit-exact against cold replays, and pruned sweeps identical to unpruned
+ * ones (top K, frontier, printed numbers; 1 and 2 threads).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -74,8 +77,8 @@ static void test_hand_count(void)
     CU_ASSERT_EQUAL(R->enumerated, 144);
     /* per (tp,pp): (1,1) 1; (1,2) gpipe 2 + 1f1b 2 + interleaved-2 at mb 1
      * = 5; (1,4) 4; (2,1) 2 x sp 2 = 4; (2,2) 6 x 2 = 12; (2,4) 4 x 2 = 8;
-     * (4,1) 4; (4,2) 12: 50 */
-    CU_ASSERT_EQUAL(R->evaluated, 50);
+     * (4,1) 4; (4,2) 12: 50, evaluated or (interleaved) pruned by bounds */
+    CU_ASSERT_EQUAL(R->evaluated + R->pruned, 50);
     CU_ASSERT_EQUAL(R->feasible, 50);
     CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_GPUS_TP_PP], 16);     /* (4,4): 4 x 2 x 2 */
     CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_DUP_SCHEDULE], 12);   /* pp 1: gpipe, 3 x 4 */
@@ -84,7 +87,7 @@ static void test_hand_count(void)
     CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_BATCH_MB_DP], 2);     /* (1,1) mb 2: 16 > 8 */
     CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_SCHED_MICROBATCHES], 2); /* (1,2) vp 2 mb 2: m 1 < 2 */
     CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_DUP_SP], 10);         /* tp 1: 1 + 5 + 4 */
-    uint64_t sum = R->evaluated;
+    uint64_t sum = R->evaluated + R->pruned;
     for (int r = 0; r < CULONX_REJECT_COUNT; r++)
         if (r != CULONX_REJECT_MEMORY) sum += R->rejected[r];
     CU_ASSERT_EQUAL(sum, R->enumerated);
@@ -161,7 +164,7 @@ static void test_topk_brute_force(void)
                         b->obj = res.iteration_time_s / (32.0 * 256.0);
                         b->order = order;
                     }
-    CU_ASSERT_EQUAL(R->evaluated, (uint64_t)n);
+    CU_ASSERT_EQUAL(R->evaluated + R->pruned, (uint64_t)n);
     qsort(all, (size_t)n, sizeof all[0], cmp_bf);
     CU_ASSERT_EQUAL_FATAL(R->ntop, 5);
     for (int i = 0; i < 5; i++) {
@@ -420,6 +423,143 @@ static void test_verify(void)
     free(s);
 }
 
+/* Lower bounds of cx_core_closed_bound never exceed the exact evaluation,
+ * its memory is the exact one, and evaluations in a shared workspace (orders
+ * and results memoised) are bit-identical to cold ones. */
+static void test_bounds_sound(void)
+{
+    static const int sch[] = {CULONX_SCHED_GPIPE,  CULONX_SCHED_1F1B,  CULONX_SCHED_INTERLEAVED,
+                              CULONX_SCHED_ZB_H1,  CULONX_SCHED_ZB_H2, CULONX_SCHED_ZB_V,
+                              CULONX_SCHED_DUALPIPE_V};
+    cx_cost *c = malloc(sizeof *c), *cold = malloc(sizeof *cold);
+    cx_replay_ws *ws = cx_core_replay_ws_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ws);
+    long n = 0, tight = 0;
+    for (int model = 0; model < 2; model++)
+        for (size_t si = 0; si < sizeof sch / sizeof sch[0]; si++)
+            for (int pp = 2; pp <= 8; pp *= 2)
+                for (int vp = 1; vp <= 4; vp *= 2)
+                    for (int mb = 1; mb <= 2; mb++)
+                        for (int rc = 0; rc <= CULONX_RECOMPUTE_FULL; rc++)
+                            for (int knob = 0; knob < 8; knob++) {
+                                culonx_run r;
+                                tiny(&r, 32, 8, 128, 256);
+                                if (model) { /* bigger layers, slow network: p2p and DP matter */
+                                    r.model.hidden = 4096, r.model.heads = 32, r.model.kv_heads = 32;
+                                    r.model.ffn = 16384, r.model.seq = 2048;
+                                    r.system.tier[1].bw_gbps = 5;
+                                }
+                                culonx_execution *e = &r.exec;
+                                e->schedule = (culonx_schedule)sch[si];
+                                if (e->schedule != CULONX_SCHED_INTERLEAVED && vp > 1) continue;
+                                e->tp = knob & 1 ? 2 : 1, e->pp = pp, e->vp = vp;
+                                e->dp = e->gpus / (e->tp * e->pp);
+                                e->global_batch = (knob & 4 ? 2 : 1) * 2 * pp * e->dp * mb;
+                                e->microbatch = mb, e->recompute = (culonx_recompute)rc;
+                                e->dp_overlap = (knob >> 1) & 1, e->distributed_optimizer = knob & 1;
+                                e->sequence_parallel = e->tp > 1;
+                                double clk = knob & 2 ? 900 : 1410;
+                                cx_bound b;
+                                culonx_result ex, cr;
+                                culonx_error err;
+                                if (cx_core_closed_bound(&r, clk, c, ws, &b, &err) != CULONX_OK)
+                                    continue;
+                                CU_ASSERT_EQUAL_FATAL(cx_core_closed_finish(&r, c, ws, &ex, &err), CULONX_OK);
+                                CU_ASSERT_EQUAL_FATAL(cx_core_closed_eval(&r, clk, cold, &cr, &err), CULONX_OK);
+                                CU_ASSERT(memcmp(&ex.iteration_time_s, &cr.iteration_time_s, sizeof(double)) == 0);
+                                CU_ASSERT(memcmp(&ex.energy.total_j, &cr.energy.total_j, sizeof(double)) == 0);
+                                CU_ASSERT(memcmp(&ex.memory.peak_bytes, &cr.memory.peak_bytes, sizeof(double)) == 0);
+                                CU_ASSERT(b.peak_bytes == ex.memory.peak_bytes);
+                                if (cx_sched_get(e->schedule)->closed_exact) continue;
+                                n++;
+                                CU_ASSERT(b.time_s > 0 && b.time_s <= ex.iteration_time_s);
+                                CU_ASSERT(b.energy_j <= ex.energy.total_j);
+                                if (b.time_s > 0.9 * ex.iteration_time_s) tight++;
+                            }
+    CU_ASSERT(n > 1000);
+    CU_ASSERT(tight > n / 2); /* useful bounds, not just sound ones */
+    cx_core_replay_ws_free(ws);
+    cx_core_replay_ws_free(NULL);
+    free(c), free(cold);
+}
+
+/* The text report from the top-K line on, and the summary without the
+ * evaluated / pruned counts. */
+static char *sweep_text(const culonx_run *run, culonx_sweep_spec *s, culonx_sweep_result **out)
+{
+    culonx_sweep_result *R;
+    culonx_error err;
+    if (culonx_sweep_run(run, s, &R, &err) != CULONX_OK) return NULL;
+    FILE *f = tmpfile();
+    culonx_sweep_report_text(f, R);
+    long n = ftell(f);
+    rewind(f);
+    char *buf = calloc((size_t)n + 1, 1);
+    if (fread(buf, 1, (size_t)n, f) != (size_t)n) buf[0] = '\0';
+    fclose(f);
+    *out = R;
+    char *top = strstr(buf, "\ntop ");
+    char *res = strdup(top ? top : "");
+    free(buf);
+    return res;
+}
+
+/* Pruned and unpruned sweeps print the same top K and frontier with the
+ * same numbers, and count the same feasible and rejected candidates. */
+static void test_prune_identical(void)
+{
+    long pruned = 0;
+    for (int space = 0; space < 3; space++)
+        for (int obj = 0; obj < 2; obj++)
+            for (int t = 1; t <= 2; t++) {
+                culonx_run run;
+                culonx_sweep_spec *s = spec_new();
+                if (space == 0) {
+                    tiny(&run, 8, 8, 64, 512);
+                    opt(s, "clocks", "1410,1200,800");
+                } else if (space == 1) {
+                    tiny(&run, 16, 4, 64, 256);
+                    run.model.hidden = 2048, run.model.heads = 16, run.model.kv_heads = 16;
+                    run.model.ffn = 8192, run.model.seq = 1024;
+                    opt(s, "clocks", "1410,1000");
+                    opt(s, "dp-overlap", "on,off");
+                    opt(s, "max-memory-gib", "6");
+                } else {
+                    tiny(&run, 24, 8, 96, 384);
+                    run.model.hidden = 1024, run.model.heads = 16, run.model.kv_heads = 16;
+                    run.model.ffn = 4096;
+                    run.system.tier[1].bw_gbps = 12.5;
+                    opt(s, "top", "4");
+                }
+                opt(s, "objective", obj ? "energy" : "time");
+                opt(s, "threads", t == 1 ? "1" : "2");
+                culonx_sweep_result *A = NULL, *B = NULL;
+                char *a = sweep_text(&run, s, &A);
+                opt(s, "no-prune", "");
+                char *b = sweep_text(&run, s, &B);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+                CU_ASSERT(strlen(a) > 200);
+                CU_ASSERT_STRING_EQUAL(a, b);
+                CU_ASSERT(A->pruning_on && !B->pruning_on && B->pruned == 0);
+                CU_ASSERT_EQUAL(A->feasible, B->feasible);
+                CU_ASSERT(memcmp(A->rejected, B->rejected, sizeof A->rejected) == 0);
+                CU_ASSERT(A->evaluated + A->pruned <= B->evaluated);
+                CU_ASSERT_EQUAL_FATAL(A->ntop, B->ntop);
+                CU_ASSERT_EQUAL_FATAL(A->nfront, B->nfront);
+                for (int k = 0; k < A->ntop; k++) {
+                    CU_ASSERT_EQUAL(A->top[k].index, B->top[k].index);
+                    CU_ASSERT(memcmp(&A->top[k].objective, &B->top[k].objective, sizeof(double)) == 0);
+                }
+                for (int k = 0; k < A->nfront; k++) CU_ASSERT_EQUAL(A->front[k].index, B->front[k].index);
+                pruned += (long)A->pruned;
+                culonx_sweep_result_free(A);
+                culonx_sweep_result_free(B);
+                free(a), free(b), free(s);
+            }
+    CU_ASSERT(pruned > 0);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;
@@ -432,6 +572,8 @@ int main(void)
     CU_add_test(s, "energy objectives need energy", test_energy_required);
     CU_add_test(s, "bubble memo bit-exact", test_memo_exact);
     CU_add_test(s, "verify with the graph engine", test_verify);
+    CU_add_test(s, "pruning bounds sound, workspace memos bit-exact", test_bounds_sound);
+    CU_add_test(s, "pruned sweeps identical to unpruned ones", test_prune_identical);
     CU_basic_set_mode(CU_BRM_NORMAL);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();
