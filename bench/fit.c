@@ -14,7 +14,7 @@
 #include "culonx.h"
 #include "data.h"
 
-#include <lapacke.h>
+#include "hw/lapack.h"
 #include <math.h>
 
 #define NP 4
@@ -94,7 +94,7 @@ int main(int argc, char **argv)
                 for (int q = 0; q < NP; q++) A[(size_t)(n + k) * NP + q] = (k == q) ? sqrt(lambda) : 0;
                 rhs[n + k] = 0;
             }
-            lapack_int info = LAPACKE_dgels(LAPACK_ROW_MAJOR, 'N', n + NP, NP, 1, A, NP, rhs, 1);
+            int info = cx_hw_dgels(CX_HW_LAPACK_ROW_MAJOR, 'N', n + NP, NP, 1, A, NP, rhs, 1);
             free(A);
             if (info != 0) { lambda *= 10; continue; }
             double trial[NP];

@@ -31,7 +31,7 @@
 #include "core/base.h"
 #include "hw/power.h"
 
-#include <lapacke.h>
+#include "hw/lapack.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +52,7 @@ static int ls_passive(const double *a, int m, int n, const double *b, const int 
     for (int k = 0; k < np; k++) memcpy(work_a + (size_t)k * m, a + (size_t)idx[k] * m, sizeof(double) * (size_t)m);
     memcpy(work_b, b, sizeof(double) * (size_t)m);
     if (m < np) return -1;
-    lapack_int info = LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', m, np, 1, work_a, m, work_b, m);
+    int info = cx_hw_dgels(CX_HW_LAPACK_COL_MAJOR, 'N', m, np, 1, work_a, m, work_b, m);
     if (info != 0) return -1;
     for (int k = 0; k < np; k++) z[idx[k]] = work_b[k];
     return 0;
@@ -343,7 +343,7 @@ int cx_hw_lsq_robust(const double *a, int m, int n, const double *b, const doubl
         }
         for (int i = 0; i < m; i++) wb[i] = sqrt(w[i]) * b[i];
         for (int q = 0; q < n; q++) wb[m + q] = 0.0;
-        lapack_int info = LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', rows, n, 1, wa, rows, wb, rows);
+        int info = cx_hw_dgels(CX_HW_LAPACK_COL_MAJOR, 'N', rows, n, 1, wa, rows, wb, rows);
         if (info != 0) {
             rc = -1;
             break;
@@ -476,7 +476,9 @@ culonx_status cx_hw_calibrate(const culonx_sweep_row *const *rows_in, size_t nro
         prow[np++] = r;
     }
     if (cx_hw_calibrate_power(prow, np, model->max_mhz, &model->power, NULL) != 0) {
-        st = cx_core_fail(err, CULONX_EINTERNAL, errfile, 0, "power fit failed (%zu rows)", np);
+        st = cx_core_fail(err, CULONX_EINTERNAL, errfile, 0, "power fit failed (%zu rows)%s%s",
+                          np, cx_hw_lapack_available() ? "" : ": cannot load LAPACKE from ",
+                          cx_hw_lapack_available() ? "" : cx_hw_lapack_path());
         goto out;
     }
     /* kernels and their time ratios */
