@@ -73,14 +73,7 @@ static double bubble_cached(const cx_sched_desc *d, int p, int m, int v, double 
 
 void cx_core_stage_times(const cx_cost *c, int s, double *f, double *b, double *w)
 {
-    double F = 0, B = 0, W = 0;
-    for (int k = 0; k < c->v; k++) {
-        const cx_chunk_cost *cc = &*cx_core_cost_chunk(c, c->sched->vstage(c->p, c->v, s, k));
-        F += cc->f_s + cc->tp_f_s;
-        B += cc->b_s + cc->tp_b_s + cc->r_s + cc->tp_r_s;
-        W += cc->w_s;
-    }
-    *f = F, *b = B, *w = W;
+    *f = c->stage_f_s[s], *b = c->stage_b_s[s], *w = c->stage_w_s[s];
 }
 
 /* Peak memory of the most loaded stage (res->memory, res->params_per_gpu);
@@ -91,16 +84,13 @@ static void memory_result(const cx_cost *c, const double *peak_act, culonx_resul
     const int p = c->p;
     culonx_memory best;
     memset(&best, 0, sizeof best);
+    culonx_memory mm;
+    memset(&mm, 0, sizeof mm);
     for (int s = 0; s < p; s++) {
-        culonx_memory mm;
-        memset(&mm, 0, sizeof mm);
-        double act = 0, work = 0;
-        for (int k = 0; k < c->v; k++) {
-            const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->sched->vstage(p, c->v, s, k));
-            act += cc->act_bytes;
-            work = fmax(work, cc->work_bytes);
-        }
-        cx_core_stage_memory(c, s, work, &mm);
+        double act = c->stage_act_bytes[s], work = c->stage_work_bytes[s];
+        if (s == 0 || c->stage_params[s] != c->stage_params[s - 1] ||
+            work != c->stage_work_bytes[s - 1])
+            cx_core_stage_memory(c, s, work, &mm);
         if (peak_act) { /* exact peak of the replay includes the transient */
             mm.activations_bytes = peak_act[s] - work;
         } else {
@@ -155,6 +145,7 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         double F, B, W;
         cx_core_stage_times(c, s, &F, &B, &W);
         sumF += F, sumB += B, sumW += W;
+        if (c->same_prev[s]) continue; /* an equal stage came first */
         if (c->sched->phased) {
             double a = F + c->sends_f[s] * P, b = B + W + c->sends_b[s] * P;
             if (a > pf) pf = a, jf = s;
@@ -199,17 +190,18 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         double dp = c->dp_s[s], exposed = dp;
         if (ex->dp_overlap && dp > 0) {
             double n = (double)cx_core_dp_buckets(c, s);
-            exposed = fmax(dp / n, dp - window * (n - 1.0) / n);
+            exposed = cx_maxd(dp / n, dp - window * (n - 1.0) / n);
         }
         if (replayed) {
             /* the stage's last compute ends at last_end; its optimizer
              * follows the DP sync and any blocking send still under way */
-            double t = fmax(c->replay.last_end_s[s] + exposed, c->replay.free_s[s]) +
+            double t = cx_maxd(c->replay.last_end_s[s] + exposed, c->replay.free_s[s]) +
                        c->optimizer_s[s];
             if (s == 0 || t > t_end) t_end = t, opt_s = c->optimizer_s[s];
         } else {
             /* stage s ends its last backward `ahead` before stage 0: the last
-             * gradient still passes stages s-1..0, a send and a backward each */
+             * gradient still passes stages s-1..0, a send and a backward each
+             * (an equal stage later in the pipeline is never the latest) */
             double t = exposed + c->optimizer_s[s] - ahead;
             if (s == 0 || t > tail) tail = t, opt_s = c->optimizer_s[s];
             ahead += c->p2p_s + last_bw + c0->r_s + c0->tp_r_s;
@@ -243,6 +235,7 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     for (int k = 0; k < 3; k++) {
         const cx_chunk_cost *cc = nvs == 1 ? &c->only : kinds[k];
         double n = nvs == 1 ? (k == 0) : count[k];
+        if (n <= 0) continue; /* kinds not built for this nvs */
         per_mb += n * (cc->f_flops + cc->b_flops + cc->w_flops);
         rec += n * cc->r_flops;
     }
@@ -294,7 +287,7 @@ static double time_bound(const cx_cost *c, const cx_replay_shape *sh)
         for (int k = 0; k < v; k++) {
             int vs = c->vs_stage_vs[s * v + k];
             const cx_chunk_cost *cc = cx_core_cost_chunk(c, vs);
-            fill = fmin(fill, e[vs]);
+            fill = cx_mind(fill, e[vs]);
             comp += m * (cc->f_s + cc->tp_f_s + cc->r_s + cc->tp_r_s + cc->b_s + cc->tp_b_s +
                          cc->w_s);
             omega += (double)sh->w_after[s * v + k] * cc->w_s;
@@ -317,17 +310,17 @@ static double time_bound(const cx_cost *c, const cx_replay_shape *sh)
         double dp = c->dp_s[s], exposed = dp;
         if (ex->dp_overlap && dp > 0) {
             double n = (double)cx_core_dp_buckets(c, s);
-            exposed = fmax(dp / n, dp - window * (n - 1.0) / n);
+            exposed = cx_maxd(dp / n, dp - window * (n - 1.0) / n);
         }
         double t1 = fill + comp + nsend * P + c->optimizer_s[s];
         double t2 = fill + comp + (blocking && lsend ? nsend - 1.0 : nsend) * P + exposed +
                     c->optimizer_s[s];
-        double t = fmax(t1, t2);
+        double t = cx_maxd(t1, t2);
         if (sh->lastb_chunk[s] >= 0) {
             int bvs = c->vs_stage_vs[s * v + sh->lastb_chunk[s]];
             int bsend = blocking && bvs > 0 && c->vs_stage[bvs - 1] != s;
             double t3 = fill + comp - omega + (bsend ? nsend - 1.0 : nsend) * P + chain[bvs] + opt0;
-            t = fmax(t, t3);
+            t = cx_maxd(t, t3);
         }
         if (t > best) best = t;
     }

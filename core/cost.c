@@ -179,7 +179,12 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     const double layer_params = cx_model_layer_params(md) / t;
     cx_chunk_cost *kinds[4] = {&c->mid, &c->first, &c->last, &c->only};
     for (int kind = 0; kind < 4; kind++) {
+        /* only the kinds cx_core_cost_chunk can return for this nvs */
         cx_chunk_cost *cc = kinds[kind];
+        if (nvs == 1 ? kind != 3 : kind == 3 || (kind == 0 && nvs == 2)) {
+            memset(cc, 0, sizeof *cc);
+            continue;
+        }
         int emb = kind == 1 || kind == 3, hd = kind == 2 || kind == 3;
         double L = (double)lpc;
         memset(cc, 0, sizeof *cc);
@@ -246,24 +251,40 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
             c->vs_chunk[vs] = (int16_t)k;
             c->vs_stage_vs[s * c->v + k] = (int16_t)vs;
         }
-    for (int s = 0; s < c->p; s++) {
-        int nf = 0, nb = 0;
-        for (int k = 0; k < c->v; k++) {
-            int vs = c->sched->vstage(c->p, c->v, s, k);
-            if (vs + 1 < nvs && cx_core_cost_stage_of(c, vs + 1, NULL) != s) nf++;
-            if (vs > 0 && cx_core_cost_stage_of(c, vs - 1, NULL) != s) nb++;
-        }
-        c->sends_f[s] = nf, c->sends_b[s] = nb;
-    }
+    /* per stage: sends, chunk aggregates; DP and optimizer are recomputed
+     * only when the stage's parameters differ from its predecessor's */
     double prev_P = -1;
     for (int s = 0; s < c->p; s++) {
-        double P = 0;
-        for (int k = 0; k < c->v; k++)
-            P += cx_core_cost_chunk(c, c->sched->vstage(c->p, c->v, s, k))->params;
+        int nf = 0, nb = 0, mid = 1;
+        double P = 0, F = 0, B = 0, W = 0, act = 0, work = 0, ej = 0, busy = 0, by = 0;
+        for (int k = 0; k < c->v; k++) {
+            int vs = c->vs_stage_vs[s * c->v + k];
+            if (vs + 1 < nvs && c->vs_stage[vs + 1] != s) nf++;
+            if (vs > 0 && c->vs_stage[vs - 1] != s) nb++;
+            mid &= vs != 0 && vs != nvs - 1;
+            const cx_chunk_cost *cc = cx_core_cost_chunk(c, vs);
+            P += cc->params;
+            F += cc->f_s + cc->tp_f_s;
+            B += cc->b_s + cc->tp_b_s + cc->r_s + cc->tp_r_s;
+            W += cc->w_s;
+            act += cc->act_bytes;
+            work = cx_maxd(work, cc->work_bytes);
+            ej += cc->e_f_j + cc->e_b_j + cc->e_w_j + cc->e_r_j;
+            busy += cc->f_s + cc->b_s + cc->w_s + cc->r_s;
+            by += cc->f_bytes + cc->b_bytes + cc->w_bytes + cc->r_bytes;
+        }
+        c->same_prev[s] = (unsigned char)(s > 0 && mid && c->same_prev_mid && nf == c->sends_f[s - 1] &&
+                                          nb == c->sends_b[s - 1]);
+        c->same_prev_mid = mid;
+        c->sends_f[s] = nf, c->sends_b[s] = nb;
+        c->stage_f_s[s] = F, c->stage_b_s[s] = B, c->stage_w_s[s] = W;
+        c->stage_act_bytes[s] = act, c->stage_work_bytes[s] = work;
+        c->stage_e_j[s] = ej, c->stage_busy_s[s] = busy, c->stage_bytes[s] = by;
         P *= c->weight_copies;
         c->stage_params[s] = P;
-        if (s > 0 && P == prev_P) { /* same as the previous stage */
+        if (s > 0 && P == prev_P) { /* same parameters as the previous stage */
             c->dp_s[s] = c->dp_s[s - 1];
+            c->dp_nb[s] = c->dp_nb[s - 1];
             c->dp_tier_bytes[s][0] = c->dp_tier_bytes[s - 1][0];
             c->dp_tier_bytes[s][1] = c->dp_tier_bytes[s - 1][1];
             c->optimizer_s[s] = c->optimizer_s[s - 1];
@@ -274,6 +295,7 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
         prev_P = P;
         c->dp_s[s] = 0;
         c->dp_tier_bytes[s][0] = c->dp_tier_bytes[s][1] = 0;
+        c->dp_nb[s] = 1;
         if (ex->dp > 1) {
             cx_hw_comm a, b;
             if (ex->distributed_optimizer) {
@@ -286,6 +308,11 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
             c->dp_s[s] = a.time_s + b.time_s;
             for (int k = 0; k < CULONX_MAX_TIERS; k++)
                 c->dp_tier_bytes[s][k] = a.bytes_tier[k] + b.bytes_tier[k];
+            if (ex->dp_overlap) {
+                double bucket = cx_maxd(DDP_BUCKET_PARAMS, 1e6 * (double)ex->dp);
+                double n = ceil(P / bucket);
+                c->dp_nb[s] = n < 1 ? 1 : n > DDP_MAX_BUCKETS ? DDP_MAX_BUCKETS : (int)n;
+            }
         }
         double upd = ex->distributed_optimizer ? P / (double)ex->dp : P;
         c->optimizer_bytes[s] = upd * c->sys.perf.optimizer_bytes_per_param;
@@ -327,9 +354,5 @@ void cx_core_result_rates(const culonx_run *run, culonx_result *res)
 
 int cx_core_dp_buckets(const cx_cost *c, int s)
 {
-    const culonx_execution *ex = &c->run->exec;
-    if (ex->dp <= 1 || !ex->dp_overlap) return 1;
-    double bucket = fmax(DDP_BUCKET_PARAMS, 1e6 * (double)ex->dp);
-    double nb = ceil(c->stage_params[s] / bucket);
-    return nb < 1 ? 1 : nb > DDP_MAX_BUCKETS ? DDP_MAX_BUCKETS : (int)nb;
+    return c->dp_nb[s];
 }

@@ -15,6 +15,9 @@
 
 #define CX_COST_MAX_VSTAGES 4096
 #define CX_COST_MAX_STAGES 1024
+/* per-stage arrays are padded off a multiple of 4 KiB so that the many
+ * arrays written together per stage do not alias in the L1 cache */
+#define CX_STAGE_ARRAY (CX_COST_MAX_STAGES + 12)
 
 typedef struct {
     /* compute time per microbatch (s), TP collectives excluded */
@@ -41,10 +44,10 @@ typedef struct {
 /* Result of replaying a schedule (core/replay.c), per physical stage. */
 typedef struct {
     double makespan_s;                         /* last compute or blocking send */
-    double last_end_s[CX_COST_MAX_STAGES];     /* end of the last compute item */
+    double last_end_s[CX_STAGE_ARRAY];     /* end of the last compute item */
     double last_item_s[CX_COST_MAX_STAGES];    /* its duration (DP overlap window) */
     double free_s[CX_COST_MAX_STAGES];         /* compute stream free (after a blocking send) */
-    double peak_act_bytes[CX_COST_MAX_STAGES]; /* activations + transient peak */
+    double peak_act_bytes[CX_STAGE_ARRAY]; /* activations + transient peak */
 } cx_replay;
 
 /* Times of each op of a table (layer, embedding or head) per microbatch. */
@@ -69,21 +72,33 @@ typedef struct {
     double p2p_bytes;
     int p2p_tier;
     /* per physical stage */
-    double stage_params[CX_COST_MAX_STAGES];
-    int sends_f[CX_COST_MAX_STAGES];  /* p2p sends per microbatch, forward */
-    int sends_b[CX_COST_MAX_STAGES];  /* and backward */
+    double stage_params[CX_STAGE_ARRAY];
+    /* per-stage aggregates of its chunks (cx_core_stage_times etc.) */
+    double stage_f_s[CX_STAGE_ARRAY], stage_b_s[CX_STAGE_ARRAY];
+    double stage_w_s[CX_STAGE_ARRAY];
+    double stage_act_bytes[CX_STAGE_ARRAY], stage_work_bytes[CX_STAGE_ARRAY];
+    double stage_e_j[CX_STAGE_ARRAY];      /* pass energies per microbatch */
+    double stage_busy_s[CX_STAGE_ARRAY];   /* compute per microbatch, TP excluded */
+    double stage_bytes[CX_STAGE_ARRAY];    /* HBM bytes per microbatch */
+    int dp_nb[CX_STAGE_ARRAY];             /* DP buckets */
+    /* 1 when stage s equals stage s-1 in every per-stage value above (both
+     * hold only middle chunks, same sends): loops may reuse s-1's results */
+    unsigned char same_prev[CX_STAGE_ARRAY];
+    int same_prev_mid; /* scratch for the loop that fills same_prev */
+    int sends_f[CX_STAGE_ARRAY];  /* p2p sends per microbatch, forward */
+    int sends_b[CX_STAGE_ARRAY];  /* and backward */
     int16_t vs_stage[CX_COST_MAX_VSTAGES], vs_chunk[CX_COST_MAX_VSTAGES];
     int16_t vs_stage_vs[CX_COST_MAX_VSTAGES]; /* [stage * v + chunk] -> virtual stage */
     cx_replay replay;
     double dp_s[CX_COST_MAX_STAGES];          /* gradient sync (RS+AG or AR) time */
-    double dp_tier_bytes[CX_COST_MAX_STAGES][CULONX_MAX_TIERS];
-    double optimizer_s[CX_COST_MAX_STAGES];
-    double optimizer_j[CX_COST_MAX_STAGES];   /* GPU energy of the step */
-    double optimizer_bytes[CX_COST_MAX_STAGES];
+    double dp_tier_bytes[CX_STAGE_ARRAY][CULONX_MAX_TIERS];
+    double optimizer_s[CX_STAGE_ARRAY];
+    double optimizer_j[CX_STAGE_ARRAY];   /* GPU energy of the step */
+    double optimizer_bytes[CX_STAGE_ARRAY];
     double weight_copies;
     /* scratch per stage for the evaluators */
-    double scratch_j[CX_COST_MAX_STAGES], scratch_busy[CX_COST_MAX_STAGES];
-    double scratch_hbm[CX_COST_MAX_STAGES];
+    double scratch_j[CX_STAGE_ARRAY], scratch_busy[CX_STAGE_ARRAY];
+    double scratch_hbm[CX_STAGE_ARRAY];
 } cx_cost;
 
 /* The costs of virtual stage vs. */

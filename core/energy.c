@@ -14,6 +14,7 @@
  * Facility: (PUE - 1) x all of the above. Everything is per iteration over
  * the whole cluster; avg_power_w is the GPU power averaged per GPU.
  */
+#include "core/base.h"
 #include "core/energy.h"
 #include "hw/power.h"
 
@@ -30,10 +31,10 @@ double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double 
     double f = c->clock_mhz, fmax = g->max_mhz > 0 ? g->max_mhz : f;
     double peak = cx_hw_peak_flops(g, c->run->exec.dtype, 1) * (f / fmax);
     cx_hw_util u;
-    u.tensor = fmin(1.0, flops / (peak * t_s));
+    u.tensor = cx_mind(1.0, flops / (peak * t_s));
     u.fp = 0.0;
     u.sm = 1.0;
-    u.dram = fmin(1.0, bytes / (g->hbm_gbps * 1e9 * t_s));
+    u.dram = cx_mind(1.0, bytes / (g->hbm_gbps * 1e9 * t_s));
     double p = cx_hw_power_w(&g->power, g, f, &u);
     if (power_w) *power_w = p;
     return p * t_s;
@@ -55,11 +56,15 @@ void cx_core_energy_finish(const cx_cost *c, const double *stage_compute_j,
     culonx_energy *e = &res->energy;
     double blocked = cx_core_blocked_power_w(c);
     e->compute_j = e->idle_j = e->hbm_j = e->network_j = 0;
+    double cj = 0, idle = 0, hbm = 0;
     for (int s = 0; s < c->p; s++) {
-        e->compute_j += per_stage * stage_compute_j[s];
-        e->idle_j += per_stage * blocked * fmax(0.0, T - stage_busy_s[s]);
-        e->hbm_j += per_stage * stage_hbm_j[s];
+        cj += stage_compute_j[s];
+        idle += cx_maxd(0.0, T - stage_busy_s[s]);
+        hbm += stage_hbm_j[s];
     }
+    e->compute_j = per_stage * cj;
+    e->idle_j = per_stage * blocked * idle;
+    e->hbm_j = per_stage * hbm;
     /* network: TP per chunk per microbatch, PP p2p, DP per stage */
     double bits[CULONX_MAX_TIERS] = {0, 0};
     const cx_chunk_cost *kinds[3] = {&c->first, &c->mid, &c->last};
@@ -67,14 +72,16 @@ void cx_core_energy_finish(const cx_cost *c, const double *stage_compute_j,
     for (int k = 0; k < 3; k++) {
         const cx_chunk_cost *cc = nvs == 1 ? &c->only : kinds[k];
         double n = nvs == 1 ? (k == 0) : count[k];
+        if (n <= 0) continue; /* kinds not built for this nvs */
         for (int t = 0; t < CULONX_MAX_TIERS; t++)
             bits[t] += 8.0 * n * m * (double)ex->tp * (double)ex->dp * cc->tp_tier_bytes[t];
     }
     if (c->p > 1) /* each boundary, both directions, every microbatch, every TP x DP rank */
         bits[c->p2p_tier] += 8.0 * 2.0 * (nvs - 1.0) * m * c->p2p_bytes * per_stage;
+    double dpb[CULONX_MAX_TIERS] = {0, 0};
     for (int s = 0; s < c->p; s++)
-        for (int t = 0; t < CULONX_MAX_TIERS; t++)
-            bits[t] += 8.0 * per_stage * c->dp_tier_bytes[s][t];
+        for (int t = 0; t < CULONX_MAX_TIERS; t++) dpb[t] += c->dp_tier_bytes[s][t];
+    for (int t = 0; t < CULONX_MAX_TIERS; t++) bits[t] += 8.0 * per_stage * dpb[t];
     for (int t = 0; t < c->sys.ntiers && t < CULONX_MAX_TIERS; t++)
         e->network_j += bits[t] * c->sys.tier[t].pj_per_bit * 1e-12;
     double nodes = ceil((double)ex->gpus / (double)(c->sys.gpus_per_node > 0 ? c->sys.gpus_per_node : 1));
@@ -94,15 +101,9 @@ void cx_core_energy_result(cx_cost *c, culonx_result *res)
     double hbm_pj = cx_hw_power_hbm_pj_per_byte(&c->sys.gpu.power, &c->sys.gpu);
     double *ej = c->scratch_j, *busy = c->scratch_busy, *hbm = c->scratch_hbm;
     for (int s = 0; s < p; s++) {
-        ej[s] = c->optimizer_j[s];
-        busy[s] = c->optimizer_s[s];
-        hbm[s] = c->optimizer_bytes[s] * hbm_pj * 1e-12;
-        for (int k = 0; k < c->v; k++) {
-            const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->sched->vstage(p, c->v, s, k));
-            ej[s] += m * (cc->e_f_j + cc->e_b_j + cc->e_w_j + cc->e_r_j);
-            busy[s] += m * (cc->f_s + cc->b_s + cc->w_s + cc->r_s);
-            hbm[s] += m * (cc->f_bytes + cc->b_bytes + cc->w_bytes + cc->r_bytes) * hbm_pj * 1e-12;
-        }
+        ej[s] = c->optimizer_j[s] + m * c->stage_e_j[s];
+        busy[s] = c->optimizer_s[s] + m * c->stage_busy_s[s];
+        hbm[s] = (c->optimizer_bytes[s] + m * c->stage_bytes[s]) * hbm_pj * 1e-12;
     }
     cx_core_energy_finish(c, ej, busy, hbm, res);
 }
