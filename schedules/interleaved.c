@@ -119,5 +119,7 @@ const cx_sched_desc cx_sched_interleaved = {
     .inflight = inflight,
     .weight_copies = 1,
     .p2p_factor = 1.0, /* x chunks(v) = v */
+    /* blocking p2p, as Megatron with --no-overlap-p2p-communication; the DAG,
+     * the replay and the closed form also support overlapped sends (1) */
     .p2p_overlap = 0,
 };
