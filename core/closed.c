@@ -165,8 +165,11 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     }
     int j = jb;
     double tj = Fj + Bj + Wj;
+    /* schedules without an exact formula are replayed (below); their bubble
+     * is what remains of the replayed time */
+    int replayed = !c->sched->closed_exact;
     double bubble = 0;
-    if (p > 1) {
+    if (p > 1 && !replayed) {
         double n = (double)(p - 1);
         double Fm = (sumF - Fj) / n + P, Bm = (sumB - Bj) / n + P, Wm = (sumW - Wj) / n;
         bubble = bubble_cached(c->sched, p, m, c->v, Fm, Bm, Wm);
@@ -176,7 +179,7 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
 
     /* DP sync and optimizer, per stage: buckets overlap the last backward
      * item (window) with dp-overlap; then the optimizer step. */
-    int replayed = !c->sched->closed_exact;
+    double dp_replayed = 0;
     if (replayed) {
         st = cx_core_replay_ws(c, ws, &c->replay, err);
         if (st != CULONX_OK) return st;
@@ -197,7 +200,10 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
              * follows the DP sync and any blocking send still under way */
             double t = cx_maxd(c->replay.last_end_s[s] + exposed, c->replay.free_s[s]) +
                        c->optimizer_s[s];
-            if (s == 0 || t > t_end) t_end = t, opt_s = c->optimizer_s[s];
+            if (s == 0 || t > t_end) {
+                t_end = t, opt_s = c->optimizer_s[s];
+                dp_replayed = cx_maxd(0.0, c->replay.last_end_s[s] + exposed - c->replay.free_s[s]);
+            }
         } else {
             /* stage s ends its last backward `ahead` before stage 0: the last
              * gradient still passes stages s-1..0, a send and a backward each
@@ -222,9 +228,16 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         bd->tp_comm_s += m * (cc->tp_f_s + cc->tp_b_s + cc->tp_r_s);
     }
     bd->pp_comm_s = (m - 1) * p2p_mb;
-    bd->bubble_s = bubble;
     bd->optimizer_s = opt_s;
-    bd->dp_comm_s = tail - opt_s;
+    if (replayed) { /* the bubble is the rest of the replayed iteration */
+        bd->dp_comm_s = dp_replayed;
+        bubble = res->iteration_time_s - (bd->forward_s + bd->backward_s + bd->recompute_s +
+                                          bd->tp_comm_s + bd->pp_comm_s + bd->dp_comm_s + opt_s);
+        bubble = cx_maxd(0.0, bubble);
+    } else {
+        bd->dp_comm_s = tail - opt_s;
+    }
+    bd->bubble_s = bubble;
     res->bubble_fraction = res->iteration_time_s > 0 ? bubble / res->iteration_time_s : 0;
 
     /* FLOPs */
