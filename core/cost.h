@@ -15,6 +15,9 @@
 
 #define CX_COST_MAX_VSTAGES 4096
 #define CX_COST_MAX_STAGES 1024
+/* most work items (3 x microbatches x virtual stages) the graph engine and
+ * the schedule replay accept: beyond it memory grows past a few GB */
+#define CX_MAX_SCHEDULE_ITEMS 50000000LL
 /* per-stage arrays are padded off a multiple of 4 KiB so that the many
  * arrays written together per stage do not alias in the L1 cache */
 #define CX_STAGE_ARRAY (CX_COST_MAX_STAGES + 12)

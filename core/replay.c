@@ -100,6 +100,11 @@ static culonx_status orders(const cx_cost *c, cx_replay_ws *ws, culonx_error *er
     if (ws->have_order && ws->sd == sd && ws->p == p && ws->m == m && ws->v == v)
         return CULONX_OK;
     ws->have_order = ws->have_time = ws->have_mem = 0;
+    if ((int64_t)m * nvs * 3 > CX_MAX_SCHEDULE_ITEMS)
+        return cx_core_fail(err, CULONX_EINPUT, c->run->path, 0,
+                            "schedule %s: %d microbatches x %d virtual stages is too many to "
+                            "replay (at most %lld work items)",
+                            sd->name, m, nvs, (long long)CX_MAX_SCHEDULE_ITEMS);
     const int cap = 3 * m * v + 8;
     size_t need = (size_t)cap * (size_t)p;
     if (need > ws->items_cap) {

@@ -28,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_GRAPH_ITEMS 50000000LL
 
 typedef struct {
     cx_graph *g;
@@ -413,7 +412,7 @@ culonx_status cx_core_graph_build(const culonx_run *run, double clock_mhz, cx_de
         cx_core_graph_free(g);
         return CULONX_EINPUT;
     }
-    if ((int64_t)m * nvs * 3 > MAX_GRAPH_ITEMS) {
+    if ((int64_t)m * nvs * 3 > CX_MAX_SCHEDULE_ITEMS) {
         cx_core_graph_free(g);
         return cx_core_fail(err, CULONX_EINPUT, run->path, 0,
                             "graph too large: %d microbatches x %d virtual stages", m, nvs);

@@ -37,6 +37,10 @@ expect 2 "--clocks must be MIN:MAX:STEP" "$exe" energy $run --clocks 100:200:0
 expect 1 "outside the GPU" "$exe" energy $run --clocks 100:5000:15
 expect 2 "--format must be" "$exe" energy $run --format xml
 expect 2 "missing -o" "$exe" trace $run
+# absurd microbatch counts: a clear error, not gigabytes of replay or graph
+big="--set execution.global-batch=6000000 --set execution.schedule=interleaved --set execution.vp=2"
+expect 1 "too many to replay" "$exe" estimate configs/megatron-1t.xml $big
+expect 1 "graph too large" "$exe" estimate configs/megatron-1t.xml $big --engine graph
 # calibrate / dvfs-predict
 printf 'gpu,benchmark\nV100,x\n' > "$tmp/short.csv"
 expect 1 "short.csv:" "$exe" calibrate "$tmp/short.csv" -o "$tmp/p.xml"
