@@ -29,6 +29,9 @@
 #include <string.h>
 
 
+/* node ids are int32; 60 M nodes is about 6 GB */
+#define MAX_GRAPH_NODES 60000000LL
+
 typedef struct {
     cx_graph *g;
     int dry;                    /* count only */
@@ -445,10 +448,12 @@ culonx_status cx_core_graph_build(const culonx_run *run, double clock_mhz, cx_de
     w.dry = 1;
     walk(&w, orders, norder);
     int64_t nnodes = w.n;
-    if (nnodes > INT32_MAX / 2) {
+    if (nnodes > MAX_GRAPH_NODES) { /* ~100 bytes a node */
         cx_core_graph_free(g);
-        return cx_core_fail(err, CULONX_EINPUT, run->path, 0, "graph too large: %lld nodes",
-                            (long long)nnodes);
+        return cx_core_fail(err, CULONX_EINPUT, run->path, 0,
+                            "graph too large: %lld nodes (at most %lld)%s", (long long)nnodes,
+                            (long long)MAX_GRAPH_NODES,
+                            detail == CX_DETAIL_OP ? "; the stage-level graph is smaller" : "");
     }
     /* every node is written by emit(); the tables are filled below */
     g->node = cx_core_arena_alloc_raw(&g->arena, sizeof *g->node * (size_t)nnodes);
