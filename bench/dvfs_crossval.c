@@ -25,15 +25,15 @@ static int run_gpu(const char *dir, const char *file, const char *label, double 
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, file);
-    culonx_sweep sw, prof;
+    culonx_dvfs_table sw, prof;
     culonx_error err;
-    if (culonx_sweep_csv_load(path, &sw, &err) != CULONX_OK) {
+    if (culonx_dvfs_csv_load(path, &sw, &err) != CULONX_OK) {
         fprintf(stderr, "%s:%d: error: %s\n", err.file, err.line, err.msg);
         return 1;
     }
-    if (culonx_sweep_profile_rows(&sw, &prof, &err) != CULONX_OK) {
+    if (culonx_dvfs_profile_rows(&sw, &prof, &err) != CULONX_OK) {
         fprintf(stderr, "%s:%d: error: %s\n", err.file, err.line, err.msg);
-        culonx_sweep_free(&sw);
+        culonx_dvfs_table_free(&sw);
         return 1;
     }
     char fam[MAXF][64];
@@ -69,12 +69,12 @@ static int run_gpu(const char *dir, const char *file, const char *label, double 
             return 1;
         }
         for (size_t p = 0; p < prof.nrows; p++) {
-            const culonx_sweep_row *pr = &prof.rows[p];
+            const culonx_dvfs_row *pr = &prof.rows[p];
             if (strcmp(pr->benchmark, fam[f])) continue;
             culonx_dvfs_point pt[CULONX_DVFS_MAX_CLOCKS];
             if (culonx_dvfs_predict(&m, pr, 1, clocks, nclk, pt, &err) != CULONX_OK) return 1;
             for (size_t i = 0; i < sw.nrows; i++) {
-                const culonx_sweep_row *r = &sw.rows[i];
+                const culonx_dvfs_row *r = &sw.rows[i];
                 if (strcmp(r->benchmark, pr->benchmark) || strcmp(r->kernel, pr->kernel)
                     || strcmp(r->input, pr->input) || strcmp(r->gpu, pr->gpu))
                     continue;
@@ -119,8 +119,8 @@ static int run_gpu(const char *dir, const char *file, const char *label, double 
                fam_n[f] ? fam_t[f] / fam_n[f] : 0.0, fam_n[f] ? fam_e[f] / fam_n[f] : 0.0);
     *sum_t += at / nclk;
     *sum_e += ae / nclk;
-    culonx_sweep_free(&prof);
-    culonx_sweep_free(&sw);
+    culonx_dvfs_table_free(&prof);
+    culonx_dvfs_table_free(&sw);
     return 0;
 }
 

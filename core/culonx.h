@@ -325,7 +325,8 @@ void culonx_report_clocks(FILE *out, const culonx_run *run, const culonx_clock_r
 
 /* ---- DVFS calibration and prediction (core/dvfs.c, hw/power.c, hw/calibrate.c) ---- */
 
-/* One row of a DVFS sweep CSV (columns gpu,benchmark,kernel,input,core_mhz,
+/* One row of a DVFS clock-table CSV (a clock sweep of microbenchmarks; not a
+ * parallelism sweep) (columns gpu,benchmark,kernel,input,core_mhz,
  * mem_mhz,time_ms,power_w,sm_active,sm_occupancy,dram_active,fp16_active,
  * fp32_active,fp64_active,tensor_active). Empty counter cells load as NaN;
  * time and power must be present and non-negative. */
@@ -338,36 +339,36 @@ typedef struct {
     double core_mhz, mem_mhz, time_ms, power_w;
     double sm_active, sm_occupancy, dram_active;
     double fp16_active, fp32_active, fp64_active, tensor_active;
-} culonx_sweep_row;
+} culonx_dvfs_row;
 
 typedef struct {
     char path[512];
     size_t nrows;
-    culonx_sweep_row *rows;
-} culonx_sweep;
+    culonx_dvfs_row *rows;
+} culonx_dvfs_table;
 
-/* Loads a sweep CSV; bad rows fail with path:line. */
-culonx_status culonx_sweep_csv_load(const char *path, culonx_sweep *out, culonx_error *err);
-/* Parses a sweep CSV held in memory; `name` is used in messages. */
-culonx_status culonx_sweep_csv_parse(const char *name, const char *buf, size_t len,
-                                     culonx_sweep *out, culonx_error *err);
-void culonx_sweep_free(culonx_sweep *s); /* NULL-safe */
+/* Loads a DVFS clock-table CSV; bad rows fail with path:line. */
+culonx_status culonx_dvfs_csv_load(const char *path, culonx_dvfs_table *out, culonx_error *err);
+/* Parses a DVFS clock-table CSV held in memory; `name` is used in messages. */
+culonx_status culonx_dvfs_csv_parse(const char *name, const char *buf, size_t len,
+                                     culonx_dvfs_table *out, culonx_error *err);
+void culonx_dvfs_table_free(culonx_dvfs_table *s); /* NULL-safe */
 /* Keeps, for each (gpu, benchmark, kernel, input), only its highest-clock
- * row: the "profile once" view of a sweep. Order of first appearance. */
-culonx_status culonx_sweep_profile_rows(const culonx_sweep *in, culonx_sweep *out,
+ * row: the "profile once" view of a clock table. Order of first appearance. */
+culonx_status culonx_dvfs_profile_rows(const culonx_dvfs_table *in, culonx_dvfs_table *out,
                                         culonx_error *err);
 
 #define CULONX_DVFS_MAX_CLOCKS 32
 #define CULONX_DVFS_POWER_TERMS 6
 
 /* A calibrated DVFS model of one GPU: the power model plus the per-clock time
- * scaling fitted on a sweep. With nclocks == 0 only the power model's
+ * scaling fitted on a clock table. With nclocks == 0 only the power model's
  * t(f) = t_mem + t_compute*(f_max/f)^time_exp applies. The time of a kernel
  * profiled at f0 is t(f) = t0 * R(f)/R(f0) with
  *   R(f) = (1 - c) * mem_scale(f) + c * compute_scale(f),
  *   c    = 1 - clamp((dram_active - split_dram_lo)/(split_dram_hi - split_dram_lo), 0, 1)
  * (the compute fraction, from the profiled DRAM activity); the scales are
- * interpolated linearly between the sweep clocks. */
+ * interpolated linearly between the table's clocks. */
 typedef struct {
     culonx_power_model power;
     char gpu[32];
@@ -403,12 +404,12 @@ typedef struct {
     double energy_mape[CULONX_DVFS_MAX_CLOCKS];
 } culonx_power_fit;
 
-/* Fits the DVFS model of the one GPU in `sweep` (rows of benchmark family
+/* Fits the DVFS model of the one GPU in `table` (rows of benchmark family
  * `exclude_family` are left out when non-NULL): power coefficients by
  * non-negative least squares with the knee and voltage ratio found by grid
  * and pattern search; time scaling per clock; power-ratio tables per clock
  * by Huber ridge least squares. `fit` may be NULL. */
-culonx_status culonx_power_calibrate(const culonx_sweep *sweep, const char *exclude_family,
+culonx_status culonx_power_calibrate(const culonx_dvfs_table *table, const char *exclude_family,
                                      culonx_dvfs_model *model, culonx_power_fit *fit,
                                      culonx_error *err);
 
@@ -433,7 +434,7 @@ typedef struct {
  * ("profile once, model everywhere"); out holds nprofile*nclocks points,
  * profile-major. */
 culonx_status culonx_dvfs_predict(const culonx_dvfs_model *model,
-                                  const culonx_sweep_row *profile, size_t nprofile,
+                                  const culonx_dvfs_row *profile, size_t nprofile,
                                   const double *clocks_mhz, int nclocks,
                                   culonx_dvfs_point *out, culonx_error *err);
 

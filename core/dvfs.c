@@ -1,5 +1,5 @@
 /*
- * dvfs.c — public face of the DVFS power model: sweep CSV loading, the
+ * dvfs.c — public face of the DVFS power model: DVFS clock-table CSV loading, the
  * calibration entry point, the <power> XML fragment (write and read), and
  * "profile once, model everywhere" prediction. The model itself (equations,
  * constants and their sources) is in hw/power.c; the fits in hw/calibrate.c.
@@ -68,8 +68,8 @@ static int parse_num(const char *s, double *out)
     return 0;
 }
 
-culonx_status culonx_sweep_csv_parse(const char *name, const char *buf, size_t len,
-                                     culonx_sweep *out, culonx_error *err)
+culonx_status culonx_dvfs_csv_parse(const char *name, const char *buf, size_t len,
+                                     culonx_dvfs_table *out, culonx_error *err)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->path, sizeof out->path, "%s", name ? name : "");
@@ -134,7 +134,7 @@ culonx_status culonx_sweep_csv_parse(const char *name, const char *buf, size_t l
         }
         if (out->nrows == cap) {
             size_t ncap = cap ? 2 * cap : 256;
-            culonx_sweep_row *nr = realloc(out->rows, ncap * sizeof *nr);
+            culonx_dvfs_row *nr = realloc(out->rows, ncap * sizeof *nr);
             if (!nr) {
                 st = cx_core_fail(err, CULONX_EINTERNAL, name, lineno, "out of memory");
                 goto fail;
@@ -142,7 +142,7 @@ culonx_status culonx_sweep_csv_parse(const char *name, const char *buf, size_t l
             out->rows = nr;
             cap = ncap;
         }
-        culonx_sweep_row *r = &out->rows[out->nrows];
+        culonx_dvfs_row *r = &out->rows[out->nrows];
         memset(r, 0, sizeof *r);
         r->line = lineno;
         double *num[C_COUNT] = {NULL, NULL, NULL, NULL, &r->core_mhz, &r->mem_mhz, &r->time_ms,
@@ -204,11 +204,11 @@ culonx_status culonx_sweep_csv_parse(const char *name, const char *buf, size_t l
     return CULONX_OK;
 fail:
     free(text);
-    culonx_sweep_free(out);
+    culonx_dvfs_table_free(out);
     return st;
 }
 
-culonx_status culonx_sweep_csv_load(const char *path, culonx_sweep *out, culonx_error *err)
+culonx_status culonx_dvfs_csv_load(const char *path, culonx_dvfs_table *out, culonx_error *err)
 {
     memset(out, 0, sizeof *out);
     FILE *fp = fopen(path, "rb");
@@ -244,12 +244,12 @@ culonx_status culonx_sweep_csv_load(const char *path, culonx_sweep *out, culonx_
         free(buf);
         return cx_core_fail(err, CULONX_EINPUT, path, 0, "not a text file (NUL byte)");
     }
-    culonx_status st = culonx_sweep_csv_parse(path, buf, n, out, err);
+    culonx_status st = culonx_dvfs_csv_parse(path, buf, n, out, err);
     free(buf);
     return st;
 }
 
-void culonx_sweep_free(culonx_sweep *s)
+void culonx_dvfs_table_free(culonx_dvfs_table *s)
 {
     if (!s) return;
     free(s->rows);
@@ -257,13 +257,13 @@ void culonx_sweep_free(culonx_sweep *s)
     s->nrows = 0;
 }
 
-static int same_kernel(const culonx_sweep_row *a, const culonx_sweep_row *b)
+static int same_kernel(const culonx_dvfs_row *a, const culonx_dvfs_row *b)
 {
     return !strcmp(a->gpu, b->gpu) && !strcmp(a->benchmark, b->benchmark)
            && !strcmp(a->kernel, b->kernel) && !strcmp(a->input, b->input);
 }
 
-culonx_status culonx_sweep_profile_rows(const culonx_sweep *in, culonx_sweep *out,
+culonx_status culonx_dvfs_profile_rows(const culonx_dvfs_table *in, culonx_dvfs_table *out,
                                         culonx_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -273,7 +273,7 @@ culonx_status culonx_sweep_profile_rows(const culonx_sweep *in, culonx_sweep *ou
     if (!out->rows) return cx_core_fail(err, CULONX_EINTERNAL, in->path, 0, "out of memory");
     /* O(n * kernels): sweeps are small (thousands of rows) */
     for (size_t i = 0; i < in->nrows; i++) {
-        const culonx_sweep_row *r = &in->rows[i];
+        const culonx_dvfs_row *r = &in->rows[i];
         size_t j = 0;
         while (j < out->nrows && !same_kernel(&out->rows[j], r)) j++;
         if (j == out->nrows)
@@ -286,24 +286,24 @@ culonx_status culonx_sweep_profile_rows(const culonx_sweep *in, culonx_sweep *ou
 
 /* ------------------------------------------------------------ calibrate */
 
-culonx_status culonx_power_calibrate(const culonx_sweep *sweep, const char *exclude_family,
+culonx_status culonx_power_calibrate(const culonx_dvfs_table *table, const char *exclude_family,
                                      culonx_dvfs_model *model, culonx_power_fit *fit,
                                      culonx_error *err)
 {
     cx_core_error_clear(err);
-    const culonx_sweep_row **rows = malloc((sweep->nrows ? sweep->nrows : 1) * sizeof *rows);
-    if (!rows) return cx_core_fail(err, CULONX_EINTERNAL, sweep->path, 0, "out of memory");
+    const culonx_dvfs_row **rows = malloc((table->nrows ? table->nrows : 1) * sizeof *rows);
+    if (!rows) return cx_core_fail(err, CULONX_EINTERNAL, table->path, 0, "out of memory");
     size_t n = 0;
-    for (size_t i = 0; i < sweep->nrows; i++) {
-        if (exclude_family && !strcmp(sweep->rows[i].benchmark, exclude_family)) continue;
-        rows[n++] = &sweep->rows[i];
+    for (size_t i = 0; i < table->nrows; i++) {
+        if (exclude_family && !strcmp(table->rows[i].benchmark, exclude_family)) continue;
+        rows[n++] = &table->rows[i];
     }
     culonx_status st;
-    if (exclude_family && n == sweep->nrows)
-        st = cx_core_fail(err, CULONX_EINPUT, sweep->path, 0,
-                          "no benchmark family '%s' in the sweep", exclude_family);
+    if (exclude_family && n == table->nrows)
+        st = cx_core_fail(err, CULONX_EINPUT, table->path, 0,
+                          "no benchmark family '%s' in the clock table", exclude_family);
     else
-        st = cx_hw_calibrate(rows, n, model, fit, err, sweep->path);
+        st = cx_hw_calibrate(rows, n, model, fit, err, table->path);
     if (st == CULONX_OK && exclude_family) {
         size_t l = strlen(model->power.provenance);
         snprintf(model->power.provenance + l, sizeof model->power.provenance - l,
@@ -565,7 +565,7 @@ out:
 
 /* ------------------------------------------------------------- predict */
 
-culonx_status culonx_dvfs_predict(const culonx_dvfs_model *model, const culonx_sweep_row *profile,
+culonx_status culonx_dvfs_predict(const culonx_dvfs_model *model, const culonx_dvfs_row *profile,
                                   size_t nprofile, const double *clocks_mhz, int nclocks,
                                   culonx_dvfs_point *out, culonx_error *err)
 {

@@ -58,14 +58,14 @@ static int cmd_calibrate(int argc, char **argv)
         fputs(usage, stderr);
         return 2;
     }
-    culonx_sweep sw;
+    culonx_dvfs_table sw;
     culonx_error err;
     culonx_dvfs_model m;
     culonx_power_fit fit;
-    culonx_status st = culonx_sweep_csv_load(sweep_path, &sw, &err);
+    culonx_status st = culonx_dvfs_csv_load(sweep_path, &sw, &err);
     if (st != CULONX_OK) return dvfs_report_error(&err, st);
     st = culonx_power_calibrate(&sw, exclude, &m, &fit, &err);
-    culonx_sweep_free(&sw);
+    culonx_dvfs_table_free(&sw);
     if (st != CULONX_OK) return dvfs_report_error(&err, st);
     char comment[2048];
     int n = snprintf(comment, sizeof comment, "DVFS power model of %s, produced by:\n  culonx", m.gpu);
@@ -201,29 +201,29 @@ static int cmd_dvfs_predict(int argc, char **argv)
         fprintf(stderr, "%s: error: <power> needs max-mhz for predictions\n", power_path);
         return 1;
     }
-    culonx_sweep sw, prof;
-    st = culonx_sweep_csv_load(profile_path, &sw, &err);
+    culonx_dvfs_table sw, prof;
+    st = culonx_dvfs_csv_load(profile_path, &sw, &err);
     if (st != CULONX_OK) return dvfs_report_error(&err, st);
-    st = culonx_sweep_profile_rows(&sw, &prof, &err);
-    culonx_sweep_free(&sw);
+    st = culonx_dvfs_profile_rows(&sw, &prof, &err);
+    culonx_dvfs_table_free(&sw);
     if (st != CULONX_OK) return dvfs_report_error(&err, st);
     culonx_dvfs_point *pt = malloc((prof.nrows ? prof.nrows : 1) * (size_t)nclk * sizeof *pt);
     if (!pt) {
-        culonx_sweep_free(&prof);
+        culonx_dvfs_table_free(&prof);
         fprintf(stderr, "culonx: error: out of memory\n");
         return 3;
     }
     st = culonx_dvfs_predict(&m, prof.rows, prof.nrows, clk, nclk, pt, &err);
     if (st != CULONX_OK) {
         free(pt);
-        culonx_sweep_free(&prof);
+        culonx_dvfs_table_free(&prof);
         return dvfs_report_error(&err, st);
     }
     size_t np = prof.nrows * (size_t)nclk;
     if (!strcmp(format, "csv")) {
         printf("gpu,benchmark,kernel,input,core_mhz,time_ms,power_w,energy_mj\n");
         for (size_t i = 0; i < np; i++) {
-            const culonx_sweep_row *r = &prof.rows[pt[i].profile_index];
+            const culonx_dvfs_row *r = &prof.rows[pt[i].profile_index];
             printf("%s,%s,%s,%s,%.6g,%.6g,%.6g,%.6g\n", r->gpu, r->benchmark, r->kernel,
                    r->input, pt[i].core_mhz, pt[i].time_ms, pt[i].power_w, pt[i].energy_mj);
         }
@@ -234,7 +234,7 @@ static int cmd_dvfs_predict(int argc, char **argv)
         cx_core_json_str(stdout, profile_path);
         printf(",\"points\":[");
         for (size_t i = 0; i < np; i++) {
-            const culonx_sweep_row *r = &prof.rows[pt[i].profile_index];
+            const culonx_dvfs_row *r = &prof.rows[pt[i].profile_index];
             printf("%s\n{\"gpu\":", i ? "," : "");
             cx_core_json_str(stdout, r->gpu);
             printf(",\"benchmark\":");
@@ -249,7 +249,7 @@ static int cmd_dvfs_predict(int argc, char **argv)
         printf("\n]}\n");
     } else {
         for (size_t k = 0; k < prof.nrows; k++) {
-            const culonx_sweep_row *r = &prof.rows[k];
+            const culonx_dvfs_row *r = &prof.rows[k];
             size_t best = k * (size_t)nclk;
             for (int j = 0; j < nclk; j++)
                 if (pt[k * (size_t)nclk + (size_t)j].energy_mj < pt[best].energy_mj)
@@ -265,7 +265,7 @@ static int cmd_dvfs_predict(int argc, char **argv)
         }
     }
     free(pt);
-    culonx_sweep_free(&prof);
+    culonx_dvfs_table_free(&prof);
     return 0;
 }
 

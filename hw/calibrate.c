@@ -142,13 +142,13 @@ done:
 /* ------------------------------------------------------------ power */
 
 typedef struct {
-    const culonx_sweep_row *const *rows;
+    const culonx_dvfs_row *const *rows;
     size_t n;
     double fmax;
     double *a, *b; /* n x 6, n */
 } power_ctx;
 
-static cx_hw_util util_of(const culonx_sweep_row *r)
+static cx_hw_util util_of(const culonx_dvfs_row *r)
 {
     return cx_hw_dvfs_row_util(r);
 }
@@ -168,7 +168,7 @@ static double power_eval(power_ctx *p, double knee, double rho, double *c)
     set_volt(&m, p->fmax, knee, rho);
     size_t n = p->n;
     for (size_t i = 0; i < n; i++) {
-        const culonx_sweep_row *r = p->rows[i];
+        const culonx_dvfs_row *r = p->rows[i];
         cx_hw_util u = util_of(r);
         double vn = cx_hw_power_vnorm(&m, r->core_mhz, p->fmax);
         double g = vn * vn * r->core_mhz / p->fmax;
@@ -185,7 +185,7 @@ static double power_eval(power_ctx *p, double knee, double rho, double *c)
     return rss;
 }
 
-int cx_hw_calibrate_power(const culonx_sweep_row *const *rows, size_t nrows, double max_mhz,
+int cx_hw_calibrate_power(const culonx_dvfs_row *const *rows, size_t nrows, double max_mhz,
                           culonx_power_model *out, double *rss_out)
 {
     if (nrows < 6 || !(max_mhz > 0.0) || nrows > (size_t)1 << 28) return -1;
@@ -254,13 +254,13 @@ int cx_hw_calibrate_power(const culonx_sweep_row *const *rows, size_t nrows, dou
 /* ------------------------------------------------------------- time */
 
 typedef struct {
-    const culonx_sweep_row *ref; /* highest-clock row */
+    const culonx_dvfs_row *ref; /* highest-clock row */
     double ratio[CULONX_DVFS_MAX_CLOCKS];
     double power[CULONX_DVFS_MAX_CLOCKS]; /* W at clock j (0: none) */
     int has[CULONX_DVFS_MAX_CLOCKS];
 } kernel_t;
 
-static int same_kernel(const culonx_sweep_row *a, const culonx_sweep_row *b)
+static int same_kernel(const culonx_dvfs_row *a, const culonx_dvfs_row *b)
 {
     return !strcmp(a->gpu, b->gpu) && !strcmp(a->benchmark, b->benchmark)
            && !strcmp(a->kernel, b->kernel) && !strcmp(a->input, b->input);
@@ -268,8 +268,8 @@ static int same_kernel(const culonx_sweep_row *a, const culonx_sweep_row *b)
 
 static int cmp_rows(const void *pa, const void *pb)
 {
-    const culonx_sweep_row *a = *(const culonx_sweep_row *const *)pa;
-    const culonx_sweep_row *b = *(const culonx_sweep_row *const *)pb;
+    const culonx_dvfs_row *a = *(const culonx_dvfs_row *const *)pa;
+    const culonx_dvfs_row *b = *(const culonx_dvfs_row *const *)pb;
     int c = strcmp(a->benchmark, b->benchmark);
     if (!c) c = strcmp(a->kernel, b->kernel);
     if (!c) c = strcmp(a->input, b->input);
@@ -395,7 +395,7 @@ static int fit_power_ratio(culonx_dvfs_model *m, const kernel_t *k, size_t nk)
             size_t q = 0;
             for (size_t i = 0; i < nk; i++) {
                 if (!(k[i].has[j] && k[i].power[j] > 0.0 && k[i].ref->power_w > 0.0)) continue;
-                const culonx_sweep_row *r = k[i].ref;
+                const culonx_dvfs_row *r = k[i].ref;
                 double c = cx_hw_dvfs_compute_fraction(m, r->dram_active);
                 double r0 = cx_hw_dvfs_time_factor(m, r->core_mhz, c);
                 double r1 = cx_hw_dvfs_time_factor(m, m->clock_mhz[j], c);
@@ -420,7 +420,7 @@ static int cmp_double(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-culonx_status cx_hw_calibrate(const culonx_sweep_row *const *rows_in, size_t nrows,
+culonx_status cx_hw_calibrate(const culonx_dvfs_row *const *rows_in, size_t nrows,
                               culonx_dvfs_model *model, culonx_power_fit *fit,
                               culonx_error *err, const char *errfile)
 {
@@ -428,8 +428,8 @@ culonx_status cx_hw_calibrate(const culonx_sweep_row *const *rows_in, size_t nro
     if (nrows < 6)
         return cx_core_fail(err, CULONX_EINPUT, errfile, 0,
                             "calibration needs at least 6 sweep rows, got %zu", nrows);
-    const culonx_sweep_row **rows = malloc(sizeof *rows * nrows);
-    const culonx_sweep_row **prow = malloc(sizeof *prow * nrows);
+    const culonx_dvfs_row **rows = malloc(sizeof *rows * nrows);
+    const culonx_dvfs_row **prow = malloc(sizeof *prow * nrows);
     kernel_t *k = calloc(nrows, sizeof *k);
     double *work = malloc(sizeof(double) * (4 * nrows + 8));
     if (!rows || !prow || !k || !work) {
@@ -469,7 +469,7 @@ culonx_status cx_hw_calibrate(const culonx_sweep_row *const *rows_in, size_t nro
     /* power: rows with every counter present */
     size_t np = 0;
     for (size_t i = 0; i < nrows; i++) {
-        const culonx_sweep_row *r = rows[i];
+        const culonx_dvfs_row *r = rows[i];
         if (isnan(r->sm_active) || isnan(r->dram_active) || isnan(r->fp16_active)
             || isnan(r->fp32_active) || isnan(r->fp64_active) || isnan(r->tensor_active))
             continue;
@@ -486,7 +486,7 @@ culonx_status cx_hw_calibrate(const culonx_sweep_row *const *rows_in, size_t nro
     for (size_t i = 0; i < nrows;) {
         size_t e = i;
         while (e < nrows && same_kernel(rows[e], rows[i])) e++;
-        const culonx_sweep_row *ref = rows[e - 1];
+        const culonx_dvfs_row *ref = rows[e - 1];
         if (ref->time_ms > 0.0) {
             kernel_t *kk = &k[nk++];
             kk->ref = ref;
@@ -591,7 +591,7 @@ culonx_status cx_hw_calibrate(const culonx_sweep_row *const *rows_in, size_t nro
         tm /= (double)(tn ? tn : 1);
         ssr = sst = 0.0;
         for (size_t i = 0; i < nrows; i++) {
-            const culonx_sweep_row *r = rows[i];
+            const culonx_dvfs_row *r = rows[i];
             size_t ki = 0;
             while (ki < nk && !same_kernel(k[ki].ref, r)) ki++;
             if (ki == nk || !(r->time_ms > 0.0)) continue;

@@ -1,5 +1,5 @@
 /*
- * calibrate.h — fitting the DVFS power and time model of one GPU to a sweep
+ * calibrate.h — fitting the DVFS power and time model of one GPU to a DVFS clock table
  * (see calibrate.c). Internal to libculonx.
  */
 #ifndef CX_HW_CALIBRATE_H
@@ -22,12 +22,12 @@ int cx_hw_lsq_robust(const double *a, int m, int n, const double *b, const doubl
 
 /* Fits the power model, given rows measured at their clocks (counters at
  * each clock), with f_max = max_mhz. Returns 0, or -1 on failure. */
-int cx_hw_calibrate_power(const culonx_sweep_row *const *rows, size_t nrows, double max_mhz,
+int cx_hw_calibrate_power(const culonx_dvfs_row *const *rows, size_t nrows, double max_mhz,
                           culonx_power_model *out, double *rss);
 
 /* Fits the whole DVFS model (power + per-clock time scaling) of the rows
  * (one GPU); fills the fit report when non-NULL. */
-culonx_status cx_hw_calibrate(const culonx_sweep_row *const *rows, size_t nrows,
+culonx_status cx_hw_calibrate(const culonx_dvfs_row *const *rows, size_t nrows,
                               culonx_dvfs_model *model, culonx_power_fit *fit,
                               culonx_error *err, const char *errfile);
 

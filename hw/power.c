@@ -212,7 +212,7 @@ double cx_hw_dvfs_time_factor(const culonx_dvfs_model *d, double f_mhz, double c
     return (1.0 - c) * mem + c * comp;
 }
 
-cx_hw_util cx_hw_dvfs_row_util(const culonx_sweep_row *r)
+cx_hw_util cx_hw_dvfs_row_util(const culonx_dvfs_row *r)
 {
     cx_hw_util u;
     u.tensor = clamp01(nz(r->tensor_active));
@@ -222,7 +222,7 @@ cx_hw_util cx_hw_dvfs_row_util(const culonx_sweep_row *r)
     return u;
 }
 
-void cx_hw_dvfs_power_terms(const culonx_sweep_row *r, double p0_w, double time_ratio, double *phi)
+void cx_hw_dvfs_power_terms(const culonx_dvfs_row *r, double p0_w, double time_ratio, double *phi)
 {
     cx_hw_util u = cx_hw_dvfs_row_util(r);
     double sc = p0_w > 0.0 ? 100.0 / p0_w : 0.0;
@@ -260,7 +260,7 @@ static double power_ratio_g(const culonx_dvfs_model *d, double f_mhz, const doub
     return g;
 }
 
-void cx_hw_dvfs_predict_row(const culonx_dvfs_model *d, const culonx_sweep_row *r, double f_mhz,
+void cx_hw_dvfs_predict_row(const culonx_dvfs_model *d, const culonx_dvfs_row *r, double f_mhz,
                             double *time_ms, double *power_w)
 {
     double f0 = r->core_mhz > 0.0 ? r->core_mhz : d->max_mhz;

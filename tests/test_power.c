@@ -1,7 +1,7 @@
 /*
  * test_power.c — the GPU power/DVFS model (hw/power.c), its calibration
  * (hw/calibrate.c: NNLS, synthetic recovery) and the public DVFS API
- * (core/dvfs.c: sweep CSV, <power> XML, profile-once prediction).
+ * (core/dvfs.c: DVFS clock-table CSV, <power> XML, profile-once prediction).
  */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
 #include "culonx.h"
@@ -110,13 +110,13 @@ static void test_synthetic_recovery(void)
     truth.sm_w = 40.0;
     truth.dram_w = 25.0;
     enum { NK = 40, NC = 10 };
-    static culonx_sweep_row rows[NK * NC];
-    const culonx_sweep_row *ptr[NK * NC];
+    static culonx_dvfs_row rows[NK * NC];
+    const culonx_dvfs_row *ptr[NK * NC];
     int n = 0;
     for (int k = 0; k < NK; k++) {
         double ut = urand(), uf = urand(), us = 0.5 + 0.5 * urand(), ud = urand();
         for (int c = 0; c < NC; c++) {
-            culonx_sweep_row *r = &rows[n];
+            culonx_dvfs_row *r = &rows[n];
             memset(r, 0, sizeof *r);
             r->core_mhz = 600.0 + 100.0 * c;
             r->tensor_active = ut * (0.8 + 0.2 * urand());
@@ -168,7 +168,7 @@ static void test_time_scaling(void)
         memset(&d, 0, sizeof d);
         d.power = gpu.power;
         d.max_mhz = gpu.max_mhz;
-        culonx_sweep_row r[2];
+        culonx_dvfs_row r[2];
         memset(r, 0, sizeof r);
         r[0].core_mhz = r[1].core_mhz = gpu.max_mhz;
         r[0].time_ms = r[1].time_ms = 1.0;
@@ -254,9 +254,9 @@ static void expect_bad(const char *body, int line, const char *needle)
 {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s%s%s", hdr, good, body);
-    culonx_sweep s;
+    culonx_dvfs_table s;
     culonx_error err;
-    culonx_status st = culonx_sweep_csv_parse("bad.csv", buf, strlen(buf), &s, &err);
+    culonx_status st = culonx_dvfs_csv_parse("bad.csv", buf, strlen(buf), &s, &err);
     CU_ASSERT_EQUAL(st, CULONX_EINPUT);
     CU_ASSERT_EQUAL(err.line, line);
     CU_ASSERT_STRING_EQUAL(err.file, "bad.csv");
@@ -269,19 +269,19 @@ static void test_csv(void)
 {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s%sV100,fam,k,i0,405,877,5,40,,,,,,,\n", hdr, good);
-    culonx_sweep s;
+    culonx_dvfs_table s;
     culonx_error err;
-    CU_ASSERT_EQUAL_FATAL(culonx_sweep_csv_parse("ok.csv", buf, strlen(buf), &s, &err), CULONX_OK);
+    CU_ASSERT_EQUAL_FATAL(culonx_dvfs_csv_parse("ok.csv", buf, strlen(buf), &s, &err), CULONX_OK);
     CU_ASSERT_EQUAL(s.nrows, 2);
     CU_ASSERT(isnan(s.rows[1].dram_active));
     CU_ASSERT_EQUAL(s.rows[1].line, 3);
-    culonx_sweep p;
-    CU_ASSERT_EQUAL(culonx_sweep_profile_rows(&s, &p, &err), CULONX_OK);
+    culonx_dvfs_table p;
+    CU_ASSERT_EQUAL(culonx_dvfs_profile_rows(&s, &p, &err), CULONX_OK);
     CU_ASSERT_EQUAL(p.nrows, 1);
     CU_ASSERT_DOUBLE_EQUAL(p.rows[0].core_mhz, 1380, 0);
-    culonx_sweep_free(&p);
-    culonx_sweep_free(&s);
-    culonx_sweep_free(NULL);
+    culonx_dvfs_table_free(&p);
+    culonx_dvfs_table_free(&s);
+    culonx_dvfs_table_free(NULL);
 
     expect_bad("V100,fam,k,i1,1380,877,1.5,150,0.9\n", 3, "columns");
     expect_bad("V100,fam,k,i1,1380,877,abc,150,0.9,0.5,0.1,0,0.2,0,0\n", 3, "not a number");
@@ -291,10 +291,10 @@ static void test_csv(void)
     const char *nohdr = "gpu,benchmark,kernel,input,core_mhz,mem_mhz,time_ms,"
                         "sm_active,sm_occupancy,dram_active,fp16_active,fp32_active,"
                         "fp64_active,tensor_active\n";
-    CU_ASSERT_EQUAL(culonx_sweep_csv_parse("h.csv", nohdr, strlen(nohdr), &s, &err), CULONX_EINPUT);
+    CU_ASSERT_EQUAL(culonx_dvfs_csv_parse("h.csv", nohdr, strlen(nohdr), &s, &err), CULONX_EINPUT);
     CU_ASSERT_EQUAL(err.line, 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "power_w"));
-    CU_ASSERT_EQUAL(culonx_sweep_csv_load("/nonexistent/x.csv", &s, &err), CULONX_EINPUT);
+    CU_ASSERT_EQUAL(culonx_dvfs_csv_load("/nonexistent/x.csv", &s, &err), CULONX_EINPUT);
 }
 
 static void test_xml_roundtrip(void)
@@ -394,9 +394,9 @@ static void test_shipped_and_data(void)
         CU_ASSERT(m.max_mhz > 0.0);
     }
     /* the real V100 sweep: loads (one row has empty counters) and calibrates */
-    culonx_sweep s;
+    culonx_dvfs_table s;
     culonx_error err;
-    if (culonx_sweep_csv_load(CX_SOURCE_DIR "/../shared/data/dvfs-v100-microbench.csv", &s, &err)
+    if (culonx_dvfs_csv_load(CX_SOURCE_DIR "/../shared/data/dvfs-v100-microbench.csv", &s, &err)
         != CULONX_OK)
         return; /* data not available in this checkout */
     CU_ASSERT_EQUAL(s.nrows, 1380);
@@ -412,7 +412,7 @@ static void test_shipped_and_data(void)
     for (int j = 0; j < fit.nclocks; j++) CU_ASSERT(fit.energy_mape[j] < 0.15);
     CU_ASSERT_DOUBLE_EQUAL(fit.energy_mape[fit.nclocks - 1], 0.0, 1e-12);
     CU_ASSERT_EQUAL(culonx_power_calibrate(&s, "no-such-family", &m, &fit, &err), CULONX_EINPUT);
-    culonx_sweep_free(&s);
+    culonx_dvfs_table_free(&s);
 }
 
 int main(void)
@@ -424,7 +424,7 @@ int main(void)
     CU_add_test(s, "robust (Huber) ridge least squares", test_lsq_robust);
     CU_add_test(s, "time scaling (memory vs compute bound), E = P*t", test_time_scaling);
     CU_add_test(s, "U-shaped energy for A100/H100 defaults", test_u_shape);
-    CU_add_test(s, "sweep CSV and bad input", test_csv);
+    CU_add_test(s, "DVFS clock-table CSV and bad input", test_csv);
     CU_add_test(s, "power XML round trip and bad input", test_xml_roundtrip);
     CU_add_test(s, "shipped power models and the V100 sweep", test_shipped_and_data);
     CU_basic_set_mode(CU_BRM_VERBOSE);
