@@ -438,6 +438,17 @@ culonx_status culonx_dvfs_predict(const culonx_dvfs_model *model,
                                   const double *clocks_mhz, int nclocks,
                                   culonx_dvfs_point *out, culonx_error *err);
 
+/* Renders a calibration (`culonx calibrate`): the fitted model and its
+ * per-clock errors, as text or (json != 0) one JSON object. */
+void culonx_report_calibration(FILE *out, const culonx_dvfs_model *model,
+                               const culonx_power_fit *fit, const char *table_path,
+                               const char *exclude_family, const char *power_path, int json);
+/* Renders predictions of culonx_dvfs_predict (nprofile = prof->nrows rows x
+ * nclocks): format "text" (least-energy clock marked), "csv" or "json". */
+void culonx_report_dvfs_points(FILE *out, const culonx_dvfs_table *prof,
+                               const culonx_dvfs_point *pt, int nclocks, const char *power_path,
+                               const char *profile_path, const char *format);
+
 /* Fills gpu->power from datasheet facts (TDP, idle W, clocks) when
  * gpu->power.present == 0; A100 and H100 get the constants of MODEL.md. */
 void culonx_power_default(culonx_gpu *gpu);

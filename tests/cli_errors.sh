@@ -48,6 +48,18 @@ expect 1 "cannot open" "$exe" dvfs-predict --power configs/power/v100.xml --prof
 expect 1 "error:" "$exe" dvfs-predict --power /nonexistent.xml --profile ../shared/data/dvfs-v100-microbench.csv
 expect 2 "" "$exe" calibrate
 expect 2 "" "$exe" dvfs-predict --power configs/power/v100.xml
+# every command answers --help (and `culonx help CMD`) with exit 0 and its usage
+for c in estimate trace schedules energy sweep calibrate dvfs-predict; do
+  "$exe" $c --help > "$tmp/h" 2> "$tmp/err"; rc=$?
+  { [ $rc -eq 0 ] && grep -q "^usage: culonx $c" "$tmp/h" && grep -q -- "--help" "$tmp/h"; } || { echo "FAIL: $c --help (rc $rc)"; fail=1; }
+  "$exe" help $c | cmp -s - "$tmp/h" || { echo "FAIL: help $c differs from $c --help"; fail=1; }
+done
+"$exe" --help | grep -q "^usage: culonx" || { echo "FAIL: --help"; fail=1; }
+expect 2 "unknown command" "$exe" help frobnicate
+expect 2 "unknown option" "$exe" energy $run --engine graph
+expect 2 "takes no value" "$exe" sweep $run --quiet=1
+expect 2 "missing -o POWER.xml" "$exe" calibrate x.csv
+expect 2 "missing --profile" "$exe" dvfs-predict --power configs/power/v100.xml
 # valid commands succeed and print something parseable
 "$exe" energy $run --clocks 1200:1410:30 --format csv > "$tmp/e.csv" || { echo "energy csv failed"; fail=1; }
 [ "$(head -1 "$tmp/e.csv" | cut -d, -f1)" = "clock_mhz" ] || { echo "energy csv header"; fail=1; }

@@ -1,0 +1,166 @@
+/*
+ * cmd_sweep.c — `culonx sweep RUN.xml [options]`: every parallelism strategy
+ * of the run's model on its system, ranked (core/sweep.c). Sweep options of
+ * the option table are passed to culonx_sweep_option by name, in order;
+ * `--set execution.KEY=V` also fixes the swept dimension KEY unless its own
+ * option is given. Under mpirun every rank runs this; rank 0 prints.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "core/cli/cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h> /* isatty */
+
+/* execution.KEY of --set -> the sweep option fixing the same dimension */
+static const struct {
+    const char *key;
+    cx_cli_opt opt;
+} set_map[] = {
+    {"gpus", CX_OPT_GPUS},
+    {"global-batch", CX_OPT_GLOBAL_BATCH},
+    {"tp", CX_OPT_TP},
+    {"pp", CX_OPT_PP},
+    {"vp", CX_OPT_VP},
+    {"microbatch", CX_OPT_MB},
+    {"recompute", CX_OPT_RECOMPUTE},
+    {"schedule", CX_OPT_SCHEDULE},
+    {"sequence-parallel", CX_OPT_SP},
+    {"distributed-optimizer", CX_OPT_DIST_OPT},
+    {"dp-overlap", CX_OPT_DP_OVERLAP},
+    {"clock-mhz", CX_OPT_CLOCKS},
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double t0_s;
+
+static void progress(void *ctx, uint64_t done, uint64_t total)
+{
+    (void)ctx;
+    double t = now_s() - t0_s;
+    double rate = t > 0 ? (double)done / t : 0;
+    double eta = rate > 0 ? (double)(total - done) / rate : 0;
+    fprintf(stderr, "\rsweep: %llu/%llu (%.1f%%) %.0f/s ETA %.0f s   ", (unsigned long long)done,
+            (unsigned long long)total, total ? 100.0 * (double)done / (double)total : 100.0, rate,
+            eta);
+    if (done >= total) fputc('\n', stderr);
+    fflush(stderr);
+}
+
+static int option(culonx_sweep_spec *spec, const char *name, const char *value, int rank,
+                  const char *set)
+{
+    culonx_error err;
+    if (culonx_sweep_option(spec, name, value, &err) == CULONX_OK) return CX_EXIT_OK;
+    if (set) {
+        if (rank == 0) fprintf(stderr, "culonx sweep: --set %s: %s\n", set, err.msg);
+        return CX_EXIT_INPUT;
+    }
+    if (rank == 0) fprintf(stderr, "culonx sweep: %s\nTry 'culonx sweep --help'.\n", err.msg);
+    return CX_EXIT_USAGE;
+}
+
+/* --set execution.KEY=V for swept dimensions not given as options */
+static int apply_sets(const cx_cli_args *a, culonx_sweep_spec *spec, int rank)
+{
+    for (int i = 0; i < a->nsets; i++) {
+        const char *s = a->sets[i], *eq = strchr(s, '=');
+        if (strncmp(s, "execution.", 10) != 0 || !eq) continue;
+        for (size_t j = 0; j < sizeof set_map / sizeof set_map[0]; j++) {
+            size_t n = strlen(set_map[j].key);
+            if ((size_t)(eq - s - 10) != n || strncmp(s + 10, set_map[j].key, n)) continue;
+            cx_cli_opt k = set_map[j].opt;
+            if (a->given[k] || (k == CX_OPT_MB && a->given[CX_OPT_MICROBATCH])) break;
+            int rc = option(spec, cx_cli_options[k].name, eq + 1, rank, s);
+            if (rc) return rc;
+        }
+    }
+    return CX_EXIT_OK;
+}
+
+static int body(const cx_cli_args *a, int rank)
+{
+    static const char *const formats[] = {"text", "json", NULL};
+    const char *format = a->value[CX_OPT_FORMAT] ? a->value[CX_OPT_FORMAT] : "text";
+    const char *all_path = a->value[CX_OPT_ALL];
+    culonx_sweep_spec *spec = malloc(sizeof *spec);
+    culonx_run *run = malloc(sizeof *run);
+    FILE *all = NULL;
+    int rc = CX_EXIT_INTERNAL;
+    if (!spec || !run) goto out;
+    culonx_sweep_spec_init(spec);
+    spec->tp_across_nodes = a->given[CX_OPT_TP_ACROSS_NODES];
+    spec->no_prune = a->given[CX_OPT_NO_PRUNE];
+    for (int i = 0; i < a->nsweep; i++) {
+        rc = option(spec, cx_cli_options[a->sweep_opt[i]].name, a->sweep_val[i], rank, NULL);
+        if (rc) goto out;
+    }
+    rc = cx_cli_check_choice(a->command, "format", format, formats);
+    if (rc) goto out;
+    if (a->value[CX_OPT_ENGINE] && strcmp(a->value[CX_OPT_ENGINE], "closed")) {
+        rc = cx_cli_usage_error(a->command, "--engine must be closed, not '%s'",
+                                a->value[CX_OPT_ENGINE]);
+        goto out;
+    }
+    if (all_path && !*all_path) {
+        rc = cx_cli_usage_error(a->command, "--all needs a file name%s", "");
+        goto out;
+    }
+    rc = apply_sets(a, spec, rank);
+    if (rc) goto out;
+    rc = cx_cli_load_run(a, run, rank != 0);
+    if (rc) goto out;
+    if (all_path) {
+        all = fopen(all_path, "w");
+        if (!all) {
+            if (rank == 0)
+                fprintf(stderr, "culonx sweep: cannot write %s: %s\n", all_path, strerror(errno));
+            rc = CX_EXIT_INPUT;
+            goto out;
+        }
+        size_t n = strlen(all_path);
+        spec->all = all;
+        spec->all_jsonl = n >= 6 && strcmp(all_path + n - 6, ".jsonl") == 0;
+    }
+    if (!a->given[CX_OPT_QUIET] && rank == 0 && isatty(2)) {
+        spec->progress = progress;
+        t0_s = now_s();
+    }
+    culonx_sweep_result *res = NULL;
+    culonx_error err;
+    culonx_status st = culonx_sweep_run(run, spec, &res, &err);
+    if (st != CULONX_OK) {
+        if (rank == 0) cx_cli_print_error(&err);
+        rc = cx_cli_status_exit(st);
+        goto out;
+    }
+    if (!strcmp(format, "json")) culonx_sweep_report_json(stdout, res);
+    else culonx_sweep_report_text(stdout, res);
+    culonx_sweep_result_free(res);
+    rc = CX_EXIT_OK;
+out:
+    if (all && fclose(all) != 0 && rc == CX_EXIT_OK) {
+        fprintf(stderr, "culonx sweep: error writing %s\n", all_path);
+        rc = CX_EXIT_INTERNAL;
+    }
+    free(spec);
+    free(run);
+    return rc;
+}
+
+int cx_cli_sweep(const cx_cli_args *a)
+{
+    int rank, size;
+    culonx_sweep_mpi_begin(NULL, NULL, &rank, &size);
+    int rc = body(a, rank);
+    culonx_sweep_mpi_end();
+    return rc;
+}

@@ -1,0 +1,95 @@
+/*
+ * main.c — the culonx command line: the table of commands and the
+ * dispatcher. Each command lives in core/cli/cmd_*.c; options are in the one
+ * table of core/cli/options.c, so `culonx COMMAND --help` and
+ * `culonx help COMMAND` work for every command.
+ */
+#include "core/cli/cli.h"
+
+#include <errno.h>
+#include <string.h>
+
+const cx_cli_command cx_cli_commands[] = {
+    {"estimate", CX_CMD_ESTIMATE, "RUN.xml [options]",
+     "time, memory, FLOPs, MFU (and energy) of one iteration", NULL, "RUN.xml", cx_cli_estimate},
+    {"trace", CX_CMD_TRACE, "RUN.xml -o TRACE.json [--detail stage|op]",
+     "Chrome/Perfetto timeline of the iteration DAG",
+     "A process per pipeline stage, a thread per stream (compute, TP, PP, DP).\n", "RUN.xml",
+     cx_cli_trace},
+    {"schedules", CX_CMD_SCHEDULES, "RUN.xml [--format text|json]",
+     "every pipeline schedule side by side", NULL, "RUN.xml", cx_cli_schedules},
+    {"energy", CX_CMD_ENERGY, "RUN.xml [--clocks MIN:MAX:STEP] [--format text|json|csv]",
+     "time and energy at every SM clock", NULL, "RUN.xml", cx_cli_energy},
+    {"sweep", CX_CMD_SWEEP, "RUN.xml [options]",
+     "rank every parallelism strategy of the run's model on its system",
+     "Lists are N, A,B,C, A:B (range) or A:B:STEP, mixed with commas; every dimension\n"
+     "defaults to all valid values (gpus and global batch: the run's). Under\n"
+     "mpirun -np K the space is split across ranks; output is identical.\n",
+     "RUN.xml", cx_cli_sweep},
+    {"calibrate", CX_CMD_CALIBRATE, "TABLE.csv -o POWER.xml [--exclude-family NAME]",
+     "fit a GPU's DVFS power model to a clock table of microbenchmarks",
+     "TABLE.csv columns: gpu,benchmark,kernel,input,core_mhz,mem_mhz,time_ms,power_w,\n"
+     "sm_active,sm_occupancy,dram_active,fp16_active,fp32_active,fp64_active,tensor_active.\n",
+     "TABLE.csv", cx_cli_calibrate},
+    {"dvfs-predict", CX_CMD_DVFS_PREDICT, "--power POWER.xml --profile PROFILE.csv",
+     "time/power/energy of profiled kernels at every clock (profile once, model everywhere)",
+     NULL, NULL, cx_cli_dvfs_predict},
+};
+const int cx_cli_ncommands = (int)(sizeof cx_cli_commands / sizeof cx_cli_commands[0]);
+
+static const cx_cli_command *find_command(const char *name)
+{
+    for (int i = 0; i < cx_cli_ncommands; i++)
+        if (!strcmp(cx_cli_commands[i].name, name)) return &cx_cli_commands[i];
+    return NULL;
+}
+
+static int run_command(const cx_cli_command *cmd, int argc, char **argv)
+{
+    /* large: option values and lists of every option */
+    static cx_cli_args args;
+    int help = 0;
+    int rc = cx_cli_parse(cmd, argc, argv, &args, &help);
+    if (rc) return rc;
+    if (help) {
+        cx_cli_command_help(stdout, cmd);
+        return CX_EXIT_OK;
+    }
+    return cmd->run(&args);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        cx_cli_usage(stderr);
+        return CX_EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    const cx_cli_command *cmd = find_command(name);
+    int rc;
+    if (cmd) {
+        rc = run_command(cmd, argc - 1, argv + 1);
+    } else if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) {
+        const cx_cli_command *sub = argc > 2 ? find_command(argv[2]) : NULL;
+        if (argc > 2 && !sub) {
+            fprintf(stderr, "culonx: unknown command '%s'\n", argv[2]);
+            cx_cli_usage(stderr);
+            return CX_EXIT_USAGE;
+        }
+        if (sub) cx_cli_command_help(stdout, sub);
+        else cx_cli_usage(stdout);
+        rc = CX_EXIT_OK;
+    } else if (!strcmp(name, "version") || !strcmp(name, "--version")) {
+        printf("culonx %s\n", CULONX_VERSION);
+        rc = CX_EXIT_OK;
+    } else {
+        fprintf(stderr, "culonx: unknown command '%s'\n", name);
+        cx_cli_usage(stderr);
+        rc = CX_EXIT_USAGE;
+    }
+    if (fflush(stdout) != 0 && rc == CX_EXIT_OK) {
+        fprintf(stderr, "culonx: error writing output: %s\n", strerror(errno));
+        rc = CX_EXIT_INTERNAL;
+    }
+    return rc;
+}
