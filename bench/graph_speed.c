@@ -9,7 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "culonx.h"
 #include "clock.h"
-#include "core/graph.h"
+#include "core/eval/graph.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "culonx.h"
 #include "clock.h"
-#include "core/closed.h"
+#include "core/eval/closed.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -28,7 +28,7 @@
  */
 #include "hw/calibrate.h"
 
-#include "core/base.h"
+#include "core/base/base.h"
 #include "hw/power.h"
 
 #include "hw/lapack.h"

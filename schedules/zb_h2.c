@@ -16,7 +16,7 @@
  * with the optimizer step's synchronisation bypassed; within one iteration
  * the last stage cannot start before (p - 1)F, hence the max with F.
  */
-#include "core/base.h"
+#include "core/base/base.h"
 #include "schedules/util.h"
 
 static int order(int p, int m, int v, int stage, cx_sched_item *out, int cap)

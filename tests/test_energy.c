@@ -6,8 +6,8 @@
  * form's GPU energy; compute-bound work slows ~1/f while the iteration
  * slows less than that; a token budget scales energy; PUE and node overhead.
  */
-#include "core/graph.h"
-#include "core/energy.h"
+#include "core/eval/graph.h"
+#include "core/eval/energy.h"
 
 #include <CUnit/Basic.h>
 #include <glob.h>

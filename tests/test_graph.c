@@ -6,7 +6,7 @@
  * ZB-H1 shrink the bubble; the first and last stages carry the embedding and
  * the loss and so are uneven; nodes grow linearly with microbatches.
  */
-#include "core/graph.h"
+#include "core/eval/graph.h"
 
 #include <CUnit/Basic.h>
 #include <math.h>

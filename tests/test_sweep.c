@@ -11,8 +11,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "core/closed.h"
-#include "core/sweep.h"
+#include "core/eval/closed.h"
+#include "core/search/sweep.h"
 
 #include <CUnit/Basic.h>
 #include <math.h>

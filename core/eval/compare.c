@@ -9,8 +9,8 @@
  *    time-energy Pareto frontier marked. One cost pass per clock; the run is
  *    parsed once.
  */
-#include "core/base.h"
-#include "core/closed.h"
+#include "core/base/base.h"
+#include "core/eval/closed.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -8,9 +8,9 @@
  * name processes and threads; otherData carries per-stage busy and idle
  * (bubble) time and idle energy. Numbers are printed deterministically.
  */
-#include "core/energy.h"
-#include "core/graph.h"
-#include "core/report.h"
+#include "core/eval/energy.h"
+#include "core/eval/graph.h"
+#include "core/output/report.h"
 
 #include <math.h>
 

@@ -22,11 +22,11 @@
  * activations), one layer's full activations while it is recomputed (full
  * recompute), and a working-buffer allowance (cx_core_stage_memory).
  */
-#include "core/base.h"
-#include "core/cost.h"
-#include "core/closed.h"
-#include "core/energy.h"
-#include "core/replay.h"
+#include "core/base/base.h"
+#include "core/eval/cost.h"
+#include "core/eval/closed.h"
+#include "core/eval/energy.h"
+#include "core/eval/replay.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -3,8 +3,8 @@
  * caller-supplied stream (the library never chooses stdout itself). Pure
  * formatting: every number printed is computed elsewhere.
  */
-#include "core/base.h"
-#include "core/report.h"
+#include "core/base/base.h"
+#include "core/output/report.h"
 
 #include <math.h>
 #include <string.h>

@@ -76,11 +76,11 @@
  */
 #define _POSIX_C_SOURCE 200809L /* sysconf, clock_gettime */
 
-#include "core/sweep.h"
-#include "core/base.h"
-#include "core/closed.h"
-#include "core/cost.h"
-#include "core/graph.h"
+#include "core/search/sweep.h"
+#include "core/base/base.h"
+#include "core/eval/closed.h"
+#include "core/eval/cost.h"
+#include "core/eval/graph.h"
 
 #include <errno.h>
 #include <math.h>

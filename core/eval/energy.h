@@ -5,7 +5,7 @@
 #ifndef CX_CORE_ENERGY_H
 #define CX_CORE_ENERGY_H
 
-#include "core/cost.h"
+#include "core/eval/cost.h"
 
 /* Energy per GPU of a compute pass of duration t_s doing `flops` (tensor)
  * and moving `bytes` of HBM, at the cost's clock; *power_w gets the power. */

@@ -24,8 +24,8 @@
  * calls that differ only in what the replay does not read (DP settings) are
  * answered from the memo with identical results.
  */
-#include "core/base.h"
-#include "core/replay.h"
+#include "core/base/base.h"
+#include "core/eval/replay.h"
 
 #include <stdlib.h>
 #include <string.h>

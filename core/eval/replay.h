@@ -7,7 +7,7 @@
 #ifndef CX_CORE_REPLAY_H
 #define CX_CORE_REPLAY_H
 
-#include "core/cost.h"
+#include "core/eval/cost.h"
 
 /* Reusable scratch for cx_core_replay_ws: the work orders of the last
  * (schedule, p, m, v), the dependency cells, and memos of the last results.

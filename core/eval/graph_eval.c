@@ -7,8 +7,8 @@
  * stream (its schedule order). The result fields are the same as the closed
  * form's (core/closed.c) so the two can be compared and printed alike.
  */
-#include "core/energy.h"
-#include "core/graph.h"
+#include "core/eval/energy.h"
+#include "core/eval/graph.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -11,8 +11,8 @@
 #ifndef CX_CORE_GRAPH_H
 #define CX_CORE_GRAPH_H
 
-#include "core/base.h"
-#include "core/cost.h"
+#include "core/base/base.h"
+#include "core/eval/cost.h"
 
 typedef enum {
     CX_STREAM_COMPUTE = 0,

@@ -6,8 +6,8 @@
 #ifndef CX_CORE_CLOSED_H
 #define CX_CORE_CLOSED_H
 
-#include "core/cost.h"
-#include "core/replay.h"
+#include "core/eval/cost.h"
+#include "core/eval/replay.h"
 
 /* Per-microbatch stage times: F (with TP), B (with recompute and TP), W. */
 void cx_core_stage_times(const cx_cost *c, int stage, double *f_s, double *b_s, double *w_s);

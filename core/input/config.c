@@ -35,7 +35,7 @@
  * facts: anything beyond them (10000 layers, hidden 1e6, 1e7 GPUs ...) is a
  * typo in practice.
  */
-#include "core/base.h"
+#include "core/base/base.h"
 
 #include <libxml/SAX2.h>
 #include <libxml/parser.h>

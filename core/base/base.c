@@ -1,7 +1,7 @@
 /*
  * base.c — error records and the arena allocator (see base.h). No modelling.
  */
-#include "core/base.h"
+#include "core/base/base.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -21,8 +21,8 @@
  * its BW (or W) ends; full recompute holds one layer's full activations
  * while R/B run (work_bytes).
  */
-#include "core/energy.h"
-#include "core/graph.h"
+#include "core/eval/energy.h"
+#include "core/eval/graph.h"
 
 #include <math.h>
 #include <stdlib.h>

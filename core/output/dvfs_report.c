@@ -5,7 +5,7 @@
  * hw/calibrate.c, the numbers come from culonx_power_calibrate and
  * culonx_dvfs_predict (core/dvfs.c).
  */
-#include "core/report.h"
+#include "core/output/report.h"
 
 #include <string.h>
 

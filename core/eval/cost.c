@@ -15,9 +15,9 @@
  * ranks tp apart. The Adam step moves optimizer_bytes_per_param bytes of HBM
  * per parameter it updates.
  */
-#include "core/cost.h"
-#include "core/base.h"
-#include "core/energy.h"
+#include "core/eval/cost.h"
+#include "core/base/base.h"
+#include "core/eval/energy.h"
 #include "hw/power.h"
 
 #include <math.h>

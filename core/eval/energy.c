@@ -14,8 +14,8 @@
  * Facility: (PUE - 1) x all of the above. Everything is per iteration over
  * the whole cluster; avg_power_w is the GPU power averaged per GPU.
  */
-#include "core/base.h"
-#include "core/energy.h"
+#include "core/base/base.h"
+#include "core/eval/energy.h"
 #include "hw/power.h"
 
 #include <math.h>
