@@ -98,3 +98,27 @@ size_t cx_core_arena_reserved_bytes(const cx_arena *a)
     for (const cx_arena_block *b = a->head; b; b = b->next) n += sizeof *b + b->cap;
     return n;
 }
+
+void cx_core_sbuf_printf(cx_sbuf *b, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        size_t room = b->cap - b->len;
+        int n = vsnprintf(b->buf ? b->buf + b->len : NULL, b->buf ? room : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) return;
+        if ((size_t)n < room && b->buf) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t nc = b->cap ? b->cap * 2 : 4096;
+        while (nc < b->len + (size_t)n + 1) nc *= 2;
+        char *nb = realloc(b->buf, nc);
+        if (!nb) {
+            b->oom = 1;
+            return;
+        }
+        b->buf = nb, b->cap = nc;
+    }
+}

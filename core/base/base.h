@@ -1,6 +1,6 @@
 /*
  * base.h — small internal helpers shared by every layer: error records,
- * an arena allocator (one per evaluation, freed in one call), and
+ * a growing string buffer, an arena allocator (one per evaluation, freed in one call), and
  * arithmetic helpers. No modelling here.
  */
 #ifndef CX_BASE_H
@@ -38,6 +38,16 @@ void *cx_core_arena_alloc_raw(cx_arena *a, size_t bytes);
 void cx_core_arena_reset(cx_arena *a);
 void cx_core_arena_free(cx_arena *a);
 size_t cx_core_arena_reserved_bytes(const cx_arena *a);
+
+/* A growing string buffer (sweep rows are formatted into one per block). */
+typedef struct {
+    char *buf;
+    size_t len, cap;
+    int oom; /* an allocation failed: the content is incomplete */
+} cx_sbuf;
+
+/* Appends printf-style text, growing the buffer; sets oom on failure. */
+void cx_core_sbuf_printf(cx_sbuf *b, const char *fmt, ...) CX_PRINTF(2, 3);
 
 static inline double cx_maxd(double a, double b)
 {

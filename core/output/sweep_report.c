@@ -1,0 +1,154 @@
+/*
+ * sweep_report.c — the result of a sweep as text or JSON: the summary
+ * (enumerated, evaluated, feasible, pruned, rejects by reason), the top K
+ * and the Pareto frontier.
+ */
+#include "core/output/report.h"
+#include "core/base/base.h"
+
+/* ------------------------------------------------------------ reports */
+
+static const char *onoff(int b)
+{
+    return b ? "on" : "off";
+}
+
+static void text_entry(FILE *o, int rank, const culonx_sweep_entry *x, int energy)
+{
+    const culonx_execution *e = &x->exec;
+    const culonx_result *r = &x->res;
+    fprintf(o, "%4d %6lld %4lld %4lld %5lld %-12s %3lld %4lld %-9s %-3s %-3s %-3s %6.0f %10.4f %10.1f %6.3f %8.2f",
+            rank, (long long)e->gpus, (long long)e->tp, (long long)e->pp, (long long)e->dp,
+            culonx_schedule_name(e->schedule), (long long)e->vp, (long long)e->microbatch,
+            culonx_recompute_name(e->recompute), onoff(e->sequence_parallel),
+            onoff(e->distributed_optimizer), onoff(e->dp_overlap), r->clock_mhz,
+            r->iteration_time_s, r->tokens_per_s, r->mfu, r->memory.peak_bytes / CX_GIB);
+    if (energy) fprintf(o, " %12.4g", r->energy.total_j);
+    fprintf(o, " %6lld %llu\n", (long long)e->global_batch, (unsigned long long)x->index);
+}
+
+static void text_header(FILE *o, int energy)
+{
+    fprintf(o, "%4s %6s %4s %4s %5s %-12s %3s %4s %-9s %-3s %-3s %-3s %6s %10s %10s %6s %8s", "#",
+            "gpus", "tp", "pp", "dp", "schedule", "vp", "mb", "recompute", "sp", "dop", "ovl",
+            "MHz", "iter_s", "tokens/s", "mfu", "mem_GiB");
+    if (energy) fprintf(o, " %12s", "energy_J");
+    fprintf(o, " %6s %s\n", "batch", "index");
+}
+
+void culonx_sweep_report_text(FILE *o, const culonx_sweep_result *R)
+{
+    if (!R || !R->is_root) return;
+    const culonx_run *run = &R->run;
+    fprintf(o, "sweep: %s on %s (%s), objective %s\n", run->model.name, run->system.name,
+            run->system.gpu.name, culonx_objective_name(R->spec.objective));
+    fprintf(o, "enumerated %llu, evaluated %llu, feasible %llu (peak memory <= %.1f GiB)\n",
+            (unsigned long long)R->enumerated, (unsigned long long)R->evaluated,
+            (unsigned long long)R->feasible, R->memory_limit_bytes / CX_GIB);
+    if (R->pruning_on)
+        fprintf(o, "pruned by bounds %llu (feasible, but provably cannot enter the top-K or the "
+                   "Pareto frontier; not evaluated)\n",
+                (unsigned long long)R->pruned);
+    fprintf(o, "rejected:\n");
+    int any = 0;
+    for (int r = 0; r < CULONX_REJECT_COUNT; r++)
+        if (R->rejected[r]) {
+            fprintf(o, "  %-48s %llu\n", culonx_sweep_reject_name((culonx_sweep_reject)r),
+                    (unsigned long long)R->rejected[r]);
+            any = 1;
+        }
+    if (!any) fprintf(o, "  none\n");
+    if (!R->energy_available)
+        fprintf(o, "energy: not available (the power model gives zero energy for %s); "
+                   "Pareto frontier over (time, memory)\n",
+                run->system.name);
+    if (R->ntop == 0) {
+        fprintf(o, "no feasible configuration\n");
+    } else {
+        fprintf(o, "\ntop %d by %s:\n", R->ntop, culonx_objective_name(R->spec.objective));
+        text_header(o, R->energy_available);
+        for (int i = 0; i < R->ntop; i++) text_entry(o, i + 1, &R->top[i], R->energy_available);
+        fprintf(o, "\nPareto frontier over (%s): %d points\n",
+                R->energy_available ? "time, energy, memory" : "time, memory", R->nfront);
+        text_header(o, R->energy_available);
+        for (int i = 0; i < R->nfront; i++) text_entry(o, i + 1, &R->front[i], R->energy_available);
+    }
+    if (R->spec.verify_k > 0) {
+        fprintf(o, "\nverify: top %d re-evaluated with the graph engine%s\n", R->nverified,
+                R->verify_status == CULONX_OK ? "" : " (the graph engine failed on the next one)");
+        if (R->nverified > 0)
+            fprintf(o, "%4s %12s %12s %8s %12s %12s\n", "#", "closed_s", "graph_s", "diff%",
+                    "closed_GiB", "graph_GiB");
+        for (int i = 0; i < R->nverified; i++) {
+            double a = R->top[i].res.iteration_time_s, b = R->verified[i].iteration_time_s;
+            fprintf(o, "%4d %12.4f %12.4f %8.2f %12.2f %12.2f\n", i + 1, a, b,
+                    a > 0 ? 100.0 * (b - a) / a : 0.0, R->top[i].res.memory.peak_bytes / CX_GIB,
+                    R->verified[i].memory.peak_bytes / CX_GIB);
+        }
+    }
+}
+
+static void json_entry(FILE *o, const culonx_sweep_entry *x)
+{
+    const culonx_execution *e = &x->exec;
+    const culonx_result *r = &x->res;
+    fprintf(o,
+            "{\"index\": %llu, \"gpus\": %lld, \"global_batch\": %lld, \"tp\": %lld, \"pp\": %lld, "
+            "\"dp\": %lld, \"schedule\": \"%s\", \"vp\": %lld, \"microbatch\": %lld, "
+            "\"recompute\": \"%s\", \"sequence_parallel\": %s, \"distributed_optimizer\": %s, "
+            "\"dp_overlap\": %s, \"clock_mhz\": %.9g, \"iteration_time_s\": %.9g, "
+            "\"tokens_per_s\": %.9g, \"mfu\": %.9g, \"peak_memory_gib\": %.9g, \"energy_j\": %.9g, "
+            "\"objective\": %.9g}",
+            (unsigned long long)x->index, (long long)e->gpus, (long long)e->global_batch,
+            (long long)e->tp, (long long)e->pp, (long long)e->dp, culonx_schedule_name(e->schedule),
+            (long long)e->vp, (long long)e->microbatch, culonx_recompute_name(e->recompute),
+            e->sequence_parallel ? "true" : "false", e->distributed_optimizer ? "true" : "false",
+            e->dp_overlap ? "true" : "false", r->clock_mhz, r->iteration_time_s, r->tokens_per_s,
+            r->mfu, r->memory.peak_bytes / CX_GIB, r->energy.total_j, x->objective);
+}
+
+void culonx_sweep_report_json(FILE *o, const culonx_sweep_result *R)
+{
+    if (!R || !R->is_root) return;
+    fprintf(o, "{\n  \"model\": ");
+    cx_core_json_str(o, R->run.model.name);
+    fprintf(o, ",\n  \"system\": ");
+    cx_core_json_str(o, R->run.system.name);
+    fprintf(o, ",\n  \"objective\": \"%s\",\n", culonx_objective_name(R->spec.objective));
+    fprintf(o, "  \"enumerated\": %llu,\n  \"evaluated\": %llu,\n  \"feasible\": %llu,\n",
+            (unsigned long long)R->enumerated, (unsigned long long)R->evaluated,
+            (unsigned long long)R->feasible);
+    fprintf(o, "  \"pruned\": %llu,\n", (unsigned long long)R->pruned);
+    fprintf(o, "  \"memory_limit_gib\": %.9g,\n  \"energy_available\": %s,\n",
+            R->memory_limit_bytes / CX_GIB, R->energy_available ? "true" : "false");
+    fprintf(o, "  \"rejected\": {");
+    for (int r = 0; r < CULONX_REJECT_COUNT; r++)
+        fprintf(o, "%s\n    \"%s\": %llu", r ? "," : "", culonx_sweep_reject_name((culonx_sweep_reject)r),
+                (unsigned long long)R->rejected[r]);
+    fprintf(o, "\n  },\n  \"top\": [");
+    for (int i = 0; i < R->ntop; i++) {
+        fprintf(o, "%s\n    ", i ? "," : "");
+        json_entry(o, &R->top[i]);
+    }
+    fprintf(o, "%s],\n  \"pareto_axes\": \"%s\",\n  \"pareto\": [", R->ntop ? "\n  " : "",
+            R->energy_available ? "time,energy,memory" : "time,memory");
+    for (int i = 0; i < R->nfront; i++) {
+        fprintf(o, "%s\n    ", i ? "," : "");
+        json_entry(o, &R->front[i]);
+    }
+    fprintf(o, "%s]", R->nfront ? "\n  " : "");
+    if (R->spec.verify_k > 0) {
+        fprintf(o, ",\n  \"verify\": {\"requested\": %d, \"ok\": %s, \"graph\": [",
+                R->spec.verify_k, R->verify_status == CULONX_OK ? "true" : "false");
+        for (int i = 0; i < R->nverified; i++)
+            fprintf(o, "%s\n    {\"index\": %llu, \"closed_iteration_time_s\": %.9g, "
+                       "\"graph_iteration_time_s\": %.9g, \"closed_peak_memory_gib\": %.9g, "
+                       "\"graph_peak_memory_gib\": %.9g}",
+                    i ? "," : "", (unsigned long long)R->top[i].index,
+                    R->top[i].res.iteration_time_s, R->verified[i].iteration_time_s,
+                    R->top[i].res.memory.peak_bytes / CX_GIB,
+                    R->verified[i].memory.peak_bytes / CX_GIB);
+        fprintf(o, "%s]}", R->nverified ? "\n  " : "");
+    }
+    fprintf(o, "\n}\n");
+}

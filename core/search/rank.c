@@ -1,0 +1,126 @@
+/*
+ * rank.c — ranking of sweep candidates: the objective per token, the order
+ * (objective, then enumeration index), the top-K heap and the Pareto
+ * frontier over (time, energy, memory) per token with the index tie-break
+ * that makes it unique whatever the insertion order.
+ */
+#include "core/search/sweep.h"
+#include "core/base/base.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* ------------------------------------------------- ranking and frontier */
+
+double cx_core_rank_objective(const cx_space *sp, const culonx_execution *ex, const culonx_result *r)
+{
+    double tok = (double)ex->global_batch * (double)sp->run->model.seq;
+    double v;
+    switch (sp->obj) {
+    case CULONX_OBJECTIVE_ENERGY: v = r->energy.total_j / tok; break;
+    case CULONX_OBJECTIVE_TOKENS_PER_J: v = -(tok / r->energy.total_j); break;
+    case CULONX_OBJECTIVE_GPU_HOURS: v = r->iteration_time_s * (double)ex->gpus / tok; break;
+    default: v = r->iteration_time_s / tok; break;
+    }
+    return isnan(v) ? INFINITY : v;
+}
+
+/* a before b: better objective, then lower index */
+int cx_core_rank_better(const culonx_sweep_entry *a, const culonx_sweep_entry *b)
+{
+    if (a->objective != b->objective) return a->objective < b->objective;
+    return a->index < b->index;
+}
+
+int cx_core_rank_cmp(const void *x, const void *y)
+{
+    const culonx_sweep_entry *a = x, *b = y;
+    return cx_core_rank_better(a, b) ? -1 : cx_core_rank_better(b, a) ? 1 : 0;
+}
+
+void cx_core_topk_offer(cx_topk *h, const culonx_sweep_entry *x)
+{
+    if (h->cap <= 0) return;
+    if (h->n < h->cap) {
+        int i = h->n++;
+        while (i > 0) {
+            int p = (i - 1) / 2;
+            if (!cx_core_rank_better(&h->e[p], x)) break;
+            h->e[i] = h->e[p];
+            i = p;
+        }
+        h->e[i] = *x;
+        return;
+    }
+    if (!cx_core_rank_better(x, &h->e[0])) return;
+    int i = 0;
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, w = i;
+        const culonx_sweep_entry *wv = x;
+        if (l < h->n && cx_core_rank_better(wv, &h->e[l])) w = l, wv = &h->e[l];
+        if (r < h->n && cx_core_rank_better(wv, &h->e[r])) w = r;
+        if (w == i) break;
+        h->e[i] = h->e[w];
+        i = w;
+    }
+    h->e[i] = *x;
+}
+
+cx_point cx_core_rank_point(const cx_space *sp, const culonx_sweep_entry *x)
+{
+    double tok = (double)x->exec.global_batch * (double)sp->run->model.seq;
+    cx_point p = {x->res.iteration_time_s / tok, sp->energy ? x->res.energy.total_j / tok : 0.0,
+               x->res.memory.peak_bytes, x->index};
+    return p;
+}
+
+int cx_core_rank_dominates(const cx_point *a, const cx_point *b)
+{
+    if (a->t > b->t || a->e > b->e || a->m > b->m) return 0;
+    if (a->t < b->t || a->e < b->e || a->m < b->m) return 1;
+    return a->idx < b->idx;
+}
+
+void cx_core_front_offer(cx_front *f, const cx_point *x, const culonx_sweep_entry *xe)
+{
+    for (int i = 0; i < f->n; i++)
+        if (cx_core_rank_dominates(&f->p[i], x)) {
+            if (i > 0) { /* move the dominator forward: it is likely to strike again */
+                cx_point tp = f->p[i];
+                culonx_sweep_entry te = f->e[i];
+                f->p[i] = f->p[i - 1], f->e[i] = f->e[i - 1];
+                f->p[i - 1] = tp, f->e[i - 1] = te;
+            }
+            return;
+        }
+    int k = 0;
+    for (int i = 0; i < f->n; i++)
+        if (!cx_core_rank_dominates(x, &f->p[i])) {
+            if (k != i) f->p[k] = f->p[i], f->e[k] = f->e[i];
+            k++;
+        }
+    f->n = k;
+    if (f->n == f->cap) {
+        int nc = f->cap ? 2 * f->cap : 64;
+        cx_point *np = realloc(f->p, (size_t)nc * sizeof *np);
+        if (np) f->p = np;
+        culonx_sweep_entry *ne = np ? realloc(f->e, (size_t)nc * sizeof *ne) : NULL;
+        if (ne) f->e = ne;
+        if (!np || !ne) {
+            f->oom = 1;
+            return;
+        }
+        f->cap = nc;
+    }
+    f->p[f->n] = *x;
+    f->e[f->n] = *xe;
+    f->n++;
+}
+
+int cx_core_front_cmp(const void *x, const void *y)
+{
+    const culonx_sweep_entry *a = x, *b = y;
+    if (a->res.iteration_time_s != b->res.iteration_time_s)
+        return a->res.iteration_time_s < b->res.iteration_time_s ? -1 : 1;
+    return (a->index > b->index) - (a->index < b->index);
+}

@@ -1,0 +1,222 @@
+/*
+ * space.c — the space of a sweep and its rules: the mixed-radix product
+ * of value lists (defaults filled from the run), the decoding of an
+ * enumeration index into an execution, and the validity rules checked
+ * outermost level first (see sweep.c for the list and why).
+ */
+#include "core/search/sweep.h"
+#include "core/base/base.h"
+
+#include "core/eval/cost.h"
+#include "schedules/sched.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ the cx_space */
+
+static void push(culonx_sweep_list *l, int64_t v)
+{
+    if (l->n < CULONX_SWEEP_MAX_VALUES) l->v[l->n++] = v;
+}
+
+culonx_status cx_core_space_build(const culonx_run *run, const culonx_sweep_spec *spec,
+                                 cx_space_store *st, culonx_error *err)
+{
+    const culonx_model *md = &run->model;
+    const culonx_execution *ex = &run->exec;
+    const culonx_gpu *g = &run->system.gpu;
+    cx_space *sp = &st->sp;
+    memset(sp, 0, sizeof *sp);
+    sp->run = run;
+    sp->gpn = run->system.gpus_per_node > 0 ? run->system.gpus_per_node : 1;
+    sp->tp_across = spec->tp_across_nodes;
+    sp->gb_min = spec->min_global_batch;
+    sp->gb_max = spec->max_global_batch;
+    sp->obj = spec->objective;
+    if (sp->gb_min && sp->gb_max && sp->gb_min > sp->gb_max)
+        return cx_core_fail(err, CULONX_EUSAGE, NULL, 0,
+                            "--min-global-batch %lld is above --max-global-batch %lld",
+                            (long long)sp->gb_min, (long long)sp->gb_max);
+    const culonx_sweep_list *in = spec->list;
+    culonx_sweep_list *L = st->lists;
+    for (int i = 0; i < NLEVELS; i++) L[i].n = 0;
+#define TAKE(lv, dim) (in[dim].n ? (void)(L[lv] = in[dim]) : (void)0)
+    TAKE(L_GPUS, CULONX_SWEEP_GPUS);
+    if (!L[L_GPUS].n) push(&L[L_GPUS], ex->gpus);
+    TAKE(L_GB, CULONX_SWEEP_GLOBAL_BATCH);
+    if (!L[L_GB].n) push(&L[L_GB], ex->global_batch);
+    int64_t max_gpus = L[L_GPUS].v[L[L_GPUS].n - 1];
+    TAKE(L_TP, CULONX_SWEEP_TP);
+    if (!L[L_TP].n) {
+        for (int64_t t = 1; t <= sp->gpn; t++)
+            if (sp->gpn % t == 0) push(&L[L_TP], t);
+        if (sp->tp_across)
+            for (int64_t t = 2 * sp->gpn; t <= md->heads && t <= max_gpus; t += sp->gpn)
+                push(&L[L_TP], t);
+    }
+    TAKE(L_PP, CULONX_SWEEP_PP);
+    if (!L[L_PP].n)
+        for (int64_t p = 1; p <= md->layers && p <= max_gpus; p++)
+            if (md->layers % p == 0) push(&L[L_PP], p);
+    TAKE(L_MB, CULONX_SWEEP_MICROBATCH);
+    if (!L[L_MB].n) {
+        int64_t mx = spec->max_microbatch > 0 ? spec->max_microbatch : DEFAULT_MAX_MICROBATCH;
+        for (int64_t b = 1; b <= mx; b *= 2) push(&L[L_MB], b);
+    }
+    TAKE(L_RC, CULONX_SWEEP_RECOMPUTE);
+    if (!L[L_RC].n)
+        for (int r = 0; r <= CULONX_RECOMPUTE_FULL; r++) push(&L[L_RC], r);
+    TAKE(L_SP, CULONX_SWEEP_SP);
+    if (!L[L_SP].n) push(&L[L_SP], 0), push(&L[L_SP], 1);
+    TAKE(L_DOPT, CULONX_SWEEP_DIST_OPT);
+    if (!L[L_DOPT].n) push(&L[L_DOPT], 0), push(&L[L_DOPT], 1);
+    TAKE(L_OVL, CULONX_SWEEP_DP_OVERLAP);
+    if (!L[L_OVL].n) push(&L[L_OVL], ex->dp_overlap ? 1 : 0);
+    TAKE(L_CLK, CULONX_SWEEP_CLOCK);
+    if (!L[L_CLK].n) push(&L[L_CLK], (int64_t)llround(ex->clock_mhz));
+    else
+        for (int i = 0; i < L[L_CLK].n; i++)
+            if ((double)L[L_CLK].v[i] < g->min_mhz || (double)L[L_CLK].v[i] > g->max_mhz)
+                return cx_core_fail(err, CULONX_EINPUT, run->path, 0,
+                                    "--clocks: %lld MHz is outside the %s range %g-%g MHz",
+                                    (long long)L[L_CLK].v[i], g->name, g->min_mhz, g->max_mhz);
+#undef TAKE
+
+    /* variants: (schedule, vp) */
+    culonx_sweep_list vps = in[CULONX_SWEEP_VP];
+    if (!vps.n)
+        for (int64_t v = 2; v <= md->layers; v++)
+            if (md->layers % v == 0) push(&vps, v);
+    culonx_sweep_list scheds = in[CULONX_SWEEP_SCHEDULE];
+    int explicit_sched = scheds.n > 0;
+    if (!scheds.n)
+        for (int i = 0; i < CULONX_SCHED_COUNT; i++) push(&scheds, i);
+    int nv = 0;
+    sp->canon_var = -1;
+    for (int i = 0; i < scheds.n; i++) {
+        const cx_sched_desc *d = cx_sched_get((culonx_schedule)scheds.v[i]);
+        if (!d) {
+            if (explicit_sched)
+                return cx_core_fail(err, CULONX_EINPUT, NULL, 0,
+                                    "--schedule: %s is not available in this build",
+                                    culonx_schedule_name((culonx_schedule)scheds.v[i]));
+            continue;
+        }
+        int uses_vp = d->chunks(2) != d->chunks(3);
+        int nvals = uses_vp ? vps.n : 1;
+        for (int k = 0; k < nvals; k++) {
+            cx_variant *v = &st->var[nv++];
+            v->sched = (int)scheds.v[i];
+            v->vp = uses_vp ? vps.v[k] : 1;
+            v->chunks = d->chunks((int)(v->vp > 1000000 ? 1000000 : v->vp));
+            v->uses_vp = uses_vp;
+            v->v_shaped = !uses_vp && v->chunks == 2;
+            v->exact = d->closed_exact;
+            if (v->chunks == 1 &&
+                (sp->canon_var < 0 || (v->sched == CULONX_SCHED_1F1B &&
+                                       st->var[sp->canon_var].sched != CULONX_SCHED_1F1B)))
+                sp->canon_var = nv - 1;
+        }
+    }
+    if (nv == 0) return cx_core_fail(err, CULONX_EINPUT, NULL, 0, "no pipeline schedule available");
+    sp->var = st->var;
+    for (int i = 0; i < NLEVELS; i++) {
+        sp->vals[i] = L[i].v;
+        sp->n[i] = L[i].n;
+    }
+    sp->n[L_VAR] = nv;
+    uint64_t s = 1;
+    for (int i = NLEVELS - 1; i >= 0; i--) {
+        sp->stride[i] = s;
+        if (sp->n[i] <= 0) return cx_core_fail(err, CULONX_EUSAGE, NULL, 0, "empty sweep list");
+        if (s > UINT64_MAX / 4 / (uint64_t)sp->n[i])
+            return cx_core_fail(err, CULONX_EUSAGE, NULL, 0, "the sweep space is too large");
+        s *= (uint64_t)sp->n[i];
+    }
+    sp->total = s;
+    sp->mem_limit = spec->max_memory_gib > 0 ? spec->max_memory_gib * CX_GIB : g->mem_gib * CX_GIB;
+    return CULONX_OK;
+}
+
+uint64_t cx_core_sweep_size(const culonx_run *run, const culonx_sweep_spec *spec, culonx_error *err)
+{
+    cx_space_store *st = malloc(sizeof *st);
+    if (!st) return 0;
+    uint64_t n = cx_core_space_build(run, spec, st, err) == CULONX_OK ? st->sp.total : 0;
+    free(st);
+    return n;
+}
+
+/* Digits of an index. */
+void cx_core_space_decode(const cx_space *sp, uint64_t idx, int d[NLEVELS])
+{
+    for (int i = 0; i < NLEVELS; i++) {
+        d[i] = (int)(idx / sp->stride[i]);
+        idx -= (uint64_t)d[i] * sp->stride[i];
+    }
+}
+
+/* The first failing rule (reject reason) and its level, or -1; fills ex. */
+int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex, int *level)
+{
+    const culonx_model *md = &sp->run->model;
+#define REJ(lv, r) return (*level = (lv), (r))
+    int64_t gpus = sp->vals[L_GPUS][d[L_GPUS]];
+    int64_t gb = sp->vals[L_GB][d[L_GB]];
+    if ((sp->gb_min && gb < sp->gb_min) || (sp->gb_max && gb > sp->gb_max))
+        REJ(L_GB, CULONX_REJECT_GLOBAL_BATCH_RANGE);
+    int64_t tp = sp->vals[L_TP][d[L_TP]];
+    if (tp > sp->gpn) {
+        if (!sp->tp_across) REJ(L_TP, CULONX_REJECT_TP_ACROSS);
+        if (tp % sp->gpn) REJ(L_TP, CULONX_REJECT_TP_NODE);
+    } else if (sp->gpn % tp) {
+        REJ(L_TP, CULONX_REJECT_TP_NODE);
+    }
+    if (md->heads % tp) REJ(L_TP, CULONX_REJECT_HEADS_TP);
+    if (md->kv_heads % tp) REJ(L_TP, CULONX_REJECT_KV_HEADS_TP);
+    if (md->ffn % tp) REJ(L_TP, CULONX_REJECT_FFN_TP);
+    int64_t pp = sp->vals[L_PP][d[L_PP]];
+    if (md->layers % pp) REJ(L_PP, CULONX_REJECT_LAYERS_PP);
+    if (gpus % (tp * pp)) REJ(L_PP, CULONX_REJECT_GPUS_TP_PP);
+    int64_t dp = gpus / (tp * pp);
+    const cx_variant *v = &sp->var[d[L_VAR]];
+    if (pp == 1) {
+        if (v->chunks > 1) REJ(L_VAR, CULONX_REJECT_PP1_CHUNKS);
+        if (d[L_VAR] != sp->canon_var) REJ(L_VAR, CULONX_REJECT_DUP_SCHEDULE);
+    }
+    int64_t nvs = pp * v->chunks;
+    if (md->layers % nvs)
+        REJ(L_VAR, v->uses_vp ? CULONX_REJECT_LAYERS_PP_VP
+                   : v->v_shaped ? CULONX_REJECT_LAYERS_2PP
+                                 : CULONX_REJECT_LAYERS_PP);
+    if (pp > CX_COST_MAX_STAGES || nvs > CX_COST_MAX_VSTAGES) REJ(L_VAR, CULONX_REJECT_STAGES);
+    int64_t mb = sp->vals[L_MB][d[L_MB]];
+    if (gb % (mb * dp)) REJ(L_MB, CULONX_REJECT_BATCH_MB_DP);
+    int64_t m = gb / (mb * dp);
+    if ((v->sched == CULONX_SCHED_INTERLEAVED && v->chunks > 1 && m < pp) ||
+        ((v->sched == CULONX_SCHED_DUALPIPE_V || v->sched == CULONX_SCHED_ZB_V) && m < 2 * pp))
+        REJ(L_MB, CULONX_REJECT_SCHED_MICROBATCHES);
+    int sp_on = (int)sp->vals[L_SP][d[L_SP]];
+    if (tp == 1 && d[L_SP] != 0) REJ(L_SP, CULONX_REJECT_DUP_SP);
+    int dopt = (int)sp->vals[L_DOPT][d[L_DOPT]];
+    if (dp == 1 && d[L_DOPT] != 0) REJ(L_DOPT, CULONX_REJECT_DUP_DIST_OPT);
+    int ovl = (int)sp->vals[L_OVL][d[L_OVL]];
+    if (dp == 1 && d[L_OVL] != 0) REJ(L_OVL, CULONX_REJECT_DUP_DP_OVERLAP);
+#undef REJ
+    ex->gpus = gpus;
+    ex->global_batch = gb;
+    ex->tp = tp;
+    ex->pp = pp;
+    ex->dp = dp;
+    ex->schedule = (culonx_schedule)v->sched;
+    ex->vp = v->vp;
+    ex->microbatch = mb;
+    ex->recompute = (culonx_recompute)sp->vals[L_RC][d[L_RC]];
+    ex->sequence_parallel = sp_on;
+    ex->distributed_optimizer = dopt;
+    ex->dp_overlap = ovl;
+    ex->clock_mhz = (double)sp->vals[L_CLK][d[L_CLK]];
+    return -1;
+}
