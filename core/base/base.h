@@ -10,6 +10,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #if defined(__GNUC__)
 #define CX_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -56,6 +57,14 @@ static inline double cx_maxd(double a, double b)
 static inline double cx_mind(double a, double b)
 {
     return a < b ? a : b;
+}
+
+/* a*b for positive values, saturating at INT64_MAX (0 if either is <= 0) */
+static inline int64_t cx_mul_sat_i64(int64_t a, int64_t b)
+{
+    if (a <= 0 || b <= 0) return 0;
+    if (a > INT64_MAX / b) return INT64_MAX;
+    return a * b;
 }
 
 #define CX_GIB (1024.0 * 1024.0 * 1024.0)

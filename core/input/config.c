@@ -31,11 +31,11 @@
  * gpus and dp the one omitted in the file is re-derived after tp/pp/gpus/dp
  * change.
  *
- * Plausibility limits in culonx_run_check are sanity bounds, not hardware
- * facts: anything beyond them (10000 layers, hidden 1e6, 1e7 GPUs ...) is a
- * typo in practice.
+ * The XML reader (safe parsing, schema, file:line errors) is xml.c; the
+ * consistency check of a whole run is check.c.
  */
 #include "core/base/base.h"
+#include "core/input/xml.h"
 
 #include <libxml/SAX2.h>
 #include <libxml/parser.h>
@@ -53,7 +53,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define MAX_FILE_BYTES ((size_t)16 << 20) /* config files are a few KiB */
 #define SET_FILE "--set"
 
 /* -------------------------------------------------------------- names */
@@ -206,16 +205,9 @@ static int find_field(const field *fs, int n, const char *key)
     return -1;
 }
 
-static const char *skip_space(const char *s)
-{
-    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
-        s++;
-    return s;
-}
-
 static int only_space(const char *s)
 {
-    return *skip_space(s) == '\0';
+    return *cx_core_xml_skip_space(s) == '\0';
 }
 
 /* Parses `s` into the field at base+f->off. Returns 0, or -1 with `why`. */
@@ -238,7 +230,7 @@ static int parse_value(const field *f, const char *s, void *base, char *why, siz
         return 0;
     }
     case FT_COUNT: {
-        const char *t = skip_space(s);
+        const char *t = cx_core_xml_skip_space(s);
         char *end = NULL;
         long long v = 0;
         int ok = (*t >= '0' && *t <= '9') || (*t == '+' && t[1] >= '0' && t[1] <= '9');
@@ -257,7 +249,7 @@ static int parse_value(const field *f, const char *s, void *base, char *why, siz
     }
     case FT_NONNEG:
     case FT_POSITIVE: {
-        const char *t = skip_space(s);
+        const char *t = cx_core_xml_skip_space(s);
         char *end;
         errno = 0;
         double v = strtod(t, &end);
@@ -274,7 +266,7 @@ static int parse_value(const field *f, const char *s, void *base, char *why, siz
     }
     case FT_BOOL: {
         int v;
-        const char *t = skip_space(s);
+        const char *t = cx_core_xml_skip_space(s);
         size_t n = strlen(t);
         while (n && (t[n - 1] == ' ' || t[n - 1] == '\t' || t[n - 1] == '\n' || t[n - 1] == '\r'))
             n--;
@@ -353,368 +345,16 @@ static int parse_value(const field *f, const char *s, void *base, char *why, siz
 
 /* ------------------------------------------------------ integer helpers */
 
-/* a*b for positive values, saturating at INT64_MAX */
-static int64_t mul_sat(int64_t a, int64_t b)
-{
-    if (a <= 0 || b <= 0) return 0;
-    if (a > INT64_MAX / b) return INT64_MAX;
-    return a * b;
-}
-
 /* Re-derives whichever of dp / gpus was omitted in the file. */
 static void derive_dp_gpus(culonx_run *run)
 {
     culonx_execution *e = &run->exec;
     if (run->dp_derived) {
-        int64_t tpp = mul_sat(e->tp, e->pp);
+        int64_t tpp = cx_mul_sat_i64(e->tp, e->pp);
         e->dp = (tpp > 0 && e->gpus % tpp == 0) ? e->gpus / tpp : 0;
     } else if (run->gpus_derived) {
-        e->gpus = mul_sat(mul_sat(e->tp, e->pp), e->dp);
+        e->gpus = cx_mul_sat_i64(cx_mul_sat_i64(e->tp, e->pp), e->dp);
     }
-}
-
-/* ------------------------------------------------------ schema cache */
-
-static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
-static pthread_mutex_t schema_lock = PTHREAD_MUTEX_INITIALIZER;
-#define SCHEMA_CACHE_SLOTS 8
-static struct {
-    char path[512];
-    xmlSchemaPtr schema;
-} schema_cache[SCHEMA_CACHE_SLOTS];
-
-static void xml_init(void)
-{
-    xmlInitParser();
-}
-
-/* First error reported by libxml2 through a structured handler. */
-typedef struct {
-    int have;
-    int line;
-    char file[512];
-    char msg[900];
-} first_error;
-
-static void strip_newline(char *s)
-{
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
-        s[--n] = '\0';
-}
-
-/* Renders <tag attr="value"> (or <tag>) of an element for messages. */
-static void render_element(xmlNodePtr el, const char *attr, char *out, size_t cap)
-{
-    const char *tag = el && el->name ? (const char *)el->name : "?";
-    xmlChar *v = (el && attr) ? xmlGetProp(el, (const xmlChar *)attr) : NULL;
-    if (v)
-        snprintf(out, cap, "<%.40s %.40s=\"%.80s\">", tag, attr, (const char *)v);
-    else
-        snprintf(out, cap, "<%.40s>", tag);
-    if (v) xmlFree(v);
-}
-
-#if LIBXML_VERSION >= 21200
-typedef const xmlError *cx_xml_error_ptr;
-#else
-typedef xmlErrorPtr cx_xml_error_ptr;
-#endif
-
-/* Turns "Element 'x', attribute 'y': text" into "<x y="v">: text". */
-static void on_structured_error(void *ud, cx_xml_error_ptr e)
-{
-    first_error *fe = ud;
-    if (fe->have || !e || e->level < XML_ERR_ERROR) return;
-    fe->have = 1;
-    xmlNodePtr node = e->node;
-    fe->line = e->line;
-    if (node && node->type == XML_ELEMENT_NODE) {
-        long l = xmlGetLineNo(node);
-        if (l > 0 && l < INT_MAX) fe->line = (int)l;
-    } else if (node && node->type == XML_ATTRIBUTE_NODE) {
-        node = node->parent;
-    }
-    snprintf(fe->file, sizeof fe->file, "%s", e->file ? e->file : "");
-    const char *m = e->message ? e->message : "invalid document";
-    char attr[64] = "";
-    const char *rest = m;
-    if (strncmp(m, "Element '", 9) == 0) {
-        const char *q = strchr(m + 9, '\'');
-        if (q) {
-            rest = q + 1;
-            if (strncmp(rest, ", attribute '", 13) == 0) {
-                const char *a = rest + 13;
-                const char *aq = strchr(a, '\'');
-                if (aq && (size_t)(aq - a) < sizeof attr) {
-                    memcpy(attr, a, (size_t)(aq - a));
-                    attr[aq - a] = '\0';
-                    rest = aq + 1;
-                }
-            }
-            if (rest[0] == ':') rest++;
-            rest = skip_space(rest);
-        }
-    }
-    if (strncmp(rest, "[facet '", 8) == 0) { /* "[facet 'minInclusive'] The value..." */
-        const char *q = strstr(rest, "] ");
-        if (q) rest = q + 2;
-    }
-    char el[256];
-    if (node && node->type == XML_ELEMENT_NODE) {
-        render_element(node, attr[0] ? attr : NULL, el, sizeof el);
-        snprintf(fe->msg, sizeof fe->msg, "%s: %s", el, rest);
-    } else {
-        snprintf(fe->msg, sizeof fe->msg, "%s", m);
-    }
-    strip_newline(fe->msg);
-}
-
-/* Parser errors: libxml2 hands the parser context (ctxt->userData) to the
- * structured handler; our first_error hangs off ctxt->_private. */
-static void on_parse_error(void *ud, cx_xml_error_ptr e)
-{
-    xmlParserCtxtPtr ctxt = ud;
-    first_error *fe = ctxt ? ctxt->_private : NULL;
-    if (!fe || fe->have || !e || e->level < XML_ERR_ERROR) return;
-    fe->have = 1;
-    fe->line = e->line;
-    snprintf(fe->msg, sizeof fe->msg, "%s", e->message ? e->message : "not well-formed");
-    strip_newline(fe->msg);
-}
-
-/* libxml2 stamps an element with the line where its start tag ends; a
- * message about <execution ...> spread over three lines should point at the
- * line where it starts. Attribute values cannot hold a literal '<', so the
- * start is the nearest '<' before the parser's position. */
-static void on_start_element(void *ud, const xmlChar *localname, const xmlChar *prefix,
-                             const xmlChar *uri, int nb_namespaces, const xmlChar **namespaces,
-                             int nb_attributes, int nb_defaulted, const xmlChar **attributes)
-{
-    xmlParserCtxtPtr ctxt = ud;
-    xmlSAX2StartElementNs(ctxt, localname, prefix, uri, nb_namespaces, namespaces, nb_attributes,
-                          nb_defaulted, attributes);
-    xmlParserInputPtr in = ctxt->input;
-    xmlNodePtr node = ctxt->node;
-    if (!in || !in->cur || !in->base || !node || node->type != XML_ELEMENT_NODE) return;
-    if (node->line == 0 || node->line >= 65535) return; /* big-line storage: leave alone */
-    int newlines = 0;
-    for (const xmlChar *p = in->cur; p > in->base;) {
-        p--;
-        if (*p == '<') {
-            if (newlines < node->line) node->line = (unsigned short)(node->line - newlines);
-            return;
-        }
-        if (*p == '\n') newlines++;
-    }
-}
-
-static int file_exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* Returns the cached schema for `path`, parsing it on first use. */
-static culonx_status get_schema(const char *schema_path, xmlSchemaPtr *out, culonx_error *err)
-{
-    pthread_once(&xml_once, xml_init);
-    char path[512];
-    if (schema_path && schema_path[0]) {
-        snprintf(path, sizeof path, "%s", schema_path);
-    } else {
-        path[0] = '\0';
-#ifdef CULONX_SCHEMA_DIR
-        snprintf(path, sizeof path, "%s/culonx.xsd", CULONX_SCHEMA_DIR);
-        if (!file_exists(path)) path[0] = '\0';
-#endif
-#ifdef CULONX_INSTALL_SCHEMA_DIR
-        if (!path[0]) snprintf(path, sizeof path, "%s/culonx.xsd", CULONX_INSTALL_SCHEMA_DIR);
-#endif
-        if (!path[0]) snprintf(path, sizeof path, "culonx.xsd");
-    }
-    culonx_status st = CULONX_OK;
-    pthread_mutex_lock(&schema_lock);
-    int slot = -1;
-    for (int i = 0; i < SCHEMA_CACHE_SLOTS; i++) {
-        if (schema_cache[i].schema && strcmp(schema_cache[i].path, path) == 0) {
-            *out = schema_cache[i].schema;
-            pthread_mutex_unlock(&schema_lock);
-            return CULONX_OK;
-        }
-        if (!schema_cache[i].schema && slot < 0) slot = i;
-    }
-    if (slot < 0) slot = SCHEMA_CACHE_SLOTS - 1; /* evict: schemas are never freed */
-    if (!file_exists(path)) {
-        st = cx_core_fail(err, CULONX_EUSAGE, path, 0, "cannot find the schema culonx.xsd");
-        goto done;
-    }
-    first_error fe = {0};
-    xmlSchemaParserCtxtPtr pctx = xmlSchemaNewParserCtxt(path);
-    if (!pctx) {
-        st = cx_core_fail(err, CULONX_EINTERNAL, path, 0, "out of memory loading the schema");
-        goto done;
-    }
-    xmlSchemaSetParserStructuredErrors(pctx, on_structured_error, &fe);
-    xmlSchemaPtr schema = xmlSchemaParse(pctx);
-    xmlSchemaFreeParserCtxt(pctx);
-    if (!schema) {
-        st = cx_core_fail(err, CULONX_EUSAGE, path, fe.line, "invalid schema: %s",
-                          fe.have ? fe.msg : "cannot parse");
-        goto done;
-    }
-    /* A schema evicted from a full cache is leaked on purpose: another thread
-     * may still validate with it. Eight distinct schema paths is already odd. */
-    snprintf(schema_cache[slot].path, sizeof schema_cache[slot].path, "%s", path);
-    schema_cache[slot].schema = schema;
-    *out = schema;
-done:
-    pthread_mutex_unlock(&schema_lock);
-    return st;
-}
-
-/* ------------------------------------------------------ documents */
-
-/* Refuses every external entity and DTD (defence in depth: DOCTYPEs are
- * rejected after parsing anyway). */
-static xmlParserInputPtr refuse_entity(void *ctx, const xmlChar *public_id,
-                                       const xmlChar *system_id)
-{
-    (void)ctx;
-    (void)public_id;
-    (void)system_id;
-    return NULL;
-}
-
-static void refuse_subset(void *ctx, const xmlChar *name, const xmlChar *external_id,
-                          const xmlChar *system_id)
-{
-    (void)ctx;
-    (void)name;
-    (void)external_id;
-    (void)system_id;
-}
-
-static int line_of(const char *buf, size_t len, const char *needle)
-{
-    size_t n = strlen(needle);
-    int line = 1;
-    for (size_t i = 0; i + n <= len; i++) {
-        if (buf[i] == '\n') line++;
-        if (memcmp(buf + i, needle, n) == 0) return line;
-    }
-    return 1;
-}
-
-/* Parses and validates one document whose root must be <root>. */
-static culonx_status read_doc(const char *name, const char *buf, size_t len, xmlSchemaPtr schema,
-                              const char *root, xmlDocPtr *out, culonx_error *err)
-{
-    *out = NULL;
-    if (len == 0)
-        return cx_core_fail(err, CULONX_EINPUT, name, 1, "empty file: expected <%s>", root);
-    if (len > MAX_FILE_BYTES || len > (size_t)INT_MAX)
-        return cx_core_fail(err, CULONX_EINPUT, name, 0, "file too large (over %zu bytes)",
-                            MAX_FILE_BYTES);
-    xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
-    if (!ctxt) return cx_core_fail(err, CULONX_EINTERNAL, name, 0, "out of memory");
-    first_error pe = {0};
-    ctxt->_private = &pe;
-    if (ctxt->sax) {
-        ctxt->sax->resolveEntity = refuse_entity;
-        ctxt->sax->externalSubset = refuse_subset;
-        ctxt->sax->serror = on_parse_error;
-        if (ctxt->sax->startElementNs == xmlSAX2StartElementNs)
-            ctxt->sax->startElementNs = on_start_element;
-    }
-    int opts = XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
-               XML_PARSE_BIG_LINES;
-    xmlDocPtr doc = xmlCtxtReadMemory(ctxt, buf, (int)len, name, NULL, opts);
-    if (!doc || !ctxt->wellFormed) {
-        xmlErrorPtr e = xmlCtxtGetLastError(ctxt);
-        char msg[900];
-        snprintf(msg, sizeof msg, "%s",
-                 pe.have           ? pe.msg
-                 : e && e->message ? e->message
-                                   : "not well-formed");
-        strip_newline(msg);
-        int line = pe.have ? pe.line : e ? e->line : 1;
-        if (line < 1) line = 1;
-        int oom = e && e->code == XML_ERR_NO_MEMORY;
-        xmlFreeDoc(doc);
-        xmlFreeParserCtxt(ctxt);
-        if (oom) return cx_core_fail(err, CULONX_EINTERNAL, name, line, "out of memory");
-        return cx_core_fail(err, CULONX_EINPUT, name, line, "malformed XML: %s", msg);
-    }
-    xmlFreeParserCtxt(ctxt);
-    if (doc->intSubset || doc->extSubset) {
-        xmlFreeDoc(doc);
-        return cx_core_fail(err, CULONX_EINPUT, name, line_of(buf, len, "<!DOCTYPE"),
-                            "DOCTYPE declarations (DTDs, entities) are not allowed");
-    }
-    xmlSchemaValidCtxtPtr vctx = xmlSchemaNewValidCtxt(schema);
-    if (!vctx) {
-        xmlFreeDoc(doc);
-        return cx_core_fail(err, CULONX_EINTERNAL, name, 0, "out of memory");
-    }
-    first_error fe = {0};
-    xmlSchemaSetValidStructuredErrors(vctx, on_structured_error, &fe);
-    int rc = xmlSchemaValidateDoc(vctx, doc);
-    xmlSchemaFreeValidCtxt(vctx);
-    if (rc != 0) {
-        xmlFreeDoc(doc);
-        if (fe.have) return cx_core_fail(err, CULONX_EINPUT, name, fe.line, "%s", fe.msg);
-        if (rc < 0) return cx_core_fail(err, CULONX_EINTERNAL, name, 0, "schema validation failed");
-        return cx_core_fail(err, CULONX_EINPUT, name, 0, "does not match the schema");
-    }
-    xmlNodePtr r = xmlDocGetRootElement(doc);
-    if (!r || strcmp((const char *)r->name, root) != 0) {
-        int line = r ? (int)xmlGetLineNo(r) : 1;
-        char got[64];
-        snprintf(got, sizeof got, "%.40s", r ? (const char *)r->name : "nothing");
-        xmlFreeDoc(doc);
-        return cx_core_fail(err, CULONX_EINPUT, name, line, "expected root element <%s>, got <%s>",
-                            root, got);
-    }
-    *out = doc;
-    return CULONX_OK;
-}
-
-static culonx_status read_file(const char *path, char **buf, size_t *len, culonx_error *err,
-                               const char *from, int from_line, const char *what)
-{
-    *buf = NULL;
-    *len = 0;
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return cx_core_fail(err, CULONX_EINPUT, from, from_line, "%scannot open '%s': %s", what,
-                            path, strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        return cx_core_fail(err, CULONX_EINPUT, from, from_line, "%s'%s' is not a regular file",
-                            what, path);
-    if ((uintmax_t)st.st_size > MAX_FILE_BYTES)
-        return cx_core_fail(err, CULONX_EINPUT, from, from_line, "%s'%s' is too large", what, path);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return cx_core_fail(err, CULONX_EINPUT, from, from_line, "%scannot open '%s': %s", what,
-                            path, strerror(errno));
-    size_t cap = (size_t)st.st_size + 1;
-    char *b = malloc(cap);
-    if (!b) {
-        fclose(f);
-        return cx_core_fail(err, CULONX_EINTERNAL, path, 0, "out of memory");
-    }
-    size_t n = fread(b, 1, cap - 1, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(b);
-        return cx_core_fail(err, CULONX_EINPUT, from, from_line, "%scannot read '%s'", what, path);
-    }
-    b[n] = '\0';
-    *buf = b;
-    *len = n;
-    return CULONX_OK;
 }
 
 /* ------------------------------------------------------ elements */
@@ -761,7 +401,7 @@ static culonx_status load_attrs(loader *L, xmlNodePtr el, const char *file, cons
         if (strcmp(key, "file") == 0) continue;
         if (fs == power_fields && is_calibration_attr(key)) continue;
         char where[256];
-        render_element(el, key, where, sizeof where);
+        cx_core_xml_render_element(el, key, where, sizeof where);
         int i = find_field(fs, nf, key);
         if (i < 0)
             return cx_core_fail(L->err, CULONX_EINPUT, file, elem_line(el),
@@ -784,7 +424,7 @@ static culonx_status require_attrs(loader *L, xmlNodePtr el, const char *file, c
     for (int i = 0; i < nf; i++)
         if (fs[i].required && !(seen & ((uint32_t)1 << i))) {
             char where[256];
-            render_element(el, "name", where, sizeof where);
+            cx_core_xml_render_element(el, "name", where, sizeof where);
             return cx_core_fail(L->err, CULONX_EINPUT, file, elem_line(el),
                                 "%s: missing required attribute '%s'", where, fs[i].key);
         }
@@ -800,7 +440,7 @@ static culonx_status resolve_path(loader *L, xmlNodePtr el, const char *base_fil
     snprintf(rel, sizeof rel, "%s", v ? (const char *)v : "");
     if (v) xmlFree(v);
     char where[700];
-    render_element(el, "file", where, sizeof where);
+    cx_core_xml_render_element(el, "file", where, sizeof where);
     if (!rel[0])
         return cx_core_fail(L->err, CULONX_EINPUT, base_file, elem_line(el), "%s: empty file name",
                             where);
@@ -825,7 +465,7 @@ static culonx_status ref_only(loader *L, xmlNodePtr el, const char *file)
     for (xmlAttrPtr a = el->properties; a; a = a->next)
         if (strcmp((const char *)a->name, "file") != 0) {
             char where[256];
-            render_element(el, (const char *)a->name, where, sizeof where);
+            cx_core_xml_render_element(el, (const char *)a->name, where, sizeof where);
             return cx_core_fail(L->err, CULONX_EINPUT, file, elem_line(el),
                                 "%s: an element with file=\"...\" takes no other attributes",
                                 where);
@@ -833,7 +473,7 @@ static culonx_status ref_only(loader *L, xmlNodePtr el, const char *file)
     for (xmlNodePtr c = el->children; c; c = c->next)
         if (c->type == XML_ELEMENT_NODE) {
             char where[256];
-            render_element(el, "file", where, sizeof where);
+            cx_core_xml_render_element(el, "file", where, sizeof where);
             return cx_core_fail(L->err, CULONX_EINPUT, file, elem_line(c),
                                 "%s: an element with file=\"...\" takes no children", where);
         }
@@ -853,14 +493,14 @@ static culonx_status inline_or_file(loader *L, xmlNodePtr el, const char *file, 
     char path[512];
     if ((st = resolve_path(L, el, file, path, sizeof path))) return st;
     char where[700];
-    render_element(el, "file", where, sizeof where);
+    cx_core_xml_render_element(el, "file", where, sizeof where);
     char what[720];
     snprintf(what, sizeof what, "%s: ", where);
     char *buf;
     size_t len;
-    if ((st = read_file(path, &buf, &len, L->err, file, elem_line(el), what))) return st;
+    if ((st = cx_core_xml_read_file(path, &buf, &len, L->err, file, elem_line(el), what))) return st;
     xmlDocPtr doc;
-    st = read_doc(path, buf, len, L->schema, tag, &doc, L->err);
+    st = cx_core_xml_read_doc(path, buf, len, L->schema, tag, &doc, L->err);
     free(buf);
     if (st) return st;
     st = fn(L, xmlDocGetRootElement(doc), path);
@@ -880,11 +520,11 @@ static culonx_status load_model(loader *L, xmlNodePtr el, const char *file)
     if (!(seen & (1u << MODEL_FFN))) {
         if (m->arch == CULONX_ARCH_LLAMA) {
             char where[256];
-            render_element(el, "name", where, sizeof where);
+            cx_core_xml_render_element(el, "name", where, sizeof where);
             return cx_core_fail(L->err, CULONX_EINPUT, file, elem_line(el),
                                 "%s: llama models need ffn (the SwiGLU inner size)", where);
         }
-        m->ffn = mul_sat(4, m->hidden);
+        m->ffn = cx_mul_sat_i64(4, m->hidden);
     }
     return CULONX_OK;
 }
@@ -915,7 +555,7 @@ static culonx_status load_gpu(loader *L, xmlNodePtr el, const char *file)
         if (c->type != XML_ELEMENT_NODE) continue;
         if (strcmp((const char *)c->name, "power") != 0) {
             char where[256];
-            render_element(c, NULL, where, sizeof where);
+            cx_core_xml_render_element(c, NULL, where, sizeof where);
             return cx_core_fail(L->err, CULONX_EINPUT, file, elem_line(c),
                                 "%s: unexpected element inside <gpu>", where);
         }
@@ -932,7 +572,7 @@ static culonx_status load_network(loader *L, xmlNodePtr el, const char *file)
     for (xmlNodePtr c = el->children; c; c = c->next) {
         if (c->type != XML_ELEMENT_NODE) continue;
         char where[256];
-        render_element(c, "name", where, sizeof where);
+        cx_core_xml_render_element(c, "name", where, sizeof where);
         if (strcmp((const char *)c->name, "tier") != 0)
             return cx_core_fail(L->err, CULONX_EINPUT, file, elem_line(c),
                                 "%s: unexpected element inside <network>", where);
@@ -979,7 +619,7 @@ static culonx_status load_system(loader *L, xmlNodePtr el, const char *file)
             st = load_attrs(L, c, file, perf_fields, NFIELDS(perf_fields), &s->perf, &seen);
         } else {
             char where[256];
-            render_element(c, NULL, where, sizeof where);
+            cx_core_xml_render_element(c, NULL, where, sizeof where);
             st = cx_core_fail(L->err, CULONX_EINPUT, file, elem_line(c),
                               "%s: unexpected element inside <system>", where);
         }
@@ -987,7 +627,7 @@ static culonx_status load_system(loader *L, xmlNodePtr el, const char *file)
     }
     if (!have_gpu || !have_net) {
         char where[256];
-        render_element(el, "name", where, sizeof where);
+        cx_core_xml_render_element(el, "name", where, sizeof where);
         return cx_core_fail(L->err, CULONX_EINPUT, file, elem_line(el), "%s: missing <%s>", where,
                             have_gpu ? "network" : "gpu");
     }
@@ -1022,7 +662,7 @@ static culonx_status load_run_buffer(const char *name, const char *buf, size_t l
 {
     loader L = {schema, run, err};
     xmlDocPtr doc;
-    culonx_status st = read_doc(name, buf, len, schema, "run", &doc, err);
+    culonx_status st = cx_core_xml_read_doc(name, buf, len, schema, "run", &doc, err);
     if (st) return st;
     int have[3] = {0, 0, 0};
     for (xmlNodePtr c = xmlDocGetRootElement(doc)->children; c && !st; c = c->next) {
@@ -1039,7 +679,7 @@ static culonx_status load_run_buffer(const char *name, const char *buf, size_t l
             st = load_execution(&L, c, name);
         } else {
             char where[256];
-            render_element(c, NULL, where, sizeof where);
+            cx_core_xml_render_element(c, NULL, where, sizeof where);
             st = cx_core_fail(err, CULONX_EINPUT, name, elem_line(c),
                               "%s: unexpected element inside <run>", where);
         }
@@ -1063,7 +703,7 @@ culonx_status culonx_run_load_buffer(const char *name, const char *buf, size_t l
     memset(run, 0, sizeof *run);
     snprintf(run->path, sizeof run->path, "%s", name);
     xmlSchemaPtr schema;
-    culonx_status st = get_schema(schema_path, &schema, err);
+    culonx_status st = cx_core_xml_schema(schema_path, &schema, err);
     if (!st) st = load_run_buffer(name, buf ? buf : "", len, schema, run, err);
     if (!st) st = culonx_run_check(run, err);
     return st;
@@ -1078,11 +718,11 @@ culonx_status culonx_run_load(const char *path, const char *const *overrides, in
     memset(run, 0, sizeof *run);
     snprintf(run->path, sizeof run->path, "%s", path);
     xmlSchemaPtr schema;
-    culonx_status st = get_schema(schema_path, &schema, err);
+    culonx_status st = cx_core_xml_schema(schema_path, &schema, err);
     if (st) return st;
     char *buf;
     size_t len;
-    if ((st = read_file(path, &buf, &len, err, path, 0, ""))) return st;
+    if ((st = cx_core_xml_read_file(path, &buf, &len, err, path, 0, ""))) return st;
     st = load_run_buffer(path, buf, len, schema, run, err);
     free(buf);
     for (int i = 0; !st && i < noverrides; i++)
@@ -1191,8 +831,8 @@ culonx_status culonx_run_set(culonx_run *run, const char *assignment, culonx_err
         if (strcmp(key, "heads") == 0 && old.model.kv_heads == old.model.heads)
             m->kv_heads = m->heads;
         if (strcmp(key, "hidden") == 0 && m->arch == CULONX_ARCH_GPT &&
-            old.model.ffn == mul_sat(4, old.model.hidden))
-            m->ffn = mul_sat(4, m->hidden);
+            old.model.ffn == cx_mul_sat_i64(4, old.model.hidden))
+            m->ffn = cx_mul_sat_i64(4, m->hidden);
     }
     if (base == &run->exec) {
         if (strcmp(key, "dp") == 0 && run->dp_derived) {
@@ -1204,248 +844,5 @@ culonx_status culonx_run_set(culonx_run *run, const char *assignment, culonx_err
         }
         derive_dp_gpus(run);
     }
-    return CULONX_OK;
-}
-
-/* ------------------------------------------------------ public: check */
-
-typedef struct {
-    const culonx_run *run;
-    culonx_error *err;
-} checker;
-
-static culonx_status bad(checker *C, const culonx_origin *o, const char *fmt, ...) CX_PRINTF(3, 4);
-static culonx_status bad(checker *C, const culonx_origin *o, const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    const char *file = o && o->file[0] ? o->file : C->run->path;
-    return cx_core_fail(C->err, CULONX_EINPUT, file, o ? o->line : 0, "%s", msg);
-}
-
-static culonx_status int_range(checker *C, const culonx_origin *o, const char *tag, const char *key,
-                               int64_t v, int64_t lo, int64_t hi)
-{
-    if (v < lo)
-        return bad(C, o, "<%s %s=\"%lld\">: %s must be at least %lld", tag, key, (long long)v, key,
-                   (long long)lo);
-    if (v > hi)
-        return bad(C, o, "<%s %s=\"%lld\">: %s = %lld is implausibly large (limit %lld)", tag, key,
-                   (long long)v, key, (long long)v, (long long)hi);
-    return CULONX_OK;
-}
-
-/* lo_open: v must be > lo (else >= lo). `shown` is v in XML units. */
-static culonx_status dbl_range(checker *C, const culonx_origin *o, const char *tag, const char *key,
-                               double v, double lo, int lo_open, double hi, double scale)
-{
-    double shown = scale ? v / scale : v;
-    if (!isfinite(v))
-        return bad(C, o, "<%s %s=\"%g\">: %s must be a finite number", tag, key, shown, key);
-    if (v < lo || (lo_open && v == lo))
-        return bad(C, o, "<%s %s=\"%g\">: %s must be %s %g", tag, key, shown, key,
-                   lo_open ? "greater than" : "at least", scale ? lo / scale : lo);
-    if (v > hi)
-        return bad(C, o, "<%s %s=\"%g\">: %s = %g is outside the plausible range (at most %g)", tag,
-                   key, shown, key, shown, scale ? hi / scale : hi);
-    return CULONX_OK;
-}
-
-#define TRY(x)                                                                                     \
-    do {                                                                                           \
-        culonx_status st_ = (x);                                                                   \
-        if (st_ != CULONX_OK) return st_;                                                          \
-    } while (0)
-
-static culonx_status check_model(checker *C)
-{
-    const culonx_model *m = &C->run->model;
-    const culonx_origin *o = &C->run->model_at;
-    if (m->arch != CULONX_ARCH_GPT && m->arch != CULONX_ARCH_LLAMA)
-        return bad(C, o, "<model>: unknown arch %d", (int)m->arch);
-    TRY(int_range(C, o, "model", "layers", m->layers, 1, 10000));
-    TRY(int_range(C, o, "model", "hidden", m->hidden, 1, 1000000));
-    TRY(int_range(C, o, "model", "heads", m->heads, 1, 100000));
-    TRY(int_range(C, o, "model", "kv-heads", m->kv_heads, 1, 100000));
-    TRY(int_range(C, o, "model", "ffn", m->ffn, 1, 10000000));
-    TRY(int_range(C, o, "model", "vocab", m->vocab, 1, 100000000));
-    TRY(int_range(C, o, "model", "seq", m->seq, 1, 10000000));
-    if (m->hidden % m->heads)
-        return bad(C, o, "<model heads=\"%lld\">: %lld heads do not divide hidden %lld",
-                   (long long)m->heads, (long long)m->heads, (long long)m->hidden);
-    if (m->kv_heads > m->heads || m->heads % m->kv_heads)
-        return bad(C, o, "<model kv-heads=\"%lld\">: %lld kv-heads do not divide %lld heads",
-                   (long long)m->kv_heads, (long long)m->kv_heads, (long long)m->heads);
-    return CULONX_OK;
-}
-
-static culonx_status check_system(checker *C)
-{
-    const culonx_run *r = C->run;
-    const culonx_system *s = &r->system;
-    const culonx_gpu *g = &s->gpu;
-    const culonx_origin *so = &r->system_at, *go = &r->gpu_at;
-    TRY(int_range(C, so, "system", "gpus-per-node", s->gpus_per_node, 1, 100000));
-    TRY(dbl_range(C, so, "system", "node-overhead-w", s->node_overhead_w, 0, 0, 1e6, 0));
-    TRY(dbl_range(C, so, "system", "pue", s->pue, 1, 0, 10, 0));
-    TRY(dbl_range(C, go, "gpu", "matrix16-tflops", g->matrix16_tflops, 0, 1, 1e5, 0));
-    TRY(dbl_range(C, go, "gpu", "matrix8-tflops", g->matrix8_tflops, 0, 0, 1e5, 0));
-    TRY(dbl_range(C, go, "gpu", "vector-tflops", g->vector_tflops, 0, 1, 1e5, 0));
-    TRY(dbl_range(C, go, "gpu", "hbm-gbps", g->hbm_gbps, 0, 1, 1e6, 0));
-    TRY(dbl_range(C, go, "gpu", "mem-gib", g->mem_gib, 0, 1, 1e5, 0));
-    TRY(dbl_range(C, go, "gpu", "min-mhz", g->min_mhz, 0, 1, 1e5, 0));
-    TRY(dbl_range(C, go, "gpu", "max-mhz", g->max_mhz, g->min_mhz, 0, 1e5, 0));
-    TRY(dbl_range(C, go, "gpu", "step-mhz", g->step_mhz, 0, 1, 1e5, 0));
-    TRY(dbl_range(C, go, "gpu", "tdp-w", g->tdp_w, 0, 1, 1e5, 0));
-    TRY(dbl_range(C, go, "gpu", "idle-w", g->idle_w, 0, 0, g->tdp_w, 0));
-    if (g->power.present) {
-        const culonx_power_model *p = &g->power;
-        const culonx_origin *po = &r->power_at;
-        TRY(dbl_range(C, po, "power", "const-w", p->const_w, 0, 0, 1e5, 0));
-        TRY(dbl_range(C, po, "power", "static-w", p->static_w, 0, 0, 1e5, 0));
-        TRY(dbl_range(C, po, "power", "knee-mhz", p->knee_mhz, 0, 0, 1e5, 0));
-        TRY(dbl_range(C, po, "power", "v-min", p->v_min, 0, 1, 100, 0));
-        TRY(dbl_range(C, po, "power", "v-slope", p->v_slope, 0, 0, 100, 0));
-        TRY(dbl_range(C, po, "power", "tensor-w", p->tensor_w, 0, 0, 1e5, 0));
-        TRY(dbl_range(C, po, "power", "fp-w", p->fp_w, 0, 0, 1e5, 0));
-        TRY(dbl_range(C, po, "power", "sm-w", p->sm_w, 0, 0, 1e5, 0));
-        TRY(dbl_range(C, po, "power", "dram-w", p->dram_w, 0, 0, 1e5, 0));
-        TRY(dbl_range(C, po, "power", "blocked-w", p->blocked_w, 0, 0, 1e5, 0));
-        TRY(dbl_range(C, po, "power", "time-exp", p->time_exp, 0, 1, 4, 0));
-    }
-    if (s->ntiers < 1 || s->ntiers > CULONX_MAX_TIERS)
-        return bad(C, &r->network_at, "<network>: needs 1 or %d tiers, has %d", CULONX_MAX_TIERS,
-                   s->ntiers);
-    for (int i = 0; i < s->ntiers; i++) {
-        const culonx_net_tier *t = &s->tier[i];
-        const culonx_origin *to = &r->tier_at[i];
-        if (!t->name[0]) return bad(C, to, "<tier>: tier %d has no name", i);
-        TRY(dbl_range(C, to, "tier", "bw-gbps", t->bw_gbps, 0, 1, 1e6, 0));
-        TRY(dbl_range(C, to, "tier", "latency-us", t->latency_s, 0, 0, 1.0, 1e-6));
-        TRY(dbl_range(C, to, "tier", "efficiency", t->efficiency, 0, 1, 1, 0));
-        TRY(dbl_range(C, to, "tier", "pj-per-bit", t->pj_per_bit, 0, 0, 1e4, 0));
-    }
-    const culonx_perf_params *pf = &s->perf;
-    const culonx_origin *fo = &r->perf_at;
-    TRY(dbl_range(C, fo, "perf", "matmul-eff-max", pf->matmul_eff_max, 0, 0, 1, 0));
-    TRY(dbl_range(C, fo, "perf", "matmul-half-dim", pf->matmul_half_dim, 0, 0, 1e6, 0));
-    TRY(dbl_range(C, fo, "perf", "mem-eff", pf->mem_eff, 0, 0, 1, 0));
-    TRY(dbl_range(C, fo, "perf", "kernel-launch-us", pf->kernel_launch_s, 0, 0, 1.0, 1e-6));
-    TRY(dbl_range(C, fo, "perf", "optimizer-bytes-per-param", pf->optimizer_bytes_per_param, 0, 0,
-                  1e4, 0));
-    return CULONX_OK;
-}
-
-static culonx_status check_exec(checker *C)
-{
-    const culonx_run *r = C->run;
-    const culonx_execution *e = &r->exec;
-    const culonx_model *m = &r->model;
-    const culonx_gpu *g = &r->system.gpu;
-    const culonx_origin *o = &r->exec_at;
-    typedef long long ll;
-
-    if ((unsigned)e->recompute > CULONX_RECOMPUTE_FULL)
-        return bad(C, o, "<execution>: unknown recompute %d", (int)e->recompute);
-    if ((unsigned)e->schedule >= CULONX_SCHED_COUNT)
-        return bad(C, o, "<execution>: unknown schedule %d", (int)e->schedule);
-    if ((unsigned)e->dtype > CULONX_DTYPE_FP8)
-        return bad(C, o, "<execution>: unknown dtype %d", (int)e->dtype);
-    TRY(int_range(C, o, "execution", "gpus", e->gpus, 1, 10000000));
-    TRY(int_range(C, o, "execution", "tp", e->tp, 1, e->gpus));
-    TRY(int_range(C, o, "execution", "pp", e->pp, 1, e->gpus));
-    int64_t tpp = mul_sat(e->tp, e->pp);
-    if (r->dp_derived && (tpp > e->gpus || e->gpus % tpp))
-        return bad(C, o,
-                   "<execution gpus=\"%lld\">: %lld GPUs are not a multiple of tp*pp = %lld*%lld "
-                   "= %lld",
-                   (ll)e->gpus, (ll)e->gpus, (ll)e->tp, (ll)e->pp, (ll)tpp);
-    TRY(int_range(C, o, "execution", "dp", e->dp, 1, e->gpus));
-    if (tpp > e->gpus || e->gpus % tpp || e->gpus / tpp != e->dp)
-        return bad(C, o,
-                   "<execution gpus=\"%lld\">: gpus must equal tp*pp*dp = %lld*%lld*%lld = %lld, "
-                   "got %lld",
-                   (ll)e->gpus, (ll)e->tp, (ll)e->pp, (ll)e->dp, (ll)mul_sat(tpp, e->dp),
-                   (ll)e->gpus);
-    TRY(int_range(C, o, "execution", "vp", e->vp, 1, 1000));
-    TRY(int_range(C, o, "execution", "global-batch", e->global_batch, 1, 1000000000));
-    TRY(int_range(C, o, "execution", "microbatch", e->microbatch, 1, e->global_batch));
-    TRY(dbl_range(C, o, "execution", "tokens", e->tokens, 0, 0, 1e16, 0));
-    if (!isfinite(e->clock_mhz) || e->clock_mhz < 0 ||
-        (e->clock_mhz != 0 && (e->clock_mhz < g->min_mhz || e->clock_mhz > g->max_mhz)))
-        return bad(C, o,
-                   "<execution clock-mhz=\"%g\">: clock %g MHz is outside the %s range %g-%g MHz "
-                   "(0 = max)",
-                   e->clock_mhz, e->clock_mhz, g->name, g->min_mhz, g->max_mhz);
-
-    if (m->heads % e->tp)
-        return bad(C, o, "<execution tp=\"%lld\">: %lld does not divide %lld heads", (ll)e->tp,
-                   (ll)e->tp, (ll)m->heads);
-    if (m->kv_heads % e->tp)
-        return bad(C, o, "<execution tp=\"%lld\">: %lld does not divide %lld kv-heads", (ll)e->tp,
-                   (ll)e->tp, (ll)m->kv_heads);
-    if (m->ffn % e->tp)
-        return bad(C, o, "<execution tp=\"%lld\">: %lld does not divide ffn %lld", (ll)e->tp,
-                   (ll)e->tp, (ll)m->ffn);
-    if (e->vp > 1 && e->pp < 2)
-        return bad(C, o, "<execution vp=\"%lld\">: vp > 1 needs pipeline parallelism (pp > 1)",
-                   (ll)e->vp);
-    if (e->vp > 1 && e->schedule != CULONX_SCHED_INTERLEAVED)
-        return bad(C, o, "<execution vp=\"%lld\">: vp > 1 needs schedule=\"interleaved\", not %s",
-                   (ll)e->vp, culonx_schedule_name(e->schedule));
-    int64_t chunks = e->schedule == CULONX_SCHED_INTERLEAVED ? e->vp
-                     : (e->schedule == CULONX_SCHED_ZB_V || e->schedule == CULONX_SCHED_DUALPIPE_V)
-                         ? 2
-                         : 1;
-    int64_t stages = mul_sat(e->pp, chunks);
-    if (stages > m->layers || m->layers % stages) {
-        if (chunks == 1)
-            return bad(C, o, "<execution pp=\"%lld\">: pp %lld does not divide %lld layers",
-                       (ll)e->pp, (ll)e->pp, (ll)m->layers);
-        if (e->schedule == CULONX_SCHED_INTERLEAVED)
-            return bad(C, o,
-                       "<execution vp=\"%lld\">: pp*vp = %lld*%lld does not divide %lld layers",
-                       (ll)e->vp, (ll)e->pp, (ll)e->vp, (ll)m->layers);
-        return bad(C, o,
-                   "<execution pp=\"%lld\">: %s puts 2 chunks per stage: 2*pp = %lld does not "
-                   "divide %lld layers",
-                   (ll)e->pp, culonx_schedule_name(e->schedule), (ll)stages, (ll)m->layers);
-    }
-    int64_t mbdp = mul_sat(e->microbatch, e->dp);
-    if (mbdp > e->global_batch || e->global_batch % mbdp)
-        return bad(C, o,
-                   "<execution global-batch=\"%lld\">: %lld is not a multiple of microbatch*dp = "
-                   "%lld*%lld = %lld",
-                   (ll)e->global_batch, (ll)e->global_batch, (ll)e->microbatch, (ll)e->dp,
-                   (ll)mbdp);
-    /* microbatches per pipeline the schedule needs (schedules/: interleaved
-     * m >= pp, V-shaped zb-v / dualpipev m >= 2 pp) */
-    int64_t m_count = e->global_batch / mbdp;
-    int64_t m_need = e->schedule == CULONX_SCHED_INTERLEAVED && e->vp > 1 ? e->pp
-                     : chunks == 2 && e->schedule != CULONX_SCHED_INTERLEAVED ? 2 * e->pp
-                                                                              : 1;
-    if (m_count < m_need)
-        return bad(C, o,
-                   "<execution global-batch=\"%lld\">: %s needs at least %lld microbatches per "
-                   "pipeline, global-batch/(microbatch*dp) = %lld",
-                   (ll)e->global_batch, culonx_schedule_name(e->schedule), (ll)m_need,
-                   (ll)m_count);
-    if (e->dtype == CULONX_DTYPE_FP8 && !(g->matrix8_tflops > 0))
-        return bad(C, o, "<execution dtype=\"fp8\">: GPU %s has no fp8 (matrix8-tflops = 0)",
-                   g->name);
-    return CULONX_OK;
-}
-
-culonx_status culonx_run_check(const culonx_run *run, culonx_error *err)
-{
-    cx_core_error_clear(err);
-    if (!run) return cx_core_fail(err, CULONX_EUSAGE, NULL, 0, "culonx_run_check: NULL run");
-    checker C = {run, err};
-    TRY(check_model(&C));
-    TRY(check_system(&C));
-    TRY(check_exec(&C));
     return CULONX_OK;
 }

@@ -1,0 +1,254 @@
+/*
+ * check.c — culonx_run_check: ranges and consistency of a whole run (model,
+ * system, execution), with messages that point at the element and the
+ * offending value (file:line from the run's origins). The plausibility
+ * limits are sanity bounds, not hardware facts: anything beyond them (10000
+ * layers, hidden 1e6, 1e7 GPUs ...) is a typo in practice.
+ */
+#include "core/base/base.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+    const culonx_run *run;
+    culonx_error *err;
+} checker;
+
+static culonx_status bad(checker *C, const culonx_origin *o, const char *fmt, ...) CX_PRINTF(3, 4);
+static culonx_status bad(checker *C, const culonx_origin *o, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    const char *file = o && o->file[0] ? o->file : C->run->path;
+    return cx_core_fail(C->err, CULONX_EINPUT, file, o ? o->line : 0, "%s", msg);
+}
+
+static culonx_status int_range(checker *C, const culonx_origin *o, const char *tag, const char *key,
+                               int64_t v, int64_t lo, int64_t hi)
+{
+    if (v < lo)
+        return bad(C, o, "<%s %s=\"%lld\">: %s must be at least %lld", tag, key, (long long)v, key,
+                   (long long)lo);
+    if (v > hi)
+        return bad(C, o, "<%s %s=\"%lld\">: %s = %lld is implausibly large (limit %lld)", tag, key,
+                   (long long)v, key, (long long)v, (long long)hi);
+    return CULONX_OK;
+}
+
+/* lo_open: v must be > lo (else >= lo). `shown` is v in XML units. */
+static culonx_status dbl_range(checker *C, const culonx_origin *o, const char *tag, const char *key,
+                               double v, double lo, int lo_open, double hi, double scale)
+{
+    double shown = scale ? v / scale : v;
+    if (!isfinite(v))
+        return bad(C, o, "<%s %s=\"%g\">: %s must be a finite number", tag, key, shown, key);
+    if (v < lo || (lo_open && v == lo))
+        return bad(C, o, "<%s %s=\"%g\">: %s must be %s %g", tag, key, shown, key,
+                   lo_open ? "greater than" : "at least", scale ? lo / scale : lo);
+    if (v > hi)
+        return bad(C, o, "<%s %s=\"%g\">: %s = %g is outside the plausible range (at most %g)", tag,
+                   key, shown, key, shown, scale ? hi / scale : hi);
+    return CULONX_OK;
+}
+
+#define TRY(x)                                                                                     \
+    do {                                                                                           \
+        culonx_status st_ = (x);                                                                   \
+        if (st_ != CULONX_OK) return st_;                                                          \
+    } while (0)
+
+static culonx_status check_model(checker *C)
+{
+    const culonx_model *m = &C->run->model;
+    const culonx_origin *o = &C->run->model_at;
+    if (m->arch != CULONX_ARCH_GPT && m->arch != CULONX_ARCH_LLAMA)
+        return bad(C, o, "<model>: unknown arch %d", (int)m->arch);
+    TRY(int_range(C, o, "model", "layers", m->layers, 1, 10000));
+    TRY(int_range(C, o, "model", "hidden", m->hidden, 1, 1000000));
+    TRY(int_range(C, o, "model", "heads", m->heads, 1, 100000));
+    TRY(int_range(C, o, "model", "kv-heads", m->kv_heads, 1, 100000));
+    TRY(int_range(C, o, "model", "ffn", m->ffn, 1, 10000000));
+    TRY(int_range(C, o, "model", "vocab", m->vocab, 1, 100000000));
+    TRY(int_range(C, o, "model", "seq", m->seq, 1, 10000000));
+    if (m->hidden % m->heads)
+        return bad(C, o, "<model heads=\"%lld\">: %lld heads do not divide hidden %lld",
+                   (long long)m->heads, (long long)m->heads, (long long)m->hidden);
+    if (m->kv_heads > m->heads || m->heads % m->kv_heads)
+        return bad(C, o, "<model kv-heads=\"%lld\">: %lld kv-heads do not divide %lld heads",
+                   (long long)m->kv_heads, (long long)m->kv_heads, (long long)m->heads);
+    return CULONX_OK;
+}
+
+static culonx_status check_system(checker *C)
+{
+    const culonx_run *r = C->run;
+    const culonx_system *s = &r->system;
+    const culonx_gpu *g = &s->gpu;
+    const culonx_origin *so = &r->system_at, *go = &r->gpu_at;
+    TRY(int_range(C, so, "system", "gpus-per-node", s->gpus_per_node, 1, 100000));
+    TRY(dbl_range(C, so, "system", "node-overhead-w", s->node_overhead_w, 0, 0, 1e6, 0));
+    TRY(dbl_range(C, so, "system", "pue", s->pue, 1, 0, 10, 0));
+    TRY(dbl_range(C, go, "gpu", "matrix16-tflops", g->matrix16_tflops, 0, 1, 1e5, 0));
+    TRY(dbl_range(C, go, "gpu", "matrix8-tflops", g->matrix8_tflops, 0, 0, 1e5, 0));
+    TRY(dbl_range(C, go, "gpu", "vector-tflops", g->vector_tflops, 0, 1, 1e5, 0));
+    TRY(dbl_range(C, go, "gpu", "hbm-gbps", g->hbm_gbps, 0, 1, 1e6, 0));
+    TRY(dbl_range(C, go, "gpu", "mem-gib", g->mem_gib, 0, 1, 1e5, 0));
+    TRY(dbl_range(C, go, "gpu", "min-mhz", g->min_mhz, 0, 1, 1e5, 0));
+    TRY(dbl_range(C, go, "gpu", "max-mhz", g->max_mhz, g->min_mhz, 0, 1e5, 0));
+    TRY(dbl_range(C, go, "gpu", "step-mhz", g->step_mhz, 0, 1, 1e5, 0));
+    TRY(dbl_range(C, go, "gpu", "tdp-w", g->tdp_w, 0, 1, 1e5, 0));
+    TRY(dbl_range(C, go, "gpu", "idle-w", g->idle_w, 0, 0, g->tdp_w, 0));
+    if (g->power.present) {
+        const culonx_power_model *p = &g->power;
+        const culonx_origin *po = &r->power_at;
+        TRY(dbl_range(C, po, "power", "const-w", p->const_w, 0, 0, 1e5, 0));
+        TRY(dbl_range(C, po, "power", "static-w", p->static_w, 0, 0, 1e5, 0));
+        TRY(dbl_range(C, po, "power", "knee-mhz", p->knee_mhz, 0, 0, 1e5, 0));
+        TRY(dbl_range(C, po, "power", "v-min", p->v_min, 0, 1, 100, 0));
+        TRY(dbl_range(C, po, "power", "v-slope", p->v_slope, 0, 0, 100, 0));
+        TRY(dbl_range(C, po, "power", "tensor-w", p->tensor_w, 0, 0, 1e5, 0));
+        TRY(dbl_range(C, po, "power", "fp-w", p->fp_w, 0, 0, 1e5, 0));
+        TRY(dbl_range(C, po, "power", "sm-w", p->sm_w, 0, 0, 1e5, 0));
+        TRY(dbl_range(C, po, "power", "dram-w", p->dram_w, 0, 0, 1e5, 0));
+        TRY(dbl_range(C, po, "power", "blocked-w", p->blocked_w, 0, 0, 1e5, 0));
+        TRY(dbl_range(C, po, "power", "time-exp", p->time_exp, 0, 1, 4, 0));
+    }
+    if (s->ntiers < 1 || s->ntiers > CULONX_MAX_TIERS)
+        return bad(C, &r->network_at, "<network>: needs 1 or %d tiers, has %d", CULONX_MAX_TIERS,
+                   s->ntiers);
+    for (int i = 0; i < s->ntiers; i++) {
+        const culonx_net_tier *t = &s->tier[i];
+        const culonx_origin *to = &r->tier_at[i];
+        if (!t->name[0]) return bad(C, to, "<tier>: tier %d has no name", i);
+        TRY(dbl_range(C, to, "tier", "bw-gbps", t->bw_gbps, 0, 1, 1e6, 0));
+        TRY(dbl_range(C, to, "tier", "latency-us", t->latency_s, 0, 0, 1.0, 1e-6));
+        TRY(dbl_range(C, to, "tier", "efficiency", t->efficiency, 0, 1, 1, 0));
+        TRY(dbl_range(C, to, "tier", "pj-per-bit", t->pj_per_bit, 0, 0, 1e4, 0));
+    }
+    const culonx_perf_params *pf = &s->perf;
+    const culonx_origin *fo = &r->perf_at;
+    TRY(dbl_range(C, fo, "perf", "matmul-eff-max", pf->matmul_eff_max, 0, 0, 1, 0));
+    TRY(dbl_range(C, fo, "perf", "matmul-half-dim", pf->matmul_half_dim, 0, 0, 1e6, 0));
+    TRY(dbl_range(C, fo, "perf", "mem-eff", pf->mem_eff, 0, 0, 1, 0));
+    TRY(dbl_range(C, fo, "perf", "kernel-launch-us", pf->kernel_launch_s, 0, 0, 1.0, 1e-6));
+    TRY(dbl_range(C, fo, "perf", "optimizer-bytes-per-param", pf->optimizer_bytes_per_param, 0, 0,
+                  1e4, 0));
+    return CULONX_OK;
+}
+
+static culonx_status check_exec(checker *C)
+{
+    const culonx_run *r = C->run;
+    const culonx_execution *e = &r->exec;
+    const culonx_model *m = &r->model;
+    const culonx_gpu *g = &r->system.gpu;
+    const culonx_origin *o = &r->exec_at;
+    typedef long long ll;
+
+    if ((unsigned)e->recompute > CULONX_RECOMPUTE_FULL)
+        return bad(C, o, "<execution>: unknown recompute %d", (int)e->recompute);
+    if ((unsigned)e->schedule >= CULONX_SCHED_COUNT)
+        return bad(C, o, "<execution>: unknown schedule %d", (int)e->schedule);
+    if ((unsigned)e->dtype > CULONX_DTYPE_FP8)
+        return bad(C, o, "<execution>: unknown dtype %d", (int)e->dtype);
+    TRY(int_range(C, o, "execution", "gpus", e->gpus, 1, 10000000));
+    TRY(int_range(C, o, "execution", "tp", e->tp, 1, e->gpus));
+    TRY(int_range(C, o, "execution", "pp", e->pp, 1, e->gpus));
+    int64_t tpp = cx_mul_sat_i64(e->tp, e->pp);
+    if (r->dp_derived && (tpp > e->gpus || e->gpus % tpp))
+        return bad(C, o,
+                   "<execution gpus=\"%lld\">: %lld GPUs are not a multiple of tp*pp = %lld*%lld "
+                   "= %lld",
+                   (ll)e->gpus, (ll)e->gpus, (ll)e->tp, (ll)e->pp, (ll)tpp);
+    TRY(int_range(C, o, "execution", "dp", e->dp, 1, e->gpus));
+    if (tpp > e->gpus || e->gpus % tpp || e->gpus / tpp != e->dp)
+        return bad(C, o,
+                   "<execution gpus=\"%lld\">: gpus must equal tp*pp*dp = %lld*%lld*%lld = %lld, "
+                   "got %lld",
+                   (ll)e->gpus, (ll)e->tp, (ll)e->pp, (ll)e->dp, (ll)cx_mul_sat_i64(tpp, e->dp),
+                   (ll)e->gpus);
+    TRY(int_range(C, o, "execution", "vp", e->vp, 1, 1000));
+    TRY(int_range(C, o, "execution", "global-batch", e->global_batch, 1, 1000000000));
+    TRY(int_range(C, o, "execution", "microbatch", e->microbatch, 1, e->global_batch));
+    TRY(dbl_range(C, o, "execution", "tokens", e->tokens, 0, 0, 1e16, 0));
+    if (!isfinite(e->clock_mhz) || e->clock_mhz < 0 ||
+        (e->clock_mhz != 0 && (e->clock_mhz < g->min_mhz || e->clock_mhz > g->max_mhz)))
+        return bad(C, o,
+                   "<execution clock-mhz=\"%g\">: clock %g MHz is outside the %s range %g-%g MHz "
+                   "(0 = max)",
+                   e->clock_mhz, e->clock_mhz, g->name, g->min_mhz, g->max_mhz);
+
+    if (m->heads % e->tp)
+        return bad(C, o, "<execution tp=\"%lld\">: %lld does not divide %lld heads", (ll)e->tp,
+                   (ll)e->tp, (ll)m->heads);
+    if (m->kv_heads % e->tp)
+        return bad(C, o, "<execution tp=\"%lld\">: %lld does not divide %lld kv-heads", (ll)e->tp,
+                   (ll)e->tp, (ll)m->kv_heads);
+    if (m->ffn % e->tp)
+        return bad(C, o, "<execution tp=\"%lld\">: %lld does not divide ffn %lld", (ll)e->tp,
+                   (ll)e->tp, (ll)m->ffn);
+    if (e->vp > 1 && e->pp < 2)
+        return bad(C, o, "<execution vp=\"%lld\">: vp > 1 needs pipeline parallelism (pp > 1)",
+                   (ll)e->vp);
+    if (e->vp > 1 && e->schedule != CULONX_SCHED_INTERLEAVED)
+        return bad(C, o, "<execution vp=\"%lld\">: vp > 1 needs schedule=\"interleaved\", not %s",
+                   (ll)e->vp, culonx_schedule_name(e->schedule));
+    int64_t chunks = e->schedule == CULONX_SCHED_INTERLEAVED ? e->vp
+                     : (e->schedule == CULONX_SCHED_ZB_V || e->schedule == CULONX_SCHED_DUALPIPE_V)
+                         ? 2
+                         : 1;
+    int64_t stages = cx_mul_sat_i64(e->pp, chunks);
+    if (stages > m->layers || m->layers % stages) {
+        if (chunks == 1)
+            return bad(C, o, "<execution pp=\"%lld\">: pp %lld does not divide %lld layers",
+                       (ll)e->pp, (ll)e->pp, (ll)m->layers);
+        if (e->schedule == CULONX_SCHED_INTERLEAVED)
+            return bad(C, o,
+                       "<execution vp=\"%lld\">: pp*vp = %lld*%lld does not divide %lld layers",
+                       (ll)e->vp, (ll)e->pp, (ll)e->vp, (ll)m->layers);
+        return bad(C, o,
+                   "<execution pp=\"%lld\">: %s puts 2 chunks per stage: 2*pp = %lld does not "
+                   "divide %lld layers",
+                   (ll)e->pp, culonx_schedule_name(e->schedule), (ll)stages, (ll)m->layers);
+    }
+    int64_t mbdp = cx_mul_sat_i64(e->microbatch, e->dp);
+    if (mbdp > e->global_batch || e->global_batch % mbdp)
+        return bad(C, o,
+                   "<execution global-batch=\"%lld\">: %lld is not a multiple of microbatch*dp = "
+                   "%lld*%lld = %lld",
+                   (ll)e->global_batch, (ll)e->global_batch, (ll)e->microbatch, (ll)e->dp,
+                   (ll)mbdp);
+    /* microbatches per pipeline the schedule needs (schedules/: interleaved
+     * m >= pp, V-shaped zb-v / dualpipev m >= 2 pp) */
+    int64_t m_count = e->global_batch / mbdp;
+    int64_t m_need = e->schedule == CULONX_SCHED_INTERLEAVED && e->vp > 1 ? e->pp
+                     : chunks == 2 && e->schedule != CULONX_SCHED_INTERLEAVED ? 2 * e->pp
+                                                                              : 1;
+    if (m_count < m_need)
+        return bad(C, o,
+                   "<execution global-batch=\"%lld\">: %s needs at least %lld microbatches per "
+                   "pipeline, global-batch/(microbatch*dp) = %lld",
+                   (ll)e->global_batch, culonx_schedule_name(e->schedule), (ll)m_need,
+                   (ll)m_count);
+    if (e->dtype == CULONX_DTYPE_FP8 && !(g->matrix8_tflops > 0))
+        return bad(C, o, "<execution dtype=\"fp8\">: GPU %s has no fp8 (matrix8-tflops = 0)",
+                   g->name);
+    return CULONX_OK;
+}
+
+culonx_status culonx_run_check(const culonx_run *run, culonx_error *err)
+{
+    cx_core_error_clear(err);
+    if (!run) return cx_core_fail(err, CULONX_EUSAGE, NULL, 0, "culonx_run_check: NULL run");
+    checker C = {run, err};
+    TRY(check_model(&C));
+    TRY(check_system(&C));
+    TRY(check_exec(&C));
+    return CULONX_OK;
+}

@@ -1,0 +1,35 @@
+/*
+ * xml.h — the safe XML reader of config files (see xml.c): schema lookup
+ * and cache, bounded file reads, parsing with validation and file:line
+ * errors. Internal to core/input/.
+ */
+#ifndef CX_CORE_INPUT_XML_H
+#define CX_CORE_INPUT_XML_H
+
+#include "core/base/base.h"
+
+#include <libxml/tree.h>
+#include <libxml/xmlschemas.h>
+
+#include <stddef.h>
+
+#define MAX_FILE_BYTES ((size_t)16 << 20) /* config files are a few KiB */
+
+/* The schema at schema_path, or (NULL) the default one; cached. */
+culonx_status cx_core_xml_schema(const char *schema_path, xmlSchemaPtr *out, culonx_error *err);
+/* Parses and validates one document whose root element must be <root>;
+ * `name` is used in messages. *out is freed with xmlFreeDoc. */
+culonx_status cx_core_xml_read_doc(const char *name, const char *buf, size_t len,
+                                   xmlSchemaPtr schema, const char *root, xmlDocPtr *out,
+                                   culonx_error *err);
+/* Reads a regular file of at most MAX_FILE_BYTES into a malloc'd buffer;
+ * errors name from:from_line and start with `what`. */
+culonx_status cx_core_xml_read_file(const char *path, char **buf, size_t *len, culonx_error *err,
+                                    const char *from, int from_line, const char *what);
+
+/* s past leading blanks (space, tab, CR, LF). */
+const char *cx_core_xml_skip_space(const char *s);
+/* `<tag attr="value">` of an element for messages (attr may be NULL). */
+void cx_core_xml_render_element(xmlNodePtr el, const char *attr, char *out, size_t cap);
+
+#endif
