@@ -231,8 +231,8 @@ static int bench_load_all(bench_rows *rs, const char *data_dir, culonx_run *base
     culonx_error err;
     memset(&err, 0, sizeof err);
     *missing = 0;
-    if (culonx_run_load(CX_SOURCE_DIR "/configs/megatron-1t.xml", NULL, 0, NULL, base, &err)
-        != CULONX_OK) {
+    if (culonx_run_load(CX_SOURCE_DIR "/configs/megatron-1t.xml", NULL, 0, NULL, base, &err) !=
+        CULONX_OK) {
         fprintf(stderr, "%s:%d: error: %s\n", err.file, err.line, err.msg);
         return -1;
     }
@@ -240,7 +240,8 @@ static int bench_load_all(bench_rows *rs, const char *data_dir, culonx_run *base
     snprintf(path, sizeof path, "%s/measured-public.csv", data_dir);
     if (bench_load_public(rs, path, base) != 0) {
         const char *sets[] = {"SC21-T1", "SC21-T2", "BLOOM"};
-        for (int k = 0; k < 3; k++) printf("SKIP %s: %s missing\n", sets[k], path);
+        for (int k = 0; k < 3; k++)
+            printf("SKIP %s: %s missing\n", sets[k], path);
         *missing += 3;
     }
     snprintf(path, sizeof path, "%s/vtrain-single-node.csv", data_dir);

@@ -145,13 +145,17 @@ int main(int argc, char **argv)
     const char *label[] = {"V100", "RTX 8000"};
     for (int g = 0; g < 2; g++) {
         int rc = run_gpu(dir, file[g], label[g], &st, &se, &ok);
-        if (rc == 77) skipped++;
-        else if (rc) return 1;
-        else done++;
+        if (rc == 77)
+            skipped++;
+        else if (rc)
+            return 1;
+        else
+            done++;
     }
     if (done)
-        printf("\noverall mean abs error: time %.2f%%, energy %.2f%%; target <= 5%% at every clock: "
-               "%s\n",
-               st / done, se / done, ok ? "met" : "NOT met");
+        printf(
+            "\noverall mean abs error: time %.2f%%, energy %.2f%%; target <= 5%% at every clock: "
+            "%s\n",
+            st / done, se / done, ok ? "met" : "NOT met");
     return skipped ? 77 : 0;
 }

@@ -26,9 +26,12 @@ int main(int argc, char **argv)
     const char *dir = CX_BENCH_DATA_DIR;
     int quiet = 0, check = 0, missing = 0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quiet") == 0) quiet = 1;
-        else if (strcmp(argv[i], "--check") == 0) check = 1;
-        else dir = argv[i];
+        if (strcmp(argv[i], "--quiet") == 0)
+            quiet = 1;
+        else if (strcmp(argv[i], "--check") == 0)
+            check = 1;
+        else
+            dir = argv[i];
     }
     bench_rows rs;
     memset(&rs, 0, sizeof rs);
