@@ -9,7 +9,10 @@
  * with LAPACKE_dgels. Deterministic: same data, same start, same result.
  * The printed values are what hw/perf.c records as its defaults.
  *
- * usage: bench_fit [DATA_DIR]   (run from the repository root)
+ * usage: bench_fit [DATA_DIR]   (default: the repository's bench/data, whose
+ * README.md gives each table's provenance). A missing table prints
+ * "SKIP <set>: <path> missing" and exits 77 without fitting: a fit on part
+ * of the data would print different defaults.
  */
 #include "culonx.h"
 #include "data.h"
@@ -52,11 +55,16 @@ static double residuals(fit_set *fs, const double *lp, double *res)
 
 int main(int argc, char **argv)
 {
-    const char *dir = argc > 1 ? argv[1] : "../shared/data";
+    const char *dir = argc > 1 ? argv[1] : CX_BENCH_DATA_DIR;
     bench_rows rs;
     memset(&rs, 0, sizeof rs);
     culonx_run base;
-    if (bench_load_all(&rs, dir, &base) != 0) return 1;
+    int missing = 0;
+    if (bench_load_all(&rs, dir, &base, &missing) != 0) return 1;
+    if (missing) {
+        free(rs.rows);
+        return BENCH_EXIT_SKIP;
+    }
     static fit_set fs;
     int n_t1 = 0, n_vt = 0;
     for (int i = 0; i < rs.n; i++) {

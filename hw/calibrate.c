@@ -25,6 +25,8 @@
  * so that anomalous rows — e.g. an RTX 8000 profile reading 109 W where its
  * neighbours read ~250 W — do not steer the fit. No rows are removed.
  * No other constants: everything comes from the sweep.
+ * Method and data: hw/README.md, "Calibration"; the shipped sweeps:
+ * bench/data/README.md.
  */
 #include "hw/calibrate.h"
 

@@ -1,6 +1,7 @@
 /*
  * calibrate.h — fitting the DVFS power and time model of one GPU to a DVFS clock table
  * (see calibrate.c). Internal to libculonx.
+ * Method: hw/README.md, "Calibration".
  */
 #ifndef CX_HW_CALIBRATE_H
 #define CX_HW_CALIBRATE_H

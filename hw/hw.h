@@ -5,6 +5,7 @@
  *    t = max(t_compute(f), t_mem), t_compute scaling with f_max/f.
  *  - net.c: ring and hierarchical collectives and p2p on network tiers,
  *    alpha-beta model with efficiency, bytes moved per tier for energy.
+ * Formulas and constants: hw/README.md ("Roofline", "Collectives").
  */
 #ifndef CX_HW_H
 #define CX_HW_H

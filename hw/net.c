@@ -1,7 +1,7 @@
 /*
  * net.c — collectives and point-to-point transfers on network tiers.
  *
- * Alpha-beta model with efficiency (MODEL.md "Communication"): a ring over N
+ * Alpha-beta model with efficiency (hw/README.md, "Collectives"): a ring over N
  * ranks moving V bytes on links of bandwidth beta, latency alpha:
  *   all-reduce      2(N-1)/N * V/beta + 2(N-1) alpha
  *   reduce-scatter   (N-1)/N * V/beta +  (N-1) alpha   (all-gather the same)
@@ -12,6 +12,7 @@
  * in DGX A100/H100), then all-gather inside the node. Ranks are numbered TP
  * fastest, then DP, then PP (Megatron's default order), so a group's members
  * are `stride` ranks apart and r = clamp(gpus_per_node / stride, 1, N).
+ * Constants (tiers) and sources: hw/README.md, "Collectives".
  */
 #include "hw/hw.h"
 

@@ -11,13 +11,13 @@
  * applied per pass over a layer in core/cost.c (the CPU runs ahead of the
  * GPU, so a pass takes max(GPU time, kernels x launch)).
  *
- * Peaks are vendor datasheet dense numbers (MODEL.md table) at max boost.
+ * Peaks are vendor datasheet dense numbers (hw/README.md, "GPUs") at max boost.
  * The default efficiencies (eff_max, g_half (stored in matmul_half_dim, in
  * GFLOP), mem_eff, kernel_launch_s) are fitted by bench/fit.c (Levenberg-
  * Marquardt on log time, LAPACK dgels) to the SC'21 Table 1 rows of
- * ../shared/data/measured-public.csv and the 1440 vTrain single-node A100
- * measurements, each set weighted equally; `build/bench_fit ../shared/data`
- * reproduces the numbers below.
+ * bench/data/measured-public.csv and the 1440 vTrain single-node A100
+ * measurements, each set weighted equally; `build/bench_fit` reproduces the
+ * numbers below. constants: hw/README.md, "Roofline".
  */
 #include "hw/hw.h"
 

@@ -4,7 +4,7 @@
  * clock, and the "profile once, model everywhere" prediction of a kernel
  * profiled at one clock.
  *
- * Equations (MODEL.md "DVFS and energy"; voltage normalised to V(f_max)):
+ * Equations (hw/README.md, "DVFS power"; voltage normalised to V(f_max)):
  *   V(f)   = v_min                           f <= knee
  *          = v_min + v_slope*(f - knee)/1000 f >  knee      (f in MHz)
  *   P(f,u) = const_w + static_w*Vn + (tensor_w*u_t + fp_w*u_fp + sm_w*u_sm)*Vn^2*f/f_max
@@ -30,7 +30,7 @@
  *   P = B(f) + (P_model(f,u) - B(f)) * (P0 - B(f0)) / (P_model(f0,u0) - B(f0)),
  * B(f) = const_w + static_w*Vn.
  *
- * Datasheet defaults (MODEL.md hardware table and energy constants): TDP
+ * Datasheet defaults (hw/README.md, "Datasheet-shaped defaults"): TDP
  * V100 300 W, A100 400 W, H100 700 W (= "H100 active 700 W"); idle H100 80 W
  * (Llama2-70B case study); A100 blocked in communication 85 W. Assumptions
  * (not measured, stated as such in provenance): A100 idle 50 W, V100 idle
@@ -38,6 +38,7 @@
  * tables: ~0.7 V at low clocks, ~1.0 V at boost); const:static = 1:1 of idle;
  * HBM 10% and SM clocking 15% of TDP at full activity; vector pipes burn
  * half of what tensor cores do at full utilisation.
+ * Constants and sources: hw/README.md ("DVFS power", "Per-op energies").
  */
 #include "hw/power.h"
 

@@ -1,6 +1,7 @@
 /*
  * power.h — GPU power and DVFS model (see power.c for the equations and the
  * sources of the constants). Internal to libculonx.
+ * Formulas and constants: hw/README.md, "DVFS power".
  */
 #ifndef CX_HW_POWER_H
 #define CX_HW_POWER_H

@@ -5,6 +5,8 @@
  * microbatch. Pure arithmetic: no hardware. Sources: Narayanan et al. SC'21
  * (FLOP formulas), Korthikanti et al. 2022 (activation memory, SP, selective
  * recompute), Megatron-LM TP collectives (f/g operators).
+ * Formulas and sources: models/README.md ("Parameters", "FLOPs",
+ * "Activation memory", "Tensor-parallel collectives").
  */
 #ifndef CX_MODEL_H
 #define CX_MODEL_H

@@ -21,6 +21,8 @@
  * the attention output projection and after FC2; f (all-reduce backward)
  * before QKV and FC1. With sequence parallelism g becomes reduce-scatter /
  * all-gather and f all-gather / reduce-scatter, same volume 2sbh bytes.
+ * Formulas and sources: models/README.md ("Parameters", "FLOPs",
+ * "Activation memory", "Tensor-parallel collectives").
  */
 #include "models/model.h"
 

@@ -8,6 +8,7 @@
  *   bubble = (p - 1)(F + B + W)  for every m >= 1 (exact; checked against
  *   the simulator in tests/test_schedules.c)
  *   activations held on stage i: min(p - i, m)   (p on stage 0 when m >= p)
+ * Formulas and paper: schedules/README.md, "1F1B".
  */
 #include "schedules/util.h"
 

@@ -20,6 +20,7 @@
  * Activations held (chunk = 1/2 of the stage): 2p chunks after step 2, one
  * more at step 4's first F0, never more: (2p + 1)/2 = p + 1/2 on every stage.
  * Bubble, uniform stages, per-microbatch stage times F, B, W: see bubble_s.
+ * Formulas and paper: schedules/README.md, "DualPipeV".
  */
 #include "schedules/util.h"
 

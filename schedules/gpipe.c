@@ -7,6 +7,7 @@
  *   makespan = (m + p - 1)(F + B + W)      bubble = (p - 1)(F + B + W)   exact
  *   activations held: all m forwards are live before the first BW: m on
  *   every stage.
+ * Formulas and paper: schedules/README.md, "GPipe".
  */
 #include "schedules/util.h"
 

@@ -21,6 +21,7 @@
  * Megatron's (Korthikanti et al. 2022) figure.
  * Bubble, uniform stages, per-microbatch stage times F, B, W, any m >= p
  * with the N above:  (p-1)(F+B+W)/v, exact (checked against the simulator).
+ * Formulas and paper: schedules/README.md, "Interleaved 1F1B".
  */
 #include "schedules/util.h"
 

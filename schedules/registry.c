@@ -2,6 +2,7 @@
  * registry.c — the list of pipeline schedules by name (execution.schedule).
  * Each schedule lives in its own file and exports one cx_sched_desc;
  * cx_sched_get maps culonx_schedule ids to them.
+ * The schedules and their papers: schedules/README.md.
  */
 #include "schedules/sched.h"
 

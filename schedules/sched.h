@@ -9,6 +9,7 @@
  * stages 0..p*v-1 in order, then B back from p*v-1 to 0; W(mb, vs) needs
  * B(mb, vs). Schedules that do not split B and W emit CX_WORK_BW items
  * (B and W fused). This header depends only on culonx.h.
+ * Each schedule's order, bubble, activations and paper: schedules/README.md.
  */
 #ifndef CX_SCHED_H
 #define CX_SCHED_H

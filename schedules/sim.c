@@ -13,6 +13,8 @@
  * Items run for f_s, b_s, w_s (b_s + w_s for fused BW) divided by chunks.
  * A pass over all stages that starts nothing while work remains is a
  * deadlock and is reported, never waited on.
+ * Rules and what the tests check: schedules/README.md, "How the formulas are held
+ * to the orders".
  */
 #include "schedules/sched.h"
 

@@ -3,6 +3,7 @@
  * the 1F1B-family order builder used by 1F1B (PipeDream-Flush, Narayanan et
  * al. 2021), ZB-H1 and ZB-H2 (Qi et al. 2023). Equations in util.h:
  * peak activations of a family order = min(warmup + lag, m).
+ * See schedules/README.md, "Work items and virtual stages".
  */
 #include "schedules/util.h"
 

@@ -12,6 +12,7 @@
  *     min(warmup + lag, m)                      (fused: lag = 0)
  * because held = warmup + j + 1 - max(0, j - lag + 1) at cycle j's F.
  * Deadlock-free whenever warmup >= 1 and warmup does not grow with the stage.
+ * Layouts and the 1F1B family: schedules/README.md, "Work items and virtual stages".
  */
 #ifndef CX_SCHED_UTIL_H
 #define CX_SCHED_UTIL_H

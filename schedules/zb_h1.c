@@ -11,6 +11,7 @@
  *     (p - 1)(F + B) - (min(m, p) - 1) min(F, B, W)
  * which for m >= p and W <= min(F, B) is the paper's (p - 1)(F + B - W).
  * Exact: derived from and checked against the simulator (tests).
+ * Formulas and paper: schedules/README.md, "ZB-H1".
  */
 #include "schedules/util.h"
 

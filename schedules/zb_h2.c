@@ -15,6 +15,7 @@
  * The paper's (p - 1)(F + B - 2W) counts the steady state across iterations
  * with the optimizer step's synchronisation bypassed; within one iteration
  * the last stage cannot start before (p - 1)F, hence the max with F.
+ * Formulas and paper: schedules/README.md, "ZB-H2".
  */
 #include "core/base/base.h"
 #include "schedules/util.h"

@@ -20,6 +20,7 @@
  * stage (exact, replay-checked in the tests).
  * Bubble, uniform stages, per-microbatch stage times F, B, W: independent of
  * m; see bubble_s for the form and where it is exact.
+ * Formulas and paper: schedules/README.md, "ZB-V".
  */
 #include "schedules/util.h"
 

@@ -45,7 +45,7 @@ expect 1 "graph too large" "$exe" estimate configs/megatron-1t.xml $big --engine
 printf 'gpu,benchmark\nV100,x\n' > "$tmp/short.csv"
 expect 1 "short.csv:" "$exe" calibrate "$tmp/short.csv" -o "$tmp/p.xml"
 expect 1 "cannot open" "$exe" dvfs-predict --power configs/power/v100.xml --profile /nonexistent.csv
-expect 1 "error:" "$exe" dvfs-predict --power /nonexistent.xml --profile ../shared/data/dvfs-v100-microbench.csv
+expect 1 "error:" "$exe" dvfs-predict --power /nonexistent.xml --profile bench/data/dvfs-v100-microbench.csv
 expect 2 "" "$exe" calibrate
 expect 2 "" "$exe" dvfs-predict --power configs/power/v100.xml
 # every command answers --help (and `culonx help CMD`) with exit 0 and its usage

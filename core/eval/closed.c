@@ -17,10 +17,12 @@
  *
  * Memory per GPU (stage i): 2 B weights + 4 B fp32 main gradients + 12 B
  * Adam state (fp32 master, m, v; /dp with the distributed optimizer) per
- * parameter held (MODEL.md; Korthikanti Fig. 1 check), activations in flight
+ * parameter held (core/README.md, "Memory"; Korthikanti Fig. 1 check), activations in flight
  * for the schedule (schedules/: inflight x one microbatch's stage
  * activations), one layer's full activations while it is recomputed (full
  * recompute), and a working-buffer allowance (cx_core_stage_memory).
+ * Formulas: core/README.md ("Closed form", "Memory", "Results", "Sweeps"
+ * for the bounds).
  */
 #include "core/base/base.h"
 #include "core/eval/cost.h"

@@ -2,6 +2,7 @@
  * closed.h — internal entry points of the closed-form evaluator, for the
  * sweep and the energy model: evaluation with a caller-owned cost scratch
  * (and replay workspace), and cheap lower bounds for the sweep's pruning.
+ * See core/README.md, "Closed form" and "Sweeps" (bounds).
  */
 #ifndef CX_CORE_CLOSED_H
 #define CX_CORE_CLOSED_H

@@ -14,6 +14,8 @@
  * all-gather of 16-bit parameters with the distributed optimizer) over dp
  * ranks tp apart. The Adam step moves optimizer_bytes_per_param bytes of HBM
  * per parameter it updates.
+ * Formulas and constants (workspace, DDP buckets): core/README.md, "Chunk
+ * costs" and "Memory".
  */
 #include "core/eval/cost.h"
 #include "core/base/base.h"

@@ -4,6 +4,7 @@
  * chunk) the forward, input-gradient, weight-gradient and recompute compute
  * time, the exposed TP communication, FLOPs, activation bytes and parameters;
  * plus the PP p2p time, the DP gradient-sync time and the optimizer step.
+ * See core/README.md, "Chunk costs".
  */
 #ifndef CX_CORE_COST_H
 #define CX_CORE_COST_H

@@ -8,11 +8,12 @@
  *   u_sm = 1 while a kernel runs.
  * GPU idle / blocked: the rest of the iteration (pipeline bubbles, TP and PP
  * waits, exposed DP sync) at the blocked-in-communication power (A100 85 W,
- * MODEL.md). HBM: bytes x pJ/byte of the model (reported as part of
+ * hw/README.md). HBM: bytes x pJ/byte of the model (reported as part of
  * compute). Network: bytes sent per tier x 8 x pJ/bit of the tier (TP, PP,
  * DP traffic of every GPU). Node overhead: node-overhead-w x nodes x T.
  * Facility: (PUE - 1) x all of the above. Everything is per iteration over
  * the whole cluster; avg_power_w is the GPU power averaged per GPU.
+ * Formulas and constants: core/README.md, "Energy".
  */
 #include "core/base/base.h"
 #include "core/eval/energy.h"

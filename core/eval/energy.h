@@ -1,6 +1,7 @@
 /*
  * energy.h — energy-to-completion of an iteration from its costs (closed
  * form) or its DAG (graph engine); see energy.c for the model.
+ * See core/README.md, "Energy".
  */
 #ifndef CX_CORE_ENERGY_H
 #define CX_CORE_ENERGY_H

@@ -7,6 +7,7 @@
  * comm, DP comm. A node runs after its predecessors: the previous node of
  * its stream on its stage (stream order = schedule order), and up to three
  * data dependencies. Nodes live in one arena, freed in one call.
+ * See core/README.md, "Graph".
  */
 #ifndef CX_CORE_GRAPH_H
 #define CX_CORE_GRAPH_H

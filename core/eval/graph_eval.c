@@ -6,6 +6,7 @@
  * per stage by replaying allocations and frees along each stage's compute
  * stream (its schedule order). The result fields are the same as the closed
  * form's (core/closed.c) so the two can be compared and printed alike.
+ * See core/README.md, "Graph".
  */
 #include "core/eval/energy.h"
 #include "core/eval/graph.h"

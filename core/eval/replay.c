@@ -23,6 +23,7 @@
  * the bit patterns of their inputs, so repeated calls allocate nothing and
  * calls that differ only in what the replay does not read (DP settings) are
  * answered from the memo with identical results.
+ * See core/README.md, "Closed form" (replayed schedules).
  */
 #include "core/base/base.h"
 #include "core/eval/replay.h"

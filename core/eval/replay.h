@@ -3,6 +3,7 @@
  * reusable per-thread workspace (orders, dependency cells, memos) so that
  * sweeps replay without allocating, and the order facts the sweep's lower
  * bounds need (cx_replay_shape).
+ * See core/README.md, "Closed form" (replayed schedules).
  */
 #ifndef CX_CORE_REPLAY_H
 #define CX_CORE_REPLAY_H

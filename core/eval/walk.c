@@ -20,6 +20,7 @@
  * Activations of (mb, chunk) are allocated when its F starts and freed when
  * its BW (or W) ends; full recompute holds one layer's full activations
  * while R/B run (work_bytes).
+ * See core/README.md, "Graph".
  */
 #include "core/eval/energy.h"
 #include "core/eval/graph.h"

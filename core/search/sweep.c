@@ -73,6 +73,7 @@
  * index), so the merge is order-independent. --all rows go through per-block
  * buffers flushed in block order, with at most WINDOW blocks outstanding per
  * thread (bounded memory); --all needs a single MPI rank.
+ * Summary and the pruning bounds: core/README.md, "Sweeps".
  */
 #define _POSIX_C_SOURCE 200809L /* sysconf, clock_gettime */
 
