@@ -209,6 +209,9 @@ culonx_status culonx_run_set(culonx_run *run, const char *assignment, culonx_err
 
 /* Checks divisibility and ranges of a run (heads % tp, gpus = tp*pp*dp...). */
 culonx_status culonx_run_check(const culonx_run *run, culonx_error *err);
+/* GPUs an execution's degrees occupy (the product over its layout, e.g.
+ * tp*pp*dp; saturating, 0 if a degree is not positive). */
+int64_t culonx_execution_gpus(const culonx_execution *e);
 
 const char *culonx_schedule_name(culonx_schedule s);
 /* Returns 0 and sets *out when `name` names a schedule, else -1. */
