@@ -477,8 +477,11 @@ typedef enum {
     CULONX_OBJECTIVE_GPU_HOURS,     /* minimise GPU-time per token (GPU-hours to train) */
 } culonx_objective;
 
-/* Why a candidate was not evaluated, or not feasible (the summary). */
+/* Why an execution is not valid, or a candidate was not evaluated or not
+ * feasible: the one reject vocabulary of the execution check (core/check.c:
+ * the loader, `schedules`), the schedules' own rules and the sweep. */
 typedef enum {
+    CULONX_REJECT_NONE = -1,              /* no rule broken */
     CULONX_REJECT_GLOBAL_BATCH_RANGE = 0, /* outside --min/--max-global-batch */
     CULONX_REJECT_TP_NODE,      /* tp does not divide gpus-per-node (nor a multiple of it) */
     CULONX_REJECT_TP_ACROSS,    /* tp > gpus-per-node without --tp-across-nodes */
@@ -492,14 +495,19 @@ typedef enum {
     CULONX_REJECT_LAYERS_2PP,   /* V-shaped schedule: layers % (2*pp) */
     CULONX_REJECT_STAGES,       /* more stages than the model holds */
     CULONX_REJECT_BATCH_MB_DP,  /* global batch % (microbatch*dp) */
-    CULONX_REJECT_SCHED_MICROBATCHES, /* interleaved m < pp, zb-v / dualpipev m < 2pp */
+    CULONX_REJECT_SCHED_MICROBATCHES, /* fewer microbatches than the schedule needs */
     CULONX_REJECT_DUP_SCHEDULE, /* pp = 1: every schedule is the same execution */
     CULONX_REJECT_DUP_SP,       /* tp = 1: sequence parallel changes nothing */
     CULONX_REJECT_DUP_DIST_OPT, /* dp = 1: distributed optimizer changes nothing */
     CULONX_REJECT_DUP_DP_OVERLAP, /* dp = 1: nothing to overlap */
     CULONX_REJECT_EVAL,         /* the evaluator refused it */
     CULONX_REJECT_MEMORY,       /* does not fit in memory (evaluated) */
-    CULONX_REJECT_COUNT
+    CULONX_REJECT_COUNT,        /* reasons a sweep counts (its space holds no others) */
+    /* only an execution given in full breaks these (dp is derived and vp
+     * only varies for schedules that take it in a sweep) */
+    CULONX_REJECT_VP_SCHEDULE = CULONX_REJECT_COUNT, /* vp > 1, schedule takes none */
+    CULONX_REJECT_GPUS_DEGREES, /* gpus != tp*pp*dp */
+    CULONX_REJECT_ALL_COUNT
 } culonx_sweep_reject;
 
 #define CULONX_SWEEP_MAX_VALUES 1024

@@ -25,12 +25,15 @@
  * Rules, checked outermost level first; the first failing rule is the
  * candidate's reject reason, and a rule that fails at level L rejects the
  * whole run of indices sharing the digits above L at once (counted, not
- * visited): tp divides gpus-per-node or (across nodes) is a multiple of it;
- * heads, kv-heads and ffn % tp; layers % pp; gpus % (tp*pp); pp = 1 only
- * with single-chunk schedules, and then only the canonical one (1f1b if
- * listed) — the others are the same execution; layers % (pp*chunks);
- * global batch % (microbatch*dp); interleaved (vp > 1) needs m >= pp and
- * dualpipev m >= 2pp (schedules/); sp with tp = 1, distributed optimizer or
+ * visited). The rules of an execution are the execution check's predicates
+ * (core/check.c, with each schedule's own supports()); the sweep adds the
+ * restrictions of its space and the duplicates: tp divides gpus-per-node or
+ * (across nodes) is a multiple of it; heads, kv-heads and ffn % tp; layers
+ * % pp; gpus % (tp*pp); pp = 1 only with single-chunk schedules, and then
+ * only the canonical one (1f1b if listed) — the others are the same
+ * execution; the schedule's rules on (pp, vp, layers) and the stage limit;
+ * global batch % (microbatch*dp); the schedule's rules on the microbatch
+ * count m (schedules/); sp with tp = 1, distributed optimizer or
  * dp-overlap with dp = 1 are duplicates unless they are the first value of
  * their list. Evaluated candidates whose peak memory exceeds the limit
  * (--max-memory-gib, default the GPU's capacity) are infeasible. Peak memory
@@ -78,6 +81,7 @@
 
 #include "core/sweep.h"
 #include "core/base.h"
+#include "core/check.h"
 #include "core/closed.h"
 #include "core/cost.h"
 #include "core/graph.h"
@@ -109,9 +113,9 @@ enum { L_GPUS, L_GB, L_TP, L_PP, L_VAR, L_MB, L_RC, L_SP, L_CLK, L_DOPT, L_OVL, 
 
 typedef struct {
     int sched;  /* culonx_schedule */
+    const cx_sched_desc *desc;
     int64_t vp; /* requested vp (1 for schedules that take none) */
     int chunks; /* per stage */
-    int uses_vp, v_shaped;
     int exact; /* closed form without replay (cx_sched_desc.closed_exact) */
 } variant;
 
@@ -133,33 +137,7 @@ typedef struct {
 
 /* ------------------------------------------------------------ names */
 
-static const char *const reject_names[CULONX_REJECT_COUNT] = {
-    [CULONX_REJECT_GLOBAL_BATCH_RANGE] = "global batch outside --min/--max-global-batch",
-    [CULONX_REJECT_TP_NODE] = "tp not aligned to gpus-per-node",
-    [CULONX_REJECT_TP_ACROSS] = "tp > gpus-per-node (see --tp-across-nodes)",
-    [CULONX_REJECT_HEADS_TP] = "heads % tp",
-    [CULONX_REJECT_KV_HEADS_TP] = "kv-heads % tp",
-    [CULONX_REJECT_FFN_TP] = "ffn % tp",
-    [CULONX_REJECT_LAYERS_PP] = "layers % pp",
-    [CULONX_REJECT_GPUS_TP_PP] = "gpus % (tp*pp)",
-    [CULONX_REJECT_PP1_CHUNKS] = "multi-chunk schedule with pp = 1",
-    [CULONX_REJECT_LAYERS_PP_VP] = "layers % (pp*vp)",
-    [CULONX_REJECT_LAYERS_2PP] = "layers % (2*pp) (V-shaped schedule)",
-    [CULONX_REJECT_STAGES] = "too many pipeline stages",
-    [CULONX_REJECT_BATCH_MB_DP] = "global batch % (mb*dp)",
-    [CULONX_REJECT_SCHED_MICROBATCHES] = "too few microbatches for the schedule",
-    [CULONX_REJECT_DUP_SCHEDULE] = "duplicate: schedule with pp = 1",
-    [CULONX_REJECT_DUP_SP] = "duplicate: sequence parallel with tp = 1",
-    [CULONX_REJECT_DUP_DIST_OPT] = "duplicate: distributed optimizer with dp = 1",
-    [CULONX_REJECT_DUP_DP_OVERLAP] = "duplicate: dp overlap with dp = 1",
-    [CULONX_REJECT_EVAL] = "evaluation failed",
-    [CULONX_REJECT_MEMORY] = "does not fit in memory",
-};
-
-const char *culonx_sweep_reject_name(culonx_sweep_reject r)
-{
-    return (unsigned)r < CULONX_REJECT_COUNT ? reject_names[r] : "?";
-}
+/* culonx_sweep_reject_name: core/check.c (one reject vocabulary) */
 
 static const char *const objective_names[] = {"time", "energy", "tokens-per-joule", "gpu-hours"};
 
@@ -340,10 +318,16 @@ culonx_status culonx_sweep_option(culonx_sweep_spec *s, const char *name, const 
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
         if (strcmp(name, lists[i].name) == 0)
             return parse_int_list(name, value, &s->list[lists[i].dim], err);
-    if (!strcmp(name, "schedule"))
-        return parse_name_list(name, value, &s->list[CULONX_SWEEP_SCHEDULE], look_sched,
-                               "gpipe, 1f1b, interleaved, zb-h1, zb-h2, zb-v, dualpipev or all",
+    if (!strcmp(name, "schedule")) {
+        char known[256] = "";
+        size_t used = 0;
+        for (int i = 0; i < CULONX_SCHED_COUNT && used < sizeof known; i++)
+            used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
+                                     culonx_schedule_name((culonx_schedule)i));
+        if (used < sizeof known) snprintf(known + used, sizeof known - used, " or all");
+        return parse_name_list(name, value, &s->list[CULONX_SWEEP_SCHEDULE], look_sched, known,
                                err);
+    }
     if (!strcmp(name, "recompute"))
         return parse_name_list(name, value, &s->list[CULONX_SWEEP_RECOMPUTE], look_recompute,
                                "none, selective, full or all", err);
@@ -505,15 +489,14 @@ static culonx_status build_space(const culonx_run *run, const culonx_sweep_spec 
                                     culonx_schedule_name((culonx_schedule)scheds.v[i]));
             continue;
         }
-        int uses_vp = d->chunks(2) != d->chunks(3);
+        int uses_vp = cx_sched_takes_vp(d);
         int nvals = uses_vp ? vps.n : 1;
         for (int k = 0; k < nvals; k++) {
             variant *v = &st->var[nv++];
             v->sched = (int)scheds.v[i];
+            v->desc = d;
             v->vp = uses_vp ? vps.v[k] : 1;
-            v->chunks = d->chunks((int)(v->vp > 1000000 ? 1000000 : v->vp));
-            v->uses_vp = uses_vp;
-            v->v_shaped = !uses_vp && v->chunks == 2;
+            v->chunks = cx_core_rule_chunks(d, v->vp);
             v->exact = d->closed_exact;
             if (v->chunks == 1 &&
                 (sp->canon_var < 0 || (v->sched == CULONX_SCHED_1F1B &&
@@ -559,10 +542,14 @@ static void decode(const space *sp, uint64_t idx, int d[NLEVELS])
     }
 }
 
-/* The first failing rule (reject reason) and its level, or -1; fills ex. */
+/* The first failing rule (reject reason) and its level, or -1; fills ex.
+ * The rules of an execution are core/check.c's predicates (the schedule's
+ * own via its descriptor), called level by level; the sweep adds its space
+ * restrictions (batch range, tp and gpus-per-node) and the duplicates. */
 static int check(const space *sp, const int d[NLEVELS], culonx_execution *ex, int *level)
 {
     const culonx_model *md = &sp->run->model;
+    culonx_sweep_reject r;
 #define REJ(lv, r) return (*level = (lv), (r))
     int64_t gpus = sp->vals[L_GPUS][d[L_GPUS]];
     int64_t gb = sp->vals[L_GB][d[L_GB]];
@@ -575,30 +562,26 @@ static int check(const space *sp, const int d[NLEVELS], culonx_execution *ex, in
     } else if (sp->gpn % tp) {
         REJ(L_TP, CULONX_REJECT_TP_NODE);
     }
-    if (md->heads % tp) REJ(L_TP, CULONX_REJECT_HEADS_TP);
-    if (md->kv_heads % tp) REJ(L_TP, CULONX_REJECT_KV_HEADS_TP);
-    if (md->ffn % tp) REJ(L_TP, CULONX_REJECT_FFN_TP);
+    if ((r = cx_core_rule_tp(md, tp)) != CULONX_REJECT_NONE) REJ(L_TP, r);
     int64_t pp = sp->vals[L_PP][d[L_PP]];
+    /* every schedule needs pp | layers (chunks >= 1): the whole pp subtree */
     if (md->layers % pp) REJ(L_PP, CULONX_REJECT_LAYERS_PP);
-    if (gpus % (tp * pp)) REJ(L_PP, CULONX_REJECT_GPUS_TP_PP);
-    int64_t dp = gpus / (tp * pp);
+    ex->tp = tp, ex->pp = pp;
+    cx_layout lay;
+    cx_core_layout_init(&lay, ex);
+    int64_t dp = cx_core_layout_derive_dp(&lay, gpus);
+    if (dp == 0) REJ(L_PP, CULONX_REJECT_GPUS_TP_PP);
     const variant *v = &sp->var[d[L_VAR]];
-    if (pp == 1) {
+    if (pp == 1) { /* one stage: every schedule runs the same execution */
         if (v->chunks > 1) REJ(L_VAR, CULONX_REJECT_PP1_CHUNKS);
         if (d[L_VAR] != sp->canon_var) REJ(L_VAR, CULONX_REJECT_DUP_SCHEDULE);
     }
-    int64_t nvs = pp * v->chunks;
-    if (md->layers % nvs)
-        REJ(L_VAR, v->uses_vp ? CULONX_REJECT_LAYERS_PP_VP
-                   : v->v_shaped ? CULONX_REJECT_LAYERS_2PP
-                                 : CULONX_REJECT_LAYERS_PP);
-    if (pp > CX_COST_MAX_STAGES || nvs > CX_COST_MAX_VSTAGES) REJ(L_VAR, CULONX_REJECT_STAGES);
+    cx_sched_shape shape = {pp, 0, v->vp, md->layers};
+    if ((r = cx_core_rule_pipeline(v->desc, &shape)) != CULONX_REJECT_NONE) REJ(L_VAR, r);
     int64_t mb = sp->vals[L_MB][d[L_MB]];
-    if (gb % (mb * dp)) REJ(L_MB, CULONX_REJECT_BATCH_MB_DP);
-    int64_t m = gb / (mb * dp);
-    if ((v->sched == CULONX_SCHED_INTERLEAVED && v->chunks > 1 && m < pp) ||
-        ((v->sched == CULONX_SCHED_DUALPIPE_V || v->sched == CULONX_SCHED_ZB_V) && m < 2 * pp))
-        REJ(L_MB, CULONX_REJECT_SCHED_MICROBATCHES);
+    if ((r = cx_core_rule_batch(gb, mb, dp)) != CULONX_REJECT_NONE) REJ(L_MB, r);
+    shape.m = gb / (mb * dp);
+    if ((r = v->desc->supports(&shape)) != CULONX_REJECT_NONE) REJ(L_MB, r);
     int sp_on = (int)sp->vals[L_SP][d[L_SP]];
     if (tp == 1 && d[L_SP] != 0) REJ(L_SP, CULONX_REJECT_DUP_SP);
     int dopt = (int)sp->vals[L_DOPT][d[L_DOPT]];
