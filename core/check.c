@@ -4,10 +4,11 @@
  *   gpus % (tp*pp) == 0 and gpus == tp*pp*dp        (layout: core/layout.c)
  *   heads, kv-heads, ffn % tp == 0                  (Megatron's TP split)
  *   the schedule's rules on (pp, vp, layers)         (each schedule's supports)
- *   pp <= CX_COST_MAX_STAGES, pp*chunks <= CX_COST_MAX_VSTAGES (core/cost.h)
  *   global-batch % (microbatch*dp) == 0
  *   the schedule's rules on m = global-batch/(microbatch*dp)
- * No constants of its own; the limits are the cost model's.
+ * and, for the sweep only, the evaluator's capacity: pp <= CX_COST_MAX_STAGES,
+ * pp*chunks <= CX_COST_MAX_VSTAGES (core/cost.h; an explicit run meets it in
+ * cx_core_cost_build, with that file's message). No constants of its own.
  */
 #include "core/check.h"
 #include "core/cost.h"
@@ -65,8 +66,11 @@ int cx_core_rule_chunks(const cx_sched_desc *d, int64_t v)
 
 culonx_sweep_reject cx_core_rule_pipeline(const cx_sched_desc *d, const cx_sched_shape *s)
 {
-    culonx_sweep_reject r = d->supports(s);
-    if (r != CULONX_REJECT_NONE) return r;
+    return d->supports(s);
+}
+
+culonx_sweep_reject cx_core_rule_stages(const cx_sched_desc *d, const cx_sched_shape *s)
+{
     if (s->p > CX_COST_MAX_STAGES || s->p * cx_core_rule_chunks(d, s->v) > CX_COST_MAX_VSTAGES)
         return CULONX_REJECT_STAGES;
     return CULONX_REJECT_NONE;

@@ -20,19 +20,23 @@
 culonx_sweep_reject cx_core_rule_gpus(const cx_layout *l, int64_t gpus);
 /* tp divides heads, kv-heads and ffn. */
 culonx_sweep_reject cx_core_rule_tp(const culonx_model *md, int64_t tp);
-/* The pipeline: the schedule's rules for shape s (sched.h; m = 0 skips
- * those on m), then at most CX_COST_MAX_STAGES stages and
- * CX_COST_MAX_VSTAGES virtual stages (STAGES). */
+/* The pipeline: the schedule's own rules for shape s (sched.h, supports;
+ * m = 0 skips those on m). */
 culonx_sweep_reject cx_core_rule_pipeline(const cx_sched_desc *d, const cx_sched_shape *s);
+/* The evaluator's capacity, not a validity rule: at most CX_COST_MAX_STAGES
+ * stages and CX_COST_MAX_VSTAGES virtual stages (STAGES). The sweep rejects
+ * by it before evaluating; cx_core_cost_build refuses the same runs. */
+culonx_sweep_reject cx_core_rule_stages(const cx_sched_desc *d, const cx_sched_shape *s);
 /* The global batch splits into microbatches over dp: gb % (mb*dp). The
  * callers' ranges (each <= 1e9) keep mb*dp from overflowing. */
 culonx_sweep_reject cx_core_rule_batch(int64_t global_batch, int64_t microbatch, int64_t dp);
 /* Chunks per stage of d at requested v, v capped as the sweep caps it. */
 int cx_core_rule_chunks(const cx_sched_desc *d, int64_t v);
 
-/* All of the above for one execution of model md, in this order: gpus, tp,
- * pipeline (m unknown), batch, pipeline (m). Degrees must be >= 1 and the
- * schedule registered (else CULONX_REJECT_EVAL). */
+/* The rules above for one execution of model md, in this order: gpus, tp,
+ * pipeline (m unknown), batch, pipeline (m); stages are left to the
+ * evaluator. Degrees must be >= 1 and the schedule registered (else
+ * CULONX_REJECT_EVAL). */
 culonx_sweep_reject cx_core_exec_check(const culonx_model *md, const culonx_execution *ex);
 
 #endif

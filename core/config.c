@@ -37,7 +37,6 @@
  */
 #include "core/base.h"
 #include "core/check.h"
-#include "core/cost.h"
 
 #include <libxml/SAX2.h>
 #include <libxml/parser.h>
@@ -1401,11 +1400,6 @@ static culonx_status exec_reject(checker *C, culonx_sweep_reject why)
                    "<execution pp=\"%lld\">: %s puts %d chunks per stage: %d*pp = %lld does not "
                    "divide %lld layers",
                    (ll)e->pp, sname, chunks, chunks, (ll)mul_sat(e->pp, chunks), (ll)m->layers);
-    case CULONX_REJECT_STAGES:
-        return bad(C, o,
-                   "<execution pp=\"%lld\">: pp=%lld with %d chunks per stage: at most %d stages "
-                   "are modelled",
-                   (ll)e->pp, (ll)e->pp, chunks, CX_COST_MAX_STAGES);
     case CULONX_REJECT_BATCH_MB_DP:
         return bad(C, o,
                    "<execution global-batch=\"%lld\">: %lld is not a multiple of microbatch*dp = "

@@ -578,6 +578,7 @@ static int check(const space *sp, const int d[NLEVELS], culonx_execution *ex, in
     }
     cx_sched_shape shape = {pp, 0, v->vp, md->layers};
     if ((r = cx_core_rule_pipeline(v->desc, &shape)) != CULONX_REJECT_NONE) REJ(L_VAR, r);
+    if ((r = cx_core_rule_stages(v->desc, &shape)) != CULONX_REJECT_NONE) REJ(L_VAR, r);
     int64_t mb = sp->vals[L_MB][d[L_MB]];
     if ((r = cx_core_rule_batch(gb, mb, dp)) != CULONX_REJECT_NONE) REJ(L_MB, r);
     shape.m = gb / (mb * dp);
