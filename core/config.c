@@ -1386,8 +1386,8 @@ static culonx_status exec_reject(checker *C, culonx_sweep_reject why)
             const cx_sched_desc *x = cx_sched_get((culonx_schedule)i);
             if (x && cx_sched_takes_vp(x)) takes = x->name;
         }
-        return bad(C, o, "<execution vp=\"%lld\">: vp > 1 needs schedule=\"%s\", not %s",
-                   (ll)e->vp, takes, sname);
+        return bad(C, o, "<execution vp=\"%lld\">: vp > 1 needs schedule=\"%s\", not %s", (ll)e->vp,
+                   takes, sname);
     }
     case CULONX_REJECT_LAYERS_PP:
         return bad(C, o, "<execution pp=\"%lld\">: pp %lld does not divide %lld layers", (ll)e->pp,

@@ -60,9 +60,9 @@ static void add_coll(const cx_cost *c, cx_coll_kind k, double bytes, double *tim
                      double tier_bytes[CULONX_MAX_TIERS])
 {
     if (k == CX_COLL_NONE) return;
-    cx_hw_comm cm = cx_hw_coll_cost(
-        &c->sys, hw_coll(k), bytes,
-        cx_core_layout_group(&c->layout, CX_DIM_TP, c->sys.gpus_per_node));
+    cx_hw_comm cm =
+        cx_hw_coll_cost(&c->sys, hw_coll(k), bytes,
+                        cx_core_layout_group(&c->layout, CX_DIM_TP, c->sys.gpus_per_node));
     *time_s += cm.time_s;
     for (int i = 0; i < CULONX_MAX_TIERS; i++) tier_bytes[i] += cm.bytes_tier[i];
 }
@@ -241,9 +241,9 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     c->p2p_s = 0;
     c->p2p_tier = 0;
     if (c->p > 1) {
-        cx_hw_comm cm = cx_hw_coll_cost(
-            &c->sys, CX_HW_P2P, c->p2p_bytes,
-            cx_core_layout_p2p(&c->layout, CX_DIM_PP, c->sys.gpus_per_node));
+        cx_hw_comm cm =
+            cx_hw_coll_cost(&c->sys, CX_HW_P2P, c->p2p_bytes,
+                            cx_core_layout_p2p(&c->layout, CX_DIM_PP, c->sys.gpus_per_node));
         c->p2p_s = cm.time_s;
         c->p2p_tier = cm.bytes_tier[0] > 0 ? 0 : 1;
     }

@@ -51,7 +51,8 @@ void cx_core_energy_finish(const cx_cost *c, const double *stage_compute_j,
 {
     const culonx_run *run = c->run;
     const culonx_execution *ex = &run->exec;
-    const double T = res->iteration_time_s, per_stage = (double)cx_core_layout_stage_ranks(&c->layout);
+    const double T = res->iteration_time_s,
+                 per_stage = (double)cx_core_layout_stage_ranks(&c->layout);
     const double m = (double)c->m, nvs = (double)c->p * c->v;
     culonx_energy *e = &res->energy;
     double blocked = cx_core_blocked_power_w(c);

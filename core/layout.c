@@ -24,7 +24,8 @@ static int64_t at_least_1(int64_t x)
 
 void cx_core_layout_init(cx_layout *l, const culonx_execution *ex)
 {
-    for (int d = 0; d < CX_DIM_COUNT; d++) l->degree[d] = 1;
+    for (int d = 0; d < CX_DIM_COUNT; d++)
+        l->degree[d] = 1;
     l->degree[CX_DIM_TP] = ex->tp;
     l->degree[CX_DIM_PP] = ex->pp;
     l->degree[CX_DIM_DP] = ex->dp;
@@ -36,7 +37,8 @@ void cx_core_layout_init(cx_layout *l, const culonx_execution *ex)
         s = mul_sat(s, at_least_1(l->degree[d]));
     }
     int64_t g = 1;
-    for (int d = 0; d < CX_DIM_COUNT; d++) g = mul_sat(g, l->degree[d]);
+    for (int d = 0; d < CX_DIM_COUNT; d++)
+        g = mul_sat(g, l->degree[d]);
     l->gpus = g;
 }
 

@@ -36,14 +36,7 @@
 
 #include <stdint.h>
 
-typedef enum {
-    CX_DIM_TP = 0,
-    CX_DIM_CP,
-    CX_DIM_EP,
-    CX_DIM_DP,
-    CX_DIM_PP,
-    CX_DIM_COUNT
-} cx_dim;
+typedef enum { CX_DIM_TP = 0, CX_DIM_CP, CX_DIM_EP, CX_DIM_DP, CX_DIM_PP, CX_DIM_COUNT } cx_dim;
 
 typedef struct {
     int64_t degree[CX_DIM_COUNT];

@@ -55,7 +55,6 @@ typedef struct {
 
 /* A collective over group g. `bytes` is the full message (all-reduce
  * buffer; gathered size for AG/RS; p2p payload). */
-cx_hw_comm cx_hw_coll_cost(const culonx_system *sys, cx_hw_coll kind, double bytes,
-                           cx_hw_group g);
+cx_hw_comm cx_hw_coll_cost(const culonx_system *sys, cx_hw_coll kind, double bytes, cx_hw_group g);
 
 #endif

@@ -29,8 +29,7 @@ static double ring_time(const culonx_net_tier *tr, cx_hw_coll kind, double bytes
     return frac * bytes / beta + steps * tr->latency_s;
 }
 
-cx_hw_comm cx_hw_coll_cost(const culonx_system *sys, cx_hw_coll kind, double bytes,
-                           cx_hw_group g)
+cx_hw_comm cx_hw_coll_cost(const culonx_system *sys, cx_hw_coll kind, double bytes, cx_hw_group g)
 {
     cx_hw_comm c = {0, {0, 0}};
     int64_t group = g.size;

@@ -36,8 +36,7 @@ culonx_sweep_reject cx_sched_supports_v_shape(const cx_sched_shape *s)
 {
     if (s->v > 1) return no_vp(s);
     if (s->layers % (2 * s->p)) return CULONX_REJECT_LAYERS_2PP;
-    if (s->m > 0 && s->m < cx_sched_min_mb_2p(s->p, s->v))
-        return CULONX_REJECT_SCHED_MICROBATCHES;
+    if (s->m > 0 && s->m < cx_sched_min_mb_2p(s->p, s->v)) return CULONX_REJECT_SCHED_MICROBATCHES;
     return CULONX_REJECT_NONE;
 }
 
