@@ -7,7 +7,9 @@
  * Dimensions: tensor (tp), context (cp), expert (ep), data (dp) and
  * pipeline (pp) parallelism; cp and ep are 1 until the features that use
  * them land (a new dimension = one enum value, its degree and its place in
- * the order). Ranks are numbered with the first dimension of `order`
+ * the order). Every degree multiplies the GPU count today; whether ep will
+ * instead subdivide dp (Megatron's expert-data-parallel groups) is the MoE
+ * work's decision, and is made here only. Ranks are numbered with the first dimension of `order`
  * varying fastest; Megatron-LM's default order is TP, CP, EP, DP, PP
  * (megatron/core/parallel_state.py, order "tp-cp-ep-dp-pp"), so with
  * cp = ep = 1: TP fastest, then DP, then PP. The members of a group of
