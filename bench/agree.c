@@ -20,6 +20,7 @@
 #include "culonx.h"
 #include "clock.h"
 #include "core/eval/graph.h"
+#include "core/layout/rules.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -67,18 +68,23 @@ static int draw(culonx_run *r, const culonx_run *sys_a100, const culonx_run *sys
     /* the three standard schedules 4 times out of 5, the others the rest */
     e->schedule = rnd(5) ? (culonx_schedule)rnd(3) : (culonx_schedule)(3 + rnd(4));
     e->vp = 1;
-    if (e->schedule == CULONX_SCHED_INTERLEAVED) e->vp = 2 + rnd(3);
-    if (e->pp == 1 && e->schedule == CULONX_SCHED_INTERLEAVED) e->schedule = CULONX_SCHED_1F1B, e->vp = 1;
-    int vshape = e->schedule == CULONX_SCHED_ZB_V || e->schedule == CULONX_SCHED_DUALPIPE_V;
-    int64_t chunks = vshape ? 2 : e->vp;
-    if (m->layers % (e->pp * chunks) || m->heads % e->tp || m->kv_heads % e->tp) return 0;
+    const cx_sched_desc *d = cx_sched_get(e->schedule);
+    if (cx_sched_takes_vp(d)) e->vp = 2 + rnd(3);
+    /* the schedule's own rules (schedules/): vp needs pp > 1, else 1F1B */
+    cx_sched_shape ss = {e->pp, 0, e->vp, m->layers};
+    if (d->supports(&ss) == CULONX_REJECT_PP1_CHUNKS) {
+        e->schedule = CULONX_SCHED_1F1B, e->vp = 1, ss.v = 1;
+        d = cx_sched_get(e->schedule);
+    }
+    if (cx_core_rule_pipeline(d, &ss) != CULONX_REJECT_NONE ||
+        cx_core_rule_tp(m, e->tp) != CULONX_REJECT_NONE)
+        return 0;
     e->microbatch = 1 << rnd(3);
     int64_t mbs[] = {1, e->pp, 2 * e->pp, 3 * e->pp + 1, 4 * e->pp};
     int64_t mcount = mbs[rnd(5)];
-    if (e->schedule == CULONX_SCHED_INTERLEAVED && mcount < e->pp) mcount = e->pp;
-    if (vshape && mcount < 2 * e->pp) mcount = 2 * e->pp;
+    if (mcount < d->min_microbatches(e->pp, e->vp)) mcount = d->min_microbatches(e->pp, e->vp);
     e->global_batch = mcount * e->microbatch * e->dp;
-    e->gpus = e->tp * e->pp * e->dp;
+    e->gpus = culonx_execution_gpus(e);
     e->recompute = (culonx_recompute)rnd(3);
     e->sequence_parallel = e->tp > 1 ? (int)rnd(2) : 0;
     e->distributed_optimizer = e->dp > 1 ? (int)rnd(2) : 0;

@@ -117,7 +117,7 @@ static void bench_gpt_model(culonx_model *m, const char *name, long l, long h, l
 static void bench_exec(culonx_execution *e, long tp, long pp, long dp, long mb, long gb)
 {
     e->tp = tp, e->pp = pp, e->dp = dp, e->vp = 1;
-    e->gpus = tp * pp * dp;
+    e->gpus = culonx_execution_gpus(e);
     e->microbatch = mb, e->global_batch = gb;
     e->recompute = CULONX_RECOMPUTE_FULL;
     e->sequence_parallel = 0;
@@ -184,7 +184,7 @@ static int bench_load_public(bench_rows *rs, const char *path, const culonx_run 
             snprintf(r->set, sizeof r->set, "SC21-T2");
         }
         snprintf(r->label, sizeof r->label, "%s %ldGPU t%ld p%ld d%ld mb%ld", f[C_MODEL],
-                 tp * pp * dp, tp, pp, dp, mb);
+                 (long)r->run.exec.gpus, tp, pp, dp, mb);
     }
     fclose(fp);
     return 0;
@@ -203,7 +203,8 @@ static int bench_load_vtrain(bench_rows *rs, const char *path, const culonx_run 
         long gpus = atol(f[0]), gb = atol(f[1]), mb = atol(f[2]), h = atol(f[3]);
         long a = atol(f[4]), l = atol(f[5]), s = atol(f[6]), tp = atol(f[7]);
         long dp = atol(f[8]), pp = atol(f[9]);
-        if (gpus != tp * pp * dp || l % pp || gb % (mb * dp)) {
+        culonx_execution deg = {.tp = tp, .pp = pp, .dp = dp};
+        if (gpus != culonx_execution_gpus(&deg) || l % pp || gb % (mb * dp)) {
             bench_skip(rs, "vTrain row inconsistent");
             continue;
         }

@@ -66,8 +66,10 @@ int main(int argc, char **argv)
                 for (int k = 0; k < 2; k++) {
                     culonx_run r = run;
                     r.exec.tp = tps[a], r.exec.pp = pps[b], r.exec.microbatch = mbs[k];
-                    r.exec.dp = 3072 / (tps[a] * pps[b]);
-                    r.exec.gpus = r.exec.tp * r.exec.pp * r.exec.dp;
+                    cx_layout lay;
+                    cx_core_layout_init(&lay, &r.exec);
+                    r.exec.dp = cx_core_layout_derive_dp(&lay, 3072);
+                    r.exec.gpus = culonx_execution_gpus(&r.exec);
                     r.exec.global_batch = 3072;
                     if (r.exec.global_batch % (r.exec.microbatch * r.exec.dp)) continue;
                     if (cx_core_closed_eval(&r, 0, c, &res, &err) == CULONX_OK)

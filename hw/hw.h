@@ -46,10 +46,16 @@ typedef struct {
     double bytes_tier[CULONX_MAX_TIERS]; /* bytes sent per GPU on each tier */
 } cx_hw_comm;
 
-/* A collective over `group` ranks whose members are `stride` ranks apart in
- * the global numbering (TP: 1; DP: tp; PP neighbours: tp*dp). `bytes` is the
- * full message (all-reduce buffer; gathered size for AG/RS; p2p payload). */
-cx_hw_comm cx_hw_coll_cost(const culonx_system *sys, cx_hw_coll kind, double bytes,
-                           int64_t group, int64_t stride);
+/* A group of `size` ranks, `per_node` (1..size) of them inside one node;
+ * per_node == size: the group stays inside a node. The layout derives it
+ * from degrees, rank order and gpus-per-node (core/layout/layout.c); a p2p pair is
+ * {2, 2} inside a node, {2, 1} across nodes. */
+typedef struct {
+    int64_t size, per_node;
+} cx_hw_group;
+
+/* A collective over group g. `bytes` is the full message (all-reduce
+ * buffer; gathered size for AG/RS; p2p payload). */
+cx_hw_comm cx_hw_coll_cost(const culonx_system *sys, cx_hw_coll kind, double bytes, cx_hw_group g);
 
 #endif

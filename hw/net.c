@@ -9,9 +9,9 @@
  * with beta = tier bandwidth x efficiency. A group that spans nodes runs
  * hierarchically: reduce-scatter inside the node over the r members there,
  * the inter-node ring over N/r nodes on V/r bytes (each GPU its own NIC, as
- * in DGX A100/H100), then all-gather inside the node. Ranks are numbered TP
- * fastest, then DP, then PP (Megatron's default order), so a group's members
- * are `stride` ranks apart and r = clamp(gpus_per_node / stride, 1, N).
+ * in DGX A100/H100), then all-gather inside the node. The group (N ranks,
+ * r of them per node) comes from the parallelism layout (core/layout/layout.c),
+ * which knows the rank order; a p2p crosses nodes iff r < 2.
  * Constants (tiers) and sources: hw/README.md, "Collectives".
  */
 #include "hw/hw.h"
@@ -30,27 +30,26 @@ static double ring_time(const culonx_net_tier *tr, cx_hw_coll kind, double bytes
     return frac * bytes / beta + steps * tr->latency_s;
 }
 
-cx_hw_comm cx_hw_coll_cost(const culonx_system *sys, cx_hw_coll kind, double bytes,
-                           int64_t group, int64_t stride)
+cx_hw_comm cx_hw_coll_cost(const culonx_system *sys, cx_hw_coll kind, double bytes, cx_hw_group g)
 {
     cx_hw_comm c = {0, {0, 0}};
+    int64_t group = g.size;
     if (bytes <= 0) return c;
     if (kind != CX_HW_P2P && group <= 1) return c;
-    int64_t gpn = sys->gpus_per_node > 0 ? sys->gpus_per_node : 1;
-    if (stride < 1) stride = 1;
     const culonx_net_tier *t0 = &sys->tier[0];
     const culonx_net_tier *t1 = sys->ntiers > 1 ? &sys->tier[1] : &sys->tier[0];
     int inter_tier = sys->ntiers > 1 ? 1 : 0;
 
     if (kind == CX_HW_P2P) {
-        const culonx_net_tier *tr = stride >= gpn ? t1 : t0;
-        int ti = stride >= gpn ? inter_tier : 0;
+        int across = g.per_node < 2;
+        const culonx_net_tier *tr = across ? t1 : t0;
+        int ti = across ? inter_tier : 0;
         double beta = tr->bw_gbps * 1e9 * (tr->efficiency > 0 ? tr->efficiency : 1.0);
         c.time_s = bytes / beta + tr->latency_s;
         c.bytes_tier[ti] = bytes;
         return c;
     }
-    int64_t r = stride >= gpn ? 1 : gpn / stride;
+    int64_t r = g.per_node;
     if (r > group) r = group;
     if (r < 1) r = 1;
     double sent;

@@ -94,6 +94,21 @@ static int order(int p, int m, int v, int stage, cx_sched_item *out, int cap)
     return n;
 }
 
+/* Megatron: interleaving needs pipeline parallelism and m >= p (above) */
+static int64_t min_microbatches(int64_t p, int64_t v)
+{
+    return v > 1 ? p : 1;
+}
+
+static culonx_sweep_reject supports(const cx_sched_shape *s)
+{
+    if (s->v > 1 && s->p < 2) return CULONX_REJECT_PP1_CHUNKS;
+    if (s->layers % (s->p * (s->v < 1 ? 1 : s->v)))
+        return s->v > 1 ? CULONX_REJECT_LAYERS_PP_VP : CULONX_REJECT_LAYERS_PP;
+    if (s->m > 0 && s->m < min_microbatches(s->p, s->v)) return CULONX_REJECT_SCHED_MICROBATCHES;
+    return CULONX_REJECT_NONE;
+}
+
 static double bubble_s(int p, int m, int v, double f_s, double b_s, double w_s)
 {
     if (v < 1) v = 1;
@@ -116,6 +131,8 @@ const cx_sched_desc cx_sched_interleaved = {
     .chunks = chunks,
     .vstage = vstage,
     .order = order,
+    .supports = supports,
+    .min_microbatches = min_microbatches,
     .bubble_s = bubble_s,
     .inflight = inflight,
     .weight_copies = 1,

@@ -8,7 +8,10 @@
  * virtual stage vstage(p, v, s, c). Microbatch mb flows F through virtual
  * stages 0..p*v-1 in order, then B back from p*v-1 to 0; W(mb, vs) needs
  * B(mb, vs). Schedules that do not split B and W emit CX_WORK_BW items
- * (B and W fused). This header depends only on culonx.h.
+ * (B and W fused). Each schedule states the shapes it supports (supports,
+ * min_microbatches) in the reject vocabulary of culonx.h; the execution
+ * check (core/layout/rules.c), the sweep and `schedules` ask it, nothing else
+ * knows a schedule's rules. This header depends only on culonx.h.
  * Each schedule's order, bubble, activations and paper: schedules/README.md.
  */
 #ifndef CX_SCHED_H
@@ -25,6 +28,13 @@ typedef struct {
     uint8_t chunk; /* 0..v-1 on this stage */
     int32_t mb;    /* microbatch 0..m-1 */
 } cx_sched_item;
+
+/* The shape a schedule is asked to run: p pipeline stages, m microbatches
+ * per pipeline (0: not known yet, rules on m are skipped), v the requested
+ * execution.vp, and the model's layers. */
+typedef struct {
+    int64_t p, m, v, layers;
+} cx_sched_shape;
 
 typedef struct {
     const char *name; /* as in execution.schedule */
@@ -65,7 +75,22 @@ typedef struct {
     /* p2p messages per microbatch per stage, relative to 1F1B, per chunk:
      * the total factor is p2p_factor * chunks(v) (interleaved v, V-shapes 2) */
     double p2p_factor;
+    /* The first of this schedule's rules that shape s breaks, or
+     * CULONX_REJECT_NONE: v > 1 only where chunks() takes it (else
+     * CULONX_REJECT_VP_SCHEDULE) and then with p > 1 (PP1_CHUNKS); layers
+     * divisible by p*chunks(v) (LAYERS_PP, LAYERS_PP_VP, LAYERS_2PP); m >=
+     * min_microbatches (SCHED_MICROBATCHES, when m > 0). order() supports
+     * every shape accepted here (tests/test_schedules.c). */
+    culonx_sweep_reject (*supports)(const cx_sched_shape *s);
+    /* microbatches per pipeline needed on p stages at requested v (>= 1) */
+    int64_t (*min_microbatches)(int64_t p, int64_t v);
 } cx_sched_desc;
+
+/* The schedule takes execution.vp (its chunks per stage follow it). */
+static inline int cx_sched_takes_vp(const cx_sched_desc *d)
+{
+    return d->chunks(2) != d->chunks(3);
+}
 
 /* NULL if id is out of range. */
 const cx_sched_desc *cx_sched_get(culonx_schedule id);

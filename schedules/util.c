@@ -7,6 +7,40 @@
  */
 #include "schedules/util.h"
 
+/* vp given to a schedule that takes none: with one stage the pipeline
+ * rule is the first broken (as Megatron reports it), else the schedule */
+static culonx_sweep_reject no_vp(const cx_sched_shape *s)
+{
+    return s->p < 2 ? CULONX_REJECT_PP1_CHUNKS : CULONX_REJECT_VP_SCHEDULE;
+}
+
+int64_t cx_sched_min_mb_one(int64_t p, int64_t v)
+{
+    (void)p, (void)v;
+    return 1;
+}
+
+int64_t cx_sched_min_mb_2p(int64_t p, int64_t v)
+{
+    (void)v;
+    return 2 * p;
+}
+
+culonx_sweep_reject cx_sched_supports_one_chunk(const cx_sched_shape *s)
+{
+    if (s->v > 1) return no_vp(s);
+    if (s->layers % s->p) return CULONX_REJECT_LAYERS_PP;
+    return CULONX_REJECT_NONE;
+}
+
+culonx_sweep_reject cx_sched_supports_v_shape(const cx_sched_shape *s)
+{
+    if (s->v > 1) return no_vp(s);
+    if (s->layers % (2 * s->p)) return CULONX_REJECT_LAYERS_2PP;
+    if (s->m > 0 && s->m < cx_sched_min_mb_2p(s->p, s->v)) return CULONX_REJECT_SCHED_MICROBATCHES;
+    return CULONX_REJECT_NONE;
+}
+
 int cx_sched_chunks_one(int v_requested)
 {
     (void)v_requested;

@@ -39,6 +39,14 @@ static inline int cx_sched_imax(int a, int b)
     return a > b ? a : b;
 }
 
+/* Rules of the one-chunk schedules (GPipe, 1F1B, ZB-H1/H2): v = 1, p |
+ * layers, any m >= 1; and of the V-shaped ones (ZB-V, DualPipeV): v = 1
+ * (always 2 chunks), 2p | layers, m >= 2p. See sched.h, supports. */
+culonx_sweep_reject cx_sched_supports_one_chunk(const cx_sched_shape *s);
+culonx_sweep_reject cx_sched_supports_v_shape(const cx_sched_shape *s);
+int64_t cx_sched_min_mb_one(int64_t p, int64_t v);
+int64_t cx_sched_min_mb_2p(int64_t p, int64_t v);
+
 int cx_sched_chunks_one(int v_requested);
 int cx_sched_chunks_two(int v_requested);
 int cx_sched_vstage_single(int p, int v, int stage, int chunk);

@@ -108,7 +108,7 @@ static void test_graph_node_energy(void)
             }
             total += ej + blocked * (res.iteration_time_s - busy);
         }
-        total *= (double)(r.exec.tp * r.exec.dp);
+        total *= (double)cx_core_layout_stage_ranks(&g->cost->layout); /* tp x dp ranks */
         CU_ASSERT(rel(total, res.energy.compute_j + res.energy.idle_j) < 1e-9);
         cx_core_graph_free(g);
     }

@@ -154,26 +154,26 @@ static void test_collectives(void)
     culonx_system s = dgx();
     double V = 1e9, b0 = 300e9 * 0.8, b1 = 25e9 * 0.9;
     /* ring all-reduce within a node: 2(N-1)/N V/beta + 2(N-1) alpha */
-    cx_hw_comm c = cx_hw_coll_cost(&s, CX_HW_ALL_REDUCE, V, 8, 1);
+    cx_hw_comm c = cx_hw_coll_cost(&s, CX_HW_ALL_REDUCE, V, (cx_hw_group){8, 8});
     CU_ASSERT(rel(c.time_s, 2.0 * 7 / 8 * V / b0 + 14 * 2e-6) < 1e-12);
     CU_ASSERT(rel(c.bytes_tier[0], 2.0 * 7 / 8 * V) < 1e-12);
-    c = cx_hw_coll_cost(&s, CX_HW_REDUCE_SCATTER, V, 4, 1);
+    c = cx_hw_coll_cost(&s, CX_HW_REDUCE_SCATTER, V, (cx_hw_group){4, 4});
     CU_ASSERT(rel(c.time_s, 3.0 / 4 * V / b0 + 3 * 2e-6) < 1e-12);
-    /* one member per node (stride 8): ring on the inter-node tier */
-    c = cx_hw_coll_cost(&s, CX_HW_ALL_REDUCE, V, 16, 8);
+    /* one member per node: ring on the inter-node tier */
+    c = cx_hw_coll_cost(&s, CX_HW_ALL_REDUCE, V, (cx_hw_group){16, 1});
     CU_ASSERT(rel(c.time_s, 2.0 * 15 / 16 * V / b1 + 30 * 5e-6) < 1e-12);
     CU_ASSERT_EQUAL(c.bytes_tier[0], 0);
-    /* hierarchical: 4 per node (stride 2), 32 ranks = 8 nodes */
-    c = cx_hw_coll_cost(&s, CX_HW_ALL_REDUCE, V, 32, 2);
+    /* hierarchical: 4 per node, 32 ranks = 8 nodes */
+    c = cx_hw_coll_cost(&s, CX_HW_ALL_REDUCE, V, (cx_hw_group){32, 4});
     double expect = (3.0 / 4 * V / b0 + 3 * 2e-6) * 2 + 2.0 * 7 / 8 * (V / 4) / b1 + 14 * 5e-6;
     CU_ASSERT(rel(c.time_s, expect) < 1e-12);
     /* p2p across nodes and within */
-    c = cx_hw_coll_cost(&s, CX_HW_P2P, V, 2, 8);
+    c = cx_hw_coll_cost(&s, CX_HW_P2P, V, (cx_hw_group){2, 1});
     CU_ASSERT(rel(c.time_s, V / b1 + 5e-6) < 1e-12);
-    c = cx_hw_coll_cost(&s, CX_HW_P2P, V, 2, 1);
+    c = cx_hw_coll_cost(&s, CX_HW_P2P, V, (cx_hw_group){2, 2});
     CU_ASSERT(rel(c.time_s, V / b0 + 2e-6) < 1e-12);
     /* a group of one costs nothing */
-    c = cx_hw_coll_cost(&s, CX_HW_ALL_REDUCE, V, 1, 1);
+    c = cx_hw_coll_cost(&s, CX_HW_ALL_REDUCE, V, (cx_hw_group){1, 1});
     CU_ASSERT_EQUAL(c.time_s, 0);
 }
 

@@ -34,12 +34,13 @@ static int nms(int p, int *ms)
     return n;
 }
 
-/* where order() may refuse (p, m, v), per the schedule files */
+/* where order() may refuse (p, m, v): too few microbatches by the
+ * schedule's own rules (supports, with layers its chunks divide; v only
+ * for schedules that take it, the others ignore it) */
 static int may_refuse(const cx_sched_desc *d, int p, int m, int v)
 {
-    if (d->id == CULONX_SCHED_INTERLEAVED) return v >= 2 && m < p;
-    if (d->id == CULONX_SCHED_ZB_V || d->id == CULONX_SCHED_DUALPIPE_V) return m < 2 * p;
-    return 0;
+    cx_sched_shape s = {p, m, cx_sched_takes_vp(d) ? v : 1, (int64_t)p * d->chunks(v)};
+    return d->supports(&s) == CULONX_REJECT_SCHED_MICROBATCHES;
 }
 
 static int close_rel(double a, double b, double rel)
@@ -56,6 +57,7 @@ static void test_registry(void)
         CU_ASSERT_STRING_EQUAL(d->name, culonx_schedule_name((culonx_schedule)i));
         CU_ASSERT_PTR_EQUAL(cx_sched_find(d->name), d);
         CU_ASSERT(d->chunks && d->vstage && d->order && d->bubble_s && d->inflight);
+        CU_ASSERT(d->supports && d->min_microbatches);
     }
     CU_ASSERT_PTR_NULL(cx_sched_get(CULONX_SCHED_COUNT));
     CU_ASSERT_PTR_NULL(cx_sched_find("nope"));
@@ -140,6 +142,8 @@ static void test_inflight_replay(void)
                     CU_ASSERT_PTR_NOT_NULL_FATAL(it);
                     for (int k = 0; k < p; k++) {
                         int n = d->order(p, m, v, k, it, cap);
+                        /* order() refuses exactly what supports() rejects */
+                        CU_ASSERT_EQUAL(n < 0, may_refuse(d, p, m, v));
                         if (n < 0 && may_refuse(d, p, m, v)) break;
                         CU_ASSERT_FATAL(n > 0);
                         double rp = cx_sched_replay_peak(it, n, ch), cf = d->inflight(p, m, v, k);

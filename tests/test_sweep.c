@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "core/eval/closed.h"
+#include "core/layout/rules.h"
 #include "core/search/sweep.h"
 
 #include <CUnit/Basic.h>
@@ -42,6 +43,75 @@ static void tiny(culonx_run *r, int64_t layers, int64_t gpn, int64_t gpus, int64
     e->gpus = gpus, e->tp = 1, e->pp = 1, e->dp = gpus, e->vp = 1, e->microbatch = 1;
     e->global_batch = gb, e->recompute = CULONX_RECOMPUTE_NONE, e->schedule = CULONX_SCHED_1F1B;
     e->dp_overlap = 1;
+}
+
+/* The layout: GPUs, strides (TP fastest, then DP, then PP), groups. */
+static void test_layout(void)
+{
+    culonx_execution e = {.tp = 8, .pp = 4, .dp = 16};
+    cx_layout l;
+    cx_core_layout_init(&l, &e);
+    CU_ASSERT_EQUAL(l.gpus, 512);
+    CU_ASSERT_EQUAL(culonx_execution_gpus(&e), 512);
+    CU_ASSERT_EQUAL(l.stride[CX_DIM_TP], 1);
+    CU_ASSERT_EQUAL(l.stride[CX_DIM_DP], 8);
+    CU_ASSERT_EQUAL(l.stride[CX_DIM_PP], 128);
+    CU_ASSERT_EQUAL(cx_core_layout_stage_ranks(&l), 128);
+    CU_ASSERT_EQUAL(cx_core_layout_model_ranks(&l), 32);
+    CU_ASSERT_EQUAL(cx_core_layout_derive_dp(&l, 512), 16);
+    CU_ASSERT_EQUAL(cx_core_layout_derive_dp(&l, 500), 0);
+    cx_hw_group g = cx_core_layout_group(&l, CX_DIM_TP, 8);
+    CU_ASSERT(g.size == 8 && g.per_node == 8);
+    g = cx_core_layout_group(&l, CX_DIM_DP, 8); /* one member per node */
+    CU_ASSERT(g.size == 16 && g.per_node == 1);
+    g = cx_core_layout_p2p(&l, CX_DIM_PP, 8);
+    CU_ASSERT(g.size == 2 && g.per_node == 1);
+    e.tp = 2, e.dp = 32;
+    cx_core_layout_init(&l, &e);
+    g = cx_core_layout_group(&l, CX_DIM_DP, 8); /* 4 per node, 8 nodes */
+    CU_ASSERT(g.size == 32 && g.per_node == 4);
+    e.dp = 3; /* pp neighbours 6 ranks apart: same node */
+    cx_core_layout_init(&l, &e);
+    g = cx_core_layout_p2p(&l, CX_DIM_PP, 8);
+    CU_ASSERT(g.size == 2 && g.per_node == 2);
+    e.tp = 0; /* products saturate or give 0, never trap */
+    CU_ASSERT_EQUAL(culonx_execution_gpus(&e), 0);
+    e.tp = INT64_MAX / 2, e.pp = 4, e.dp = 1;
+    CU_ASSERT_EQUAL(culonx_execution_gpus(&e), INT64_MAX);
+}
+
+/* The execution check: one code per broken rule, schedules' own rules. */
+static void test_exec_check(void)
+{
+    culonx_run r;
+    tiny(&r, 8, 8, 64, 64);
+    culonx_execution *e = &r.exec;
+    const culonx_model *m = &r.model;
+    e->tp = 2, e->pp = 4, e->dp = 8;
+    CU_ASSERT_EQUAL(cx_core_exec_check(m, e), CULONX_REJECT_NONE);
+    e->dp = 4;
+    CU_ASSERT_EQUAL(cx_core_exec_check(m, e), CULONX_REJECT_GPUS_DEGREES);
+    e->pp = 3;
+    CU_ASSERT_EQUAL(cx_core_exec_check(m, e), CULONX_REJECT_GPUS_TP_PP);
+    e->pp = 4, e->dp = 8, e->tp = 2;
+    e->schedule = CULONX_SCHED_ZB_V; /* 2 chunks: 8 layers on 4 stages */
+    CU_ASSERT_EQUAL(cx_core_exec_check(m, e), CULONX_REJECT_NONE);
+    e->global_batch = 56; /* m = 7 < 2 pp */
+    CU_ASSERT_EQUAL(cx_core_exec_check(m, e), CULONX_REJECT_SCHED_MICROBATCHES);
+    e->global_batch = 60;
+    CU_ASSERT_EQUAL(cx_core_exec_check(m, e), CULONX_REJECT_BATCH_MB_DP);
+    e->global_batch = 64, e->vp = 2;
+    CU_ASSERT_EQUAL(cx_core_exec_check(m, e), CULONX_REJECT_VP_SCHEDULE);
+    e->schedule = CULONX_SCHED_INTERLEAVED;
+    CU_ASSERT_EQUAL(cx_core_exec_check(m, e), CULONX_REJECT_NONE);
+    e->vp = 4;
+    CU_ASSERT_EQUAL(cx_core_exec_check(m, e), CULONX_REJECT_LAYERS_PP_VP);
+    e->vp = 2, e->pp = 1, e->dp = 32;
+    CU_ASSERT_EQUAL(cx_core_exec_check(m, e), CULONX_REJECT_PP1_CHUNKS);
+    e->tp = 3;
+    CU_ASSERT_EQUAL(cx_core_exec_check(m, e), CULONX_REJECT_GPUS_TP_PP);
+    for (int i = 0; i < CULONX_REJECT_ALL_COUNT; i++)
+        CU_ASSERT_STRING_NOT_EQUAL(culonx_sweep_reject_name((culonx_sweep_reject)i), "?");
 }
 
 static culonx_sweep_spec *spec_new(void)
@@ -148,7 +218,10 @@ static void test_topk_brute_force(void)
             for (int si = 0; si < 3; si++)
                 for (int64_t mb = 1; mb <= 4; mb *= 2)
                     for (int rc = 0; rc < 3; rc++, order++) {
-                        int64_t dp = 16 / (tp * pp);
+                        culonx_execution deg = {.tp = tp, .pp = pp};
+                        cx_layout lay;
+                        cx_core_layout_init(&lay, &deg);
+                        int64_t dp = cx_core_layout_derive_dp(&lay, 16);
                         if (32 % (mb * dp)) continue;
                         if (pp == 1 && scheds[si] != CULONX_SCHED_1F1B) continue;
                         r = run;
@@ -451,9 +524,12 @@ static void test_bounds_sound(void)
                                 }
                                 culonx_execution *e = &r.exec;
                                 e->schedule = (culonx_schedule)sch[si];
-                                if (e->schedule != CULONX_SCHED_INTERLEAVED && vp > 1) continue;
+                                if (!cx_sched_takes_vp(cx_sched_get(e->schedule)) && vp > 1)
+                                    continue;
                                 e->tp = knob & 1 ? 2 : 1, e->pp = pp, e->vp = vp;
-                                e->dp = e->gpus / (e->tp * e->pp);
+                                cx_layout lay;
+                                cx_core_layout_init(&lay, e);
+                                e->dp = cx_core_layout_derive_dp(&lay, e->gpus);
                                 e->global_batch = (knob & 4 ? 2 : 1) * 2 * pp * e->dp * mb;
                                 e->microbatch = mb, e->recompute = (culonx_recompute)rc;
                                 e->dp_overlap = (knob >> 1) & 1, e->distributed_optimizer = knob & 1;
@@ -564,6 +640,8 @@ int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;
     CU_pSuite s = CU_add_suite("sweep", NULL, NULL);
+    CU_add_test(s, "layout: gpus, strides, groups", test_layout);
+    CU_add_test(s, "execution check codes", test_exec_check);
     CU_add_test(s, "enumeration and rejects by hand", test_hand_count);
     CU_add_test(s, "top-K = brute force", test_topk_brute_force);
     CU_add_test(s, "Pareto frontier non-dominated and complete", test_pareto);

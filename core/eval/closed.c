@@ -254,7 +254,7 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         per_mb += n * (cc->f_flops + cc->b_flops + cc->w_flops);
         rec += n * cc->r_flops;
     }
-    double ranks = (double)m * (double)ex->dp * (double)ex->tp;
+    double ranks = (double)m * (double)cx_core_layout_stage_ranks(&c->layout);
     res->model_flops = per_mb * ranks;
     res->hardware_flops = (per_mb + rec) * ranks;
     /* parameters */

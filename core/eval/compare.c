@@ -16,16 +16,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The run with schedule `id`: interleaved keeps the run's vp if > 1, else
- * the smallest v >= 2 that divides the layers per stage; others use vp 1. */
+/* The run with schedule `id`: a schedule that takes vp (interleaved) keeps
+ * the run's vp if > 1, else the smallest v >= 2 whose chunks divide the
+ * layers per stage; others use vp 1. Validity is the execution check's
+ * (culonx_run_check, core/layout/rules.c). */
 static int schedule_variant(const culonx_run *run, culonx_schedule id, culonx_run *out)
 {
     *out = *run;
     out->exec.schedule = id;
-    if (id == CULONX_SCHED_INTERLEAVED) {
+    const cx_sched_desc *d = cx_sched_get(id);
+    if (d && cx_sched_takes_vp(d)) {
         if (run->exec.vp > 1) return 1;
-        for (int64_t v = 2; v <= 8; v++)
-            if (run->model.layers % (run->exec.pp * v) == 0) {
+        for (int v = 2; v <= 8; v++)
+            if (run->model.layers % (run->exec.pp * d->chunks(v)) == 0) {
                 out->exec.vp = v;
                 return 1;
             }

@@ -7,15 +7,14 @@
  * (final norm, logits, loss) on the last virtual stage. Recompute adds the
  * forward of every layer (full) or of the attention core (selective,
  * Korthikanti et al. 2022) before the backward. TP collectives are blocking
- * (Megatron default: no TP overlap) and priced by hw/net.c over a group of t
- * consecutive ranks. PP p2p carries 2sbh bytes (/t when scattered, i.e.
- * with SP) between neighbouring stages, tp*dp ranks apart. DP gradient sync
- * all-reduces fp32 gradients (4 B/param; reduce-scatter of gradients +
- * all-gather of 16-bit parameters with the distributed optimizer) over dp
- * ranks tp apart. The Adam step moves optimizer_bytes_per_param bytes of HBM
- * per parameter it updates.
+ * (Megatron default: no TP overlap) and priced by hw/net.c over the tp group
+ * of the layout (core/layout/layout.h). PP p2p carries 2sbh bytes (/t when
+ * scattered, i.e. with SP) between neighbouring stages (the layout's pp
+ * neighbours). DP gradient sync all-reduces fp32 gradients (4 B/param;
+ * reduce-scatter of gradients + all-gather of 16-bit parameters with the
+ * distributed optimizer) over the dp group. The Adam step moves
+ * optimizer_bytes_per_param bytes of HBM per parameter it updates.
  * Formulas and constants (workspace, DDP buckets): core/README.md, "Chunk
- * costs" and "Memory".
  */
 #include "core/eval/cost.h"
 #include "core/base/base.h"
@@ -62,7 +61,9 @@ static void add_coll(const cx_cost *c, cx_coll_kind k, double bytes, double *tim
                      double tier_bytes[CULONX_MAX_TIERS])
 {
     if (k == CX_COLL_NONE) return;
-    cx_hw_comm cm = cx_hw_coll_cost(&c->sys, hw_coll(k), bytes, c->run->exec.tp, 1);
+    cx_hw_comm cm =
+        cx_hw_coll_cost(&c->sys, hw_coll(k), bytes,
+                        cx_core_layout_group(&c->layout, CX_DIM_TP, c->sys.gpus_per_node));
     *time_s += cm.time_s;
     for (int i = 0; i < CULONX_MAX_TIERS; i++) tier_bytes[i] += cm.bytes_tier[i];
 }
@@ -146,6 +147,7 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     cx_hw_perf_defaults(&c->sys.perf);
     cx_hw_power_default(&c->sys.gpu);
     c->clock_mhz = clock_mhz > 0 ? clock_mhz : run->system.gpu.max_mhz;
+    cx_core_layout_init(&c->layout, ex);
     c->sched = cx_sched_get(ex->schedule);
     if (!c->sched)
         return cx_core_fail(err, CULONX_EINPUT, run->path, 0, "schedule '%s' is not available",
@@ -240,7 +242,9 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     c->p2p_s = 0;
     c->p2p_tier = 0;
     if (c->p > 1) {
-        cx_hw_comm cm = cx_hw_coll_cost(&c->sys, CX_HW_P2P, c->p2p_bytes, 2, ex->tp * ex->dp);
+        cx_hw_comm cm =
+            cx_hw_coll_cost(&c->sys, CX_HW_P2P, c->p2p_bytes,
+                            cx_core_layout_p2p(&c->layout, CX_DIM_PP, c->sys.gpus_per_node));
         c->p2p_s = cm.time_s;
         c->p2p_tier = cm.bytes_tier[0] > 0 ? 0 : 1;
     }
@@ -300,11 +304,12 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
         c->dp_nb[s] = 1;
         if (ex->dp > 1) {
             cx_hw_comm a, b;
+            cx_hw_group dg = cx_core_layout_group(&c->layout, CX_DIM_DP, c->sys.gpus_per_node);
             if (ex->distributed_optimizer) {
-                a = cx_hw_coll_cost(&c->sys, CX_HW_REDUCE_SCATTER, 4.0 * P, ex->dp, ex->tp);
-                b = cx_hw_coll_cost(&c->sys, CX_HW_ALL_GATHER, 2.0 * P, ex->dp, ex->tp);
+                a = cx_hw_coll_cost(&c->sys, CX_HW_REDUCE_SCATTER, 4.0 * P, dg);
+                b = cx_hw_coll_cost(&c->sys, CX_HW_ALL_GATHER, 2.0 * P, dg);
             } else {
-                a = cx_hw_coll_cost(&c->sys, CX_HW_ALL_REDUCE, 4.0 * P, ex->dp, ex->tp);
+                a = cx_hw_coll_cost(&c->sys, CX_HW_ALL_REDUCE, 4.0 * P, dg);
                 memset(&b, 0, sizeof b);
             }
             c->dp_s[s] = a.time_s + b.time_s;

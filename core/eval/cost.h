@@ -10,6 +10,7 @@
 #define CX_CORE_COST_H
 
 #include "culonx.h"
+#include "core/layout/layout.h"
 #include "hw/hw.h"
 #include "models/model.h"
 #include "schedules/sched.h"
@@ -67,6 +68,7 @@ typedef struct {
     cx_op_times layer_t, embed_t, head_t;
     culonx_system sys;    /* with perf defaults filled */
     const cx_sched_desc *sched;
+    cx_layout layout;     /* degrees, strides, groups (core/layout/layout.h) */
     int p, v, m;          /* v = chunks per stage for the schedule */
     double clock_mhz;
     /* chunks differ only by the embedding (virtual stage 0) and the head

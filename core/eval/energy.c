@@ -52,7 +52,8 @@ void cx_core_energy_finish(const cx_cost *c, const double *stage_compute_j,
 {
     const culonx_run *run = c->run;
     const culonx_execution *ex = &run->exec;
-    const double T = res->iteration_time_s, per_stage = (double)ex->tp * (double)ex->dp;
+    const double T = res->iteration_time_s,
+                 per_stage = (double)cx_core_layout_stage_ranks(&c->layout);
     const double m = (double)c->m, nvs = (double)c->p * c->v;
     culonx_energy *e = &res->energy;
     double blocked = cx_core_blocked_power_w(c);
@@ -75,7 +76,7 @@ void cx_core_energy_finish(const cx_cost *c, const double *stage_compute_j,
         double n = nvs == 1 ? (k == 0) : count[k];
         if (n <= 0) continue; /* kinds not built for this nvs */
         for (int t = 0; t < CULONX_MAX_TIERS; t++)
-            bits[t] += 8.0 * n * m * (double)ex->tp * (double)ex->dp * cc->tp_tier_bytes[t];
+            bits[t] += 8.0 * n * m * per_stage * cc->tp_tier_bytes[t];
     }
     if (c->p > 1) /* each boundary, both directions, every microbatch, every TP x DP rank */
         bits[c->p2p_tier] += 8.0 * 2.0 * (nvs - 1.0) * m * c->p2p_bytes * per_stage;

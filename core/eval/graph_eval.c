@@ -191,7 +191,6 @@ void cx_core_graph_result(cx_graph *g, culonx_result *res)
 {
     cx_cost *c = g->cost;
     const culonx_run *run = g->run;
-    const culonx_execution *ex = &run->exec;
     memset(res, 0, sizeof *res);
     res->clock_mhz = c->clock_mhz;
     res->microbatches = g->m;
@@ -240,7 +239,7 @@ void cx_core_graph_result(cx_graph *g, culonx_result *res)
         if (nd->kind == CX_NODE_R) rec += nd->flops;
         else fl += nd->flops;
     }
-    double ranks = (double)ex->dp * (double)ex->tp;
+    double ranks = (double)cx_core_layout_stage_ranks(&c->layout);
     res->model_flops = fl * ranks;
     res->hardware_flops = (fl + rec) * ranks;
     /* memory: the stage with the highest replayed peak */

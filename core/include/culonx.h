@@ -209,6 +209,9 @@ culonx_status culonx_run_set(culonx_run *run, const char *assignment, culonx_err
 
 /* Checks divisibility and ranges of a run (heads % tp, gpus = tp*pp*dp...). */
 culonx_status culonx_run_check(const culonx_run *run, culonx_error *err);
+/* GPUs an execution's degrees occupy (the product over its layout, e.g.
+ * tp*pp*dp; saturating, 0 if a degree is not positive). */
+int64_t culonx_execution_gpus(const culonx_execution *e);
 
 const char *culonx_schedule_name(culonx_schedule s);
 /* Returns 0 and sets *out when `name` names a schedule, else -1. */
@@ -486,8 +489,11 @@ typedef enum {
     CULONX_OBJECTIVE_GPU_HOURS,     /* minimise GPU-time per token (GPU-hours to train) */
 } culonx_objective;
 
-/* Why a candidate was not evaluated, or not feasible (the summary). */
+/* Why an execution is not valid, or a candidate was not evaluated or not
+ * feasible: the one reject vocabulary of the execution check (core/layout/rules.c:
+ * the loader, `schedules`), the schedules' own rules and the sweep. */
 typedef enum {
+    CULONX_REJECT_NONE = -1,              /* no rule broken */
     CULONX_REJECT_GLOBAL_BATCH_RANGE = 0, /* outside --min/--max-global-batch */
     CULONX_REJECT_TP_NODE,      /* tp does not divide gpus-per-node (nor a multiple of it) */
     CULONX_REJECT_TP_ACROSS,    /* tp > gpus-per-node without --tp-across-nodes */
@@ -501,14 +507,19 @@ typedef enum {
     CULONX_REJECT_LAYERS_2PP,   /* V-shaped schedule: layers % (2*pp) */
     CULONX_REJECT_STAGES,       /* more stages than the model holds */
     CULONX_REJECT_BATCH_MB_DP,  /* global batch % (microbatch*dp) */
-    CULONX_REJECT_SCHED_MICROBATCHES, /* interleaved m < pp, zb-v / dualpipev m < 2pp */
+    CULONX_REJECT_SCHED_MICROBATCHES, /* fewer microbatches than the schedule needs */
     CULONX_REJECT_DUP_SCHEDULE, /* pp = 1: every schedule is the same execution */
     CULONX_REJECT_DUP_SP,       /* tp = 1: sequence parallel changes nothing */
     CULONX_REJECT_DUP_DIST_OPT, /* dp = 1: distributed optimizer changes nothing */
     CULONX_REJECT_DUP_DP_OVERLAP, /* dp = 1: nothing to overlap */
     CULONX_REJECT_EVAL,         /* the evaluator refused it */
     CULONX_REJECT_MEMORY,       /* does not fit in memory (evaluated) */
-    CULONX_REJECT_COUNT
+    CULONX_REJECT_COUNT,        /* reasons a sweep counts (its space holds no others) */
+    /* only an execution given in full breaks these (dp is derived and vp
+     * only varies for schedules that take it in a sweep) */
+    CULONX_REJECT_VP_SCHEDULE = CULONX_REJECT_COUNT, /* vp > 1, schedule takes none */
+    CULONX_REJECT_GPUS_DEGREES, /* gpus != tp*pp*dp */
+    CULONX_REJECT_ALL_COUNT
 } culonx_sweep_reject;
 
 #define CULONX_SWEEP_MAX_VALUES 1024

@@ -6,6 +6,8 @@
  * layers, hidden 1e6, 1e7 GPUs ...) is a typo in practice.
  */
 #include "core/base/base.h"
+#include "core/layout/layout.h"
+#include "core/layout/rules.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -142,6 +144,83 @@ static culonx_status check_system(checker *C)
     return CULONX_OK;
 }
 
+/* The loader's message for a broken execution rule (core/layout/rules.c). */
+static culonx_status exec_reject(checker *C, culonx_sweep_reject why)
+{
+    const culonx_run *r = C->run;
+    const culonx_execution *e = &r->exec;
+    const culonx_model *m = &r->model;
+    const culonx_origin *o = &r->exec_at;
+    const cx_sched_desc *d = cx_sched_get(e->schedule);
+    const char *sname = culonx_schedule_name(e->schedule);
+    typedef long long ll;
+    cx_layout l;
+    cx_core_layout_init(&l, e);
+    int64_t mp = cx_core_layout_model_ranks(&l), mbdp = cx_mul_sat_i64(e->microbatch, e->dp);
+    int chunks = d ? cx_core_rule_chunks(d, e->vp) : 1;
+
+    if (why == CULONX_REJECT_NONE) return CULONX_OK;
+    if (why == CULONX_REJECT_GPUS_TP_PP && r->dp_derived)
+        return bad(C, o,
+                   "<execution gpus=\"%lld\">: %lld GPUs are not a multiple of tp*pp = %lld*%lld "
+                   "= %lld",
+                   (ll)e->gpus, (ll)e->gpus, (ll)e->tp, (ll)e->pp, (ll)mp);
+    switch (why) {
+    case CULONX_REJECT_GPUS_TP_PP:
+    case CULONX_REJECT_GPUS_DEGREES:
+        return bad(C, o,
+                   "<execution gpus=\"%lld\">: gpus must equal tp*pp*dp = %lld*%lld*%lld = %lld, "
+                   "got %lld",
+                   (ll)e->gpus, (ll)e->tp, (ll)e->pp, (ll)e->dp, (ll)l.gpus, (ll)e->gpus);
+    case CULONX_REJECT_HEADS_TP:
+        return bad(C, o, "<execution tp=\"%lld\">: %lld does not divide %lld heads", (ll)e->tp,
+                   (ll)e->tp, (ll)m->heads);
+    case CULONX_REJECT_KV_HEADS_TP:
+        return bad(C, o, "<execution tp=\"%lld\">: %lld does not divide %lld kv-heads", (ll)e->tp,
+                   (ll)e->tp, (ll)m->kv_heads);
+    case CULONX_REJECT_FFN_TP:
+        return bad(C, o, "<execution tp=\"%lld\">: %lld does not divide ffn %lld", (ll)e->tp,
+                   (ll)e->tp, (ll)m->ffn);
+    case CULONX_REJECT_PP1_CHUNKS:
+        return bad(C, o, "<execution vp=\"%lld\">: vp > 1 needs pipeline parallelism (pp > 1)",
+                   (ll)e->vp);
+    case CULONX_REJECT_VP_SCHEDULE: {
+        const char *takes = "?"; /* the first registered schedule that takes vp */
+        for (int i = CULONX_SCHED_COUNT - 1; i >= 0; i--) {
+            const cx_sched_desc *x = cx_sched_get((culonx_schedule)i);
+            if (x && cx_sched_takes_vp(x)) takes = x->name;
+        }
+        return bad(C, o, "<execution vp=\"%lld\">: vp > 1 needs schedule=\"%s\", not %s", (ll)e->vp,
+                   takes, sname);
+    }
+    case CULONX_REJECT_LAYERS_PP:
+        return bad(C, o, "<execution pp=\"%lld\">: pp %lld does not divide %lld layers", (ll)e->pp,
+                   (ll)e->pp, (ll)m->layers);
+    case CULONX_REJECT_LAYERS_PP_VP:
+        return bad(C, o, "<execution vp=\"%lld\">: pp*vp = %lld*%lld does not divide %lld layers",
+                   (ll)e->vp, (ll)e->pp, (ll)e->vp, (ll)m->layers);
+    case CULONX_REJECT_LAYERS_2PP:
+        return bad(C, o,
+                   "<execution pp=\"%lld\">: %s puts %d chunks per stage: %d*pp = %lld does not "
+                   "divide %lld layers",
+                   (ll)e->pp, sname, chunks, chunks, (ll)cx_mul_sat_i64(e->pp, chunks), (ll)m->layers);
+    case CULONX_REJECT_BATCH_MB_DP:
+        return bad(C, o,
+                   "<execution global-batch=\"%lld\">: %lld is not a multiple of microbatch*dp = "
+                   "%lld*%lld = %lld",
+                   (ll)e->global_batch, (ll)e->global_batch, (ll)e->microbatch, (ll)e->dp,
+                   (ll)mbdp);
+    case CULONX_REJECT_SCHED_MICROBATCHES:
+        return bad(C, o,
+                   "<execution global-batch=\"%lld\">: %s needs at least %lld microbatches per "
+                   "pipeline, global-batch/(microbatch*dp) = %lld",
+                   (ll)e->global_batch, sname, (ll)d->min_microbatches(e->pp, e->vp),
+                   (ll)(e->global_batch / mbdp));
+    default:
+        return bad(C, o, "<execution>: %s", culonx_sweep_reject_name(why));
+    }
+}
+
 static culonx_status check_exec(checker *C)
 {
     const culonx_run *r = C->run;
@@ -149,30 +228,24 @@ static culonx_status check_exec(checker *C)
     const culonx_model *m = &r->model;
     const culonx_gpu *g = &r->system.gpu;
     const culonx_origin *o = &r->exec_at;
-    typedef long long ll;
 
     if ((unsigned)e->recompute > CULONX_RECOMPUTE_FULL)
         return bad(C, o, "<execution>: unknown recompute %d", (int)e->recompute);
-    if ((unsigned)e->schedule >= CULONX_SCHED_COUNT)
+    if ((unsigned)e->schedule >= CULONX_SCHED_COUNT || !cx_sched_get(e->schedule))
         return bad(C, o, "<execution>: unknown schedule %d", (int)e->schedule);
     if ((unsigned)e->dtype > CULONX_DTYPE_FP8)
         return bad(C, o, "<execution>: unknown dtype %d", (int)e->dtype);
     TRY(int_range(C, o, "execution", "gpus", e->gpus, 1, 10000000));
     TRY(int_range(C, o, "execution", "tp", e->tp, 1, e->gpus));
     TRY(int_range(C, o, "execution", "pp", e->pp, 1, e->gpus));
-    int64_t tpp = cx_mul_sat_i64(e->tp, e->pp);
-    if (r->dp_derived && (tpp > e->gpus || e->gpus % tpp))
-        return bad(C, o,
-                   "<execution gpus=\"%lld\">: %lld GPUs are not a multiple of tp*pp = %lld*%lld "
-                   "= %lld",
-                   (ll)e->gpus, (ll)e->gpus, (ll)e->tp, (ll)e->pp, (ll)tpp);
+    /* the rules are core/layout/rules.c's; ranges are checked first, in between
+     * as before so that the first message of a run is unchanged */
+    cx_layout l;
+    cx_core_layout_init(&l, e);
+    if (r->dp_derived && cx_core_rule_gpus(&l, e->gpus) == CULONX_REJECT_GPUS_TP_PP)
+        return exec_reject(C, CULONX_REJECT_GPUS_TP_PP);
     TRY(int_range(C, o, "execution", "dp", e->dp, 1, e->gpus));
-    if (tpp > e->gpus || e->gpus % tpp || e->gpus / tpp != e->dp)
-        return bad(C, o,
-                   "<execution gpus=\"%lld\">: gpus must equal tp*pp*dp = %lld*%lld*%lld = %lld, "
-                   "got %lld",
-                   (ll)e->gpus, (ll)e->tp, (ll)e->pp, (ll)e->dp, (ll)cx_mul_sat_i64(tpp, e->dp),
-                   (ll)e->gpus);
+    TRY(exec_reject(C, cx_core_rule_gpus(&l, e->gpus)));
     TRY(int_range(C, o, "execution", "vp", e->vp, 1, 1000));
     TRY(int_range(C, o, "execution", "global-batch", e->global_batch, 1, 1000000000));
     TRY(int_range(C, o, "execution", "microbatch", e->microbatch, 1, e->global_batch));
@@ -183,59 +256,7 @@ static culonx_status check_exec(checker *C)
                    "<execution clock-mhz=\"%g\">: clock %g MHz is outside the %s range %g-%g MHz "
                    "(0 = max)",
                    e->clock_mhz, e->clock_mhz, g->name, g->min_mhz, g->max_mhz);
-
-    if (m->heads % e->tp)
-        return bad(C, o, "<execution tp=\"%lld\">: %lld does not divide %lld heads", (ll)e->tp,
-                   (ll)e->tp, (ll)m->heads);
-    if (m->kv_heads % e->tp)
-        return bad(C, o, "<execution tp=\"%lld\">: %lld does not divide %lld kv-heads", (ll)e->tp,
-                   (ll)e->tp, (ll)m->kv_heads);
-    if (m->ffn % e->tp)
-        return bad(C, o, "<execution tp=\"%lld\">: %lld does not divide ffn %lld", (ll)e->tp,
-                   (ll)e->tp, (ll)m->ffn);
-    if (e->vp > 1 && e->pp < 2)
-        return bad(C, o, "<execution vp=\"%lld\">: vp > 1 needs pipeline parallelism (pp > 1)",
-                   (ll)e->vp);
-    if (e->vp > 1 && e->schedule != CULONX_SCHED_INTERLEAVED)
-        return bad(C, o, "<execution vp=\"%lld\">: vp > 1 needs schedule=\"interleaved\", not %s",
-                   (ll)e->vp, culonx_schedule_name(e->schedule));
-    int64_t chunks = e->schedule == CULONX_SCHED_INTERLEAVED ? e->vp
-                     : (e->schedule == CULONX_SCHED_ZB_V || e->schedule == CULONX_SCHED_DUALPIPE_V)
-                         ? 2
-                         : 1;
-    int64_t stages = cx_mul_sat_i64(e->pp, chunks);
-    if (stages > m->layers || m->layers % stages) {
-        if (chunks == 1)
-            return bad(C, o, "<execution pp=\"%lld\">: pp %lld does not divide %lld layers",
-                       (ll)e->pp, (ll)e->pp, (ll)m->layers);
-        if (e->schedule == CULONX_SCHED_INTERLEAVED)
-            return bad(C, o,
-                       "<execution vp=\"%lld\">: pp*vp = %lld*%lld does not divide %lld layers",
-                       (ll)e->vp, (ll)e->pp, (ll)e->vp, (ll)m->layers);
-        return bad(C, o,
-                   "<execution pp=\"%lld\">: %s puts 2 chunks per stage: 2*pp = %lld does not "
-                   "divide %lld layers",
-                   (ll)e->pp, culonx_schedule_name(e->schedule), (ll)stages, (ll)m->layers);
-    }
-    int64_t mbdp = cx_mul_sat_i64(e->microbatch, e->dp);
-    if (mbdp > e->global_batch || e->global_batch % mbdp)
-        return bad(C, o,
-                   "<execution global-batch=\"%lld\">: %lld is not a multiple of microbatch*dp = "
-                   "%lld*%lld = %lld",
-                   (ll)e->global_batch, (ll)e->global_batch, (ll)e->microbatch, (ll)e->dp,
-                   (ll)mbdp);
-    /* microbatches per pipeline the schedule needs (schedules/: interleaved
-     * m >= pp, V-shaped zb-v / dualpipev m >= 2 pp) */
-    int64_t m_count = e->global_batch / mbdp;
-    int64_t m_need = e->schedule == CULONX_SCHED_INTERLEAVED && e->vp > 1 ? e->pp
-                     : chunks == 2 && e->schedule != CULONX_SCHED_INTERLEAVED ? 2 * e->pp
-                                                                              : 1;
-    if (m_count < m_need)
-        return bad(C, o,
-                   "<execution global-batch=\"%lld\">: %s needs at least %lld microbatches per "
-                   "pipeline, global-batch/(microbatch*dp) = %lld",
-                   (ll)e->global_batch, culonx_schedule_name(e->schedule), (ll)m_need,
-                   (ll)m_count);
+    TRY(exec_reject(C, cx_core_exec_check(m, e)));
     if (e->dtype == CULONX_DTYPE_FP8 && !(g->matrix8_tflops > 0))
         return bad(C, o, "<execution dtype=\"fp8\">: GPU %s has no fp8 (matrix8-tflops = 0)",
                    g->name);

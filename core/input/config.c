@@ -36,6 +36,8 @@
  */
 #include "core/base/base.h"
 #include "core/input/xml.h"
+#include "core/layout/layout.h"
+#include "core/layout/rules.h"
 
 #include <libxml/SAX2.h>
 #include <libxml/parser.h>
@@ -349,12 +351,12 @@ static int parse_value(const field *f, const char *s, void *base, char *why, siz
 static void derive_dp_gpus(culonx_run *run)
 {
     culonx_execution *e = &run->exec;
-    if (run->dp_derived) {
-        int64_t tpp = cx_mul_sat_i64(e->tp, e->pp);
-        e->dp = (tpp > 0 && e->gpus % tpp == 0) ? e->gpus / tpp : 0;
-    } else if (run->gpus_derived) {
-        e->gpus = cx_mul_sat_i64(cx_mul_sat_i64(e->tp, e->pp), e->dp);
-    }
+    cx_layout l;
+    cx_core_layout_init(&l, e);
+    if (run->dp_derived)
+        e->dp = cx_core_layout_derive_dp(&l, e->gpus);
+    else if (run->gpus_derived)
+        e->gpus = l.gpus;
 }
 
 /* ------------------------------------------------------ elements */

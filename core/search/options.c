@@ -13,33 +13,7 @@
 
 /* ------------------------------------------------------------ names */
 
-static const char *const reject_names[CULONX_REJECT_COUNT] = {
-    [CULONX_REJECT_GLOBAL_BATCH_RANGE] = "global batch outside --min/--max-global-batch",
-    [CULONX_REJECT_TP_NODE] = "tp not aligned to gpus-per-node",
-    [CULONX_REJECT_TP_ACROSS] = "tp > gpus-per-node (see --tp-across-nodes)",
-    [CULONX_REJECT_HEADS_TP] = "heads % tp",
-    [CULONX_REJECT_KV_HEADS_TP] = "kv-heads % tp",
-    [CULONX_REJECT_FFN_TP] = "ffn % tp",
-    [CULONX_REJECT_LAYERS_PP] = "layers % pp",
-    [CULONX_REJECT_GPUS_TP_PP] = "gpus % (tp*pp)",
-    [CULONX_REJECT_PP1_CHUNKS] = "multi-chunk schedule with pp = 1",
-    [CULONX_REJECT_LAYERS_PP_VP] = "layers % (pp*vp)",
-    [CULONX_REJECT_LAYERS_2PP] = "layers % (2*pp) (V-shaped schedule)",
-    [CULONX_REJECT_STAGES] = "too many pipeline stages",
-    [CULONX_REJECT_BATCH_MB_DP] = "global batch % (mb*dp)",
-    [CULONX_REJECT_SCHED_MICROBATCHES] = "too few microbatches for the schedule",
-    [CULONX_REJECT_DUP_SCHEDULE] = "duplicate: schedule with pp = 1",
-    [CULONX_REJECT_DUP_SP] = "duplicate: sequence parallel with tp = 1",
-    [CULONX_REJECT_DUP_DIST_OPT] = "duplicate: distributed optimizer with dp = 1",
-    [CULONX_REJECT_DUP_DP_OVERLAP] = "duplicate: dp overlap with dp = 1",
-    [CULONX_REJECT_EVAL] = "evaluation failed",
-    [CULONX_REJECT_MEMORY] = "does not fit in memory",
-};
-
-const char *culonx_sweep_reject_name(culonx_sweep_reject r)
-{
-    return (unsigned)r < CULONX_REJECT_COUNT ? reject_names[r] : "?";
-}
+/* culonx_sweep_reject_name: core/layout/rules.c (one reject vocabulary) */
 
 static const char *const objective_names[] = {"time", "energy", "tokens-per-joule", "gpu-hours"};
 
@@ -220,10 +194,16 @@ culonx_status culonx_sweep_option(culonx_sweep_spec *s, const char *name, const 
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
         if (strcmp(name, lists[i].name) == 0)
             return parse_int_list(name, value, &s->list[lists[i].dim], err);
-    if (!strcmp(name, "schedule"))
-        return parse_name_list(name, value, &s->list[CULONX_SWEEP_SCHEDULE], look_sched,
-                               "gpipe, 1f1b, interleaved, zb-h1, zb-h2, zb-v, dualpipev or all",
+    if (!strcmp(name, "schedule")) {
+        char known[256] = "";
+        size_t used = 0;
+        for (int i = 0; i < CULONX_SCHED_COUNT && used < sizeof known; i++)
+            used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
+                                     culonx_schedule_name((culonx_schedule)i));
+        if (used < sizeof known) snprintf(known + used, sizeof known - used, " or all");
+        return parse_name_list(name, value, &s->list[CULONX_SWEEP_SCHEDULE], look_sched, known,
                                err);
+    }
     if (!strcmp(name, "recompute"))
         return parse_name_list(name, value, &s->list[CULONX_SWEEP_RECOMPUTE], look_recompute,
                                "none, selective, full or all", err);

@@ -8,6 +8,8 @@
 #include "core/base/base.h"
 
 #include "core/eval/cost.h"
+#include "core/layout/layout.h"
+#include "core/layout/rules.h"
 #include "schedules/sched.h"
 
 #include <math.h>
@@ -104,15 +106,14 @@ culonx_status cx_core_space_build(const culonx_run *run, const culonx_sweep_spec
                                     culonx_schedule_name((culonx_schedule)scheds.v[i]));
             continue;
         }
-        int uses_vp = d->chunks(2) != d->chunks(3);
+        int uses_vp = cx_sched_takes_vp(d);
         int nvals = uses_vp ? vps.n : 1;
         for (int k = 0; k < nvals; k++) {
             cx_variant *v = &st->var[nv++];
             v->sched = (int)scheds.v[i];
+            v->desc = d;
             v->vp = uses_vp ? vps.v[k] : 1;
-            v->chunks = d->chunks((int)(v->vp > 1000000 ? 1000000 : v->vp));
-            v->uses_vp = uses_vp;
-            v->v_shaped = !uses_vp && v->chunks == 2;
+            v->chunks = cx_core_rule_chunks(d, v->vp);
             v->exact = d->closed_exact;
             if (v->chunks == 1 &&
                 (sp->canon_var < 0 || (v->sched == CULONX_SCHED_1F1B &&
@@ -158,10 +159,15 @@ void cx_core_space_decode(const cx_space *sp, uint64_t idx, int d[NLEVELS])
     }
 }
 
-/* The first failing rule (reject reason) and its level, or -1; fills ex. */
+/* The first failing rule (reject reason) and its level, or -1; fills ex.
+ * The rules of an execution are core/layout/rules.c's predicates (the
+ * schedule's own via its descriptor), called level by level; the sweep adds
+ * its space restrictions (batch range, tp and gpus-per-node) and the
+ * duplicates. */
 int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex, int *level)
 {
     const culonx_model *md = &sp->run->model;
+    culonx_sweep_reject r;
 #define REJ(lv, r) return (*level = (lv), (r))
     int64_t gpus = sp->vals[L_GPUS][d[L_GPUS]];
     int64_t gb = sp->vals[L_GB][d[L_GB]];
@@ -174,30 +180,27 @@ int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_executi
     } else if (sp->gpn % tp) {
         REJ(L_TP, CULONX_REJECT_TP_NODE);
     }
-    if (md->heads % tp) REJ(L_TP, CULONX_REJECT_HEADS_TP);
-    if (md->kv_heads % tp) REJ(L_TP, CULONX_REJECT_KV_HEADS_TP);
-    if (md->ffn % tp) REJ(L_TP, CULONX_REJECT_FFN_TP);
+    if ((r = cx_core_rule_tp(md, tp)) != CULONX_REJECT_NONE) REJ(L_TP, r);
     int64_t pp = sp->vals[L_PP][d[L_PP]];
+    /* every schedule needs pp | layers (chunks >= 1): the whole pp subtree */
     if (md->layers % pp) REJ(L_PP, CULONX_REJECT_LAYERS_PP);
-    if (gpus % (tp * pp)) REJ(L_PP, CULONX_REJECT_GPUS_TP_PP);
-    int64_t dp = gpus / (tp * pp);
+    ex->tp = tp, ex->pp = pp;
+    cx_layout lay;
+    cx_core_layout_init(&lay, ex);
+    int64_t dp = cx_core_layout_derive_dp(&lay, gpus);
+    if (dp == 0) REJ(L_PP, CULONX_REJECT_GPUS_TP_PP);
     const cx_variant *v = &sp->var[d[L_VAR]];
-    if (pp == 1) {
+    if (pp == 1) { /* one stage: every schedule runs the same execution */
         if (v->chunks > 1) REJ(L_VAR, CULONX_REJECT_PP1_CHUNKS);
         if (d[L_VAR] != sp->canon_var) REJ(L_VAR, CULONX_REJECT_DUP_SCHEDULE);
     }
-    int64_t nvs = pp * v->chunks;
-    if (md->layers % nvs)
-        REJ(L_VAR, v->uses_vp ? CULONX_REJECT_LAYERS_PP_VP
-                   : v->v_shaped ? CULONX_REJECT_LAYERS_2PP
-                                 : CULONX_REJECT_LAYERS_PP);
-    if (pp > CX_COST_MAX_STAGES || nvs > CX_COST_MAX_VSTAGES) REJ(L_VAR, CULONX_REJECT_STAGES);
+    cx_sched_shape shape = {pp, 0, v->vp, md->layers};
+    if ((r = cx_core_rule_pipeline(v->desc, &shape)) != CULONX_REJECT_NONE) REJ(L_VAR, r);
+    if ((r = cx_core_rule_stages(v->desc, &shape)) != CULONX_REJECT_NONE) REJ(L_VAR, r);
     int64_t mb = sp->vals[L_MB][d[L_MB]];
-    if (gb % (mb * dp)) REJ(L_MB, CULONX_REJECT_BATCH_MB_DP);
-    int64_t m = gb / (mb * dp);
-    if ((v->sched == CULONX_SCHED_INTERLEAVED && v->chunks > 1 && m < pp) ||
-        ((v->sched == CULONX_SCHED_DUALPIPE_V || v->sched == CULONX_SCHED_ZB_V) && m < 2 * pp))
-        REJ(L_MB, CULONX_REJECT_SCHED_MICROBATCHES);
+    if ((r = cx_core_rule_batch(gb, mb, dp)) != CULONX_REJECT_NONE) REJ(L_MB, r);
+    shape.m = gb / (mb * dp);
+    if ((r = v->desc->supports(&shape)) != CULONX_REJECT_NONE) REJ(L_MB, r);
     int sp_on = (int)sp->vals[L_SP][d[L_SP]];
     if (tp == 1 && d[L_SP] != 0) REJ(L_SP, CULONX_REJECT_DUP_SP);
     int dopt = (int)sp->vals[L_DOPT][d[L_DOPT]];

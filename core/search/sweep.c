@@ -25,12 +25,15 @@
  * Rules, checked outermost level first; the first failing rule is the
  * candidate's reject reason, and a rule that fails at level L rejects the
  * whole run of indices sharing the digits above L at once (counted, not
- * visited): tp divides gpus-per-node or (across nodes) is a multiple of it;
- * heads, kv-heads and ffn % tp; layers % pp; gpus % (tp*pp); pp = 1 only
- * with single-chunk schedules, and then only the canonical one (1f1b if
- * listed) — the others are the same execution; layers % (pp*chunks);
- * global batch % (microbatch*dp); interleaved (vp > 1) needs m >= pp and
- * dualpipev m >= 2pp (schedules/); sp with tp = 1, distributed optimizer or
+ * visited). The rules of an execution are the execution check's predicates
+ * (core/layout/rules.c, with each schedule's own supports()); the sweep adds the
+ * restrictions of its space and the duplicates: tp divides gpus-per-node or
+ * (across nodes) is a multiple of it; heads, kv-heads and ffn % tp; layers
+ * % pp; gpus % (tp*pp); pp = 1 only with single-chunk schedules, and then
+ * only the canonical one (1f1b if listed) — the others are the same
+ * execution; the schedule's rules on (pp, vp, layers) and the stage limit;
+ * global batch % (microbatch*dp); the schedule's rules on the microbatch
+ * count m (schedules/); sp with tp = 1, distributed optimizer or
  * dp-overlap with dp = 1 are duplicates unless they are the first value of
  * their list. Evaluated candidates whose peak memory exceeds the limit
  * (--max-memory-gib, default the GPU's capacity) are infeasible. Peak memory
@@ -78,6 +81,7 @@
 #define _POSIX_C_SOURCE 200809L /* sysconf, clock_gettime */
 
 #include "core/search/sweep.h"
+#include "core/layout/rules.h"
 #include "core/base/base.h"
 #include "core/eval/closed.h"
 #include "core/eval/cost.h"

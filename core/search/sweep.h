@@ -10,6 +10,7 @@
 #define CX_CORE_SWEEP_H
 
 #include "culonx.h"
+#include "schedules/sched.h"
 
 #include <stdint.h>
 
@@ -27,9 +28,9 @@ enum { L_GPUS, L_GB, L_TP, L_PP, L_VAR, L_MB, L_RC, L_SP, L_CLK, L_DOPT, L_OVL, 
 
 typedef struct {
     int sched;  /* culonx_schedule */
+    const cx_sched_desc *desc;
     int64_t vp; /* requested vp (1 for schedules that take none) */
     int chunks; /* per stage */
-    int uses_vp, v_shaped;
     int exact; /* closed form without replay (cx_sched_desc.closed_exact) */
 } cx_variant;
 

@@ -1,0 +1,101 @@
+/*
+ * check.c — the execution check (check.h) and the names of the reject
+ * vocabulary. Rules, in the order cx_core_exec_check applies them:
+ *   gpus % (tp*pp) == 0 and gpus == tp*pp*dp        (layout: core/layout/layout.c)
+ *   heads, kv-heads, ffn % tp == 0                  (Megatron's TP split)
+ *   the schedule's rules on (pp, vp, layers)         (each schedule's supports)
+ *   global-batch % (microbatch*dp) == 0
+ *   the schedule's rules on m = global-batch/(microbatch*dp)
+ * and, for the sweep only, the evaluator's capacity: pp <= CX_COST_MAX_STAGES,
+ * pp*chunks <= CX_COST_MAX_VSTAGES (core/cost.h; an explicit run meets it in
+ * cx_core_cost_build, with that file's message). No constants of its own.
+ */
+#include "core/layout/rules.h"
+#include "core/eval/cost.h"
+
+static const char *const reject_names[CULONX_REJECT_ALL_COUNT] = {
+    [CULONX_REJECT_GLOBAL_BATCH_RANGE] = "global batch outside --min/--max-global-batch",
+    [CULONX_REJECT_TP_NODE] = "tp not aligned to gpus-per-node",
+    [CULONX_REJECT_TP_ACROSS] = "tp > gpus-per-node (see --tp-across-nodes)",
+    [CULONX_REJECT_HEADS_TP] = "heads % tp",
+    [CULONX_REJECT_KV_HEADS_TP] = "kv-heads % tp",
+    [CULONX_REJECT_FFN_TP] = "ffn % tp",
+    [CULONX_REJECT_LAYERS_PP] = "layers % pp",
+    [CULONX_REJECT_GPUS_TP_PP] = "gpus % (tp*pp)",
+    [CULONX_REJECT_PP1_CHUNKS] = "multi-chunk schedule with pp = 1",
+    [CULONX_REJECT_LAYERS_PP_VP] = "layers % (pp*vp)",
+    [CULONX_REJECT_LAYERS_2PP] = "layers % (2*pp) (V-shaped schedule)",
+    [CULONX_REJECT_STAGES] = "too many pipeline stages",
+    [CULONX_REJECT_BATCH_MB_DP] = "global batch % (mb*dp)",
+    [CULONX_REJECT_SCHED_MICROBATCHES] = "too few microbatches for the schedule",
+    [CULONX_REJECT_DUP_SCHEDULE] = "duplicate: schedule with pp = 1",
+    [CULONX_REJECT_DUP_SP] = "duplicate: sequence parallel with tp = 1",
+    [CULONX_REJECT_DUP_DIST_OPT] = "duplicate: distributed optimizer with dp = 1",
+    [CULONX_REJECT_DUP_DP_OVERLAP] = "duplicate: dp overlap with dp = 1",
+    [CULONX_REJECT_EVAL] = "evaluation failed",
+    [CULONX_REJECT_MEMORY] = "does not fit in memory",
+    [CULONX_REJECT_VP_SCHEDULE] = "vp > 1 with a schedule that takes none",
+    [CULONX_REJECT_GPUS_DEGREES] = "gpus != tp*pp*dp",
+};
+
+const char *culonx_sweep_reject_name(culonx_sweep_reject r)
+{
+    return (unsigned)r < CULONX_REJECT_ALL_COUNT ? reject_names[r] : "?";
+}
+
+culonx_sweep_reject cx_core_rule_gpus(const cx_layout *l, int64_t gpus)
+{
+    int64_t dp = cx_core_layout_derive_dp(l, gpus);
+    if (dp == 0) return CULONX_REJECT_GPUS_TP_PP;
+    if (dp != l->degree[CX_DIM_DP]) return CULONX_REJECT_GPUS_DEGREES;
+    return CULONX_REJECT_NONE;
+}
+
+culonx_sweep_reject cx_core_rule_tp(const culonx_model *md, int64_t tp)
+{
+    if (md->heads % tp) return CULONX_REJECT_HEADS_TP;
+    if (md->kv_heads % tp) return CULONX_REJECT_KV_HEADS_TP;
+    if (md->ffn % tp) return CULONX_REJECT_FFN_TP;
+    return CULONX_REJECT_NONE;
+}
+
+int cx_core_rule_chunks(const cx_sched_desc *d, int64_t v)
+{
+    return d->chunks((int)(v > 1000000 ? 1000000 : v));
+}
+
+culonx_sweep_reject cx_core_rule_pipeline(const cx_sched_desc *d, const cx_sched_shape *s)
+{
+    return d->supports(s);
+}
+
+culonx_sweep_reject cx_core_rule_stages(const cx_sched_desc *d, const cx_sched_shape *s)
+{
+    if (s->p > CX_COST_MAX_STAGES || s->p * cx_core_rule_chunks(d, s->v) > CX_COST_MAX_VSTAGES)
+        return CULONX_REJECT_STAGES;
+    return CULONX_REJECT_NONE;
+}
+
+culonx_sweep_reject cx_core_rule_batch(int64_t global_batch, int64_t microbatch, int64_t dp)
+{
+    if (global_batch % (microbatch * dp)) return CULONX_REJECT_BATCH_MB_DP;
+    return CULONX_REJECT_NONE;
+}
+
+culonx_sweep_reject cx_core_exec_check(const culonx_model *md, const culonx_execution *ex)
+{
+    const cx_sched_desc *d = cx_sched_get(ex->schedule);
+    if (!d || ex->tp < 1 || ex->pp < 1 || ex->dp < 1 || ex->microbatch < 1)
+        return CULONX_REJECT_EVAL;
+    cx_layout l;
+    cx_core_layout_init(&l, ex);
+    culonx_sweep_reject r;
+    if ((r = cx_core_rule_gpus(&l, ex->gpus)) != CULONX_REJECT_NONE) return r;
+    if ((r = cx_core_rule_tp(md, ex->tp)) != CULONX_REJECT_NONE) return r;
+    cx_sched_shape s = {ex->pp, 0, ex->vp, md->layers};
+    if ((r = cx_core_rule_pipeline(d, &s)) != CULONX_REJECT_NONE) return r;
+    if ((r = cx_core_rule_batch(ex->global_batch, ex->microbatch, ex->dp)) != CULONX_REJECT_NONE)
+        return r;
+    s.m = ex->global_batch / (ex->microbatch * ex->dp);
+    return d->supports(&s);
+}

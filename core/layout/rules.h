@@ -1,0 +1,42 @@
+/*
+ * check.h — the execution check: the rules an execution must satisfy
+ * before it is evaluated, as predicates returning the first broken rule in
+ * the reject vocabulary of culonx.h (culonx_sweep_reject), or
+ * CULONX_REJECT_NONE. The schedule's own rules come from its descriptor
+ * (schedules/sched.h, supports); the degrees from the layout
+ * (core/layout/layout.h). cx_core_exec_check runs them all in the loader's order
+ * (core/config.c turns the code into its message); the sweep calls the same
+ * predicates one loop level at a time to reject whole subtrees.
+ */
+#ifndef CX_CORE_CHECK_H
+#define CX_CORE_CHECK_H
+
+#include "culonx.h"
+#include "core/layout/layout.h"
+#include "schedules/sched.h"
+
+/* The degrees fill the GPUs: gpus a multiple of every degree but dp's
+ * (GPUS_TP_PP), and their product (GPUS_DEGREES). */
+culonx_sweep_reject cx_core_rule_gpus(const cx_layout *l, int64_t gpus);
+/* tp divides heads, kv-heads and ffn. */
+culonx_sweep_reject cx_core_rule_tp(const culonx_model *md, int64_t tp);
+/* The pipeline: the schedule's own rules for shape s (sched.h, supports;
+ * m = 0 skips those on m). */
+culonx_sweep_reject cx_core_rule_pipeline(const cx_sched_desc *d, const cx_sched_shape *s);
+/* The evaluator's capacity, not a validity rule: at most CX_COST_MAX_STAGES
+ * stages and CX_COST_MAX_VSTAGES virtual stages (STAGES). The sweep rejects
+ * by it before evaluating; cx_core_cost_build refuses the same runs. */
+culonx_sweep_reject cx_core_rule_stages(const cx_sched_desc *d, const cx_sched_shape *s);
+/* The global batch splits into microbatches over dp: gb % (mb*dp). The
+ * callers' ranges (each <= 1e9) keep mb*dp from overflowing. */
+culonx_sweep_reject cx_core_rule_batch(int64_t global_batch, int64_t microbatch, int64_t dp);
+/* Chunks per stage of d at requested v, v capped as the sweep caps it. */
+int cx_core_rule_chunks(const cx_sched_desc *d, int64_t v);
+
+/* The rules above for one execution of model md, in this order: gpus, tp,
+ * pipeline (m unknown), batch, pipeline (m); stages are left to the
+ * evaluator. Degrees must be >= 1 and the schedule registered (else
+ * CULONX_REJECT_EVAL). */
+culonx_sweep_reject cx_core_exec_check(const culonx_model *md, const culonx_execution *ex);
+
+#endif
