@@ -45,9 +45,12 @@ if(CULONX_SHARED)
 endif()
 
 # Man page. help2man runs the freshly built culonx.
-find_program(HELP2MAN_EXECUTABLE help2man)
+option(CULONX_MAN "Generate the man page with help2man (when found)" ON)
+if(CULONX_MAN)
+  find_program(HELP2MAN_EXECUTABLE help2man)
+endif()
 set(CX_MAN ${PROJECT_BINARY_DIR}/culonx.1)
-if(HELP2MAN_EXECUTABLE)
+if(CULONX_MAN AND HELP2MAN_EXECUTABLE)
   add_custom_command(OUTPUT ${CX_MAN}
     COMMAND ${HELP2MAN_EXECUTABLE} --no-info --no-discard-stderr
             --name "analytical cost model for LLM training (time, memory, energy)"
@@ -57,9 +60,13 @@ if(HELP2MAN_EXECUTABLE)
   add_custom_target(culonx_man ALL DEPENDS ${CX_MAN})
   install(FILES ${CX_MAN} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 else()
-  message(STATUS "culonx: help2man not found: no man page (Debian: apt-get install help2man)")
-  add_custom_target(culonx_man COMMAND ${CMAKE_COMMAND} -E echo
-    "culonx: help2man not found: no man page (Debian: apt-get install help2man)")
+  if(CULONX_MAN)
+    set(CX_NO_MAN "culonx: help2man not found: no man page (Debian: apt-get install help2man)")
+  else()
+    set(CX_NO_MAN "culonx: CULONX_MAN=OFF: no man page")
+  endif()
+  message(STATUS "${CX_NO_MAN}")
+  add_custom_target(culonx_man COMMAND ${CMAKE_COMMAND} -E echo "${CX_NO_MAN}" VERBATIM)
 endif()
 
 # pkg-config: relocatable (paths relative to the .pc file); the private
