@@ -29,6 +29,14 @@ else()
   set(CX_SOVERSION ${PROJECT_VERSION_MAJOR})
 endif()
 
+# PIC objects for both libraries: keep calls between library functions
+# direct and inlinable (CULONX_API functions are not interposed).
+include(CheckCCompilerFlag)
+check_c_compiler_flag(-fno-semantic-interposition CX_HAVE_NO_INTERPOSITION)
+if(CX_HAVE_NO_INTERPOSITION)
+  target_compile_options(culonx_lib PRIVATE -fno-semantic-interposition)
+endif()
+
 set(CX_EXPORTED culonx_lib)
 if(CULONX_SHARED)
   add_library(culonx_shared SHARED $<TARGET_OBJECTS:culonx_lib>)
