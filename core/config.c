@@ -546,10 +546,12 @@ static culonx_status get_schema(const char *schema_path, xmlSchemaPtr *out, culo
         goto done;
     }
     first_error fe = {0};
-    xmlSchemaParserCtxtPtr pctx =
-        builtin ? xmlSchemaNewMemParserCtxt((const char *)cx_core_schema_xsd,
-                                            (int)cx_core_schema_xsd_bytes)
-                : xmlSchemaNewParserCtxt(path);
+    xmlSchemaParserCtxtPtr pctx;
+    if (builtin)
+        pctx = xmlSchemaNewMemParserCtxt((const char *)cx_core_schema_xsd,
+                                         (int)cx_core_schema_xsd_bytes);
+    else
+        pctx = xmlSchemaNewParserCtxt(path);
     if (!pctx) {
         st = cx_core_fail(err, CULONX_EINTERNAL, path, 0, "out of memory loading the schema");
         goto done;
