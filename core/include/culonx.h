@@ -26,6 +26,14 @@ extern "C" {
 
 #define CULONX_VERSION "0.1.0"
 
+/* Marks the exported functions: the library is built with
+ * -fvisibility=hidden, so only these are visible in libculonx.so. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CULONX_API __attribute__((visibility("default")))
+#else
+#define CULONX_API
+#endif
+
 /* ---------------------------------------------------------------- status */
 
 typedef enum {
@@ -194,30 +202,32 @@ typedef struct {
  * network | perf | execution; keys are the XML attribute names; network keys
  * name a tier: network.tier0.bw-gbps, network.inter.latency-us, see
  * core/config.c) in order and checks the whole run for consistency.
- * `schema_path` may be NULL: the schema is then found in the source tree's
- * configs/ (CULONX_SCHEMA_DIR) or at the install location. */
-culonx_status culonx_run_load(const char *path, const char *const *overrides, int noverrides,
-                              const char *schema_path, culonx_run *run, culonx_error *err);
+ * `schema_path` may be NULL: the copy of configs/culonx.xsd built into the
+ * library is then used. */
+CULONX_API culonx_status culonx_run_load(const char *path, const char *const *overrides,
+                                         int noverrides, const char *schema_path, culonx_run *run,
+                                         culonx_error *err);
 
 /* Loads from a memory buffer (used by the fuzz harness and tests); `name`
  * is used in messages and as the base for relative paths. */
-culonx_status culonx_run_load_buffer(const char *name, const char *buf, size_t len,
-                                     const char *schema_path, culonx_run *run, culonx_error *err);
+CULONX_API culonx_status culonx_run_load_buffer(const char *name, const char *buf, size_t len,
+                                                const char *schema_path, culonx_run *run,
+                                                culonx_error *err);
 
 /* Applies one "section.key=value" override to an already loaded run. */
-culonx_status culonx_run_set(culonx_run *run, const char *assignment, culonx_error *err);
+CULONX_API culonx_status culonx_run_set(culonx_run *run, const char *assignment, culonx_error *err);
 
 /* Checks divisibility and ranges of a run (heads % tp, gpus = tp*pp*dp...). */
-culonx_status culonx_run_check(const culonx_run *run, culonx_error *err);
+CULONX_API culonx_status culonx_run_check(const culonx_run *run, culonx_error *err);
 /* GPUs an execution's degrees occupy (the product over its layout, e.g.
  * tp*pp*dp; saturating, 0 if a degree is not positive). */
-int64_t culonx_execution_gpus(const culonx_execution *e);
+CULONX_API int64_t culonx_execution_gpus(const culonx_execution *e);
 
-const char *culonx_schedule_name(culonx_schedule s);
+CULONX_API const char *culonx_schedule_name(culonx_schedule s);
 /* Returns 0 and sets *out when `name` names a schedule, else -1. */
-int culonx_schedule_parse(const char *name, culonx_schedule *out);
-const char *culonx_recompute_name(culonx_recompute r);
-const char *culonx_dtype_name(culonx_dtype d);
+CULONX_API int culonx_schedule_parse(const char *name, culonx_schedule *out);
+CULONX_API const char *culonx_recompute_name(culonx_recompute r);
+CULONX_API const char *culonx_dtype_name(culonx_dtype d);
 
 /* ----------------------------------------------------------------- result */
 
@@ -277,18 +287,19 @@ typedef struct {
 } culonx_result;
 
 /* Closed-form estimate (fast path). */
-culonx_status culonx_estimate(const culonx_run *run, culonx_result *res, culonx_error *err);
+CULONX_API culonx_status culonx_estimate(const culonx_run *run, culonx_result *res,
+                                         culonx_error *err);
 
 /* The same estimate through the DAG of the iteration (core/walk.c,
  * core/eval.c): stage level (one node per F/B/W per microbatch and chunk) or
  * op level (one node per op of the layer table). */
-culonx_status culonx_estimate_graph(const culonx_run *run, int op_level, culonx_result *res,
-                                    culonx_error *err);
+CULONX_API culonx_status culonx_estimate_graph(const culonx_run *run, int op_level,
+                                               culonx_result *res, culonx_error *err);
 
 /* Writes the evaluated iteration DAG as a Chrome trace (Perfetto,
  * chrome://tracing): a process per stage, a thread per stream. */
-culonx_status culonx_trace_write(FILE *out, const culonx_run *run, int op_level,
-                                 culonx_error *err);
+CULONX_API culonx_status culonx_trace_write(FILE *out, const culonx_run *run, int op_level,
+                                            culonx_error *err);
 
 /* Every pipeline schedule side by side for one run (rows has room for
  * CULONX_SCHED_COUNT); *best is the fastest that fits, -1 if none. */
@@ -300,8 +311,8 @@ typedef struct {
     culonx_result result;
     double p2p_bytes;      /* sent per iteration by the busiest stage's GPU */
 } culonx_schedule_row;
-culonx_status culonx_schedules_compare(const culonx_run *run, culonx_schedule_row *rows,
-                                       int *nrows, int *best, culonx_error *err);
+CULONX_API culonx_status culonx_schedules_compare(const culonx_run *run, culonx_schedule_row *rows,
+                                                  int *nrows, int *best, culonx_error *err);
 
 /* One run at every clock of [min, max] by step (0 = the GPU's own range):
  * rows are malloc'd (free them), with the minimum-energy and minimum
@@ -313,18 +324,18 @@ typedef struct {
     double edp_js;         /* energy x delay */
     int min_energy, min_edp, pareto;
 } culonx_clock_row;
-culonx_status culonx_energy_clocks(const culonx_run *run, double min_mhz, double max_mhz,
-                                   double step_mhz, culonx_clock_row **rows, int *nrows,
-                                   culonx_error *err);
+CULONX_API culonx_status culonx_energy_clocks(const culonx_run *run, double min_mhz, double max_mhz,
+                                              double step_mhz, culonx_clock_row **rows, int *nrows,
+                                              culonx_error *err);
 
 /* Human-readable report and JSON of a result. */
-void culonx_report_text(FILE *out, const culonx_run *run, const culonx_result *res);
-void culonx_report_json(FILE *out, const culonx_run *run, const culonx_result *res);
-void culonx_report_schedules(FILE *out, const culonx_run *run, const culonx_schedule_row *rows,
-                             int n, int best, int json);
+CULONX_API void culonx_report_text(FILE *out, const culonx_run *run, const culonx_result *res);
+CULONX_API void culonx_report_json(FILE *out, const culonx_run *run, const culonx_result *res);
+CULONX_API void culonx_report_schedules(FILE *out, const culonx_run *run,
+                                        const culonx_schedule_row *rows, int n, int best, int json);
 /* format: "text", "json" or "csv" */
-void culonx_report_clocks(FILE *out, const culonx_run *run, const culonx_clock_row *rows, int n,
-                          const char *format);
+CULONX_API void culonx_report_clocks(FILE *out, const culonx_run *run, const culonx_clock_row *rows,
+                                     int n, const char *format);
 
 /* ---- DVFS calibration and prediction (core/dvfs.c, hw/power.c, hw/calibrate.c) ---- */
 
@@ -351,14 +362,14 @@ typedef struct {
 } culonx_dvfs_table;
 
 /* Loads a DVFS clock-table CSV; bad rows fail with path:line. */
-culonx_status culonx_dvfs_csv_load(const char *path, culonx_dvfs_table *out, culonx_error *err);
+CULONX_API culonx_status culonx_dvfs_csv_load(const char *path, culonx_dvfs_table *out, culonx_error *err);
 /* Parses a DVFS clock-table CSV held in memory; `name` is used in messages. */
-culonx_status culonx_dvfs_csv_parse(const char *name, const char *buf, size_t len,
+CULONX_API culonx_status culonx_dvfs_csv_parse(const char *name, const char *buf, size_t len,
                                      culonx_dvfs_table *out, culonx_error *err);
-void culonx_dvfs_table_free(culonx_dvfs_table *s); /* NULL-safe */
+CULONX_API void culonx_dvfs_table_free(culonx_dvfs_table *s); /* NULL-safe */
 /* Keeps, for each (gpu, benchmark, kernel, input), only its highest-clock
  * row: the "profile once" view of a clock table. Order of first appearance. */
-culonx_status culonx_dvfs_profile_rows(const culonx_dvfs_table *in, culonx_dvfs_table *out,
+CULONX_API culonx_status culonx_dvfs_profile_rows(const culonx_dvfs_table *in, culonx_dvfs_table *out,
                                         culonx_error *err);
 
 #define CULONX_DVFS_MAX_CLOCKS 32
@@ -412,7 +423,7 @@ typedef struct {
  * non-negative least squares with the knee and voltage ratio found by grid
  * and pattern search; time scaling per clock; power-ratio tables per clock
  * by Huber ridge least squares. `fit` may be NULL. */
-culonx_status culonx_power_calibrate(const culonx_dvfs_table *table, const char *exclude_family,
+CULONX_API culonx_status culonx_power_calibrate(const culonx_dvfs_table *table, const char *exclude_family,
                                      culonx_dvfs_model *model, culonx_power_fit *fit,
                                      culonx_error *err);
 
@@ -421,11 +432,11 @@ culonx_status culonx_power_calibrate(const culonx_dvfs_table *table, const char 
  * provenance=../>` (plus max-mhz, clocks-mhz, time-mem-scale,
  * time-compute-scale, split-dram when the model has per-clock tables, and
  * power-ratio: CULONX_DVFS_POWER_TERMS numbers per clock, clock-major). */
-culonx_status culonx_power_write_xml(FILE *out, const culonx_dvfs_model *model,
-                                     const char *comment, culonx_error *err);
+CULONX_API culonx_status culonx_power_write_xml(FILE *out, const culonx_dvfs_model *model,
+                                                const char *comment, culonx_error *err);
 /* Reads such a file (root element <power>); no network, no entities. */
-culonx_status culonx_power_read_xml(const char *path, culonx_dvfs_model *model,
-                                    culonx_error *err);
+CULONX_API culonx_status culonx_power_read_xml(const char *path, culonx_dvfs_model *model,
+                                               culonx_error *err);
 
 /* One predicted point: kernel `profile_index` of the profile at a clock. */
 typedef struct {
@@ -436,25 +447,25 @@ typedef struct {
 /* Predicts time, power and energy of every profile row at every clock
  * ("profile once, model everywhere"); out holds nprofile*nclocks points,
  * profile-major. */
-culonx_status culonx_dvfs_predict(const culonx_dvfs_model *model,
+CULONX_API culonx_status culonx_dvfs_predict(const culonx_dvfs_model *model,
                                   const culonx_dvfs_row *profile, size_t nprofile,
                                   const double *clocks_mhz, int nclocks,
                                   culonx_dvfs_point *out, culonx_error *err);
 
 /* Renders a calibration (`culonx calibrate`): the fitted model and its
  * per-clock errors, as text or (json != 0) one JSON object. */
-void culonx_report_calibration(FILE *out, const culonx_dvfs_model *model,
+CULONX_API void culonx_report_calibration(FILE *out, const culonx_dvfs_model *model,
                                const culonx_power_fit *fit, const char *table_path,
                                const char *exclude_family, const char *power_path, int json);
 /* Renders predictions of culonx_dvfs_predict (nprofile = prof->nrows rows x
  * nclocks): format "text" (least-energy clock marked), "csv" or "json". */
-void culonx_report_dvfs_points(FILE *out, const culonx_dvfs_table *prof,
+CULONX_API void culonx_report_dvfs_points(FILE *out, const culonx_dvfs_table *prof,
                                const culonx_dvfs_point *pt, int nclocks, const char *power_path,
                                const char *profile_path, const char *format);
 
 /* Fills gpu->power from datasheet facts (TDP, idle W, clocks) when
  * gpu->power.present == 0; A100 and H100 get the constants of MODEL.md. */
-void culonx_power_default(culonx_gpu *gpu);
+CULONX_API void culonx_power_default(culonx_gpu *gpu);
 
 /* ---- Sweeps (core/sweep.c) ---- */
 
@@ -581,7 +592,7 @@ typedef struct {
     culonx_result *verified;   /* graph-engine results of top[0..nverified-1] */
 } culonx_sweep_result;
 
-void culonx_sweep_spec_init(culonx_sweep_spec *spec);
+CULONX_API void culonx_sweep_spec_init(culonx_sweep_spec *spec);
 /* Sets one option from its command-line form: name without "--" (gpus,
  * global-batch, tp, pp, schedule, vp, mb, recompute, sp, dist-opt,
  * dp-overlap, clocks, objective, top, threads, max-memory-gib,
@@ -589,25 +600,25 @@ void culonx_sweep_spec_init(culonx_sweep_spec *spec);
  * tp-across-nodes take no value). Integer lists:
  * "8", "1,2,4", "A:B" or "A:B:STEP" (ranges inclusive), mixed with commas;
  * sorted, duplicates dropped. CULONX_EUSAGE on bad syntax or values. */
-culonx_status culonx_sweep_option(culonx_sweep_spec *spec, const char *name, const char *value,
-                                  culonx_error *err);
-const char *culonx_sweep_reject_name(culonx_sweep_reject r);
-const char *culonx_objective_name(culonx_objective o);
+CULONX_API culonx_status culonx_sweep_option(culonx_sweep_spec *spec, const char *name,
+                                             const char *value, culonx_error *err);
+CULONX_API const char *culonx_sweep_reject_name(culonx_sweep_reject r);
+CULONX_API const char *culonx_objective_name(culonx_objective o);
 
 /* Runs the sweep. Under MPI (culonx_sweep_mpi_begin) every rank calls it;
  * rank 0 gets the reduced result (is_root = 1). *out is freed with
  * culonx_sweep_result_free. CULONX_EINPUT when an energy objective is asked
  * for and the power model gives no energy. */
-culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *spec,
-                               culonx_sweep_result **out, culonx_error *err);
-void culonx_sweep_result_free(culonx_sweep_result *r);
-void culonx_sweep_report_text(FILE *out, const culonx_sweep_result *r);
-void culonx_sweep_report_json(FILE *out, const culonx_sweep_result *r);
+CULONX_API culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *spec,
+                                          culonx_sweep_result **out, culonx_error *err);
+CULONX_API void culonx_sweep_result_free(culonx_sweep_result *r);
+CULONX_API void culonx_sweep_report_text(FILE *out, const culonx_sweep_result *r);
+CULONX_API void culonx_sweep_report_json(FILE *out, const culonx_sweep_result *r);
 
 /* MPI (no-ops without it): initialises MPI when launched by mpirun
  * (OMPI_COMM_WORLD_SIZE / PMI_SIZE set); rank 0 and size 1 otherwise. */
-void culonx_sweep_mpi_begin(int *argc, char ***argv, int *rank, int *size);
-void culonx_sweep_mpi_end(void);
+CULONX_API void culonx_sweep_mpi_begin(int *argc, char ***argv, int *rank, int *size);
+CULONX_API void culonx_sweep_mpi_end(void);
 
 #ifdef __cplusplus
 }

@@ -5,8 +5,9 @@
  * Parsing: libxml2 with XML_PARSE_NONET, no entity substitution (no
  * XML_PARSE_NOENT), no DTD loading, an external-entity resolver that refuses
  * everything, and documents with a DOCTYPE are rejected outright. Each
- * document is validated against configs/culonx.xsd (found through the
- * explicit path, else CULONX_SCHEMA_DIR, else CULONX_INSTALL_SCHEMA_DIR; the
+ * document is validated against configs/culonx.xsd (the explicit path when
+ * one is given, else the copy built into the library from configs/culonx.xsd
+ * by core/pkg/embed.cmake, so an installed culonx needs no source tree; the
  * parsed schema is cached). The first parse or schema error becomes
  *   file:line: error: <element attr="value">: message
  * through err->file, err->line and err->msg.

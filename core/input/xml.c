@@ -172,24 +172,20 @@ static int file_exists(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Returns the cached schema for `path`, parsing it on first use. */
+/* configs/culonx.xsd built into the library (generated culonx_xsd.c, by
+ * core/pkg/embed.cmake). */
+extern const unsigned char cx_core_schema_xsd[];
+extern const size_t cx_core_schema_xsd_bytes;
+#define BUILTIN_SCHEMA "culonx.xsd (built in)"
+
+/* Returns the cached schema for `schema_path` (NULL or empty: the built-in
+ * copy), parsing it on first use. */
 culonx_status cx_core_xml_schema(const char *schema_path, xmlSchemaPtr *out, culonx_error *err)
 {
     pthread_once(&xml_once, xml_init);
     char path[512];
-    if (schema_path && schema_path[0]) {
-        snprintf(path, sizeof path, "%s", schema_path);
-    } else {
-        path[0] = '\0';
-#ifdef CULONX_SCHEMA_DIR
-        snprintf(path, sizeof path, "%s/culonx.xsd", CULONX_SCHEMA_DIR);
-        if (!file_exists(path)) path[0] = '\0';
-#endif
-#ifdef CULONX_INSTALL_SCHEMA_DIR
-        if (!path[0]) snprintf(path, sizeof path, "%s/culonx.xsd", CULONX_INSTALL_SCHEMA_DIR);
-#endif
-        if (!path[0]) snprintf(path, sizeof path, "culonx.xsd");
-    }
+    int builtin = !(schema_path && schema_path[0]);
+    snprintf(path, sizeof path, "%s", builtin ? BUILTIN_SCHEMA : schema_path);
     culonx_status st = CULONX_OK;
     pthread_mutex_lock(&schema_lock);
     int slot = -1;
@@ -202,12 +198,17 @@ culonx_status cx_core_xml_schema(const char *schema_path, xmlSchemaPtr *out, cul
         if (!schema_cache[i].schema && slot < 0) slot = i;
     }
     if (slot < 0) slot = SCHEMA_CACHE_SLOTS - 1; /* evict: schemas are never freed */
-    if (!file_exists(path)) {
+    if (!builtin && !file_exists(path)) {
         st = cx_core_fail(err, CULONX_EUSAGE, path, 0, "cannot find the schema culonx.xsd");
         goto done;
     }
     first_error fe = {0};
-    xmlSchemaParserCtxtPtr pctx = xmlSchemaNewParserCtxt(path);
+    xmlSchemaParserCtxtPtr pctx;
+    if (builtin)
+        pctx = xmlSchemaNewMemParserCtxt((const char *)cx_core_schema_xsd,
+                                         (int)cx_core_schema_xsd_bytes);
+    else
+        pctx = xmlSchemaNewParserCtxt(path);
     if (!pctx) {
         st = cx_core_fail(err, CULONX_EINTERNAL, path, 0, "out of memory loading the schema");
         goto done;
