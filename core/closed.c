@@ -242,13 +242,9 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
 
     /* FLOPs */
     double per_mb = 0, rec = 0;
-    const int nvs = p * c->v;
-    const cx_chunk_cost *kinds[3] = {&c->first, &c->mid, &c->last};
-    const double count[3] = {1.0, (double)(nvs - 2), 1.0};
-    for (int k = 0; k < 3; k++) {
-        const cx_chunk_cost *cc = nvs == 1 ? &c->only : kinds[k];
-        double n = nvs == 1 ? (k == 0) : count[k];
-        if (n <= 0) continue; /* kinds not built for this nvs */
+    for (int k = 0; k < c->nclass; k++) { /* chunk classes x their virtual stages */
+        const cx_chunk_cost *cc = &c->cls[k];
+        double n = (double)c->class_vstages[k];
         per_mb += n * (cc->f_flops + cc->b_flops + cc->w_flops);
         rec += n * cc->r_flops;
     }
