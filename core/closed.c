@@ -71,6 +71,14 @@ static double bubble_cached(const cx_sched_desc *d, int p, int m, int v, double 
     return r;
 }
 
+/* Is c's iteration time replayed? Schedules without an exact formula, and
+ * every schedule under an uneven layer split (culonx_run.vstage_layers):
+ * the formulas hold for equal middle stages only. */
+static int replays(const cx_cost *c)
+{
+    return !c->sched->closed_exact || c->run->vstage_layers != NULL;
+}
+
 void cx_core_stage_times(const cx_cost *c, int s, double *f, double *b, double *w)
 {
     *f = c->stage_f_s[s], *b = c->stage_b_s[s], *w = c->stage_w_s[s];
@@ -167,7 +175,7 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     double tj = Fj + Bj + Wj;
     /* schedules without an exact formula are replayed (below); their bubble
      * is what remains of the replayed time */
-    int replayed = !c->sched->closed_exact;
+    int replayed = replays(c);
     double bubble = 0;
     if (p > 1 && !replayed) {
         double n = (double)(p - 1);
@@ -344,7 +352,7 @@ culonx_status cx_core_closed_bound(const culonx_run *run, double clock_mhz, cx_c
     culonx_result r;
     memset(&r, 0, sizeof r);
     memset(b, 0, sizeof *b);
-    if (c->sched->closed_exact) {
+    if (!replays(c)) {
         memory_result(c, NULL, &r);
         b->peak_bytes = r.memory.peak_bytes;
         b->time_s = b->energy_j = 0; /* no bound needed: evaluate */
