@@ -36,6 +36,7 @@
  * typo in practice.
  */
 #include "core/base.h"
+#include "models/model.h"
 
 #include <libxml/SAX2.h>
 #include <libxml/parser.h>
@@ -290,15 +291,14 @@ static int parse_value(const field *f, const char *s, void *base, char *why, siz
         return 0;
     }
     case FT_ARCH: {
-        culonx_arch v;
-        if (strcmp(s, "gpt") == 0)
-            v = CULONX_ARCH_GPT;
-        else if (strcmp(s, "llama") == 0)
-            v = CULONX_ARCH_LLAMA;
-        else {
-            snprintf(why, whylen, "expected gpt or llama, got '%.64s'", s);
+        const cx_model_family *fam = cx_model_family_named(s);
+        if (!fam) {
+            char names[128];
+            cx_model_family_names(names, sizeof names);
+            snprintf(why, whylen, "expected %s, got '%.64s'", names, s);
             return -1;
         }
+        culonx_arch v = fam->arch;
         memcpy(p, &v, sizeof v);
         return 0;
     }
@@ -878,13 +878,14 @@ static culonx_status load_model(loader *L, xmlNodePtr el, const char *file)
     set_origin(&L->run->model_at, file, elem_line(el));
     if (!(seen & (1u << MODEL_KV_HEADS))) m->kv_heads = m->heads;
     if (!(seen & (1u << MODEL_FFN))) {
-        if (m->arch == CULONX_ARCH_LLAMA) {
+        const cx_model_family *fam = cx_model_family_of(m->arch);
+        if (fam && fam->ffn_per_hidden <= 0) {
             char where[256];
             render_element(el, "name", where, sizeof where);
             return cx_core_fail(L->err, CULONX_EINPUT, file, elem_line(el),
-                                "%s: llama models need ffn (the SwiGLU inner size)", where);
+                                "%s: %s models need ffn (%s)", where, fam->name, fam->ffn_why);
         }
-        m->ffn = mul_sat(4, m->hidden);
+        m->ffn = mul_sat(fam ? fam->ffn_per_hidden : 4, m->hidden);
     }
     return CULONX_OK;
 }
@@ -1190,9 +1191,10 @@ culonx_status culonx_run_set(culonx_run *run, const char *assignment, culonx_err
         culonx_model *m = &run->model;
         if (strcmp(key, "heads") == 0 && old.model.kv_heads == old.model.heads)
             m->kv_heads = m->heads;
-        if (strcmp(key, "hidden") == 0 && m->arch == CULONX_ARCH_GPT &&
-            old.model.ffn == mul_sat(4, old.model.hidden))
-            m->ffn = mul_sat(4, m->hidden);
+        const cx_model_family *fam = cx_model_family_of(m->arch);
+        if (strcmp(key, "hidden") == 0 && fam && fam->ffn_per_hidden > 0 &&
+            old.model.ffn == mul_sat(fam->ffn_per_hidden, old.model.hidden))
+            m->ffn = mul_sat(fam->ffn_per_hidden, m->hidden);
     }
     if (base == &run->exec) {
         if (strcmp(key, "dp") == 0 && run->dp_derived) {
@@ -1264,7 +1266,7 @@ static culonx_status check_model(checker *C)
 {
     const culonx_model *m = &C->run->model;
     const culonx_origin *o = &C->run->model_at;
-    if (m->arch != CULONX_ARCH_GPT && m->arch != CULONX_ARCH_LLAMA)
+    if (!cx_model_family_of(m->arch))
         return bad(C, o, "<model>: unknown arch %d", (int)m->arch);
     TRY(int_range(C, o, "model", "layers", m->layers, 1, 10000));
     TRY(int_range(C, o, "model", "hidden", m->hidden, 1, 1000000));
