@@ -1266,8 +1266,7 @@ static culonx_status check_model(checker *C)
 {
     const culonx_model *m = &C->run->model;
     const culonx_origin *o = &C->run->model_at;
-    if (!cx_model_family_of(m->arch))
-        return bad(C, o, "<model>: unknown arch %d", (int)m->arch);
+    if (!cx_model_family_of(m->arch)) return bad(C, o, "<model>: unknown arch %d", (int)m->arch);
     TRY(int_range(C, o, "model", "layers", m->layers, 1, 10000));
     TRY(int_range(C, o, "model", "hidden", m->hidden, 1, 1000000));
     TRY(int_range(C, o, "model", "heads", m->heads, 1, 100000));

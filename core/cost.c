@@ -150,7 +150,8 @@ static culonx_status split_layers(const culonx_run *run, cx_cost *c, int nvs, cu
                                 "schedule %s needs layers (%lld) divisible by pp x chunks = %lld",
                                 c->sched->name, (long long)md->layers, (long long)nvs);
         const int64_t lpc = md->layers / nvs;
-        for (int vs = 0; vs <= nvs; vs++) c->vs_layer0[vs] = (int32_t)(vs * lpc);
+        for (int vs = 0; vs <= nvs; vs++)
+            c->vs_layer0[vs] = (int32_t)(vs * lpc);
         return CULONX_OK;
     }
     if (run->n_vstage_layers != nvs)
@@ -200,7 +201,8 @@ static culonx_status classify(const culonx_run *run, cx_cost *c, int nvs, culonx
         for (int g = 0; g < stk->nseg && base < b; base += stk->seg[g].count, g++) {
             int64_t lo = a > base ? a : base, end = base + stk->seg[g].count;
             int64_t hi = b < end ? b : end;
-            if (hi > lo) pc[np].part = (int16_t)stk->seg[g].kind, pc[np++].count = (int32_t)(hi - lo);
+            if (hi > lo)
+                pc[np].part = (int16_t)stk->seg[g].kind, pc[np++].count = (int32_t)(hi - lo);
         }
         if (vs == nvs - 1) pc[np].part = CX_MODEL_PART_HEAD, pc[np++].count = 1;
         int k = -1;
@@ -277,6 +279,7 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
             const cx_model_part *mp = &stk->part[pi];
             const cx_chunk_cost *pc = &part[pi];
             const double L = (double)cc->piece[i].count;
+            /* clang-format off */
 #define ADD(f) cc->f += L * pc->f
             ADD(f_s); ADD(b_s); ADD(w_s); ADD(r_s);
             ADD(tp_f_s); ADD(tp_b_s); ADD(tp_r_s);
@@ -284,7 +287,9 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
             ADD(f_bytes); ADD(b_bytes); ADD(w_bytes); ADD(r_bytes);
             ADD(tensor_s);
 #undef ADD
-            for (int q = 0; q < CULONX_MAX_TIERS; q++) cc->tp_tier_bytes[q] += L * pc->tp_tier_bytes[q];
+            /* clang-format on */
+            for (int q = 0; q < CULONX_MAX_TIERS; q++)
+                cc->tp_tier_bytes[q] += L * pc->tp_tier_bytes[q];
             cc->act_bytes += L * mp->act_bytes[ex->recompute];
             cc->params += L * (mp->params / t);
             if (pi >= CX_MODEL_PART_LAYER) {
@@ -343,7 +348,8 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
             busy += cc->f_s + cc->b_s + cc->w_s + cc->r_s;
             by += cc->f_bytes + cc->b_bytes + cc->w_bytes + cc->r_bytes;
         }
-        c->same_prev[s] = (unsigned char)(same && nf == c->sends_f[s - 1] && nb == c->sends_b[s - 1]);
+        c->same_prev[s] =
+            (unsigned char)(same && nf == c->sends_f[s - 1] && nb == c->sends_b[s - 1]);
         c->sends_f[s] = nf, c->sends_b[s] = nb;
         c->stage_f_s[s] = F, c->stage_b_s[s] = B, c->stage_w_s[s] = W;
         c->stage_act_bytes[s] = act, c->stage_work_bytes[s] = work;

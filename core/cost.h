@@ -38,7 +38,7 @@
 
 /* A run of consecutive instances of one part (model.h) inside a chunk. */
 typedef struct {
-    int16_t part;  /* CX_MODEL_PART_* or a layer kind */
+    int16_t part; /* CX_MODEL_PART_* or a layer kind */
     int32_t count;
 } cx_chunk_piece;
 
@@ -86,8 +86,9 @@ typedef struct {
 
 typedef struct {
     const culonx_run *run;
-    cx_model_stack stack; /* op tables of this run */
-    cx_op_times part_t[CX_MODEL_MAX_PARTS]; /* per part of the stack */
+    /* op tables of this run, and the times of their ops per part */
+    cx_model_stack stack;
+    cx_op_times part_t[CX_MODEL_MAX_PARTS];
     culonx_system sys;    /* with perf defaults filled */
     const cx_sched_desc *sched;
     int p, v, m;          /* v = chunks per stage for the schedule */

@@ -79,11 +79,11 @@ void culonx_report_text(FILE *out, const culonx_run *run, const culonx_result *r
     cx_core_fmt_si(a, sizeof a, r->params, "");
     fprintf(out, "culonx %s — %s on %lld x %s (%s)\n", CULONX_VERSION, m->name,
             (long long)e->gpus, run->system.gpu.name, run->system.name);
-    fprintf(out, "  model       %s, %lld layers, hidden %lld, %lld heads (%lld kv), ffn %lld, "
-                 "vocab %lld, seq %lld: %s parameters\n",
-            fam ? fam->name : "?", (long long)m->layers, (long long)m->hidden,
-            (long long)m->heads, (long long)m->kv_heads, (long long)m->ffn, (long long)m->vocab,
-            (long long)m->seq, a);
+    fprintf(out,
+            "  model       %s, %lld layers, hidden %lld, %lld heads (%lld kv), ffn %lld, "
+            "vocab %lld, seq %lld: %s parameters\n",
+            fam ? fam->name : "?", (long long)m->layers, (long long)m->hidden, (long long)m->heads,
+            (long long)m->kv_heads, (long long)m->ffn, (long long)m->vocab, (long long)m->seq, a);
     fprintf(out, "  execution   TP %lld, PP %lld, DP %lld, VP %lld, microbatch %lld, global "
                  "batch %lld (%lld microbatches), %s\n",
             (long long)e->tp, (long long)e->pp, (long long)e->dp, (long long)e->vp,

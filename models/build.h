@@ -34,8 +34,8 @@ static inline cx_model_op *cx_model_push(cx_model_builder *bd, const char *name,
     return o;
 }
 
-static inline cx_model_op *cx_model_gemm(cx_model_builder *bd, const char *name, double m,
-                                         double n, double k, double saved)
+static inline cx_model_op *cx_model_gemm(cx_model_builder *bd, const char *name, double m, double n,
+                                         double k, double saved)
 {
     cx_model_op *o = cx_model_push(bd, name, CX_OP_GEMM);
     double e = bd->e;

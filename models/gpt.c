@@ -39,11 +39,11 @@ static void dense(const culonx_model *m, const cx_model_dims *dm, cx_model_build
     const int sp = dm->sp;
     const double e = bd->e, s = (double)m->seq, h = (double)m->hidden;
     const double f = (double)m->ffn, d = h / (double)m->heads;
-    const double T = b * s;                /* tokens of the microbatch */
-    const double Tn = sp ? T / t : T;      /* tokens in the replicated region */
-    const double sh = sp ? t : 1.0;        /* shard factor of GEMM inputs */
+    const double T = b * s;           /* tokens of the microbatch */
+    const double Tn = sp ? T / t : T; /* tokens in the replicated region */
+    const double sh = sp ? t : 1.0;   /* shard factor of GEMM inputs */
     const double ah = (double)m->heads / t, kh = (double)m->kv_heads / t;
-    const double full = e * T * h;         /* TP message bytes */
+    const double full = e * T * h; /* TP message bytes */
     const cx_coll_kind f_fwd = sp ? CX_COLL_ALL_GATHER : CX_COLL_NONE;
     const cx_coll_kind f_bwd = sp ? CX_COLL_REDUCE_SCATTER : CX_COLL_ALL_REDUCE;
     const cx_coll_kind g_fwd = sp ? CX_COLL_REDUCE_SCATTER : CX_COLL_ALL_REDUCE;
@@ -80,8 +80,8 @@ static void build(const culonx_model *m, const cx_model_dims *d, cx_model_stack 
     const double h = (double)m->hidden, V = (double)m->vocab;
     st->family = &cx_model_gpt;
     st->nparts = 0;
-    cx_model_part *emb = cx_model_part_begin(st, CX_MODEL_PART_EMBED, "embedding",
-                                             V * h + (double)m->seq * h, 0);
+    cx_model_part *emb =
+        cx_model_part_begin(st, CX_MODEL_PART_EMBED, "embedding", V * h + (double)m->seq * h, 0);
     cx_model_part *head = cx_model_part_begin(st, CX_MODEL_PART_HEAD, "head", 2.0 * h, 0);
     head->tied_params = (double)m->vocab * (double)m->hidden;
     cx_model_part *layer =

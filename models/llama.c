@@ -33,11 +33,11 @@ static void dense(const culonx_model *m, const cx_model_dims *dm, cx_model_build
     const int sp = dm->sp;
     const double e = bd->e, s = (double)m->seq, h = (double)m->hidden;
     const double f = (double)m->ffn, d = h / (double)m->heads;
-    const double T = b * s;                /* tokens of the microbatch */
-    const double Tn = sp ? T / t : T;      /* tokens in the replicated region */
-    const double sh = sp ? t : 1.0;        /* shard factor of GEMM inputs */
+    const double T = b * s;           /* tokens of the microbatch */
+    const double Tn = sp ? T / t : T; /* tokens in the replicated region */
+    const double sh = sp ? t : 1.0;   /* shard factor of GEMM inputs */
     const double ah = (double)m->heads / t, kh = (double)m->kv_heads / t;
-    const double full = e * T * h;         /* TP message bytes */
+    const double full = e * T * h; /* TP message bytes */
     const cx_coll_kind f_fwd = sp ? CX_COLL_ALL_GATHER : CX_COLL_NONE;
     const cx_coll_kind f_bwd = sp ? CX_COLL_REDUCE_SCATTER : CX_COLL_ALL_REDUCE;
     const cx_coll_kind g_fwd = sp ? CX_COLL_REDUCE_SCATTER : CX_COLL_ALL_REDUCE;

@@ -52,18 +52,18 @@ typedef enum {
 typedef struct {
     const char *name;
     cx_op_kind kind;
-    double m, n, k, batch;  /* GEMM/BMM shape per TP rank: batch x [m,k]x[k,n] */
-    double fwd_flops;       /* forward FLOPs (2 per multiply-add) */
-    double fwd_bytes;       /* forward bytes read + written */
+    double m, n, k, batch;   /* GEMM/BMM shape per TP rank: batch x [m,k]x[k,n] */
+    double fwd_flops;        /* forward FLOPs (2 per multiply-add) */
+    double fwd_bytes;        /* forward bytes read + written */
     double b_flops, b_bytes; /* backward: input gradient */
     double w_flops, w_bytes; /* backward: weight gradient */
-    double saved_bytes;     /* kept for backward when nothing is recomputed */
-    int attn_core;          /* its saved bytes are dropped by selective recompute */
-    int sel_recompute;      /* recomputed under selective recompute */
-    int tensor;             /* runs on tensor cores */
+    double saved_bytes;      /* kept for backward when nothing is recomputed */
+    int attn_core;           /* its saved bytes are dropped by selective recompute */
+    int sel_recompute;       /* recomputed under selective recompute */
+    int tensor;              /* runs on tensor cores */
     /* TP collective issued after this op in forward and in backward */
     cx_coll_kind coll_fwd, coll_bwd;
-    double coll_bytes;      /* full (unsharded) message bytes */
+    double coll_bytes; /* full (unsharded) message bytes */
 } cx_model_op;
 
 #define CX_MODEL_MAX_OPS 24
@@ -84,14 +84,14 @@ typedef struct {
 /* One op table (a layer kind, the embedding or the head) and what a chunk
  * holding it needs besides its ops. */
 typedef struct {
-    const char *name;      /* "dense", "embedding", "head" */
-    cx_model_ops ops;      /* per TP rank per microbatch (none when built for parameters) */
-    double params;         /* parameters of one instance, whole (not TP-sharded) */
+    const char *name; /* "dense", "embedding", "head" */
+    cx_model_ops ops; /* per TP rank per microbatch (none when built for parameters) */
+    double params;    /* parameters of one instance, whole (not TP-sharded) */
     /* parameters shared with the embedding (tied output): held again by a
      * chunk that holds this part but not the embedding */
     double tied_params;
-    double act_bytes[3];   /* saved per microbatch per instance, by culonx_recompute */
-    int recompute;         /* a layer kind: re-run forward under recompute */
+    double act_bytes[3]; /* saved per microbatch per instance, by culonx_recompute */
+    int recompute;       /* a layer kind: re-run forward under recompute */
 } cx_model_part;
 
 typedef struct {

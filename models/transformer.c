@@ -91,6 +91,7 @@ double cx_model_flops_megatron(const culonx_model *m, double B, int full_recompu
 {
     double s = (double)m->seq, l = (double)m->layers, h = (double)m->hidden;
     double V = (double)m->vocab;
-    if (full_recompute) return 96.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
+    if (full_recompute)
+        return 96.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
     return 72.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (12.0 * l * h));
 }

@@ -69,7 +69,8 @@ static void test_families(void)
         CU_ASSERT_EQUAL(st.seg[0].count, r.model.layers);
         CU_ASSERT_STRING_EQUAL(st.part[st.seg[0].kind].name, "dense");
         CU_ASSERT(st.part[CX_MODEL_PART_LAYER].recompute);
-        CU_ASSERT(!st.part[CX_MODEL_PART_EMBED].recompute && !st.part[CX_MODEL_PART_HEAD].recompute);
+        CU_ASSERT(!st.part[CX_MODEL_PART_EMBED].recompute &&
+                  !st.part[CX_MODEL_PART_HEAD].recompute);
         /* the parameter-only build counts the same */
         CU_ASSERT_EQUAL(cx_model_stack_params(&st), cx_model_total_params(&r.model));
         CU_ASSERT_EQUAL(st.part[CX_MODEL_PART_LAYER].params, cx_model_layer_params(&r.model));
@@ -96,7 +97,8 @@ static void test_even_classes(void)
         CU_ASSERT_EQUAL(c->nclass, nvs < 3 ? nvs : 3);
         CU_ASSERT(c->cls[0].has_embed && c->cls[c->nclass - 1].has_head);
         if (nvs >= 3) CU_ASSERT_EQUAL(c->class_vstages[1], nvs - 2);
-        for (int vs = 0; vs < nvs; vs++) CU_ASSERT_EQUAL(cx_core_cost_chunk(c, vs)->layers, 16 / nvs);
+        for (int vs = 0; vs < nvs; vs++)
+            CU_ASSERT_EQUAL(cx_core_cost_chunk(c, vs)->layers, 16 / nvs);
     }
     free(c);
 }
