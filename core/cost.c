@@ -192,13 +192,26 @@ static culonx_status classify(const culonx_run *run, cx_cost *c, int nvs, culonx
 {
     const cx_model_stack *stk = &c->stack;
     c->nclass = 0;
+    int g0 = 0, prev_g = -1; /* segment holding the first layer (ranges move forward) */
+    int64_t base0 = 0, prev_n = -1;
     for (int vs = 0; vs < nvs; vs++) {
+        const int64_t a = c->vs_layer0[vs], b = c->vs_layer0[vs + 1];
+        while (g0 + 1 < stk->nseg && a >= base0 + stk->seg[g0].count)
+            base0 += stk->seg[g0].count, g0++;
+        /* a middle virtual stage with as many layers as the previous one,
+         * both inside one segment: the same content (the common case) */
+        const int inside = stk->nseg > 0 && b <= base0 + stk->seg[g0].count;
+        if (vs >= 2 && vs < nvs - 1 && inside && prev_g == g0 && prev_n == b - a) {
+            c->vs_class[vs] = c->vs_class[vs - 1];
+            c->class_vstages[c->vs_class[vs]]++;
+            continue;
+        }
+        prev_g = inside ? g0 : -1, prev_n = b - a;
         cx_chunk_piece pc[CX_COST_MAX_PIECES];
         int np = 0;
         if (vs == 0) pc[np].part = CX_MODEL_PART_EMBED, pc[np++].count = 1;
-        const int64_t a = c->vs_layer0[vs], b = c->vs_layer0[vs + 1];
-        int64_t base = 0;
-        for (int g = 0; g < stk->nseg && base < b; base += stk->seg[g].count, g++) {
+        int64_t base = base0;
+        for (int g = g0; g < stk->nseg && base < b; base += stk->seg[g].count, g++) {
             int64_t lo = a > base ? a : base, end = base + stk->seg[g].count;
             int64_t hi = b < end ? b : end;
             if (hi > lo)
