@@ -260,7 +260,7 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     res->model_flops = per_mb * ranks;
     res->hardware_flops = (per_mb + rec) * ranks;
     /* parameters */
-    res->params = cx_model_total_params(&run->model);
+    res->params = cx_model_stack_params(&c->stack);
 
     /* memory: the most loaded stage */
     memory_result(c, replayed ? c->replay.peak_act_bytes : NULL, res);

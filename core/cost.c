@@ -184,6 +184,20 @@ static int same_content(const cx_chunk_cost *cc, const cx_chunk_piece *pc, int n
     return 1;
 }
 
+/* A new chunk class of np pieces: costs zeroed, content set. */
+static int new_class(cx_cost *c, const cx_chunk_piece *pc, int np, int embed, int head)
+{
+    int k = c->nclass++;
+    cx_chunk_cost *cc = &c->cls[k];
+    memset(cc, 0, sizeof *cc);
+    cc->npieces = np;
+    memcpy(cc->piece, pc, (size_t)np * sizeof *pc);
+    cc->has_embed = embed;
+    cc->has_head = head;
+    c->class_vstages[k] = 0;
+    return k;
+}
+
 /* Cuts the stack into the virtual stages' slices (the embedding on the
  * first, the segments' layers in [vs_layer0[vs], vs_layer0[vs+1]), the head
  * on the last) and gives each distinct slice a class, in order of first
@@ -192,6 +206,25 @@ static culonx_status classify(const culonx_run *run, cx_cost *c, int nvs, culonx
 {
     const cx_model_stack *stk = &c->stack;
     c->nclass = 0;
+    if (!run->vstage_layers && stk->nseg == 1) {
+        /* the even split of one segment (the default; the loop below gives
+         * the same, tests/test_stack.c): first, middle and last classes */
+        const int32_t L = c->vs_layer0[1];
+        const cx_chunk_piece e = {CX_MODEL_PART_EMBED, 1}, h = {CX_MODEL_PART_HEAD, 1};
+        const cx_chunk_piece l = {(int16_t)stk->seg[0].kind, L};
+        const cx_chunk_piece first[3] = {e, l, h}, last[2] = {l, h};
+        int k0 = new_class(c, first, nvs == 1 ? 3 : 2, 1, nvs == 1);
+        int k1 = nvs > 2 ? new_class(c, &l, 1, 0, 0) : k0;
+        int k2 = nvs > 1 ? new_class(c, last, 2, 0, 1) : k0;
+        c->vs_class[0] = (int16_t)k0;
+        for (int vs = 1; vs < nvs - 1; vs++)
+            c->vs_class[vs] = (int16_t)k1;
+        if (nvs > 1) c->vs_class[nvs - 1] = (int16_t)k2;
+        c->class_vstages[k0] = 1;
+        if (nvs > 2) c->class_vstages[k1] = nvs - 2;
+        if (nvs > 1) c->class_vstages[k2] = 1;
+        return CULONX_OK;
+    }
     int g0 = 0, prev_g = -1; /* segment holding the first layer (ranges move forward) */
     int64_t base0 = 0, prev_n = -1;
     for (int vs = 0; vs < nvs; vs++) {
@@ -227,14 +260,7 @@ static culonx_status classify(const culonx_run *run, cx_cost *c, int nvs, culonx
                 return cx_core_fail(err, CULONX_EINPUT, run->path, 0,
                                     "more than %d distinct virtual stage contents",
                                     CX_COST_MAX_CLASSES);
-            k = c->nclass++;
-            cx_chunk_cost *cc = &c->cls[k];
-            memset(cc, 0, sizeof *cc);
-            cc->npieces = np;
-            memcpy(cc->piece, pc, (size_t)np * sizeof *pc);
-            cc->has_embed = vs == 0;
-            cc->has_head = vs == nvs - 1;
-            c->class_vstages[k] = 0;
+            k = new_class(c, pc, np, vs == 0, vs == nvs - 1);
         }
         c->vs_class[vs] = (int16_t)k;
         c->class_vstages[k]++;

@@ -185,19 +185,51 @@ static void test_uneven_engines_agree(void)
     }
 }
 
-/* The explicit even split is the default split (replayed schedules). */
+/* The explicit even split is the default split: the same chunk classes
+ * (the default takes a shortcut) and, for replayed schedules, results. */
 static void test_explicit_even(void)
 {
-    static const int64_t even[] = {4, 4, 4, 4};
-    culonx_run r = small(CULONX_SCHED_ZB_H1), x = r;
-    x.vstage_layers = even, x.n_vstage_layers = 4;
-    culonx_result a, b;
+    static const int64_t fours[] = {4, 4, 4, 4};
+    const int64_t pps[] = {1, 2, 4, 8};
+    cx_cost *a = malloc(sizeof *a), *b = malloc(sizeof *b);
     culonx_error err;
-    CU_ASSERT_EQUAL_FATAL(culonx_estimate(&r, &a, &err), CULONX_OK);
-    CU_ASSERT_EQUAL_FATAL(culonx_estimate(&x, &b, &err), CULONX_OK);
-    CU_ASSERT_EQUAL(a.iteration_time_s, b.iteration_time_s);
-    CU_ASSERT_EQUAL(a.memory.peak_bytes, b.memory.peak_bytes);
-    CU_ASSERT_EQUAL(a.energy.total_j, b.energy.total_j);
+    for (int i = 0; i < 8; i++) {
+        culonx_run r = small(i < 4 ? CULONX_SCHED_ZB_H1 : CULONX_SCHED_INTERLEAVED), x;
+        r.model.layers = 32;
+        r.exec.pp = pps[i % 4], r.exec.dp = 16 / pps[i % 4];
+        if (i >= 4 && r.exec.pp == 1) r.exec.schedule = CULONX_SCHED_1F1B, r.exec.vp = 1;
+        r.exec.global_batch = 8 * r.exec.dp;
+        x = r;
+        int64_t split[16];
+        for (int vs = 0; vs < nvstages(&r); vs++)
+            split[vs] = 32 / nvstages(&r);
+        x.vstage_layers = split, x.n_vstage_layers = nvstages(&r);
+        CU_ASSERT_EQUAL_FATAL(cx_core_cost_build(&r, 0, a, &err), CULONX_OK);
+        CU_ASSERT_EQUAL_FATAL(cx_core_cost_build(&x, 0, b, &err), CULONX_OK);
+        CU_ASSERT_EQUAL(a->nclass, b->nclass);
+        CU_ASSERT(memcmp(a->vs_class, b->vs_class, (size_t)nvstages(&r) * 2) == 0);
+        for (int k = 0; k < a->nclass && k < b->nclass; k++) {
+            CU_ASSERT_EQUAL(a->class_vstages[k], b->class_vstages[k]);
+            CU_ASSERT_EQUAL(a->cls[k].npieces, b->cls[k].npieces);
+            for (int q = 0; q < a->cls[k].npieces; q++) {
+                CU_ASSERT_EQUAL(a->cls[k].piece[q].part, b->cls[k].piece[q].part);
+                CU_ASSERT_EQUAL(a->cls[k].piece[q].count, b->cls[k].piece[q].count);
+            }
+            CU_ASSERT_EQUAL(a->cls[k].f_s, b->cls[k].f_s);
+            CU_ASSERT_EQUAL(a->cls[k].params, b->cls[k].params);
+        }
+    }
+    free(a);
+    free(b);
+
+    culonx_run r = small(CULONX_SCHED_ZB_H1), x = r;
+    x.vstage_layers = fours, x.n_vstage_layers = 4;
+    culonx_result ra, rb;
+    CU_ASSERT_EQUAL_FATAL(culonx_estimate(&r, &ra, &err), CULONX_OK);
+    CU_ASSERT_EQUAL_FATAL(culonx_estimate(&x, &rb, &err), CULONX_OK);
+    CU_ASSERT_EQUAL(ra.iteration_time_s, rb.iteration_time_s);
+    CU_ASSERT_EQUAL(ra.memory.peak_bytes, rb.memory.peak_bytes);
+    CU_ASSERT_EQUAL(ra.energy.total_j, rb.energy.total_j);
 }
 
 /* At op level every virtual stage expands its own layers, numbered from 0,
