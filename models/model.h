@@ -27,9 +27,11 @@
  * 1)]. Nothing in core/ changes: chunks, the closed form, the graph engine
  * and the memory scan iterate segments and classes. A kind that needs a new
  * collective (expert all-to-all) adds a cx_coll_kind here and its price in
- * core/cost.c; a different embedding or head is a different part built by
- * the family. A new family is one file exporting a cx_model_family and one
- * line in models/registry.c.
+ * core/cost.c; parameters sharded otherwise than by TP (experts over EP)
+ * need a second count beside `params` (today core/cost.c divides `params`
+ * by tp). A different embedding or head is a different part built by the
+ * family. A new family is one file exporting a cx_model_family, one line in
+ * models/registry.c, its culonx_arch value and its name in the schema.
  */
 #ifndef CX_MODEL_H
 #define CX_MODEL_H
