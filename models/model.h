@@ -1,10 +1,37 @@
 /*
- * model.h — one transformer layer (GPT or Llama) as an op table, plus the
+ * model.h — a model as a stack of layer kinds, each an op table, plus the
  * embedding and the output (logits + loss) head: FLOPs, bytes moved, saved
- * activation bytes and tensor-parallel collectives, per TP rank, for one
- * microbatch. Pure arithmetic: no hardware. Sources: Narayanan et al. SC'21
- * (FLOP formulas), Korthikanti et al. 2022 (activation memory, SP, selective
- * recompute), Megatron-LM TP collectives (f/g operators).
+ * activation bytes, parameters and tensor-parallel collectives, per TP rank,
+ * for one microbatch. Pure arithmetic: no hardware. Sources: Narayanan et
+ * al. SC'21 (FLOP formulas), Korthikanti et al. 2022 (activation memory, SP,
+ * selective recompute), Megatron-LM TP collectives (f/g operators).
+ *
+ * Shape. A model family (models/gpt.c, models/llama.c; models/registry.c
+ * maps culonx_arch to it) builds a cx_model_stack:
+ *   - parts: op tables with their parameters and saved activations. Part
+ *     CX_MODEL_PART_EMBED is the input embedding (first virtual stage), part
+ *     CX_MODEL_PART_HEAD the final norm, logits and loss (last virtual stage);
+ *     parts from CX_MODEL_PART_LAYER on are the layer kinds the family uses
+ *     (today one: "dense", attention + MLP);
+ *   - segments: the ordered list (layer kind, count) from the input to the
+ *     output, whose counts add up to model.layers (today one segment).
+ * core/cost.c cuts the stack into virtual stages (an even split by default,
+ * any layers-per-stage list on request) and prices each distinct chunk
+ * content once (chunk classes, core/cost.h).
+ *
+ * Adding a layer kind (MoE, a first- or last-stage variant): the family's
+ * build fills one more part from CX_MODEL_PART_LAYER + k on (its op table with
+ * the op constructors of models/build.h, parameters, act_bytes per recompute
+ * mode, recompute = 1) and lists it in the segments, e.g. DeepSeek-style
+ * [(dense, 3), (moe, 58)] or a distinct last layer [(dense, n-1), (dense_last,
+ * 1)]. Nothing in core/ changes: chunks, the closed form, the graph engine
+ * and the memory scan iterate segments and classes. A kind that needs a new
+ * collective (expert all-to-all) adds a cx_coll_kind here and its price in
+ * core/cost.c; parameters sharded otherwise than by TP (experts over EP)
+ * need a second count beside `params` (today core/cost.c divides `params`
+ * by tp). A different embedding or head is a different part built by the
+ * family. A new family is one file exporting a cx_model_family, one line in
+ * models/registry.c, its culonx_arch value and its name in the schema.
  * Formulas and sources: models/README.md ("Parameters", "FLOPs",
  * "Activation memory", "Tensor-parallel collectives").
  */
@@ -29,18 +56,18 @@ typedef enum {
 typedef struct {
     const char *name;
     cx_op_kind kind;
-    double m, n, k, batch;  /* GEMM/BMM shape per TP rank: batch x [m,k]x[k,n] */
-    double fwd_flops;       /* forward FLOPs (2 per multiply-add) */
-    double fwd_bytes;       /* forward bytes read + written */
+    double m, n, k, batch;   /* GEMM/BMM shape per TP rank: batch x [m,k]x[k,n] */
+    double fwd_flops;        /* forward FLOPs (2 per multiply-add) */
+    double fwd_bytes;        /* forward bytes read + written */
     double b_flops, b_bytes; /* backward: input gradient */
     double w_flops, w_bytes; /* backward: weight gradient */
-    double saved_bytes;     /* kept for backward when nothing is recomputed */
-    int attn_core;          /* its saved bytes are dropped by selective recompute */
-    int sel_recompute;      /* recomputed under selective recompute */
-    int tensor;             /* runs on tensor cores */
+    double saved_bytes;      /* kept for backward when nothing is recomputed */
+    int attn_core;           /* its saved bytes are dropped by selective recompute */
+    int sel_recompute;       /* recomputed under selective recompute */
+    int tensor;              /* runs on tensor cores */
     /* TP collective issued after this op in forward and in backward */
     cx_coll_kind coll_fwd, coll_bwd;
-    double coll_bytes;      /* full (unsharded) message bytes */
+    double coll_bytes; /* full (unsharded) message bytes */
 } cx_model_op;
 
 #define CX_MODEL_MAX_OPS 24
@@ -50,28 +77,86 @@ typedef struct {
     int nops;
 } cx_model_ops;
 
-typedef struct {
-    cx_model_ops layer; /* one transformer layer */
-    cx_model_ops embed; /* input embedding (first stage) */
-    cx_model_ops head;  /* final norm, logits, loss (last stage) */
-    /* activation bytes kept per layer per microbatch for each recompute mode */
-    double layer_act_bytes[3];
-    double embed_act_bytes, head_act_bytes; /* without recompute */
-    double layer_input_bytes; /* what full recompute keeps per layer */
-} cx_model_table;
+/* Fixed part indices; layer kinds follow from CX_MODEL_PART_LAYER on. */
+#define CX_MODEL_PART_EMBED 0
+#define CX_MODEL_PART_HEAD 1
+#define CX_MODEL_PART_LAYER 2
+#define CX_MODEL_MAX_KINDS 6
+#define CX_MODEL_MAX_PARTS (CX_MODEL_PART_LAYER + CX_MODEL_MAX_KINDS)
+#define CX_MODEL_MAX_SEGMENTS 8
 
-/* Parameters */
-double cx_model_layer_params(const culonx_model *m);
+/* One op table (a layer kind, the embedding or the head) and what a chunk
+ * holding it needs besides its ops. */
+typedef struct {
+    const char *name; /* "dense", "embedding", "head" */
+    cx_model_ops ops; /* per TP rank per microbatch (none when built for parameters) */
+    double params;    /* parameters of one instance, whole (not TP-sharded) */
+    /* parameters shared with the embedding (tied output): held again by a
+     * chunk that holds this part but not the embedding */
+    double tied_params;
+    double act_bytes[3]; /* saved per microbatch per instance, by culonx_recompute */
+    int recompute;       /* a layer kind: re-run forward under recompute */
+} cx_model_part;
+
+typedef struct {
+    int kind;      /* part index (>= CX_MODEL_PART_LAYER) */
+    int64_t count; /* consecutive layers of that kind */
+} cx_model_segment;
+
+typedef struct cx_model_family cx_model_family;
+
+typedef struct {
+    const cx_model_family *family;
+    cx_model_part part[CX_MODEL_MAX_PARTS]; /* [0, nparts) are filled */
+    int nparts;
+    cx_model_segment seg[CX_MODEL_MAX_SEGMENTS]; /* input to output */
+    int nseg;
+} cx_model_stack;
+
+/* Shapes an op table is built for: microbatch b, TP degree t, sequence
+ * parallelism sp (0 when t = 1), activation element bytes e. */
+typedef struct {
+    double b, t, e;
+    int sp;
+} cx_model_dims;
+
+struct cx_model_family {
+    const char *name; /* as written in <model arch="..."> */
+    culonx_arch arch;
+    /* default ffn as a multiple of hidden; 0: ffn is required, ffn_why says
+     * what it is */
+    int64_t ffn_per_hidden;
+    const char *ffn_why;
+    /* Fills parts [0, nparts) and the segments. With d == NULL only names,
+     * parameters and segments (no op tables: a cheap parameter count). */
+    void (*build)(const culonx_model *m, const cx_model_dims *d, cx_model_stack *st);
+};
+
+/* models/registry.c: the family of an arch, or of a name; NULL if none. */
+const cx_model_family *cx_model_family_of(culonx_arch arch);
+const cx_model_family *cx_model_family_named(const char *name);
+/* "gpt or llama": the family names, for messages */
+void cx_model_family_names(char *buf, size_t len);
+
+/* Parameters (whole model, not sharded) */
+double cx_model_layer_params(const culonx_model *m); /* one layer of the first segment */
 double cx_model_embed_params(const culonx_model *m); /* input embedding (+pos) */
 double cx_model_head_params(const culonx_model *m);  /* final norm + untied output */
 double cx_model_total_params(const culonx_model *m);
+double cx_model_stack_params(const cx_model_stack *st);
 
-/* Builds the op tables for microbatch b, TP degree t, sequence parallel sp,
- * element size of activations and weights in bytes. */
-void cx_model_build(const culonx_model *m, int64_t b, int64_t t, int sp, double elem_bytes,
-                    cx_model_table *out);
+/* Builds the stack with op tables for microbatch b, TP degree t, sequence
+ * parallel sp, element size of activations and weights in bytes. Returns
+ * -1 for an arch without a family. */
+int cx_model_build(const culonx_model *m, int64_t b, int64_t t, int sp, double elem_bytes,
+                   cx_model_stack *out);
+
+/* Saved bytes of an op table: all, or without the attention core */
+double cx_model_saved_bytes(const cx_model_ops *ops, int skip_core);
 
 /* Megatron closed formulas (for tests and MFU): per iteration, whole model. */
 double cx_model_flops_megatron(const culonx_model *m, double global_batch, int full_recompute);
+
+extern const cx_model_family cx_model_gpt, cx_model_llama;
 
 #endif

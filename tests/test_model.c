@@ -45,15 +45,24 @@ static void test_params(void)
     CU_ASSERT(rel(cx_model_total_params(&l38), 8.03e9) < 2e-3);
 }
 
-static double table_flops(const cx_model_table *t, int64_t l, int recompute)
+/* the one dense layer kind of a GPT or Llama stack */
+static const cx_model_ops *layer_ops(const cx_model_stack *t)
+{
+    CU_ASSERT_EQUAL(t->nseg, 1);
+    CU_ASSERT_EQUAL(t->seg[0].kind, CX_MODEL_PART_LAYER);
+    return &t->part[CX_MODEL_PART_LAYER].ops;
+}
+
+static double table_flops(const cx_model_stack *t, int64_t l, int recompute)
 {
     double f = 0;
-    for (int i = 0; i < t->layer.nops; i++) {
-        const cx_model_op *o = &t->layer.op[i];
+    const cx_model_ops *lo = layer_ops(t), *ho = &t->part[CX_MODEL_PART_HEAD].ops;
+    for (int i = 0; i < lo->nops; i++) {
+        const cx_model_op *o = &lo->op[i];
         f += (double)l * (o->fwd_flops * (recompute ? 2 : 1) + o->b_flops + o->w_flops);
     }
-    for (int i = 0; i < t->head.nops; i++) {
-        const cx_model_op *o = &t->head.op[i];
+    for (int i = 0; i < ho->nops; i++) {
+        const cx_model_op *o = &ho->op[i];
         f += o->fwd_flops + o->b_flops + o->w_flops;
     }
     return f;
@@ -67,7 +76,7 @@ static void test_flops_megatron(void)
         culonx_model m = gpt(shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], shapes[i][4]);
         for (int64_t t = 1; t <= 8; t *= 2)
             for (int64_t b = 1; b <= 4; b *= 2) {
-                cx_model_table tab;
+                cx_model_stack tab;
                 cx_model_build(&m, b, t, 0, 2.0, &tab);
                 /* per-rank FLOPs x t ranks x B/b microbatches = whole model */
                 double B = 64;
@@ -86,7 +95,7 @@ static void test_activations_korthikanti(void)
     for (int64_t t = 1; t <= 8; t *= 2)
         for (int64_t b = 1; b <= 2; b++)
             for (int sp = 0; sp <= 1; sp++) {
-                cx_model_table tab;
+                cx_model_stack tab;
                 cx_model_build(&m, b, t, sp, 2.0, &tab);
                 double sbh = s * (double)b * h, T = (double)t;
                 double none, sel, full;
@@ -103,9 +112,10 @@ static void test_activations_korthikanti(void)
                     sel = 34 * sbh / T;
                     full = 2 * sbh / T;
                 }
-                CU_ASSERT(rel(tab.layer_act_bytes[CULONX_RECOMPUTE_NONE], none) < 1e-12);
-                CU_ASSERT(rel(tab.layer_act_bytes[CULONX_RECOMPUTE_SELECTIVE], sel) < 1e-12);
-                CU_ASSERT(rel(tab.layer_act_bytes[CULONX_RECOMPUTE_FULL], full) < 1e-12);
+                const double *act = tab.part[CX_MODEL_PART_LAYER].act_bytes;
+                CU_ASSERT(rel(act[CULONX_RECOMPUTE_NONE], none) < 1e-12);
+                CU_ASSERT(rel(act[CULONX_RECOMPUTE_SELECTIVE], sel) < 1e-12);
+                CU_ASSERT(rel(act[CULONX_RECOMPUTE_FULL], full) < 1e-12);
             }
 }
 
@@ -113,11 +123,12 @@ static void test_tp_collectives(void)
 {
     culonx_model m = gpt(24, 4096, 32, 51200, 2048);
     for (int sp = 0; sp <= 1; sp++) {
-        cx_model_table tab;
+        cx_model_stack tab;
         cx_model_build(&m, 2, 4, sp, 2.0, &tab);
         int ar_f = 0, ar_b = 0, rs = 0, ag = 0;
-        for (int i = 0; i < tab.layer.nops; i++) {
-            const cx_model_op *o = &tab.layer.op[i];
+        const cx_model_ops *lo = layer_ops(&tab);
+        for (int i = 0; i < lo->nops; i++) {
+            const cx_model_op *o = &lo->op[i];
             ar_f += o->coll_fwd == CX_COLL_ALL_REDUCE;
             ar_b += o->coll_bwd == CX_COLL_ALL_REDUCE;
             rs += (o->coll_fwd == CX_COLL_REDUCE_SCATTER) + (o->coll_bwd == CX_COLL_REDUCE_SCATTER);

@@ -73,6 +73,14 @@ static double bubble_cached(const cx_sched_desc *d, int p, int m, int v, double 
     return r;
 }
 
+/* Is c's iteration time replayed? Schedules without an exact formula, and
+ * every schedule under an uneven layer split (culonx_run.vstage_layers):
+ * the formulas hold for equal middle stages only. */
+static int replays(const cx_cost *c)
+{
+    return !c->sched->closed_exact || c->run->vstage_layers != NULL;
+}
+
 void cx_core_stage_times(const cx_cost *c, int s, double *f, double *b, double *w)
 {
     *f = c->stage_f_s[s], *b = c->stage_b_s[s], *w = c->stage_w_s[s];
@@ -169,7 +177,7 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     double tj = Fj + Bj + Wj;
     /* schedules without an exact formula are replayed (below); their bubble
      * is what remains of the replayed time */
-    int replayed = !c->sched->closed_exact;
+    int replayed = replays(c);
     double bubble = 0;
     if (p > 1 && !replayed) {
         double n = (double)(p - 1);
@@ -244,13 +252,9 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
 
     /* FLOPs */
     double per_mb = 0, rec = 0;
-    const int nvs = p * c->v;
-    const cx_chunk_cost *kinds[3] = {&c->first, &c->mid, &c->last};
-    const double count[3] = {1.0, (double)(nvs - 2), 1.0};
-    for (int k = 0; k < 3; k++) {
-        const cx_chunk_cost *cc = nvs == 1 ? &c->only : kinds[k];
-        double n = nvs == 1 ? (k == 0) : count[k];
-        if (n <= 0) continue; /* kinds not built for this nvs */
+    for (int k = 0; k < c->nclass; k++) { /* chunk classes x their virtual stages */
+        const cx_chunk_cost *cc = &c->cls[k];
+        double n = (double)c->class_vstages[k];
         per_mb += n * (cc->f_flops + cc->b_flops + cc->w_flops);
         rec += n * cc->r_flops;
     }
@@ -258,7 +262,7 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     res->model_flops = per_mb * ranks;
     res->hardware_flops = (per_mb + rec) * ranks;
     /* parameters */
-    res->params = cx_model_total_params(&run->model);
+    res->params = cx_model_stack_params(&c->stack);
 
     /* memory: the most loaded stage */
     memory_result(c, replayed ? c->replay.peak_act_bytes : NULL, res);
@@ -350,7 +354,7 @@ culonx_status cx_core_closed_bound(const culonx_run *run, double clock_mhz, cx_c
     culonx_result r;
     memset(&r, 0, sizeof r);
     memset(b, 0, sizeof *b);
-    if (c->sched->closed_exact) {
+    if (!replays(c)) {
         memory_result(c, NULL, &r);
         b->peak_bytes = r.memory.peak_bytes;
         b->time_s = b->energy_j = 0; /* no bound needed: evaluate */

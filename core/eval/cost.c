@@ -1,10 +1,15 @@
 /*
  * cost.c — turns model x system x execution into per-chunk costs (cost.h).
  *
- * Each op of the layer table (models/) becomes hw work (hw/perf.c): forward,
- * input gradient (B) and weight gradient (W). A chunk of L layers costs L
- * times the layer, plus the embedding on virtual stage 0 and the head
- * (final norm, logits, loss) on the last virtual stage. Recompute adds the
+ * Each op of every part of the model's stack (models/: layer kinds,
+ * embedding, head) becomes hw work (hw/perf.c): forward, input gradient (B)
+ * and weight gradient (W). Virtual stage vs holds the layers [vs_layer0[vs],
+ * vs_layer0[vs+1]) of the stack (layers / (pp x chunks) each unless the run
+ * gives vstage_layers), plus the embedding on virtual stage 0 and the head
+ * (final norm, logits, loss) on the last; a chunk costs the sum over its
+ * pieces of count x the part, and virtual stages with the same pieces share
+ * one chunk class (cost.h). A tied output on another chunk than the
+ * embedding keeps a copy of the shared weights. Recompute adds the
  * forward of every layer (full) or of the attention core (selective,
  * Korthikanti et al. 2022) before the backward. TP collectives are blocking
  * (Megatron default: no TP overlap) and priced by hw/net.c over the tp group
@@ -137,6 +142,135 @@ int cx_core_cost_stage_of(const cx_cost *c, int vs, int *chunk)
     return c->vs_stage[vs];
 }
 
+/* First layer of each virtual stage: the run's vstage_layers, or the even
+ * split of layers / nvs each. */
+static culonx_status split_layers(const culonx_run *run, cx_cost *c, int nvs, culonx_error *err)
+{
+    const culonx_model *md = &run->model;
+    if (!run->vstage_layers) {
+        if (md->layers % nvs != 0)
+            return cx_core_fail(err, CULONX_EINPUT, run->path, 0,
+                                "schedule %s needs layers (%lld) divisible by pp x chunks = %lld",
+                                c->sched->name, (long long)md->layers, (long long)nvs);
+        const int64_t lpc = md->layers / nvs;
+        for (int vs = 0; vs <= nvs; vs++)
+            c->vs_layer0[vs] = (int32_t)(vs * lpc);
+        return CULONX_OK;
+    }
+    if (run->n_vstage_layers != nvs)
+        return cx_core_fail(err, CULONX_EINPUT, run->path, 0,
+                            "%d layer counts given for pp x chunks = %d virtual stages",
+                            run->n_vstage_layers, nvs);
+    int64_t sum = 0;
+    c->vs_layer0[0] = 0;
+    for (int vs = 0; vs < nvs; vs++) {
+        int64_t n = run->vstage_layers[vs];
+        if (n < 0 || n > md->layers - sum)
+            return cx_core_fail(err, CULONX_EINPUT, run->path, 0,
+                                "layers of virtual stage %d (%lld) leave the model's %lld layers",
+                                vs, (long long)n, (long long)md->layers);
+        sum += n;
+        c->vs_layer0[vs + 1] = (int32_t)sum;
+    }
+    if (sum != md->layers)
+        return cx_core_fail(err, CULONX_EINPUT, run->path, 0,
+                            "layers of the virtual stages add up to %lld, not the model's %lld",
+                            (long long)sum, (long long)md->layers);
+    return CULONX_OK;
+}
+
+static int same_content(const cx_chunk_cost *cc, const cx_chunk_piece *pc, int np)
+{
+    if (cc->npieces != np) return 0;
+    for (int i = 0; i < np; i++)
+        if (cc->piece[i].part != pc[i].part || cc->piece[i].count != pc[i].count) return 0;
+    return 1;
+}
+
+/* A new chunk class of np pieces: costs zeroed, content set. */
+static int new_class(cx_cost *c, const cx_chunk_piece *pc, int np, int embed, int head)
+{
+    int k = c->nclass++;
+    cx_chunk_cost *cc = &c->cls[k];
+    memset(cc, 0, sizeof *cc);
+    cc->npieces = np;
+    memcpy(cc->piece, pc, (size_t)np * sizeof *pc);
+    cc->has_embed = embed;
+    cc->has_head = head;
+    c->class_vstages[k] = 0;
+    return k;
+}
+
+/* Cuts the stack into the virtual stages' slices (the embedding on the
+ * first, the segments' layers in [vs_layer0[vs], vs_layer0[vs+1]), the head
+ * on the last) and gives each distinct slice a class, in order of first
+ * appearance; the classes' costs are zeroed, their contents set. */
+static culonx_status classify(const culonx_run *run, cx_cost *c, int nvs, culonx_error *err)
+{
+    const cx_model_stack *stk = &c->stack;
+    c->nclass = 0;
+    if (!run->vstage_layers && stk->nseg == 1) {
+        /* the even split of one segment (the default; the loop below gives
+         * the same, tests/test_stack.c): first, middle and last classes */
+        const int32_t L = c->vs_layer0[1];
+        const cx_chunk_piece e = {CX_MODEL_PART_EMBED, 1}, h = {CX_MODEL_PART_HEAD, 1};
+        const cx_chunk_piece l = {(int16_t)stk->seg[0].kind, L};
+        const cx_chunk_piece first[3] = {e, l, h}, last[2] = {l, h};
+        int k0 = new_class(c, first, nvs == 1 ? 3 : 2, 1, nvs == 1);
+        int k1 = nvs > 2 ? new_class(c, &l, 1, 0, 0) : k0;
+        int k2 = nvs > 1 ? new_class(c, last, 2, 0, 1) : k0;
+        c->vs_class[0] = (int16_t)k0;
+        for (int vs = 1; vs < nvs - 1; vs++)
+            c->vs_class[vs] = (int16_t)k1;
+        if (nvs > 1) c->vs_class[nvs - 1] = (int16_t)k2;
+        c->class_vstages[k0] = 1;
+        if (nvs > 2) c->class_vstages[k1] = nvs - 2;
+        if (nvs > 1) c->class_vstages[k2] = 1;
+        return CULONX_OK;
+    }
+    int g0 = 0, prev_g = -1; /* segment holding the first layer (ranges move forward) */
+    int64_t base0 = 0, prev_n = -1;
+    for (int vs = 0; vs < nvs; vs++) {
+        const int64_t a = c->vs_layer0[vs], b = c->vs_layer0[vs + 1];
+        while (g0 + 1 < stk->nseg && a >= base0 + stk->seg[g0].count)
+            base0 += stk->seg[g0].count, g0++;
+        /* a middle virtual stage with as many layers as the previous one,
+         * both inside one segment: the same content (the common case) */
+        const int inside = stk->nseg > 0 && b <= base0 + stk->seg[g0].count;
+        if (vs >= 2 && vs < nvs - 1 && inside && prev_g == g0 && prev_n == b - a) {
+            c->vs_class[vs] = c->vs_class[vs - 1];
+            c->class_vstages[c->vs_class[vs]]++;
+            continue;
+        }
+        prev_g = inside ? g0 : -1, prev_n = b - a;
+        cx_chunk_piece pc[CX_COST_MAX_PIECES];
+        int np = 0;
+        if (vs == 0) pc[np].part = CX_MODEL_PART_EMBED, pc[np++].count = 1;
+        int64_t base = base0;
+        for (int g = g0; g < stk->nseg && base < b; base += stk->seg[g].count, g++) {
+            int64_t lo = a > base ? a : base, end = base + stk->seg[g].count;
+            int64_t hi = b < end ? b : end;
+            if (hi > lo)
+                pc[np].part = (int16_t)stk->seg[g].kind, pc[np++].count = (int32_t)(hi - lo);
+        }
+        if (vs == nvs - 1) pc[np].part = CX_MODEL_PART_HEAD, pc[np++].count = 1;
+        int k = -1;
+        if (vs > 0 && same_content(&c->cls[c->vs_class[vs - 1]], pc, np)) k = c->vs_class[vs - 1];
+        for (int j = 0; k < 0 && j < c->nclass; j++)
+            if (same_content(&c->cls[j], pc, np)) k = j;
+        if (k < 0) {
+            if (c->nclass == CX_COST_MAX_CLASSES)
+                return cx_core_fail(err, CULONX_EINPUT, run->path, 0,
+                                    "more than %d distinct virtual stage contents",
+                                    CX_COST_MAX_CLASSES);
+            k = new_class(c, pc, np, vs == 0, vs == nvs - 1);
+        }
+        c->vs_class[vs] = (int16_t)k;
+        c->class_vstages[k]++;
+    }
+    return CULONX_OK;
+}
+
 culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cost *c,
                                  culonx_error *err)
 {
@@ -159,76 +293,56 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
         return cx_core_fail(err, CULONX_EINPUT, run->path, 0,
                             "pp=%lld with %d chunks per stage: at most %d stages are modelled",
                             (long long)ex->pp, c->v, CX_COST_MAX_STAGES);
-    if (md->layers % nvs != 0)
-        return cx_core_fail(err, CULONX_EINPUT, run->path, 0,
-                            "schedule %s needs layers (%lld) divisible by pp x chunks = %lld",
-                            c->sched->name, (long long)md->layers, (long long)nvs);
     c->m = (int)(ex->global_batch / (ex->microbatch * ex->dp));
     c->weight_copies = c->sched->weight_copies > 0 ? c->sched->weight_copies : 1;
 
     const double e = 2.0; /* 16-bit activations (fp8 runs keep bf16 activations) */
-    cx_model_build(md, ex->microbatch, ex->tp, ex->sequence_parallel, e, &c->tab);
+    if (cx_model_build(md, ex->microbatch, ex->tp, ex->sequence_parallel, e, &c->stack) != 0)
+        return cx_core_fail(err, CULONX_EINPUT, run->path, 0, "model arch %d is not available",
+                            (int)md->arch);
+    culonx_status st = split_layers(run, c, (int)nvs, err);
+    if (st != CULONX_OK) return st;
+    st = classify(run, c, (int)nvs, err);
+    if (st != CULONX_OK) return st;
 
-    /* one layer, then scale */
-    cx_chunk_cost layer, embed, head;
-    memset(&layer, 0, sizeof layer);
-    memset(&embed, 0, sizeof embed);
-    memset(&head, 0, sizeof head);
-    ops_cost(c, &c->tab.layer, 1.0, ex->recompute, 1, &layer, &c->layer_t);
-    ops_cost(c, &c->tab.embed, 1.0, ex->recompute, 0, &embed, &c->embed_t);
-    ops_cost(c, &c->tab.head, 1.0, ex->recompute, 0, &head, &c->head_t);
-
+    /* one instance of each part, then each class as a sum of parts */
+    const cx_model_stack *stk = &c->stack;
+    cx_chunk_cost part[CX_MODEL_MAX_PARTS];
+    for (int q = 0; q < stk->nparts; q++) {
+        int i = (q + CX_MODEL_PART_LAYER) % stk->nparts; /* layer kinds, embedding, head */
+        memset(&part[i], 0, sizeof part[i]);
+        ops_cost(c, &stk->part[i].ops, 1.0, ex->recompute, stk->part[i].recompute, &part[i],
+                 &c->part_t[i]);
+    }
     const double t = (double)ex->tp;
-    const int64_t lpc = md->layers / nvs;
-    const double layer_params = cx_model_layer_params(md) / t;
-    cx_chunk_cost *kinds[4] = {&c->mid, &c->first, &c->last, &c->only};
-    for (int kind = 0; kind < 4; kind++) {
-        /* only the kinds cx_core_cost_chunk can return for this nvs */
-        cx_chunk_cost *cc = kinds[kind];
-        if (nvs == 1 ? kind != 3 : kind == 3 || (kind == 0 && nvs == 2)) {
-            memset(cc, 0, sizeof *cc);
-            continue;
-        }
-        int emb = kind == 1 || kind == 3, hd = kind == 2 || kind == 3;
-        double L = (double)lpc;
-        memset(cc, 0, sizeof *cc);
-        cc->layers = lpc;
-#define SCALE(f) cc->f = L * layer.f
-        SCALE(f_s); SCALE(b_s); SCALE(w_s); SCALE(r_s);
-        SCALE(tp_f_s); SCALE(tp_b_s); SCALE(tp_r_s);
-        SCALE(f_flops); SCALE(b_flops); SCALE(w_flops); SCALE(r_flops);
-        SCALE(f_bytes); SCALE(b_bytes); SCALE(w_bytes); SCALE(r_bytes);
-        SCALE(tensor_s);
-#undef SCALE
-        for (int k = 0; k < CULONX_MAX_TIERS; k++) cc->tp_tier_bytes[k] = L * layer.tp_tier_bytes[k];
-        cc->act_bytes = L * c->tab.layer_act_bytes[ex->recompute];
-        cc->work_bytes = ex->recompute == CULONX_RECOMPUTE_FULL
-                             ? c->tab.layer_act_bytes[CULONX_RECOMPUTE_NONE]
-                             : 0.0;
-        cc->params = L * layer_params;
-        const cx_chunk_cost *extra[2] = {emb ? &embed : NULL, hd ? &head : NULL};
-        for (int x = 0; x < 2; x++) {
-            const cx_chunk_cost *ec = extra[x];
-            if (!ec) continue;
-            cc->f_s += ec->f_s, cc->b_s += ec->b_s, cc->w_s += ec->w_s;
-            cc->tp_f_s += ec->tp_f_s, cc->tp_b_s += ec->tp_b_s;
-            cc->f_flops += ec->f_flops, cc->b_flops += ec->b_flops, cc->w_flops += ec->w_flops;
-            cc->f_bytes += ec->f_bytes, cc->b_bytes += ec->b_bytes, cc->w_bytes += ec->w_bytes;
-            cc->tensor_s += ec->tensor_s;
-            for (int k = 0; k < CULONX_MAX_TIERS; k++) cc->tp_tier_bytes[k] += ec->tp_tier_bytes[k];
-        }
-        if (emb) {
-            cc->has_embed = 1;
-            cc->act_bytes += c->tab.embed_act_bytes;
-            cc->params += cx_model_embed_params(md) / t;
-        }
-        if (hd) {
-            cc->has_head = 1;
-            cc->act_bytes += c->tab.head_act_bytes;
-            cc->params += cx_model_head_params(md) / t;
-            /* GPT ties the output to the embedding: the last stage keeps a copy */
-            if (md->arch == CULONX_ARCH_GPT && nvs > 1)
-                cc->params += (double)md->vocab * (double)md->hidden / t;
+    for (int k = 0; k < c->nclass; k++) {
+        cx_chunk_cost *cc = &c->cls[k];
+        for (int i = 0; i < cc->npieces; i++) {
+            const int pi = cc->piece[i].part;
+            const cx_model_part *mp = &stk->part[pi];
+            const cx_chunk_cost *pc = &part[pi];
+            const double L = (double)cc->piece[i].count;
+            /* clang-format off */
+#define ADD(f) cc->f += L * pc->f
+            ADD(f_s); ADD(b_s); ADD(w_s); ADD(r_s);
+            ADD(tp_f_s); ADD(tp_b_s); ADD(tp_r_s);
+            ADD(f_flops); ADD(b_flops); ADD(w_flops); ADD(r_flops);
+            ADD(f_bytes); ADD(b_bytes); ADD(w_bytes); ADD(r_bytes);
+            ADD(tensor_s);
+#undef ADD
+            /* clang-format on */
+            for (int q = 0; q < CULONX_MAX_TIERS; q++)
+                cc->tp_tier_bytes[q] += L * pc->tp_tier_bytes[q];
+            cc->act_bytes += L * mp->act_bytes[ex->recompute];
+            cc->params += L * (mp->params / t);
+            if (pi >= CX_MODEL_PART_LAYER) {
+                cc->layers += cc->piece[i].count;
+                /* full recompute holds one layer's full activations */
+                if (ex->recompute == CULONX_RECOMPUTE_FULL)
+                    cc->work_bytes = cx_maxd(cc->work_bytes, mp->act_bytes[CULONX_RECOMPUTE_NONE]);
+            }
+            /* a tied output on another chunk than the embedding keeps a copy */
+            if (mp->tied_params > 0 && !cc->has_embed) cc->params += mp->tied_params / t;
         }
         cc->e_f_j = cx_core_pass_energy_j(c, cc->f_s, cc->f_flops, cc->f_bytes, NULL);
         cc->e_b_j = cx_core_pass_energy_j(c, cc->b_s, cc->b_flops, cc->b_bytes, NULL);
@@ -261,13 +375,13 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
      * only when the stage's parameters differ from its predecessor's */
     double prev_P = -1;
     for (int s = 0; s < c->p; s++) {
-        int nf = 0, nb = 0, mid = 1;
+        int nf = 0, nb = 0, same = s > 0;
         double P = 0, F = 0, B = 0, W = 0, act = 0, work = 0, ej = 0, busy = 0, by = 0;
         for (int k = 0; k < c->v; k++) {
             int vs = c->vs_stage_vs[s * c->v + k];
             if (vs + 1 < nvs && c->vs_stage[vs + 1] != s) nf++;
             if (vs > 0 && c->vs_stage[vs - 1] != s) nb++;
-            mid &= vs != 0 && vs != nvs - 1;
+            same = same && c->vs_class[vs] == c->vs_class[c->vs_stage_vs[(s - 1) * c->v + k]];
             const cx_chunk_cost *cc = cx_core_cost_chunk(c, vs);
             P += cc->params;
             F += cc->f_s + cc->tp_f_s;
@@ -279,9 +393,8 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
             busy += cc->f_s + cc->b_s + cc->w_s + cc->r_s;
             by += cc->f_bytes + cc->b_bytes + cc->w_bytes + cc->r_bytes;
         }
-        c->same_prev[s] = (unsigned char)(s > 0 && mid && c->same_prev_mid && nf == c->sends_f[s - 1] &&
-                                          nb == c->sends_b[s - 1]);
-        c->same_prev_mid = mid;
+        c->same_prev[s] =
+            (unsigned char)(same && nf == c->sends_f[s - 1] && nb == c->sends_b[s - 1]);
         c->sends_f[s] = nf, c->sends_b[s] = nb;
         c->stage_f_s[s] = F, c->stage_b_s[s] = B, c->stage_w_s[s] = W;
         c->stage_act_bytes[s] = act, c->stage_work_bytes[s] = work;

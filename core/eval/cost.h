@@ -4,6 +4,16 @@
  * chunk) the forward, input-gradient, weight-gradient and recompute compute
  * time, the exposed TP communication, FLOPs, activation bytes and parameters;
  * plus the PP p2p time, the DP gradient-sync time and the optimizer step.
+ *
+ * Chunk classes: a virtual stage holds a slice of the model's stack (its
+ * layers, in segments of one layer kind each; the embedding on the first,
+ * the head on the last). Virtual stages with the same slice cost the same,
+ * so each distinct content is priced once as a class (cls[]), and
+ * vs_class[vs] names the class of each virtual stage, classes numbered in
+ * order of first appearance. The even split has at most three (first, the
+ * middle ones, last; one with a single virtual stage); an uneven split
+ * (culonx_run.vstage_layers) up to CX_COST_MAX_CLASSES.
+ * cx_core_cost_chunk(c, vs) is the accessor.
  * See core/README.md, "Chunk costs".
  */
 #ifndef CX_CORE_COST_H
@@ -23,6 +33,16 @@
 /* per-stage arrays are padded off a multiple of 4 KiB so that the many
  * arrays written together per stage do not alias in the L1 cache */
 #define CX_STAGE_ARRAY (CX_COST_MAX_STAGES + 12)
+/* most distinct chunk contents (classes) of one run */
+#define CX_COST_MAX_CLASSES 64
+/* most pieces of a chunk: the embedding, the segments it cuts, the head */
+#define CX_COST_MAX_PIECES (CX_MODEL_MAX_SEGMENTS + 2)
+
+/* A run of consecutive instances of one part (model.h) inside a chunk. */
+typedef struct {
+    int16_t part; /* CX_MODEL_PART_* or a layer kind */
+    int32_t count;
+} cx_chunk_piece;
 
 typedef struct {
     /* compute time per microbatch (s), TP collectives excluded */
@@ -44,6 +64,9 @@ typedef struct {
     double params;        /* parameters per GPU */
     int64_t layers;
     int has_embed, has_head;
+    /* content, input to output: what the graph engine expands at op level */
+    int npieces;
+    cx_chunk_piece piece[CX_COST_MAX_PIECES];
 } cx_chunk_cost;
 
 /* Result of replaying a schedule (core/replay.c), per physical stage. */
@@ -55,7 +78,8 @@ typedef struct {
     double peak_act_bytes[CX_STAGE_ARRAY]; /* activations + transient peak */
 } cx_replay;
 
-/* Times of each op of a table (layer, embedding or head) per microbatch. */
+/* Times of each op of a table (a part: layer kind, embedding or head) per
+ * microbatch. */
 typedef struct {
     double f_s[CX_MODEL_MAX_OPS], b_s[CX_MODEL_MAX_OPS], w_s[CX_MODEL_MAX_OPS];
     double r_s[CX_MODEL_MAX_OPS]; /* recompute (0 for ops not recomputed) */
@@ -64,16 +88,21 @@ typedef struct {
 
 typedef struct {
     const culonx_run *run;
-    cx_model_table tab;   /* op tables of this run */
-    cx_op_times layer_t, embed_t, head_t;
+    /* op tables of this run, and the times of their ops per part */
+    cx_model_stack stack;
+    cx_op_times part_t[CX_MODEL_MAX_PARTS];
     culonx_system sys;    /* with perf defaults filled */
     const cx_sched_desc *sched;
     cx_layout layout;     /* degrees, strides, groups (core/layout/layout.h) */
     int p, v, m;          /* v = chunks per stage for the schedule */
     double clock_mhz;
-    /* chunks differ only by the embedding (virtual stage 0) and the head
-     * (the last one): three kinds, see cx_core_cost_chunk */
-    cx_chunk_cost first, mid, last, only;
+    /* chunk classes (see the top): cls[vs_class[vs]] is virtual stage vs;
+     * class_vstages[k] virtual stages are of class k */
+    cx_chunk_cost cls[CX_COST_MAX_CLASSES];
+    int nclass;
+    int class_vstages[CX_COST_MAX_CLASSES];
+    int16_t vs_class[CX_COST_MAX_VSTAGES];
+    int32_t vs_layer0[CX_COST_MAX_VSTAGES + 1]; /* first layer of each virtual stage */
     double p2p_s;         /* one activation/gradient transfer between stages */
     double p2p_bytes;
     int p2p_tier;
@@ -87,10 +116,10 @@ typedef struct {
     double stage_busy_s[CX_STAGE_ARRAY];   /* compute per microbatch, TP excluded */
     double stage_bytes[CX_STAGE_ARRAY];    /* HBM bytes per microbatch */
     int dp_nb[CX_STAGE_ARRAY];             /* DP buckets */
-    /* 1 when stage s equals stage s-1 in every per-stage value above (both
-     * hold only middle chunks, same sends): loops may reuse s-1's results */
+    /* 1 when stage s equals stage s-1 in every per-stage value above (same
+     * chunk classes in chunk order, same sends): loops may reuse s-1's
+     * results */
     unsigned char same_prev[CX_STAGE_ARRAY];
-    int same_prev_mid; /* scratch for the loop that fills same_prev */
     int sends_f[CX_STAGE_ARRAY];  /* p2p sends per microbatch, forward */
     int sends_b[CX_STAGE_ARRAY];  /* and backward */
     int16_t vs_stage[CX_COST_MAX_VSTAGES], vs_chunk[CX_COST_MAX_VSTAGES];
@@ -110,11 +139,7 @@ typedef struct {
 /* The costs of virtual stage vs. */
 static inline const cx_chunk_cost *cx_core_cost_chunk(const cx_cost *c, int vs)
 {
-    int nvs = c->p * c->v;
-    if (nvs == 1) return &c->only;
-    if (vs == 0) return &c->first;
-    if (vs == nvs - 1) return &c->last;
-    return &c->mid;
+    return &c->cls[c->vs_class[vs]];
 }
 
 /* Computes all costs at a clock (0 = max). Fails on configurations the

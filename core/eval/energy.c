@@ -69,12 +69,9 @@ void cx_core_energy_finish(const cx_cost *c, const double *stage_compute_j,
     e->hbm_j = per_stage * hbm;
     /* network: TP per chunk per microbatch, PP p2p, DP per stage */
     double bits[CULONX_MAX_TIERS] = {0, 0};
-    const cx_chunk_cost *kinds[3] = {&c->first, &c->mid, &c->last};
-    const double count[3] = {1.0, nvs - 2.0, 1.0};
-    for (int k = 0; k < 3; k++) {
-        const cx_chunk_cost *cc = nvs == 1 ? &c->only : kinds[k];
-        double n = nvs == 1 ? (k == 0) : count[k];
-        if (n <= 0) continue; /* kinds not built for this nvs */
+    for (int k = 0; k < c->nclass; k++) { /* chunk classes x their virtual stages */
+        const cx_chunk_cost *cc = &c->cls[k];
+        double n = (double)c->class_vstages[k];
         for (int t = 0; t < CULONX_MAX_TIERS; t++)
             bits[t] += 8.0 * n * m * per_stage * cc->tp_tier_bytes[t];
     }

@@ -50,7 +50,7 @@ typedef struct {
     int32_t mb;
     int16_t stage, chunk, vstage, layer; /* layer -1 at stage level */
     uint8_t kind, stream, op;            /* op index in its table (op level) */
-    uint8_t part;                        /* 0 layer, 1 embed, 2 head (op level) */
+    uint8_t part;                        /* part of the model stack (op level) */
 } cx_node;
 
 typedef enum { CX_DETAIL_STAGE = 0, CX_DETAIL_OP = 1 } cx_detail;

@@ -43,8 +43,10 @@ typedef struct {
     int stage, sendF, sendB;
 } vsinfo;
 
-#define TIME_KEY (4 * 7 + 1)
-#define MEM_KEY (4 * 2)
+/* memo keys: per chunk class 7 times (+ p2p) or 2 byte counts, and the
+ * class of each virtual stage */
+#define TIME_KEY (CX_COST_MAX_CLASSES * 7 + 1)
+#define MEM_KEY (CX_COST_MAX_CLASSES * 2)
 
 struct cx_replay_ws {
     /* orders of (sd, p, m, v) */
@@ -71,6 +73,8 @@ struct cx_replay_ws {
     /* memos (valid for the current orders only) */
     int have_time, have_mem;
     double time_key[TIME_KEY], mem_key[MEM_KEY];
+    int time_nclass, mem_nclass;
+    int16_t time_cls[CX_COST_MAX_VSTAGES], mem_cls[CX_COST_MAX_VSTAGES];
     cx_replay time_out; /* first p entries of each array */
     double mem_peak[CX_COST_MAX_STAGES];
 };
@@ -168,8 +172,15 @@ culonx_status cx_core_replay_shape(const cx_cost *c, cx_replay_ws *ws, cx_replay
 
 static const cx_chunk_cost *kind_of(const cx_cost *c, int k)
 {
-    const cx_chunk_cost *kinds[4] = {&c->first, &c->mid, &c->last, &c->only};
-    return kinds[k];
+    return &c->cls[k];
+}
+
+/* Do the memo's key (n doubles, nclass classes, vs -> class) match c's? */
+static int key_hit(const cx_cost *c, const double *key, const double *memo_key, size_t n,
+                   int nclass, const int16_t *cls)
+{
+    return nclass == c->nclass && memcmp(key, memo_key, n * sizeof *key) == 0 &&
+           memcmp(cls, c->vs_class, (size_t)(c->p * c->v) * sizeof *cls) == 0;
 }
 
 culonx_status cx_core_replay_memory(const cx_cost *c, cx_replay_ws *ws, double *peak_act,
@@ -179,11 +190,12 @@ culonx_status cx_core_replay_memory(const cx_cost *c, cx_replay_ws *ws, double *
     if (st != CULONX_OK) return st;
     const int p = c->p, v = c->v;
     double key[MEM_KEY];
-    for (int k = 0; k < 4; k++) {
+    const size_t nkey = 2 * (size_t)c->nclass;
+    for (int k = 0; k < c->nclass; k++) {
         key[2 * k] = kind_of(c, k)->act_bytes;
         key[2 * k + 1] = kind_of(c, k)->work_bytes;
     }
-    if (!ws->have_mem || memcmp(key, ws->mem_key, sizeof key) != 0) {
+    if (!ws->have_mem || !key_hit(c, key, ws->mem_key, nkey, ws->mem_nclass, ws->mem_cls)) {
         for (int s = 0; s < p; s++) {
             const cx_sched_item *ord = ws->items + (size_t)s * (size_t)ws->cap;
             double act = 0, peak = 0;
@@ -209,7 +221,9 @@ culonx_status cx_core_replay_memory(const cx_cost *c, cx_replay_ws *ws, double *
             }
             ws->mem_peak[s] = peak;
         }
-        memcpy(ws->mem_key, key, sizeof key);
+        memcpy(ws->mem_key, key, nkey * sizeof *key);
+        ws->mem_nclass = c->nclass;
+        memcpy(ws->mem_cls, c->vs_class, (size_t)(p * v) * sizeof *ws->mem_cls);
         ws->have_mem = 1;
     }
     memcpy(peak_act, ws->mem_peak, (size_t)p * sizeof *peak_act);
@@ -353,20 +367,23 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
     culonx_status st = orders(c, ws, err);
     if (st != CULONX_OK) return st;
     double key[TIME_KEY];
-    for (int k = 0; k < 4; k++) {
+    const size_t nkey = 7 * (size_t)c->nclass + 1;
+    for (int k = 0; k < c->nclass; k++) {
         const cx_chunk_cost *cc = kind_of(c, k);
         double *q = key + 7 * k;
         q[0] = cc->f_s, q[1] = cc->tp_f_s, q[2] = cc->b_s, q[3] = cc->tp_b_s;
         q[4] = cc->r_s, q[5] = cc->tp_r_s, q[6] = cc->w_s;
     }
-    key[TIME_KEY - 1] = c->p2p_s;
-    if (ws->have_time && memcmp(key, ws->time_key, sizeof key) == 0) {
+    key[nkey - 1] = c->p2p_s;
+    if (ws->have_time && key_hit(c, key, ws->time_key, nkey, ws->time_nclass, ws->time_cls)) {
         copy_out(out, &ws->time_out, c->p);
     } else {
         ws->have_time = 0;
         st = play(c, ws, out, err);
         if (st != CULONX_OK) return st;
-        memcpy(ws->time_key, key, sizeof key);
+        memcpy(ws->time_key, key, nkey * sizeof *key);
+        ws->time_nclass = c->nclass;
+        memcpy(ws->time_cls, c->vs_class, (size_t)(c->p * c->v) * sizeof *ws->time_cls);
         copy_out(&ws->time_out, out, c->p);
         ws->have_time = 1;
     }

@@ -217,21 +217,20 @@ static int32_t emit_group(walker *w, const cx_chunk_cost *cc, pass_kind pk, int 
             }
         }
     } else {
-        const cx_model_table *t = &c->tab;
-        int fwd = pk == PASS_F || pk == PASS_R;
-        int L = (int)cc->layers;
-        if (fwd) {
-            if (cc->has_embed && pk == PASS_F)
-                emit_ops(w, &t->embed, &c->embed_t, 1, -1, pk, rmode, mb, chunk, vs);
-            for (int l = 0; l < L; l++)
-                emit_ops(w, &t->layer, &c->layer_t, 0, l, pk, rmode, mb, chunk, vs);
-            if (cc->has_head && pk == PASS_F)
-                emit_ops(w, &t->head, &c->head_t, 2, -1, pk, rmode, mb, chunk, vs);
-        } else {
-            if (cc->has_head) emit_ops(w, &t->head, &c->head_t, 2, -1, pk, rmode, mb, chunk, vs);
-            for (int l = L - 1; l >= 0; l--)
-                emit_ops(w, &t->layer, &c->layer_t, 0, l, pk, rmode, mb, chunk, vs);
-            if (cc->has_embed) emit_ops(w, &t->embed, &c->embed_t, 1, -1, pk, rmode, mb, chunk, vs);
+        /* the chunk's pieces (embedding, segments of layer kinds, head) in
+         * order, backwards for B/W; recompute re-runs layer kinds only.
+         * Layers are numbered within the chunk. */
+        const cx_model_stack *st = &c->stack;
+        const int fwd = pk == PASS_F || pk == PASS_R, np = cc->npieces;
+        int l = fwd ? 0 : (int)cc->layers;
+        for (int q = 0; q < np; q++) {
+            const cx_chunk_piece *pc = &cc->piece[fwd ? q : np - 1 - q];
+            const int pt = pc->part, is_layer = pt >= CX_MODEL_PART_LAYER;
+            if (pk == PASS_R && !st->part[pt].recompute) continue;
+            for (int32_t i = 0; i < pc->count; i++) {
+                int layer = is_layer ? (fwd ? l++ : --l) : -1;
+                emit_ops(w, &st->part[pt].ops, &c->part_t[pt], pt, layer, pk, rmode, mb, chunk, vs);
+            }
         }
         if (w->n == first) { /* empty pass: keep a zero-length marker */
             int32_t id = emit(w, CX_STREAM_COMPUTE, pk == PASS_F ? CX_NODE_F : CX_NODE_B, 0.0);
@@ -488,10 +487,9 @@ const char *cx_core_node_name(const cx_graph *g, const cx_node *nd)
     static const char *const names[CX_NODE_KINDS] = {"F", "B", "W", "BW", "R", "TP",
                                                      "send", "dp-bucket", "optimizer"};
     if (g->detail == CX_DETAIL_OP && nd->stream == CX_STREAM_COMPUTE && nd->kind <= CX_NODE_R) {
-        const cx_model_ops *ops = nd->part == 1 ? &g->cost->tab.embed
-                                  : nd->part == 2 ? &g->cost->tab.head
-                                                  : &g->cost->tab.layer;
-        if (nd->op < ops->nops) return ops->op[nd->op].name;
+        const cx_model_stack *st = &g->cost->stack;
+        if (nd->part < st->nparts && nd->op < st->part[nd->part].ops.nops)
+            return st->part[nd->part].ops.op[nd->op].name;
     }
     return nd->kind < CX_NODE_KINDS ? names[nd->kind] : "?";
 }

@@ -192,6 +192,11 @@ typedef struct {
     culonx_origin tier_at[CULONX_MAX_TIERS];
     int dp_derived;   /* execution.dp was omitted: dp = gpus/(tp*pp) */
     int gpus_derived; /* execution.gpus was omitted: gpus = tp*pp*dp */
+    /* Internal, no XML option yet: layers of each virtual stage in model
+     * order (pp x chunks entries, >= 0, adding up to model.layers), owned by
+     * the caller; NULL: the even split layers / (pp x chunks). */
+    const int64_t *vstage_layers;
+    int n_vstage_layers;
 } culonx_run;
 
 /* ------------------------------------------------------------- config I/O */

@@ -8,6 +8,7 @@
 #include "core/base/base.h"
 #include "core/layout/layout.h"
 #include "core/layout/rules.h"
+#include "models/model.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -69,8 +70,7 @@ static culonx_status check_model(checker *C)
 {
     const culonx_model *m = &C->run->model;
     const culonx_origin *o = &C->run->model_at;
-    if (m->arch != CULONX_ARCH_GPT && m->arch != CULONX_ARCH_LLAMA)
-        return bad(C, o, "<model>: unknown arch %d", (int)m->arch);
+    if (!cx_model_family_of(m->arch)) return bad(C, o, "<model>: unknown arch %d", (int)m->arch);
     TRY(int_range(C, o, "model", "layers", m->layers, 1, 10000));
     TRY(int_range(C, o, "model", "hidden", m->hidden, 1, 1000000));
     TRY(int_range(C, o, "model", "heads", m->heads, 1, 100000));

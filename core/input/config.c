@@ -39,6 +39,7 @@
 #include "core/input/xml.h"
 #include "core/layout/layout.h"
 #include "core/layout/rules.h"
+#include "models/model.h"
 
 #include <libxml/SAX2.h>
 #include <libxml/parser.h>
@@ -285,15 +286,14 @@ static int parse_value(const field *f, const char *s, void *base, char *why, siz
         return 0;
     }
     case FT_ARCH: {
-        culonx_arch v;
-        if (strcmp(s, "gpt") == 0)
-            v = CULONX_ARCH_GPT;
-        else if (strcmp(s, "llama") == 0)
-            v = CULONX_ARCH_LLAMA;
-        else {
-            snprintf(why, whylen, "expected gpt or llama, got '%.64s'", s);
+        const cx_model_family *fam = cx_model_family_named(s);
+        if (!fam) {
+            char names[128];
+            cx_model_family_names(names, sizeof names);
+            snprintf(why, whylen, "expected %s, got '%.64s'", names, s);
             return -1;
         }
+        culonx_arch v = fam->arch;
         memcpy(p, &v, sizeof v);
         return 0;
     }
@@ -521,13 +521,14 @@ static culonx_status load_model(loader *L, xmlNodePtr el, const char *file)
     set_origin(&L->run->model_at, file, elem_line(el));
     if (!(seen & (1u << MODEL_KV_HEADS))) m->kv_heads = m->heads;
     if (!(seen & (1u << MODEL_FFN))) {
-        if (m->arch == CULONX_ARCH_LLAMA) {
+        const cx_model_family *fam = cx_model_family_of(m->arch);
+        if (fam && fam->ffn_per_hidden <= 0) {
             char where[256];
             cx_core_xml_render_element(el, "name", where, sizeof where);
             return cx_core_fail(L->err, CULONX_EINPUT, file, elem_line(el),
-                                "%s: llama models need ffn (the SwiGLU inner size)", where);
+                                "%s: %s models need ffn (%s)", where, fam->name, fam->ffn_why);
         }
-        m->ffn = cx_mul_sat_i64(4, m->hidden);
+        m->ffn = cx_mul_sat_i64(fam ? fam->ffn_per_hidden : 4, m->hidden);
     }
     return CULONX_OK;
 }
@@ -833,9 +834,10 @@ culonx_status culonx_run_set(culonx_run *run, const char *assignment, culonx_err
         culonx_model *m = &run->model;
         if (strcmp(key, "heads") == 0 && old.model.kv_heads == old.model.heads)
             m->kv_heads = m->heads;
-        if (strcmp(key, "hidden") == 0 && m->arch == CULONX_ARCH_GPT &&
-            old.model.ffn == cx_mul_sat_i64(4, old.model.hidden))
-            m->ffn = cx_mul_sat_i64(4, m->hidden);
+        const cx_model_family *fam = cx_model_family_of(m->arch);
+        if (strcmp(key, "hidden") == 0 && fam && fam->ffn_per_hidden > 0 &&
+            old.model.ffn == cx_mul_sat_i64(fam->ffn_per_hidden, old.model.hidden))
+            m->ffn = cx_mul_sat_i64(fam->ffn_per_hidden, m->hidden);
     }
     if (base == &run->exec) {
         if (strcmp(key, "dp") == 0 && run->dp_derived) {

@@ -5,6 +5,7 @@
  */
 #include "core/base/base.h"
 #include "core/output/report.h"
+#include "models/model.h"
 
 #include <math.h>
 #include <string.h>
@@ -73,15 +74,16 @@ void culonx_report_text(FILE *out, const culonx_run *run, const culonx_result *r
 {
     const culonx_model *m = &run->model;
     const culonx_execution *e = &run->exec;
+    const cx_model_family *fam = cx_model_family_of(m->arch);
     char a[32], b[32], c[32];
     cx_core_fmt_si(a, sizeof a, r->params, "");
     fprintf(out, "culonx %s — %s on %lld x %s (%s)\n", CULONX_VERSION, m->name,
             (long long)e->gpus, run->system.gpu.name, run->system.name);
-    fprintf(out, "  model       %s, %lld layers, hidden %lld, %lld heads (%lld kv), ffn %lld, "
-                 "vocab %lld, seq %lld: %s parameters\n",
-            m->arch == CULONX_ARCH_LLAMA ? "llama" : "gpt", (long long)m->layers,
-            (long long)m->hidden, (long long)m->heads, (long long)m->kv_heads,
-            (long long)m->ffn, (long long)m->vocab, (long long)m->seq, a);
+    fprintf(out,
+            "  model       %s, %lld layers, hidden %lld, %lld heads (%lld kv), ffn %lld, "
+            "vocab %lld, seq %lld: %s parameters\n",
+            fam ? fam->name : "?", (long long)m->layers, (long long)m->hidden, (long long)m->heads,
+            (long long)m->kv_heads, (long long)m->ffn, (long long)m->vocab, (long long)m->seq, a);
     fprintf(out, "  execution   TP %lld, PP %lld, DP %lld, VP %lld, microbatch %lld, global "
                  "batch %lld (%lld microbatches), %s\n",
             (long long)e->tp, (long long)e->pp, (long long)e->dp, (long long)e->vp,

@@ -1,0 +1,148 @@
+/*
+ * build.h — op constructors shared by the family builders (models/gpt.c,
+ * models/llama.c): a weight GEMM, an attention BMM, a memory-bound op, a TP
+ * collective, and the vocabulary-parallel embedding lookup and logits +
+ * cross-entropy that every decoder-only family shares. Inline so that the
+ * per-evaluation table build stays a straight line of arithmetic.
+ *
+ * FLOPs (a multiply-add = 2): a weight GEMM [m,k]x[k,n] costs 2mnk forward,
+ * 2mnk for the input gradient (B) and 2mnk for the weight gradient (W); an
+ * attention BMM has no weights, its backward is 2x forward, all in B. A
+ * memory-bound op reads `in` and writes `out` elements forward; backward
+ * reads the output gradient and the saved input and writes the input
+ * gradient. TP collectives are Megatron's f/g operators (see the families).
+ */
+#ifndef CX_MODEL_BUILD_H
+#define CX_MODEL_BUILD_H
+
+#include "models/model.h"
+
+#include <string.h>
+
+typedef struct {
+    double e; /* activation element bytes */
+    cx_model_ops *ops;
+} cx_model_builder;
+
+static inline cx_model_op *cx_model_push(cx_model_builder *bd, const char *name, cx_op_kind kind)
+{
+    cx_model_op *o = &bd->ops->op[bd->ops->nops++];
+    memset(o, 0, sizeof *o);
+    o->name = name;
+    o->kind = kind;
+    o->batch = 1;
+    return o;
+}
+
+static inline cx_model_op *cx_model_gemm(cx_model_builder *bd, const char *name, double m, double n,
+                                         double k, double saved)
+{
+    cx_model_op *o = cx_model_push(bd, name, CX_OP_GEMM);
+    double e = bd->e;
+    o->m = m, o->n = n, o->k = k;
+    o->fwd_flops = o->b_flops = o->w_flops = 2.0 * m * n * k;
+    o->fwd_bytes = o->b_bytes = o->w_bytes = e * (m * k + k * n + m * n);
+    o->saved_bytes = saved;
+    o->tensor = 1;
+    return o;
+}
+
+static inline cx_model_op *cx_model_bmm(cx_model_builder *bd, const char *name, double batch,
+                                        double m, double n, double k, double saved)
+{
+    cx_model_op *o = cx_model_push(bd, name, CX_OP_BMM);
+    double e = bd->e;
+    o->m = m, o->n = n, o->k = k, o->batch = batch;
+    o->fwd_flops = 2.0 * batch * m * n * k;
+    o->fwd_bytes = e * batch * (m * k + k * n + m * n);
+    o->b_flops = 2.0 * o->fwd_flops;
+    o->b_bytes = 2.0 * o->fwd_bytes;
+    o->saved_bytes = saved;
+    o->tensor = 1;
+    return o;
+}
+
+/* memory-bound op reading `in` and writing `out` elements of size ebytes */
+static inline cx_model_op *cx_model_elem(cx_model_builder *bd, const char *name, double in,
+                                         double out, double ebytes, double saved)
+{
+    cx_model_op *o = cx_model_push(bd, name, CX_OP_ELEM);
+    o->m = in;
+    o->fwd_bytes = ebytes * (in + out);
+    /* backward reads the output gradient and saved input, writes input grad */
+    o->b_bytes = ebytes * (2.0 * in + out);
+    o->saved_bytes = saved;
+    return o;
+}
+
+static inline void cx_model_coll(cx_model_op *o, cx_coll_kind fwd, cx_coll_kind bwd, double bytes)
+{
+    o->coll_fwd = fwd;
+    o->coll_bwd = bwd;
+    o->coll_bytes = bytes;
+}
+
+/* Starts part i of st as an empty op table named `name`. */
+static inline cx_model_part *cx_model_part_begin(cx_model_stack *st, int i, const char *name,
+                                                 double params, int recompute)
+{
+    cx_model_part *p = &st->part[i];
+    p->name = name;
+    p->ops.nops = 0;
+    p->params = params;
+    p->tied_params = 0.0;
+    p->act_bytes[0] = p->act_bytes[1] = p->act_bytes[2] = 0.0;
+    p->recompute = recompute;
+    if (st->nparts < i + 1) st->nparts = i + 1;
+    return p;
+}
+
+/* Saved activations of a layer kind per recompute mode (Korthikanti et al.
+ * 2022): everything, everything but the attention core (selective), or the
+ * layer input of input_bytes (full). */
+static inline void cx_model_layer_acts(cx_model_part *p, double input_bytes)
+{
+    p->act_bytes[CULONX_RECOMPUTE_NONE] = cx_model_saved_bytes(&p->ops, 0);
+    p->act_bytes[CULONX_RECOMPUTE_SELECTIVE] = cx_model_saved_bytes(&p->ops, 1);
+    p->act_bytes[CULONX_RECOMPUTE_FULL] = input_bytes;
+}
+
+/* Embedding and head are never recomputed: the same bytes in every mode. */
+static inline void cx_model_fixed_acts(cx_model_part *p)
+{
+    double a = cx_model_saved_bytes(&p->ops, 0);
+    p->act_bytes[0] = p->act_bytes[1] = p->act_bytes[2] = a;
+}
+
+/* Vocabulary-parallel lookup of T tokens of width h: every rank writes its
+ * partial rows, then the partial sums are all-reduced (reduce-scattered
+ * with SP); the backward scatter-adds into the embedding gradient. */
+static inline void cx_model_embedding_lookup(cx_model_builder *bd, double T, double h,
+                                             const cx_model_dims *d)
+{
+    const double e = bd->e;
+    cx_model_op *o = cx_model_elem(bd, "embedding", T, T * h, e, 0.0);
+    o->w_bytes = e * T * h; /* scatter-add into the embedding gradient */
+    if (d->t > 1)
+        cx_model_coll(o, d->sp ? CX_COLL_REDUCE_SCATTER : CX_COLL_ALL_REDUCE, CX_COLL_NONE,
+                      e * T * h);
+}
+
+/* Final norm (named by the family) with Megatron's f operator, vocabulary-
+ * parallel logits, and cross entropy in fp32 with two all-reduces of T
+ * floats. */
+static inline void cx_model_norm_logits_loss(cx_model_builder *bd, const char *norm, double T,
+                                             double h, double V, const cx_model_dims *d)
+{
+    const double e = bd->e, t = d->t, Tn = d->sp ? T / t : T;
+    const int sp = d->sp;
+    cx_model_op *o = cx_model_elem(bd, norm, Tn * h, Tn * h, e, e * Tn * h);
+    if (t > 1)
+        cx_model_coll(o, sp ? CX_COLL_ALL_GATHER : CX_COLL_NONE,
+                      sp ? CX_COLL_REDUCE_SCATTER : CX_COLL_ALL_REDUCE, e * T * h);
+    cx_model_gemm(bd, "logits", T, V / t, h, e * T * h / (sp ? t : 1.0));
+    o = cx_model_elem(bd, "cross_entropy", T * V / t, T * V / t, 4.0, 4.0 * T * V / t);
+    if (t > 1) cx_model_coll(o, CX_COLL_ALL_REDUCE, CX_COLL_NONE, 2.0 * 4.0 * T);
+}
+
+#endif
