@@ -50,6 +50,7 @@ struct cx_replay_ws {
     int have_time, have_mem;
     double time_key[TIME_KEY], mem_key[MEM_KEY];
     cx_replay time_out; /* first p entries of each array */
+    cx_replay result;   /* cx_core_replay_ws_out */
     double mem_peak[CX_COST_MAX_STAGES];
 };
 
@@ -61,6 +62,11 @@ cx_replay_ws *cx_core_replay_ws_new(void)
         return NULL;
     }
     return ws;
+}
+
+cx_replay *cx_core_replay_ws_out(cx_replay_ws *ws)
+{
+    return &ws->result;
 }
 
 void cx_core_replay_ws_free(cx_replay_ws *ws)
