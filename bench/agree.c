@@ -206,7 +206,8 @@ int main(int argc, char **argv)
     if (max_dt > 0) print_run("worst time", &worst_t);
     if (max_dm > 0) print_run("worst memory", &worst_m);
     int all_scheds = 1;
-    for (int k = 0; k < CULONX_SCHED_COUNT; k++) all_scheds &= sched_n[k] > 0;
+    for (int k = 0; k < CULONX_SCHED_COUNT; k++)
+        all_scheds &= sched_n[k] > 0;
     if (strict && (bad_t || bad_m || bad_e || failed || done < n || !all_scheds)) return 1;
     return 0;
 }

@@ -197,8 +197,7 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     for (int s = 0; s < p; s++) {
         const cx_chunk_cost *c0 = cx_core_cost_chunk(c, c->sched->vstage(p, c->v, s, 0));
         double last_bw = c0->b_s + c0->tp_b_s + c0->w_s; /* last backward group */
-        double window = replayed ? rp->last_item_s[s]
-                                 : c->sched->splits_bw ? c0->w_s : last_bw;
+        double window = replayed ? rp->last_item_s[s] : c->sched->splits_bw ? c0->w_s : last_bw;
         double dp = c->dp_s[s], exposed = dp;
         if (ex->dp_overlap && dp > 0) {
             double n = (double)cx_core_dp_buckets(c, s);

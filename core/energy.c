@@ -47,8 +47,7 @@ double cx_core_blocked_power_w(const cx_cost *c)
 
 /* The energy result from the sums over stages of GPU compute energy, idle
  * time (T - busy) and HBM energy. */
-static void finish_sums(const cx_cost *c, double cj, double idle, double hbm,
-                        culonx_result *res)
+static void finish_sums(const cx_cost *c, double cj, double idle, double hbm, culonx_result *res)
 {
     const culonx_run *run = c->run;
     const culonx_execution *ex = &run->exec;

@@ -97,8 +97,8 @@ static culonx_status orders(const cx_cost *c, cx_replay_ws *ws, culonx_error *er
     cx_sched_sim_status pst = cx_sched_play_orders(ws->pl, sd, p, m, v, 0);
     if (pst == CX_SCHED_SIM_UNSUPPORTED)
         return cx_core_fail(err, CULONX_EINPUT, c->run->path, 0,
-                            "schedule %s does not support pp=%d with %d microbatches", sd->name,
-                            p, m);
+                            "schedule %s does not support pp=%d with %d microbatches", sd->name, p,
+                            m);
     if (pst == CX_SCHED_SIM_NOMEM) return nomem(err);
     if (pst != CX_SCHED_SIM_OK)
         return cx_core_fail(err, CULONX_EINTERNAL, c->run->path, 0,
@@ -206,18 +206,21 @@ enum { R_FREE, R_PP_FREE, R_LAST_END, R_LAST_ITEM };
 
 /* The timing callback: start = max(stage free, dependency), sends serialised
  * on the PP stream and blocking unless the schedule overlaps p2p. */
-CX_PLAY_STEP void step(void *ctx, const cx_play_step *st, cx_play_token *done,
-                       cx_play_token *out)
+CX_PLAY_STEP void step(void *ctx, const cx_play_step *st, cx_play_token *done, cx_play_token *out)
 {
     const timing *tm = ctx;
     const vsinfo *vi = &tm->vi[st->vs];
     double *reg = st->reg;
     const int kind = st->kind;
     double ready = st->dep ? st->dep->t : 0.0, dur, win;
-    if (kind == CX_WORK_F) dur = win = vi->dF;
-    else if (kind == CX_WORK_W) dur = win = vi->dW;
-    else if (kind == CX_WORK_BW) dur = vi->dBW, win = vi->lastBW;
-    else dur = vi->dB, win = vi->lastB;
+    if (kind == CX_WORK_F)
+        dur = win = vi->dF;
+    else if (kind == CX_WORK_W)
+        dur = win = vi->dW;
+    else if (kind == CX_WORK_BW)
+        dur = vi->dBW, win = vi->lastBW;
+    else
+        dur = vi->dB, win = vi->lastB;
     double start = reg[R_FREE] > ready ? reg[R_FREE] : ready;
     double end = start + dur, out_t = end;
     reg[R_FREE] = end;

@@ -11,11 +11,11 @@
 
 /* Result of replaying a schedule (core/replay.c), per physical stage. */
 typedef struct {
-    double makespan_s;                         /* last compute or blocking send */
-    double last_end_s[CX_STAGE_ARRAY];     /* end of the last compute item */
-    double last_item_s[CX_COST_MAX_STAGES];    /* its duration (DP overlap window) */
-    double free_s[CX_COST_MAX_STAGES];         /* compute stream free (after a blocking send) */
-    double peak_act_bytes[CX_STAGE_ARRAY]; /* activations + transient peak */
+    double makespan_s;                      /* last compute or blocking send */
+    double last_end_s[CX_STAGE_ARRAY];      /* end of the last compute item */
+    double last_item_s[CX_COST_MAX_STAGES]; /* its duration (DP overlap window) */
+    double free_s[CX_COST_MAX_STAGES];      /* compute stream free (after a blocking send) */
+    double peak_act_bytes[CX_STAGE_ARRAY];  /* activations + transient peak */
 } cx_replay;
 
 /* Reusable scratch for cx_core_replay_ws: the work orders of the last

@@ -45,9 +45,9 @@
 /* Emission state of one stage: its nodes are [stage_begin[s],
  * stage_begin[s+1]), written in its schedule order at its own cursor. */
 typedef struct {
-    int64_t n;                 /* next node id */
-    int32_t last[CX_NSTREAMS]; /* last node per stream */
-    int32_t block;             /* pending blocking node for the next compute */
+    int64_t n;                     /* next node id */
+    int32_t last[CX_NSTREAMS];     /* last node per stream */
+    int32_t block;                 /* pending blocking node for the next compute */
     int32_t last_first, last_last; /* the stage's last item: first and last node */
 } wstage;
 
@@ -59,7 +59,7 @@ typedef struct {
     int32_t last[CX_NSTREAMS];  /* last node per stream on the current stage */
     int32_t block;              /* pending blocking node for the next compute */
     int stage;
-    wstage *st;                 /* [p] */
+    wstage *st; /* [p] */
 } walker;
 
 static int32_t emit(walker *w, cx_stream st, cx_node_kind kind, double dur)
@@ -278,7 +278,8 @@ static void save_stage(walker *w)
 static void reset_stage(wstage *x, int64_t begin)
 {
     x->n = begin;
-    for (int k = 0; k < CX_NSTREAMS; k++) x->last[k] = -1;
+    for (int k = 0; k < CX_NSTREAMS; k++)
+        x->last[k] = -1;
     x->block = x->last_first = x->last_last = -1;
 }
 
@@ -317,8 +318,7 @@ static void emit_item(walker *w, int kind, int chunk, int mb, int vs, int is_las
         if (!w->dry) {
             for (int32_t k = head; k <= lastid; k++)
                 if (g->node[k].stream == CX_STREAM_COMPUTE) g->node[k].work_bytes = cc->work_bytes;
-            if (kind == CX_WORK_BW)
-                g->node[w->last[CX_STREAM_COMPUTE]].mem_bytes -= cc->act_bytes;
+            if (kind == CX_WORK_BW) g->node[w->last[CX_STREAM_COMPUTE]].mem_bytes -= cc->act_bytes;
         }
         *done = *out = lastid;
         if (send) *out = emit_send(w, lastid, mb, chunk, vs);
@@ -355,7 +355,8 @@ static void emit_tail(walker *w)
                 dep = (int32_t)idx;
                 /* depend on a compute node of the group */
                 if (!w->dry)
-                    while (dep > last_first && g->node[dep].stream != CX_STREAM_COMPUTE) dep--;
+                    while (dep > last_first && g->node[dep].stream != CX_STREAM_COMPUTE)
+                        dep--;
             }
             int32_t id = emit(w, CX_STREAM_DP, CX_NODE_DP, c->dp_s[s] / nb);
             if (!w->dry) {
@@ -499,7 +500,8 @@ culonx_status cx_core_graph_build(const culonx_run *run, double clock_mhz, cx_de
     /* play: each item's nodes at its stage's cursor, in play order; then
      * each stage's DP buckets and optimizer at the end of its range */
     w.dry = 0;
-    for (int s = 0; s < p; s++) reset_stage(&w.st[s], g->stage_begin[s]);
+    for (int s = 0; s < p; s++)
+        reset_stage(&w.st[s], g->stage_begin[s]);
     pst = cx_sched_play_run(pl, emit_step, &w);
     cx_sched_play_free(pl);
     pl = NULL;

@@ -104,7 +104,8 @@ cx_sched_sim_status cx_sched_play_orders(cx_play *pl, const cx_sched_desc *d, in
     if (reserve(pl, p, nvs, (size_t)cap * (size_t)p, cells, check)) return CX_SCHED_SIM_NOMEM;
     pl->cap = cap, pl->nch = nch, pl->nvs = nvs;
     /* (stage, chunk) -> virtual stage must be a bijection */
-    for (int k = 0; k < nvs; k++) pl->stage_of[k] = -1;
+    for (int k = 0; k < nvs; k++)
+        pl->stage_of[k] = -1;
     for (int s = 0; s < p; s++)
         for (int ch = 0; ch < nch; ch++) {
             int k = d->vstage(p, v, s, ch);
@@ -148,7 +149,8 @@ cx_sched_sim_status cx_sched_play_orders(cx_play *pl, const cx_sched_desc *d, in
                 int u = vs + dv;
                 if (u < 0 || u >= nvs) continue;
                 int t = pl->stage_of[u], dup = t == s;
-                for (int j = pl->nbr_off[s]; j < k && !dup; j++) dup = pl->nbr[j] == t;
+                for (int j = pl->nbr_off[s]; j < k && !dup; j++)
+                    dup = pl->nbr[j] == t;
                 if (!dup) pl->nbr[k++] = t;
             }
         }

@@ -89,14 +89,14 @@ typedef void (*cx_play_step_fn)(void *ctx, const cx_play_step *st, cx_play_token
 /* Orders, cells and worklist; reusable, one per thread. */
 typedef struct cx_play {
     const cx_sched_desc *sd;
-    int p, m, v;    /* v as requested; nch = sd->chunks(v) */
+    int p, m, v; /* v as requested; nch = sd->chunks(v) */
     int nch, nvs;
-    int have_order; /* orders of (sd, p, m, v) are held (1) and checked (2) */
-    int cap;        /* item slots per stage */
-    cx_sched_item *items; /* [p * cap] */
-    int *len;             /* [p] items of each stage */
-    int *vs_of;           /* [p * nch]: (stage, chunk) -> virtual stage */
-    int *stage_of;        /* [nvs] */
+    int have_order;           /* orders of (sd, p, m, v) are held (1) and checked (2) */
+    int cap;                  /* item slots per stage */
+    cx_sched_item *items;     /* [p * cap] */
+    int *len;                 /* [p] items of each stage */
+    int *vs_of;               /* [p * nch]: (stage, chunk) -> virtual stage */
+    int *stage_of;            /* [nvs] */
     uint8_t *send_f, *send_b; /* [nvs]: F's / B's output leaves the stage */
     int *nbr_off, *nbr;       /* [p + 1], [2 * nvs]: worklist neighbours */
     int *pos, *queue;         /* [p] play state */
@@ -155,12 +155,14 @@ static inline cx_sched_sim_status cx_sched_play_run(cx_play *pl, cx_play_step_fn
     uint8_t *const inq = pl->inq;
     double *const regs = pl->regs;
     cx_play_cell *const cell = pl->cell;
-    for (size_t i = 0; i < ncell; i++) cell[i].f_out.t = cell[i].b_out.t = cell[i].b_done.t = -1.0;
+    for (size_t i = 0; i < ncell; i++)
+        cell[i].f_out.t = cell[i].b_out.t = cell[i].b_done.t = -1.0;
     long total = 0;
     int qn = 0;
     for (int s = 0; s < p; s++) {
         cur[s] = 0;
-        for (int k = 0; k < CX_PLAY_REGS; k++) regs[s * CX_PLAY_REGS + k] = 0.0;
+        for (int k = 0; k < CX_PLAY_REGS; k++)
+            regs[s * CX_PLAY_REGS + k] = 0.0;
         total += len[s];
         queue[qn++] = p - 1 - s; /* popped from the end: stage 0 first */
         inq[p - 1 - s] = 1;
@@ -188,7 +190,8 @@ static inline cx_sched_sim_status cx_sched_play_run(cx_play *pl, cx_play_step_fn
             if (dep && dep->t < 0) continue;
         }
         double reg[CX_PLAY_REGS];
-        for (int k = 0; k < CX_PLAY_REGS; k++) reg[k] = regs[s * CX_PLAY_REGS + k];
+        for (int k = 0; k < CX_PLAY_REGS; k++)
+            reg[k] = regs[s * CX_PLAY_REGS + k];
         st.stage = s;
         st.reg = reg;
         for (; pos < n; pos++) {
@@ -211,20 +214,25 @@ static inline cx_sched_sim_status cx_sched_play_run(cx_play *pl, cx_play_step_fn
             st.kind = kind, st.chunk = it->chunk, st.mb = it->mb, st.vs = vs;
             st.dep = dep;
             /* the callback writes the kept tokens straight into the cell */
-            if (kind == CX_WORK_F) step(ctx, &st, &scratch[0], &x->f_out);
-            else if (kind == CX_WORK_W) step(ctx, &st, &scratch[0], &scratch[1]);
-            else step(ctx, &st, &x->b_done, &x->b_out);
+            if (kind == CX_WORK_F)
+                step(ctx, &st, &scratch[0], &x->f_out);
+            else if (kind == CX_WORK_W)
+                step(ctx, &st, &scratch[0], &scratch[1]);
+            else
+                step(ctx, &st, &x->b_done, &x->b_out);
         }
         if (pos == start_pos) continue;
         cur[s] = pos;
-        for (int k = 0; k < CX_PLAY_REGS; k++) regs[s * CX_PLAY_REGS + k] = reg[k];
+        for (int k = 0; k < CX_PLAY_REGS; k++)
+            regs[s * CX_PLAY_REGS + k] = reg[k];
         total -= pos - start_pos;
         for (int j = nbr_off[s]; j < nbr_off[s + 1]; j++) {
             int t = nbr[j];
             if (!inq[t] && cur[t] < len[t]) inq[t] = 1, queue[qn++] = t;
         }
     }
-    for (int s = 0; s < p; s++) inq[s] = 0;
+    for (int s = 0; s < p; s++)
+        inq[s] = 0;
     return total > 0 ? CX_SCHED_SIM_DEADLOCK : CX_SCHED_SIM_OK;
 }
 

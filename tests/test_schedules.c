@@ -149,9 +149,12 @@ static void rule_step(void *ctx, const cx_play_step *st, cx_play_token *done, cx
     rulectx *x = ctx;
     const int nvs = x->nvs, k = st->vs, mb = st->mb;
     double want = -1;
-    if (st->kind == CX_WORK_F) want = k > 0 ? name_of(0, mb, k - 1, nvs) : -1;
-    else if (st->kind == CX_WORK_W) want = name_of(2, mb, k, nvs);
-    else want = k == nvs - 1 ? name_of(0, mb, k, nvs) : name_of(1, mb, k + 1, nvs);
+    if (st->kind == CX_WORK_F)
+        want = k > 0 ? name_of(0, mb, k - 1, nvs) : -1;
+    else if (st->kind == CX_WORK_W)
+        want = name_of(2, mb, k, nvs);
+    else
+        want = k == nvs - 1 ? name_of(0, mb, k, nvs) : name_of(1, mb, k + 1, nvs);
     if ((want < 0) != (st->dep == NULL) || (st->dep && st->dep->t != want)) x->bad++;
     if (st->pos != x->next[st->stage]++) x->bad++;
     int n;
@@ -181,7 +184,8 @@ static void test_play_rules(void)
                     cx_sched_sim_status st = cx_sched_play_orders(pl, d, p, m, v, 1);
                     if (st == CX_SCHED_SIM_UNSUPPORTED && may_refuse(d, p, m, v)) continue;
                     CU_ASSERT_EQUAL_FATAL(st, CX_SCHED_SIM_OK);
-                    for (int k = 0; k < p; k++) next[k] = 0;
+                    for (int k = 0; k < p; k++)
+                        next[k] = 0;
                     rulectx x = {pl, pl->nvs, 0, 0, next};
                     CU_ASSERT_EQUAL(cx_sched_play_run(pl, rule_step, &x), CX_SCHED_SIM_OK);
                     long total = 0;
