@@ -119,7 +119,9 @@ typedef enum {
  * items strictly in order, one at a time, each as soon as its dependencies
  * allow: F(mb,vs) after F(mb,vs-1); B or BW(mb,vs) after F(mb,vs) and, below
  * the last virtual stage, after B or BW(mb,vs+1); W(mb,vs) after B(mb,vs).
- * A dependency between different physical stages adds p2p_s. Item durations
+ * A dependency between different physical stages adds p2p_s. The rules are
+ * the play engine's (play.h), shared with the closed form's replay and the
+ * graph walker; this is its uniform-time player. Item durations
  * are the per-stage, per-microbatch times divided by chunks(v): f_s, b_s,
  * w_s, and b_s + w_s for BW. Writes the makespan and, if busy_s is not NULL,
  * the busy time of each of the p stages. */

@@ -1,7 +1,9 @@
 /*
  * test_graph.c — the graph engine (core/walk.c, core/eval.c) against the
  * closed form and against what pipeline schedules must do: stage and op
- * level give the same time; graph and closed form agree on the shipped runs;
+ * level give the same time (but for the DP-overlap slicing, see
+ * test_levels_agree); graph and closed form agree to 1e-9 in time and
+ * energy and to the byte in memory on the shipped runs;
  * 1F1B holds fewer activations than GPipe when m > p; interleaving and
  * ZB-H1 shrink the bubble; the first and last stages carry the embedding and
  * the loss and so are uneven; nodes grow linearly with microbatches.
@@ -46,13 +48,30 @@ static void test_levels_agree(void)
     CU_ASSERT_EQUAL_FATAL(culonx_estimate_graph(&r, 0, &a, &err), CULONX_OK);
     CU_ASSERT_EQUAL_FATAL(culonx_estimate_graph(&r, 1, &b, &err), CULONX_OK);
     CU_ASSERT_EQUAL_FATAL(culonx_estimate(&r, &c, &err), CULONX_OK);
-    /* op level slices the DP-overlap window at op boundaries, not evenly */
+    /* The one tolerance here that is not round-off: with DP overlap, DP
+     * bucket k waits for the k-th slice of the stage's last backward item;
+     * the stage level (and the closed form) cut that item into equal
+     * slices, the op level at op boundaries, whose times are uneven, so
+     * the exposed DP time differs (here by < 1e-4; up to 3e-4 on the
+     * shipped runs). The op level models something the closed form does
+     * not; without DP overlap it agrees to round-off (below). */
     CU_ASSERT(rel(a.iteration_time_s, b.iteration_time_s) < 1e-4);
-    CU_ASSERT(rel(a.iteration_time_s, c.iteration_time_s) < 1e-9);
-    CU_ASSERT(rel(a.memory.peak_bytes, b.memory.peak_bytes) < 1e-9);
-    CU_ASSERT(rel(a.memory.peak_bytes, c.memory.peak_bytes) < 1e-9);
-    CU_ASSERT(rel(a.model_flops, c.model_flops) < 1e-9);
-    CU_ASSERT(rel(a.hardware_flops, b.hardware_flops) < 1e-9);
+    CU_ASSERT(rel(a.iteration_time_s, c.iteration_time_s) <= 1e-9);
+    CU_ASSERT_EQUAL(a.memory.peak_bytes, b.memory.peak_bytes);
+    CU_ASSERT_EQUAL(a.memory.peak_bytes, c.memory.peak_bytes);
+    CU_ASSERT(rel(a.model_flops, c.model_flops) <= 1e-9);
+    CU_ASSERT(rel(a.hardware_flops, b.hardware_flops) <= 1e-9);
+    for (int s = 0; s < CULONX_SCHED_COUNT; s++) {
+        r = small((culonx_schedule)s, s == CULONX_SCHED_INTERLEAVED ? 2 : 1, 8);
+        r.exec.dp_overlap = 0;
+        CU_ASSERT_EQUAL_FATAL(culonx_estimate_graph(&r, 0, &a, &err), CULONX_OK);
+        CU_ASSERT_EQUAL_FATAL(culonx_estimate_graph(&r, 1, &b, &err), CULONX_OK);
+        CU_ASSERT_EQUAL_FATAL(culonx_estimate(&r, &c, &err), CULONX_OK);
+        CU_ASSERT(rel(a.iteration_time_s, b.iteration_time_s) <= 1e-9);
+        CU_ASSERT(rel(a.iteration_time_s, c.iteration_time_s) <= 1e-9);
+        CU_ASSERT_EQUAL(a.memory.peak_bytes, b.memory.peak_bytes);
+        CU_ASSERT_EQUAL(a.memory.peak_bytes, c.memory.peak_bytes);
+    }
 }
 
 static void test_shipped_runs_agree(void)
@@ -66,9 +85,10 @@ static void test_shipped_runs_agree(void)
         culonx_error err;
         CU_ASSERT_EQUAL_FATAL(culonx_estimate_graph(&r, 0, &g, &err), CULONX_OK);
         CU_ASSERT_EQUAL_FATAL(culonx_estimate(&r, &c, &err), CULONX_OK);
-        CU_ASSERT(rel(g.iteration_time_s, c.iteration_time_s) < 0.005);
-        CU_ASSERT(rel(g.memory.peak_bytes, c.memory.peak_bytes) < 0.01);
-        CU_ASSERT(rel(g.energy.total_j, c.energy.total_j) < 0.005);
+        /* one play engine (schedules/play.h) under both: round-off only */
+        CU_ASSERT(rel(g.iteration_time_s, c.iteration_time_s) <= 1e-9);
+        CU_ASSERT_EQUAL(g.memory.peak_bytes, c.memory.peak_bytes);
+        CU_ASSERT(rel(g.energy.total_j, c.energy.total_j) <= 1e-9);
     }
 }
 

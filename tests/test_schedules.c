@@ -1,13 +1,15 @@
 /*
  * test_schedules.c — pipeline schedules (schedules/) against the reference
  * simulator (schedules/sim.c): every item appears exactly once, the orders
- * can be played without deadlock, inflight() equals a replay of the order,
+ * can be played without deadlock, the play engine (schedules/play.h) hands
+ * each item the dependency its rules name, inflight() equals a replay of the order,
  * bubble_s() equals the simulated makespan - m(F+B+W) for uniform stages
  * (to 1e-9 relative where the closed form is exact; ZB-H2 for 1 < m < 2p-1
  * within max(F,B,W)/2), and the orderings the papers claim (1F1B memory
  * below GPipe, interleaved and ZB-H1 bubbles below 1F1B, ZB-V and DualPipeV
  * near zero when F = B = W).
  */
+#include "schedules/play.h"
 #include "schedules/sched.h"
 
 #include <CUnit/Basic.h>
@@ -127,6 +129,83 @@ static void test_orders_play(void)
     }
 }
 
+/* The play engine's rules, checked by a callback whose tokens name their
+ * producer: F(mb, vs) gets F(mb, vs-1)'s output (none at vs 0), B or BW gets
+ * B or BW(mb, vs+1)'s output or, on the last virtual stage, F(mb, vs)'s,
+ * W gets B(mb, vs) done; every item is stepped once, in its stage's order;
+ * send is set exactly when the consumer is on another stage. */
+typedef struct {
+    const cx_play *pl;
+    int nvs, bad;
+    long steps;
+    int *next; /* [p]: next position expected on each stage */
+} rulectx;
+
+static double name_of(int what, int mb, int k, int nvs)
+{
+    return (double)((((int64_t)mb * nvs + k) * 4 + what)); /* 0 F out, 1 B out, 2 B done */
+}
+
+static void rule_step(void *ctx, const cx_play_step *st, cx_play_token *done, cx_play_token *out)
+{
+    rulectx *x = ctx;
+    const int nvs = x->nvs, k = st->vs, mb = st->mb;
+    double want = -1;
+    if (st->kind == CX_WORK_F)
+        want = k > 0 ? name_of(0, mb, k - 1, nvs) : -1;
+    else if (st->kind == CX_WORK_W)
+        want = name_of(2, mb, k, nvs);
+    else
+        want = k == nvs - 1 ? name_of(0, mb, k, nvs) : name_of(1, mb, k + 1, nvs);
+    if ((want < 0) != (st->dep == NULL) || (st->dep && st->dep->t != want)) x->bad++;
+    if (st->pos != x->next[st->stage]++) x->bad++;
+    int n;
+    cx_sched_play_items(x->pl, st->stage, &n);
+    if (st->last != (st->pos == n - 1)) x->bad++;
+    int other = st->kind == CX_WORK_F   ? k + 1 < nvs && x->pl->stage_of[k + 1] != st->stage
+                : st->kind == CX_WORK_W ? 0
+                                        : k > 0 && x->pl->stage_of[k - 1] != st->stage;
+    if (other != st->send) x->bad++;
+    x->steps++;
+    done->t = name_of(2, mb, k, nvs);
+    out->t = name_of(st->kind == CX_WORK_F ? 0 : 1, mb, k, nvs);
+}
+
+static void test_play_rules(void)
+{
+    int ms[16], next[8];
+    cx_play *pl = cx_sched_play_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    for (int s = 0; s < CULONX_SCHED_COUNT; s++) {
+        const cx_sched_desc *d = cx_sched_get((culonx_schedule)s);
+        for (size_t ip = 0; ip < sizeof ps / sizeof ps[0]; ip++) {
+            int p = ps[ip], nm = nms(p, ms);
+            for (int im = 0; im < nm; im++)
+                for (size_t iv = 0; iv < sizeof vs / sizeof vs[0]; iv++) {
+                    int m = ms[im], v = vs[iv];
+                    cx_sched_sim_status st = cx_sched_play_orders(pl, d, p, m, v, 1);
+                    if (st == CX_SCHED_SIM_UNSUPPORTED && may_refuse(d, p, m, v)) continue;
+                    CU_ASSERT_EQUAL_FATAL(st, CX_SCHED_SIM_OK);
+                    for (int k = 0; k < p; k++)
+                        next[k] = 0;
+                    rulectx x = {pl, pl->nvs, 0, 0, next};
+                    CU_ASSERT_EQUAL(cx_sched_play_run(pl, rule_step, &x), CX_SCHED_SIM_OK);
+                    long total = 0;
+                    for (int k = 0; k < p; k++) {
+                        int n;
+                        cx_sched_play_items(pl, k, &n);
+                        total += n;
+                        CU_ASSERT_EQUAL(next[k], n);
+                    }
+                    CU_ASSERT_EQUAL(x.steps, total);
+                    CU_ASSERT_EQUAL(x.bad, 0);
+                }
+        }
+    }
+    cx_sched_play_free(pl);
+    cx_sched_play_free(NULL); /* NULL-safe */
+}
+
 /* inflight() is exactly the replayed peak, every stage. */
 static void test_inflight_replay(void)
 {
@@ -243,6 +322,7 @@ int main(void)
     if (!s || !CU_add_test(s, "registry", test_registry) ||
         !CU_add_test(s, "simulator guards", test_simulator_guards) ||
         !CU_add_test(s, "orders play", test_orders_play) ||
+        !CU_add_test(s, "play engine rules", test_play_rules) ||
         !CU_add_test(s, "inflight = replay", test_inflight_replay) ||
         !CU_add_test(s, "bubble = simulation", test_bubble_vs_sim) ||
         !CU_add_test(s, "paper claims", test_paper_claims)) {

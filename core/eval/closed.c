@@ -190,16 +190,24 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     /* DP sync and optimizer, per stage: buckets overlap the last backward
      * item (window) with dp-overlap; then the optimizer step. */
     double dp_replayed = 0;
+    cx_replay_ws *tmp = NULL;
+    const cx_replay *rp = NULL; /* held by the workspace */
     if (replayed) {
-        st = cx_core_replay_ws(c, ws, &c->replay, err);
-        if (st != CULONX_OK) return st;
+        if (!ws && !(ws = tmp = cx_core_replay_ws_new()))
+            return cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "out of memory");
+        cx_replay *o = cx_core_replay_ws_out(ws);
+        st = cx_core_replay_ws(c, ws, o, err);
+        if (st != CULONX_OK) {
+            cx_core_replay_ws_free(tmp);
+            return st;
+        }
+        rp = o;
     }
     double tail = 0, ahead = 0, opt_s = 0, t_end = 0;
     for (int s = 0; s < p; s++) {
         const cx_chunk_cost *c0 = cx_core_cost_chunk(c, c->sched->vstage(p, c->v, s, 0));
         double last_bw = c0->b_s + c0->tp_b_s + c0->w_s; /* last backward group */
-        double window = replayed ? c->replay.last_item_s[s]
-                                 : c->sched->splits_bw ? c0->w_s : last_bw;
+        double window = replayed ? rp->last_item_s[s] : c->sched->splits_bw ? c0->w_s : last_bw;
         double dp = c->dp_s[s], exposed = dp;
         if (ex->dp_overlap && dp > 0) {
             double n = (double)cx_core_dp_buckets(c, s);
@@ -208,11 +216,10 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         if (replayed) {
             /* the stage's last compute ends at last_end; its optimizer
              * follows the DP sync and any blocking send still under way */
-            double t = cx_maxd(c->replay.last_end_s[s] + exposed, c->replay.free_s[s]) +
-                       c->optimizer_s[s];
+            double t = cx_maxd(rp->last_end_s[s] + exposed, rp->free_s[s]) + c->optimizer_s[s];
             if (s == 0 || t > t_end) {
                 t_end = t, opt_s = c->optimizer_s[s];
-                dp_replayed = cx_maxd(0.0, c->replay.last_end_s[s] + exposed - c->replay.free_s[s]);
+                dp_replayed = cx_maxd(0.0, rp->last_end_s[s] + exposed - rp->free_s[s]);
             }
         } else {
             /* stage s ends its last backward `ahead` before stage 0: the last
@@ -265,7 +272,8 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     res->params = cx_model_stack_params(&c->stack);
 
     /* memory: the most loaded stage */
-    memory_result(c, replayed ? c->replay.peak_act_bytes : NULL, res);
+    memory_result(c, replayed ? rp->peak_act_bytes : NULL, res);
+    cx_core_replay_ws_free(tmp);
     cx_core_result_rates(run, res);
 
     cx_core_energy_result(c, res);
@@ -362,8 +370,9 @@ culonx_status cx_core_closed_bound(const culonx_run *run, double clock_mhz, cx_c
     }
     cx_replay_shape sh;
     if ((st = cx_core_replay_shape(c, ws, &sh, err)) != CULONX_OK) return st;
-    if ((st = cx_core_replay_memory(c, ws, c->replay.peak_act_bytes, err)) != CULONX_OK) return st;
-    memory_result(c, c->replay.peak_act_bytes, &r);
+    double *peak_act = cx_core_replay_ws_out(ws)->peak_act_bytes;
+    if ((st = cx_core_replay_memory(c, ws, peak_act, err)) != CULONX_OK) return st;
+    memory_result(c, peak_act, &r);
     b->peak_bytes = r.memory.peak_bytes;
     r.iteration_time_s = time_bound(c, &sh);
     b->time_s = r.iteration_time_s;

@@ -69,15 +69,6 @@ typedef struct {
     cx_chunk_piece piece[CX_COST_MAX_PIECES];
 } cx_chunk_cost;
 
-/* Result of replaying a schedule (core/replay.c), per physical stage. */
-typedef struct {
-    double makespan_s;                         /* last compute or blocking send */
-    double last_end_s[CX_STAGE_ARRAY];     /* end of the last compute item */
-    double last_item_s[CX_COST_MAX_STAGES];    /* its duration (DP overlap window) */
-    double free_s[CX_COST_MAX_STAGES];         /* compute stream free (after a blocking send) */
-    double peak_act_bytes[CX_STAGE_ARRAY]; /* activations + transient peak */
-} cx_replay;
-
 /* Times of each op of a table (a part: layer kind, embedding or head) per
  * microbatch. */
 typedef struct {
@@ -124,16 +115,12 @@ typedef struct {
     int sends_b[CX_STAGE_ARRAY];  /* and backward */
     int16_t vs_stage[CX_COST_MAX_VSTAGES], vs_chunk[CX_COST_MAX_VSTAGES];
     int16_t vs_stage_vs[CX_COST_MAX_VSTAGES]; /* [stage * v + chunk] -> virtual stage */
-    cx_replay replay;
     double dp_s[CX_COST_MAX_STAGES];          /* gradient sync (RS+AG or AR) time */
     double dp_tier_bytes[CX_STAGE_ARRAY][CULONX_MAX_TIERS];
     double optimizer_s[CX_STAGE_ARRAY];
     double optimizer_j[CX_STAGE_ARRAY];   /* GPU energy of the step */
     double optimizer_bytes[CX_STAGE_ARRAY];
     double weight_copies;
-    /* scratch per stage for the evaluators */
-    double scratch_j[CX_STAGE_ARRAY], scratch_busy[CX_STAGE_ARRAY];
-    double scratch_hbm[CX_STAGE_ARRAY];
 } cx_cost;
 
 /* The costs of virtual stage vs. */

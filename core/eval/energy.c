@@ -46,9 +46,9 @@ double cx_core_blocked_power_w(const cx_cost *c)
     return cx_hw_power_blocked_w(&c->sys.gpu.power, &c->sys.gpu);
 }
 
-void cx_core_energy_finish(const cx_cost *c, const double *stage_compute_j,
-                           const double *stage_busy_s, const double *stage_hbm_j,
-                           culonx_result *res)
+/* The energy result from the sums over stages of GPU compute energy, idle
+ * time (T - busy) and HBM energy. */
+static void finish_sums(const cx_cost *c, double cj, double idle, double hbm, culonx_result *res)
 {
     const culonx_run *run = c->run;
     const culonx_execution *ex = &run->exec;
@@ -58,12 +58,6 @@ void cx_core_energy_finish(const cx_cost *c, const double *stage_compute_j,
     culonx_energy *e = &res->energy;
     double blocked = cx_core_blocked_power_w(c);
     e->compute_j = e->idle_j = e->hbm_j = e->network_j = 0;
-    double cj = 0, idle = 0, hbm = 0;
-    for (int s = 0; s < c->p; s++) {
-        cj += stage_compute_j[s];
-        idle += cx_maxd(0.0, T - stage_busy_s[s]);
-        hbm += stage_hbm_j[s];
-    }
     e->compute_j = per_stage * cj;
     e->idle_j = per_stage * blocked * idle;
     e->hbm_j = per_stage * hbm;
@@ -93,16 +87,34 @@ void cx_core_energy_finish(const cx_cost *c, const double *stage_compute_j,
     if (res->iterations > 0) res->energy_to_train_j = res->iterations * e->total_j;
 }
 
-void cx_core_energy_result(cx_cost *c, culonx_result *res)
+void cx_core_energy_finish(const cx_cost *c, const double *stage_compute_j,
+                           const double *stage_busy_s, const double *stage_hbm_j,
+                           culonx_result *res)
+{
+    const double T = res->iteration_time_s;
+    double cj = 0, idle = 0, hbm = 0;
+    for (int s = 0; s < c->p; s++) {
+        cj += stage_compute_j[s];
+        idle += cx_maxd(0.0, T - stage_busy_s[s]);
+        hbm += stage_hbm_j[s];
+    }
+    finish_sums(c, cj, idle, hbm, res);
+}
+
+void cx_core_energy_result(const cx_cost *c, culonx_result *res)
 {
     const int p = c->p;
-    const double m = (double)c->m;
+    const double m = (double)c->m, T = res->iteration_time_s;
     double hbm_pj = cx_hw_power_hbm_pj_per_byte(&c->sys.gpu.power, &c->sys.gpu);
-    double *ej = c->scratch_j, *busy = c->scratch_busy, *hbm = c->scratch_hbm;
+    /* the sums of cx_core_energy_finish, in the same order, without arrays */
+    double cj = 0, idle = 0, hbm = 0;
     for (int s = 0; s < p; s++) {
-        ej[s] = c->optimizer_j[s] + m * c->stage_e_j[s];
-        busy[s] = c->optimizer_s[s] + m * c->stage_busy_s[s];
-        hbm[s] = (c->optimizer_bytes[s] + m * c->stage_bytes[s]) * hbm_pj * 1e-12;
+        double ej = c->optimizer_j[s] + m * c->stage_e_j[s];
+        double busy = c->optimizer_s[s] + m * c->stage_busy_s[s];
+        double hj = (c->optimizer_bytes[s] + m * c->stage_bytes[s]) * hbm_pj * 1e-12;
+        cj += ej;
+        idle += cx_maxd(0.0, T - busy);
+        hbm += hj;
     }
-    cx_core_energy_finish(c, ej, busy, hbm, res);
+    finish_sums(c, cj, idle, hbm, res);
 }

@@ -24,6 +24,6 @@ void cx_core_energy_finish(const cx_cost *c, const double *stage_compute_j,
 /* The whole energy result of an iteration whose res->iteration_time_s (and
  * iterations) is known: every stage runs m microbatches of its chunks'
  * passes and the optimizer step; the rest of the iteration is blocked. */
-void cx_core_energy_result(cx_cost *c, culonx_result *res);
+void cx_core_energy_result(const cx_cost *c, culonx_result *res);
 
 #endif

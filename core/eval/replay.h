@@ -10,12 +10,24 @@
 
 #include "core/eval/cost.h"
 
+/* Result of replaying a schedule (core/replay.c), per physical stage. */
+typedef struct {
+    double makespan_s;                      /* last compute or blocking send */
+    double last_end_s[CX_STAGE_ARRAY];      /* end of the last compute item */
+    double last_item_s[CX_COST_MAX_STAGES]; /* its duration (DP overlap window) */
+    double free_s[CX_COST_MAX_STAGES];      /* compute stream free (after a blocking send) */
+    double peak_act_bytes[CX_STAGE_ARRAY];  /* activations + transient peak */
+} cx_replay;
+
 /* Reusable scratch for cx_core_replay_ws: the work orders of the last
  * (schedule, p, m, v), the dependency cells, and memos of the last results.
  * One per thread; never shared. */
 typedef struct cx_replay_ws cx_replay_ws;
 
 cx_replay_ws *cx_core_replay_ws_new(void);
+/* A result record held by ws for its caller (the closed form replays into
+ * it), so that no cost or result structure carries one. */
+cx_replay *cx_core_replay_ws_out(cx_replay_ws *ws);
 /* NULL-safe. */
 void cx_core_replay_ws_free(cx_replay_ws *ws);
 

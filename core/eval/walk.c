@@ -20,10 +20,20 @@
  * Activations of (mb, chunk) are allocated when its F starts and freed when
  * its BW (or W) ends; full recompute holds one layer's full activations
  * while R/B run (work_bytes).
+ *
+ * The cross-stage data dependencies are the play engine's (schedules/
+ * play.h), which the closed form's replay (core/replay.c) uses too: the
+ * walker is its emit callback. A dry pass counts each stage's nodes, giving
+ * stage s the id range [stage_begin[s], stage_begin[s+1]); the play then
+ * emits each item's nodes at its stage's own cursor (so ids do not depend
+ * on the play's interleaving of stages), the group's first node waiting on
+ * the node of the engine's dependency token; each stage's DP buckets and
+ * optimizer close its range after the play.
  * See core/README.md, "Graph".
  */
 #include "core/eval/energy.h"
 #include "core/eval/graph.h"
+#include "schedules/play.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -33,20 +43,24 @@
 /* node ids are int32; 60 M nodes is about 6 GB */
 #define MAX_GRAPH_NODES 60000000LL
 
+/* Emission state of one stage: its nodes are [stage_begin[s],
+ * stage_begin[s+1]), written in its schedule order at its own cursor. */
+typedef struct {
+    int64_t n;                     /* next node id */
+    int32_t last[CX_NSTREAMS];     /* last node per stream */
+    int32_t block;                 /* pending blocking node for the next compute */
+    int32_t last_first, last_last; /* the stage's last item: first and last node */
+} wstage;
+
 typedef struct {
     cx_graph *g;
     int dry;                    /* count only */
+    /* the stage being emitted (loaded from and saved to st[stage]) */
     int64_t n;                  /* nodes emitted */
     int32_t last[CX_NSTREAMS];  /* last node per stream on the current stage */
     int32_t block;              /* pending blocking node for the next compute */
     int stage;
-    /* per (mb, vs) handles, filled in pass 1 */
-    int32_t *fwd_done, *fwd_out, *bwd_done, *bwd_out;
-    /* group heads: node that carries the cross-stage data dependency */
-    int32_t *head_node;
-    uint8_t *head_kind;
-    int32_t *head_mb, *head_vs;
-    int64_t nheads;
+    wstage *st; /* [p] */
 } walker;
 
 static int32_t emit(walker *w, cx_stream st, cx_node_kind kind, double dur)
@@ -244,139 +258,166 @@ static int32_t emit_group(walker *w, const cx_chunk_cost *cc, pass_kind pk, int 
     return (int32_t)first;
 }
 
-static void add_head(walker *w, int32_t node, int kind, int mb, int vs)
+static void load_stage(walker *w, int s)
 {
-    int64_t h = w->nheads++;
-    if (w->dry) return;
-    w->head_node[h] = node;
-    w->head_kind[h] = (uint8_t)kind;
-    w->head_mb[h] = mb;
-    w->head_vs[h] = vs;
+    const wstage *x = &w->st[s];
+    w->stage = s;
+    w->n = x->n;
+    memcpy(w->last, x->last, sizeof w->last);
+    w->block = x->block;
 }
 
-static culonx_status walk(walker *w, cx_sched_item **orders, const int *norder)
+static void save_stage(walker *w)
+{
+    wstage *x = &w->st[w->stage];
+    x->n = w->n;
+    memcpy(x->last, w->last, sizeof w->last);
+    x->block = w->block;
+}
+
+static void reset_stage(wstage *x, int64_t begin)
+{
+    x->n = begin;
+    for (int k = 0; k < CX_NSTREAMS; k++)
+        x->last[k] = -1;
+    x->block = x->last_first = x->last_last = -1;
+}
+
+/* Emits the nodes of one work item on the loaded stage: its group (R then B
+ * or BW for a backward), the send of its output when `send`; the group's
+ * first node waits on node `dep` (the cross-stage data dependency the play
+ * engine hands over, -1 for none). *done: the group's last node; *out: the
+ * node the consumer waits on (the send, or the group's last node). */
+static void emit_item(walker *w, int kind, int chunk, int mb, int vs, int is_last, int send,
+                      int32_t dep, int32_t *done, int32_t *out)
 {
     cx_graph *g = w->g;
     const cx_cost *c = g->cost;
     const culonx_execution *ex = &g->run->exec;
-    const int p = g->p, v = g->v, nvs = p * v;
-    const cx_sched_desc *sd = c->sched;
-    int has_r = ex->recompute != CULONX_RECOMPUTE_NONE;
-    w->n = 0;
-    w->nheads = 0;
-    for (int s = 0; s < p; s++) {
-        w->stage = s;
-        if (!w->dry) g->stage_begin[s] = w->n;
-        for (int k = 0; k < CX_NSTREAMS; k++) w->last[k] = -1;
-        w->block = -1;
-        int nb = cx_core_dp_buckets(c, s);
-        int32_t last_first = -1, last_last = -1;
-        for (int i = 0; i < norder[s]; i++) {
-            const cx_sched_item *it = &orders[s][i];
-            int vs = sd->vstage(p, v, s, it->chunk), mb = it->mb;
-            const cx_chunk_cost *cc = cx_core_cost_chunk(c, vs);
-            int64_t key = (int64_t)mb * nvs + vs;
-            int is_last = i == norder[s] - 1;
-            int pieces = (is_last && g->detail == CX_DETAIL_STAGE && ex->dp > 1) ? nb : 1;
-            int32_t first, lastid;
-            switch (it->kind) {
-            case CX_WORK_F: {
-                first = emit_group(w, cc, PASS_F, mb, it->chunk, vs, pieces, &lastid);
-                add_head(w, first, CX_WORK_F, mb, vs);
-                if (!w->dry) g->node[first].mem_bytes += cc->act_bytes;
-                if (!w->dry) w->fwd_done[key] = lastid;
-                int32_t out = lastid;
-                if (vs + 1 < nvs && cx_core_cost_stage_of(c, vs + 1, NULL) != s)
-                    out = emit_send(w, lastid, mb, it->chunk, vs);
-                if (!w->dry) w->fwd_out[key] = out;
-                break;
-            }
-            case CX_WORK_B:
-            case CX_WORK_BW: {
-                int32_t rlast;
-                first = -1;
-                if (has_r) first = emit_group(w, cc, PASS_R, mb, it->chunk, vs, 1, &rlast);
-                int32_t bfirst = emit_group(w, cc, it->kind == CX_WORK_BW ? PASS_BW : PASS_B, mb,
-                                            it->chunk, vs, pieces, &lastid);
-                if (first < 0) first = bfirst;
-                add_head(w, first, CX_WORK_B, mb, vs);
-                if (!w->dry) {
-                    for (int32_t k = first; k <= lastid; k++)
-                        if (g->node[k].stream == CX_STREAM_COMPUTE)
-                            g->node[k].work_bytes = cc->work_bytes;
-                    if (it->kind == CX_WORK_BW)
-                        g->node[w->last[CX_STREAM_COMPUTE]].mem_bytes -= cc->act_bytes;
-                    w->bwd_done[key] = lastid;
-                }
-                int32_t out = lastid;
-                if (vs > 0 && cx_core_cost_stage_of(c, vs - 1, NULL) != s)
-                    out = emit_send(w, lastid, mb, it->chunk, vs);
-                if (!w->dry) w->bwd_out[key] = out;
-                first = bfirst;
-                break;
-            }
-            default: /* W */
-                first = emit_group(w, cc, PASS_W, mb, it->chunk, vs, pieces, &lastid);
-                add_head(w, first, CX_WORK_W, mb, vs);
-                if (!w->dry) g->node[w->last[CX_STREAM_COMPUTE]].mem_bytes -= cc->act_bytes;
-                break;
-            }
-            if (is_last) last_first = first, last_last = lastid;
-        }
-        /* DP gradient sync in buckets, then the optimizer */
-        int32_t last_dp = -1;
-        if (ex->dp > 1 && c->dp_s[s] > 0) {
-            int64_t span = (int64_t)last_last - last_first + 1;
-            for (int k = 0; k < nb; k++) {
-                int32_t dep = last_last;
-                if (ex->dp_overlap && span > 0) {
-                    int64_t idx = last_first + (int64_t)ceil((double)(k + 1) * span / nb) - 1;
-                    dep = (int32_t)idx;
-                    /* depend on a compute node of the group */
-                    if (!w->dry)
-                        while (dep > last_first && g->node[dep].stream != CX_STREAM_COMPUTE) dep--;
-                }
-                int32_t id = emit(w, CX_STREAM_DP, CX_NODE_DP, c->dp_s[s] / nb);
-                if (!w->dry) {
-                    g->node[id].pred[1] = dep;
-                    g->node[id].mb = k;
-                    g->node[id].bytes = (c->dp_tier_bytes[s][0] + c->dp_tier_bytes[s][1]) / nb;
-                }
-                last_dp = id;
-            }
-        }
-        int32_t opt = emit(w, CX_STREAM_COMPUTE, CX_NODE_OPT, c->optimizer_s[s]);
+    const cx_chunk_cost *cc = cx_core_cost_chunk(c, vs);
+    int pieces = 1;
+    if (is_last && g->detail == CX_DETAIL_STAGE && ex->dp > 1)
+        pieces = cx_core_dp_buckets(c, w->stage);
+    int32_t first, head, lastid;
+    switch (kind) {
+    case CX_WORK_F:
+        first = head = emit_group(w, cc, PASS_F, mb, chunk, vs, pieces, &lastid);
+        if (!w->dry) g->node[first].mem_bytes += cc->act_bytes;
+        *done = *out = lastid;
+        if (send) *out = emit_send(w, lastid, mb, chunk, vs);
+        break;
+    case CX_WORK_B:
+    case CX_WORK_BW: {
+        int32_t rlast;
+        head = -1;
+        if (ex->recompute != CULONX_RECOMPUTE_NONE)
+            head = emit_group(w, cc, PASS_R, mb, chunk, vs, 1, &rlast);
+        first = emit_group(w, cc, kind == CX_WORK_BW ? PASS_BW : PASS_B, mb, chunk, vs, pieces,
+                           &lastid);
+        if (head < 0) head = first;
         if (!w->dry) {
-            g->node[opt].pred[1] = last_dp;
-            g->node[opt].energy_j = c->optimizer_j[s];
-            g->node[opt].bytes = c->optimizer_bytes[s];
+            for (int32_t k = head; k <= lastid; k++)
+                if (g->node[k].stream == CX_STREAM_COMPUTE) g->node[k].work_bytes = cc->work_bytes;
+            if (kind == CX_WORK_BW) g->node[w->last[CX_STREAM_COMPUTE]].mem_bytes -= cc->act_bytes;
         }
+        *done = *out = lastid;
+        if (send) *out = emit_send(w, lastid, mb, chunk, vs);
+        break;
     }
-    return CULONX_OK;
+    default: /* W */
+        first = head = emit_group(w, cc, PASS_W, mb, chunk, vs, pieces, &lastid);
+        if (!w->dry) g->node[w->last[CX_STREAM_COMPUTE]].mem_bytes -= cc->act_bytes;
+        *done = *out = lastid;
+        break;
+    }
+    if (!w->dry) g->node[head].pred[3] = dep;
+    if (is_last) w->st[w->stage].last_first = first, w->st[w->stage].last_last = lastid;
 }
 
-static void link_heads(walker *w)
+/* DP gradient sync of the loaded stage in buckets (cx_core_dp_buckets), then
+ * the optimizer: at the end of the stage's range, after its items. With
+ * dp-overlap bucket k waits for the k-th slice of the stage's last item. */
+static void emit_tail(walker *w)
 {
     cx_graph *g = w->g;
-    const int nvs = g->p * g->v;
-    for (int64_t h = 0; h < w->nheads; h++) {
-        int32_t id = w->head_node[h];
-        int mb = w->head_mb[h], vs = w->head_vs[h];
-        int32_t dep = -1;
-        switch (w->head_kind[h]) {
-        case CX_WORK_F:
-            if (vs > 0) dep = w->fwd_out[(int64_t)mb * nvs + vs - 1];
-            break;
-        case CX_WORK_B:
-            dep = vs == nvs - 1 ? w->fwd_done[(int64_t)mb * nvs + vs]
-                                : w->bwd_out[(int64_t)mb * nvs + vs + 1];
-            break;
-        default:
-            dep = w->bwd_done[(int64_t)mb * nvs + vs];
-            break;
+    const cx_cost *c = g->cost;
+    const culonx_execution *ex = &g->run->exec;
+    const int s = w->stage;
+    const int32_t last_first = w->st[s].last_first, last_last = w->st[s].last_last;
+    int nb = cx_core_dp_buckets(c, s);
+    int32_t last_dp = -1;
+    if (ex->dp > 1 && c->dp_s[s] > 0) {
+        int64_t span = (int64_t)last_last - last_first + 1;
+        for (int k = 0; k < nb; k++) {
+            int32_t dep = last_last;
+            if (ex->dp_overlap && span > 0) {
+                int64_t idx = last_first + (int64_t)ceil((double)(k + 1) * span / nb) - 1;
+                dep = (int32_t)idx;
+                /* depend on a compute node of the group */
+                if (!w->dry)
+                    while (dep > last_first && g->node[dep].stream != CX_STREAM_COMPUTE)
+                        dep--;
+            }
+            int32_t id = emit(w, CX_STREAM_DP, CX_NODE_DP, c->dp_s[s] / nb);
+            if (!w->dry) {
+                g->node[id].pred[1] = dep;
+                g->node[id].mb = k;
+                g->node[id].bytes = (c->dp_tier_bytes[s][0] + c->dp_tier_bytes[s][1]) / nb;
+            }
+            last_dp = id;
         }
-        g->node[id].pred[3] = dep;
     }
+    int32_t opt = emit(w, CX_STREAM_COMPUTE, CX_NODE_OPT, c->optimizer_s[s]);
+    if (!w->dry) {
+        g->node[opt].pred[1] = last_dp;
+        g->node[opt].energy_j = c->optimizer_j[s];
+        g->node[opt].bytes = c->optimizer_bytes[s];
+    }
+}
+
+/* Dry pass: counts each stage's nodes in its schedule order (the counts do
+ * not depend on the dependencies) and sets g->stage_begin; returns the
+ * total. */
+static int64_t count(walker *w, const cx_play *pl)
+{
+    cx_graph *g = w->g;
+    const int p = g->p;
+    int64_t n = 0;
+    w->dry = 1;
+    for (int s = 0; s < p; s++) {
+        g->stage_begin[s] = n;
+        reset_stage(&w->st[s], n);
+        load_stage(w, s);
+        int len;
+        const cx_sched_item *ord = cx_sched_play_items(pl, s, &len);
+        for (int i = 0; i < len; i++) {
+            const cx_sched_item *it = &ord[i];
+            int vs = pl->vs_of[s * pl->nch + it->chunk];
+            int send = it->kind == CX_WORK_F   ? pl->send_f[vs]
+                       : it->kind == CX_WORK_W ? 0
+                                               : pl->send_b[vs];
+            int32_t done, out;
+            emit_item(w, it->kind, it->chunk, it->mb, vs, i == len - 1, send, -1, &done, &out);
+        }
+        emit_tail(w);
+        n = w->n;
+    }
+    g->stage_begin[p] = n;
+    return n;
+}
+
+/* The emit callback: the item's nodes at its stage's cursor, its first node
+ * waiting on the dependency token's node. */
+CX_PLAY_STEP void emit_step(void *ctx, const cx_play_step *st, cx_play_token *done,
+                            cx_play_token *out)
+{
+    walker *w = ctx;
+    int32_t dep = st->dep ? (int32_t)st->dep->t : -1, d, o;
+    load_stage(w, st->stage);
+    emit_item(w, st->kind, st->chunk, st->mb, st->vs, st->last, st->send, dep, &d, &o);
+    save_stage(w);
+    *done = cx_sched_play_node(d);
+    *out = cx_sched_play_node(o);
 }
 
 void cx_core_graph_free(cx_graph *g)
@@ -420,64 +461,73 @@ culonx_status cx_core_graph_build(const culonx_run *run, double clock_mhz, cx_de
         return cx_core_fail(err, CULONX_EINPUT, run->path, 0,
                             "graph too large: %d microbatches x %d virtual stages", m, nvs);
     }
-    /* schedule orders per stage */
-    int cap = 3 * m * v + 8;
-    cx_sched_item **orders = cx_core_arena_alloc(&g->arena, sizeof *orders * (size_t)p);
-    int *norder = cx_core_arena_alloc(&g->arena, sizeof *norder * (size_t)p);
+    cx_play *pl = cx_sched_play_new();
     g->stage = cx_core_arena_alloc(&g->arena, sizeof *g->stage * (size_t)p);
     g->stage_begin = cx_core_arena_alloc(&g->arena, sizeof *g->stage_begin * (size_t)(p + 1));
-    if (!orders || !norder || !g->stage || !g->stage_begin) goto oom;
-    int64_t items = 0;
-    for (int s = 0; s < p; s++) {
-        orders[s] = cx_core_arena_alloc(&g->arena, sizeof **orders * (size_t)cap);
-        if (!orders[s]) goto oom;
-        norder[s] = c->sched->order(p, m, v, s, orders[s], cap);
-        if (norder[s] < 0) {
+    walker w;
+    memset(&w, 0, sizeof w);
+    w.g = g;
+    w.st = cx_core_arena_alloc(&g->arena, sizeof *w.st * (size_t)p);
+    if (!pl || !g->stage || !g->stage_begin || !w.st) goto oom;
+    cx_sched_sim_status pst = cx_sched_play_orders(pl, c->sched, p, m, v, 1);
+    if (pst == CX_SCHED_SIM_NOMEM) goto oom;
+    if (pst != CX_SCHED_SIM_OK) {
+        if (pst == CX_SCHED_SIM_UNSUPPORTED)
             cx_core_fail(err, CULONX_EINPUT, run->path, 0,
                          "schedule %s does not support pp=%d with %d microbatches and %d "
                          "chunks per stage",
                          c->sched->name, p, m, v);
-            cx_core_graph_free(g);
-            return CULONX_EINPUT;
-        }
-        items += norder[s];
+        else
+            cx_core_fail(err, CULONX_EINTERNAL, run->path, 0,
+                         "schedule %s gives invalid work orders for pp=%d, %d microbatches",
+                         c->sched->name, p, m);
+        cx_sched_play_free(pl);
+        cx_core_graph_free(g);
+        return pst == CX_SCHED_SIM_UNSUPPORTED ? CULONX_EINPUT : CULONX_EINTERNAL;
     }
-    walker w;
-    memset(&w, 0, sizeof w);
-    w.g = g;
-    w.dry = 1;
-    walk(&w, orders, norder);
-    int64_t nnodes = w.n;
+    int64_t nnodes = count(&w, pl);
     if (nnodes > MAX_GRAPH_NODES) { /* ~100 bytes a node */
+        cx_sched_play_free(pl);
         cx_core_graph_free(g);
         return cx_core_fail(err, CULONX_EINPUT, run->path, 0,
                             "graph too large: %lld nodes (at most %lld)%s", (long long)nnodes,
                             (long long)MAX_GRAPH_NODES,
                             detail == CX_DETAIL_OP ? "; the stage-level graph is smaller" : "");
     }
-    /* every node is written by emit(); the tables are filled below */
+    /* every node is written by emit() */
     g->node = cx_core_arena_alloc_raw(&g->arena, sizeof *g->node * (size_t)nnodes);
-    size_t tab = (size_t)m * (size_t)nvs;
-    w.fwd_done = cx_core_arena_alloc_raw(&g->arena, sizeof(int32_t) * tab);
-    w.fwd_out = cx_core_arena_alloc_raw(&g->arena, sizeof(int32_t) * tab);
-    w.bwd_done = cx_core_arena_alloc_raw(&g->arena, sizeof(int32_t) * tab);
-    w.bwd_out = cx_core_arena_alloc_raw(&g->arena, sizeof(int32_t) * tab);
-    w.head_node = cx_core_arena_alloc(&g->arena, sizeof(int32_t) * (size_t)(items + 1));
-    w.head_mb = cx_core_arena_alloc(&g->arena, sizeof(int32_t) * (size_t)(items + 1));
-    w.head_vs = cx_core_arena_alloc(&g->arena, sizeof(int32_t) * (size_t)(items + 1));
-    w.head_kind = cx_core_arena_alloc(&g->arena, (size_t)(items + 1));
-    if (!g->node || !w.fwd_done || !w.fwd_out || !w.bwd_done || !w.bwd_out || !w.head_node ||
-        !w.head_mb || !w.head_vs || !w.head_kind)
-        goto oom;
-    for (size_t i = 0; i < tab; i++) w.fwd_done[i] = w.fwd_out[i] = w.bwd_done[i] = w.bwd_out[i] = -1;
+    if (!g->node) goto oom;
+    /* play: each item's nodes at its stage's cursor, in play order; then
+     * each stage's DP buckets and optimizer at the end of its range */
     w.dry = 0;
-    walk(&w, orders, norder);
-    g->n = w.n;
-    g->stage_begin[p] = w.n;
-    link_heads(&w);
+    for (int s = 0; s < p; s++)
+        reset_stage(&w.st[s], g->stage_begin[s]);
+    pst = cx_sched_play_run(pl, emit_step, &w);
+    cx_sched_play_free(pl);
+    pl = NULL;
+    if (pst != CX_SCHED_SIM_OK) {
+        cx_core_graph_free(g);
+        return cx_core_fail(err, CULONX_EINTERNAL, run->path, 0,
+                            "schedule %s deadlocks for pp=%d, %d microbatches", c->sched->name, p,
+                            m);
+    }
+    for (int s = 0; s < p; s++) {
+        load_stage(&w, s);
+        emit_tail(&w);
+        if (w.n != g->stage_begin[s + 1]) {
+            long long emitted = (long long)(w.n - g->stage_begin[s]);
+            long long counted = (long long)(g->stage_begin[s + 1] - g->stage_begin[s]);
+            cx_core_graph_free(g);
+            return cx_core_fail(err, CULONX_EINTERNAL, run->path, 0,
+                                "graph stage %d: %lld nodes emitted, %lld counted", s, emitted,
+                                counted);
+        }
+    }
+    g->n = nnodes;
     *out = g;
     return CULONX_OK;
 oom:
+    cx_sched_play_free(pl);
     cx_core_graph_free(g);
     return cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "out of memory building the graph");
 }
