@@ -71,7 +71,7 @@ static int draw(culonx_run *r, const culonx_run *sys_a100, const culonx_run *sys
     e->tp = tps[rnd(4)];
     e->pp = rnd(5) ? pps[1 + rnd(5)] : 1;
     e->dp = dps[rnd(5)];
-    e->schedule = (culonx_schedule)rnd(CULONX_SCHED_COUNT);
+    e->schedule = (culonx_schedule)rnd(culonx_schedule_count());
     e->vp = 1;
     const cx_sched_desc *d = cx_sched_get(e->schedule);
     if (cx_sched_takes_vp(d)) e->vp = 2 + rnd(3);
@@ -142,8 +142,8 @@ int main(int argc, char **argv)
     memset(&worst_t, 0, sizeof worst_t);
     memset(&worst_m, 0, sizeof worst_m);
     int hist[5] = {0}; /* |dt| == 0, < 1e-15, < 1e-12, <= 1e-9, more */
-    double sched_max[CULONX_SCHED_COUNT] = {0}, sched_dm[CULONX_SCHED_COUNT] = {0};
-    long sched_bad[CULONX_SCHED_COUNT] = {0}, sched_n[CULONX_SCHED_COUNT] = {0};
+    double sched_max[CULONX_SCHED_MAX] = {0}, sched_dm[CULONX_SCHED_MAX] = {0};
+    long sched_bad[CULONX_SCHED_MAX] = {0}, sched_n[CULONX_SCHED_MAX] = {0};
     while (done < n && tries < 50 * n) {
         tries++;
         culonx_run r;
@@ -206,13 +206,13 @@ int main(int argc, char **argv)
     printf("energy:         worst relative difference %.3g, > %.0e: %ld\n", max_de, tol_t, bad_e);
     printf("graph engine: %.0f nodes in %.2f s = %.2f M nodes/s (build + evaluate)\n", nodes,
            graph_s, nodes / graph_s / 1e6);
-    for (int k = 0; k < CULONX_SCHED_COUNT; k++)
+    for (int k = 0; k < culonx_schedule_count(); k++)
         printf("  %-12s %6ld configs, time worst %.3g, memory worst %.0f B, outside: %ld\n",
                culonx_schedule_name(k), sched_n[k], sched_max[k], sched_dm[k], sched_bad[k]);
     if (max_dt > 0) print_run("worst time", &worst_t);
     if (max_dm > 0) print_run("worst memory", &worst_m);
     int all_scheds = 1;
-    for (int k = 0; k < CULONX_SCHED_COUNT; k++)
+    for (int k = 0; k < culonx_schedule_count(); k++)
         all_scheds &= sched_n[k] > 0;
     if (strict && (bad_t || bad_m || bad_e || failed || done < n || !all_scheds)) return 1;
     return 0;

@@ -6,7 +6,7 @@
 #ifndef CX_HW_CALIBRATE_H
 #define CX_HW_CALIBRATE_H
 
-#include "culonx.h"
+#include "culonx_types.h"
 
 /* Non-negative least squares min ||A x - b||, x >= 0 (Lawson & Hanson 1974,
  * active set). A is m x n column-major (lda = m), m >= 1, 1 <= n <= 32.

@@ -10,7 +10,7 @@
 #ifndef CX_HW_H
 #define CX_HW_H
 
-#include "culonx.h"
+#include "culonx_types.h"
 
 typedef struct {
     double flops;   /* arithmetic work */

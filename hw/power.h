@@ -6,7 +6,7 @@
 #ifndef CX_HW_POWER_H
 #define CX_HW_POWER_H
 
-#include "culonx.h"
+#include "culonx_types.h"
 
 /* Unit utilisations in [0,1] while a kernel runs. */
 typedef struct {

@@ -38,7 +38,7 @@
 #ifndef CX_MODEL_H
 #define CX_MODEL_H
 
-#include "culonx.h"
+#include "culonx_types.h"
 
 typedef enum {
     CX_OP_GEMM = 0, /* weight matmul: B and W backward parts */

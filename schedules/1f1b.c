@@ -33,7 +33,6 @@ static double inflight(int p, int m, int v, int stage)
 
 const cx_sched_desc cx_sched_1f1b = {
     .name = "1f1b",
-    .id = CULONX_SCHED_1F1B,
     .splits_bw = 0,
     .chunks = cx_sched_chunks_one,
     .vstage = cx_sched_vstage_single,

@@ -113,7 +113,6 @@ static double inflight(int p, int m, int v, int stage)
 
 const cx_sched_desc cx_sched_dualpipev = {
     .name = "dualpipev",
-    .id = CULONX_SCHED_DUALPIPE_V,
     .splits_bw = 1,
     .chunks = cx_sched_chunks_two,
     .vstage = cx_sched_vstage_v,

@@ -37,7 +37,6 @@ static double inflight(int p, int m, int v, int stage)
 
 const cx_sched_desc cx_sched_gpipe = {
     .name = "gpipe",
-    .id = CULONX_SCHED_GPIPE,
     .splits_bw = 0,
     .chunks = cx_sched_chunks_one,
     .vstage = cx_sched_vstage_single,

@@ -126,7 +126,6 @@ static double inflight(int p, int m, int v, int stage)
 
 const cx_sched_desc cx_sched_interleaved = {
     .name = "interleaved",
-    .id = CULONX_SCHED_INTERLEAVED,
     .splits_bw = 0,
     .chunks = chunks,
     .vstage = vstage,

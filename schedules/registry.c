@@ -1,46 +1,47 @@
 /*
- * registry.c — the list of pipeline schedules by name (execution.schedule).
- * Each schedule lives in its own file and exports one cx_sched_desc (its
- * name, order, formulas and rules); cx_sched_get maps culonx_schedule ids to
- * them. A new schedule: its file, an id in culonx.h and one line here.
+ * registry.c — the pipeline schedules by id and by name
+ * (execution.schedule). Each schedule lives in its own file and exports one
+ * cx_sched_desc (its name, order, formulas and rules); schedules/list.h
+ * lists them, and a schedule's id is its position there. A new schedule:
+ * its file and one line in schedules/list.h. The public names
+ * (culonx_schedule_name, culonx_schedule_parse, culonx_schedule_count) are
+ * core/input/names.c.
  * The schedules and their papers: schedules/README.md.
  */
 #include "schedules/sched.h"
 
 #include <string.h>
 
-static const cx_sched_desc *const descs[CULONX_SCHED_COUNT] = {
-    [CULONX_SCHED_GPIPE] = &cx_sched_gpipe,
-    [CULONX_SCHED_1F1B] = &cx_sched_1f1b,
-    [CULONX_SCHED_INTERLEAVED] = &cx_sched_interleaved,
-    [CULONX_SCHED_ZB_H1] = &cx_sched_zb_h1,
-    [CULONX_SCHED_ZB_H2] = &cx_sched_zb_h2,
-    [CULONX_SCHED_ZB_V] = &cx_sched_zb_v,
-    [CULONX_SCHED_DUALPIPE_V] = &cx_sched_dualpipev,
+static const cx_sched_desc *const descs[] = {
+#define CX_SCHEDULE(file) &cx_sched_##file,
+#include "schedules/list.h"
+#undef CX_SCHEDULE
 };
 
-const char *culonx_schedule_name(culonx_schedule s)
-{
-    return (unsigned)s < CULONX_SCHED_COUNT ? descs[s]->name : "?";
-}
+#define NDESCS ((int)(sizeof descs / sizeof descs[0]))
 
-int culonx_schedule_parse(const char *name, culonx_schedule *out)
+_Static_assert(NDESCS <= CULONX_SCHED_MAX, "more schedules than CULONX_SCHED_MAX");
+
+int cx_sched_count(void)
 {
-    for (int i = 0; i < CULONX_SCHED_COUNT; i++)
-        if (strcmp(name, descs[i]->name) == 0) {
-            *out = (culonx_schedule)i;
-            return 0;
-        }
-    return -1;
+    return NDESCS;
 }
 
 const cx_sched_desc *cx_sched_get(culonx_schedule id)
 {
-    return (unsigned)id < CULONX_SCHED_COUNT ? descs[id] : NULL;
+    return (unsigned)id < (unsigned)NDESCS ? descs[id] : NULL;
+}
+
+culonx_schedule cx_sched_id(const cx_sched_desc *d)
+{
+    for (int i = 0; i < NDESCS; i++)
+        if (descs[i] == d) return (culonx_schedule)i;
+    return (culonx_schedule)-1;
 }
 
 const cx_sched_desc *cx_sched_find(const char *name)
 {
-    culonx_schedule id;
-    return culonx_schedule_parse(name, &id) == 0 ? cx_sched_get(id) : NULL;
+    for (int i = 0; i < NDESCS; i++)
+        if (strcmp(name, descs[i]->name) == 0) return descs[i];
+    return NULL;
 }

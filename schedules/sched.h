@@ -17,7 +17,7 @@
 #ifndef CX_SCHED_H
 #define CX_SCHED_H
 
-#include "culonx.h"
+#include "culonx_types.h"
 
 #include <stdint.h>
 
@@ -38,7 +38,6 @@ typedef struct {
 
 typedef struct {
     const char *name; /* as in execution.schedule */
-    culonx_schedule id;
     int splits_bw; /* emits separate B and W items */
     /* chunks per stage for a requested v (execution.vp): interleaved uses v,
      * V-shaped schedules always 2, the rest 1. */
@@ -96,14 +95,15 @@ static inline int cx_sched_takes_vp(const cx_sched_desc *d)
 const cx_sched_desc *cx_sched_get(culonx_schedule id);
 const cx_sched_desc *cx_sched_find(const char *name);
 
-/* The schedules (one file each in schedules/). */
-extern const cx_sched_desc cx_sched_gpipe;       /* gpipe.c */
-extern const cx_sched_desc cx_sched_1f1b;        /* 1f1b.c */
-extern const cx_sched_desc cx_sched_interleaved; /* interleaved.c */
-extern const cx_sched_desc cx_sched_zb_h1;       /* zb_h1.c */
-extern const cx_sched_desc cx_sched_zb_h2;       /* zb_h2.c */
-extern const cx_sched_desc cx_sched_zb_v;        /* zb_v.c */
-extern const cx_sched_desc cx_sched_dualpipev;   /* dualpipev.c */
+/* The schedules, one file each in schedules/, listed in schedules/list.h. */
+#define CX_SCHEDULE(file) extern const cx_sched_desc cx_sched_##file;
+#include "schedules/list.h"
+#undef CX_SCHEDULE
+
+/* Number of registered schedules (ids 0 .. count-1). */
+int cx_sched_count(void);
+/* The id of a registered descriptor (its position in schedules/list.h). */
+culonx_schedule cx_sched_id(const cx_sched_desc *d);
 
 /* ------------------------------------------------ reference simulator (sim.c) */
 

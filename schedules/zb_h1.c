@@ -38,7 +38,6 @@ static double inflight(int p, int m, int v, int stage)
 
 const cx_sched_desc cx_sched_zb_h1 = {
     .name = "zb-h1",
-    .id = CULONX_SCHED_ZB_H1,
     .splits_bw = 1,
     .chunks = cx_sched_chunks_one,
     .vstage = cx_sched_vstage_single,

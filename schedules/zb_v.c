@@ -107,7 +107,6 @@ static double inflight(int p, int m, int v, int stage)
 
 const cx_sched_desc cx_sched_zb_v = {
     .name = "zb-v",
-    .id = CULONX_SCHED_ZB_V,
     .splits_bw = 1,
     .chunks = cx_sched_chunks_two,
     .vstage = cx_sched_vstage_v,

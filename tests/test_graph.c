@@ -61,7 +61,7 @@ static void test_levels_agree(void)
     CU_ASSERT_EQUAL(a.memory.peak_bytes, c.memory.peak_bytes);
     CU_ASSERT(rel(a.model_flops, c.model_flops) <= 1e-9);
     CU_ASSERT(rel(a.hardware_flops, b.hardware_flops) <= 1e-9);
-    for (int s = 0; s < CULONX_SCHED_COUNT; s++) {
+    for (int s = 0; s < culonx_schedule_count(); s++) {
         r = small((culonx_schedule)s, s == CULONX_SCHED_INTERLEAVED ? 2 : 1, 8);
         r.exec.dp_overlap = 0;
         CU_ASSERT_EQUAL_FATAL(culonx_estimate_graph(&r, 0, &a, &err), CULONX_OK);

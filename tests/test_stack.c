@@ -173,7 +173,7 @@ static void test_uneven_engines_agree(void)
 {
     static const int64_t four[] = {3, 5, 4, 4}, hole[] = {0, 6, 6, 4};
     static const int64_t eight[] = {1, 2, 3, 2, 2, 1, 3, 2};
-    for (int s = 0; s < CULONX_SCHED_COUNT; s++) {
+    for (int s = 0; s < culonx_schedule_count(); s++) {
         culonx_run r = small((culonx_schedule)s);
         int nvs = nvstages(&r);
         r.vstage_layers = nvs == 4 ? four : eight, r.n_vstage_layers = nvs;

@@ -6,7 +6,7 @@
 #ifndef CX_BASE_H
 #define CX_BASE_H
 
-#include "culonx.h"
+#include "culonx_types.h"
 
 #include <stdarg.h>
 #include <stddef.h>

@@ -14,7 +14,7 @@ int cx_cli_schedules(const cx_cli_args *a)
     int rc = cx_cli_check_choice(a->command, "format", format, formats);
     if (rc) return rc;
     culonx_run *run = malloc(sizeof *run);
-    culonx_schedule_row *rows = malloc(sizeof *rows * CULONX_SCHED_COUNT);
+    culonx_schedule_row *rows = malloc(sizeof *rows * CULONX_SCHED_MAX);
     if (!run || !rows) {
         free(run), free(rows);
         return CX_EXIT_INTERNAL;

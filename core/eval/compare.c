@@ -48,7 +48,7 @@ culonx_status culonx_schedules_compare(const culonx_run *run, culonx_schedule_ro
     if (!c) return cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "out of memory");
     *nrows = 0;
     *best = -1;
-    for (int id = 0; id < CULONX_SCHED_COUNT; id++) {
+    for (int id = 0; id < culonx_schedule_count(); id++) {
         culonx_schedule_row *r = &rows[(*nrows)++];
         memset(r, 0, sizeof *r);
         r->schedule = (culonx_schedule)id;

@@ -1,5 +1,5 @@
 /*
- * culonx.h — the one public header of libculonx.
+ * culonx.h — the public API of libculonx (the types are in culonx_types.h).
  *
  * culonx models one training iteration of a transformer language model on a
  * GPU cluster: model (layers, hidden, heads, ...) x system (GPU, network tiers)
@@ -16,6 +16,8 @@
 #ifndef CULONX_H
 #define CULONX_H
 
+#include "culonx_types.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,8 +26,6 @@
 extern "C" {
 #endif
 
-#define CULONX_VERSION "0.1.0"
-
 /* Marks the exported functions: the library is built with
  * -fvisibility=hidden, so only these are visible in libculonx.so. */
 #if defined(__GNUC__) || defined(__clang__)
@@ -33,171 +33,6 @@ extern "C" {
 #else
 #define CULONX_API
 #endif
-
-/* ---------------------------------------------------------------- status */
-
-typedef enum {
-    CULONX_OK = 0,
-    CULONX_EINPUT = 1,    /* bad input: config, CSV, option value */
-    CULONX_EUSAGE = 2,    /* wrong use of the API or command line */
-    CULONX_EINTERNAL = 3, /* out of memory, numerical failure, bug */
-} culonx_status;
-
-/* Where an error came from and what it is. `file` may be empty, `line` 0. */
-typedef struct {
-    char file[512];
-    int line;
-    char msg[1024];
-} culonx_error;
-
-/* ------------------------------------------------------------------ model */
-
-typedef enum { CULONX_ARCH_GPT = 0, CULONX_ARCH_LLAMA = 1 } culonx_arch;
-
-typedef struct {
-    char name[64];
-    culonx_arch arch;
-    int64_t layers;   /* l */
-    int64_t hidden;   /* h */
-    int64_t heads;    /* a */
-    int64_t kv_heads; /* k (GQA); = heads for GPT / MHA */
-    int64_t ffn;      /* f: MLP inner size */
-    int64_t vocab;    /* V */
-    int64_t seq;      /* s */
-} culonx_model;
-
-/* ----------------------------------------------------------------- system */
-
-/* DVFS power model of one GPU (see hw/power.c):
- *   V(f)   = v_min                                   f <= knee
- *          = v_min + v_slope * (f - knee) / 1000     f >  knee   (f in MHz)
- *   P(f,u) = const_w + static_w * V(f)/v_max
- *            + sum_c coeff_c * u_c * (V(f)/v_max)^2 * f / f_max
- * where u_c are unit utilisations in [0,1]: tensor, fp (vector), sm, dram.
- * The same model reads as per-operation energies (pJ/FLOP at a clock). */
-typedef struct {
-    int present;       /* 0: derive a default from TDP/idle */
-    char provenance[256];
-    double const_w;    /* clock-independent power while active */
-    double static_w;   /* leakage at v_max, scales with V */
-    double knee_mhz;   /* V flat below this clock */
-    double v_min;      /* normalised voltage at and below the knee */
-    double v_slope;    /* normalised voltage rise per GHz above the knee */
-    double tensor_w;   /* dynamic power at full tensor utilisation, f_max */
-    double fp_w;       /* dynamic power at full FP (vector) utilisation */
-    double sm_w;       /* dynamic power at full SM activity */
-    double dram_w;     /* HBM power at full DRAM utilisation (clock-indep.) */
-    double blocked_w;  /* GPU blocked in communication (spinning kernels) */
-    /* time scaling: t(f) = t_mem + t_compute * (f_max/f)^time_exp */
-    double time_exp;
-} culonx_power_model;
-
-typedef struct {
-    char name[64];
-    double matrix16_tflops; /* dense fp16/bf16 tensor-core peak */
-    double matrix8_tflops;  /* dense fp8 peak (0: no fp8) */
-    double vector_tflops;   /* non-tensor FP32/FP16 vector peak */
-    double hbm_gbps;        /* HBM bandwidth */
-    double mem_gib;         /* HBM capacity */
-    double min_mhz, max_mhz, step_mhz;
-    double tdp_w, idle_w;
-    culonx_power_model power;
-} culonx_gpu;
-
-/* A network tier: tier 0 is the scale-up domain (NVLink inside a node),
- * tier 1 the scale-out network between nodes. */
-typedef struct {
-    char name[32];
-    double bw_gbps;     /* unidirectional bandwidth per GPU */
-    double latency_s;   /* per-hop latency (alpha) */
-    double efficiency;  /* achieved fraction of bw for large messages */
-    double pj_per_bit;  /* energy per bit moved */
-} culonx_net_tier;
-
-/* Achieved-efficiency parameters of the performance model (hw/perf.c).
- * Defaults are fitted; bench/fit reproduces the fit. */
-typedef struct {
-    double matmul_eff_max;   /* asymptotic fraction of matrix peak */
-    double matmul_half_dim;  /* GEMM size (GFLOP per GEMM) at which eff is half */
-    double mem_eff;          /* achieved fraction of HBM bandwidth */
-    double kernel_launch_s;  /* CPU launch cost per kernel (floor per pass) */
-    double optimizer_bytes_per_param; /* bytes moved by the Adam step */
-} culonx_perf_params;
-
-#define CULONX_MAX_TIERS 2
-
-typedef struct {
-    char name[64];
-    culonx_gpu gpu;
-    int64_t gpus_per_node;
-    int ntiers;
-    culonx_net_tier tier[CULONX_MAX_TIERS];
-    culonx_perf_params perf;
-    double node_overhead_w; /* CPU, NIC, fans per node (0 if unknown) */
-    double pue;             /* facility power usage effectiveness (1 = none) */
-} culonx_system;
-
-/* -------------------------------------------------------------- execution */
-
-typedef enum {
-    CULONX_RECOMPUTE_NONE = 0,
-    CULONX_RECOMPUTE_SELECTIVE = 1,
-    CULONX_RECOMPUTE_FULL = 2,
-} culonx_recompute;
-
-typedef enum { CULONX_DTYPE_FP16 = 0, CULONX_DTYPE_BF16 = 1, CULONX_DTYPE_FP8 = 2 } culonx_dtype;
-
-/* Pipeline schedules; names in culonx_schedule_name(). */
-typedef enum {
-    CULONX_SCHED_GPIPE = 0,
-    CULONX_SCHED_1F1B,
-    CULONX_SCHED_INTERLEAVED,
-    CULONX_SCHED_ZB_H1,
-    CULONX_SCHED_ZB_H2,
-    CULONX_SCHED_ZB_V,
-    CULONX_SCHED_DUALPIPE_V,
-    CULONX_SCHED_COUNT
-} culonx_schedule;
-
-typedef struct {
-    int64_t gpus;
-    int64_t tp, pp, dp, vp;
-    int64_t microbatch;
-    int64_t global_batch;
-    culonx_recompute recompute;
-    int sequence_parallel;
-    culonx_schedule schedule;
-    int distributed_optimizer;
-    culonx_dtype dtype;
-    int dp_overlap;
-    double tokens;    /* training budget in tokens, 0 = none */
-    double clock_mhz; /* SM clock; 0 = the GPU's max */
-} culonx_execution;
-
-/* Where a section of a run came from: file and line of its XML element,
- * "--set" and 0 after an override, empty and 0 for runs built in code. */
-typedef struct {
-    char file[512];
-    int line;
-} culonx_origin;
-
-typedef struct {
-    char path[512]; /* the run file, for messages */
-    culonx_model model;
-    culonx_system system;
-    culonx_execution exec;
-    /* Filled by the config loader (core/config.c); zero for runs built in
-     * code. Used by culonx_run_check to point messages at the element. */
-    culonx_origin model_at, system_at, gpu_at, power_at, network_at, perf_at, exec_at;
-    culonx_origin tier_at[CULONX_MAX_TIERS];
-    int dp_derived;   /* execution.dp was omitted: dp = gpus/(tp*pp) */
-    int gpus_derived; /* execution.gpus was omitted: gpus = tp*pp*dp */
-    /* Internal, no XML option yet: layers of each virtual stage in model
-     * order (pp x chunks entries, >= 0, adding up to model.layers), owned by
-     * the caller; NULL: the even split layers / (pp x chunks). */
-    const int64_t *vstage_layers;
-    int n_vstage_layers;
-} culonx_run;
 
 /* ------------------------------------------------------------- config I/O */
 
@@ -212,127 +47,47 @@ typedef struct {
 CULONX_API culonx_status culonx_run_load(const char *path, const char *const *overrides,
                                          int noverrides, const char *schema_path, culonx_run *run,
                                          culonx_error *err);
-
 /* Loads from a memory buffer (used by the fuzz harness and tests); `name`
  * is used in messages and as the base for relative paths. */
 CULONX_API culonx_status culonx_run_load_buffer(const char *name, const char *buf, size_t len,
                                                 const char *schema_path, culonx_run *run,
                                                 culonx_error *err);
-
 /* Applies one "section.key=value" override to an already loaded run. */
 CULONX_API culonx_status culonx_run_set(culonx_run *run, const char *assignment, culonx_error *err);
-
 /* Checks divisibility and ranges of a run (heads % tp, gpus = tp*pp*dp...). */
 CULONX_API culonx_status culonx_run_check(const culonx_run *run, culonx_error *err);
 /* GPUs an execution's degrees occupy (the product over its layout, e.g.
  * tp*pp*dp; saturating, 0 if a degree is not positive). */
 CULONX_API int64_t culonx_execution_gpus(const culonx_execution *e);
-
 CULONX_API const char *culonx_schedule_name(culonx_schedule s);
 /* Returns 0 and sets *out when `name` names a schedule, else -1. */
 CULONX_API int culonx_schedule_parse(const char *name, culonx_schedule *out);
+/* Number of registered schedules: ids are 0 .. count-1. */
+CULONX_API int culonx_schedule_count(void);
 CULONX_API const char *culonx_recompute_name(culonx_recompute r);
 CULONX_API const char *culonx_dtype_name(culonx_dtype d);
 
 /* ----------------------------------------------------------------- result */
 
-typedef struct {
-    double forward_s;       /* compute of forward passes on the critical path */
-    double backward_s;      /* compute of backward passes (B + W) */
-    double recompute_s;     /* recomputed forward work */
-    double tp_comm_s;       /* exposed tensor-parallel collectives */
-    double pp_comm_s;       /* exposed pipeline p2p */
-    double dp_comm_s;       /* exposed data-parallel gradient sync */
-    double bubble_s;        /* pipeline fill/drain idle time */
-    double optimizer_s;     /* optimizer step */
-} culonx_time_breakdown;
-
-typedef struct {
-    double weights_bytes;
-    double gradients_bytes;
-    double optimizer_bytes;
-    double activations_bytes; /* in flight at the peak, for the schedule */
-    double workspace_bytes;   /* working buffers: see core/closed.c */
-    double peak_bytes;
-    double capacity_bytes;
-    int fits;
-} culonx_memory;
-
-typedef struct {
-    double compute_j;   /* GPU power while computing, over all GPUs */
-    double idle_j;      /* GPU idle in bubbles / blocked in communication */
-    double hbm_j;       /* part of compute_j attributable to HBM traffic */
-    double network_j;   /* bits moved x pJ/bit, all tiers */
-    double overhead_j;  /* node overhead (CPU, NIC, fans) */
-    double facility_j;  /* (PUE - 1) x everything else */
-    double total_j;
-} culonx_energy;
-
-typedef struct {
-    double params;              /* total model parameters */
-    double params_per_gpu;      /* held by the most loaded GPU */
-    double iteration_time_s;
-    culonx_time_breakdown breakdown;
-    culonx_memory memory;
-    double model_flops;         /* per iteration, whole cluster, no recompute */
-    double hardware_flops;      /* per iteration, including recompute */
-    double mfu, hfu;
-    double tokens_per_s;
-    double clock_mhz;
-    culonx_energy energy;       /* per iteration */
-    double avg_power_w;         /* per GPU, averaged over the iteration */
-    /* with a token budget (exec.tokens > 0) */
-    double iterations;
-    double time_to_train_s;
-    double gpu_hours;
-    double energy_to_train_j;
-    /* pipeline shape */
-    double bubble_fraction;
-    int64_t microbatches; /* m per pipeline per iteration */
-} culonx_result;
-
 /* Closed-form estimate (fast path). */
 CULONX_API culonx_status culonx_estimate(const culonx_run *run, culonx_result *res,
                                          culonx_error *err);
-
 /* The same estimate through the DAG of the iteration (core/walk.c,
  * core/eval.c): stage level (one node per F/B/W per microbatch and chunk) or
  * op level (one node per op of the layer table). */
 CULONX_API culonx_status culonx_estimate_graph(const culonx_run *run, int op_level,
                                                culonx_result *res, culonx_error *err);
-
 /* Writes the evaluated iteration DAG as a Chrome trace (Perfetto,
  * chrome://tracing): a process per stage, a thread per stream. */
 CULONX_API culonx_status culonx_trace_write(FILE *out, const culonx_run *run, int op_level,
                                             culonx_error *err);
-
 /* Every pipeline schedule side by side for one run (rows has room for
- * CULONX_SCHED_COUNT); *best is the fastest that fits, -1 if none. */
-typedef struct {
-    culonx_schedule schedule;
-    int64_t vp;            /* interleaving used */
-    int supported;         /* 0: why says why not */
-    char why[1024];
-    culonx_result result;
-    double p2p_bytes;      /* sent per iteration by the busiest stage's GPU */
-} culonx_schedule_row;
+ * CULONX_SCHED_MAX); *best is the fastest that fits, -1 if none. */
 CULONX_API culonx_status culonx_schedules_compare(const culonx_run *run, culonx_schedule_row *rows,
                                                   int *nrows, int *best, culonx_error *err);
-
-/* One run at every clock of [min, max] by step (0 = the GPU's own range):
- * rows are malloc'd (free them), with the minimum-energy and minimum
- * energy-delay-product clocks and the time-energy Pareto frontier marked. */
-typedef struct {
-    double clock_mhz;
-    culonx_result result;
-    double tokens_per_j;
-    double edp_js;         /* energy x delay */
-    int min_energy, min_edp, pareto;
-} culonx_clock_row;
 CULONX_API culonx_status culonx_energy_clocks(const culonx_run *run, double min_mhz, double max_mhz,
                                               double step_mhz, culonx_clock_row **rows, int *nrows,
                                               culonx_error *err);
-
 /* Human-readable report and JSON of a result. */
 CULONX_API void culonx_report_text(FILE *out, const culonx_run *run, const culonx_result *res);
 CULONX_API void culonx_report_json(FILE *out, const culonx_run *run, const culonx_result *res);
@@ -343,29 +98,6 @@ CULONX_API void culonx_report_clocks(FILE *out, const culonx_run *run, const cul
                                      int n, const char *format);
 
 /* ---- DVFS calibration and prediction (core/dvfs.c, hw/power.c, hw/calibrate.c) ---- */
-
-/* One row of a DVFS clock-table CSV (a clock sweep of microbenchmarks; not a
- * parallelism sweep) (columns gpu,benchmark,kernel,input,core_mhz,
- * mem_mhz,time_ms,power_w,sm_active,sm_occupancy,dram_active,fp16_active,
- * fp32_active,fp64_active,tensor_active). Empty counter cells load as NaN;
- * time and power must be present and non-negative. */
-typedef struct {
-    char gpu[32];
-    char benchmark[64]; /* the benchmark family */
-    char kernel[64];
-    char input[32];
-    int line; /* line in the CSV, for messages */
-    double core_mhz, mem_mhz, time_ms, power_w;
-    double sm_active, sm_occupancy, dram_active;
-    double fp16_active, fp32_active, fp64_active, tensor_active;
-} culonx_dvfs_row;
-
-typedef struct {
-    char path[512];
-    size_t nrows;
-    culonx_dvfs_row *rows;
-} culonx_dvfs_table;
-
 /* Loads a DVFS clock-table CSV; bad rows fail with path:line. */
 CULONX_API culonx_status culonx_dvfs_csv_load(const char *path, culonx_dvfs_table *out, culonx_error *err);
 /* Parses a DVFS clock-table CSV held in memory; `name` is used in messages. */
@@ -376,53 +108,6 @@ CULONX_API void culonx_dvfs_table_free(culonx_dvfs_table *s); /* NULL-safe */
  * row: the "profile once" view of a clock table. Order of first appearance. */
 CULONX_API culonx_status culonx_dvfs_profile_rows(const culonx_dvfs_table *in, culonx_dvfs_table *out,
                                         culonx_error *err);
-
-#define CULONX_DVFS_MAX_CLOCKS 32
-#define CULONX_DVFS_POWER_TERMS 6
-
-/* A calibrated DVFS model of one GPU: the power model plus the per-clock time
- * scaling fitted on a clock table. With nclocks == 0 only the power model's
- * t(f) = t_mem + t_compute*(f_max/f)^time_exp applies. The time of a kernel
- * profiled at f0 is t(f) = t0 * R(f)/R(f0) with
- *   R(f) = (1 - c) * mem_scale(f) + c * compute_scale(f),
- *   c    = 1 - clamp((dram_active - split_dram_lo)/(split_dram_hi - split_dram_lo), 0, 1)
- * (the compute fraction, from the profiled DRAM activity); the scales are
- * interpolated linearly between the table's clocks. */
-typedef struct {
-    culonx_power_model power;
-    char gpu[32];
-    double max_mhz; /* f_max the model is normalised to */
-    int nclocks;
-    double clock_mhz[CULONX_DVFS_MAX_CLOCKS];     /* ascending */
-    double mem_scale[CULONX_DVFS_MAX_CLOCKS];     /* time factor of memory-bound work */
-    double compute_scale[CULONX_DVFS_MAX_CLOCKS]; /* time factor of compute-bound work */
-    double split_dram_lo, split_dram_hi;
-    /* Per-clock power-ratio tables (power_terms == 0: none; then the power
-     * model anchored to the profiled power is used). At clock f the power of
-     * a kernel profiled at f0 with power P0 is P0 * G(f)/G(f0),
-     *   G(f) = sum_k power_ratio[j][k] * phi_k   (interpolated in f),
-     *   phi  = (1, s, d/R, s*d/R, u/R, s*u/R),  s = 100 W / P0,
-     * d = profiled DRAM activity, u = FP16+FP32+FP64+tensor activity and
-     * R = t(f)/t(f0) the predicted time ratio; at f0 itself the profile is
-     * returned unchanged. */
-    int power_terms;
-    double power_ratio[CULONX_DVFS_MAX_CLOCKS][CULONX_DVFS_POWER_TERMS];
-} culonx_dvfs_model;
-
-/* Quality of a calibration on the rows it was fitted to. Errors are mean
- * absolute relative errors (fractions, not %). time/energy errors are of
- * "profile once" predictions from each kernel's highest-clock row. */
-typedef struct {
-    size_t nrows, nkernels;
-    double power_r2;  /* R^2 of power over all rows (counters at each clock) */
-    double time_r2;   /* R^2 of predicted/measured time ratio over all rows */
-    int nclocks;
-    double clock_mhz[CULONX_DVFS_MAX_CLOCKS];
-    double power_mape[CULONX_DVFS_MAX_CLOCKS]; /* power model with measured counters */
-    double time_mape[CULONX_DVFS_MAX_CLOCKS];
-    double energy_mape[CULONX_DVFS_MAX_CLOCKS];
-} culonx_power_fit;
-
 /* Fits the DVFS model of the one GPU in `table` (rows of benchmark family
  * `exclude_family` are left out when non-NULL): power coefficients by
  * non-negative least squares with the knee and voltage ratio found by grid
@@ -431,7 +116,6 @@ typedef struct {
 CULONX_API culonx_status culonx_power_calibrate(const culonx_dvfs_table *table, const char *exclude_family,
                                      culonx_dvfs_model *model, culonx_power_fit *fit,
                                      culonx_error *err);
-
 /* Writes `<power const-w=.. static-w=.. knee-mhz=.. v-min=.. v-slope=..
  * tensor-w=.. fp-w=.. sm-w=.. dram-w=.. blocked-w=.. time-exp=..
  * provenance=../>` (plus max-mhz, clocks-mhz, time-mem-scale,
@@ -442,13 +126,6 @@ CULONX_API culonx_status culonx_power_write_xml(FILE *out, const culonx_dvfs_mod
 /* Reads such a file (root element <power>); no network, no entities. */
 CULONX_API culonx_status culonx_power_read_xml(const char *path, culonx_dvfs_model *model,
                                                culonx_error *err);
-
-/* One predicted point: kernel `profile_index` of the profile at a clock. */
-typedef struct {
-    size_t profile_index;
-    double core_mhz, time_ms, power_w, energy_mj;
-} culonx_dvfs_point;
-
 /* Predicts time, power and energy of every profile row at every clock
  * ("profile once, model everywhere"); out holds nprofile*nclocks points,
  * profile-major. */
@@ -456,7 +133,6 @@ CULONX_API culonx_status culonx_dvfs_predict(const culonx_dvfs_model *model,
                                   const culonx_dvfs_row *profile, size_t nprofile,
                                   const double *clocks_mhz, int nclocks,
                                   culonx_dvfs_point *out, culonx_error *err);
-
 /* Renders a calibration (`culonx calibrate`): the fitted model and its
  * per-clock errors, as text or (json != 0) one JSON object. */
 CULONX_API void culonx_report_calibration(FILE *out, const culonx_dvfs_model *model,
@@ -467,136 +143,11 @@ CULONX_API void culonx_report_calibration(FILE *out, const culonx_dvfs_model *mo
 CULONX_API void culonx_report_dvfs_points(FILE *out, const culonx_dvfs_table *prof,
                                const culonx_dvfs_point *pt, int nclocks, const char *power_path,
                                const char *profile_path, const char *format);
-
 /* Fills gpu->power from datasheet facts (TDP, idle W, clocks) when
  * gpu->power.present == 0; A100 and H100 get the constants of MODEL.md. */
 CULONX_API void culonx_power_default(culonx_gpu *gpu);
 
 /* ---- Sweeps (core/sweep.c) ---- */
-
-/* A sweep enumerates executions of one model on one system (a mixed-radix
- * product of value lists, one per dimension, outermost first as listed in
- * culonx_sweep_dim), evaluates each valid one in closed form, and keeps the
- * top K by an objective, the Pareto frontier and per-reason reject counts.
- * Candidates are numbered by their position in the product (the enumeration
- * index); ties always break by index, so results are identical for any
- * thread or MPI rank count. See core/sweep.c for the rules. */
-
-typedef enum {
-    CULONX_SWEEP_GPUS = 0,
-    CULONX_SWEEP_GLOBAL_BATCH,
-    CULONX_SWEEP_TP,
-    CULONX_SWEEP_PP,
-    CULONX_SWEEP_SCHEDULE,   /* values: culonx_schedule ids */
-    CULONX_SWEEP_VP,         /* chunks per stage for the interleaved schedule */
-    CULONX_SWEEP_MICROBATCH,
-    CULONX_SWEEP_RECOMPUTE,  /* values: culonx_recompute */
-    CULONX_SWEEP_SP,         /* 0 off, 1 on */
-    CULONX_SWEEP_CLOCK,      /* SM clock in MHz */
-    CULONX_SWEEP_DIST_OPT,   /* 0 off, 1 on */
-    CULONX_SWEEP_DP_OVERLAP, /* 0 off, 1 on */
-    CULONX_SWEEP_NDIMS
-} culonx_sweep_dim;
-
-typedef enum {
-    CULONX_OBJECTIVE_TIME = 0,      /* minimise time per token (= iteration time at one batch) */
-    CULONX_OBJECTIVE_ENERGY,        /* minimise energy per token (needs the power model) */
-    CULONX_OBJECTIVE_TOKENS_PER_J,  /* maximise tokens per joule (needs the power model) */
-    CULONX_OBJECTIVE_GPU_HOURS,     /* minimise GPU-time per token (GPU-hours to train) */
-} culonx_objective;
-
-/* Why an execution is not valid, or a candidate was not evaluated or not
- * feasible: the one reject vocabulary of the execution check (core/layout/rules.c:
- * the loader, `schedules`), the schedules' own rules and the sweep. */
-typedef enum {
-    CULONX_REJECT_NONE = -1,              /* no rule broken */
-    CULONX_REJECT_GLOBAL_BATCH_RANGE = 0, /* outside --min/--max-global-batch */
-    CULONX_REJECT_TP_NODE,      /* tp does not divide gpus-per-node (nor a multiple of it) */
-    CULONX_REJECT_TP_ACROSS,    /* tp > gpus-per-node without --tp-across-nodes */
-    CULONX_REJECT_HEADS_TP,     /* heads % tp */
-    CULONX_REJECT_KV_HEADS_TP,  /* kv-heads % tp */
-    CULONX_REJECT_FFN_TP,       /* ffn % tp */
-    CULONX_REJECT_LAYERS_PP,    /* layers % pp */
-    CULONX_REJECT_GPUS_TP_PP,   /* gpus % (tp*pp) */
-    CULONX_REJECT_PP1_CHUNKS,   /* multi-chunk schedule (vp > 1, V-shape) with pp = 1 */
-    CULONX_REJECT_LAYERS_PP_VP, /* layers % (pp*vp) */
-    CULONX_REJECT_LAYERS_2PP,   /* V-shaped schedule: layers % (2*pp) */
-    CULONX_REJECT_STAGES,       /* more stages than the model holds */
-    CULONX_REJECT_BATCH_MB_DP,  /* global batch % (microbatch*dp) */
-    CULONX_REJECT_SCHED_MICROBATCHES, /* fewer microbatches than the schedule needs */
-    CULONX_REJECT_DUP_SCHEDULE, /* pp = 1: every schedule is the same execution */
-    CULONX_REJECT_DUP_SP,       /* tp = 1: sequence parallel changes nothing */
-    CULONX_REJECT_DUP_DIST_OPT, /* dp = 1: distributed optimizer changes nothing */
-    CULONX_REJECT_DUP_DP_OVERLAP, /* dp = 1: nothing to overlap */
-    CULONX_REJECT_EVAL,         /* the evaluator refused it */
-    CULONX_REJECT_MEMORY,       /* does not fit in memory (evaluated) */
-    CULONX_REJECT_COUNT,        /* reasons a sweep counts (its space holds no others) */
-    /* only an execution given in full breaks these (dp is derived and vp
-     * only varies for schedules that take it in a sweep) */
-    CULONX_REJECT_VP_SCHEDULE = CULONX_REJECT_COUNT, /* vp > 1, schedule takes none */
-    CULONX_REJECT_GPUS_DEGREES, /* gpus != tp*pp*dp */
-    CULONX_REJECT_ALL_COUNT
-} culonx_sweep_reject;
-
-#define CULONX_SWEEP_MAX_VALUES 1024
-
-typedef struct {
-    int n; /* 0: the default for the dimension */
-    int64_t v[CULONX_SWEEP_MAX_VALUES];
-} culonx_sweep_list;
-
-typedef struct {
-    culonx_sweep_list list[CULONX_SWEEP_NDIMS];
-    int tp_across_nodes;       /* default tp list adds multiples of gpus-per-node */
-    int64_t max_microbatch;    /* default microbatch list 1,2,4.. up to this (64) */
-    int64_t min_global_batch;  /* 0: none */
-    int64_t max_global_batch;  /* 0: none */
-    double max_memory_gib;     /* 0: the GPU's capacity */
-    culonx_objective objective;
-    int top_k;                 /* 0: 10 */
-    int threads;               /* 0: online cores */
-    int verify_k;              /* re-evaluate the top K with the graph engine */
-    /* 1: evaluate every candidate exactly (no pruning by lower bounds; see
-     * core/sweep.c). Pruning is also off with `all`. Results are the same. */
-    int no_prune;
-    /* Every evaluated row (CSV, or JSON lines when all_jsonl) in index order,
-     * written while the sweep runs. NULL: none. */
-    FILE *all;
-    int all_jsonl;
-    /* Called now and then from the calling thread (rank 0 under MPI). */
-    void (*progress)(void *ctx, uint64_t done, uint64_t total);
-    void *progress_ctx;
-} culonx_sweep_spec;
-
-typedef struct {
-    uint64_t index;    /* enumeration index */
-    culonx_execution exec;
-    culonx_result res;
-    double objective;  /* lower is better (tokens-per-joule is negated) */
-} culonx_sweep_entry;
-
-typedef struct {
-    int is_root;        /* 0 on MPI ranks other than 0: nothing to report */
-    culonx_run run;     /* the base run */
-    culonx_sweep_spec spec; /* with defaults filled in (all, progress cleared) */
-    uint64_t enumerated, evaluated, feasible;
-    /* feasible candidates not evaluated exactly because lower bounds prove
-     * they can enter neither the top K nor the Pareto frontier (counted in
-     * feasible: their peak memory is exact); pruning_on: pruning was used */
-    uint64_t pruned;
-    int pruning_on;
-    uint64_t rejected[CULONX_REJECT_COUNT];
-    int energy_available; /* the power model gives nonzero energy */
-    double memory_limit_bytes;
-    int ntop;
-    culonx_sweep_entry *top;   /* best first */
-    int nfront;
-    culonx_sweep_entry *front; /* Pareto frontier, by time then index */
-    int verify_status;         /* culonx_status of --verify */
-    int nverified;
-    culonx_result *verified;   /* graph-engine results of top[0..nverified-1] */
-} culonx_sweep_result;
-
 CULONX_API void culonx_sweep_spec_init(culonx_sweep_spec *spec);
 /* Sets one option from its command-line form: name without "--" (gpus,
  * global-batch, tp, pp, schedule, vp, mb, recompute, sp, dist-opt,
@@ -609,7 +160,6 @@ CULONX_API culonx_status culonx_sweep_option(culonx_sweep_spec *spec, const char
                                              const char *value, culonx_error *err);
 CULONX_API const char *culonx_sweep_reject_name(culonx_sweep_reject r);
 CULONX_API const char *culonx_objective_name(culonx_objective o);
-
 /* Runs the sweep. Under MPI (culonx_sweep_mpi_begin) every rank calls it;
  * rank 0 gets the reduced result (is_root = 1). *out is freed with
  * culonx_sweep_result_free. CULONX_EINPUT when an energy objective is asked
@@ -619,7 +169,6 @@ CULONX_API culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sw
 CULONX_API void culonx_sweep_result_free(culonx_sweep_result *r);
 CULONX_API void culonx_sweep_report_text(FILE *out, const culonx_sweep_result *r);
 CULONX_API void culonx_sweep_report_json(FILE *out, const culonx_sweep_result *r);
-
 /* MPI (no-ops without it): initialises MPI when launched by mpirun
  * (OMPI_COMM_WORLD_SIZE / PMI_SIZE set); rank 0 and size 1 otherwise. */
 CULONX_API void culonx_sweep_mpi_begin(int *argc, char ***argv, int *rank, int *size);

@@ -186,7 +186,7 @@ static culonx_status exec_reject(checker *C, culonx_sweep_reject why)
                    (ll)e->vp);
     case CULONX_REJECT_VP_SCHEDULE: {
         const char *takes = "?"; /* the first registered schedule that takes vp */
-        for (int i = CULONX_SCHED_COUNT - 1; i >= 0; i--) {
+        for (int i = culonx_schedule_count() - 1; i >= 0; i--) {
             const cx_sched_desc *x = cx_sched_get((culonx_schedule)i);
             if (x && cx_sched_takes_vp(x)) takes = x->name;
         }
@@ -231,7 +231,7 @@ static culonx_status check_exec(checker *C)
 
     if ((unsigned)e->recompute > CULONX_RECOMPUTE_FULL)
         return bad(C, o, "<execution>: unknown recompute %d", (int)e->recompute);
-    if ((unsigned)e->schedule >= CULONX_SCHED_COUNT || !cx_sched_get(e->schedule))
+    if ((unsigned)e->schedule >= (unsigned)culonx_schedule_count() || !cx_sched_get(e->schedule))
         return bad(C, o, "<execution>: unknown schedule %d", (int)e->schedule);
     if ((unsigned)e->dtype > CULONX_DTYPE_FP8)
         return bad(C, o, "<execution>: unknown dtype %d", (int)e->dtype);

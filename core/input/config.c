@@ -59,34 +59,6 @@
 
 #define SET_FILE "--set"
 
-/* -------------------------------------------------------------- names */
-
-const char *culonx_recompute_name(culonx_recompute r)
-{
-    switch (r) {
-    case CULONX_RECOMPUTE_NONE:
-        return "none";
-    case CULONX_RECOMPUTE_SELECTIVE:
-        return "selective";
-    case CULONX_RECOMPUTE_FULL:
-        return "full";
-    }
-    return "?";
-}
-
-const char *culonx_dtype_name(culonx_dtype d)
-{
-    switch (d) {
-    case CULONX_DTYPE_FP16:
-        return "fp16";
-    case CULONX_DTYPE_BF16:
-        return "bf16";
-    case CULONX_DTYPE_FP8:
-        return "fp8";
-    }
-    return "?";
-}
-
 /* ------------------------------------------------------------- fields */
 
 typedef enum {
@@ -317,7 +289,7 @@ static int parse_value(const field *f, const char *s, void *base, char *why, siz
         if (culonx_schedule_parse(s, &v) != 0) {
             char known[256] = "";
             size_t used = 0;
-            for (int i = 0; i < CULONX_SCHED_COUNT && used < sizeof known; i++)
+            for (int i = 0; i < culonx_schedule_count() && used < sizeof known; i++)
                 used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
                                          culonx_schedule_name((culonx_schedule)i));
             snprintf(why, whylen, "unknown schedule '%.64s' (known: %s)", s, known);

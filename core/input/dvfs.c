@@ -10,6 +10,7 @@
  * counter cells are missing values (NaN); time and power must be >= 0 and
  * the clock > 0. Energy of a point: E[mJ] = t[ms] * P[W].
  */
+#include "culonx.h"
 #include "core/base/base.h"
 #include "hw/calibrate.h"
 #include "hw/power.h"

@@ -8,7 +8,7 @@
 # and the install rules:
 #   bin/culonx
 #   lib/libculonx.a, lib/libculonx.so*            (CMAKE_INSTALL_LIBDIR)
-#   include/culonx.h
+#   include/culonx.h, include/culonx_types.h
 #   lib/pkgconfig/culonx.pc                        (from culonx.pc.in)
 #   lib/cmake/culonx/culonx{Config,ConfigVersion,Targets*}.cmake:
 #       find_package(culonx) gives culonx::culonx (shared) and
@@ -114,7 +114,8 @@ install(TARGETS culonx RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS ${CX_EXPORTED} EXPORT culonxTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/core/include/culonx.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/core/include/culonx.h ${PROJECT_SOURCE_DIR}/core/include/culonx_types.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${PROJECT_BINARY_DIR}/culonx.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 install(EXPORT culonxTargets NAMESPACE culonx:: DESTINATION ${CX_CMAKE_DIR})
 install(FILES ${PROJECT_BINARY_DIR}/culonxConfig.cmake ${PROJECT_BINARY_DIR}/culonxConfigVersion.cmake

@@ -197,7 +197,7 @@ culonx_status culonx_sweep_option(culonx_sweep_spec *s, const char *name, const 
     if (!strcmp(name, "schedule")) {
         char known[256] = "";
         size_t used = 0;
-        for (int i = 0; i < CULONX_SCHED_COUNT && used < sizeof known; i++)
+        for (int i = 0; i < culonx_schedule_count() && used < sizeof known; i++)
             used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
                                      culonx_schedule_name((culonx_schedule)i));
         if (used < sizeof known) snprintf(known + used, sizeof known - used, " or all");

@@ -94,7 +94,7 @@ culonx_status cx_core_space_build(const culonx_run *run, const culonx_sweep_spec
     culonx_sweep_list scheds = in[CULONX_SWEEP_SCHEDULE];
     int explicit_sched = scheds.n > 0;
     if (!scheds.n)
-        for (int i = 0; i < CULONX_SCHED_COUNT; i++) push(&scheds, i);
+        for (int i = 0; i < culonx_schedule_count(); i++) push(&scheds, i);
     int nv = 0;
     sp->canon_var = -1;
     for (int i = 0; i < scheds.n; i++) {

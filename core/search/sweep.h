@@ -54,7 +54,7 @@ typedef struct {
 typedef struct {
     cx_space sp;
     culonx_sweep_list lists[NLEVELS]; /* defaults materialised */
-    cx_variant var[CULONX_SCHED_COUNT * CULONX_SWEEP_MAX_VALUES];
+    cx_variant var[CULONX_SCHED_MAX * CULONX_SWEEP_MAX_VALUES];
 } cx_space_store;
 
 /* top K by (objective, index): a max-heap of the worst kept entry */

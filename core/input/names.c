@@ -1,0 +1,54 @@
+/*
+ * names.c — the names of the vocabulary's enumerations as they appear in
+ * config files, outputs and options: schedules (from each schedule's own
+ * descriptor, schedules/list.h), recompute modes and data types.
+ */
+#include "culonx.h"
+#include "schedules/sched.h"
+
+#include <string.h>
+
+const char *culonx_schedule_name(culonx_schedule s)
+{
+    const cx_sched_desc *d = cx_sched_get(s);
+    return d ? d->name : "?";
+}
+
+int culonx_schedule_parse(const char *name, culonx_schedule *out)
+{
+    const cx_sched_desc *d = cx_sched_find(name);
+    if (!d) return -1;
+    *out = cx_sched_id(d);
+    return 0;
+}
+
+int culonx_schedule_count(void)
+{
+    return cx_sched_count();
+}
+
+const char *culonx_recompute_name(culonx_recompute r)
+{
+    switch (r) {
+    case CULONX_RECOMPUTE_NONE:
+        return "none";
+    case CULONX_RECOMPUTE_SELECTIVE:
+        return "selective";
+    case CULONX_RECOMPUTE_FULL:
+        return "full";
+    }
+    return "?";
+}
+
+const char *culonx_dtype_name(culonx_dtype d)
+{
+    switch (d) {
+    case CULONX_DTYPE_FP16:
+        return "fp16";
+    case CULONX_DTYPE_BF16:
+        return "bf16";
+    case CULONX_DTYPE_FP8:
+        return "fp8";
+    }
+    return "?";
+}
