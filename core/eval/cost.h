@@ -25,8 +25,9 @@
 #include "models/model.h"
 #include "schedules/sched.h"
 
-#define CX_COST_MAX_VSTAGES 4096
-#define CX_COST_MAX_STAGES 1024
+/* capacity of the evaluators: the layout's limits (core/layout/layout.h) */
+#define CX_COST_MAX_VSTAGES CX_LAYOUT_MAX_VSTAGES
+#define CX_COST_MAX_STAGES CX_LAYOUT_MAX_STAGES
 /* most work items (3 x microbatches x virtual stages) the graph engine and
  * the schedule replay accept: beyond it memory grows past a few GB */
 #define CX_MAX_SCHEDULE_ITEMS 50000000LL

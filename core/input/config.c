@@ -35,6 +35,7 @@
  * The XML reader (safe parsing, schema, file:line errors) is xml.c; the
  * consistency check of a whole run is check.c.
  */
+#include "core/input/fields.h"
 #include "core/base/base.h"
 #include "core/input/xml.h"
 #include "core/layout/layout.h"
@@ -59,279 +60,6 @@
 
 #define SET_FILE "--set"
 
-/* ------------------------------------------------------------- fields */
-
-typedef enum {
-    FT_NAME,     /* non-empty string */
-    FT_TEXT,     /* string, may be empty */
-    FT_COUNT,    /* int64_t >= 1 */
-    FT_NONNEG,   /* double >= 0 */
-    FT_POSITIVE, /* double > 0 */
-    FT_BOOL,     /* int 0/1 */
-    FT_ARCH,
-    FT_RECOMPUTE,
-    FT_SCHEDULE,
-    FT_DTYPE,
-} field_type;
-
-typedef struct {
-    const char *key; /* XML attribute name */
-    field_type type;
-    size_t off, size;
-    double scale; /* XML unit -> struct unit; 0 means 1 */
-    int required;
-} field;
-
-#define FLD(T, key, type, member, scale, req)                                                      \
-    {                                                                                              \
-        key, type, offsetof(T, member), sizeof(((T *)0)->member), scale, req                       \
-    }
-
-static const field model_fields[] = {
-    FLD(culonx_model, "name", FT_NAME, name, 0, 1),
-    FLD(culonx_model, "arch", FT_ARCH, arch, 0, 1),
-    FLD(culonx_model, "layers", FT_COUNT, layers, 0, 1),
-    FLD(culonx_model, "hidden", FT_COUNT, hidden, 0, 1),
-    FLD(culonx_model, "heads", FT_COUNT, heads, 0, 1),
-    FLD(culonx_model, "kv-heads", FT_COUNT, kv_heads, 0, 0),
-    FLD(culonx_model, "ffn", FT_COUNT, ffn, 0, 0),
-    FLD(culonx_model, "vocab", FT_COUNT, vocab, 0, 1),
-    FLD(culonx_model, "seq", FT_COUNT, seq, 0, 1),
-};
-enum { MODEL_KV_HEADS = 5, MODEL_FFN = 6 };
-
-static const field system_fields[] = {
-    FLD(culonx_system, "name", FT_NAME, name, 0, 1),
-    FLD(culonx_system, "gpus-per-node", FT_COUNT, gpus_per_node, 0, 1),
-    FLD(culonx_system, "node-overhead-w", FT_NONNEG, node_overhead_w, 0, 0),
-    FLD(culonx_system, "pue", FT_POSITIVE, pue, 0, 0),
-};
-
-static const field gpu_fields[] = {
-    FLD(culonx_gpu, "name", FT_NAME, name, 0, 1),
-    FLD(culonx_gpu, "matrix16-tflops", FT_POSITIVE, matrix16_tflops, 0, 1),
-    FLD(culonx_gpu, "matrix8-tflops", FT_NONNEG, matrix8_tflops, 0, 0),
-    FLD(culonx_gpu, "vector-tflops", FT_POSITIVE, vector_tflops, 0, 1),
-    FLD(culonx_gpu, "hbm-gbps", FT_POSITIVE, hbm_gbps, 0, 1),
-    FLD(culonx_gpu, "mem-gib", FT_POSITIVE, mem_gib, 0, 1),
-    FLD(culonx_gpu, "min-mhz", FT_POSITIVE, min_mhz, 0, 1),
-    FLD(culonx_gpu, "max-mhz", FT_POSITIVE, max_mhz, 0, 1),
-    FLD(culonx_gpu, "step-mhz", FT_POSITIVE, step_mhz, 0, 1),
-    FLD(culonx_gpu, "tdp-w", FT_POSITIVE, tdp_w, 0, 1),
-    FLD(culonx_gpu, "idle-w", FT_NONNEG, idle_w, 0, 1),
-};
-
-static const field power_fields[] = {
-    FLD(culonx_power_model, "const-w", FT_NONNEG, const_w, 0, 1),
-    FLD(culonx_power_model, "static-w", FT_NONNEG, static_w, 0, 1),
-    FLD(culonx_power_model, "knee-mhz", FT_NONNEG, knee_mhz, 0, 1),
-    FLD(culonx_power_model, "v-min", FT_POSITIVE, v_min, 0, 1),
-    FLD(culonx_power_model, "v-slope", FT_NONNEG, v_slope, 0, 1),
-    FLD(culonx_power_model, "tensor-w", FT_NONNEG, tensor_w, 0, 1),
-    FLD(culonx_power_model, "fp-w", FT_NONNEG, fp_w, 0, 1),
-    FLD(culonx_power_model, "sm-w", FT_NONNEG, sm_w, 0, 1),
-    FLD(culonx_power_model, "dram-w", FT_NONNEG, dram_w, 0, 1),
-    FLD(culonx_power_model, "blocked-w", FT_NONNEG, blocked_w, 0, 1),
-    FLD(culonx_power_model, "time-exp", FT_POSITIVE, time_exp, 0, 0),
-    FLD(culonx_power_model, "provenance", FT_TEXT, provenance, 0, 0),
-};
-
-static const field tier_fields[] = {
-    FLD(culonx_net_tier, "name", FT_NAME, name, 0, 1),
-    FLD(culonx_net_tier, "bw-gbps", FT_POSITIVE, bw_gbps, 0, 1),
-    FLD(culonx_net_tier, "latency-us", FT_NONNEG, latency_s, 1e-6, 1),
-    FLD(culonx_net_tier, "efficiency", FT_POSITIVE, efficiency, 0, 0),
-    FLD(culonx_net_tier, "pj-per-bit", FT_NONNEG, pj_per_bit, 0, 0),
-};
-
-static const field perf_fields[] = {
-    FLD(culonx_perf_params, "matmul-eff-max", FT_NONNEG, matmul_eff_max, 0, 0),
-    FLD(culonx_perf_params, "matmul-half-dim", FT_NONNEG, matmul_half_dim, 0, 0),
-    FLD(culonx_perf_params, "mem-eff", FT_NONNEG, mem_eff, 0, 0),
-    FLD(culonx_perf_params, "kernel-launch-us", FT_NONNEG, kernel_launch_s, 1e-6, 0),
-    FLD(culonx_perf_params, "optimizer-bytes-per-param", FT_NONNEG, optimizer_bytes_per_param, 0,
-        0),
-};
-
-static const field exec_fields[] = {
-    FLD(culonx_execution, "gpus", FT_COUNT, gpus, 0, 0),
-    FLD(culonx_execution, "tp", FT_COUNT, tp, 0, 1),
-    FLD(culonx_execution, "pp", FT_COUNT, pp, 0, 1),
-    FLD(culonx_execution, "dp", FT_COUNT, dp, 0, 0),
-    FLD(culonx_execution, "vp", FT_COUNT, vp, 0, 0),
-    FLD(culonx_execution, "microbatch", FT_COUNT, microbatch, 0, 1),
-    FLD(culonx_execution, "global-batch", FT_COUNT, global_batch, 0, 1),
-    FLD(culonx_execution, "recompute", FT_RECOMPUTE, recompute, 0, 0),
-    FLD(culonx_execution, "sequence-parallel", FT_BOOL, sequence_parallel, 0, 0),
-    FLD(culonx_execution, "schedule", FT_SCHEDULE, schedule, 0, 0),
-    FLD(culonx_execution, "distributed-optimizer", FT_BOOL, distributed_optimizer, 0, 0),
-    FLD(culonx_execution, "dtype", FT_DTYPE, dtype, 0, 0),
-    FLD(culonx_execution, "dp-overlap", FT_BOOL, dp_overlap, 0, 0),
-    FLD(culonx_execution, "tokens", FT_NONNEG, tokens, 0, 0),
-    FLD(culonx_execution, "clock-mhz", FT_NONNEG, clock_mhz, 0, 0),
-};
-enum { EXEC_GPUS = 0, EXEC_DP = 3 };
-
-#define NFIELDS(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-static int find_field(const field *fs, int n, const char *key)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(fs[i].key, key) == 0) return i;
-    return -1;
-}
-
-static int only_space(const char *s)
-{
-    return *cx_core_xml_skip_space(s) == '\0';
-}
-
-/* Parses `s` into the field at base+f->off. Returns 0, or -1 with `why`. */
-static int parse_value(const field *f, const char *s, void *base, char *why, size_t whylen)
-{
-    char *p = (char *)base + f->off;
-    switch (f->type) {
-    case FT_NAME:
-    case FT_TEXT: {
-        size_t n = strlen(s);
-        if (f->type == FT_NAME && n == 0) {
-            snprintf(why, whylen, "expected a non-empty name");
-            return -1;
-        }
-        if (n >= f->size) {
-            snprintf(why, whylen, "longer than %zu characters", f->size - 1);
-            return -1;
-        }
-        memcpy(p, s, n + 1);
-        return 0;
-    }
-    case FT_COUNT: {
-        const char *t = cx_core_xml_skip_space(s);
-        char *end = NULL;
-        long long v = 0;
-        int ok = (*t >= '0' && *t <= '9') || (*t == '+' && t[1] >= '0' && t[1] <= '9');
-        if (ok) {
-            errno = 0;
-            v = strtoll(t, &end, 10);
-            ok = end != t && only_space(end) && errno != ERANGE && v >= 1;
-        }
-        if (!ok) {
-            snprintf(why, whylen, "expected a positive integer, got '%.64s'", s);
-            return -1;
-        }
-        int64_t iv = (int64_t)v;
-        memcpy(p, &iv, sizeof iv);
-        return 0;
-    }
-    case FT_NONNEG:
-    case FT_POSITIVE: {
-        const char *t = cx_core_xml_skip_space(s);
-        char *end;
-        errno = 0;
-        double v = strtod(t, &end);
-        int bad = end == t || !only_space(end) || !isfinite(v) || errno == ERANGE ||
-                  (t[0] == '0' && (t[1] == 'x' || t[1] == 'X'));
-        if (bad || v < 0 || (f->type == FT_POSITIVE && v == 0)) {
-            snprintf(why, whylen, "expected a %s number, got '%.64s'",
-                     f->type == FT_POSITIVE ? "positive" : "non-negative", s);
-            return -1;
-        }
-        if (f->scale != 0) v *= f->scale;
-        memcpy(p, &v, sizeof v);
-        return 0;
-    }
-    case FT_BOOL: {
-        int v;
-        const char *t = cx_core_xml_skip_space(s);
-        size_t n = strlen(t);
-        while (n && (t[n - 1] == ' ' || t[n - 1] == '\t' || t[n - 1] == '\n' || t[n - 1] == '\r'))
-            n--;
-        if ((n == 4 && strncmp(t, "true", 4) == 0) || (n == 1 && t[0] == '1'))
-            v = 1;
-        else if ((n == 5 && strncmp(t, "false", 5) == 0) || (n == 1 && t[0] == '0'))
-            v = 0;
-        else {
-            snprintf(why, whylen, "expected true or false, got '%.64s'", s);
-            return -1;
-        }
-        memcpy(p, &v, sizeof v);
-        return 0;
-    }
-    case FT_ARCH: {
-        const cx_model_family *fam = cx_model_family_named(s);
-        if (!fam) {
-            char names[128];
-            cx_model_family_names(names, sizeof names);
-            snprintf(why, whylen, "expected %s, got '%.64s'", names, s);
-            return -1;
-        }
-        culonx_arch v = fam->arch;
-        memcpy(p, &v, sizeof v);
-        return 0;
-    }
-    case FT_RECOMPUTE: {
-        culonx_recompute v;
-        if (strcmp(s, "none") == 0)
-            v = CULONX_RECOMPUTE_NONE;
-        else if (strcmp(s, "selective") == 0)
-            v = CULONX_RECOMPUTE_SELECTIVE;
-        else if (strcmp(s, "full") == 0)
-            v = CULONX_RECOMPUTE_FULL;
-        else {
-            snprintf(why, whylen, "expected none, selective or full, got '%.64s'", s);
-            return -1;
-        }
-        memcpy(p, &v, sizeof v);
-        return 0;
-    }
-    case FT_SCHEDULE: {
-        culonx_schedule v;
-        if (culonx_schedule_parse(s, &v) != 0) {
-            char known[256] = "";
-            size_t used = 0;
-            for (int i = 0; i < culonx_schedule_count() && used < sizeof known; i++)
-                used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
-                                         culonx_schedule_name((culonx_schedule)i));
-            snprintf(why, whylen, "unknown schedule '%.64s' (known: %s)", s, known);
-            return -1;
-        }
-        memcpy(p, &v, sizeof v);
-        return 0;
-    }
-    case FT_DTYPE: {
-        culonx_dtype v;
-        if (strcmp(s, "fp16") == 0)
-            v = CULONX_DTYPE_FP16;
-        else if (strcmp(s, "bf16") == 0)
-            v = CULONX_DTYPE_BF16;
-        else if (strcmp(s, "fp8") == 0)
-            v = CULONX_DTYPE_FP8;
-        else {
-            snprintf(why, whylen, "expected fp16, bf16 or fp8, got '%.64s'", s);
-            return -1;
-        }
-        memcpy(p, &v, sizeof v);
-        return 0;
-    }
-    }
-    snprintf(why, whylen, "internal: bad field type");
-    return -1;
-}
-
-/* ------------------------------------------------------ integer helpers */
-
-/* Re-derives whichever of dp / gpus was omitted in the file. */
-static void derive_dp_gpus(culonx_run *run)
-{
-    culonx_execution *e = &run->exec;
-    cx_layout l;
-    cx_core_layout_init(&l, e);
-    if (run->dp_derived)
-        e->dp = cx_core_layout_derive_dp(&l, e->gpus);
-    else if (run->gpus_derived)
-        e->gpus = l.gpus;
-}
-
 /* ------------------------------------------------------ elements */
 
 typedef struct {
@@ -346,7 +74,7 @@ static int elem_line(xmlNodePtr el)
     return l > 0 && l < INT_MAX ? (int)l : 0;
 }
 
-static void set_origin(culonx_origin *o, const char *file, int line)
+void cx_core_origin_set(culonx_origin *o, const char *file, int line)
 {
     snprintf(o->file, sizeof o->file, "%s", file);
     o->line = line;
@@ -367,23 +95,23 @@ static int is_calibration_attr(const char *key)
 /* Reads the attributes of `el` into base via fields; `file` names the
  * document for messages. Attributes in `skip` (NULL-terminated) are ignored.
  * Sets bit i of *seen for each field i given. */
-static culonx_status load_attrs(loader *L, xmlNodePtr el, const char *file, const field *fs, int nf,
+static culonx_status load_attrs(loader *L, xmlNodePtr el, const char *file, const cx_field *fs, int nf,
                                 void *base, uint32_t *seen)
 {
     *seen = 0;
     for (xmlAttrPtr a = el->properties; a; a = a->next) {
         const char *key = (const char *)a->name;
         if (strcmp(key, "file") == 0) continue;
-        if (fs == power_fields && is_calibration_attr(key)) continue;
+        if (fs == cx_core_power_fields.f && is_calibration_attr(key)) continue;
         char where[256];
         cx_core_xml_render_element(el, key, where, sizeof where);
-        int i = find_field(fs, nf, key);
+        int i = cx_core_field_find(fs, nf, key);
         if (i < 0)
             return cx_core_fail(L->err, CULONX_EINPUT, file, elem_line(el),
                                 "%s: unknown attribute '%s'", where, key);
         xmlChar *v = xmlNodeListGetString(el->doc, a->children, 1);
         char why[512];
-        int bad = parse_value(&fs[i], v ? (const char *)v : "", base, why, sizeof why);
+        int bad = cx_core_field_parse(&fs[i], v ? (const char *)v : "", base, why, sizeof why);
         if (v) xmlFree(v);
         if (bad)
             return cx_core_fail(L->err, CULONX_EINPUT, file, elem_line(el), "%s: %s: %s", where,
@@ -393,7 +121,7 @@ static culonx_status load_attrs(loader *L, xmlNodePtr el, const char *file, cons
     return CULONX_OK;
 }
 
-static culonx_status require_attrs(loader *L, xmlNodePtr el, const char *file, const field *fs,
+static culonx_status require_attrs(loader *L, xmlNodePtr el, const char *file, const cx_field *fs,
                                    int nf, uint32_t seen)
 {
     for (int i = 0; i < nf; i++)
@@ -487,10 +215,10 @@ static culonx_status load_model(loader *L, xmlNodePtr el, const char *file)
 {
     culonx_model *m = &L->run->model;
     uint32_t seen;
-    culonx_status st = load_attrs(L, el, file, model_fields, NFIELDS(model_fields), m, &seen);
-    if (!st) st = require_attrs(L, el, file, model_fields, NFIELDS(model_fields), seen);
+    culonx_status st = load_attrs(L, el, file, cx_core_model_fields.f, cx_core_model_fields.n, m, &seen);
+    if (!st) st = require_attrs(L, el, file, cx_core_model_fields.f, cx_core_model_fields.n, seen);
     if (st) return st;
-    set_origin(&L->run->model_at, file, elem_line(el));
+    cx_core_origin_set(&L->run->model_at, file, elem_line(el));
     if (!(seen & (1u << MODEL_KV_HEADS))) m->kv_heads = m->heads;
     if (!(seen & (1u << MODEL_FFN))) {
         const cx_model_family *fam = cx_model_family_of(m->arch);
@@ -511,11 +239,11 @@ static culonx_status load_power(loader *L, xmlNodePtr el, const char *file)
     memset(p, 0, sizeof *p);
     p->time_exp = 1.0;
     uint32_t seen;
-    culonx_status st = load_attrs(L, el, file, power_fields, NFIELDS(power_fields), p, &seen);
-    if (!st) st = require_attrs(L, el, file, power_fields, NFIELDS(power_fields), seen);
+    culonx_status st = load_attrs(L, el, file, cx_core_power_fields.f, cx_core_power_fields.n, p, &seen);
+    if (!st) st = require_attrs(L, el, file, cx_core_power_fields.f, cx_core_power_fields.n, seen);
     if (st) return st;
     p->present = 1;
-    set_origin(&L->run->power_at, file, elem_line(el));
+    cx_core_origin_set(&L->run->power_at, file, elem_line(el));
     return CULONX_OK;
 }
 
@@ -523,10 +251,10 @@ static culonx_status load_gpu(loader *L, xmlNodePtr el, const char *file)
 {
     culonx_gpu *g = &L->run->system.gpu;
     uint32_t seen;
-    culonx_status st = load_attrs(L, el, file, gpu_fields, NFIELDS(gpu_fields), g, &seen);
-    if (!st) st = require_attrs(L, el, file, gpu_fields, NFIELDS(gpu_fields), seen);
+    culonx_status st = load_attrs(L, el, file, cx_core_gpu_fields.f, cx_core_gpu_fields.n, g, &seen);
+    if (!st) st = require_attrs(L, el, file, cx_core_gpu_fields.f, cx_core_gpu_fields.n, seen);
     if (st) return st;
-    set_origin(&L->run->gpu_at, file, elem_line(el));
+    cx_core_origin_set(&L->run->gpu_at, file, elem_line(el));
     for (xmlNodePtr c = el->children; c; c = c->next) {
         if (c->type != XML_ELEMENT_NODE) continue;
         if (strcmp((const char *)c->name, "power") != 0) {
@@ -544,7 +272,7 @@ static culonx_status load_network(loader *L, xmlNodePtr el, const char *file)
 {
     culonx_system *s = &L->run->system;
     s->ntiers = 0;
-    set_origin(&L->run->network_at, file, elem_line(el));
+    cx_core_origin_set(&L->run->network_at, file, elem_line(el));
     for (xmlNodePtr c = el->children; c; c = c->next) {
         if (c->type != XML_ELEMENT_NODE) continue;
         char where[256];
@@ -559,10 +287,10 @@ static culonx_status load_network(loader *L, xmlNodePtr el, const char *file)
         memset(t, 0, sizeof *t);
         t->efficiency = 1.0;
         uint32_t seen;
-        culonx_status st = load_attrs(L, c, file, tier_fields, NFIELDS(tier_fields), t, &seen);
-        if (!st) st = require_attrs(L, c, file, tier_fields, NFIELDS(tier_fields), seen);
+        culonx_status st = load_attrs(L, c, file, cx_core_tier_fields.f, cx_core_tier_fields.n, t, &seen);
+        if (!st) st = require_attrs(L, c, file, cx_core_tier_fields.f, cx_core_tier_fields.n, seen);
         if (st) return st;
-        set_origin(&L->run->tier_at[s->ntiers], file, elem_line(c));
+        cx_core_origin_set(&L->run->tier_at[s->ntiers], file, elem_line(c));
         s->ntiers++;
     }
     if (s->ntiers == 0)
@@ -576,10 +304,10 @@ static culonx_status load_system(loader *L, xmlNodePtr el, const char *file)
     culonx_system *s = &L->run->system;
     s->pue = 1.0;
     uint32_t seen;
-    culonx_status st = load_attrs(L, el, file, system_fields, NFIELDS(system_fields), s, &seen);
-    if (!st) st = require_attrs(L, el, file, system_fields, NFIELDS(system_fields), seen);
+    culonx_status st = load_attrs(L, el, file, cx_core_system_fields.f, cx_core_system_fields.n, s, &seen);
+    if (!st) st = require_attrs(L, el, file, cx_core_system_fields.f, cx_core_system_fields.n, seen);
     if (st) return st;
-    set_origin(&L->run->system_at, file, elem_line(el));
+    cx_core_origin_set(&L->run->system_at, file, elem_line(el));
     int have_gpu = 0, have_net = 0;
     for (xmlNodePtr c = el->children; c; c = c->next) {
         if (c->type != XML_ELEMENT_NODE) continue;
@@ -591,8 +319,8 @@ static culonx_status load_system(loader *L, xmlNodePtr el, const char *file)
             have_net = 1;
             st = load_network(L, c, file);
         } else if (strcmp(n, "perf") == 0) {
-            set_origin(&L->run->perf_at, file, elem_line(c));
-            st = load_attrs(L, c, file, perf_fields, NFIELDS(perf_fields), &s->perf, &seen);
+            cx_core_origin_set(&L->run->perf_at, file, elem_line(c));
+            st = load_attrs(L, c, file, cx_core_perf_fields.f, cx_core_perf_fields.n, &s->perf, &seen);
         } else {
             char where[256];
             cx_core_xml_render_element(c, NULL, where, sizeof where);
@@ -619,17 +347,17 @@ static culonx_status load_execution(loader *L, xmlNodePtr el, const char *file)
     e->schedule = CULONX_SCHED_1F1B;
     e->dtype = CULONX_DTYPE_BF16;
     uint32_t seen;
-    culonx_status st = load_attrs(L, el, file, exec_fields, NFIELDS(exec_fields), e, &seen);
-    if (!st) st = require_attrs(L, el, file, exec_fields, NFIELDS(exec_fields), seen);
+    culonx_status st = load_attrs(L, el, file, cx_core_exec_fields.f, cx_core_exec_fields.n, e, &seen);
+    if (!st) st = require_attrs(L, el, file, cx_core_exec_fields.f, cx_core_exec_fields.n, seen);
     if (st) return st;
-    set_origin(&L->run->exec_at, file, elem_line(el));
+    cx_core_origin_set(&L->run->exec_at, file, elem_line(el));
     int has_gpus = (seen >> EXEC_GPUS) & 1, has_dp = (seen >> EXEC_DP) & 1;
     if (!has_gpus && !has_dp)
         return cx_core_fail(L->err, CULONX_EINPUT, file, elem_line(el),
                             "<execution>: give gpus or dp (the other is derived: gpus = tp*pp*dp)");
     L->run->dp_derived = !has_dp;
     L->run->gpus_derived = !has_gpus;
-    derive_dp_gpus(L->run);
+    cx_core_run_derive(L->run);
     return CULONX_OK;
 }
 
@@ -707,119 +435,3 @@ culonx_status culonx_run_load(const char *path, const char *const *overrides, in
     return st;
 }
 
-/* ------------------------------------------------------ public: --set */
-
-culonx_status culonx_run_set(culonx_run *run, const char *assignment, culonx_error *err)
-{
-    cx_core_error_clear(err);
-    if (!run || !assignment)
-        return cx_core_fail(err, CULONX_EUSAGE, SET_FILE, 0, "culonx_run_set: NULL argument");
-    const char *a = assignment;
-    const char *eq = strchr(a, '=');
-    const char *dot = strchr(a, '.');
-    if (!eq || !dot || dot > eq)
-        return cx_core_fail(err, CULONX_EINPUT, SET_FILE, 0,
-                            "--set %.200s: expected section.key=value", a);
-    char sec[64], key[128];
-    size_t sl = (size_t)(dot - a);
-    if (sl >= sizeof sec) sl = sizeof sec - 1;
-    memcpy(sec, a, sl);
-    sec[sl] = '\0';
-    const char *k = dot + 1;
-    const char *value = eq + 1;
-
-    const field *fs = NULL;
-    int nf = 0;
-    void *base = NULL;
-    culonx_origin *origin = NULL;
-    culonx_system *s = &run->system;
-    if (strcmp(sec, "network") == 0) {
-        const char *dot2 = strchr(k, '.');
-        if (!dot2 || dot2 > eq)
-            return cx_core_fail(err, CULONX_EINPUT, SET_FILE, 0,
-                                "--set %.200s: expected network.TIER.key=value "
-                                "(TIER: tier0, tier1, intra, inter or a tier name)",
-                                a);
-        char tier[64];
-        size_t tl = (size_t)(dot2 - k);
-        if (tl >= sizeof tier) tl = sizeof tier - 1;
-        memcpy(tier, k, tl);
-        tier[tl] = '\0';
-        int ti = -1;
-        if (strcmp(tier, "tier0") == 0 || strcmp(tier, "intra") == 0)
-            ti = 0;
-        else if (strcmp(tier, "tier1") == 0 || strcmp(tier, "inter") == 0)
-            ti = 1;
-        else
-            for (int i = 0; i < s->ntiers && i < CULONX_MAX_TIERS; i++)
-                if (strcmp(tier, s->tier[i].name) == 0) ti = i;
-        if (ti < 0 || ti >= s->ntiers)
-            return cx_core_fail(err, CULONX_EINPUT, SET_FILE, 0,
-                                "--set %.200s: system '%s' has no network tier '%s' (it has %d)", a,
-                                s->name, tier, s->ntiers);
-        k = dot2 + 1;
-        fs = tier_fields;
-        nf = NFIELDS(tier_fields);
-        base = &s->tier[ti];
-        origin = &run->tier_at[ti];
-    } else if (strcmp(sec, "model") == 0) {
-        fs = model_fields, nf = NFIELDS(model_fields), base = &run->model, origin = &run->model_at;
-    } else if (strcmp(sec, "system") == 0) {
-        fs = system_fields, nf = NFIELDS(system_fields), base = s, origin = &run->system_at;
-    } else if (strcmp(sec, "gpu") == 0) {
-        fs = gpu_fields, nf = NFIELDS(gpu_fields), base = &s->gpu, origin = &run->gpu_at;
-    } else if (strcmp(sec, "power") == 0) {
-        fs = power_fields, nf = NFIELDS(power_fields), base = &s->gpu.power,
-        origin = &run->power_at;
-    } else if (strcmp(sec, "perf") == 0) {
-        fs = perf_fields, nf = NFIELDS(perf_fields), base = &s->perf, origin = &run->perf_at;
-    } else if (strcmp(sec, "execution") == 0) {
-        fs = exec_fields, nf = NFIELDS(exec_fields), base = &run->exec, origin = &run->exec_at;
-    } else {
-        return cx_core_fail(err, CULONX_EINPUT, SET_FILE, 0,
-                            "--set %.200s: unknown section '%s' (model, system, gpu, power, "
-                            "network, perf, execution)",
-                            a, sec);
-    }
-    size_t kl = (size_t)(eq - k);
-    if (kl >= sizeof key) kl = sizeof key - 1;
-    memcpy(key, k, kl);
-    key[kl] = '\0';
-    int i = find_field(fs, nf, key);
-    if (i < 0)
-        return cx_core_fail(err, CULONX_EINPUT, SET_FILE, 0, "--set %.200s: unknown key '%s' in %s",
-                            a, key, sec);
-    if (base == &s->gpu.power && !s->gpu.power.present)
-        return cx_core_fail(err, CULONX_EINPUT, SET_FILE, 0,
-                            "--set %.200s: GPU '%s' has no <power> model to override", a,
-                            s->gpu.name);
-
-    /* parse into a copy first so a bad value leaves the run untouched */
-    culonx_run old = *run;
-    char why[512];
-    if (parse_value(&fs[i], value, base, why, sizeof why) != 0) {
-        *run = old;
-        return cx_core_fail(err, CULONX_EINPUT, SET_FILE, 0, "--set %.200s: %s: %s", a, key, why);
-    }
-    set_origin(origin, SET_FILE, 0);
-    if (base == &run->model) {
-        culonx_model *m = &run->model;
-        if (strcmp(key, "heads") == 0 && old.model.kv_heads == old.model.heads)
-            m->kv_heads = m->heads;
-        const cx_model_family *fam = cx_model_family_of(m->arch);
-        if (strcmp(key, "hidden") == 0 && fam && fam->ffn_per_hidden > 0 &&
-            old.model.ffn == cx_mul_sat_i64(fam->ffn_per_hidden, old.model.hidden))
-            m->ffn = cx_mul_sat_i64(fam->ffn_per_hidden, m->hidden);
-    }
-    if (base == &run->exec) {
-        if (strcmp(key, "dp") == 0 && run->dp_derived) {
-            run->dp_derived = 0;
-            run->gpus_derived = 1;
-        } else if (strcmp(key, "gpus") == 0 && run->gpus_derived) {
-            run->gpus_derived = 0;
-            run->dp_derived = 1;
-        }
-        derive_dp_gpus(run);
-    }
-    return CULONX_OK;
-}

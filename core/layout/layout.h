@@ -38,6 +38,11 @@
 
 #include <stdint.h>
 
+/* Capacity of the evaluators (per-stage arrays are sized by these): at
+ * most this many pipeline stages and virtual stages (stages x chunks). */
+#define CX_LAYOUT_MAX_STAGES 1024
+#define CX_LAYOUT_MAX_VSTAGES 4096
+
 typedef enum { CX_DIM_TP = 0, CX_DIM_CP, CX_DIM_EP, CX_DIM_DP, CX_DIM_PP, CX_DIM_COUNT } cx_dim;
 
 typedef struct {

@@ -6,12 +6,12 @@
  *   the schedule's rules on (pp, vp, layers)         (each schedule's supports)
  *   global-batch % (microbatch*dp) == 0
  *   the schedule's rules on m = global-batch/(microbatch*dp)
- * and, for the sweep only, the evaluator's capacity: pp <= CX_COST_MAX_STAGES,
- * pp*chunks <= CX_COST_MAX_VSTAGES (core/cost.h; an explicit run meets it in
+ * and, for the sweep only, the evaluator's capacity: pp <= CX_LAYOUT_MAX_STAGES,
+ * pp*chunks <= CX_LAYOUT_MAX_VSTAGES (core/layout/layout.h; an explicit run meets it in
  * cx_core_cost_build, with that file's message). No constants of its own.
  */
 #include "core/layout/rules.h"
-#include "core/eval/cost.h"
+#include "core/layout/layout.h"
 
 static const char *const reject_names[CULONX_REJECT_ALL_COUNT] = {
     [CULONX_REJECT_GLOBAL_BATCH_RANGE] = "global batch outside --min/--max-global-batch",
@@ -71,7 +71,7 @@ culonx_sweep_reject cx_core_rule_pipeline(const cx_sched_desc *d, const cx_sched
 
 culonx_sweep_reject cx_core_rule_stages(const cx_sched_desc *d, const cx_sched_shape *s)
 {
-    if (s->p > CX_COST_MAX_STAGES || s->p * cx_core_rule_chunks(d, s->v) > CX_COST_MAX_VSTAGES)
+    if (s->p > CX_LAYOUT_MAX_STAGES || s->p * cx_core_rule_chunks(d, s->v) > CX_LAYOUT_MAX_VSTAGES)
         return CULONX_REJECT_STAGES;
     return CULONX_REJECT_NONE;
 }

@@ -1,0 +1,62 @@
+/*
+ * fields.h — the field tables of run files shared by the XML loader
+ * (config.c) and --set (fields.c). Internal to core/input/.
+ */
+#ifndef CX_CORE_INPUT_FIELDS_H
+#define CX_CORE_INPUT_FIELDS_H
+
+#include "culonx.h"
+
+#include <stddef.h>
+
+typedef enum {
+    FT_NAME,     /* non-empty string */
+    FT_TEXT,     /* string, may be empty */
+    FT_COUNT,    /* int64_t >= 1 */
+    FT_NONNEG,   /* double >= 0 */
+    FT_POSITIVE, /* double > 0 */
+    FT_BOOL,     /* int 0/1 */
+    FT_ARCH,
+    FT_RECOMPUTE,
+    FT_SCHEDULE,
+    FT_DTYPE,
+} cx_field_type;
+
+typedef struct {
+    const char *key; /* XML attribute name */
+    cx_field_type type;
+    size_t off, size;
+    double scale; /* XML unit -> struct unit; 0 means 1 */
+    int required;
+} cx_field;
+
+#define FLD(T, key, type, member, scale, req)                                                      \
+    {                                                                                              \
+        key, type, offsetof(T, member), sizeof(((T *)0)->member), scale, req                       \
+    }
+
+typedef struct {
+    const cx_field *f;
+    int n;
+} cx_fields;
+
+/* the attributes of <model>, <system>, <gpu>, <power>, <tier>, <perf> and
+ * <execution> */
+extern const cx_fields cx_core_model_fields, cx_core_system_fields, cx_core_gpu_fields,
+    cx_core_power_fields, cx_core_tier_fields, cx_core_perf_fields, cx_core_exec_fields;
+
+/* positions in the tables of fields the loader treats specially (defaults
+ * that depend on whether they were given) */
+enum { MODEL_KV_HEADS = 5, MODEL_FFN = 6 };
+enum { EXEC_GPUS = 0, EXEC_DP = 3 };
+
+/* Index of `key` in fs[0..n), -1 if none. */
+int cx_core_field_find(const cx_field *fs, int n, const char *key);
+/* Parses `s` into the field at base + f->off. 0, or -1 with `why`. */
+int cx_core_field_parse(const cx_field *f, const char *s, void *base, char *why, size_t whylen);
+/* Re-derives whichever of dp / gpus was omitted in the file. */
+void cx_core_run_derive(culonx_run *run);
+/* Sets an origin record (file, line). */
+void cx_core_origin_set(culonx_origin *o, const char *file, int line);
+
+#endif
