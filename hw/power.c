@@ -303,3 +303,24 @@ void cx_hw_dvfs_predict_row(const culonx_dvfs_model *d, const culonx_dvfs_row *r
     if (p < 0.0) p = 0.0;
     *power_w = p;
 }
+
+double cx_hw_pass_energy_j(const culonx_gpu *g, culonx_dtype dtype, double f, double t_s,
+                           double flops, double bytes, double *power_w)
+{
+    if (t_s <= 0) {
+        if (power_w) *power_w = 0;
+        return 0;
+    }
+    double fmax = g->max_mhz > 0 ? g->max_mhz : f;
+    double peak = cx_hw_peak_flops(g, dtype, 1) * (f / fmax);
+    cx_hw_util u;
+    u.tensor = flops / (peak * t_s);
+    if (u.tensor > 1.0) u.tensor = 1.0;
+    u.fp = 0.0;
+    u.sm = 1.0;
+    u.dram = bytes / (g->hbm_gbps * 1e9 * t_s);
+    if (u.dram > 1.0) u.dram = 1.0;
+    double p = cx_hw_power_w(&g->power, g, f, &u);
+    if (power_w) *power_w = p;
+    return p * t_s;
+}

@@ -7,6 +7,7 @@
 #define CX_HW_POWER_H
 
 #include "culonx_types.h"
+#include "hw/hw.h"
 
 /* Unit utilisations in [0,1] while a kernel runs. */
 typedef struct {
@@ -28,6 +29,13 @@ double cx_hw_power_w(const culonx_power_model *m, const culonx_gpu *gpu, double 
 double cx_hw_power_idle_w(const culonx_power_model *m, const culonx_gpu *gpu, double f_mhz);
 /* Blocked in communication (spinning collective kernels). */
 double cx_hw_power_blocked_w(const culonx_power_model *m, const culonx_gpu *gpu);
+
+/* Energy of a compute pass on one GPU at clock f_mhz: duration t_s, `flops`
+ * on the tensor cores (peak scaled by f/f_max) and `bytes` of HBM traffic;
+ * utilisations u_tensor = flops / (peak x t), u_dram = bytes / (bw x t),
+ * u_sm = 1. *power_w (may be NULL) gets the power. 0 for t_s <= 0. */
+double cx_hw_pass_energy_j(const culonx_gpu *gpu, culonx_dtype dtype, double f_mhz, double t_s,
+                           double flops, double bytes, double *power_w);
 /* t(f) = t_mem + t_compute*(f_max/f)^time_exp. */
 double cx_hw_power_time_s(const culonx_power_model *m, const culonx_gpu *gpu, double f_mhz,
                           double t_mem_s, double t_compute_s);

@@ -23,7 +23,6 @@
  */
 #include "core/eval/cost.h"
 #include "core/base/base.h"
-#include "core/eval/energy.h"
 #include "hw/power.h"
 
 #include <math.h>
@@ -37,6 +36,18 @@
  * model at most 64 per stage (the tail effect is the last bucket's). */
 #define DDP_BUCKET_PARAMS 40e6
 #define DDP_MAX_BUCKETS 64
+
+double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double bytes,
+                             double *power_w)
+{
+    return cx_hw_pass_energy_j(&c->sys.gpu, c->run->exec.dtype, c->clock_mhz, t_s, flops, bytes,
+                               power_w);
+}
+
+double cx_core_blocked_power_w(const cx_cost *c)
+{
+    return cx_hw_power_blocked_w(&c->sys.gpu.power, &c->sys.gpu);
+}
 
 static cx_hw_coll hw_coll(cx_coll_kind k)
 {

@@ -130,6 +130,14 @@ static inline const cx_chunk_cost *cx_core_cost_chunk(const cx_cost *c, int vs)
     return &c->cls[c->vs_class[vs]];
 }
 
+/* Energy per GPU of a compute pass of duration t_s doing `flops` (tensor)
+ * and moving `bytes` of HBM, at the cost's clock (hw/power.c);
+ * *power_w gets the power. */
+double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double bytes,
+                             double *power_w);
+/* Power of a GPU waiting in a bubble or blocked in communication. */
+double cx_core_blocked_power_w(const cx_cost *c);
+
 /* Computes all costs at a clock (0 = max). Fails on configurations the
  * model cannot express (e.g. too many stages). */
 culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cost *c,

@@ -21,31 +21,6 @@
 
 #include <math.h>
 
-double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double bytes,
-                             double *power_w)
-{
-    if (t_s <= 0) {
-        if (power_w) *power_w = 0;
-        return 0;
-    }
-    const culonx_gpu *g = &c->sys.gpu;
-    double f = c->clock_mhz, fmax = g->max_mhz > 0 ? g->max_mhz : f;
-    double peak = cx_hw_peak_flops(g, c->run->exec.dtype, 1) * (f / fmax);
-    cx_hw_util u;
-    u.tensor = cx_mind(1.0, flops / (peak * t_s));
-    u.fp = 0.0;
-    u.sm = 1.0;
-    u.dram = cx_mind(1.0, bytes / (g->hbm_gbps * 1e9 * t_s));
-    double p = cx_hw_power_w(&g->power, g, f, &u);
-    if (power_w) *power_w = p;
-    return p * t_s;
-}
-
-double cx_core_blocked_power_w(const cx_cost *c)
-{
-    return cx_hw_power_blocked_w(&c->sys.gpu.power, &c->sys.gpu);
-}
-
 /* The energy result from the sums over stages of GPU compute energy, idle
  * time (T - busy) and HBM energy. */
 static void finish_sums(const cx_cost *c, double cj, double idle, double hbm, culonx_result *res)

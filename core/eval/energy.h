@@ -8,13 +8,6 @@
 
 #include "core/eval/cost.h"
 
-/* Energy per GPU of a compute pass of duration t_s doing `flops` (tensor)
- * and moving `bytes` of HBM, at the cost's clock; *power_w gets the power. */
-double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double bytes,
-                             double *power_w);
-/* Power of a GPU waiting in a bubble or blocked in communication. */
-double cx_core_blocked_power_w(const cx_cost *c);
-
 /* Fills res->energy and res->avg_power_w (and energy_to_train_j) given
  * per-stage GPU compute energy and busy compute time over the iteration. */
 void cx_core_energy_finish(const cx_cost *c, const double *stage_compute_j,
