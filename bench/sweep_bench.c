@@ -3,7 +3,7 @@
  * 25600, 160 heads, seq 2048, vocab 51200) on 4096 A100-80GB (DGX A100, the
  * configs/systems/a100-80g.xml numbers), global batch 3072.
  *
- *  1. "calculon": the Calculon-equivalent space (MODEL.md peer facts:
+ *  1. "calculon": the Calculon-equivalent space (peer facts as given in the project brief:
  *     Calculon's full megatron-1T search on 4096 GPUs is 7,276,848
  *     executions). Calculon searches tp (divisors, across nodes), pp
  *     (divisors of layers), vp (divisors of layers/pp), microbatch (divisors

@@ -8,7 +8,7 @@
  *   t            = max(t_compute, t_mem)
  * Non-tensor (vector) work runs at half the vector peak.
  * The framework's CPU launch cost, kernel_launch_s per kernel, is a floor
- * applied per pass over a layer in core/cost.c (the CPU runs ahead of the
+ * applied per pass over a layer in core/eval/cost.c (the CPU runs ahead of the
  * GPU, so a pass takes max(GPU time, kernels x launch)).
  *
  * Peaks are vendor datasheet dense numbers (hw/README.md, "GPUs") at max boost.

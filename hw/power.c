@@ -143,10 +143,10 @@ void cx_hw_power_default(culonx_gpu *gpu)
     if (!(idle > 0.0)) idle = h100 ? 80.0 : a100 ? 50.0 : v100 ? 40.0 : 0.125 * tdp;
     if (!(fmax > 0.0)) fmax = h100 ? 1980.0 : a100 ? 1410.0 : v100 ? 1530.0 : 1500.0;
     if (h100)
-        src = "H100 SXM5: TDP/active 700 W, idle 80 W (MODEL.md, Llama2-70B case study); "
+        src = "H100 SXM5: TDP/active 700 W, idle 80 W (hw/README.md, Llama2-70B case study); "
               "knee 0.65 fmax, Vmin/Vmax 0.7, split of TDP assumed";
     else if (a100)
-        src = "A100 SXM4: TDP 400 W (datasheet), blocked 85 W (MODEL.md); idle 50 W, "
+        src = "A100 SXM4: TDP 400 W (datasheet), blocked 85 W (hw/README.md); idle 50 W, "
               "knee 0.65 fmax, Vmin/Vmax 0.7, split of TDP assumed";
     memset(m, 0, sizeof *m);
     m->present = 1;

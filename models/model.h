@@ -15,9 +15,9 @@
  *     (today one: "dense", attention + MLP);
  *   - segments: the ordered list (layer kind, count) from the input to the
  *     output, whose counts add up to model.layers (today one segment).
- * core/cost.c cuts the stack into virtual stages (an even split by default,
+ * core/eval/cost.c cuts the stack into virtual stages (an even split by default,
  * any layers-per-stage list on request) and prices each distinct chunk
- * content once (chunk classes, core/cost.h).
+ * content once (chunk classes, core/eval/cost.h).
  *
  * Adding a layer kind (MoE, a first- or last-stage variant): the family's
  * build fills one more part from CX_MODEL_PART_LAYER + k on (its op table with
@@ -27,8 +27,8 @@
  * 1)]. Nothing in core/ changes: chunks, the closed form, the graph engine
  * and the memory scan iterate segments and classes. A kind that needs a new
  * collective (expert all-to-all) adds a cx_coll_kind here and its price in
- * core/cost.c; parameters sharded otherwise than by TP (experts over EP)
- * need a second count beside `params` (today core/cost.c divides `params`
+ * core/eval/cost.c; parameters sharded otherwise than by TP (experts over EP)
+ * need a second count beside `params` (today core/eval/cost.c divides `params`
  * by tp). A different embedding or head is a different part built by the
  * family. A new family is one file exporting a cx_model_family, one line in
  * models/registry.c, its culonx_arch value and its name in the schema.

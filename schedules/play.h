@@ -4,8 +4,8 @@
  * (desc, p, m, v), checks them, and plays them; a STEP callback decides what
  * each item costs and what it produces. Three players use it: the reference
  * simulator (schedules/sim.c: uniform times, p2p as latency), the closed
- * form's replay (core/replay.c: chunk costs, serialised and blocking sends)
- * and the DAG builder (core/walk.c: emits nodes). Because the rules live
+ * form's replay (core/eval/replay.c: chunk costs, serialised and blocking sends)
+ * and the DAG builder (core/eval/walk.c: emits nodes). Because the rules live
  * here only, the closed form and the graph engine agree by construction.
  *
  * Rules (virtual stages vs = 0..p*chunks-1, see sched.h):

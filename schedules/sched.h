@@ -66,7 +66,7 @@ typedef struct {
     int p2p_overlap;
     /* the closed form's analytic pipeline time is exact for this schedule
      * even with uneven stages and blocking p2p (GPipe, 1F1B); otherwise
-     * the closed form replays the order (core/replay.c) */
+     * the closed form replays the order (core/eval/replay.c) */
     int closed_exact;
     /* all forwards before all backwards (GPipe): the forward and backward
      * phases each have their own bottleneck stage */

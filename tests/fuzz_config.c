@@ -1,5 +1,5 @@
 /*
- * fuzz_config.c — libFuzzer harness for the config loader (core/config.c).
+ * fuzz_config.c — libFuzzer harness for the config loader (core/input/config.c).
  * Each input is a run file loaded with culonx_run_load_buffer (named
  * tests/bad/fuzz.xml, so relative model/system references resolve against
  * tests/bad/ from the source root); its first line, up to 200 bytes, is also

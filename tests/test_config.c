@@ -1,5 +1,5 @@
 /*
- * test_config.c — CUnit tests of the config loader (core/config.c): every
+ * test_config.c — CUnit tests of the config loader (core/input/config.c): every
  * shipped run loads and checks; field values round-trip from the XML
  * (values below are the datasheet/paper numbers in configs/); --set
  * overrides; relative path resolution; inline model/system/power; the

@@ -1,5 +1,5 @@
 /*
- * test_graph.c — the graph engine (core/walk.c, core/eval.c) against the
+ * test_graph.c — the graph engine (core/eval/walk.c, core/eval/graph_eval.c) against the
  * closed form and against what pipeline schedules must do: stage and op
  * level give the same time (but for the DP-overlap slicing, see
  * test_levels_agree); graph and closed form agree to 1e-9 in time and

@@ -1,7 +1,7 @@
 /*
  * test_power.c — the GPU power/DVFS model (hw/power.c), its calibration
  * (hw/calibrate.c: NNLS, synthetic recovery) and the public DVFS API
- * (core/dvfs.c: DVFS clock-table CSV, <power> XML, profile-once prediction).
+ * (core/input/dvfs.c: DVFS clock-table CSV, <power> XML, profile-once prediction).
  */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
 #include "culonx.h"

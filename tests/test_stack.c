@@ -1,6 +1,6 @@
 /*
  * test_stack.c — a model as a stack of layer kinds (models/) and its cut
- * into virtual stages (core/cost.c): the family registry; parameter counts
+ * into virtual stages (core/eval/cost.c): the family registry; parameter counts
  * of the stack equal the per-part sums; the even split has the chunk
  * classes first / middle / last; an uneven split (culonx_run.vstage_layers)
  * keeps the model's totals (parameters, FLOPs), moves exactly the layers'

@@ -1,9 +1,9 @@
 /*
- * test_sweep.c — the sweep (core/sweep.c): enumeration and reject counts of
+ * test_sweep.c — the sweep (core/search/sweep.c): enumeration and reject counts of
  * a small space computed by hand, top-K against brute force over
  * culonx_estimate, the Pareto frontier non-dominated and complete,
  * byte-identical output for 1, 2 and 3 threads (report and --all rows),
- * option validation, the bubble memo of core/closed.c bit-exact against
+ * option validation, the bubble memo of core/eval/closed.c bit-exact against
  * cold evaluations, the pruning bounds (cx_core_closed_bound) sound against
  * exact evaluations over many configurations, the replay workspace memos
  * bit-exact against cold replays, and pruned sweeps identical to unpruned
@@ -431,7 +431,7 @@ static void test_energy_required(void)
     free(s);
 }
 
-/* The bubble memo (core/closed.c) gives exactly the cold results. */
+/* The bubble memo (core/eval/closed.c) gives exactly the cold results. */
 typedef struct {
     culonx_run run;
     double t;

@@ -2,7 +2,7 @@
  * cmd_dvfs_predict.c — `culonx dvfs-predict --power POWER.xml --profile
  * PROFILE.csv [--clocks MIN:MAX:STEP] [--format text|csv|json]`: "profile
  * once, model everywhere" — kernels measured at one clock, predicted at
- * every clock by a calibrated DVFS model (core/dvfs.c).
+ * every clock by a calibrated DVFS model (core/input/dvfs.c).
  */
 #include "core/cli/cli.h"
 

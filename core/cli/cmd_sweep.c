@@ -1,6 +1,6 @@
 /*
  * cmd_sweep.c — `culonx sweep RUN.xml [options]`: every parallelism strategy
- * of the run's model on its system, ranked (core/sweep.c). Sweep options of
+ * of the run's model on its system, ranked (core/search/sweep.c). Sweep options of
  * the option table are passed to culonx_sweep_option by name, in order;
  * `--set execution.KEY=V` also fixes the swept dimension KEY unless its own
  * option is given. Under mpirun every rank runs this; rank 0 prints.

@@ -1,6 +1,6 @@
 /*
  * cost.h — per-stage, per-microbatch costs of a run, shared by the closed
- * form (core/closed.c) and the graph walker: for each virtual stage (model
+ * form (core/eval/closed.c) and the graph walker: for each virtual stage (model
  * chunk) the forward, input-gradient, weight-gradient and recompute compute
  * time, the exposed TP communication, FLOPs, activation bytes and parameters;
  * plus the PP p2p time, the DP gradient-sync time and the optimizer step.

@@ -1,6 +1,6 @@
 /*
- * graph.h — the DAG of one training iteration (core/walk.c builds it,
- * core/eval.c evaluates it, core/trace.c writes it as a Chrome trace).
+ * graph.h — the DAG of one training iteration (core/eval/walk.c builds it,
+ * core/eval/graph_eval.c evaluates it, core/output/trace.c writes it as a Chrome trace).
  *
  * One representative rank per pipeline stage (TP groups are inside a stage,
  * DP replicas are identical). Four streams per stage: compute, TP comm, PP
@@ -96,7 +96,7 @@ void cx_core_graph_result(cx_graph *g, culonx_result *res);
 void cx_core_graph_free(cx_graph *g);
 
 const char *cx_core_node_name(const cx_graph *g, const cx_node *nd);
-/* Chrome trace JSON of an evaluated graph (core/trace.c). */
+/* Chrome trace JSON of an evaluated graph (core/output/trace.c). */
 void cx_core_trace_write(FILE *out, const cx_graph *g);
 
 #endif

@@ -5,7 +5,7 @@
  * ended; per-stage stream busy times, blocking and bubble time; peak memory
  * per stage by replaying allocations and frees along each stage's compute
  * stream (its schedule order). The result fields are the same as the closed
- * form's (core/closed.c) so the two can be compared and printed alike.
+ * form's (core/eval/closed.c) so the two can be compared and printed alike.
  * See core/README.md, "Graph".
  */
 #include "core/eval/energy.h"

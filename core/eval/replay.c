@@ -3,7 +3,7 @@
  * costs, without building a DAG: the closed form's path for schedules whose
  * iteration time has no exact formula under uneven stages and blocking p2p
  * (interleaved, zero-bubble, DualPipeV). The dependency rules are the play
- * engine's (schedules/play.h), which core/walk.c uses too, so both engines
+ * engine's (schedules/play.h), which core/eval/walk.c uses too, so both engines
  * give the same times; this file is its timing callback:
  *   start = max(stage free, dependency token), end = start + duration, with
  *   durations F = f + tp_f, B = r + tp_r + b + tp_b (recompute runs right

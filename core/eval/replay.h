@@ -10,7 +10,7 @@
 
 #include "core/eval/cost.h"
 
-/* Result of replaying a schedule (core/replay.c), per physical stage. */
+/* Result of replaying a schedule (core/eval/replay.c), per physical stage. */
 typedef struct {
     double makespan_s;                      /* last compute or blocking send */
     double last_end_s[CX_STAGE_ARRAY];      /* end of the last compute item */
@@ -32,7 +32,7 @@ cx_replay *cx_core_replay_ws_out(cx_replay_ws *ws);
 void cx_core_replay_ws_free(cx_replay_ws *ws);
 
 /* Facts of the per-stage work orders of c's (schedule, p, m, v), used by
- * the sweep's lower bounds (core/closed.c, cx_core_closed_bound). Arrays are
+ * the sweep's lower bounds (core/eval/closed.c, cx_core_closed_bound). Arrays are
  * indexed by stage (and chunk: [stage * v + chunk]); valid until the next
  * call with this workspace. */
 typedef struct {

@@ -1,6 +1,6 @@
 /*
  * walk.c — expands model x system x execution into the DAG of one training
- * iteration (graph.h), using the per-chunk and per-op costs of core/cost.c
+ * iteration (graph.h), using the per-chunk and per-op costs of core/eval/cost.c
  * and the per-stage work order of the schedule (schedules/).
  *
  * Per stage, in schedule order, each work item becomes a group of nodes on
@@ -22,7 +22,7 @@
  * while R/B run (work_bytes).
  *
  * The cross-stage data dependencies are the play engine's (schedules/
- * play.h), which the closed form's replay (core/replay.c) uses too: the
+ * play.h), which the closed form's replay (core/eval/replay.c) uses too: the
  * walker is its emit callback. A dry pass counts each stage's nodes, giving
  * stage s the id range [stage_begin[s], stage_begin[s+1]); the play then
  * emits each item's nodes at its stage's own cursor (so ids do not depend

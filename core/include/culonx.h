@@ -41,7 +41,7 @@ extern "C" {
  * overrides ("section.key=value", section = model | system | gpu | power |
  * network | perf | execution; keys are the XML attribute names; network keys
  * name a tier: network.tier0.bw-gbps, network.inter.latency-us, see
- * core/config.c) in order and checks the whole run for consistency.
+ * core/input/config.c) in order and checks the whole run for consistency.
  * `schema_path` may be NULL: the copy of configs/culonx.xsd built into the
  * library is then used. */
 CULONX_API culonx_status culonx_run_load(const char *path, const char *const *overrides,
@@ -72,8 +72,8 @@ CULONX_API const char *culonx_dtype_name(culonx_dtype d);
 /* Closed-form estimate (fast path). */
 CULONX_API culonx_status culonx_estimate(const culonx_run *run, culonx_result *res,
                                          culonx_error *err);
-/* The same estimate through the DAG of the iteration (core/walk.c,
- * core/eval.c): stage level (one node per F/B/W per microbatch and chunk) or
+/* The same estimate through the DAG of the iteration (core/eval/walk.c,
+ * core/eval/graph_eval.c): stage level (one node per F/B/W per microbatch and chunk) or
  * op level (one node per op of the layer table). */
 CULONX_API culonx_status culonx_estimate_graph(const culonx_run *run, int op_level,
                                                culonx_result *res, culonx_error *err);
@@ -97,7 +97,7 @@ CULONX_API void culonx_report_schedules(FILE *out, const culonx_run *run,
 CULONX_API void culonx_report_clocks(FILE *out, const culonx_run *run, const culonx_clock_row *rows,
                                      int n, const char *format);
 
-/* ---- DVFS calibration and prediction (core/dvfs.c, hw/power.c, hw/calibrate.c) ---- */
+/* ---- DVFS calibration and prediction (core/input/dvfs.c, hw/power.c, hw/calibrate.c) ---- */
 /* Loads a DVFS clock-table CSV; bad rows fail with path:line. */
 CULONX_API culonx_status culonx_dvfs_csv_load(const char *path, culonx_dvfs_table *out, culonx_error *err);
 /* Parses a DVFS clock-table CSV held in memory; `name` is used in messages. */
@@ -144,10 +144,10 @@ CULONX_API void culonx_report_dvfs_points(FILE *out, const culonx_dvfs_table *pr
                                const culonx_dvfs_point *pt, int nclocks, const char *power_path,
                                const char *profile_path, const char *format);
 /* Fills gpu->power from datasheet facts (TDP, idle W, clocks) when
- * gpu->power.present == 0; A100 and H100 get the constants of MODEL.md. */
+ * gpu->power.present == 0; A100 and H100 get the constants of hw/README.md. */
 CULONX_API void culonx_power_default(culonx_gpu *gpu);
 
-/* ---- Sweeps (core/sweep.c) ---- */
+/* ---- Sweeps (core/search/sweep.c) ---- */
 CULONX_API void culonx_sweep_spec_init(culonx_sweep_spec *spec);
 /* Sets one option from its command-line form: name without "--" (gpus,
  * global-batch, tp, pp, schedule, vp, mb, recompute, sp, dist-opt,

@@ -178,7 +178,7 @@ typedef struct {
     culonx_model model;
     culonx_system system;
     culonx_execution exec;
-    /* Filled by the config loader (core/config.c); zero for runs built in
+    /* Filled by the config loader (core/input/config.c); zero for runs built in
      * code. Used by culonx_run_check to point messages at the element. */
     culonx_origin model_at, system_at, gpu_at, power_at, network_at, perf_at, exec_at;
     culonx_origin tier_at[CULONX_MAX_TIERS];
@@ -211,7 +211,7 @@ typedef struct {
     double gradients_bytes;
     double optimizer_bytes;
     double activations_bytes; /* in flight at the peak, for the schedule */
-    double workspace_bytes;   /* working buffers: see core/closed.c */
+    double workspace_bytes;   /* working buffers: see core/eval/closed.c */
     double peak_bytes;
     double capacity_bytes;
     int fits;
@@ -271,7 +271,7 @@ typedef struct {
     int min_energy, min_edp, pareto;
 } culonx_clock_row;
 
-/* ---- DVFS calibration and prediction (core/dvfs.c, hw/power.c, hw/calibrate.c) ---- */
+/* ---- DVFS calibration and prediction (core/input/dvfs.c, hw/power.c, hw/calibrate.c) ---- */
 
 /* One row of a DVFS clock-table CSV (a clock sweep of microbenchmarks; not a
  * parallelism sweep) (columns gpu,benchmark,kernel,input,core_mhz,
@@ -347,7 +347,7 @@ typedef struct {
     double core_mhz, time_ms, power_w, energy_mj;
 } culonx_dvfs_point;
 
-/* ---- Sweeps (core/sweep.c) ---- */
+/* ---- Sweeps (core/search/sweep.c) ---- */
 
 /* A sweep enumerates executions of one model on one system (a mixed-radix
  * product of value lists, one per dimension, outermost first as listed in
@@ -355,7 +355,7 @@ typedef struct {
  * top K by an objective, the Pareto frontier and per-reason reject counts.
  * Candidates are numbered by their position in the product (the enumeration
  * index); ties always break by index, so results are identical for any
- * thread or MPI rank count. See core/sweep.c for the rules. */
+ * thread or MPI rank count. See core/search/sweep.c for the rules. */
 
 typedef enum {
     CULONX_SWEEP_GPUS = 0,
@@ -432,7 +432,7 @@ typedef struct {
     int threads;               /* 0: online cores */
     int verify_k;              /* re-evaluate the top K with the graph engine */
     /* 1: evaluate every candidate exactly (no pruning by lower bounds; see
-     * core/sweep.c). Pruning is also off with `all`. Results are the same. */
+     * core/search/sweep.c). Pruning is also off with `all`. Results are the same. */
     int no_prune;
     /* Every evaluated row (CSV, or JSON lines when all_jsonl) in index order,
      * written while the sweep runs. NULL: none. */

@@ -81,7 +81,7 @@ void cx_core_origin_set(culonx_origin *o, const char *file, int line)
 }
 
 /* Attributes `culonx calibrate` writes for dvfs-predict (the sweep clocks
- * and per-clock time tables, core/dvfs.c); the training model does not use
+ * and per-clock time tables, core/input/dvfs.c); the training model does not use
  * them, the schema checks their syntax. */
 static int is_calibration_attr(const char *key)
 {

@@ -24,7 +24,7 @@
  * p2p partner `stride` ranks away shares the node iff stride < gpus_per_node.
  * hw/net.c prices a group as given (cx_hw_group) and knows no rank order.
  *
- * Streams of the iteration graph (core/graph.h, CX_STREAM_*): COMPUTE runs
+ * Streams of the iteration graph (core/eval/graph.h, CX_STREAM_*): COMPUTE runs
  * the work of one rank; TP carries the collectives of the tp dimension
  * (blocking, inside each chunk); PP the p2p along the pp dimension (stage
  * boundaries); DP the gradient sync over the dp dimension. A future cp or

@@ -5,7 +5,7 @@
  * CULONX_REJECT_NONE. The schedule's own rules come from its descriptor
  * (schedules/sched.h, supports); the degrees from the layout
  * (core/layout/layout.h). cx_core_exec_check runs them all in the loader's order
- * (core/config.c turns the code into its message); the sweep calls the same
+ * (core/input/config.c turns the code into its message); the sweep calls the same
  * predicates one loop level at a time to reject whole subtrees.
  */
 #ifndef CX_CORE_CHECK_H

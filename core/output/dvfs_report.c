@@ -3,7 +3,7 @@
  * profile-once predictions (`culonx dvfs-predict`) as text, CSV or JSON onto
  * a caller-supplied stream. Pure formatting: the models are hw/power.c and
  * hw/calibrate.c, the numbers come from culonx_power_calibrate and
- * culonx_dvfs_predict (core/dvfs.c).
+ * culonx_dvfs_predict (core/input/dvfs.c).
  */
 #include "core/output/report.h"
 

@@ -1,6 +1,6 @@
 /*
  * sweep.c — enumerates the executions of one model on one system, evaluates
- * each in closed form (core/closed.c), and keeps the top K by an objective,
+ * each in closed form (core/eval/closed.c), and keeps the top K by an objective,
  * the Pareto frontier and per-reason reject counts. Threads on one machine,
  * MPI ranks across machines; results byte-identical for any count of either.
  *

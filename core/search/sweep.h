@@ -107,8 +107,8 @@ culonx_sweep_entry *cx_core_mpi_allgather_entries(const culonx_sweep_entry *e, i
                                                   int *total);
 #endif
 
-/* Re-evaluates one execution of `run` with the graph engine (core/walk.c,
- * core/eval.c; stage detail) for --verify. */
+/* Re-evaluates one execution of `run` with the graph engine (core/eval/walk.c,
+ * core/eval/graph_eval.c; stage detail) for --verify. */
 culonx_status cx_core_sweep_verify(const culonx_run *run, const culonx_execution *ex,
                                    culonx_result *res, culonx_error *err);
 
