@@ -118,13 +118,19 @@ int main(int argc, char **argv)
     const double tol_t = 1e-9; /* relative, iteration time; memory: exact */
     rng_state = 42;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--n") && i + 1 < argc) n = atol(argv[++i]);
-        else if (!strcmp(argv[i], "--seed") && i + 1 < argc) rng_state = strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--strict")) strict = 1;
-        else if (!strcmp(argv[i], "--quiet")) quiet = 1;
-        else if (!strcmp(argv[i], "--verbose")) verbose = 1;
+        if (!strcmp(argv[i], "--n") && i + 1 < argc)
+            n = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            rng_state = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--strict"))
+            strict = 1;
+        else if (!strcmp(argv[i], "--quiet"))
+            quiet = 1;
+        else if (!strcmp(argv[i], "--verbose"))
+            verbose = 1;
         else {
-            fprintf(stderr, "usage: bench_agree [--n N] [--seed S] [--strict] [--quiet] [--verbose]\n");
+            fprintf(stderr,
+                    "usage: bench_agree [--n N] [--seed S] [--strict] [--quiet] [--verbose]\n");
             return 2;
         }
     }

@@ -69,19 +69,27 @@ static int bench_csv_split(char *line, char **f, int maxf)
         if (*p == '"') {
             char *q = p + 1;
             for (;;) {
-                if (*q == '"' && q[1] == '"') *out++ = '"', q += 2;
-                else if (*q == '"') { q++; break; }
-                else if (*q == '\0') break;
-                else *out++ = *q++;
+                if (*q == '"' && q[1] == '"')
+                    *out++ = '"', q += 2;
+                else if (*q == '"') {
+                    q++;
+                    break;
+                } else if (*q == '\0')
+                    break;
+                else
+                    *out++ = *q++;
             }
             p = q;
         } else {
-            while (*p && *p != ',' && *p != '\n' && *p != '\r') *out++ = *p++;
+            while (*p && *p != ',' && *p != '\n' && *p != '\r')
+                *out++ = *p++;
         }
         char c = *p;
         *out = '\0';
-        if (c == ',') p++;
-        else break;
+        if (c == ',')
+            p++;
+        else
+            break;
     }
     return n;
 }
@@ -130,9 +138,41 @@ static void bench_exec(culonx_execution *e, long tp, long pp, long dp, long mb, 
 }
 
 /* measured-public.csv columns used (0-based) */
-enum { C_SOURCE = 0, C_TABLE, C_MODEL, C_L, C_H, C_A, C_KV, C_FFN, C_V, C_S, C_PB, C_GPU,
-       C_NGPU, C_INTRA, C_INTER, C_TP, C_PP, C_DP, C_CP, C_EP, C_VP, C_MBS, C_GBS, C_RECOMP,
-       C_SP, C_ZERO, C_PREC, C_FRAMEWORK, C_METRIC, C_VALUE, C_UNIT, C_ITER, C_NCOLS = 35 };
+enum {
+    C_SOURCE = 0,
+    C_TABLE,
+    C_MODEL,
+    C_L,
+    C_H,
+    C_A,
+    C_KV,
+    C_FFN,
+    C_V,
+    C_S,
+    C_PB,
+    C_GPU,
+    C_NGPU,
+    C_INTRA,
+    C_INTER,
+    C_TP,
+    C_PP,
+    C_DP,
+    C_CP,
+    C_EP,
+    C_VP,
+    C_MBS,
+    C_GBS,
+    C_RECOMP,
+    C_SP,
+    C_ZERO,
+    C_PREC,
+    C_FRAMEWORK,
+    C_METRIC,
+    C_VALUE,
+    C_UNIT,
+    C_ITER,
+    C_NCOLS = 35
+};
 
 static int bench_load_public(bench_rows *rs, const char *path, const culonx_run *a100)
 {
@@ -216,8 +256,8 @@ static int bench_load_vtrain(bench_rows *rs, const char *path, const culonx_run 
         bench_exec(&r->run.exec, tp, pp, dp, mb, gb);
         r->measured_s = atof(f[10]) * 1e-3;
         snprintf(r->set, sizeof r->set, "vTrain");
-        snprintf(r->label, sizeof r->label, "%s s%ld t%ld p%ld d%ld mb%ld gb%ld", name, s, tp,
-                 pp, dp, mb, gb);
+        snprintf(r->label, sizeof r->label, "%s s%ld t%ld p%ld d%ld mb%ld gb%ld", name, s, tp, pp,
+                 dp, mb, gb);
     }
     fclose(fp);
     return 0;

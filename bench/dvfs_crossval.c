@@ -52,14 +52,16 @@ static int run_gpu(const char *dir, const char *file, const char *label, double 
     int nfam = 0;
     for (size_t i = 0; i < sw.nrows; i++) {
         int k = 0;
-        while (k < nfam && strcmp(fam[k], sw.rows[i].benchmark)) k++;
+        while (k < nfam && strcmp(fam[k], sw.rows[i].benchmark))
+            k++;
         if (k == nfam && nfam < MAXF) snprintf(fam[nfam++], 64, "%s", sw.rows[i].benchmark);
     }
     double clocks[CULONX_DVFS_MAX_CLOCKS];
     int nclk = 0;
     for (size_t i = 0; i < sw.nrows; i++) {
         int k = 0;
-        while (k < nclk && fabs(clocks[k] - sw.rows[i].core_mhz) > 0.5) k++;
+        while (k < nclk && fabs(clocks[k] - sw.rows[i].core_mhz) > 0.5)
+            k++;
         if (k == nclk && nclk < CULONX_DVFS_MAX_CLOCKS) clocks[nclk++] = sw.rows[i].core_mhz;
     }
     for (int a = 1; a < nclk; a++)
@@ -87,11 +89,12 @@ static int run_gpu(const char *dir, const char *file, const char *label, double 
             if (culonx_dvfs_predict(&m, pr, 1, clocks, nclk, pt, &err) != CULONX_OK) return 1;
             for (size_t i = 0; i < sw.nrows; i++) {
                 const culonx_dvfs_row *r = &sw.rows[i];
-                if (strcmp(r->benchmark, pr->benchmark) || strcmp(r->kernel, pr->kernel)
-                    || strcmp(r->input, pr->input) || strcmp(r->gpu, pr->gpu))
+                if (strcmp(r->benchmark, pr->benchmark) || strcmp(r->kernel, pr->kernel) ||
+                    strcmp(r->input, pr->input) || strcmp(r->gpu, pr->gpu))
                     continue;
                 int j = 0;
-                while (j < nclk && fabs(clocks[j] - r->core_mhz) > 0.5) j++;
+                while (j < nclk && fabs(clocks[j] - r->core_mhz) > 0.5)
+                    j++;
                 if (j == nclk || !(r->time_ms > 0.0) || !(r->power_w > 0.0)) continue;
                 double et = 100.0 * fabs(pt[j].time_ms / r->time_ms - 1.0);
                 double ee = 100.0 * fabs(pt[j].energy_mj / (r->time_ms * r->power_w) - 1.0);

@@ -91,22 +91,29 @@ int main(int argc, char **argv)
             lp[k] += hstep;
             residuals(&fs, lp, r1);
             lp[k] = save;
-            for (int i = 0; i < n; i++) J[(size_t)i * NP + k] = (r1[i] - r0[i]) / hstep;
+            for (int i = 0; i < n; i++)
+                J[(size_t)i * NP + k] = (r1[i] - r0[i]) / hstep;
         }
         int improved = 0;
         for (int tries = 0; tries < 10 && !improved; tries++) {
             double *A = malloc(sizeof(double) * (size_t)(n + NP) * NP);
             memcpy(A, J, sizeof(double) * (size_t)n * NP);
-            for (int i = 0; i < n; i++) rhs[i] = -r0[i];
+            for (int i = 0; i < n; i++)
+                rhs[i] = -r0[i];
             for (int k = 0; k < NP; k++) {
-                for (int q = 0; q < NP; q++) A[(size_t)(n + k) * NP + q] = (k == q) ? sqrt(lambda) : 0;
+                for (int q = 0; q < NP; q++)
+                    A[(size_t)(n + k) * NP + q] = (k == q) ? sqrt(lambda) : 0;
                 rhs[n + k] = 0;
             }
             int info = cx_hw_dgels(CX_HW_LAPACK_ROW_MAJOR, 'N', n + NP, NP, 1, A, NP, rhs, 1);
             free(A);
-            if (info != 0) { lambda *= 10; continue; }
+            if (info != 0) {
+                lambda *= 10;
+                continue;
+            }
             double trial[NP];
-            for (int k = 0; k < NP; k++) trial[k] = lp[k] + rhs[k];
+            for (int k = 0; k < NP; k++)
+                trial[k] = lp[k] + rhs[k];
             trial[0] = fmin(trial[0], log(0.98));
             trial[2] = fmin(trial[2], log(0.98));
             double ss1 = residuals(&fs, trial, r1);

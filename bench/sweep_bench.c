@@ -77,7 +77,8 @@ static uint64_t digest_entries(uint64_t h, const culonx_sweep_entry *e, int n)
         uint64_t w[4] = {e[i].index, 0, 0, 0};
         memcpy(&w[1], v, sizeof v);
         const unsigned char *b = (const unsigned char *)w;
-        for (size_t k = 0; k < sizeof w; k++) h = (h ^ b[k]) * 1099511628211ull;
+        for (size_t k = 0; k < sizeof w; k++)
+            h = (h ^ b[k]) * 1099511628211ull;
     }
     return h;
 }
@@ -101,11 +102,11 @@ static int bench(const char *name, const culonx_run *run, culonx_sweep_spec *spe
            "%llu\n",
            name, (unsigned long long)res->enumerated, valid, (unsigned long long)res->evaluated,
            (unsigned long long)res->feasible);
-    printf("%s: pruned by bounds %llu (pruning %s); top %d and frontier %d digest %016llx\n", name,
-           (unsigned long long)res->pruned, res->pruning_on ? "on" : "off", res->ntop, res->nfront,
-           (unsigned long long)digest_entries(
-               digest_entries(14695981039346656037ull, res->top, res->ntop), res->front,
-               res->nfront));
+    printf(
+        "%s: pruned by bounds %llu (pruning %s); top %d and frontier %d digest %016llx\n", name,
+        (unsigned long long)res->pruned, res->pruning_on ? "on" : "off", res->ntop, res->nfront,
+        (unsigned long long)digest_entries(
+            digest_entries(14695981039346656037ull, res->top, res->ntop), res->front, res->nfront));
     printf("%s: %.3f s wall on %d threads: %.0f executions/s, %.0f executions/s per core, "
            "%.0f closed-form evaluations/s per core (CPU time %.2f s), peak RSS %.1f MB\n",
            name, t, res->spec.threads, valid / t, cpu > 0 ? valid / cpu : 0.0,
@@ -118,8 +119,8 @@ static int bench(const char *name, const culonx_run *run, culonx_sweep_spec *spe
                culonx_schedule_name(x->exec.schedule), (long long)x->exec.vp,
                (long long)x->exec.microbatch, culonx_recompute_name(x->exec.recompute),
                x->exec.sequence_parallel, x->exec.distributed_optimizer, x->exec.dp_overlap,
-               x->res.clock_mhz, x->res.iteration_time_s, x->res.memory.peak_bytes / (1024.0 * 1024 * 1024),
-               x->res.mfu);
+               x->res.clock_mhz, x->res.iteration_time_s,
+               x->res.memory.peak_bytes / (1024.0 * 1024 * 1024), x->res.mfu);
     }
     culonx_sweep_result_free(res);
     return 0;
@@ -146,7 +147,8 @@ int main(int argc, char **argv)
         spec->no_prune = argc > 3 && !strcmp(argv[3], "noprune");
         spec->tp_across_nodes = 1;
         /* every divisor of every local batch 3072/dp (dp a power of 2) */
-        if (set(spec, "mb", "1,2,3,4,6,8,12,16,24,32,48,64,96,128,192,256,384,512,768,1024,1536,3072") ||
+        if (set(spec, "mb",
+                "1,2,3,4,6,8,12,16,24,32,48,64,96,128,192,256,384,512,768,1024,1536,3072") ||
             set(spec, "dp-overlap", "on,off") || set(spec, "clocks", "210:1410:15"))
             return 2;
         rc |= bench("calculon", run, spec);

@@ -43,7 +43,8 @@ int main(int argc, char **argv)
     int failed = 0;
     double sum[4] = {0}, mx[4] = {0};
     int cnt[4] = {0};
-    if (!quiet) printf("%-8s %-44s %12s %12s %8s\n", "set", "row", "measured_s", "predicted_s", "error");
+    if (!quiet)
+        printf("%-8s %-44s %12s %12s %8s\n", "set", "row", "measured_s", "predicted_s", "error");
     for (int i = 0; i < rs.n; i++) {
         bench_row *r = &rs.rows[i];
         culonx_result res;
@@ -55,7 +56,8 @@ int main(int argc, char **argv)
         }
         double e = (res.iteration_time_s - r->measured_s) / r->measured_s;
         int k = 0;
-        while (k < 4 && strcmp(sets[k], r->set)) k++;
+        while (k < 4 && strcmp(sets[k], r->set))
+            k++;
         if (k < 4) {
             sum[k] += fabs(e);
             mx[k] = fmax(mx[k], fabs(e));
@@ -80,7 +82,8 @@ int main(int argc, char **argv)
         printf("\n");
     }
     printf("skipped %d rows:\n", rs.skipped);
-    for (int i = 0; i < rs.nskip_reasons; i++) printf("  %s\n", rs.skip_reason[i]);
+    for (int i = 0; i < rs.nskip_reasons; i++)
+        printf("  %s\n", rs.skip_reason[i]);
     free(rs.rows);
     if (missing) {
         printf("%d data set(s) skipped: %s\n", missing,

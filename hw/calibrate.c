@@ -42,21 +42,24 @@
 
 /* Solves the unconstrained LS on the passive columns; z gets the solution
  * (zero outside the passive set). */
-static int ls_passive(const double *a, int m, int n, const double *b, const int *passive,
-                      double *z, double *work_a, double *work_b)
+static int ls_passive(const double *a, int m, int n, const double *b, const int *passive, double *z,
+                      double *work_a, double *work_b)
 {
     int np = 0;
     int idx[NNLS_MAXN];
     for (int j = 0; j < n; j++)
         if (passive[j]) idx[np++] = j;
-    for (int j = 0; j < n; j++) z[j] = 0.0;
+    for (int j = 0; j < n; j++)
+        z[j] = 0.0;
     if (np == 0) return 0;
-    for (int k = 0; k < np; k++) memcpy(work_a + (size_t)k * m, a + (size_t)idx[k] * m, sizeof(double) * (size_t)m);
+    for (int k = 0; k < np; k++)
+        memcpy(work_a + (size_t)k * m, a + (size_t)idx[k] * m, sizeof(double) * (size_t)m);
     memcpy(work_b, b, sizeof(double) * (size_t)m);
     if (m < np) return -1;
     int info = cx_hw_dgels(CX_HW_LAPACK_COL_MAJOR, 'N', m, np, 1, work_a, m, work_b, m);
     if (info != 0) return -1;
-    for (int k = 0; k < np; k++) z[idx[k]] = work_b[k];
+    for (int k = 0; k < np; k++)
+        z[idx[k]] = work_b[k];
     return 0;
 }
 
@@ -71,25 +74,30 @@ int cx_hw_nnls(const double *a, int m, int n, const double *b, double *x, double
     double *r = wb + m;
     int rc = 0;
     double anorm = 0.0;
-    for (size_t i = 0; i < (size_t)m * (size_t)n; i++) anorm = cx_maxd(anorm, fabs(a[i]));
+    for (size_t i = 0; i < (size_t)m * (size_t)n; i++)
+        anorm = cx_maxd(anorm, fabs(a[i]));
     double bnorm = 0.0;
-    for (int i = 0; i < m; i++) bnorm = cx_maxd(bnorm, fabs(b[i]));
+    for (int i = 0; i < m; i++)
+        bnorm = cx_maxd(bnorm, fabs(b[i]));
     double tol = 10.0 * 2.220446049250313e-16 * anorm * (double)(m > n ? m : n);
     double tolw = tol * cx_maxd(bnorm, 1e-300) * (double)m;
-    for (int j = 0; j < n; j++) x[j] = 0.0;
+    for (int j = 0; j < n; j++)
+        x[j] = 0.0;
     int iter = 0, maxiter = 3 * n + 10;
     for (;;) {
         /* w = A^T (b - A x) */
         for (int i = 0; i < m; i++) {
             double s = b[i];
-            for (int j = 0; j < n; j++) s -= a[(size_t)j * m + i] * x[j];
+            for (int j = 0; j < n; j++)
+                s -= a[(size_t)j * m + i] * x[j];
             r[i] = s;
         }
         int t = -1;
         double wmax = 0.0;
         for (int j = 0; j < n; j++) {
             double s = 0.0;
-            for (int i = 0; i < m; i++) s += a[(size_t)j * m + i] * r[i];
+            for (int i = 0; i < m; i++)
+                s += a[(size_t)j * m + i] * r[i];
             if (!passive[j] && s > tolw && s > wmax) {
                 wmax = s;
                 t = j;
@@ -125,13 +133,15 @@ int cx_hw_nnls(const double *a, int m, int n, const double *b, double *x, double
                 t = -1;
             }
         }
-        for (int j = 0; j < n; j++) x[j] = passive[j] ? z[j] : 0.0;
+        for (int j = 0; j < n; j++)
+            x[j] = passive[j] ? z[j] : 0.0;
     }
     if (rss) {
         double s2 = 0.0;
         for (int i = 0; i < m; i++) {
             double s = b[i];
-            for (int j = 0; j < n; j++) s -= a[(size_t)j * m + i] * x[j];
+            for (int j = 0; j < n; j++)
+                s -= a[(size_t)j * m + i] * x[j];
             s2 += s * s;
         }
         *rss = s2;
@@ -192,7 +202,8 @@ int cx_hw_calibrate_power(const culonx_dvfs_row *const *rows, size_t nrows, doub
 {
     if (nrows < 6 || !(max_mhz > 0.0) || nrows > (size_t)1 << 28) return -1;
     double fmin = max_mhz;
-    for (size_t i = 0; i < nrows; i++) fmin = cx_mind(fmin, rows[i]->core_mhz);
+    for (size_t i = 0; i < nrows; i++)
+        fmin = cx_mind(fmin, rows[i]->core_mhz);
     power_ctx p = {rows, nrows, max_mhz, NULL, NULL};
     p.a = malloc(sizeof(double) * nrows * 7);
     if (!p.a) return -1;
@@ -264,8 +275,8 @@ typedef struct {
 
 static int same_kernel(const culonx_dvfs_row *a, const culonx_dvfs_row *b)
 {
-    return !strcmp(a->gpu, b->gpu) && !strcmp(a->benchmark, b->benchmark)
-           && !strcmp(a->kernel, b->kernel) && !strcmp(a->input, b->input);
+    return !strcmp(a->gpu, b->gpu) && !strcmp(a->benchmark, b->benchmark) &&
+           !strcmp(a->kernel, b->kernel) && !strcmp(a->input, b->input);
 }
 
 static int cmp_rows(const void *pa, const void *pb)
@@ -298,7 +309,8 @@ static double time_eval(culonx_dvfs_model *m, const kernel_t *k, size_t nk, doub
     double total = 0.0;
     for (int j = 0; j < m->nclocks; j++) {
         int n = 0;
-        for (size_t i = 0; i < nk; i++) n += k[i].has[j];
+        for (size_t i = 0; i < nk; i++)
+            n += k[i].has[j];
         if (n == 0) {
             m->mem_scale[j] = 1.0;
             m->compute_scale[j] = m->max_mhz / m->clock_mhz[j];
@@ -334,17 +346,21 @@ int cx_hw_lsq_robust(const double *a, int m, int n, const double *b, const doubl
     double *wa = malloc(sizeof(double) * ((size_t)rows * (size_t)n + 3 * (size_t)rows));
     if (!wa) return -1;
     double *wb = wa + (size_t)rows * (size_t)n, *w = wb + rows, *r = w + rows;
-    for (int i = 0; i < m; i++) w[i] = 1.0;
+    for (int i = 0; i < m; i++)
+        w[i] = 1.0;
     int rc = 0, iters = huber ? 50 : 1;
     for (int it = 0; it < iters; it++) {
         /* rows sqrt(w_i)*a_i, then the ridge rows sqrt(lambda*pen_k)*e_k */
         for (int k = 0; k < n; k++) {
-            for (int i = 0; i < m; i++) wa[(size_t)k * rows + i] = sqrt(w[i]) * a[(size_t)k * m + i];
+            for (int i = 0; i < m; i++)
+                wa[(size_t)k * rows + i] = sqrt(w[i]) * a[(size_t)k * m + i];
             for (int q = 0; q < n; q++)
                 wa[(size_t)k * rows + m + q] = q == k ? sqrt(lambda * (pen ? pen[k] : 1.0)) : 0.0;
         }
-        for (int i = 0; i < m; i++) wb[i] = sqrt(w[i]) * b[i];
-        for (int q = 0; q < n; q++) wb[m + q] = 0.0;
+        for (int i = 0; i < m; i++)
+            wb[i] = sqrt(w[i]) * b[i];
+        for (int q = 0; q < n; q++)
+            wb[m + q] = 0.0;
         int info = cx_hw_dgels(CX_HW_LAPACK_COL_MAJOR, 'N', rows, n, 1, wa, rows, wb, rows);
         if (info != 0) {
             rc = -1;
@@ -359,7 +375,8 @@ int cx_hw_lsq_robust(const double *a, int m, int n, const double *b, const doubl
         /* Huber weights, scale = MAD/0.6745 of the residuals, k = 1.345 */
         for (int i = 0; i < m; i++) {
             double s = b[i];
-            for (int k = 0; k < n; k++) s -= a[(size_t)k * m + i] * x[k];
+            for (int k = 0; k < n; k++)
+                s -= a[(size_t)k * m + i] * x[k];
             r[i] = s;
             wb[i] = fabs(s);
         }
@@ -367,7 +384,8 @@ int cx_hw_lsq_robust(const double *a, int m, int n, const double *b, const doubl
         double mad = m % 2 ? wb[m / 2] : 0.5 * (wb[m / 2 - 1] + wb[m / 2]);
         double sc = 1.345 * mad / 0.6745;
         if (!(sc > 0.0)) break;
-        for (int i = 0; i < m; i++) w[i] = fabs(r[i]) <= sc ? 1.0 : sc / fabs(r[i]);
+        for (int i = 0; i < m; i++)
+            w[i] = fabs(r[i]) <= sc ? 1.0 : sc / fabs(r[i]);
         if (it > 0 && change < 1e-12) break;
     }
     free(wa);
@@ -403,13 +421,15 @@ static int fit_power_ratio(culonx_dvfs_model *m, const kernel_t *k, size_t nk)
                 double r1 = cx_hw_dvfs_time_factor(m, m->clock_mhz[j], c);
                 double phi[CULONX_DVFS_POWER_TERMS];
                 cx_hw_dvfs_power_terms(r, r->power_w, r0 > 0.0 ? r1 / r0 : 1.0, phi);
-                for (int t = 0; t < nt; t++) a[(size_t)t * n + q] = phi[t];
+                for (int t = 0; t < nt; t++)
+                    a[(size_t)t * n + q] = phi[t];
                 b[q] = k[i].power[j] / r->power_w;
                 q++;
             }
             rc = cx_hw_lsq_robust(a, (int)n, nt, b, pen, 1e-3 * (double)n, 1, x);
         }
-        for (int t = 0; t < nt; t++) m->power_ratio[j][t] = x[t];
+        for (int t = 0; t < nt; t++)
+            m->power_ratio[j][t] = x[t];
     }
     m->power_terms = rc == 0 ? nt : 0;
     free(a);
@@ -423,8 +443,8 @@ static int cmp_double(const void *pa, const void *pb)
 }
 
 culonx_status cx_hw_calibrate(const culonx_dvfs_row *const *rows_in, size_t nrows,
-                              culonx_dvfs_model *model, culonx_power_fit *fit,
-                              culonx_error *err, const char *errfile)
+                              culonx_dvfs_model *model, culonx_power_fit *fit, culonx_error *err,
+                              const char *errfile)
 {
     culonx_status st = CULONX_OK;
     if (nrows < 6)
@@ -451,10 +471,12 @@ culonx_status cx_hw_calibrate(const culonx_dvfs_row *const *rows_in, size_t nrow
     snprintf(model->gpu, sizeof model->gpu, "%s", rows[0]->gpu);
     /* the clock table */
     double *fs = work;
-    for (size_t i = 0; i < nrows; i++) fs[i] = rows[i]->core_mhz;
+    for (size_t i = 0; i < nrows; i++)
+        fs[i] = rows[i]->core_mhz;
     qsort(fs, nrows, sizeof *fs, cmp_double);
     for (size_t i = 0; i < nrows; i++) {
-        if (model->nclocks > 0 && fabs(fs[i] - model->clock_mhz[model->nclocks - 1]) < 0.5) continue;
+        if (model->nclocks > 0 && fabs(fs[i] - model->clock_mhz[model->nclocks - 1]) < 0.5)
+            continue;
         if (model->nclocks == CULONX_DVFS_MAX_CLOCKS) {
             st = cx_core_fail(err, CULONX_EINPUT, errfile, 0,
                               "sweep has more than %d distinct clocks", CULONX_DVFS_MAX_CLOCKS);
@@ -472,14 +494,14 @@ culonx_status cx_hw_calibrate(const culonx_dvfs_row *const *rows_in, size_t nrow
     size_t np = 0;
     for (size_t i = 0; i < nrows; i++) {
         const culonx_dvfs_row *r = rows[i];
-        if (isnan(r->sm_active) || isnan(r->dram_active) || isnan(r->fp16_active)
-            || isnan(r->fp32_active) || isnan(r->fp64_active) || isnan(r->tensor_active))
+        if (isnan(r->sm_active) || isnan(r->dram_active) || isnan(r->fp16_active) ||
+            isnan(r->fp32_active) || isnan(r->fp64_active) || isnan(r->tensor_active))
             continue;
         prow[np++] = r;
     }
     if (cx_hw_calibrate_power(prow, np, model->max_mhz, &model->power, NULL) != 0) {
-        st = cx_core_fail(err, CULONX_EINTERNAL, errfile, 0, "power fit failed (%zu rows)%s%s",
-                          np, cx_hw_lapack_available() ? "" : ": cannot load LAPACKE from ",
+        st = cx_core_fail(err, CULONX_EINTERNAL, errfile, 0, "power fit failed (%zu rows)%s%s", np,
+                          cx_hw_lapack_available() ? "" : ": cannot load LAPACKE from ",
                           cx_hw_lapack_available() ? "" : cx_hw_lapack_path());
         goto out;
     }
@@ -487,7 +509,8 @@ culonx_status cx_hw_calibrate(const culonx_dvfs_row *const *rows_in, size_t nrow
     size_t nk = 0;
     for (size_t i = 0; i < nrows;) {
         size_t e = i;
-        while (e < nrows && same_kernel(rows[e], rows[i])) e++;
+        while (e < nrows && same_kernel(rows[e], rows[i]))
+            e++;
         const culonx_dvfs_row *ref = rows[e - 1];
         if (ref->time_ms > 0.0) {
             kernel_t *kk = &k[nk++];
@@ -554,7 +577,8 @@ culonx_status cx_hw_calibrate(const culonx_dvfs_row *const *rows_in, size_t nrow
     /* blocked: the model's power of a spinning kernel (SM active, nothing else) */
     {
         cx_hw_util u = {0.0, 0.0, 1.0, 0.0};
-        model->power.blocked_w = cx_hw_power_w_at(&model->power, model->max_mhz, model->max_mhz, &u);
+        model->power.blocked_w =
+            cx_hw_power_w_at(&model->power, model->max_mhz, model->max_mhz, &u);
     }
     snprintf(model->power.provenance, sizeof model->power.provenance,
              "fitted to a %s DVFS sweep: %zu rows, %zu kernels, %d clocks", model->gpu, nrows, nk,
@@ -567,7 +591,8 @@ culonx_status cx_hw_calibrate(const culonx_dvfs_row *const *rows_in, size_t nrow
         memcpy(fit->clock_mhz, model->clock_mhz, sizeof fit->clock_mhz);
         double pm = 0.0, tm = 0.0;
         size_t tn = 0;
-        for (size_t i = 0; i < np; i++) pm += prow[i]->power_w;
+        for (size_t i = 0; i < np; i++)
+            pm += prow[i]->power_w;
         pm /= (double)np;
         double ssr = 0.0, sst = 0.0;
         int cntp[CULONX_DVFS_MAX_CLOCKS] = {0}, cntt[CULONX_DVFS_MAX_CLOCKS] = {0};
@@ -595,7 +620,8 @@ culonx_status cx_hw_calibrate(const culonx_dvfs_row *const *rows_in, size_t nrow
         for (size_t i = 0; i < nrows; i++) {
             const culonx_dvfs_row *r = rows[i];
             size_t ki = 0;
-            while (ki < nk && !same_kernel(k[ki].ref, r)) ki++;
+            while (ki < nk && !same_kernel(k[ki].ref, r))
+                ki++;
             if (ki == nk || !(r->time_ms > 0.0)) continue;
             int j = clock_index(model, r->core_mhz);
             double t, p;

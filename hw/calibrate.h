@@ -29,7 +29,7 @@ int cx_hw_calibrate_power(const culonx_dvfs_row *const *rows, size_t nrows, doub
 /* Fits the whole DVFS model (power + per-clock time scaling) of the rows
  * (one GPU); fills the fit report when non-NULL. */
 culonx_status cx_hw_calibrate(const culonx_dvfs_row *const *rows, size_t nrows,
-                              culonx_dvfs_model *model, culonx_power_fit *fit,
-                              culonx_error *err, const char *errfile);
+                              culonx_dvfs_model *model, culonx_power_fit *fit, culonx_error *err,
+                              const char *errfile);
 
 #endif

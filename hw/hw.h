@@ -13,10 +13,10 @@
 #include "culonx_types.h"
 
 typedef struct {
-    double flops;   /* arithmetic work */
-    double bytes;   /* HBM traffic, read + written */
-    double batch;   /* independent GEMMs in a batched GEMM (>= 1) */
-    int tensor;     /* runs on tensor cores */
+    double flops; /* arithmetic work */
+    double bytes; /* HBM traffic, read + written */
+    double batch; /* independent GEMMs in a batched GEMM (>= 1) */
+    int tensor;   /* runs on tensor cores */
 } cx_hw_work;
 
 typedef struct {

@@ -61,8 +61,8 @@ cx_hw_time cx_hw_work_time(const culonx_system *sys, const culonx_perf_params *p
     double fmax = g->max_mhz > 0 ? g->max_mhz : 1.0;
     double f = clock_mhz > 0 ? clock_mhz : fmax;
     if (w->flops > 0) {
-        double eff = w->tensor ? cx_hw_matmul_eff(p, w->flops / (w->batch > 0 ? w->batch : 1))
-                               : 0.5;
+        double eff =
+            w->tensor ? cx_hw_matmul_eff(p, w->flops / (w->batch > 0 ? w->batch : 1)) : 0.5;
         t.compute_s = w->flops / (cx_hw_peak_flops(g, dt, w->tensor) * eff) * (fmax / f);
     }
     if (w->bytes > 0) t.mem_s = w->bytes / (g->hbm_gbps * 1e9 * p->mem_eff);

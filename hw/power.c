@@ -76,8 +76,8 @@ double cx_hw_power_w_at(const culonx_power_model *m, double max_mhz, double f_mh
     if (!(f_mhz > 0.0)) f_mhz = max_mhz;
     double vn = cx_hw_power_vnorm(m, f_mhz, max_mhz);
     double dyn = m->tensor_w * nz(u->tensor) + m->fp_w * nz(u->fp) + m->sm_w * nz(u->sm);
-    return m->const_w + m->static_w * vn + dyn * vn * vn * f_mhz / max_mhz
-           + m->dram_w * nz(u->dram);
+    return m->const_w + m->static_w * vn + dyn * vn * vn * f_mhz / max_mhz +
+           m->dram_w * nz(u->dram);
 }
 
 double cx_hw_power_w(const culonx_power_model *m, const culonx_gpu *gpu, double f_mhz,
@@ -199,7 +199,8 @@ void cx_hw_dvfs_scales(const culonx_dvfs_model *d, double f_mhz, double *mem, do
         return;
     }
     int i = 0;
-    while (i + 1 < n && d->clock_mhz[i + 1] < f_mhz) i++;
+    while (i + 1 < n && d->clock_mhz[i + 1] < f_mhz)
+        i++;
     double fa = d->clock_mhz[i], fb = d->clock_mhz[i + 1];
     double w = (f_mhz - fa) / (fb - fa);
     *mem = (1.0 - w) * d->mem_scale[i] + w * d->mem_scale[i + 1];
@@ -249,7 +250,8 @@ static double power_ratio_g(const culonx_dvfs_model *d, double f_mhz, const doub
     } else if (f_mhz >= d->clock_mhz[n - 1]) {
         i = n - 1;
     } else {
-        while (i + 1 < n && d->clock_mhz[i + 1] < f_mhz) i++;
+        while (i + 1 < n && d->clock_mhz[i + 1] < f_mhz)
+            i++;
         w = (f_mhz - d->clock_mhz[i]) / (d->clock_mhz[i + 1] - d->clock_mhz[i]);
     }
     double g = 0.0;
@@ -299,7 +301,8 @@ void cx_hw_dvfs_predict_row(const culonx_dvfs_model *d, const culonx_dvfs_row *r
     double base0 = d->power.const_w + d->power.static_w * cx_hw_power_vnorm(&d->power, f0, fmax);
     double base = d->power.const_w + d->power.static_w * cx_hw_power_vnorm(&d->power, f_mhz, fmax);
     p = pm;
-    if (pm0 > base0 && r->power_w > 0.0) p = base + (pm - base) * (r->power_w - base0) / (pm0 - base0);
+    if (pm0 > base0 && r->power_w > 0.0)
+        p = base + (pm - base) * (r->power_w - base0) / (pm0 - base0);
     if (p < 0.0) p = 0.0;
     *power_w = p;
 }

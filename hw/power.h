@@ -62,8 +62,7 @@ void cx_hw_dvfs_scales(const culonx_dvfs_model *d, double f_mhz, double *mem, do
 cx_hw_util cx_hw_dvfs_row_util(const culonx_dvfs_row *r);
 /* Terms phi of the power-ratio tables for profile row r with anchor power
  * p0_w and predicted time ratio t(f)/t(f0) (see culonx_dvfs_model). */
-void cx_hw_dvfs_power_terms(const culonx_dvfs_row *r, double p0_w, double time_ratio,
-                            double *phi);
+void cx_hw_dvfs_power_terms(const culonx_dvfs_row *r, double p0_w, double time_ratio, double *phi);
 /* Time (ms) and power (W) of the profiled row `r` at clock f_mhz. */
 void cx_hw_dvfs_predict_row(const culonx_dvfs_model *d, const culonx_dvfs_row *r, double f_mhz,
                             double *time_ms, double *power_w);

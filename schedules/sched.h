@@ -38,7 +38,7 @@ typedef struct {
 
 typedef struct {
     const char *name; /* as in execution.schedule */
-    int splits_bw; /* emits separate B and W items */
+    int splits_bw;    /* emits separate B and W items */
     /* chunks per stage for a requested v (execution.vp): interleaved uses v,
      * V-shaped schedules always 2, the rest 1. */
     int (*chunks)(int v_requested);

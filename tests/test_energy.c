@@ -46,7 +46,8 @@ static void test_u_shape_every_run(void)
         CU_ASSERT(rows[imin].pareto);
         CU_ASSERT(npareto >= 2);
         /* no clock below the minimum-energy one is on the frontier */
-        for (int k = 0; k < imin; k++) CU_ASSERT(!rows[k].pareto);
+        for (int k = 0; k < imin; k++)
+            CU_ASSERT(!rows[k].pareto);
         free(rows);
     }
     globfree(&gl);
@@ -56,7 +57,8 @@ static void test_sums(void)
 {
     culonx_run r;
     culonx_error err;
-    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/gpt3-175b.xml", NULL, 0, NULL, &r, &err), CULONX_OK);
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/gpt3-175b.xml", NULL, 0, NULL, &r, &err),
+                          CULONX_OK);
     r.system.pue = 1.2;
     r.system.node_overhead_w = 1500;
     culonx_result a;
@@ -84,7 +86,8 @@ static void test_graph_node_energy(void)
 {
     culonx_run r;
     culonx_error err;
-    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/megatron-22b.xml", NULL, 0, NULL, &r, &err), CULONX_OK);
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/megatron-22b.xml", NULL, 0, NULL, &r, &err),
+                          CULONX_OK);
     r.model.layers = 16;
     r.exec.tp = 8, r.exec.pp = 4, r.exec.dp = 2, r.exec.gpus = 64, r.exec.microbatch = 1;
     r.exec.global_batch = 16;
@@ -118,7 +121,8 @@ static void test_clock_scaling(void)
 {
     culonx_run r;
     culonx_error err;
-    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/gpt3-175b.xml", NULL, 0, NULL, &r, &err), CULONX_OK);
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/gpt3-175b.xml", NULL, 0, NULL, &r, &err),
+                          CULONX_OK);
     culonx_result hi, lo;
     CU_ASSERT_EQUAL_FATAL(culonx_estimate(&r, &hi, &err), CULONX_OK);
     r.exec.clock_mhz = 0.6 * r.system.gpu.max_mhz;

@@ -181,7 +181,9 @@ static void test_model_state_korthikanti(void)
     const struct {
         int64_t l, h, a, pp;
         double gib;
-    } cases[] = {{48, 6144, 64, 1, 45.6}, {96, 12288, 96, 8, 45.6}, {105, 20480, 128, 35, 31.6},
+    } cases[] = {{48, 6144, 64, 1, 45.6},
+                 {96, 12288, 96, 8, 45.6},
+                 {105, 20480, 128, 35, 31.6},
                  {128, 25600, 160, 64, 33.0}};
     for (int i = 0; i < 4; i++) {
         culonx_run r = load("configs/megatron-1t.xml");
@@ -194,8 +196,8 @@ static void test_model_state_korthikanti(void)
         culonx_error err;
         CU_ASSERT_EQUAL_FATAL(cx_core_cost_build(&r, 0, c, &err), CULONX_OK);
         /* the layers of one stage (pp = 1: the published figure counts layers only) */
-        double layer_only = cx_core_cost_chunk(c, c->p > 2 ? 1 : 0)->layers *
-                            cx_model_layer_params(&r.model) / 8.0;
+        double layer_only =
+            cx_core_cost_chunk(c, c->p > 2 ? 1 : 0)->layers * cx_model_layer_params(&r.model) / 8.0;
         culonx_memory mm;
         memset(&mm, 0, sizeof mm);
         cx_core_stage_memory(c, c->p > 2 ? 1 : 0, 0.0, &mm);

@@ -70,8 +70,10 @@ static double table_flops(const cx_model_stack *t, int64_t l, int recompute)
 
 static void test_flops_megatron(void)
 {
-    const int64_t shapes[][5] = {{96, 12288, 96, 51200, 2048}, {128, 25600, 160, 51200, 2048},
-                                 {24, 2304, 24, 51200, 2048},  {48, 8192, 64, 51200, 4096}};
+    const int64_t shapes[][5] = {{96, 12288, 96, 51200, 2048},
+                                 {128, 25600, 160, 51200, 2048},
+                                 {24, 2304, 24, 51200, 2048},
+                                 {48, 8192, 64, 51200, 4096}};
     for (int i = 0; i < 4; i++) {
         culonx_model m = gpt(shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], shapes[i][4]);
         for (int64_t t = 1; t <= 8; t *= 2)

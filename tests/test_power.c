@@ -213,7 +213,8 @@ static void test_u_shape(void)
         culonx_gpu gpu = gpu_named(names[g]);
         CU_ASSERT(gpu.power.present);
         CU_ASSERT(gpu.power.provenance[0] != '\0');
-        CU_ASSERT(gpu.power.knee_mhz > 0.6 * gpu.max_mhz && gpu.power.knee_mhz < 0.75 * gpu.max_mhz);
+        CU_ASSERT(gpu.power.knee_mhz > 0.6 * gpu.max_mhz &&
+                  gpu.power.knee_mhz < 0.75 * gpu.max_mhz);
         for (int w = 0; w < 2; w++) {
             double emin = HUGE_VAL, fbest = 0.0;
             double e_lo = 0.0, e_hi = 0.0;
@@ -358,7 +359,8 @@ static void test_xml_roundtrip(void)
     /* bad fragments: unknown attribute, missing attribute, not XML */
     const char *bad[] = {
         "<power const-w=\"1\" static-w=\"1\" knee-mhz=\"1\" v-min=\"1\" v-slope=\"1\" "
-        "tensor-w=\"1\" fp-w=\"1\" sm-w=\"1\" dram-w=\"1\" blocked-w=\"1\" time-exp=\"1\" bogus=\"1\"/>",
+        "tensor-w=\"1\" fp-w=\"1\" sm-w=\"1\" dram-w=\"1\" blocked-w=\"1\" time-exp=\"1\" "
+        "bogus=\"1\"/>",
         "<power const-w=\"1\"/>",
         "<power const-w=\"abc\" static-w=\"1\" knee-mhz=\"1\" v-min=\"1\" v-slope=\"1\" "
         "tensor-w=\"1\" fp-w=\"1\" sm-w=\"1\" dram-w=\"1\" blocked-w=\"1\" time-exp=\"1\"/>",
@@ -418,7 +420,8 @@ static void test_shipped_and_data(void)
     CU_ASSERT_EQUAL(m.power_terms, CULONX_DVFS_POWER_TERMS);
     /* profile-once energy on the rows it was fitted to: within 15% mean at
      * every clock; at the profiled clock the profile itself */
-    for (int j = 0; j < fit.nclocks; j++) CU_ASSERT(fit.energy_mape[j] < 0.15);
+    for (int j = 0; j < fit.nclocks; j++)
+        CU_ASSERT(fit.energy_mape[j] < 0.15);
     CU_ASSERT_DOUBLE_EQUAL(fit.energy_mape[fit.nclocks - 1], 0.0, 1e-12);
     CU_ASSERT_EQUAL(culonx_power_calibrate(&s, "no-such-family", &m, &fit, &err), CULONX_EINPUT);
     culonx_dvfs_table_free(&s);

@@ -150,13 +150,14 @@ static void test_hand_count(void)
      * (4,1) 4; (4,2) 12: 50, evaluated or (interleaved) pruned by bounds */
     CU_ASSERT_EQUAL(R->evaluated + R->pruned, 50);
     CU_ASSERT_EQUAL(R->feasible, 50);
-    CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_GPUS_TP_PP], 16);     /* (4,4): 4 x 2 x 2 */
-    CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_DUP_SCHEDULE], 12);   /* pp 1: gpipe, 3 x 4 */
-    CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_PP1_CHUNKS], 24);     /* pp 1: interleaved, 3 x 8 */
-    CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_LAYERS_PP_VP], 28);   /* pp 2 vp 4: 12; pp 4: 16 */
-    CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_BATCH_MB_DP], 2);     /* (1,1) mb 2: 16 > 8 */
-    CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_SCHED_MICROBATCHES], 2); /* (1,2) vp 2 mb 2: m 1 < 2 */
-    CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_DUP_SP], 10);         /* tp 1: 1 + 5 + 4 */
+    CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_GPUS_TP_PP], 16);   /* (4,4): 4 x 2 x 2 */
+    CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_DUP_SCHEDULE], 12); /* pp 1: gpipe, 3 x 4 */
+    CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_PP1_CHUNKS], 24);   /* pp 1: interleaved, 3 x 8 */
+    CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_LAYERS_PP_VP], 28); /* pp 2 vp 4: 12; pp 4: 16 */
+    CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_BATCH_MB_DP], 2);   /* (1,1) mb 2: 16 > 8 */
+    CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_SCHED_MICROBATCHES],
+                    2);                                     /* (1,2) vp 2 mb 2: m 1 < 2 */
+    CU_ASSERT_EQUAL(R->rejected[CULONX_REJECT_DUP_SP], 10); /* tp 1: 1 + 5 + 4 */
     uint64_t sum = R->evaluated + R->pruned;
     for (int r = 0; r < CULONX_REJECT_COUNT; r++)
         if (r != CULONX_REJECT_MEMORY) sum += R->rejected[r];
@@ -303,8 +304,10 @@ static char *run_to_string(const culonx_run *run, culonx_sweep_spec *s, int json
     culonx_error err;
     char *out = NULL;
     if (culonx_sweep_run(run, s, &R, &err) == CULONX_OK) {
-        if (json) culonx_sweep_report_json(f, R);
-        else culonx_sweep_report_text(f, R);
+        if (json)
+            culonx_sweep_report_json(f, R);
+        else
+            culonx_sweep_report_text(f, R);
         culonx_sweep_result_free(R);
         FILE *src[2] = {f, a};
         char *dst[2] = {NULL, NULL};
@@ -361,12 +364,29 @@ static void test_threads_deterministic(void)
 static void test_bad_options(void)
 {
     static const char *const bad[][2] = {
-        {"tp", "8,,16"}, {"tp", "0"},      {"tp", "-4"},   {"tp", "abc"},  {"pp", "4:2"},
-        {"pp", "1:2:3:4"}, {"mb", ""},     {"gpus", "1:100000"}, {"vp", "2,x"},
-        {"clocks", "1410:"}, {"objective", "speed"}, {"top", "0"}, {"threads", "0"},
-        {"threads", "-1"}, {"max-memory-gib", "-1"}, {"max-memory-gib", "lots"},
-        {"schedule", "zigzag"}, {"recompute", "most"}, {"sp", "maybe"}, {"dist-opt", ""},
-        {"min-global-batch", "0"}, {"verify", "x"}, {"bogus", "1"},
+        {"tp", "8,,16"},
+        {"tp", "0"},
+        {"tp", "-4"},
+        {"tp", "abc"},
+        {"pp", "4:2"},
+        {"pp", "1:2:3:4"},
+        {"mb", ""},
+        {"gpus", "1:100000"},
+        {"vp", "2,x"},
+        {"clocks", "1410:"},
+        {"objective", "speed"},
+        {"top", "0"},
+        {"threads", "0"},
+        {"threads", "-1"},
+        {"max-memory-gib", "-1"},
+        {"max-memory-gib", "lots"},
+        {"schedule", "zigzag"},
+        {"recompute", "most"},
+        {"sp", "maybe"},
+        {"dist-opt", ""},
+        {"min-global-batch", "0"},
+        {"verify", "x"},
+        {"bogus", "1"},
     };
     culonx_sweep_spec *s = spec_new();
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -402,7 +422,8 @@ static void test_bad_options(void)
     opt(s, "max-global-batch", "16");
     CU_ASSERT_EQUAL_FATAL(culonx_sweep_run(&run, s, &R, &err), CULONX_OK);
     CU_ASSERT(R->rejected[CULONX_REJECT_GLOBAL_BATCH_RANGE] == R->enumerated / 3);
-    for (int i = 0; i < R->ntop; i++) CU_ASSERT(R->top[i].exec.global_batch <= 16);
+    for (int i = 0; i < R->ntop; i++)
+        CU_ASSERT(R->top[i].exec.global_batch <= 16);
     culonx_sweep_result_free(R);
     free(s);
 }
@@ -422,7 +443,8 @@ static void test_energy_required(void)
     culonx_status st = culonx_sweep_run(&run, s, &R, &err);
     if (have) {
         CU_ASSERT_EQUAL_FATAL(st, CULONX_OK);
-        for (int i = 1; i < R->ntop; i++) CU_ASSERT(R->top[i - 1].objective <= R->top[i].objective);
+        for (int i = 1; i < R->ntop; i++)
+            CU_ASSERT(R->top[i - 1].objective <= R->top[i].objective);
         culonx_sweep_result_free(R);
     } else {
         CU_ASSERT_EQUAL(st, CULONX_EINPUT);
@@ -501,8 +523,8 @@ static void test_verify(void)
  * and results memoised) are bit-identical to cold ones. */
 static void test_bounds_sound(void)
 {
-    static const int sch[] = {CULONX_SCHED_GPIPE,  CULONX_SCHED_1F1B,  CULONX_SCHED_INTERLEAVED,
-                              CULONX_SCHED_ZB_H1,  CULONX_SCHED_ZB_H2, CULONX_SCHED_ZB_V,
+    static const int sch[] = {CULONX_SCHED_GPIPE,     CULONX_SCHED_1F1B,  CULONX_SCHED_INTERLEAVED,
+                              CULONX_SCHED_ZB_H1,     CULONX_SCHED_ZB_H2, CULONX_SCHED_ZB_V,
                               CULONX_SCHED_DUALPIPE_V};
     cx_cost *c = malloc(sizeof *c), *cold = malloc(sizeof *cold);
     cx_replay_ws *ws = cx_core_replay_ws_new();
@@ -518,7 +540,8 @@ static void test_bounds_sound(void)
                                 culonx_run r;
                                 tiny(&r, 32, 8, 128, 256);
                                 if (model) { /* bigger layers, slow network: p2p and DP matter */
-                                    r.model.hidden = 4096, r.model.heads = 32, r.model.kv_heads = 32;
+                                    r.model.hidden = 4096, r.model.heads = 32,
+                                    r.model.kv_heads = 32;
                                     r.model.ffn = 16384, r.model.seq = 2048;
                                     r.system.tier[1].bw_gbps = 5;
                                 }
@@ -532,7 +555,8 @@ static void test_bounds_sound(void)
                                 e->dp = cx_core_layout_derive_dp(&lay, e->gpus);
                                 e->global_batch = (knob & 4 ? 2 : 1) * 2 * pp * e->dp * mb;
                                 e->microbatch = mb, e->recompute = (culonx_recompute)rc;
-                                e->dp_overlap = (knob >> 1) & 1, e->distributed_optimizer = knob & 1;
+                                e->dp_overlap = (knob >> 1) & 1,
+                                e->distributed_optimizer = knob & 1;
                                 e->sequence_parallel = e->tp > 1;
                                 double clk = knob & 2 ? 900 : 1410;
                                 cx_bound b;
@@ -540,11 +564,16 @@ static void test_bounds_sound(void)
                                 culonx_error err;
                                 if (cx_core_closed_bound(&r, clk, c, ws, &b, &err) != CULONX_OK)
                                     continue;
-                                CU_ASSERT_EQUAL_FATAL(cx_core_closed_finish(&r, c, ws, &ex, &err), CULONX_OK);
-                                CU_ASSERT_EQUAL_FATAL(cx_core_closed_eval(&r, clk, cold, &cr, &err), CULONX_OK);
-                                CU_ASSERT(memcmp(&ex.iteration_time_s, &cr.iteration_time_s, sizeof(double)) == 0);
-                                CU_ASSERT(memcmp(&ex.energy.total_j, &cr.energy.total_j, sizeof(double)) == 0);
-                                CU_ASSERT(memcmp(&ex.memory.peak_bytes, &cr.memory.peak_bytes, sizeof(double)) == 0);
+                                CU_ASSERT_EQUAL_FATAL(cx_core_closed_finish(&r, c, ws, &ex, &err),
+                                                      CULONX_OK);
+                                CU_ASSERT_EQUAL_FATAL(cx_core_closed_eval(&r, clk, cold, &cr, &err),
+                                                      CULONX_OK);
+                                CU_ASSERT(memcmp(&ex.iteration_time_s, &cr.iteration_time_s,
+                                                 sizeof(double)) == 0);
+                                CU_ASSERT(memcmp(&ex.energy.total_j, &cr.energy.total_j,
+                                                 sizeof(double)) == 0);
+                                CU_ASSERT(memcmp(&ex.memory.peak_bytes, &cr.memory.peak_bytes,
+                                                 sizeof(double)) == 0);
                                 CU_ASSERT(b.peak_bytes == ex.memory.peak_bytes);
                                 if (cx_sched_get(e->schedule)->closed_exact) continue;
                                 n++;
@@ -625,9 +654,11 @@ static void test_prune_identical(void)
                 CU_ASSERT_EQUAL_FATAL(A->nfront, B->nfront);
                 for (int k = 0; k < A->ntop; k++) {
                     CU_ASSERT_EQUAL(A->top[k].index, B->top[k].index);
-                    CU_ASSERT(memcmp(&A->top[k].objective, &B->top[k].objective, sizeof(double)) == 0);
+                    CU_ASSERT(memcmp(&A->top[k].objective, &B->top[k].objective, sizeof(double)) ==
+                              0);
                 }
-                for (int k = 0; k < A->nfront; k++) CU_ASSERT_EQUAL(A->front[k].index, B->front[k].index);
+                for (int k = 0; k < A->nfront; k++)
+                    CU_ASSERT_EQUAL(A->front[k].index, B->front[k].index);
                 pruned += (long)A->pruned;
                 culonx_sweep_result_free(A);
                 culonx_sweep_result_free(B);

@@ -95,7 +95,8 @@ void cx_core_arena_free(cx_arena *a)
 size_t cx_core_arena_reserved_bytes(const cx_arena *a)
 {
     size_t n = 0;
-    for (const cx_arena_block *b = a->head; b; b = b->next) n += sizeof *b + b->cap;
+    for (const cx_arena_block *b = a->head; b; b = b->next)
+        n += sizeof *b + b->cap;
     return n;
 }
 
@@ -113,7 +114,8 @@ void cx_core_sbuf_printf(cx_sbuf *b, const char *fmt, ...)
             return;
         }
         size_t nc = b->cap ? b->cap * 2 : 4096;
-        while (nc < b->len + (size_t)n + 1) nc *= 2;
+        while (nc < b->len + (size_t)n + 1)
+            nc *= 2;
         char *nb = realloc(b->buf, nc);
         if (!nb) {
             b->oom = 1;

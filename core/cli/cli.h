@@ -27,7 +27,8 @@ enum {
     CX_CMD_DVFS_PREDICT = 1u << 6,
 };
 /* the commands that read a run file */
-#define CX_CMD_RUN (CX_CMD_ESTIMATE | CX_CMD_TRACE | CX_CMD_SCHEDULES | CX_CMD_ENERGY | CX_CMD_SWEEP)
+#define CX_CMD_RUN                                                                                 \
+    (CX_CMD_ESTIMATE | CX_CMD_TRACE | CX_CMD_SCHEDULES | CX_CMD_ENERGY | CX_CMD_SWEEP)
 
 /* Every option of every command (rows of the table in options.c). */
 typedef enum {
@@ -72,11 +73,11 @@ typedef enum {
 } cx_cli_opt;
 
 typedef struct {
-    const char *name;      /* long name, without "--" */
-    char short_name;       /* single-letter alias (-o, -h) or 0 */
-    const char *value;     /* placeholder of the value; NULL: a flag */
-    unsigned commands;     /* CX_CMD_* bits of the commands that take it */
-    int sweep_option;      /* passed to culonx_sweep_option under `name` */
+    const char *name;  /* long name, without "--" */
+    char short_name;   /* single-letter alias (-o, -h) or 0 */
+    const char *value; /* placeholder of the value; NULL: a flag */
+    unsigned commands; /* CX_CMD_* bits of the commands that take it */
+    int sweep_option;  /* passed to culonx_sweep_option under `name` */
     const char *help;
 } cx_cli_option;
 
@@ -108,7 +109,7 @@ typedef struct {
     unsigned bit;
     const char *synopsis;
     const char *summary;
-    const char *details; /* NULL or more text for --help */
+    const char *details;    /* NULL or more text for --help */
     const char *positional; /* name of the positional argument, NULL: none */
     int (*run)(const cx_cli_args *a);
 } cx_cli_command;

@@ -28,8 +28,8 @@ int cx_cli_calibrate(const cx_cli_args *a)
     culonx_dvfs_table_free(&table);
     if (st != CULONX_OK) return cx_cli_fail(&err, st);
     char comment[2048];
-    int n = snprintf(comment, sizeof comment, "DVFS power model of %s, produced by:\n  culonx",
-                     m.gpu);
+    int n =
+        snprintf(comment, sizeof comment, "DVFS power model of %s, produced by:\n  culonx", m.gpu);
     for (int i = 0; i < a->argc && n > 0 && (size_t)n < sizeof comment; i++)
         n += snprintf(comment + n, sizeof comment - (size_t)n, " %s", a->argv[i]);
     if (n > 0 && (size_t)n < sizeof comment)

@@ -21,8 +21,7 @@ int cx_cli_dvfs_predict(const cx_cli_args *a)
     int rc = cx_cli_check_choice(a->command, "format", format, formats);
     if (rc) return rc;
     if (!power_path) return cx_cli_usage_error(a->command, "missing --power POWER.xml%s", "");
-    if (!profile_path)
-        return cx_cli_usage_error(a->command, "missing --profile PROFILE.csv%s", "");
+    if (!profile_path) return cx_cli_usage_error(a->command, "missing --profile PROFILE.csv%s", "");
     int nclk = 0;
     if (clocks) {
         double lo, hi, step;
@@ -52,7 +51,8 @@ int cx_cli_dvfs_predict(const cx_cli_args *a)
                     power_path);
             return CX_EXIT_USAGE;
         }
-        for (int j = 0; j < m.nclocks; j++) clk[j] = m.clock_mhz[j];
+        for (int j = 0; j < m.nclocks; j++)
+            clk[j] = m.clock_mhz[j];
         nclk = m.nclocks;
     }
     if (!(m.max_mhz > 0.0)) {
@@ -72,8 +72,10 @@ int cx_cli_dvfs_predict(const cx_cli_args *a)
         return CX_EXIT_INTERNAL;
     }
     st = culonx_dvfs_predict(&m, prof.rows, prof.nrows, clk, nclk, pt, &err);
-    if (st != CULONX_OK) rc = cx_cli_fail(&err, st);
-    else culonx_report_dvfs_points(stdout, &prof, pt, nclk, power_path, profile_path, format);
+    if (st != CULONX_OK)
+        rc = cx_cli_fail(&err, st);
+    else
+        culonx_report_dvfs_points(stdout, &prof, pt, nclk, power_path, profile_path, format);
     free(pt);
     culonx_dvfs_table_free(&prof);
     return rc;

@@ -26,8 +26,10 @@ int cx_cli_energy(const cx_cli_args *a)
         int n = 0;
         culonx_error err;
         culonx_status st = culonx_energy_clocks(run, lo, hi, step, &rows, &n, &err);
-        if (st != CULONX_OK) rc = cx_cli_fail(&err, st);
-        else culonx_report_clocks(stdout, run, rows, n, format);
+        if (st != CULONX_OK)
+            rc = cx_cli_fail(&err, st);
+        else
+            culonx_report_clocks(stdout, run, rows, n, format);
         free(rows);
     }
     free(run);

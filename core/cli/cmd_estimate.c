@@ -25,9 +25,12 @@ int cx_cli_estimate(const cx_cli_args *a)
         culonx_error err;
         culonx_status st = graph ? culonx_estimate_graph(run, op_level, &res, &err)
                                  : culonx_estimate(run, &res, &err);
-        if (st != CULONX_OK) rc = cx_cli_fail(&err, st);
-        else if (!strcmp(format, "json")) culonx_report_json(stdout, run, &res);
-        else culonx_report_text(stdout, run, &res);
+        if (st != CULONX_OK)
+            rc = cx_cli_fail(&err, st);
+        else if (!strcmp(format, "json"))
+            culonx_report_json(stdout, run, &res);
+        else
+            culonx_report_text(stdout, run, &res);
     }
     free(run);
     return rc;

@@ -24,8 +24,10 @@ int cx_cli_schedules(const cx_cli_args *a)
         int n = 0, best = -1;
         culonx_error err;
         culonx_status st = culonx_schedules_compare(run, rows, &n, &best, &err);
-        if (st != CULONX_OK) rc = cx_cli_fail(&err, st);
-        else culonx_report_schedules(stdout, run, rows, n, best, !strcmp(format, "json"));
+        if (st != CULONX_OK)
+            rc = cx_cli_fail(&err, st);
+        else
+            culonx_report_schedules(stdout, run, rows, n, best, !strcmp(format, "json"));
     }
     free(run), free(rows);
     return rc;

@@ -142,8 +142,10 @@ static int body(const cx_cli_args *a, int rank)
         rc = cx_cli_status_exit(st);
         goto out;
     }
-    if (!strcmp(format, "json")) culonx_sweep_report_json(stdout, res);
-    else culonx_sweep_report_text(stdout, res);
+    if (!strcmp(format, "json"))
+        culonx_sweep_report_json(stdout, res);
+    else
+        culonx_sweep_report_text(stdout, res);
     culonx_sweep_result_free(res);
     rc = CX_EXIT_OK;
 out:

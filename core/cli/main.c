@@ -32,8 +32,8 @@ const cx_cli_command cx_cli_commands[] = {
      "sm_active,sm_occupancy,dram_active,fp16_active,fp32_active,fp64_active,tensor_active.\n",
      "TABLE.csv", cx_cli_calibrate},
     {"dvfs-predict", CX_CMD_DVFS_PREDICT, "--power POWER.xml --profile PROFILE.csv",
-     "time/power/energy of profiled kernels at every clock (profile once, model everywhere)",
-     NULL, NULL, cx_cli_dvfs_predict},
+     "time/power/energy of profiled kernels at every clock (profile once, model everywhere)", NULL,
+     NULL, cx_cli_dvfs_predict},
 };
 const int cx_cli_ncommands = (int)(sizeof cx_cli_commands / sizeof cx_cli_commands[0]);
 
@@ -76,8 +76,10 @@ int main(int argc, char **argv)
             cx_cli_usage(stderr);
             return CX_EXIT_USAGE;
         }
-        if (sub) cx_cli_command_help(stdout, sub);
-        else cx_cli_usage(stdout);
+        if (sub)
+            cx_cli_command_help(stdout, sub);
+        else
+            cx_cli_usage(stdout);
         rc = CX_EXIT_OK;
     } else if (!strcmp(name, "version") || !strcmp(name, "--version")) {
         printf("culonx %s\n", CULONX_VERSION);

@@ -69,8 +69,7 @@ const cx_cli_option cx_cli_options[CX_OPT_COUNT] = {
                          "schedules that lower bounds prove can enter neither the top K nor "
                          "the Pareto frontier are skipped: same results; off with --all)"},
     [CX_OPT_QUIET] = {"quiet", 0, NULL, SW, 0, "no progress on stderr"},
-    [CX_OPT_ALL] = {"all", 0, "FILE", SW, 0,
-                    "every evaluated row, CSV (or JSON lines for .jsonl)"},
+    [CX_OPT_ALL] = {"all", 0, "FILE", SW, 0, "every evaluated row, CSV (or JSON lines for .jsonl)"},
 };
 
 void cx_cli_print_error(const culonx_error *err)
@@ -86,10 +85,14 @@ void cx_cli_print_error(const culonx_error *err)
 int cx_cli_status_exit(culonx_status st)
 {
     switch (st) {
-    case CULONX_OK: return CX_EXIT_OK;
-    case CULONX_EINPUT: return CX_EXIT_INPUT;
-    case CULONX_EUSAGE: return CX_EXIT_USAGE;
-    default: return CX_EXIT_INTERNAL;
+    case CULONX_OK:
+        return CX_EXIT_OK;
+    case CULONX_EINPUT:
+        return CX_EXIT_INPUT;
+    case CULONX_EUSAGE:
+        return CX_EXIT_USAGE;
+    default:
+        return CX_EXIT_INTERNAL;
     }
 }
 
@@ -137,8 +140,8 @@ int cx_cli_load_run(const cx_cli_args *a, culonx_run *run, int quiet)
 {
     culonx_error err;
     memset(&err, 0, sizeof err);
-    culonx_status st = culonx_run_load(a->positional, a->sets, a->nsets, a->value[CX_OPT_SCHEMA],
-                                       run, &err);
+    culonx_status st =
+        culonx_run_load(a->positional, a->sets, a->nsets, a->value[CX_OPT_SCHEMA], run, &err);
     if (st == CULONX_OK) return CX_EXIT_OK;
     if (!quiet) cx_cli_print_error(&err);
     return cx_cli_status_exit(st);
@@ -191,8 +194,7 @@ int cx_cli_parse(const cx_cli_command *cmd, int argc, char **argv, cx_cli_args *
         if (!o->value) {
             if (value) return cx_cli_usage_error(cmd->name, "option %s takes no value", arg);
         } else if (!value) {
-            if (i + 1 >= argc)
-                return cx_cli_usage_error(cmd->name, "option %s needs a value", arg);
+            if (i + 1 >= argc) return cx_cli_usage_error(cmd->name, "option %s needs a value", arg);
             value = argv[++i];
         }
         a->given[k] = 1;
@@ -244,7 +246,8 @@ void cx_cli_command_help(FILE *out, const cx_cli_command *cmd)
             fprintf(out, "%.*s", (int)w, h);
             col += (int)w;
             h += w;
-            while (*h == ' ') h++;
+            while (*h == ' ')
+                h++;
         }
         fputc('\n', out);
     }

@@ -34,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* Memo of the schedule bubble, per thread. bubble_s is a pure function of
  * its arguments, and V-shaped schedules compute it by playing their orders
  * (O(p^2), most of a sweep's time); sweeps evaluate runs that differ only in
@@ -315,8 +314,8 @@ static double time_bound(const cx_cost *c, const cx_replay_shape *sh)
             int vs = c->vs_stage_vs[s * v + k];
             const cx_chunk_cost *cc = cx_core_cost_chunk(c, vs);
             fill = cx_mind(fill, e[vs]);
-            comp += m * (cc->f_s + cc->tp_f_s + cc->r_s + cc->tp_r_s + cc->b_s + cc->tp_b_s +
-                         cc->w_s);
+            comp +=
+                m * (cc->f_s + cc->tp_f_s + cc->r_s + cc->tp_r_s + cc->b_s + cc->tp_b_s + cc->w_s);
             omega += (double)sh->w_after[s * v + k] * cc->w_s;
         }
         double nsend = blocking ? m * (double)(c->sends_f[s] + c->sends_b[s]) : 0.0;

@@ -38,8 +38,8 @@ static int schedule_variant(const culonx_run *run, culonx_schedule id, culonx_ru
     return 1;
 }
 
-culonx_status culonx_schedules_compare(const culonx_run *run, culonx_schedule_row *rows,
-                                       int *nrows, int *best, culonx_error *err)
+culonx_status culonx_schedules_compare(const culonx_run *run, culonx_schedule_row *rows, int *nrows,
+                                       int *best, culonx_error *err)
 {
     cx_core_error_clear(err);
     culonx_status st = culonx_run_check(run, err);
@@ -55,7 +55,8 @@ culonx_status culonx_schedules_compare(const culonx_run *run, culonx_schedule_ro
         culonx_run v;
         culonx_error e2;
         if (!schedule_variant(run, (culonx_schedule)id, &v)) {
-            snprintf(r->why, sizeof r->why, "no interleaving v in 2..8 divides %lld layers / pp %lld",
+            snprintf(r->why, sizeof r->why,
+                     "no interleaving v in 2..8 divides %lld layers / pp %lld",
                      (long long)run->model.layers, (long long)run->exec.pp);
             continue;
         }
@@ -68,7 +69,8 @@ culonx_status culonx_schedules_compare(const culonx_run *run, culonx_schedule_ro
         r->supported = 1;
         int busiest = 0;
         for (int s = 1; s < c->p; s++)
-            if (c->sends_f[s] + c->sends_b[s] > c->sends_f[busiest] + c->sends_b[busiest]) busiest = s;
+            if (c->sends_f[s] + c->sends_b[s] > c->sends_f[busiest] + c->sends_b[busiest])
+                busiest = s;
         r->p2p_bytes = (double)c->m * (c->sends_f[busiest] + c->sends_b[busiest]) * c->p2p_bytes;
         if (r->result.memory.fits &&
             (*best < 0 || r->result.iteration_time_s < rows[*best].result.iteration_time_s))

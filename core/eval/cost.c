@@ -52,10 +52,14 @@ double cx_core_blocked_power_w(const cx_cost *c)
 static cx_hw_coll hw_coll(cx_coll_kind k)
 {
     switch (k) {
-    case CX_COLL_ALL_REDUCE: return CX_HW_ALL_REDUCE;
-    case CX_COLL_REDUCE_SCATTER: return CX_HW_REDUCE_SCATTER;
-    case CX_COLL_ALL_GATHER: return CX_HW_ALL_GATHER;
-    default: return CX_HW_ALL_REDUCE;
+    case CX_COLL_ALL_REDUCE:
+        return CX_HW_ALL_REDUCE;
+    case CX_COLL_REDUCE_SCATTER:
+        return CX_HW_REDUCE_SCATTER;
+    case CX_COLL_ALL_GATHER:
+        return CX_HW_ALL_GATHER;
+    default:
+        return CX_HW_ALL_REDUCE;
     }
 }
 
@@ -81,7 +85,8 @@ static void add_coll(const cx_cost *c, cx_coll_kind k, double bytes, double *tim
         cx_hw_coll_cost(&c->sys, hw_coll(k), bytes,
                         cx_core_layout_group(&c->layout, CX_DIM_TP, c->sys.gpus_per_node));
     *time_s += cm.time_s;
-    for (int i = 0; i < CULONX_MAX_TIERS; i++) tier_bytes[i] += cm.bytes_tier[i];
+    for (int i = 0; i < CULONX_MAX_TIERS; i++)
+        tier_bytes[i] += cm.bytes_tier[i];
 }
 
 /* Costs of one pass over an op list, accumulated into cc with weight n. */
@@ -143,7 +148,8 @@ static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int re
         if (ot->r_s[i] > 0) cc->r_flops += n * o->fwd_flops, cc->r_bytes += n * o->fwd_bytes;
         cc->tensor_s += n * (ts_f[i] * kf + ts_b[i] * kb + ts_w[i] * kw + ts_r);
     }
-    for (int k = 0; k < CULONX_MAX_TIERS; k++) cc->tp_tier_bytes[k] += n * tiers[k];
+    for (int k = 0; k < CULONX_MAX_TIERS; k++)
+        cc->tp_tier_bytes[k] += n * tiers[k];
 }
 
 int cx_core_cost_stage_of(const cx_cost *c, int vs, int *chunk)
@@ -447,7 +453,8 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
         }
         double upd = ex->distributed_optimizer ? P / (double)ex->dp : P;
         c->optimizer_bytes[s] = upd * c->sys.perf.optimizer_bytes_per_param;
-        c->optimizer_s[s] = c->optimizer_bytes[s] / (c->sys.gpu.hbm_gbps * 1e9 * c->sys.perf.mem_eff);
+        c->optimizer_s[s] =
+            c->optimizer_bytes[s] / (c->sys.gpu.hbm_gbps * 1e9 * c->sys.perf.mem_eff);
         c->optimizer_j[s] =
             cx_core_pass_energy_j(c, c->optimizer_s[s], 0.0, c->optimizer_bytes[s], NULL);
     }

@@ -60,9 +60,9 @@ typedef struct {
     double tp_tier_bytes[CULONX_MAX_TIERS];
     /* GPU energy per microbatch of each pass (TP waits excluded), J */
     double e_f_j, e_b_j, e_w_j, e_r_j;
-    double act_bytes;     /* activations saved per microbatch */
-    double work_bytes;    /* transient: one layer's full activations (recompute) */
-    double params;        /* parameters per GPU */
+    double act_bytes;  /* activations saved per microbatch */
+    double work_bytes; /* transient: one layer's full activations (recompute) */
+    double params;     /* parameters per GPU */
     int64_t layers;
     int has_embed, has_head;
     /* content, input to output: what the graph engine expands at op level */
@@ -83,10 +83,10 @@ typedef struct {
     /* op tables of this run, and the times of their ops per part */
     cx_model_stack stack;
     cx_op_times part_t[CX_MODEL_MAX_PARTS];
-    culonx_system sys;    /* with perf defaults filled */
+    culonx_system sys; /* with perf defaults filled */
     const cx_sched_desc *sched;
-    cx_layout layout;     /* degrees, strides, groups (core/layout/layout.h) */
-    int p, v, m;          /* v = chunks per stage for the schedule */
+    cx_layout layout; /* degrees, strides, groups (core/layout/layout.h) */
+    int p, v, m;      /* v = chunks per stage for the schedule */
     double clock_mhz;
     /* chunk classes (see the top): cls[vs_class[vs]] is virtual stage vs;
      * class_vstages[k] virtual stages are of class k */
@@ -95,7 +95,7 @@ typedef struct {
     int class_vstages[CX_COST_MAX_CLASSES];
     int16_t vs_class[CX_COST_MAX_VSTAGES];
     int32_t vs_layer0[CX_COST_MAX_VSTAGES + 1]; /* first layer of each virtual stage */
-    double p2p_s;         /* one activation/gradient transfer between stages */
+    double p2p_s; /* one activation/gradient transfer between stages */
     double p2p_bytes;
     int p2p_tier;
     /* per physical stage */
@@ -104,22 +104,22 @@ typedef struct {
     double stage_f_s[CX_STAGE_ARRAY], stage_b_s[CX_STAGE_ARRAY];
     double stage_w_s[CX_STAGE_ARRAY];
     double stage_act_bytes[CX_STAGE_ARRAY], stage_work_bytes[CX_STAGE_ARRAY];
-    double stage_e_j[CX_STAGE_ARRAY];      /* pass energies per microbatch */
-    double stage_busy_s[CX_STAGE_ARRAY];   /* compute per microbatch, TP excluded */
-    double stage_bytes[CX_STAGE_ARRAY];    /* HBM bytes per microbatch */
-    int dp_nb[CX_STAGE_ARRAY];             /* DP buckets */
+    double stage_e_j[CX_STAGE_ARRAY];    /* pass energies per microbatch */
+    double stage_busy_s[CX_STAGE_ARRAY]; /* compute per microbatch, TP excluded */
+    double stage_bytes[CX_STAGE_ARRAY];  /* HBM bytes per microbatch */
+    int dp_nb[CX_STAGE_ARRAY];           /* DP buckets */
     /* 1 when stage s equals stage s-1 in every per-stage value above (same
      * chunk classes in chunk order, same sends): loops may reuse s-1's
      * results */
     unsigned char same_prev[CX_STAGE_ARRAY];
-    int sends_f[CX_STAGE_ARRAY];  /* p2p sends per microbatch, forward */
-    int sends_b[CX_STAGE_ARRAY];  /* and backward */
+    int sends_f[CX_STAGE_ARRAY]; /* p2p sends per microbatch, forward */
+    int sends_b[CX_STAGE_ARRAY]; /* and backward */
     int16_t vs_stage[CX_COST_MAX_VSTAGES], vs_chunk[CX_COST_MAX_VSTAGES];
     int16_t vs_stage_vs[CX_COST_MAX_VSTAGES]; /* [stage * v + chunk] -> virtual stage */
     double dp_s[CX_COST_MAX_STAGES];          /* gradient sync (RS+AG or AR) time */
     double dp_tier_bytes[CX_STAGE_ARRAY][CULONX_MAX_TIERS];
     double optimizer_s[CX_STAGE_ARRAY];
-    double optimizer_j[CX_STAGE_ARRAY];   /* GPU energy of the step */
+    double optimizer_j[CX_STAGE_ARRAY]; /* GPU energy of the step */
     double optimizer_bytes[CX_STAGE_ARRAY];
     double weight_copies;
 } cx_cost;

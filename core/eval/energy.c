@@ -48,11 +48,14 @@ static void finish_sums(const cx_cost *c, double cj, double idle, double hbm, cu
         bits[c->p2p_tier] += 8.0 * 2.0 * (nvs - 1.0) * m * c->p2p_bytes * per_stage;
     double dpb[CULONX_MAX_TIERS] = {0, 0};
     for (int s = 0; s < c->p; s++)
-        for (int t = 0; t < CULONX_MAX_TIERS; t++) dpb[t] += c->dp_tier_bytes[s][t];
-    for (int t = 0; t < CULONX_MAX_TIERS; t++) bits[t] += 8.0 * per_stage * dpb[t];
+        for (int t = 0; t < CULONX_MAX_TIERS; t++)
+            dpb[t] += c->dp_tier_bytes[s][t];
+    for (int t = 0; t < CULONX_MAX_TIERS; t++)
+        bits[t] += 8.0 * per_stage * dpb[t];
     for (int t = 0; t < c->sys.ntiers && t < CULONX_MAX_TIERS; t++)
         e->network_j += bits[t] * c->sys.tier[t].pj_per_bit * 1e-12;
-    double nodes = ceil((double)ex->gpus / (double)(c->sys.gpus_per_node > 0 ? c->sys.gpus_per_node : 1));
+    double nodes =
+        ceil((double)ex->gpus / (double)(c->sys.gpus_per_node > 0 ? c->sys.gpus_per_node : 1));
     e->overhead_j = c->sys.node_overhead_w * nodes * T;
     double pue = c->sys.pue > 0 ? c->sys.pue : 1.0;
     double it = e->compute_j + e->idle_j + e->network_j + e->overhead_j;

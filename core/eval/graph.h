@@ -24,15 +24,15 @@ typedef enum {
 } cx_stream;
 
 typedef enum {
-    CX_NODE_F = 0,  /* forward of a chunk for a microbatch */
-    CX_NODE_B,      /* input gradient */
-    CX_NODE_W,      /* weight gradient */
-    CX_NODE_BW,     /* fused input + weight gradient */
-    CX_NODE_R,      /* recomputed forward before the backward */
-    CX_NODE_TP,     /* tensor-parallel collective */
-    CX_NODE_SEND,   /* pipeline p2p (activation forward, gradient backward) */
-    CX_NODE_DP,     /* data-parallel gradient bucket */
-    CX_NODE_OPT,    /* optimizer step */
+    CX_NODE_F = 0, /* forward of a chunk for a microbatch */
+    CX_NODE_B,     /* input gradient */
+    CX_NODE_W,     /* weight gradient */
+    CX_NODE_BW,    /* fused input + weight gradient */
+    CX_NODE_R,     /* recomputed forward before the backward */
+    CX_NODE_TP,    /* tensor-parallel collective */
+    CX_NODE_SEND,  /* pipeline p2p (activation forward, gradient backward) */
+    CX_NODE_DP,    /* data-parallel gradient bucket */
+    CX_NODE_OPT,   /* optimizer step */
     CX_NODE_KINDS
 } cx_node_kind;
 
@@ -40,12 +40,12 @@ typedef enum {
 
 typedef struct {
     double dur_s;
-    double start_s;   /* set by eval */
-    double flops;     /* per GPU */
-    double bytes;     /* HBM bytes per GPU (compute) or bytes sent (comm) */
-    double mem_bytes; /* activations allocated (F) or freed (B/W/BW end) */
-    double work_bytes; /* transient bytes held while running (recompute) */
-    double energy_j;  /* per GPU, set by the energy model when present */
+    double start_s;              /* set by eval */
+    double flops;                /* per GPU */
+    double bytes;                /* HBM bytes per GPU (compute) or bytes sent (comm) */
+    double mem_bytes;            /* activations allocated (F) or freed (B/W/BW end) */
+    double work_bytes;           /* transient bytes held while running (recompute) */
+    double energy_j;             /* per GPU, set by the energy model when present */
     int32_t pred[CX_NODE_NPRED]; /* -1 = none */
     int32_t mb;
     int16_t stage, chunk, vstage, layer; /* layer -1 at stage level */
@@ -58,28 +58,28 @@ typedef enum { CX_DETAIL_STAGE = 0, CX_DETAIL_OP = 1 } cx_detail;
 typedef struct {
     double busy_s[CX_NSTREAMS]; /* time each stream is busy */
     double compute_f_s, compute_b_s, compute_w_s, compute_r_s;
-    double pp_block_s;          /* compute waiting on blocking sends */
-    double end_s;               /* last node end on this stage */
+    double pp_block_s; /* compute waiting on blocking sends */
+    double end_s;      /* last node end on this stage */
     double last_compute_end_s;
     double dp_exposed_s, optimizer_s;
-    double dp_end_s;            /* end of the last DP bucket */
-    double peak_act_bytes;      /* replayed activations peak */
-    double static_bytes;        /* weights + grads + optimizer + workspace */
+    double dp_end_s;       /* end of the last DP bucket */
+    double peak_act_bytes; /* replayed activations peak */
+    double static_bytes;   /* weights + grads + optimizer + workspace */
     double p2p_bytes;
 } cx_stage_stats;
 
 typedef struct {
     cx_arena arena;
-    cx_cost *cost;              /* owned */
+    cx_cost *cost; /* owned */
     const culonx_run *run;
     cx_detail detail;
     cx_node *node;
     int64_t n;
-    int64_t *stage_begin;       /* [p + 1]: nodes of stage s are [begin[s], begin[s+1]) */
+    int64_t *stage_begin; /* [p + 1]: nodes of stage s are [begin[s], begin[s+1]) */
     int p, v, m;
     /* results of eval */
     double makespan_s;
-    cx_stage_stats *stage;      /* [p] */
+    cx_stage_stats *stage; /* [p] */
     int64_t edges;
 } cx_graph;
 

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* General longest path by Kahn's algorithm over a CSR of successors. */
 static culonx_status eval_kahn(cx_graph *g, double *makespan_out, culonx_error *err)
 {
@@ -39,7 +38,8 @@ static culonx_status eval_kahn(cx_graph *g, double *makespan_out, culonx_error *
         indeg[i] = d;
         edges += d;
     }
-    for (int64_t i = 0; i < n; i++) off[i + 1] += off[i];
+    for (int64_t i = 0; i < n; i++)
+        off[i + 1] += off[i];
     int32_t *succ = malloc(sizeof(int32_t) * (size_t)(edges + 1));
     int32_t *fill = malloc(sizeof(int32_t) * (size_t)(n + 1));
     int32_t *queue = malloc(sizeof(int32_t) * (size_t)(n + 1));
@@ -89,8 +89,10 @@ static int eval_stages(cx_graph *g, double *makespan_out)
     const int p = g->p;
     int64_t *cur = malloc(sizeof *cur * (size_t)p);
     if (!cur) return 0;
-    for (int s = 0; s < p; s++) cur[s] = g->stage_begin[s];
-    for (int64_t i = 0; i < g->n; i++) g->node[i].start_s = -1.0;
+    for (int s = 0; s < p; s++)
+        cur[s] = g->stage_begin[s];
+    for (int64_t i = 0; i < g->n; i++)
+        g->node[i].start_s = -1.0;
     int64_t left = g->n, edges = 0;
     double makespan = 0;
     while (left > 0) {
@@ -112,7 +114,8 @@ static int eval_stages(cx_graph *g, double *makespan_out)
                 if (k < CX_NODE_NPRED) break;
                 nd->start_s = start;
                 if (start + nd->dur_s > makespan) makespan = start + nd->dur_s;
-                for (k = 0; k < CX_NODE_NPRED; k++) edges += nd->pred[k] >= 0;
+                for (k = 0; k < CX_NODE_NPRED; k++)
+                    edges += nd->pred[k] >= 0;
             }
             progress += i - cur[s];
             left -= i - cur[s];
@@ -140,7 +143,8 @@ culonx_status cx_core_graph_eval(cx_graph *g, culonx_error *err)
     g->makespan_s = makespan;
 
     /* per-stage statistics, in node order (= stream order within a stage) */
-    for (int s = 0; s < g->p; s++) memset(&g->stage[s], 0, sizeof g->stage[s]);
+    for (int s = 0; s < g->p; s++)
+        memset(&g->stage[s], 0, sizeof g->stage[s]);
     double *cur = calloc((size_t)g->p, sizeof(double));
     double *prev_end = calloc((size_t)g->p, sizeof(double));
     if (!cur || !prev_end) {
@@ -160,16 +164,31 @@ culonx_status cx_core_graph_eval(cx_graph *g, culonx_error *err)
         if (nd->stream == CX_STREAM_DP && end > st->dp_end_s) st->dp_end_s = end;
         if (nd->stream != CX_STREAM_COMPUTE) continue;
         switch (nd->kind) {
-        case CX_NODE_F: st->compute_f_s += nd->dur_s; break;
-        case CX_NODE_B: st->compute_b_s += nd->dur_s; break;
-        case CX_NODE_W: st->compute_w_s += nd->dur_s; break;
-        case CX_NODE_BW: st->compute_b_s += nd->dur_s; break;
-        case CX_NODE_R: st->compute_r_s += nd->dur_s; break;
-        case CX_NODE_OPT: st->optimizer_s += nd->dur_s; break;
-        default: break;
+        case CX_NODE_F:
+            st->compute_f_s += nd->dur_s;
+            break;
+        case CX_NODE_B:
+            st->compute_b_s += nd->dur_s;
+            break;
+        case CX_NODE_W:
+            st->compute_w_s += nd->dur_s;
+            break;
+        case CX_NODE_BW:
+            st->compute_b_s += nd->dur_s;
+            break;
+        case CX_NODE_R:
+            st->compute_r_s += nd->dur_s;
+            break;
+        case CX_NODE_OPT:
+            st->optimizer_s += nd->dur_s;
+            break;
+        default:
+            break;
         }
-        if (nd->kind != CX_NODE_OPT) st->last_compute_end_s = end;
-        else st->dp_exposed_s = nd->start_s - prev_end[nd->stage];
+        if (nd->kind != CX_NODE_OPT)
+            st->last_compute_end_s = end;
+        else
+            st->dp_exposed_s = nd->start_s - prev_end[nd->stage];
         prev_end[nd->stage] = end;
         /* memory replay: allocate at start, free at end */
         double *c = &cur[nd->stage];
@@ -226,8 +245,9 @@ void cx_core_graph_result(cx_graph *g, culonx_result *res)
     bd->pp_comm_s = st->pp_block_s;
     bd->optimizer_s = st->optimizer_s;
     bd->dp_comm_s = fmax(0.0, st->dp_end_s - st->last_compute_end_s);
-    bd->bubble_s = g->makespan_s - (bd->forward_s + bd->backward_s + bd->recompute_s +
-                                    bd->tp_comm_s + bd->pp_comm_s + bd->optimizer_s + bd->dp_comm_s);
+    bd->bubble_s =
+        g->makespan_s - (bd->forward_s + bd->backward_s + bd->recompute_s + bd->tp_comm_s +
+                         bd->pp_comm_s + bd->optimizer_s + bd->dp_comm_s);
     if (bd->bubble_s < 0) bd->bubble_s = 0;
     res->bubble_fraction = g->makespan_s > 0 ? bd->bubble_s / g->makespan_s : 0;
 
@@ -236,8 +256,10 @@ void cx_core_graph_result(cx_graph *g, culonx_result *res)
     for (int64_t i = 0; i < g->n; i++) {
         const cx_node *nd = &g->node[i];
         if (nd->stream != CX_STREAM_COMPUTE) continue;
-        if (nd->kind == CX_NODE_R) rec += nd->flops;
-        else fl += nd->flops;
+        if (nd->kind == CX_NODE_R)
+            rec += nd->flops;
+        else
+            fl += nd->flops;
     }
     double ranks = (double)cx_core_layout_stage_ranks(&c->layout);
     res->model_flops = fl * ranks;

@@ -91,8 +91,7 @@ static culonx_status orders(const cx_cost *c, cx_replay_ws *ws, culonx_error *er
 {
     const int p = c->p, v = c->v, m = c->m, nvs = p * v;
     const cx_sched_desc *sd = c->sched;
-    if (ws->have_order && ws->sd == sd && ws->p == p && ws->m == m && ws->v == v)
-        return CULONX_OK;
+    if (ws->have_order && ws->sd == sd && ws->p == p && ws->m == m && ws->v == v) return CULONX_OK;
     ws->have_order = ws->have_time = ws->have_mem = 0;
     if ((int64_t)m * nvs * 3 > CX_MAX_SCHEDULE_ITEMS)
         return cx_core_fail(err, CULONX_EINPUT, c->run->path, 0,
@@ -116,7 +115,8 @@ static culonx_status orders(const cx_cost *c, cx_replay_ws *ws, culonx_error *er
         ws->last_kind[s] = n > 0 ? ord[n - 1].kind : CX_WORK_F;
         ws->last_chunk[s] = n > 0 ? ord[n - 1].chunk : 0;
         int32_t *wa = ws->w_after + (size_t)s * (size_t)v;
-        for (int k = 0; k < v; k++) wa[k] = 0;
+        for (int k = 0; k < v; k++)
+            wa[k] = 0;
         int i = n - 1;
         for (; i >= 0 && ord[i].kind == CX_WORK_W; i--)
             if (ord[i].chunk < v) wa[ord[i].chunk]++;
@@ -171,7 +171,8 @@ culonx_status cx_core_replay_memory(const cx_cost *c, cx_replay_ws *ws, double *
             const cx_sched_item *ord = cx_sched_play_items(ws->pl, s, &n);
             double act = 0, peak = 0;
             for (int i = 0; i < n; i++) {
-                const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->vs_stage_vs[s * v + ord[i].chunk]);
+                const cx_chunk_cost *cc =
+                    cx_core_cost_chunk(c, c->vs_stage_vs[s * v + ord[i].chunk]);
                 switch (ord[i].kind) {
                 case CX_WORK_F:
                     act += cc->act_bytes;

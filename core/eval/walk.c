@@ -39,7 +39,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* node ids are int32; 60 M nodes is about 6 GB */
 #define MAX_GRAPH_NODES 60000000LL
 
@@ -54,11 +53,11 @@ typedef struct {
 
 typedef struct {
     cx_graph *g;
-    int dry;                    /* count only */
+    int dry; /* count only */
     /* the stage being emitted (loaded from and saved to st[stage]) */
-    int64_t n;                  /* nodes emitted */
-    int32_t last[CX_NSTREAMS];  /* last node per stream on the current stage */
-    int32_t block;              /* pending blocking node for the next compute */
+    int64_t n;                 /* nodes emitted */
+    int32_t last[CX_NSTREAMS]; /* last node per stream on the current stage */
+    int32_t block;             /* pending blocking node for the next compute */
     int stage;
     wstage *st; /* [p] */
 } walker;
@@ -74,7 +73,8 @@ static int32_t emit(walker *w, cx_stream st, cx_node_kind kind, double dur)
     nd->stream = (uint8_t)st;
     nd->stage = (int16_t)w->stage;
     nd->layer = -1;
-    for (int k = 0; k < CX_NODE_NPRED; k++) nd->pred[k] = -1;
+    for (int k = 0; k < CX_NODE_NPRED; k++)
+        nd->pred[k] = -1;
     nd->pred[0] = w->last[st];
     if (st == CX_STREAM_COMPUTE && w->block >= 0) {
         nd->pred[2] = w->block;
@@ -534,8 +534,8 @@ oom:
 
 const char *cx_core_node_name(const cx_graph *g, const cx_node *nd)
 {
-    static const char *const names[CX_NODE_KINDS] = {"F", "B", "W", "BW", "R", "TP",
-                                                     "send", "dp-bucket", "optimizer"};
+    static const char *const names[CX_NODE_KINDS] = {"F",  "B",    "W",         "BW",       "R",
+                                                     "TP", "send", "dp-bucket", "optimizer"};
     if (g->detail == CX_DETAIL_OP && nd->stream == CX_STREAM_COMPUTE && nd->kind <= CX_NODE_R) {
         const cx_model_stack *st = &g->cost->stack;
         if (nd->part < st->nparts && nd->op < st->part[nd->part].ops.nops)

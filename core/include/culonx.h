@@ -99,23 +99,25 @@ CULONX_API void culonx_report_clocks(FILE *out, const culonx_run *run, const cul
 
 /* ---- DVFS calibration and prediction (core/input/dvfs.c, hw/power.c, hw/calibrate.c) ---- */
 /* Loads a DVFS clock-table CSV; bad rows fail with path:line. */
-CULONX_API culonx_status culonx_dvfs_csv_load(const char *path, culonx_dvfs_table *out, culonx_error *err);
+CULONX_API culonx_status culonx_dvfs_csv_load(const char *path, culonx_dvfs_table *out,
+                                              culonx_error *err);
 /* Parses a DVFS clock-table CSV held in memory; `name` is used in messages. */
 CULONX_API culonx_status culonx_dvfs_csv_parse(const char *name, const char *buf, size_t len,
-                                     culonx_dvfs_table *out, culonx_error *err);
+                                               culonx_dvfs_table *out, culonx_error *err);
 CULONX_API void culonx_dvfs_table_free(culonx_dvfs_table *s); /* NULL-safe */
 /* Keeps, for each (gpu, benchmark, kernel, input), only its highest-clock
  * row: the "profile once" view of a clock table. Order of first appearance. */
-CULONX_API culonx_status culonx_dvfs_profile_rows(const culonx_dvfs_table *in, culonx_dvfs_table *out,
-                                        culonx_error *err);
+CULONX_API culonx_status culonx_dvfs_profile_rows(const culonx_dvfs_table *in,
+                                                  culonx_dvfs_table *out, culonx_error *err);
 /* Fits the DVFS model of the one GPU in `table` (rows of benchmark family
  * `exclude_family` are left out when non-NULL): power coefficients by
  * non-negative least squares with the knee and voltage ratio found by grid
  * and pattern search; time scaling per clock; power-ratio tables per clock
  * by Huber ridge least squares. `fit` may be NULL. */
-CULONX_API culonx_status culonx_power_calibrate(const culonx_dvfs_table *table, const char *exclude_family,
-                                     culonx_dvfs_model *model, culonx_power_fit *fit,
-                                     culonx_error *err);
+CULONX_API culonx_status culonx_power_calibrate(const culonx_dvfs_table *table,
+                                                const char *exclude_family,
+                                                culonx_dvfs_model *model, culonx_power_fit *fit,
+                                                culonx_error *err);
 /* Writes `<power const-w=.. static-w=.. knee-mhz=.. v-min=.. v-slope=..
  * tensor-w=.. fp-w=.. sm-w=.. dram-w=.. blocked-w=.. time-exp=..
  * provenance=../>` (plus max-mhz, clocks-mhz, time-mem-scale,
@@ -130,19 +132,21 @@ CULONX_API culonx_status culonx_power_read_xml(const char *path, culonx_dvfs_mod
  * ("profile once, model everywhere"); out holds nprofile*nclocks points,
  * profile-major. */
 CULONX_API culonx_status culonx_dvfs_predict(const culonx_dvfs_model *model,
-                                  const culonx_dvfs_row *profile, size_t nprofile,
-                                  const double *clocks_mhz, int nclocks,
-                                  culonx_dvfs_point *out, culonx_error *err);
+                                             const culonx_dvfs_row *profile, size_t nprofile,
+                                             const double *clocks_mhz, int nclocks,
+                                             culonx_dvfs_point *out, culonx_error *err);
 /* Renders a calibration (`culonx calibrate`): the fitted model and its
  * per-clock errors, as text or (json != 0) one JSON object. */
 CULONX_API void culonx_report_calibration(FILE *out, const culonx_dvfs_model *model,
-                               const culonx_power_fit *fit, const char *table_path,
-                               const char *exclude_family, const char *power_path, int json);
+                                          const culonx_power_fit *fit, const char *table_path,
+                                          const char *exclude_family, const char *power_path,
+                                          int json);
 /* Renders predictions of culonx_dvfs_predict (nprofile = prof->nrows rows x
  * nclocks): format "text" (least-energy clock marked), "csv" or "json". */
 CULONX_API void culonx_report_dvfs_points(FILE *out, const culonx_dvfs_table *prof,
-                               const culonx_dvfs_point *pt, int nclocks, const char *power_path,
-                               const char *profile_path, const char *format);
+                                          const culonx_dvfs_point *pt, int nclocks,
+                                          const char *power_path, const char *profile_path,
+                                          const char *format);
 /* Fills gpu->power from datasheet facts (TDP, idle W, clocks) when
  * gpu->power.present == 0; A100 and H100 get the constants of hw/README.md. */
 CULONX_API void culonx_power_default(culonx_gpu *gpu);

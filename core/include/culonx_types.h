@@ -63,18 +63,18 @@ typedef struct {
  * where u_c are unit utilisations in [0,1]: tensor, fp (vector), sm, dram.
  * The same model reads as per-operation energies (pJ/FLOP at a clock). */
 typedef struct {
-    int present;       /* 0: derive a default from TDP/idle */
+    int present; /* 0: derive a default from TDP/idle */
     char provenance[256];
-    double const_w;    /* clock-independent power while active */
-    double static_w;   /* leakage at v_max, scales with V */
-    double knee_mhz;   /* V flat below this clock */
-    double v_min;      /* normalised voltage at and below the knee */
-    double v_slope;    /* normalised voltage rise per GHz above the knee */
-    double tensor_w;   /* dynamic power at full tensor utilisation, f_max */
-    double fp_w;       /* dynamic power at full FP (vector) utilisation */
-    double sm_w;       /* dynamic power at full SM activity */
-    double dram_w;     /* HBM power at full DRAM utilisation (clock-indep.) */
-    double blocked_w;  /* GPU blocked in communication (spinning kernels) */
+    double const_w;   /* clock-independent power while active */
+    double static_w;  /* leakage at v_max, scales with V */
+    double knee_mhz;  /* V flat below this clock */
+    double v_min;     /* normalised voltage at and below the knee */
+    double v_slope;   /* normalised voltage rise per GHz above the knee */
+    double tensor_w;  /* dynamic power at full tensor utilisation, f_max */
+    double fp_w;      /* dynamic power at full FP (vector) utilisation */
+    double sm_w;      /* dynamic power at full SM activity */
+    double dram_w;    /* HBM power at full DRAM utilisation (clock-indep.) */
+    double blocked_w; /* GPU blocked in communication (spinning kernels) */
     /* time scaling: t(f) = t_mem + t_compute * (f_max/f)^time_exp */
     double time_exp;
 } culonx_power_model;
@@ -95,19 +95,19 @@ typedef struct {
  * tier 1 the scale-out network between nodes. */
 typedef struct {
     char name[32];
-    double bw_gbps;     /* unidirectional bandwidth per GPU */
-    double latency_s;   /* per-hop latency (alpha) */
-    double efficiency;  /* achieved fraction of bw for large messages */
-    double pj_per_bit;  /* energy per bit moved */
+    double bw_gbps;    /* unidirectional bandwidth per GPU */
+    double latency_s;  /* per-hop latency (alpha) */
+    double efficiency; /* achieved fraction of bw for large messages */
+    double pj_per_bit; /* energy per bit moved */
 } culonx_net_tier;
 
 /* Achieved-efficiency parameters of the performance model (hw/perf.c).
  * Defaults are fitted; bench/fit reproduces the fit. */
 typedef struct {
-    double matmul_eff_max;   /* asymptotic fraction of matrix peak */
-    double matmul_half_dim;  /* GEMM size (GFLOP per GEMM) at which eff is half */
-    double mem_eff;          /* achieved fraction of HBM bandwidth */
-    double kernel_launch_s;  /* CPU launch cost per kernel (floor per pass) */
+    double matmul_eff_max;            /* asymptotic fraction of matrix peak */
+    double matmul_half_dim;           /* GEMM size (GFLOP per GEMM) at which eff is half */
+    double mem_eff;                   /* achieved fraction of HBM bandwidth */
+    double kernel_launch_s;           /* CPU launch cost per kernel (floor per pass) */
     double optimizer_bytes_per_param; /* bytes moved by the Adam step */
 } culonx_perf_params;
 
@@ -196,14 +196,14 @@ typedef struct {
 /* ----------------------------------------------------------------- result */
 
 typedef struct {
-    double forward_s;       /* compute of forward passes on the critical path */
-    double backward_s;      /* compute of backward passes (B + W) */
-    double recompute_s;     /* recomputed forward work */
-    double tp_comm_s;       /* exposed tensor-parallel collectives */
-    double pp_comm_s;       /* exposed pipeline p2p */
-    double dp_comm_s;       /* exposed data-parallel gradient sync */
-    double bubble_s;        /* pipeline fill/drain idle time */
-    double optimizer_s;     /* optimizer step */
+    double forward_s;   /* compute of forward passes on the critical path */
+    double backward_s;  /* compute of backward passes (B + W) */
+    double recompute_s; /* recomputed forward work */
+    double tp_comm_s;   /* exposed tensor-parallel collectives */
+    double pp_comm_s;   /* exposed pipeline p2p */
+    double dp_comm_s;   /* exposed data-parallel gradient sync */
+    double bubble_s;    /* pipeline fill/drain idle time */
+    double optimizer_s; /* optimizer step */
 } culonx_time_breakdown;
 
 typedef struct {
@@ -218,28 +218,28 @@ typedef struct {
 } culonx_memory;
 
 typedef struct {
-    double compute_j;   /* GPU power while computing, over all GPUs */
-    double idle_j;      /* GPU idle in bubbles / blocked in communication */
-    double hbm_j;       /* part of compute_j attributable to HBM traffic */
-    double network_j;   /* bits moved x pJ/bit, all tiers */
-    double overhead_j;  /* node overhead (CPU, NIC, fans) */
-    double facility_j;  /* (PUE - 1) x everything else */
+    double compute_j;  /* GPU power while computing, over all GPUs */
+    double idle_j;     /* GPU idle in bubbles / blocked in communication */
+    double hbm_j;      /* part of compute_j attributable to HBM traffic */
+    double network_j;  /* bits moved x pJ/bit, all tiers */
+    double overhead_j; /* node overhead (CPU, NIC, fans) */
+    double facility_j; /* (PUE - 1) x everything else */
     double total_j;
 } culonx_energy;
 
 typedef struct {
-    double params;              /* total model parameters */
-    double params_per_gpu;      /* held by the most loaded GPU */
+    double params;         /* total model parameters */
+    double params_per_gpu; /* held by the most loaded GPU */
     double iteration_time_s;
     culonx_time_breakdown breakdown;
     culonx_memory memory;
-    double model_flops;         /* per iteration, whole cluster, no recompute */
-    double hardware_flops;      /* per iteration, including recompute */
+    double model_flops;    /* per iteration, whole cluster, no recompute */
+    double hardware_flops; /* per iteration, including recompute */
     double mfu, hfu;
     double tokens_per_s;
     double clock_mhz;
-    culonx_energy energy;       /* per iteration */
-    double avg_power_w;         /* per GPU, averaged over the iteration */
+    culonx_energy energy; /* per iteration */
+    double avg_power_w;   /* per GPU, averaged over the iteration */
     /* with a token budget (exec.tokens > 0) */
     double iterations;
     double time_to_train_s;
@@ -253,11 +253,11 @@ typedef struct {
 /* One schedule of culonx_schedules_compare. */
 typedef struct {
     culonx_schedule schedule;
-    int64_t vp;            /* interleaving used */
-    int supported;         /* 0: why says why not */
+    int64_t vp;    /* interleaving used */
+    int supported; /* 0: why says why not */
     char why[1024];
     culonx_result result;
-    double p2p_bytes;      /* sent per iteration by the busiest stage's GPU */
+    double p2p_bytes; /* sent per iteration by the busiest stage's GPU */
 } culonx_schedule_row;
 
 /* One run at every clock of [min, max] by step (0 = the GPU's own range):
@@ -267,7 +267,7 @@ typedef struct {
     double clock_mhz;
     culonx_result result;
     double tokens_per_j;
-    double edp_js;         /* energy x delay */
+    double edp_js; /* energy x delay */
     int min_energy, min_edp, pareto;
 } culonx_clock_row;
 
@@ -332,8 +332,8 @@ typedef struct {
  * "profile once" predictions from each kernel's highest-clock row. */
 typedef struct {
     size_t nrows, nkernels;
-    double power_r2;  /* R^2 of power over all rows (counters at each clock) */
-    double time_r2;   /* R^2 of predicted/measured time ratio over all rows */
+    double power_r2; /* R^2 of power over all rows (counters at each clock) */
+    double time_r2;  /* R^2 of predicted/measured time ratio over all rows */
     int nclocks;
     double clock_mhz[CULONX_DVFS_MAX_CLOCKS];
     double power_mape[CULONX_DVFS_MAX_CLOCKS]; /* power model with measured counters */
@@ -362,8 +362,8 @@ typedef enum {
     CULONX_SWEEP_GLOBAL_BATCH,
     CULONX_SWEEP_TP,
     CULONX_SWEEP_PP,
-    CULONX_SWEEP_SCHEDULE,   /* values: culonx_schedule ids */
-    CULONX_SWEEP_VP,         /* chunks per stage for the interleaved schedule */
+    CULONX_SWEEP_SCHEDULE, /* values: culonx_schedule ids */
+    CULONX_SWEEP_VP,       /* chunks per stage for the interleaved schedule */
     CULONX_SWEEP_MICROBATCH,
     CULONX_SWEEP_RECOMPUTE,  /* values: culonx_recompute */
     CULONX_SWEEP_SP,         /* 0 off, 1 on */
@@ -374,10 +374,10 @@ typedef enum {
 } culonx_sweep_dim;
 
 typedef enum {
-    CULONX_OBJECTIVE_TIME = 0,      /* minimise time per token (= iteration time at one batch) */
-    CULONX_OBJECTIVE_ENERGY,        /* minimise energy per token (needs the power model) */
-    CULONX_OBJECTIVE_TOKENS_PER_J,  /* maximise tokens per joule (needs the power model) */
-    CULONX_OBJECTIVE_GPU_HOURS,     /* minimise GPU-time per token (GPU-hours to train) */
+    CULONX_OBJECTIVE_TIME = 0,     /* minimise time per token (= iteration time at one batch) */
+    CULONX_OBJECTIVE_ENERGY,       /* minimise energy per token (needs the power model) */
+    CULONX_OBJECTIVE_TOKENS_PER_J, /* maximise tokens per joule (needs the power model) */
+    CULONX_OBJECTIVE_GPU_HOURS,    /* minimise GPU-time per token (GPU-hours to train) */
 } culonx_objective;
 
 /* Why an execution is not valid, or a candidate was not evaluated or not
@@ -386,30 +386,30 @@ typedef enum {
 typedef enum {
     CULONX_REJECT_NONE = -1,              /* no rule broken */
     CULONX_REJECT_GLOBAL_BATCH_RANGE = 0, /* outside --min/--max-global-batch */
-    CULONX_REJECT_TP_NODE,      /* tp does not divide gpus-per-node (nor a multiple of it) */
-    CULONX_REJECT_TP_ACROSS,    /* tp > gpus-per-node without --tp-across-nodes */
-    CULONX_REJECT_HEADS_TP,     /* heads % tp */
-    CULONX_REJECT_KV_HEADS_TP,  /* kv-heads % tp */
-    CULONX_REJECT_FFN_TP,       /* ffn % tp */
-    CULONX_REJECT_LAYERS_PP,    /* layers % pp */
-    CULONX_REJECT_GPUS_TP_PP,   /* gpus % (tp*pp) */
-    CULONX_REJECT_PP1_CHUNKS,   /* multi-chunk schedule (vp > 1, V-shape) with pp = 1 */
-    CULONX_REJECT_LAYERS_PP_VP, /* layers % (pp*vp) */
-    CULONX_REJECT_LAYERS_2PP,   /* V-shaped schedule: layers % (2*pp) */
-    CULONX_REJECT_STAGES,       /* more stages than the model holds */
-    CULONX_REJECT_BATCH_MB_DP,  /* global batch % (microbatch*dp) */
+    CULONX_REJECT_TP_NODE,            /* tp does not divide gpus-per-node (nor a multiple of it) */
+    CULONX_REJECT_TP_ACROSS,          /* tp > gpus-per-node without --tp-across-nodes */
+    CULONX_REJECT_HEADS_TP,           /* heads % tp */
+    CULONX_REJECT_KV_HEADS_TP,        /* kv-heads % tp */
+    CULONX_REJECT_FFN_TP,             /* ffn % tp */
+    CULONX_REJECT_LAYERS_PP,          /* layers % pp */
+    CULONX_REJECT_GPUS_TP_PP,         /* gpus % (tp*pp) */
+    CULONX_REJECT_PP1_CHUNKS,         /* multi-chunk schedule (vp > 1, V-shape) with pp = 1 */
+    CULONX_REJECT_LAYERS_PP_VP,       /* layers % (pp*vp) */
+    CULONX_REJECT_LAYERS_2PP,         /* V-shaped schedule: layers % (2*pp) */
+    CULONX_REJECT_STAGES,             /* more stages than the model holds */
+    CULONX_REJECT_BATCH_MB_DP,        /* global batch % (microbatch*dp) */
     CULONX_REJECT_SCHED_MICROBATCHES, /* fewer microbatches than the schedule needs */
-    CULONX_REJECT_DUP_SCHEDULE, /* pp = 1: every schedule is the same execution */
-    CULONX_REJECT_DUP_SP,       /* tp = 1: sequence parallel changes nothing */
-    CULONX_REJECT_DUP_DIST_OPT, /* dp = 1: distributed optimizer changes nothing */
-    CULONX_REJECT_DUP_DP_OVERLAP, /* dp = 1: nothing to overlap */
-    CULONX_REJECT_EVAL,         /* the evaluator refused it */
-    CULONX_REJECT_MEMORY,       /* does not fit in memory (evaluated) */
-    CULONX_REJECT_COUNT,        /* reasons a sweep counts (its space holds no others) */
+    CULONX_REJECT_DUP_SCHEDULE,       /* pp = 1: every schedule is the same execution */
+    CULONX_REJECT_DUP_SP,             /* tp = 1: sequence parallel changes nothing */
+    CULONX_REJECT_DUP_DIST_OPT,       /* dp = 1: distributed optimizer changes nothing */
+    CULONX_REJECT_DUP_DP_OVERLAP,     /* dp = 1: nothing to overlap */
+    CULONX_REJECT_EVAL,               /* the evaluator refused it */
+    CULONX_REJECT_MEMORY,             /* does not fit in memory (evaluated) */
+    CULONX_REJECT_COUNT,              /* reasons a sweep counts (its space holds no others) */
     /* only an execution given in full breaks these (dp is derived and vp
      * only varies for schedules that take it in a sweep) */
     CULONX_REJECT_VP_SCHEDULE = CULONX_REJECT_COUNT, /* vp > 1, schedule takes none */
-    CULONX_REJECT_GPUS_DEGREES, /* gpus != tp*pp*dp */
+    CULONX_REJECT_GPUS_DEGREES,                      /* gpus != tp*pp*dp */
     CULONX_REJECT_ALL_COUNT
 } culonx_sweep_reject;
 
@@ -422,15 +422,15 @@ typedef struct {
 
 typedef struct {
     culonx_sweep_list list[CULONX_SWEEP_NDIMS];
-    int tp_across_nodes;       /* default tp list adds multiples of gpus-per-node */
-    int64_t max_microbatch;    /* default microbatch list 1,2,4.. up to this (64) */
-    int64_t min_global_batch;  /* 0: none */
-    int64_t max_global_batch;  /* 0: none */
-    double max_memory_gib;     /* 0: the GPU's capacity */
+    int tp_across_nodes;      /* default tp list adds multiples of gpus-per-node */
+    int64_t max_microbatch;   /* default microbatch list 1,2,4.. up to this (64) */
+    int64_t min_global_batch; /* 0: none */
+    int64_t max_global_batch; /* 0: none */
+    double max_memory_gib;    /* 0: the GPU's capacity */
     culonx_objective objective;
-    int top_k;                 /* 0: 10 */
-    int threads;               /* 0: online cores */
-    int verify_k;              /* re-evaluate the top K with the graph engine */
+    int top_k;    /* 0: 10 */
+    int threads;  /* 0: online cores */
+    int verify_k; /* re-evaluate the top K with the graph engine */
     /* 1: evaluate every candidate exactly (no pruning by lower bounds; see
      * core/search/sweep.c). Pruning is also off with `all`. Results are the same. */
     int no_prune;
@@ -444,15 +444,15 @@ typedef struct {
 } culonx_sweep_spec;
 
 typedef struct {
-    uint64_t index;    /* enumeration index */
+    uint64_t index; /* enumeration index */
     culonx_execution exec;
     culonx_result res;
-    double objective;  /* lower is better (tokens-per-joule is negated) */
+    double objective; /* lower is better (tokens-per-joule is negated) */
 } culonx_sweep_entry;
 
 typedef struct {
-    int is_root;        /* 0 on MPI ranks other than 0: nothing to report */
-    culonx_run run;     /* the base run */
+    int is_root;            /* 0 on MPI ranks other than 0: nothing to report */
+    culonx_run run;         /* the base run */
     culonx_sweep_spec spec; /* with defaults filled in (all, progress cleared) */
     uint64_t enumerated, evaluated, feasible;
     /* feasible candidates not evaluated exactly because lower bounds prove
@@ -464,12 +464,12 @@ typedef struct {
     int energy_available; /* the power model gives nonzero energy */
     double memory_limit_bytes;
     int ntop;
-    culonx_sweep_entry *top;   /* best first */
+    culonx_sweep_entry *top; /* best first */
     int nfront;
     culonx_sweep_entry *front; /* Pareto frontier, by time then index */
     int verify_status;         /* culonx_status of --verify */
     int nverified;
-    culonx_result *verified;   /* graph-engine results of top[0..nverified-1] */
+    culonx_result *verified; /* graph-engine results of top[0..nverified-1] */
 } culonx_sweep_result;
 
 #ifdef __cplusplus

@@ -203,7 +203,8 @@ static culonx_status exec_reject(checker *C, culonx_sweep_reject why)
         return bad(C, o,
                    "<execution pp=\"%lld\">: %s puts %d chunks per stage: %d*pp = %lld does not "
                    "divide %lld layers",
-                   (ll)e->pp, sname, chunks, chunks, (ll)cx_mul_sat_i64(e->pp, chunks), (ll)m->layers);
+                   (ll)e->pp, sname, chunks, chunks, (ll)cx_mul_sat_i64(e->pp, chunks),
+                   (ll)m->layers);
     case CULONX_REJECT_BATCH_MB_DP:
         return bad(C, o,
                    "<execution global-batch=\"%lld\">: %lld is not a multiple of microbatch*dp = "

@@ -85,8 +85,9 @@ void cx_core_origin_set(culonx_origin *o, const char *file, int line)
  * them, the schema checks their syntax. */
 static int is_calibration_attr(const char *key)
 {
-    static const char *const keys[] = {"gpu", "max-mhz", "clocks-mhz", "time-mem-scale",
-                                       "time-compute-scale", "split-dram", "power-ratio"};
+    static const char *const keys[] = {
+        "gpu",        "max-mhz",    "clocks-mhz", "time-mem-scale", "time-compute-scale",
+        "split-dram", "power-ratio"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (strcmp(key, keys[i]) == 0) return 1;
     return 0;
@@ -95,8 +96,8 @@ static int is_calibration_attr(const char *key)
 /* Reads the attributes of `el` into base via fields; `file` names the
  * document for messages. Attributes in `skip` (NULL-terminated) are ignored.
  * Sets bit i of *seen for each field i given. */
-static culonx_status load_attrs(loader *L, xmlNodePtr el, const char *file, const cx_field *fs, int nf,
-                                void *base, uint32_t *seen)
+static culonx_status load_attrs(loader *L, xmlNodePtr el, const char *file, const cx_field *fs,
+                                int nf, void *base, uint32_t *seen)
 {
     *seen = 0;
     for (xmlAttrPtr a = el->properties; a; a = a->next) {
@@ -201,7 +202,8 @@ static culonx_status inline_or_file(loader *L, xmlNodePtr el, const char *file, 
     snprintf(what, sizeof what, "%s: ", where);
     char *buf;
     size_t len;
-    if ((st = cx_core_xml_read_file(path, &buf, &len, L->err, file, elem_line(el), what))) return st;
+    if ((st = cx_core_xml_read_file(path, &buf, &len, L->err, file, elem_line(el), what)))
+        return st;
     xmlDocPtr doc;
     st = cx_core_xml_read_doc(path, buf, len, L->schema, tag, &doc, L->err);
     free(buf);
@@ -215,7 +217,8 @@ static culonx_status load_model(loader *L, xmlNodePtr el, const char *file)
 {
     culonx_model *m = &L->run->model;
     uint32_t seen;
-    culonx_status st = load_attrs(L, el, file, cx_core_model_fields.f, cx_core_model_fields.n, m, &seen);
+    culonx_status st =
+        load_attrs(L, el, file, cx_core_model_fields.f, cx_core_model_fields.n, m, &seen);
     if (!st) st = require_attrs(L, el, file, cx_core_model_fields.f, cx_core_model_fields.n, seen);
     if (st) return st;
     cx_core_origin_set(&L->run->model_at, file, elem_line(el));
@@ -239,7 +242,8 @@ static culonx_status load_power(loader *L, xmlNodePtr el, const char *file)
     memset(p, 0, sizeof *p);
     p->time_exp = 1.0;
     uint32_t seen;
-    culonx_status st = load_attrs(L, el, file, cx_core_power_fields.f, cx_core_power_fields.n, p, &seen);
+    culonx_status st =
+        load_attrs(L, el, file, cx_core_power_fields.f, cx_core_power_fields.n, p, &seen);
     if (!st) st = require_attrs(L, el, file, cx_core_power_fields.f, cx_core_power_fields.n, seen);
     if (st) return st;
     p->present = 1;
@@ -251,7 +255,8 @@ static culonx_status load_gpu(loader *L, xmlNodePtr el, const char *file)
 {
     culonx_gpu *g = &L->run->system.gpu;
     uint32_t seen;
-    culonx_status st = load_attrs(L, el, file, cx_core_gpu_fields.f, cx_core_gpu_fields.n, g, &seen);
+    culonx_status st =
+        load_attrs(L, el, file, cx_core_gpu_fields.f, cx_core_gpu_fields.n, g, &seen);
     if (!st) st = require_attrs(L, el, file, cx_core_gpu_fields.f, cx_core_gpu_fields.n, seen);
     if (st) return st;
     cx_core_origin_set(&L->run->gpu_at, file, elem_line(el));
@@ -287,7 +292,8 @@ static culonx_status load_network(loader *L, xmlNodePtr el, const char *file)
         memset(t, 0, sizeof *t);
         t->efficiency = 1.0;
         uint32_t seen;
-        culonx_status st = load_attrs(L, c, file, cx_core_tier_fields.f, cx_core_tier_fields.n, t, &seen);
+        culonx_status st =
+            load_attrs(L, c, file, cx_core_tier_fields.f, cx_core_tier_fields.n, t, &seen);
         if (!st) st = require_attrs(L, c, file, cx_core_tier_fields.f, cx_core_tier_fields.n, seen);
         if (st) return st;
         cx_core_origin_set(&L->run->tier_at[s->ntiers], file, elem_line(c));
@@ -304,8 +310,10 @@ static culonx_status load_system(loader *L, xmlNodePtr el, const char *file)
     culonx_system *s = &L->run->system;
     s->pue = 1.0;
     uint32_t seen;
-    culonx_status st = load_attrs(L, el, file, cx_core_system_fields.f, cx_core_system_fields.n, s, &seen);
-    if (!st) st = require_attrs(L, el, file, cx_core_system_fields.f, cx_core_system_fields.n, seen);
+    culonx_status st =
+        load_attrs(L, el, file, cx_core_system_fields.f, cx_core_system_fields.n, s, &seen);
+    if (!st)
+        st = require_attrs(L, el, file, cx_core_system_fields.f, cx_core_system_fields.n, seen);
     if (st) return st;
     cx_core_origin_set(&L->run->system_at, file, elem_line(el));
     int have_gpu = 0, have_net = 0;
@@ -320,7 +328,8 @@ static culonx_status load_system(loader *L, xmlNodePtr el, const char *file)
             st = load_network(L, c, file);
         } else if (strcmp(n, "perf") == 0) {
             cx_core_origin_set(&L->run->perf_at, file, elem_line(c));
-            st = load_attrs(L, c, file, cx_core_perf_fields.f, cx_core_perf_fields.n, &s->perf, &seen);
+            st = load_attrs(L, c, file, cx_core_perf_fields.f, cx_core_perf_fields.n, &s->perf,
+                            &seen);
         } else {
             char where[256];
             cx_core_xml_render_element(c, NULL, where, sizeof where);
@@ -347,7 +356,8 @@ static culonx_status load_execution(loader *L, xmlNodePtr el, const char *file)
     e->schedule = CULONX_SCHED_1F1B;
     e->dtype = CULONX_DTYPE_BF16;
     uint32_t seen;
-    culonx_status st = load_attrs(L, el, file, cx_core_exec_fields.f, cx_core_exec_fields.n, e, &seen);
+    culonx_status st =
+        load_attrs(L, el, file, cx_core_exec_fields.f, cx_core_exec_fields.n, e, &seen);
     if (!st) st = require_attrs(L, el, file, cx_core_exec_fields.f, cx_core_exec_fields.n, seen);
     if (st) return st;
     cx_core_origin_set(&L->run->exec_at, file, elem_line(el));
@@ -434,4 +444,3 @@ culonx_status culonx_run_load(const char *path, const char *const *overrides, in
     if (!st) st = culonx_run_check(run, err);
     return st;
 }
-

@@ -26,13 +26,27 @@
 /* ------------------------------------------------------------------ CSV */
 
 enum {
-    C_GPU, C_BENCH, C_KERNEL, C_INPUT, C_CORE, C_MEM, C_TIME, C_POWER, C_SM, C_OCC, C_DRAM,
-    C_FP16, C_FP32, C_FP64, C_TENSOR, C_COUNT
+    C_GPU,
+    C_BENCH,
+    C_KERNEL,
+    C_INPUT,
+    C_CORE,
+    C_MEM,
+    C_TIME,
+    C_POWER,
+    C_SM,
+    C_OCC,
+    C_DRAM,
+    C_FP16,
+    C_FP32,
+    C_FP64,
+    C_TENSOR,
+    C_COUNT
 };
 static const char *const col_names[C_COUNT] = {
-    "gpu", "benchmark", "kernel", "input", "core_mhz", "mem_mhz", "time_ms", "power_w",
-    "sm_active", "sm_occupancy", "dram_active", "fp16_active", "fp32_active", "fp64_active",
-    "tensor_active"};
+    "gpu",         "benchmark",   "kernel",      "input",       "core_mhz",
+    "mem_mhz",     "time_ms",     "power_w",     "sm_active",   "sm_occupancy",
+    "dram_active", "fp16_active", "fp32_active", "fp64_active", "tensor_active"};
 
 #define CSV_MAX_FIELDS 64
 
@@ -52,9 +66,11 @@ static int split_fields(char *s, char **f, int max)
 
 static char *trim(char *s)
 {
-    while (*s == ' ' || *s == '\t') s++;
+    while (*s == ' ' || *s == '\t')
+        s++;
     size_t n = strlen(s);
-    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) s[--n] = '\0';
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+        s[--n] = '\0';
     return s;
 }
 
@@ -70,7 +86,7 @@ static int parse_num(const char *s, double *out)
 }
 
 culonx_status culonx_dvfs_csv_parse(const char *name, const char *buf, size_t len,
-                                     culonx_dvfs_table *out, culonx_error *err)
+                                    culonx_dvfs_table *out, culonx_error *err)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->path, sizeof out->path, "%s", name ? name : "");
@@ -119,8 +135,8 @@ culonx_status culonx_dvfs_csv_parse(const char *name, const char *buf, size_t le
             }
             for (int c = 0; c < C_COUNT; c++)
                 if (!seen[c]) {
-                    st = cx_core_fail(err, CULONX_EINPUT, name, lineno,
-                                      "header lacks column '%s'", col_names[c]);
+                    st = cx_core_fail(err, CULONX_EINPUT, name, lineno, "header lacks column '%s'",
+                                      col_names[c]);
                     goto fail;
                 }
             nhdr = nf;
@@ -129,8 +145,8 @@ culonx_status culonx_dvfs_csv_parse(const char *name, const char *buf, size_t le
             continue;
         }
         if (nf != nhdr) {
-            st = cx_core_fail(err, CULONX_EINPUT, name, lineno,
-                              "expected %d columns, got %d", nhdr, nf);
+            st = cx_core_fail(err, CULONX_EINPUT, name, lineno, "expected %d columns, got %d", nhdr,
+                              nf);
             goto fail;
         }
         if (out->nrows == cap) {
@@ -146,27 +162,42 @@ culonx_status culonx_dvfs_csv_parse(const char *name, const char *buf, size_t le
         culonx_dvfs_row *r = &out->rows[out->nrows];
         memset(r, 0, sizeof *r);
         r->line = lineno;
-        double *num[C_COUNT] = {NULL, NULL, NULL, NULL, &r->core_mhz, &r->mem_mhz, &r->time_ms,
-                                &r->power_w, &r->sm_active, &r->sm_occupancy, &r->dram_active,
-                                &r->fp16_active, &r->fp32_active, &r->fp64_active,
+        double *num[C_COUNT] = {NULL,
+                                NULL,
+                                NULL,
+                                NULL,
+                                &r->core_mhz,
+                                &r->mem_mhz,
+                                &r->time_ms,
+                                &r->power_w,
+                                &r->sm_active,
+                                &r->sm_occupancy,
+                                &r->dram_active,
+                                &r->fp16_active,
+                                &r->fp32_active,
+                                &r->fp64_active,
                                 &r->tensor_active};
         for (int i = 0; i < nf; i++) {
             int c = map[i];
             if (c < 0) continue;
             char *v = trim(f[i]);
             if (c <= C_INPUT) {
-                char *dst = c == C_GPU ? r->gpu : c == C_BENCH ? r->benchmark
-                                               : c == C_KERNEL ? r->kernel : r->input;
-                size_t cap_s = c == C_GPU ? sizeof r->gpu : c == C_BENCH ? sizeof r->benchmark
-                                          : c == C_KERNEL ? sizeof r->kernel : sizeof r->input;
+                char *dst = c == C_GPU      ? r->gpu
+                            : c == C_BENCH  ? r->benchmark
+                            : c == C_KERNEL ? r->kernel
+                                            : r->input;
+                size_t cap_s = c == C_GPU      ? sizeof r->gpu
+                               : c == C_BENCH  ? sizeof r->benchmark
+                               : c == C_KERNEL ? sizeof r->kernel
+                                               : sizeof r->input;
                 if (!*v) {
                     st = cx_core_fail(err, CULONX_EINPUT, name, lineno, "empty %s", col_names[c]);
                     goto fail;
                 }
                 if (strlen(v) >= cap_s) {
                     st = cx_core_fail(err, CULONX_EINPUT, name, lineno,
-                                      "%s '%.40s...' is longer than %zu characters",
-                                      col_names[c], v, cap_s - 1);
+                                      "%s '%.40s...' is longer than %zu characters", col_names[c],
+                                      v, cap_s - 1);
                     goto fail;
                 }
                 memcpy(dst, v, strlen(v) + 1);
@@ -175,8 +206,8 @@ culonx_status culonx_dvfs_csv_parse(const char *name, const char *buf, size_t le
             double x = NAN;
             int rc = parse_num(v, &x);
             if (rc < 0) {
-                st = cx_core_fail(err, CULONX_EINPUT, name, lineno,
-                                  "%s: '%.40s' is not a number", col_names[c], v);
+                st = cx_core_fail(err, CULONX_EINPUT, name, lineno, "%s: '%.40s' is not a number",
+                                  col_names[c], v);
                 goto fail;
             }
             if (rc > 0 && c <= C_POWER) {
@@ -260,12 +291,12 @@ void culonx_dvfs_table_free(culonx_dvfs_table *s)
 
 static int same_kernel(const culonx_dvfs_row *a, const culonx_dvfs_row *b)
 {
-    return !strcmp(a->gpu, b->gpu) && !strcmp(a->benchmark, b->benchmark)
-           && !strcmp(a->kernel, b->kernel) && !strcmp(a->input, b->input);
+    return !strcmp(a->gpu, b->gpu) && !strcmp(a->benchmark, b->benchmark) &&
+           !strcmp(a->kernel, b->kernel) && !strcmp(a->input, b->input);
 }
 
 culonx_status culonx_dvfs_profile_rows(const culonx_dvfs_table *in, culonx_dvfs_table *out,
-                                        culonx_error *err)
+                                       culonx_error *err)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->path, sizeof out->path, "%s", in->path);
@@ -276,7 +307,8 @@ culonx_status culonx_dvfs_profile_rows(const culonx_dvfs_table *in, culonx_dvfs_
     for (size_t i = 0; i < in->nrows; i++) {
         const culonx_dvfs_row *r = &in->rows[i];
         size_t j = 0;
-        while (j < out->nrows && !same_kernel(&out->rows[j], r)) j++;
+        while (j < out->nrows && !same_kernel(&out->rows[j], r))
+            j++;
         if (j == out->nrows)
             out->rows[out->nrows++] = *r;
         else if (r->core_mhz > out->rows[j].core_mhz)
@@ -323,19 +355,30 @@ void culonx_power_default(culonx_gpu *gpu)
 
 static void xml_escape(FILE *out, const char *s)
 {
-    for (; *s; s++) switch (*s) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        default: fputc(*s, out);
+    for (; *s; s++)
+        switch (*s) {
+        case '&':
+            fputs("&amp;", out);
+            break;
+        case '<':
+            fputs("&lt;", out);
+            break;
+        case '>':
+            fputs("&gt;", out);
+            break;
+        case '"':
+            fputs("&quot;", out);
+            break;
+        default:
+            fputc(*s, out);
         }
 }
 
 static void write_list(FILE *out, const char *attr, const double *v, int n)
 {
     fprintf(out, "\n       %s=\"", attr);
-    for (int i = 0; i < n; i++) fprintf(out, "%s%.10g", i ? " " : "", v[i]);
+    for (int i = 0; i < n; i++)
+        fprintf(out, "%s%.10g", i ? " " : "", v[i]);
     fputc('"', out);
 }
 
@@ -385,7 +428,8 @@ static int parse_list(const char *s, double *v, int max)
 {
     int n = 0;
     while (*s) {
-        while (isspace((unsigned char)*s)) s++;
+        while (isspace((unsigned char)*s))
+            s++;
         if (!*s) break;
         if (n == max) return -1;
         char *end;
@@ -441,7 +485,8 @@ culonx_status culonx_power_read_xml(const char *path, culonx_dvfs_model *d, culo
         if (e && e->message) {
             snprintf(msg, sizeof msg, "%s", e->message);
             size_t l = strlen(msg);
-            while (l && (msg[l - 1] == '\n' || msg[l - 1] == ' ')) msg[--l] = '\0';
+            while (l && (msg[l - 1] == '\n' || msg[l - 1] == ' '))
+                msg[--l] = '\0';
             line = e->line;
         }
         xmlFreeParserCtxt(ctxt);
@@ -481,8 +526,10 @@ culonx_status culonx_power_read_xml(const char *path, culonx_dvfs_model *d, culo
                 double x;
                 known = 1;
                 seen[i] = 1;
-                if (parse_num(val, &x) != 0 || x < 0.0) ok = 0;
-                else *sc[i].dst = x;
+                if (parse_num(val, &x) != 0 || x < 0.0)
+                    ok = 0;
+                else
+                    *sc[i].dst = x;
             }
         if (!known) {
             known = 1;
@@ -512,8 +559,7 @@ culonx_status culonx_power_read_xml(const char *path, culonx_dvfs_model *d, culo
                               name);
         else if (!ok)
             st = cx_core_fail(err, CULONX_EINPUT, path, line,
-                              "<power %s=\"%.60s\">: not a valid non-negative value", name,
-                              val);
+                              "<power %s=\"%.60s\">: not a valid non-negative value", name, val);
         if (v) xmlFree(v);
         if (st != CULONX_OK) goto out;
     }

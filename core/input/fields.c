@@ -327,18 +327,22 @@ culonx_status culonx_run_set(culonx_run *run, const char *assignment, culonx_err
         base = &s->tier[ti];
         origin = &run->tier_at[ti];
     } else if (strcmp(sec, "model") == 0) {
-        fs = cx_core_model_fields.f, nf = cx_core_model_fields.n, base = &run->model, origin = &run->model_at;
+        fs = cx_core_model_fields.f, nf = cx_core_model_fields.n, base = &run->model,
+        origin = &run->model_at;
     } else if (strcmp(sec, "system") == 0) {
-        fs = cx_core_system_fields.f, nf = cx_core_system_fields.n, base = s, origin = &run->system_at;
+        fs = cx_core_system_fields.f, nf = cx_core_system_fields.n, base = s,
+        origin = &run->system_at;
     } else if (strcmp(sec, "gpu") == 0) {
         fs = cx_core_gpu_fields.f, nf = cx_core_gpu_fields.n, base = &s->gpu, origin = &run->gpu_at;
     } else if (strcmp(sec, "power") == 0) {
         fs = cx_core_power_fields.f, nf = cx_core_power_fields.n, base = &s->gpu.power,
         origin = &run->power_at;
     } else if (strcmp(sec, "perf") == 0) {
-        fs = cx_core_perf_fields.f, nf = cx_core_perf_fields.n, base = &s->perf, origin = &run->perf_at;
+        fs = cx_core_perf_fields.f, nf = cx_core_perf_fields.n, base = &s->perf,
+        origin = &run->perf_at;
     } else if (strcmp(sec, "execution") == 0) {
-        fs = cx_core_exec_fields.f, nf = cx_core_exec_fields.n, base = &run->exec, origin = &run->exec_at;
+        fs = cx_core_exec_fields.f, nf = cx_core_exec_fields.n, base = &run->exec,
+        origin = &run->exec_at;
     } else {
         return cx_core_fail(err, CULONX_EINPUT, SET_FILE, 0,
                             "--set %.200s: unknown section '%s' (model, system, gpu, power, "

@@ -265,8 +265,9 @@ static int line_of(const char *buf, size_t len, const char *needle)
 }
 
 /* Parses and validates one document whose root must be <root>. */
-culonx_status cx_core_xml_read_doc(const char *name, const char *buf, size_t len, xmlSchemaPtr schema,
-                              const char *root, xmlDocPtr *out, culonx_error *err)
+culonx_status cx_core_xml_read_doc(const char *name, const char *buf, size_t len,
+                                   xmlSchemaPtr schema, const char *root, xmlDocPtr *out,
+                                   culonx_error *err)
 {
     *out = NULL;
     if (len == 0)
@@ -339,7 +340,7 @@ culonx_status cx_core_xml_read_doc(const char *name, const char *buf, size_t len
 }
 
 culonx_status cx_core_xml_read_file(const char *path, char **buf, size_t *len, culonx_error *err,
-                               const char *from, int from_line, const char *what)
+                                    const char *from, int from_line, const char *what)
 {
     *buf = NULL;
     *len = 0;

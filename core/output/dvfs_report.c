@@ -10,8 +10,8 @@
 #include <string.h>
 
 void culonx_report_calibration(FILE *out, const culonx_dvfs_model *m, const culonx_power_fit *fit,
-                               const char *table_path, const char *exclude,
-                               const char *power_path, int json)
+                               const char *table_path, const char *exclude, const char *power_path,
+                               int json)
 {
     const culonx_power_model *p = &m->power;
     if (json) {
@@ -63,8 +63,8 @@ static void csv_points(FILE *out, const culonx_dvfs_table *prof, const culonx_dv
     fprintf(out, "gpu,benchmark,kernel,input,core_mhz,time_ms,power_w,energy_mj\n");
     for (size_t i = 0; i < np; i++) {
         const culonx_dvfs_row *r = &prof->rows[pt[i].profile_index];
-        fprintf(out, "%s,%s,%s,%s,%.6g,%.6g,%.6g,%.6g\n", r->gpu, r->benchmark, r->kernel,
-                r->input, pt[i].core_mhz, pt[i].time_ms, pt[i].power_w, pt[i].energy_mj);
+        fprintf(out, "%s,%s,%s,%s,%.6g,%.6g,%.6g,%.6g\n", r->gpu, r->benchmark, r->kernel, r->input,
+                pt[i].core_mhz, pt[i].time_ms, pt[i].power_w, pt[i].energy_mj);
     }
 }
 
@@ -110,13 +110,13 @@ void culonx_report_dvfs_points(FILE *out, const culonx_dvfs_table *prof,
         size_t best = k * nclk;
         for (size_t j = 0; j < nclk; j++)
             if (pt[k * nclk + j].energy_mj < pt[best].energy_mj) best = k * nclk + j;
-        fprintf(out, "%s %s %s %s (profiled at %.0f MHz: %.4g ms, %.1f W)\n", r->gpu,
-                r->benchmark, r->kernel, r->input, r->core_mhz, r->time_ms, r->power_w);
+        fprintf(out, "%s %s %s %s (profiled at %.0f MHz: %.4g ms, %.1f W)\n", r->gpu, r->benchmark,
+                r->kernel, r->input, r->core_mhz, r->time_ms, r->power_w);
         fprintf(out, "  %10s %12s %10s %12s\n", "clock_mhz", "time_ms", "power_w", "energy_mj");
         for (size_t j = 0; j < nclk; j++) {
             const culonx_dvfs_point *p = &pt[k * nclk + j];
-            fprintf(out, "  %10.0f %12.4g %10.1f %12.4g%s\n", p->core_mhz, p->time_ms,
-                    p->power_w, p->energy_mj, p == &pt[best] ? "  <- least energy" : "");
+            fprintf(out, "  %10.0f %12.4g %10.1f %12.4g%s\n", p->core_mhz, p->time_ms, p->power_w,
+                    p->energy_mj, p == &pt[best] ? "  <- least energy" : "");
         }
     }
 }

@@ -14,24 +14,32 @@
 
 void cx_core_fmt_time(char *buf, size_t n, double s)
 {
-    if (s >= 86400.0 * 2) snprintf(buf, n, "%.1f days", s / 86400.0);
-    else if (s >= 3600.0) snprintf(buf, n, "%.2f h", s / 3600.0);
-    else if (s >= 1.0) snprintf(buf, n, "%.3f s", s);
-    else if (s >= 1e-3) snprintf(buf, n, "%.2f ms", s * 1e3);
-    else snprintf(buf, n, "%.1f us", s * 1e6);
+    if (s >= 86400.0 * 2)
+        snprintf(buf, n, "%.1f days", s / 86400.0);
+    else if (s >= 3600.0)
+        snprintf(buf, n, "%.2f h", s / 3600.0);
+    else if (s >= 1.0)
+        snprintf(buf, n, "%.3f s", s);
+    else if (s >= 1e-3)
+        snprintf(buf, n, "%.2f ms", s * 1e3);
+    else
+        snprintf(buf, n, "%.1f us", s * 1e6);
 }
 
 void cx_core_fmt_bytes(char *buf, size_t n, double b)
 {
-    if (b >= CX_GIB) snprintf(buf, n, "%.2f GiB", b / CX_GIB);
-    else snprintf(buf, n, "%.1f MiB", b / (1024.0 * 1024.0));
+    if (b >= CX_GIB)
+        snprintf(buf, n, "%.2f GiB", b / CX_GIB);
+    else
+        snprintf(buf, n, "%.1f MiB", b / (1024.0 * 1024.0));
 }
 
 void cx_core_fmt_si(char *buf, size_t n, double v, const char *unit)
 {
     static const char *pre[] = {"", "k", "M", "G", "T", "P", "E", "Z"};
     int i = 0;
-    while (fabs(v) >= 1000.0 && i < 7) v /= 1000.0, i++;
+    while (fabs(v) >= 1000.0 && i < 7)
+        v /= 1000.0, i++;
     snprintf(buf, n, "%.3g %s%s", v, pre[i], unit);
 }
 
@@ -40,18 +48,24 @@ void cx_core_json_str(FILE *out, const char *s)
     fputc('"', out);
     for (; *s; s++) {
         unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') fprintf(out, "\\%c", ch);
-        else if (ch < 0x20) fprintf(out, "\\u%04x", ch);
-        else fputc(ch, out);
+        if (ch == '"' || ch == '\\')
+            fprintf(out, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(out, "\\u%04x", ch);
+        else
+            fputc(ch, out);
     }
     fputc('"', out);
 }
 
 void cx_core_json_num(FILE *out, double v)
 {
-    if (!isfinite(v)) fputs("null", out);
-    else if (v == floor(v) && fabs(v) < 1e15) fprintf(out, "%.0f", v);
-    else fprintf(out, "%.9g", v);
+    if (!isfinite(v))
+        fputs("null", out);
+    else if (v == floor(v) && fabs(v) < 1e15)
+        fprintf(out, "%.0f", v);
+    else
+        fprintf(out, "%.9g", v);
 }
 
 /* ------------------------------------------------------------------ text */
@@ -77,20 +91,22 @@ void culonx_report_text(FILE *out, const culonx_run *run, const culonx_result *r
     const cx_model_family *fam = cx_model_family_of(m->arch);
     char a[32], b[32], c[32];
     cx_core_fmt_si(a, sizeof a, r->params, "");
-    fprintf(out, "culonx %s — %s on %lld x %s (%s)\n", CULONX_VERSION, m->name,
-            (long long)e->gpus, run->system.gpu.name, run->system.name);
+    fprintf(out, "culonx %s — %s on %lld x %s (%s)\n", CULONX_VERSION, m->name, (long long)e->gpus,
+            run->system.gpu.name, run->system.name);
     fprintf(out,
             "  model       %s, %lld layers, hidden %lld, %lld heads (%lld kv), ffn %lld, "
             "vocab %lld, seq %lld: %s parameters\n",
             fam ? fam->name : "?", (long long)m->layers, (long long)m->hidden, (long long)m->heads,
             (long long)m->kv_heads, (long long)m->ffn, (long long)m->vocab, (long long)m->seq, a);
-    fprintf(out, "  execution   TP %lld, PP %lld, DP %lld, VP %lld, microbatch %lld, global "
-                 "batch %lld (%lld microbatches), %s\n",
+    fprintf(out,
+            "  execution   TP %lld, PP %lld, DP %lld, VP %lld, microbatch %lld, global "
+            "batch %lld (%lld microbatches), %s\n",
             (long long)e->tp, (long long)e->pp, (long long)e->dp, (long long)e->vp,
             (long long)e->microbatch, (long long)e->global_batch, (long long)r->microbatches,
             culonx_schedule_name(e->schedule));
-    fprintf(out, "              recompute %s, sequence parallel %s, distributed optimizer %s, "
-                 "%s, DP overlap %s, clock %.0f MHz\n",
+    fprintf(out,
+            "              recompute %s, sequence parallel %s, distributed optimizer %s, "
+            "%s, DP overlap %s, clock %.0f MHz\n",
             culonx_recompute_name(e->recompute), e->sequence_parallel ? "on" : "off",
             e->distributed_optimizer ? "on" : "off", culonx_dtype_name(e->dtype),
             e->dp_overlap ? "on" : "off", r->clock_mhz);
@@ -131,9 +147,9 @@ void culonx_report_text(FILE *out, const culonx_run *run, const culonx_result *r
         cx_core_fmt_si(a, sizeof a, en->total_j, "J");
         fprintf(out, "\nEnergy per iteration %s, %.0f W average per GPU\n", a, r->avg_power_w);
         const char *names[] = {"GPU compute", "GPU idle / blocked", "  of which HBM",
-                               "network", "node overhead", "facility (PUE)"};
-        double vals[] = {en->compute_j, en->idle_j, en->hbm_j, en->network_j, en->overhead_j,
-                         en->facility_j};
+                               "network",     "node overhead",      "facility (PUE)"};
+        double vals[] = {en->compute_j, en->idle_j,     en->hbm_j,
+                         en->network_j, en->overhead_j, en->facility_j};
         for (int i = 0; i < 6; i++) {
             cx_core_fmt_si(b, sizeof b, vals[i], "J");
             fprintf(out, "  %-22s %12s  %5.1f%%\n", names[i], b, 100.0 * vals[i] / en->total_j);
@@ -246,8 +262,10 @@ void culonx_report_schedules(FILE *out, const culonx_run *run, const culonx_sche
         cx_core_json_str(out, run->model.name);
         fprintf(out, ", \"pp\": %lld, \"microbatches\": %lld, \"best\": ", (long long)run->exec.pp,
                 (long long)(run->exec.global_batch / (run->exec.microbatch * run->exec.dp)));
-        if (best >= 0) cx_core_json_str(out, culonx_schedule_name(rows[best].schedule));
-        else fputs("null", out);
+        if (best >= 0)
+            cx_core_json_str(out, culonx_schedule_name(rows[best].schedule));
+        else
+            fputs("null", out);
         fputs(", \"schedules\": [", out);
         for (int i = 0; i < n; i++) {
             const culonx_schedule_row *r = &rows[i];
@@ -267,7 +285,8 @@ void culonx_report_schedules(FILE *out, const culonx_run *run, const culonx_sche
             cx_core_json_num(out, r->result.memory.activations_bytes);
             fputs(", \"peak_bytes\": ", out);
             cx_core_json_num(out, r->result.memory.peak_bytes);
-            fprintf(out, ", \"fits\": %s, \"p2p_bytes\": ", r->result.memory.fits ? "true" : "false");
+            fprintf(out,
+                    ", \"fits\": %s, \"p2p_bytes\": ", r->result.memory.fits ? "true" : "false");
             cx_core_json_num(out, r->p2p_bytes);
             fputs(", \"energy_j\": ", out);
             cx_core_json_num(out, r->result.energy.total_j);
@@ -276,11 +295,11 @@ void culonx_report_schedules(FILE *out, const culonx_run *run, const culonx_sche
         fputs("]}\n", out);
         return;
     }
-    fprintf(out, "Pipeline schedules for %s: TP %lld, PP %lld, DP %lld, %lld microbatches of %lld\n\n",
-            run->model.name, (long long)run->exec.tp, (long long)run->exec.pp,
-            (long long)run->exec.dp,
-            (long long)(run->exec.global_batch / (run->exec.microbatch * run->exec.dp)),
-            (long long)run->exec.microbatch);
+    fprintf(
+        out, "Pipeline schedules for %s: TP %lld, PP %lld, DP %lld, %lld microbatches of %lld\n\n",
+        run->model.name, (long long)run->exec.tp, (long long)run->exec.pp, (long long)run->exec.dp,
+        (long long)(run->exec.global_batch / (run->exec.microbatch * run->exec.dp)),
+        (long long)run->exec.microbatch);
     fprintf(out, "  %-12s %3s %12s %7s %12s %12s %5s %12s\n", "schedule", "v", "iteration",
             "bubble", "activations", "peak mem", "fits", "p2p/iter");
     for (int i = 0; i < n; i++) {
@@ -300,7 +319,8 @@ void culonx_report_schedules(FILE *out, const culonx_run *run, const culonx_sche
                 100.0 * r->result.bubble_fraction, b, c, r->result.memory.fits ? "yes" : "NO", d,
                 i == best ? "  <- best" : "");
     }
-    if (best < 0) fputs("\nNo schedule fits in memory.\n", out);
+    if (best < 0)
+        fputs("\nNo schedule fits in memory.\n", out);
     else
         fprintf(out, "\nBest that fits: %s\n", culonx_schedule_name(rows[best].schedule));
 }
@@ -311,8 +331,10 @@ void culonx_report_clocks(FILE *out, const culonx_run *run, const culonx_clock_r
                           const char *format)
 {
     int csv = !strcmp(format, "csv"), json = !strcmp(format, "json");
-    if (csv) fputs("clock_mhz,iteration_time_s,energy_j,avg_power_w,tokens_per_j,edp_js,"
-                   "min_energy,min_edp,pareto\n", out);
+    if (csv)
+        fputs("clock_mhz,iteration_time_s,energy_j,avg_power_w,tokens_per_j,edp_js,"
+              "min_energy,min_edp,pareto\n",
+              out);
     else if (json) {
         fputs("{\"model\": ", out);
         cx_core_json_str(out, run->model.name);
@@ -355,7 +377,8 @@ void culonx_report_clocks(FILE *out, const culonx_run *run, const culonx_clock_r
                     r->min_edp ? "min-EDP " : "", r->pareto ? "pareto" : "");
         }
     }
-    if (json) fputs("]}\n", out);
+    if (json)
+        fputs("]}\n", out);
     else if (!csv) {
         const culonx_clock_row *e = NULL, *d = NULL, *mx = &rows[n - 1];
         for (int i = 0; i < n; i++) {

@@ -14,7 +14,6 @@ void cx_core_fmt_si(char *buf, size_t n, double v, const char *unit);
 void cx_core_json_str(FILE *out, const char *s);
 void cx_core_json_num(FILE *out, double v);
 
-
 /* --all rows of a sweep (sweep_rows.c): the CSV header, and one candidate
  * as a CSV row or (jsonl) a JSON line appended to b. */
 extern const char *const cx_core_sweep_csv_header;

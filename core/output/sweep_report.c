@@ -17,7 +17,9 @@ static void text_entry(FILE *o, int rank, const culonx_sweep_entry *x, int energ
 {
     const culonx_execution *e = &x->exec;
     const culonx_result *r = &x->res;
-    fprintf(o, "%4d %6lld %4lld %4lld %5lld %-12s %3lld %4lld %-9s %-3s %-3s %-3s %6.0f %10.4f %10.1f %6.3f %8.2f",
+    fprintf(o,
+            "%4d %6lld %4lld %4lld %5lld %-12s %3lld %4lld %-9s %-3s %-3s %-3s %6.0f %10.4f %10.1f "
+            "%6.3f %8.2f",
             rank, (long long)e->gpus, (long long)e->tp, (long long)e->pp, (long long)e->dp,
             culonx_schedule_name(e->schedule), (long long)e->vp, (long long)e->microbatch,
             culonx_recompute_name(e->recompute), onoff(e->sequence_parallel),
@@ -46,8 +48,9 @@ void culonx_sweep_report_text(FILE *o, const culonx_sweep_result *R)
             (unsigned long long)R->enumerated, (unsigned long long)R->evaluated,
             (unsigned long long)R->feasible, R->memory_limit_bytes / CX_GIB);
     if (R->pruning_on)
-        fprintf(o, "pruned by bounds %llu (feasible, but provably cannot enter the top-K or the "
-                   "Pareto frontier; not evaluated)\n",
+        fprintf(o,
+                "pruned by bounds %llu (feasible, but provably cannot enter the top-K or the "
+                "Pareto frontier; not evaluated)\n",
                 (unsigned long long)R->pruned);
     fprintf(o, "rejected:\n");
     int any = 0;
@@ -59,19 +62,22 @@ void culonx_sweep_report_text(FILE *o, const culonx_sweep_result *R)
         }
     if (!any) fprintf(o, "  none\n");
     if (!R->energy_available)
-        fprintf(o, "energy: not available (the power model gives zero energy for %s); "
-                   "Pareto frontier over (time, memory)\n",
+        fprintf(o,
+                "energy: not available (the power model gives zero energy for %s); "
+                "Pareto frontier over (time, memory)\n",
                 run->system.name);
     if (R->ntop == 0) {
         fprintf(o, "no feasible configuration\n");
     } else {
         fprintf(o, "\ntop %d by %s:\n", R->ntop, culonx_objective_name(R->spec.objective));
         text_header(o, R->energy_available);
-        for (int i = 0; i < R->ntop; i++) text_entry(o, i + 1, &R->top[i], R->energy_available);
+        for (int i = 0; i < R->ntop; i++)
+            text_entry(o, i + 1, &R->top[i], R->energy_available);
         fprintf(o, "\nPareto frontier over (%s): %d points\n",
                 R->energy_available ? "time, energy, memory" : "time, memory", R->nfront);
         text_header(o, R->energy_available);
-        for (int i = 0; i < R->nfront; i++) text_entry(o, i + 1, &R->front[i], R->energy_available);
+        for (int i = 0; i < R->nfront; i++)
+            text_entry(o, i + 1, &R->front[i], R->energy_available);
     }
     if (R->spec.verify_k > 0) {
         fprintf(o, "\nverify: top %d re-evaluated with the graph engine%s\n", R->nverified,
@@ -123,7 +129,8 @@ void culonx_sweep_report_json(FILE *o, const culonx_sweep_result *R)
             R->memory_limit_bytes / CX_GIB, R->energy_available ? "true" : "false");
     fprintf(o, "  \"rejected\": {");
     for (int r = 0; r < CULONX_REJECT_COUNT; r++)
-        fprintf(o, "%s\n    \"%s\": %llu", r ? "," : "", culonx_sweep_reject_name((culonx_sweep_reject)r),
+        fprintf(o, "%s\n    \"%s\": %llu", r ? "," : "",
+                culonx_sweep_reject_name((culonx_sweep_reject)r),
                 (unsigned long long)R->rejected[r]);
     fprintf(o, "\n  },\n  \"top\": [");
     for (int i = 0; i < R->ntop; i++) {
@@ -141,9 +148,10 @@ void culonx_sweep_report_json(FILE *o, const culonx_sweep_result *R)
         fprintf(o, ",\n  \"verify\": {\"requested\": %d, \"ok\": %s, \"graph\": [",
                 R->spec.verify_k, R->verify_status == CULONX_OK ? "true" : "false");
         for (int i = 0; i < R->nverified; i++)
-            fprintf(o, "%s\n    {\"index\": %llu, \"closed_iteration_time_s\": %.9g, "
-                       "\"graph_iteration_time_s\": %.9g, \"closed_peak_memory_gib\": %.9g, "
-                       "\"graph_peak_memory_gib\": %.9g}",
+            fprintf(o,
+                    "%s\n    {\"index\": %llu, \"closed_iteration_time_s\": %.9g, "
+                    "\"graph_iteration_time_s\": %.9g, \"closed_peak_memory_gib\": %.9g, "
+                    "\"graph_peak_memory_gib\": %.9g}",
                     i ? "," : "", (unsigned long long)R->top[i].index,
                     R->top[i].res.iteration_time_s, R->verified[i].iteration_time_s,
                     R->top[i].res.memory.peak_bytes / CX_GIB,

@@ -14,11 +14,9 @@
 
 #include <math.h>
 
-static const char *const stream_names[CX_NSTREAMS] = {"compute", "TP comm", "PP comm",
-                                                      "DP comm"};
+static const char *const stream_names[CX_NSTREAMS] = {"compute", "TP comm", "PP comm", "DP comm"};
 static const char *const cat_names[CX_NODE_KINDS] = {
-    "forward", "backward", "weight-grad", "backward", "recompute",
-    "tp",      "pp",       "dp",          "optimizer"};
+    "forward", "backward", "weight-grad", "backward", "recompute", "tp", "pp", "dp", "optimizer"};
 
 static void num(FILE *out, double v)
 {
@@ -35,8 +33,8 @@ void cx_core_trace_write(FILE *out, const cx_graph *g)
     fprintf(out, ", \"schedule\": \"%s\", \"iteration_time_s\": ",
             culonx_schedule_name(run->exec.schedule));
     num(out, g->makespan_s);
-    fprintf(out, ", \"nodes\": %lld, \"detail\": \"%s\", \"stages\": [",
-            (long long)g->n, g->detail == CX_DETAIL_OP ? "op" : "stage");
+    fprintf(out, ", \"nodes\": %lld, \"detail\": \"%s\", \"stages\": [", (long long)g->n,
+            g->detail == CX_DETAIL_OP ? "op" : "stage");
     /* per stage: compute busy time, idle (bubble + waits) time and energy */
     double blocked_w = cx_core_blocked_power_w(g->cost);
     for (int s = 0; s < g->p; s++) {
@@ -77,8 +75,8 @@ void cx_core_trace_write(FILE *out, const cx_graph *g)
         cx_core_json_str(out, cx_core_node_name(g, nd));
         fprintf(out, ", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": %d, \"tid\": %d, \"ts\": ",
                 nd->kind < CX_NODE_KINDS ? cat_names[nd->kind] : "?", nd->stage, nd->stream);
-        fprintf(out, "%.3f, \"dur\": %.3f, \"args\": {\"id\": %lld, \"deps\": [",
-                nd->start_s * 1e6, nd->dur_s * 1e6, (long long)i);
+        fprintf(out, "%.3f, \"dur\": %.3f, \"args\": {\"id\": %lld, \"deps\": [", nd->start_s * 1e6,
+                nd->dur_s * 1e6, (long long)i);
         int c = 0;
         for (int k = 0; k < CX_NODE_NPRED; k++)
             if (nd->pred[k] >= 0) fprintf(out, "%s%d", c++ ? ", " : "", nd->pred[k]);
@@ -101,8 +99,7 @@ void cx_core_trace_write(FILE *out, const cx_graph *g)
     fputs("\n]}\n", out);
 }
 
-culonx_status culonx_trace_write(FILE *out, const culonx_run *run, int op_level,
-                                 culonx_error *err)
+culonx_status culonx_trace_write(FILE *out, const culonx_run *run, int op_level, culonx_error *err)
 {
     cx_core_error_clear(err);
     cx_graph *g = NULL;

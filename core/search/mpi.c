@@ -66,7 +66,7 @@ void cx_core_mpi_world(int *rank, int *size)
 /* Gathers n entries of every rank at rank 0; returns the concatenation
  * (rank 0) and its count, NULL elsewhere. */
 culonx_sweep_entry *cx_core_mpi_gather_entries(const culonx_sweep_entry *e, int n, int rank,
-                                              int size, int *total)
+                                               int size, int *total)
 {
     int bytes = n * (int)sizeof *e;
     int *counts = NULL, *displs = NULL;
@@ -78,7 +78,8 @@ culonx_sweep_entry *cx_core_mpi_gather_entries(const culonx_sweep_entry *e, int 
     MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
     int sum = 0;
     if (rank == 0) {
-        for (int i = 0; i < size; i++) displs[i] = sum, sum += counts[i];
+        for (int i = 0; i < size; i++)
+            displs[i] = sum, sum += counts[i];
         all = malloc(sum > 0 ? (size_t)sum : 1);
     }
     MPI_Gatherv((void *)e, bytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
@@ -91,7 +92,7 @@ culonx_sweep_entry *cx_core_mpi_gather_entries(const culonx_sweep_entry *e, int 
 /* Gathers n entries of every rank at every rank, in rank order; returns the
  * concatenation (free it) and its count; NULL when out of memory. */
 culonx_sweep_entry *cx_core_mpi_allgather_entries(const culonx_sweep_entry *e, int n, int size,
-                                                 int *total)
+                                                  int *total)
 {
     int bytes = n * (int)sizeof *e;
     int *counts = calloc((size_t)size, sizeof *counts);
@@ -102,7 +103,8 @@ culonx_sweep_entry *cx_core_mpi_allgather_entries(const culonx_sweep_entry *e, i
     }
     MPI_Allgather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
     int sum = 0;
-    for (int i = 0; i < size; i++) displs[i] = sum, sum += counts[i];
+    for (int i = 0; i < size; i++)
+        displs[i] = sum, sum += counts[i];
     char *all = malloc(sum > 0 ? (size_t)sum : 1);
     MPI_Allgatherv((void *)e, bytes, MPI_BYTE, all, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
     free(counts);

@@ -77,13 +77,15 @@ static culonx_status parse_int_list(const char *name, const char *value, culonx_
         if (!e) e = p + strlen(p);
         int64_t a[3] = {0, 0, 1};
         int na = 0, colons = 0;
-        for (const char *q = p; q < e; q++) colons += *q == ':';
+        for (const char *q = p; q < e; q++)
+            colons += *q == ':';
         if (colons > 2) return bad_opt(err, name, syn, value);
         const char *q = p;
         while (q <= e && na < 3) {
             const char *c = memchr(q, ':', (size_t)(e - q));
             const char *qe = c ? c : e;
-            if (qe - q >= 1 && *q == '-') return bad_opt(err, name, "'%s': values must be positive", value);
+            if (qe - q >= 1 && *q == '-')
+                return bad_opt(err, name, "'%s': values must be positive", value);
             if (parse_pos(q, qe, &a[na])) return bad_opt(err, name, syn, value);
             na++;
             if (!c) break;
@@ -186,10 +188,14 @@ culonx_status culonx_sweep_option(culonx_sweep_spec *s, const char *name, const 
         const char *name;
         int dim;
     } lists[] = {
-        {"gpus", CULONX_SWEEP_GPUS}, {"global-batch", CULONX_SWEEP_GLOBAL_BATCH},
-        {"tp", CULONX_SWEEP_TP},     {"pp", CULONX_SWEEP_PP},
-        {"vp", CULONX_SWEEP_VP},     {"mb", CULONX_SWEEP_MICROBATCH},
-        {"microbatch", CULONX_SWEEP_MICROBATCH}, {"clocks", CULONX_SWEEP_CLOCK},
+        {"gpus", CULONX_SWEEP_GPUS},
+        {"global-batch", CULONX_SWEEP_GLOBAL_BATCH},
+        {"tp", CULONX_SWEEP_TP},
+        {"pp", CULONX_SWEEP_PP},
+        {"vp", CULONX_SWEEP_VP},
+        {"mb", CULONX_SWEEP_MICROBATCH},
+        {"microbatch", CULONX_SWEEP_MICROBATCH},
+        {"clocks", CULONX_SWEEP_CLOCK},
     };
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
         if (strcmp(name, lists[i].name) == 0)
@@ -207,8 +213,8 @@ culonx_status culonx_sweep_option(culonx_sweep_spec *s, const char *name, const 
     if (!strcmp(name, "recompute"))
         return parse_name_list(name, value, &s->list[CULONX_SWEEP_RECOMPUTE], look_recompute,
                                "none, selective, full or all", err);
-    int bdim = !strcmp(name, "sp") ? CULONX_SWEEP_SP
-               : !strcmp(name, "dist-opt") ? CULONX_SWEEP_DIST_OPT
+    int bdim = !strcmp(name, "sp")           ? CULONX_SWEEP_SP
+               : !strcmp(name, "dist-opt")   ? CULONX_SWEEP_DIST_OPT
                : !strcmp(name, "dp-overlap") ? CULONX_SWEEP_DP_OVERLAP
                                              : -1;
     if (bdim >= 0)

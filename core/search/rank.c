@@ -12,15 +12,24 @@
 
 /* ------------------------------------------------- ranking and frontier */
 
-double cx_core_rank_objective(const cx_space *sp, const culonx_execution *ex, const culonx_result *r)
+double cx_core_rank_objective(const cx_space *sp, const culonx_execution *ex,
+                              const culonx_result *r)
 {
     double tok = (double)ex->global_batch * (double)sp->run->model.seq;
     double v;
     switch (sp->obj) {
-    case CULONX_OBJECTIVE_ENERGY: v = r->energy.total_j / tok; break;
-    case CULONX_OBJECTIVE_TOKENS_PER_J: v = -(tok / r->energy.total_j); break;
-    case CULONX_OBJECTIVE_GPU_HOURS: v = r->iteration_time_s * (double)ex->gpus / tok; break;
-    default: v = r->iteration_time_s / tok; break;
+    case CULONX_OBJECTIVE_ENERGY:
+        v = r->energy.total_j / tok;
+        break;
+    case CULONX_OBJECTIVE_TOKENS_PER_J:
+        v = -(tok / r->energy.total_j);
+        break;
+    case CULONX_OBJECTIVE_GPU_HOURS:
+        v = r->iteration_time_s * (double)ex->gpus / tok;
+        break;
+    default:
+        v = r->iteration_time_s / tok;
+        break;
     }
     return isnan(v) ? INFINITY : v;
 }
@@ -70,7 +79,7 @@ cx_point cx_core_rank_point(const cx_space *sp, const culonx_sweep_entry *x)
 {
     double tok = (double)x->exec.global_batch * (double)sp->run->model.seq;
     cx_point p = {x->res.iteration_time_s / tok, sp->energy ? x->res.energy.total_j / tok : 0.0,
-               x->res.memory.peak_bytes, x->index};
+                  x->res.memory.peak_bytes, x->index};
     return p;
 }
 

@@ -24,7 +24,7 @@ static void push(culonx_sweep_list *l, int64_t v)
 }
 
 culonx_status cx_core_space_build(const culonx_run *run, const culonx_sweep_spec *spec,
-                                 cx_space_store *st, culonx_error *err)
+                                  cx_space_store *st, culonx_error *err)
 {
     const culonx_model *md = &run->model;
     const culonx_execution *ex = &run->exec;
@@ -43,7 +43,8 @@ culonx_status cx_core_space_build(const culonx_run *run, const culonx_sweep_spec
                             (long long)sp->gb_min, (long long)sp->gb_max);
     const culonx_sweep_list *in = spec->list;
     culonx_sweep_list *L = st->lists;
-    for (int i = 0; i < NLEVELS; i++) L[i].n = 0;
+    for (int i = 0; i < NLEVELS; i++)
+        L[i].n = 0;
 #define TAKE(lv, dim) (in[dim].n ? (void)(L[lv] = in[dim]) : (void)0)
     TAKE(L_GPUS, CULONX_SWEEP_GPUS);
     if (!L[L_GPUS].n) push(&L[L_GPUS], ex->gpus);
@@ -65,11 +66,13 @@ culonx_status cx_core_space_build(const culonx_run *run, const culonx_sweep_spec
     TAKE(L_MB, CULONX_SWEEP_MICROBATCH);
     if (!L[L_MB].n) {
         int64_t mx = spec->max_microbatch > 0 ? spec->max_microbatch : DEFAULT_MAX_MICROBATCH;
-        for (int64_t b = 1; b <= mx; b *= 2) push(&L[L_MB], b);
+        for (int64_t b = 1; b <= mx; b *= 2)
+            push(&L[L_MB], b);
     }
     TAKE(L_RC, CULONX_SWEEP_RECOMPUTE);
     if (!L[L_RC].n)
-        for (int r = 0; r <= CULONX_RECOMPUTE_FULL; r++) push(&L[L_RC], r);
+        for (int r = 0; r <= CULONX_RECOMPUTE_FULL; r++)
+            push(&L[L_RC], r);
     TAKE(L_SP, CULONX_SWEEP_SP);
     if (!L[L_SP].n) push(&L[L_SP], 0), push(&L[L_SP], 1);
     TAKE(L_DOPT, CULONX_SWEEP_DIST_OPT);
@@ -77,7 +80,8 @@ culonx_status cx_core_space_build(const culonx_run *run, const culonx_sweep_spec
     TAKE(L_OVL, CULONX_SWEEP_DP_OVERLAP);
     if (!L[L_OVL].n) push(&L[L_OVL], ex->dp_overlap ? 1 : 0);
     TAKE(L_CLK, CULONX_SWEEP_CLOCK);
-    if (!L[L_CLK].n) push(&L[L_CLK], (int64_t)llround(ex->clock_mhz));
+    if (!L[L_CLK].n)
+        push(&L[L_CLK], (int64_t)llround(ex->clock_mhz));
     else
         for (int i = 0; i < L[L_CLK].n; i++)
             if ((double)L[L_CLK].v[i] < g->min_mhz || (double)L[L_CLK].v[i] > g->max_mhz)
@@ -94,7 +98,8 @@ culonx_status cx_core_space_build(const culonx_run *run, const culonx_sweep_spec
     culonx_sweep_list scheds = in[CULONX_SWEEP_SCHEDULE];
     int explicit_sched = scheds.n > 0;
     if (!scheds.n)
-        for (int i = 0; i < culonx_schedule_count(); i++) push(&scheds, i);
+        for (int i = 0; i < culonx_schedule_count(); i++)
+            push(&scheds, i);
     int nv = 0;
     sp->canon_var = -1;
     for (int i = 0; i < scheds.n; i++) {

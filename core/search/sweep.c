@@ -136,8 +136,8 @@ struct shared {
     const culonx_sweep_spec *spec;
     uint64_t nblocks; /* this rank's */
     int rank, size;
-    atomic_uint_fast64_t next;  /* next local block (no --all) */
-    atomic_uint_fast64_t done;  /* candidates processed */
+    atomic_uint_fast64_t next; /* next local block (no --all) */
+    atomic_uint_fast64_t done; /* candidates processed */
     uint64_t local_total;
     /* --all ordered output */
     pthread_mutex_t mu;
@@ -245,8 +245,8 @@ static uint64_t run_block(worker *w, uint64_t gblock)
         /* peak memory depends on neither the clock nor dp-overlap: when the
          * class representative (both digits 0) does not fit, neither does
          * this one, and it is rejected without evaluation */
-        uint64_t rep = idx - (uint64_t)d[L_CLK] * sp->stride[L_CLK] -
-                       (uint64_t)d[L_OVL] * sp->stride[L_OVL];
+        uint64_t rep =
+            idx - (uint64_t)d[L_CLK] * sp->stride[L_CLK] - (uint64_t)d[L_OVL] * sp->stride[L_OVL];
         if (rep != idx && phase != 2) {
             int fits = -1;
             for (int k = 0; k < REP_MEMO; k++)
@@ -267,10 +267,9 @@ static uint64_t run_block(worker *w, uint64_t gblock)
                 continue;
             }
         }
-        culonx_status st =
-            built ? cx_core_closed_finish(&w->run, w->cost, w->ws, &x.res, &err)
-                  : cx_core_closed_eval_ws(&w->run, w->run.exec.clock_mhz, w->cost, w->ws, &x.res,
-                                           &err);
+        culonx_status st = built ? cx_core_closed_finish(&w->run, w->cost, w->ws, &x.res, &err)
+                                 : cx_core_closed_eval_ws(&w->run, w->run.exec.clock_mhz, w->cost,
+                                                          w->ws, &x.res, &err);
         if (st != CULONX_OK) {
             w->rejected[CULONX_REJECT_EVAL]++;
             idx++;
@@ -394,7 +393,8 @@ static void run_phase(shared *sh, worker *ws, int nth)
         started = i;
     }
     worker_main(&ws[0]);
-    for (int i = 1; i <= started; i++) pthread_join(ws[i].tid, NULL);
+    for (int i = 1; i <= started; i++)
+        pthread_join(ws[i].tid, NULL);
 }
 
 culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *spec,
@@ -427,8 +427,8 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
         sp->energy = cx_core_closed_eval(run, run->exec.clock_mhz, probe, &r0, &e0) == CULONX_OK &&
                      r0.energy.total_j > 0;
     }
-    if (!sp->energy &&
-        (spec->objective == CULONX_OBJECTIVE_ENERGY || spec->objective == CULONX_OBJECTIVE_TOKENS_PER_J)) {
+    if (!sp->energy && (spec->objective == CULONX_OBJECTIVE_ENERGY ||
+                        spec->objective == CULONX_OBJECTIVE_TOKENS_PER_J)) {
         st = cx_core_fail(err, CULONX_EINPUT, run->path, 0,
                           "--objective %s needs energy, but the power model gives none for %s "
                           "(energy is zero): use --objective time or gpu-hours",
@@ -443,7 +443,8 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
     R->spec.progress_ctx = NULL;
     R->spec.top_k = spec->top_k > 0 ? spec->top_k : DEFAULT_TOP_K;
     R->spec.threads = spec->threads > 0 ? spec->threads : online_cores();
-    R->spec.max_microbatch = spec->max_microbatch > 0 ? spec->max_microbatch : DEFAULT_MAX_MICROBATCH;
+    R->spec.max_microbatch =
+        spec->max_microbatch > 0 ? spec->max_microbatch : DEFAULT_MAX_MICROBATCH;
     R->enumerated = sp->total;
     R->energy_available = sp->energy;
     R->memory_limit_bytes = sp->mem_limit;
@@ -473,7 +474,8 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
         sh.slots = calloc((size_t)sh.nslots, sizeof *sh.slots);
         sh.ready = calloc((size_t)sh.nslots, 1);
         if (sh.slots && sh.ready) {
-            if (spec->all_jsonl == 0 && fputs(cx_core_sweep_csv_header, spec->all) == EOF) sh.write_failed = 1;
+            if (spec->all_jsonl == 0 && fputs(cx_core_sweep_csv_header, spec->all) == EOF)
+                sh.write_failed = 1;
         }
     }
     int ok = ws != NULL && (!spec->all || (sh.slots && sh.ready));
@@ -483,7 +485,8 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
         w->id = i;
         w->run = *run;
         w->rep_run = *run;
-        for (int k = 0; k < REP_MEMO; k++) w->rep_fits[k] = -1;
+        for (int k = 0; k < REP_MEMO; k++)
+            w->rep_fits[k] = -1;
         w->cost = malloc(sizeof *w->cost);
         w->ws = cx_core_replay_ws_new();
         w->top.cap = R->spec.top_k;
@@ -508,8 +511,10 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
             g_top.e = malloc((size_t)g_top.cap * sizeof *g_top.e);
             if (!g_top.e) ok = 0;
             for (int i = 0; ok && i < nth; i++) {
-                for (int k = 0; k < ws[i].top.n; k++) cx_core_topk_offer(&g_top, &ws[i].top.e[k]);
-                for (int k = 0; k < ws[i].fr.n; k++) cx_core_front_offer(&g_fr, &ws[i].fr.p[k], &ws[i].fr.e[k]);
+                for (int k = 0; k < ws[i].top.n; k++)
+                    cx_core_topk_offer(&g_top, &ws[i].top.e[k]);
+                for (int k = 0; k < ws[i].fr.n; k++)
+                    cx_core_front_offer(&g_fr, &ws[i].fr.p[k], &ws[i].fr.e[k]);
             }
 #ifdef CULONX_HAVE_MPI
             if (size > 1 && g_top.e) {
@@ -518,7 +523,8 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
                 culonx_sweep_entry *gf = cx_core_mpi_allgather_entries(g_fr.e, g_fr.n, size, &nf);
                 if (!gt || !gf) ok = 0;
                 g_top.n = 0, g_fr.n = 0;
-                for (int k = 0; ok && k < nt; k++) cx_core_topk_offer(&g_top, &gt[k]);
+                for (int k = 0; ok && k < nt; k++)
+                    cx_core_topk_offer(&g_top, &gt[k]);
                 for (int k = 0; ok && k < nf; k++) {
                     cx_point p = cx_core_rank_point(sp, &gf[k]);
                     cx_core_front_offer(&g_fr, &p, &gf[k]);
@@ -558,9 +564,12 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
         worker *w = &ws[i];
         counts[0] += w->evaluated, counts[1] += w->feasible;
         counts[3 + CULONX_REJECT_COUNT] += w->pruned;
-        for (int r = 0; r < CULONX_REJECT_COUNT; r++) counts[3 + r] += w->rejected[r];
-        for (int k = 0; k < w->top.n; k++) cx_core_topk_offer(&all_top, &w->top.e[k]);
-        for (int k = 0; k < w->fr.n; k++) cx_core_front_offer(&all_fr, &w->fr.p[k], &w->fr.e[k]);
+        for (int r = 0; r < CULONX_REJECT_COUNT; r++)
+            counts[3 + r] += w->rejected[r];
+        for (int k = 0; k < w->top.n; k++)
+            cx_core_topk_offer(&all_top, &w->top.e[k]);
+        for (int k = 0; k < w->fr.n; k++)
+            cx_core_front_offer(&all_fr, &w->fr.p[k], &w->fr.e[k]);
         if (w->fr.oom || w->out.oom) ok = 0;
     }
     if (!all_top.e || all_fr.oom) ok = 0;
@@ -580,7 +589,8 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
         if (rank == 0) {
             memcpy(counts, sum, sizeof counts);
             all_top.n = 0;
-            for (int k = 0; k < nt; k++) cx_core_topk_offer(&all_top, &gt[k]);
+            for (int k = 0; k < nt; k++)
+                cx_core_topk_offer(&all_top, &gt[k]);
             all_fr.n = 0;
             for (int k = 0; k < nf; k++) {
                 cx_point p = cx_core_rank_point(sp, &gf[k]);
@@ -600,7 +610,8 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
         R->evaluated = counts[0];
         R->feasible = counts[1];
         R->pruned = counts[3 + CULONX_REJECT_COUNT];
-        for (int r = 0; r < CULONX_REJECT_COUNT; r++) R->rejected[r] = counts[3 + r];
+        for (int r = 0; r < CULONX_REJECT_COUNT; r++)
+            R->rejected[r] = counts[3 + r];
         if (all_top.n > 0) qsort(all_top.e, (size_t)all_top.n, sizeof *all_top.e, cx_core_rank_cmp);
         R->top = all_top.e, R->ntop = all_top.n;
         all_top.e = NULL;
@@ -635,7 +646,8 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
         free(ws[i].out.buf);
     }
     if (sh.slots)
-        for (int i = 0; i < sh.nslots; i++) free(sh.slots[i].buf);
+        for (int i = 0; i < sh.nslots; i++)
+            free(sh.slots[i].buf);
     free(sh.slots);
     free(sh.ready);
     free(ws);
@@ -644,7 +656,9 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
 done:
     free(probe);
     free(ss);
-    if (st == CULONX_OK) *out = R;
-    else culonx_sweep_result_free(R);
+    if (st == CULONX_OK)
+        *out = R;
+    else
+        culonx_sweep_result_free(R);
     return st;
 }

@@ -14,9 +14,9 @@
 
 #include <stdint.h>
 
-#define BLOCK 256          /* candidates per work unit */
-#define REP_MEMO 8         /* memory-fit memo entries per worker */
-#define WINDOW 4           /* --all: blocks in flight per thread */
+#define BLOCK 256  /* candidates per work unit */
+#define REP_MEMO 8 /* memory-fit memo entries per worker */
+#define WINDOW 4   /* --all: blocks in flight per thread */
 #define DEFAULT_TOP_K 10
 #define DEFAULT_MAX_MICROBATCH 64
 #define MAX_TOP_K 100000
@@ -27,11 +27,11 @@
 enum { L_GPUS, L_GB, L_TP, L_PP, L_VAR, L_MB, L_RC, L_SP, L_CLK, L_DOPT, L_OVL, NLEVELS };
 
 typedef struct {
-    int sched;  /* culonx_schedule */
+    int sched; /* culonx_schedule */
     const cx_sched_desc *desc;
     int64_t vp; /* requested vp (1 for schedules that take none) */
     int chunks; /* per stage */
-    int exact; /* closed form without replay (cx_sched_desc.closed_exact) */
+    int exact;  /* closed form without replay (cx_sched_desc.closed_exact) */
 } cx_variant;
 
 typedef struct {
@@ -41,7 +41,7 @@ typedef struct {
     cx_variant *var;
     uint64_t stride[NLEVELS];
     uint64_t total;
-    int canon_var;      /* the variant evaluated at pp = 1 (-1: none) */
+    int canon_var; /* the variant evaluated at pp = 1 (-1: none) */
     int64_t gpn;
     int tp_across;
     int64_t gb_min, gb_max;
@@ -63,12 +63,10 @@ typedef struct {
     int n, cap;
 } cx_topk;
 
-
 typedef struct {
     double t, e, m;
     uint64_t idx;
 } cx_point;
-
 
 typedef struct {
     cx_point *p;
@@ -84,8 +82,7 @@ culonx_status cx_core_space_build(const culonx_run *run, const culonx_sweep_spec
 void cx_core_space_decode(const cx_space *sp, uint64_t idx, int d[NLEVELS]);
 /* The first failing rule of digits d (a culonx_sweep_reject) and its level
  * in *level, or -1 when valid; fills ex. */
-int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex,
-                        int *level);
+int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex, int *level);
 
 /* Ranking (rank.c): objective per token, order, top K, Pareto frontier. */
 double cx_core_rank_objective(const cx_space *sp, const culonx_execution *ex,
