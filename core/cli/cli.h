@@ -144,6 +144,26 @@ int cx_cli_clock_range(const char *s, double *lo, double *hi, double *step);
  * prints the error (unless quiet) and returns the exit code. */
 int cx_cli_load_run(const cx_cli_args *a, culonx_run *run, int quiet);
 
+/* An output file written atomically (outfile.c): a temporary file beside
+ * the target, renamed into place by cx_cli_out_close when rc is
+ * CX_EXIT_OK, removed otherwise (and on SIGINT/SIGTERM/SIGHUP). */
+typedef struct {
+    const char *path;
+    char tmp[4096];
+    FILE *f; /* write here */
+} cx_cli_out;
+/* Opens `path` ("-": stdout) for writing; refuses a path that names one of
+ * the inputs (NULL entries ignored). Returns CX_EXIT_OK or prints the error
+ * and returns its exit code. */
+int cx_cli_out_open(cx_cli_out *o, const char *path, const char *const *inputs, int ninputs);
+/* Finishes the output of a command that ends with exit code rc: on
+ * CX_EXIT_OK flushes and renames into place (a write error turns rc into
+ * CX_EXIT_INPUT), else discards. Returns the final exit code. */
+int cx_cli_out_close(cx_cli_out *o, int rc);
+/* The files a loaded run was read from (run, model, system, gpu, power):
+ * out[0..5), unused entries NULL. */
+void cx_cli_run_inputs(const culonx_run *run, const char *out[6]);
+
 /* The commands (core/cli/cmd_*.c). */
 int cx_cli_estimate(const cx_cli_args *a);
 int cx_cli_trace(const cx_cli_args *a);

@@ -36,17 +36,13 @@ int cx_cli_calibrate(const cx_cli_args *a)
         snprintf(comment + n, sizeof comment - (size_t)n,
                  "\nfit: power R^2 %.4f, time R^2 %.4f (%zu rows, %zu kernels)", fit.power_r2,
                  fit.time_r2, fit.nrows, fit.nkernels);
-    FILE *fo = fopen(out_path, "w");
-    if (!fo) {
-        fprintf(stderr, "%s: error: cannot open for writing\n", out_path);
-        return CX_EXIT_INPUT;
-    }
-    st = culonx_power_write_xml(fo, &m, comment, &err);
-    if (fclose(fo) != 0 && st == CULONX_OK) {
-        fprintf(stderr, "%s: error: write failed\n", out_path);
-        return CX_EXIT_INPUT;
-    }
-    if (st != CULONX_OK) return cx_cli_fail(&err, st);
+    cx_cli_out out;
+    const char *inputs[1] = {a->positional};
+    int rc2 = cx_cli_out_open(&out, out_path, inputs, 1);
+    if (rc2) return rc2;
+    st = culonx_power_write_xml(out.f, &m, comment, &err);
+    rc2 = cx_cli_out_close(&out, st == CULONX_OK ? CX_EXIT_OK : cx_cli_fail(&err, st));
+    if (rc2) return rc2;
     culonx_report_calibration(stdout, &m, &fit, a->positional, exclude, out_path,
                               !strcmp(format, "json"));
     return CX_EXIT_OK;

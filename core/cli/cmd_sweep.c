@@ -93,7 +93,7 @@ static int body(const cx_cli_args *a, int rank)
     const char *all_path = a->value[CX_OPT_ALL];
     culonx_sweep_spec *spec = malloc(sizeof *spec);
     culonx_run *run = malloc(sizeof *run);
-    FILE *all = NULL;
+    cx_cli_out all = {0};
     int rc = CX_EXIT_INTERNAL;
     if (!spec || !run) goto out;
     culonx_sweep_spec_init(spec);
@@ -119,15 +119,12 @@ static int body(const cx_cli_args *a, int rank)
     rc = cx_cli_load_run(a, run, rank != 0);
     if (rc) goto out;
     if (all_path) {
-        all = fopen(all_path, "w");
-        if (!all) {
-            if (rank == 0)
-                fprintf(stderr, "culonx sweep: cannot write %s: %s\n", all_path, strerror(errno));
-            rc = CX_EXIT_INPUT;
-            goto out;
-        }
+        const char *inputs[6];
+        cx_cli_run_inputs(run, inputs);
+        rc = cx_cli_out_open(&all, all_path, inputs, 6);
+        if (rc) goto out;
         size_t n = strlen(all_path);
-        spec->all = all;
+        spec->all = all.f;
         spec->all_jsonl = n >= 6 && strcmp(all_path + n - 6, ".jsonl") == 0;
     }
     if (!a->given[CX_OPT_QUIET] && rank == 0 && isatty(2)) {
@@ -149,10 +146,7 @@ static int body(const cx_cli_args *a, int rank)
     culonx_sweep_result_free(res);
     rc = CX_EXIT_OK;
 out:
-    if (all && fclose(all) != 0 && rc == CX_EXIT_OK) {
-        fprintf(stderr, "culonx sweep: error writing %s\n", all_path);
-        rc = CX_EXIT_INTERNAL;
-    }
+    rc = cx_cli_out_close(&all, rc);
     free(spec);
     free(run);
     return rc;

@@ -5,7 +5,6 @@
  */
 #include "core/cli/cli.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,20 +26,17 @@ int cx_cli_trace(const cx_cli_args *a)
     culonx_run *run = malloc(sizeof *run);
     if (!run) return CX_EXIT_INTERNAL;
     rc = cx_cli_load_run(a, run, 0);
+    cx_cli_out out;
+    const char *inputs[6];
     if (rc == CX_EXIT_OK) {
-        FILE *f = strcmp(out_path, "-") ? fopen(out_path, "w") : stdout;
-        if (!f) {
-            fprintf(stderr, "%s: error: cannot write: %s\n", out_path, strerror(errno));
-            rc = CX_EXIT_INPUT;
-        } else {
-            culonx_error err;
-            culonx_status st = culonx_trace_write(f, run, op_level, &err);
-            if (st != CULONX_OK) rc = cx_cli_fail(&err, st);
-            if (f != stdout && fclose(f) != 0 && rc == CX_EXIT_OK) {
-                fprintf(stderr, "%s: error: %s\n", out_path, strerror(errno));
-                rc = CX_EXIT_INTERNAL;
-            }
-        }
+        cx_cli_run_inputs(run, inputs);
+        rc = cx_cli_out_open(&out, out_path, inputs, 6);
+    }
+    if (rc == CX_EXIT_OK) {
+        culonx_error err;
+        culonx_status st = culonx_trace_write(out.f, run, op_level, &err);
+        if (st != CULONX_OK) rc = cx_cli_fail(&err, st);
+        rc = cx_cli_out_close(&out, rc);
     }
     free(run);
     return rc;

@@ -91,7 +91,7 @@ int main(int argc, char **argv)
     }
     if (fflush(stdout) != 0 && rc == CX_EXIT_OK) {
         fprintf(stderr, "culonx: error writing output: %s\n", strerror(errno));
-        rc = CX_EXIT_INTERNAL;
+        rc = CX_EXIT_INPUT; /* a full disk or a closed pipe is not an internal fault */
     }
     return rc;
 }
