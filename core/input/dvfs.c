@@ -12,6 +12,7 @@
  */
 #include "culonx.h"
 #include "core/base/base.h"
+#include "core/input/xml.h"
 #include "hw/calibrate.h"
 #include "hw/power.h"
 
@@ -243,40 +244,15 @@ fail:
 culonx_status culonx_dvfs_csv_load(const char *path, culonx_dvfs_table *out, culonx_error *err)
 {
     memset(out, 0, sizeof *out);
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return cx_core_fail(err, CULONX_EINPUT, path, 0, "cannot open: %s", strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    if (!buf) {
-        fclose(fp);
-        return cx_core_fail(err, CULONX_EINTERNAL, path, 0, "out of memory");
-    }
-    for (;;) {
-        if (n == cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                fclose(fp);
-                return cx_core_fail(err, CULONX_EINTERNAL, path, 0, "out of memory");
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n, fp);
-        n += got;
-        if (got == 0) break;
-    }
-    int bad = ferror(fp);
-    fclose(fp);
-    if (bad) {
-        free(buf);
-        return cx_core_fail(err, CULONX_EINPUT, path, 0, "read error");
-    }
+    char *buf;
+    size_t n;
+    culonx_status st = cx_core_read_file(path, MAX_TABLE_BYTES, &buf, &n, err, path, 0, "");
+    if (st != CULONX_OK) return st;
     if (memchr(buf, '\0', n)) {
         free(buf);
         return cx_core_fail(err, CULONX_EINPUT, path, 0, "not a text file (NUL byte)");
     }
-    culonx_status st = culonx_dvfs_csv_parse(path, buf, n, out, err);
+    st = culonx_dvfs_csv_parse(path, buf, n, out, err);
     free(buf);
     return st;
 }
@@ -447,28 +423,12 @@ culonx_status culonx_power_read_xml(const char *path, culonx_dvfs_model *d, culo
 {
     cx_core_error_clear(err);
     memset(d, 0, sizeof *d);
-    /* read the file ourselves: libxml2 would print I/O warnings */
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return cx_core_fail(err, CULONX_EINPUT, path, 0, "cannot open: %s", strerror(errno));
-    size_t cap = 1 << 14, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t got = fread(buf + len, 1, cap - len, fp);
-        len += got;
-        if (got == 0) break;
-        if (len == cap) {
-            char *nb = cap < ((size_t)1 << 26) ? realloc(buf, cap * 2) : NULL;
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-            } else {
-                buf = nb;
-                cap *= 2;
-            }
-        }
-    }
-    fclose(fp);
-    if (!buf) return cx_core_fail(err, CULONX_EINPUT, path, 0, "cannot read (too large?)");
+    /* read the file ourselves (a regular file, size-capped): libxml2 would
+     * print I/O warnings and block on a FIFO */
+    char *buf;
+    size_t len;
+    culonx_status rs = cx_core_read_file(path, MAX_FILE_BYTES, &buf, &len, err, path, 0, "");
+    if (rs != CULONX_OK) return rs;
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
     if (!ctxt) {
         free(buf);

@@ -264,6 +264,58 @@ static int line_of(const char *buf, size_t len, const char *needle)
     return 1;
 }
 
+/* Attributes per element beyond which a document is refused before libxml2
+ * sees it: the largest element of the vocabulary (<power> with per-clock
+ * tables) has 25; libxml2's duplicate-attribute check and XSD validation
+ * are quadratic in the count (100k attributes took minutes). */
+#define MAX_ATTRIBUTES 64
+
+/* One linear pass over the document: counts the attributes ('=' outside
+ * quotes) of every tag and refuses an element with more than
+ * MAX_ATTRIBUTES. Comments, CDATA and processing instructions are skipped;
+ * malformed markup is left to the parser. */
+static culonx_status prescan(const char *name, const char *b, size_t n, culonx_error *err)
+{
+    int line = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (b[i] == '\n') line++;
+        if (b[i] != '<') continue;
+        if (i + 3 < n && !memcmp(b + i, "<!--", 4)) { /* comment */
+            const char *e = NULL;
+            for (size_t j = i + 4; j + 2 < n; j++) {
+                if (b[j] == '\n') line++;
+                if (!memcmp(b + j, "-->", 3)) {
+                    e = b + j;
+                    break;
+                }
+            }
+            if (!e) return CULONX_OK;
+            i = (size_t)(e - b) + 2;
+            continue;
+        }
+        int tag_line = line, attrs = 0;
+        char quote = 0;
+        size_t j = i + 1;
+        for (; j < n; j++) {
+            char c = b[j];
+            if (c == '\n') line++;
+            if (quote) {
+                if (c == quote) quote = 0;
+            } else if (c == '"' || c == '\'') {
+                quote = c;
+            } else if (c == '=') {
+                if (++attrs > MAX_ATTRIBUTES)
+                    return cx_core_fail(err, CULONX_EINPUT, name, tag_line,
+                                        "an element with more than %d attributes", MAX_ATTRIBUTES);
+            } else if (c == '>') {
+                break;
+            }
+        }
+        i = j;
+    }
+    return CULONX_OK;
+}
+
 /* Parses and validates one document whose root must be <root>. */
 culonx_status cx_core_xml_read_doc(const char *name, const char *buf, size_t len,
                                    xmlSchemaPtr schema, const char *root, xmlDocPtr *out,
@@ -275,6 +327,8 @@ culonx_status cx_core_xml_read_doc(const char *name, const char *buf, size_t len
     if (len > MAX_FILE_BYTES || len > (size_t)INT_MAX)
         return cx_core_fail(err, CULONX_EINPUT, name, 0, "file too large (over %zu bytes)",
                             MAX_FILE_BYTES);
+    culonx_status ps = prescan(name, buf, len, err);
+    if (ps != CULONX_OK) return ps;
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
     if (!ctxt) return cx_core_fail(err, CULONX_EINTERNAL, name, 0, "out of memory");
     first_error pe = {0};
@@ -339,8 +393,9 @@ culonx_status cx_core_xml_read_doc(const char *name, const char *buf, size_t len
     return CULONX_OK;
 }
 
-culonx_status cx_core_xml_read_file(const char *path, char **buf, size_t *len, culonx_error *err,
-                                    const char *from, int from_line, const char *what)
+culonx_status cx_core_read_file(const char *path, size_t max_bytes, char **buf, size_t *len,
+                                culonx_error *err, const char *from, int from_line,
+                                const char *what)
 {
     *buf = NULL;
     *len = 0;
@@ -351,8 +406,10 @@ culonx_status cx_core_xml_read_file(const char *path, char **buf, size_t *len, c
     if (!S_ISREG(st.st_mode))
         return cx_core_fail(err, CULONX_EINPUT, from, from_line, "%s'%s' is not a regular file",
                             what, path);
-    if ((uintmax_t)st.st_size > MAX_FILE_BYTES)
-        return cx_core_fail(err, CULONX_EINPUT, from, from_line, "%s'%s' is too large", what, path);
+    if ((uintmax_t)st.st_size > max_bytes)
+        return cx_core_fail(err, CULONX_EINPUT, from, from_line,
+                            "%s'%s' is too large (%ju bytes; at most %zu)", what, path,
+                            (uintmax_t)st.st_size, max_bytes);
     FILE *f = fopen(path, "rb");
     if (!f)
         return cx_core_fail(err, CULONX_EINPUT, from, from_line, "%scannot open '%s': %s", what,
@@ -374,4 +431,10 @@ culonx_status cx_core_xml_read_file(const char *path, char **buf, size_t *len, c
     *buf = b;
     *len = n;
     return CULONX_OK;
+}
+
+culonx_status cx_core_xml_read_file(const char *path, char **buf, size_t *len, culonx_error *err,
+                                    const char *from, int from_line, const char *what)
+{
+    return cx_core_read_file(path, MAX_FILE_BYTES, buf, len, err, from, from_line, what);
 }

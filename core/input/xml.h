@@ -14,6 +14,8 @@
 #include <stddef.h>
 
 #define MAX_FILE_BYTES ((size_t)16 << 20) /* config files are a few KiB */
+/* a DVFS clock table: 2M rows of ~170 bytes */
+#define MAX_TABLE_BYTES ((size_t)512 << 20)
 
 /* The schema at schema_path, or (NULL) the default one; cached. */
 culonx_status cx_core_xml_schema(const char *schema_path, xmlSchemaPtr *out, culonx_error *err);
@@ -22,6 +24,12 @@ culonx_status cx_core_xml_schema(const char *schema_path, xmlSchemaPtr *out, cul
 culonx_status cx_core_xml_read_doc(const char *name, const char *buf, size_t len,
                                    xmlSchemaPtr schema, const char *root, xmlDocPtr *out,
                                    culonx_error *err);
+/* Reads a regular file (never a FIFO, device or directory: they could block
+ * or never end) of at most max_bytes into a malloc'd, NUL-terminated
+ * buffer; errors name from:from_line and start with `what`. */
+culonx_status cx_core_read_file(const char *path, size_t max_bytes, char **buf, size_t *len,
+                                culonx_error *err, const char *from, int from_line,
+                                const char *what);
 /* Reads a regular file of at most MAX_FILE_BYTES into a malloc'd buffer;
  * errors name from:from_line and start with `what`. */
 culonx_status cx_core_xml_read_file(const char *path, char **buf, size_t *len, culonx_error *err,
