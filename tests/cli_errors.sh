@@ -37,6 +37,17 @@ expect 2 "--clocks must be MIN:MAX:STEP" "$exe" energy $run --clocks 100:200:0
 expect 1 "outside the GPU" "$exe" energy $run --clocks 100:5000:15
 expect 2 "--format must be" "$exe" energy $run --format xml
 expect 2 "missing -o" "$exe" trace $run
+# numeric policy: conflicting explicit values and degenerate inputs are errors, never nonsense
+expect 1 "gpus must equal tp*pp*dp" "$exe" estimate $run --set execution.gpus=8 --set execution.dp=4
+expect 1 "must be at least 0.001" "$exe" estimate $run --set gpu.matrix16-tflops=1e-300
+expect 1 "expected a positive number" "$exe" estimate $run --set gpu.hbm-gbps=0x10
+expect 1 "expected a positive integer" "$exe" estimate $run --set execution.tp=0x8
+# inputs must be regular files: a FIFO or a device never blocks or grows memory
+mkfifo "$tmp/fifo"
+expect 1 "is not a regular file" timeout 10 "$exe" calibrate "$tmp/fifo" -o "$tmp/p.xml"
+expect 1 "is not a regular file" timeout 10 "$exe" calibrate /dev/zero -o "$tmp/p.xml"
+expect 1 "is not a regular file" timeout 10 "$exe" dvfs-predict --power "$tmp/fifo" --profile bench/data/dvfs-v100-microbench.csv
+expect 1 "is not a regular file" timeout 10 "$exe" estimate "$tmp/fifo"
 # absurd microbatch counts: a clear error, not gigabytes of replay or graph
 big="--set execution.global-batch=6000000 --set execution.schedule=interleaved --set execution.vp=2"
 expect 1 "too many to replay" "$exe" estimate configs/megatron-1t.xml $big

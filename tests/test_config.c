@@ -393,7 +393,18 @@ static void test_set_derivation(void)
     CU_ASSERT_EQUAL(r.exec.gpus, 8 * 12 * 4);
     CU_ASSERT_EQUAL(culonx_run_set(&r, "execution.pp=6", &err), CULONX_OK);
     CU_ASSERT_EQUAL(r.exec.gpus, 8 * 6 * 4);
-    /* giving gpus makes dp the derived one again */
+    /* giving gpus as well pins both: they must agree (issue 15: no silent
+     * run on another GPU count) */
+    culonx_run both = r;
+    CU_ASSERT_EQUAL(culonx_run_set(&both, "execution.gpus=480", &err), CULONX_OK);
+    CU_ASSERT_EQUAL(both.exec.dp, 4);
+    CU_ASSERT_EQUAL(culonx_run_check(&both, &err), CULONX_EINPUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "gpus must equal tp*pp*dp = 8*6*4 = 192, got 480"));
+    CU_ASSERT_EQUAL(culonx_run_set(&both, "execution.gpus=192", &err), CULONX_OK);
+    CU_ASSERT_EQUAL(culonx_run_check(&both, &err), CULONX_OK);
+    /* giving only gpus makes dp the derived one */
+    CU_ASSERT_EQUAL_FATAL(load("configs/gpt3-175b.xml", &r, &err), CULONX_OK);
+    CU_ASSERT_EQUAL(culonx_run_set(&r, "execution.pp=6", &err), CULONX_OK);
     CU_ASSERT_EQUAL(culonx_run_set(&r, "execution.gpus=480", &err), CULONX_OK);
     CU_ASSERT_EQUAL(r.exec.dp, 10);
     CU_ASSERT_EQUAL(culonx_run_set(&r, "execution.global-batch=480", &err), CULONX_OK);

@@ -389,5 +389,6 @@ culonx_status culonx_estimate(const culonx_run *run, culonx_result *res, culonx_
     if (!c) return cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "out of memory");
     st = cx_core_closed_eval(run, run->exec.clock_mhz, c, res, err);
     free(c);
+    if (st == CULONX_OK) st = cx_core_result_check(run, res, err);
     return st;
 }

@@ -112,12 +112,13 @@ culonx_status culonx_energy_clocks(const culonx_run *run, double min_mhz, double
         culonx_clock_row *r = &rows[i];
         r->clock_mhz = min_mhz + step_mhz * i;
         st = cx_core_closed_eval(run, r->clock_mhz, c, &r->result, err);
+        if (st == CULONX_OK) st = cx_core_result_check(run, &r->result, err);
         if (st != CULONX_OK) {
             free(rows), free(c);
             return st;
         }
         double T = r->result.iteration_time_s, E = r->result.energy.total_j;
-        r->tokens_per_j = (double)run->exec.global_batch * (double)run->model.seq / E;
+        r->tokens_per_j = E > 0 ? (double)run->exec.global_batch * (double)run->model.seq / E : 0;
         r->edp_js = E * T;
         if (E < rows[emin].result.energy.total_j) emin = i;
         if (r->edp_js < rows[edp].edp_js) edp = i;

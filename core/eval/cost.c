@@ -494,3 +494,35 @@ int cx_core_dp_buckets(const cx_cost *c, int s)
 {
     return c->dp_nb[s];
 }
+
+/* Largest iteration time taken as an estimate: 1e9 s (32 years) per
+ * iteration is far beyond any real run; beyond it (or NaN/inf anywhere) the
+ * inputs are degenerate (a GPU of 1e-300 TFLOP/s) and printing the numbers
+ * would be nonsense. */
+#define MAX_ITERATION_S 1e9
+
+culonx_status cx_core_result_check(const culonx_run *run, const culonx_result *res,
+                                   culonx_error *err)
+{
+    const double v[] = {res->iteration_time_s,
+                        res->memory.peak_bytes,
+                        res->model_flops,
+                        res->hardware_flops,
+                        res->mfu,
+                        res->hfu,
+                        res->tokens_per_s,
+                        res->energy.total_j,
+                        res->avg_power_w,
+                        res->time_to_train_s,
+                        res->gpu_hours,
+                        res->energy_to_train_j};
+    int ok = res->iteration_time_s > 0 && res->iteration_time_s <= MAX_ITERATION_S;
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        ok = ok && isfinite(v[i]);
+    if (ok) return CULONX_OK;
+    return cx_core_fail(err, CULONX_EINPUT, run->path, 0,
+                        "the estimate is not usable (iteration time %g s; a derived quantity "
+                        "overflows or is not finite): check the GPU's throughput, bandwidth and "
+                        "network fields",
+                        res->iteration_time_s);
+}

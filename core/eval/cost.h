@@ -138,6 +138,11 @@ double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double 
 /* Power of a GPU waiting in a bubble or blocked in communication. */
 double cx_core_blocked_power_w(const cx_cost *c);
 
+/* CULONX_EINPUT when a result is not a usable estimate: iteration time
+ * above 1e9 s or any reported quantity not finite (degenerate inputs). */
+culonx_status cx_core_result_check(const culonx_run *run, const culonx_result *res,
+                                   culonx_error *err);
+
 /* Computes all costs at a clock (0 = max). Fails on configurations the
  * model cannot express (e.g. too many stages). */
 culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cost *c,

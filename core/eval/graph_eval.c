@@ -307,5 +307,6 @@ culonx_status culonx_estimate_graph(const culonx_run *run, int op_level, culonx_
     culonx_status st = cx_core_graph_run(run, op_level, &g, err);
     if (st == CULONX_OK) cx_core_graph_result(g, res);
     cx_core_graph_free(g);
+    if (st == CULONX_OK) st = cx_core_result_check(run, res, err);
     return st;
 }

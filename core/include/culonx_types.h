@@ -182,8 +182,9 @@ typedef struct {
      * code. Used by culonx_run_check to point messages at the element. */
     culonx_origin model_at, system_at, gpu_at, power_at, network_at, perf_at, exec_at;
     culonx_origin tier_at[CULONX_MAX_TIERS];
-    int dp_derived;   /* execution.dp was omitted: dp = gpus/(tp*pp) */
-    int gpus_derived; /* execution.gpus was omitted: gpus = tp*pp*dp */
+    int dp_derived;       /* execution.dp was omitted: dp = gpus/(tp*pp) */
+    int gpus_derived;     /* execution.gpus was omitted: gpus = tp*pp*dp */
+    int gpus_set, dp_set; /* given by --set: when both are, neither is derived */
     /* Internal, no XML option yet: layers of each virtual stage in model
      * order (pp x chunks entries, >= 0, adding up to model.layers), owned by
      * the caller; NULL: the even split layers / (pp x chunks). */

@@ -96,10 +96,10 @@ static culonx_status check_system(checker *C)
     TRY(int_range(C, so, "system", "gpus-per-node", s->gpus_per_node, 1, 100000));
     TRY(dbl_range(C, so, "system", "node-overhead-w", s->node_overhead_w, 0, 0, 1e6, 0));
     TRY(dbl_range(C, so, "system", "pue", s->pue, 1, 0, 10, 0));
-    TRY(dbl_range(C, go, "gpu", "matrix16-tflops", g->matrix16_tflops, 0, 1, 1e5, 0));
+    TRY(dbl_range(C, go, "gpu", "matrix16-tflops", g->matrix16_tflops, 1e-3, 0, 1e5, 0));
     TRY(dbl_range(C, go, "gpu", "matrix8-tflops", g->matrix8_tflops, 0, 0, 1e5, 0));
-    TRY(dbl_range(C, go, "gpu", "vector-tflops", g->vector_tflops, 0, 1, 1e5, 0));
-    TRY(dbl_range(C, go, "gpu", "hbm-gbps", g->hbm_gbps, 0, 1, 1e6, 0));
+    TRY(dbl_range(C, go, "gpu", "vector-tflops", g->vector_tflops, 1e-3, 0, 1e5, 0));
+    TRY(dbl_range(C, go, "gpu", "hbm-gbps", g->hbm_gbps, 1e-3, 0, 1e6, 0));
     TRY(dbl_range(C, go, "gpu", "mem-gib", g->mem_gib, 0, 1, 1e5, 0));
     TRY(dbl_range(C, go, "gpu", "min-mhz", g->min_mhz, 0, 1, 1e5, 0));
     TRY(dbl_range(C, go, "gpu", "max-mhz", g->max_mhz, g->min_mhz, 0, 1e5, 0));
@@ -128,7 +128,7 @@ static culonx_status check_system(checker *C)
         const culonx_net_tier *t = &s->tier[i];
         const culonx_origin *to = &r->tier_at[i];
         if (!t->name[0]) return bad(C, to, "<tier>: tier %d has no name", i);
-        TRY(dbl_range(C, to, "tier", "bw-gbps", t->bw_gbps, 0, 1, 1e6, 0));
+        TRY(dbl_range(C, to, "tier", "bw-gbps", t->bw_gbps, 1e-3, 0, 1e6, 0));
         TRY(dbl_range(C, to, "tier", "latency-us", t->latency_s, 0, 0, 1.0, 1e-6));
         TRY(dbl_range(C, to, "tier", "efficiency", t->efficiency, 0, 1, 1, 0));
         TRY(dbl_range(C, to, "tier", "pj-per-bit", t->pj_per_bit, 0, 0, 1e4, 0));

@@ -380,12 +380,16 @@ culonx_status culonx_run_set(culonx_run *run, const char *assignment, culonx_err
             m->ffn = cx_mul_sat_i64(fam->ffn_per_hidden, m->hidden);
     }
     if (base == &run->exec) {
-        if (strcmp(key, "dp") == 0 && run->dp_derived) {
+        /* the one of gpus and dp not given is derived; once both are given
+         * by --set neither is, and culonx_run_check requires them to agree */
+        if (strcmp(key, "dp") == 0) {
+            run->dp_set = 1;
             run->dp_derived = 0;
-            run->gpus_derived = 1;
-        } else if (strcmp(key, "gpus") == 0 && run->gpus_derived) {
+            run->gpus_derived = !run->gpus_set;
+        } else if (strcmp(key, "gpus") == 0) {
+            run->gpus_set = 1;
             run->gpus_derived = 0;
-            run->dp_derived = 1;
+            run->dp_derived = !run->dp_set;
         }
         cx_core_run_derive(run);
     }
