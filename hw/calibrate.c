@@ -500,7 +500,8 @@ culonx_status cx_hw_calibrate(const culonx_dvfs_row *const *rows_in, size_t nrow
         prow[np++] = r;
     }
     if (cx_hw_calibrate_power(prow, np, model->max_mhz, &model->power, NULL) != 0) {
-        st = cx_core_fail(err, CULONX_EINTERNAL, errfile, 0, "power fit failed (%zu rows)%s%s", np,
+        st = cx_core_fail(err, cx_hw_lapack_available() ? CULONX_EINPUT : CULONX_EINTERNAL, errfile,
+                          0, "power fit failed (%zu rows: degenerate or inconsistent data)%s%s", np,
                           cx_hw_lapack_available() ? "" : ": cannot load LAPACKE from ",
                           cx_hw_lapack_available() ? "" : cx_hw_lapack_path());
         goto out;
@@ -571,7 +572,8 @@ culonx_status cx_hw_calibrate(const culonx_dvfs_row *const *rows_in, size_t nrow
     }
     model->power.time_exp = sxx > 0.0 ? sxy / sxx : 1.0;
     if (fit_power_ratio(model, k, nk) != 0) {
-        st = cx_core_fail(err, CULONX_EINTERNAL, errfile, 0, "power-ratio fit failed");
+        st = cx_core_fail(err, CULONX_EINPUT, errfile, 0,
+                          "power-ratio fit failed (degenerate or inconsistent data)");
         goto out;
     }
     /* blocked: the model's power of a spinning kernel (SM active, nothing else) */

@@ -48,6 +48,16 @@ expect 1 "is not a regular file" timeout 10 "$exe" calibrate "$tmp/fifo" -o "$tm
 expect 1 "is not a regular file" timeout 10 "$exe" calibrate /dev/zero -o "$tmp/p.xml"
 expect 1 "is not a regular file" timeout 10 "$exe" dvfs-predict --power "$tmp/fifo" --profile bench/data/dvfs-v100-microbench.csv
 expect 1 "is not a regular file" timeout 10 "$exe" estimate "$tmp/fifo"
+# CSV and power XML: decimal numbers only, plausible ranges, exit 1 (never a fit failure "3")
+hdr="gpu,benchmark,kernel,input,core_mhz,mem_mhz,time_ms,power_w,sm_active,sm_occupancy,dram_active,fp16_active,fp32_active,fp64_active,tensor_active"
+printf '%s\nV,b,k,i,0x10,1,1,1,0.5,0.5,0.5,0,0,0,0\n' "$hdr" > "$tmp/hex.csv"
+expect 1 "hex.csv:2: error: core_mhz: '0x10' is not a number" "$exe" calibrate "$tmp/hex.csv" -o "$tmp/p.xml"
+printf '%s\nV,b,k,i,1000,1,1e308,1,0.5,0.5,0.5,0,0,0,0\n' "$hdr" > "$tmp/huge.csv"
+expect 1 "time_ms = 1e+308 is outside the plausible range" "$exe" calibrate "$tmp/huge.csv" -o "$tmp/p.xml"
+printf '%s\nV,b,k,i,1000,1,1,1,0.5,0.5,0.5,inf,0,0,0\n' "$hdr" > "$tmp/inf.csv"
+expect 1 "fp16_active: 'inf' is not a number" "$exe" calibrate "$tmp/inf.csv" -o "$tmp/p.xml"
+sed 's/time-exp="[0-9.e+-]*"/time-exp="1e308"/' configs/power/v100.xml > "$tmp/pw.xml"
+expect 1 "time-exp = 1e+308 is outside the plausible range" "$exe" dvfs-predict --power "$tmp/pw.xml" --profile bench/data/dvfs-v100-microbench.csv
 # absurd microbatch counts: a clear error, not gigabytes of replay or graph
 big="--set execution.global-batch=6000000 --set execution.schedule=interleaved --set execution.vp=2"
 expect 1 "too many to replay" "$exe" estimate configs/megatron-1t.xml $big

@@ -5,6 +5,7 @@
  * limits are sanity bounds, not hardware facts: anything beyond them (10000
  * layers, hidden 1e6, 1e7 GPUs ...) is a typo in practice.
  */
+#include "core/input/fields.h"
 #include "core/base/base.h"
 #include "core/layout/layout.h"
 #include "core/layout/rules.h"
@@ -87,6 +88,38 @@ static culonx_status check_model(checker *C)
     return CULONX_OK;
 }
 
+/* The plausible ranges of a <power> model (also for power files read
+ * alone, cx_core_check_power). */
+static culonx_status power_ranges(checker *C, const culonx_origin *po, const culonx_power_model *p)
+{
+    TRY(dbl_range(C, po, "power", "const-w", p->const_w, 0, 0, 1e5, 0));
+    TRY(dbl_range(C, po, "power", "static-w", p->static_w, 0, 0, 1e5, 0));
+    TRY(dbl_range(C, po, "power", "knee-mhz", p->knee_mhz, 0, 0, 1e5, 0));
+    TRY(dbl_range(C, po, "power", "v-min", p->v_min, 0, 1, 100, 0));
+    TRY(dbl_range(C, po, "power", "v-slope", p->v_slope, 0, 0, 100, 0));
+    TRY(dbl_range(C, po, "power", "tensor-w", p->tensor_w, 0, 0, 1e5, 0));
+    TRY(dbl_range(C, po, "power", "fp-w", p->fp_w, 0, 0, 1e5, 0));
+    TRY(dbl_range(C, po, "power", "sm-w", p->sm_w, 0, 0, 1e5, 0));
+    TRY(dbl_range(C, po, "power", "dram-w", p->dram_w, 0, 0, 1e5, 0));
+    TRY(dbl_range(C, po, "power", "blocked-w", p->blocked_w, 0, 0, 1e5, 0));
+    TRY(dbl_range(C, po, "power", "time-exp", p->time_exp, 0, 1, 4, 0));
+    return CULONX_OK;
+}
+
+culonx_status cx_core_check_power(const culonx_power_model *p, const char *file, int line,
+                                  culonx_error *err)
+{
+    culonx_run r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.path, sizeof r.path, "%s", file);
+    culonx_origin o;
+    memset(&o, 0, sizeof o);
+    snprintf(o.file, sizeof o.file, "%s", file);
+    o.line = line;
+    checker C = {&r, err};
+    return power_ranges(&C, &o, p);
+}
+
 static culonx_status check_system(checker *C)
 {
     const culonx_run *r = C->run;
@@ -106,21 +139,7 @@ static culonx_status check_system(checker *C)
     TRY(dbl_range(C, go, "gpu", "step-mhz", g->step_mhz, 0, 1, 1e5, 0));
     TRY(dbl_range(C, go, "gpu", "tdp-w", g->tdp_w, 0, 1, 1e5, 0));
     TRY(dbl_range(C, go, "gpu", "idle-w", g->idle_w, 0, 0, g->tdp_w, 0));
-    if (g->power.present) {
-        const culonx_power_model *p = &g->power;
-        const culonx_origin *po = &r->power_at;
-        TRY(dbl_range(C, po, "power", "const-w", p->const_w, 0, 0, 1e5, 0));
-        TRY(dbl_range(C, po, "power", "static-w", p->static_w, 0, 0, 1e5, 0));
-        TRY(dbl_range(C, po, "power", "knee-mhz", p->knee_mhz, 0, 0, 1e5, 0));
-        TRY(dbl_range(C, po, "power", "v-min", p->v_min, 0, 1, 100, 0));
-        TRY(dbl_range(C, po, "power", "v-slope", p->v_slope, 0, 0, 100, 0));
-        TRY(dbl_range(C, po, "power", "tensor-w", p->tensor_w, 0, 0, 1e5, 0));
-        TRY(dbl_range(C, po, "power", "fp-w", p->fp_w, 0, 0, 1e5, 0));
-        TRY(dbl_range(C, po, "power", "sm-w", p->sm_w, 0, 0, 1e5, 0));
-        TRY(dbl_range(C, po, "power", "dram-w", p->dram_w, 0, 0, 1e5, 0));
-        TRY(dbl_range(C, po, "power", "blocked-w", p->blocked_w, 0, 0, 1e5, 0));
-        TRY(dbl_range(C, po, "power", "time-exp", p->time_exp, 0, 1, 4, 0));
-    }
+    if (g->power.present) TRY(power_ranges(C, &r->power_at, &g->power));
     if (s->ntiers < 1 || s->ntiers > CULONX_MAX_TIERS)
         return bad(C, &r->network_at, "<network>: needs 1 or %d tiers, has %d", CULONX_MAX_TIERS,
                    s->ntiers);

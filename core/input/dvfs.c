@@ -7,11 +7,13 @@
  * CSV: header naming (in any order) gpu, benchmark, kernel, input, core_mhz,
  * mem_mhz, time_ms, power_w, sm_active, sm_occupancy, dram_active,
  * fp16_active, fp32_active, fp64_active, tensor_active; no quoting; empty
- * counter cells are missing values (NaN); time and power must be >= 0 and
- * the clock > 0. Energy of a point: E[mJ] = t[ms] * P[W].
+ * counter cells are missing values (NaN); numbers are decimal (no hex, inf
+ * or nan), time and power >= 0, the clock > 0, each column below a sanity
+ * bound (col_max), counters are fractions. Energy of a point: E[mJ] = t[ms] * P[W].
  */
 #include "culonx.h"
 #include "core/base/base.h"
+#include "core/input/fields.h"
 #include "core/input/xml.h"
 #include "hw/calibrate.h"
 #include "hw/power.h"
@@ -75,15 +77,38 @@ static char *trim(char *s)
     return s;
 }
 
+/* A decimal number (digits, sign, point, exponent: no hex, inf or nan),
+ * finite. 1: empty cell, -1: not such a number. */
 static int parse_num(const char *s, double *out)
 {
     if (!*s) return 1; /* empty */
+    for (const char *p = s; *p; p++)
+        if (!strchr("0123456789+-.eE", *p)) return -1;
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (*end || errno == ERANGE || !isfinite(v)) return -1;
+    if (end == s || *end || errno == ERANGE || !isfinite(v)) return -1;
     *out = v;
     return 0;
+}
+
+/* Plausible upper bounds per numeric column (sanity limits, not hardware
+ * facts): clocks up to 100 GHz, a kernel up to 1e7 ms, power up to 100 kW,
+ * utilisation counters are fractions (up to 1, with 1% tolerance for
+ * counter rounding). */
+static double col_max(int c)
+{
+    switch (c) {
+    case C_CORE:
+    case C_MEM:
+        return 1e5;
+    case C_TIME:
+        return 1e7;
+    case C_POWER:
+        return 1e5;
+    default:
+        return 1.01;
+    }
 }
 
 culonx_status culonx_dvfs_csv_parse(const char *name, const char *buf, size_t len,
@@ -218,6 +243,12 @@ culonx_status culonx_dvfs_csv_parse(const char *name, const char *buf, size_t le
             if (rc == 0 && x < 0.0) {
                 st = cx_core_fail(err, CULONX_EINPUT, name, lineno, "%s is negative (%g)",
                                   col_names[c], x);
+                goto fail;
+            }
+            if (rc == 0 && x > col_max(c)) {
+                st = cx_core_fail(err, CULONX_EINPUT, name, lineno,
+                                  "%s = %g is outside the plausible range (at most %g)",
+                                  col_names[c], x, col_max(c));
                 goto fail;
             }
             *num[c] = x;
@@ -561,6 +592,20 @@ culonx_status culonx_power_read_xml(const char *path, culonx_dvfs_model *d, culo
     }
     if (!(m->knee_mhz >= 0.0) || !(m->v_min > 0.0)) {
         st = cx_core_fail(err, CULONX_EINPUT, path, line, "<power>: v-min must be positive");
+        goto out;
+    }
+    if ((st = cx_core_check_power(m, path, line, err)) != CULONX_OK) goto out;
+    for (int j = 0; j < nclk; j++)
+        if (!(d->mem_scale[j] > 0 && d->mem_scale[j] < 1e6 && d->compute_scale[j] > 0 &&
+              d->compute_scale[j] < 1e6)) {
+            st = cx_core_fail(err, CULONX_EINPUT, path, line,
+                              "<power>: time-mem-scale and time-compute-scale must be positive and "
+                              "plausible (below 1e6)");
+            goto out;
+        }
+    if (d->max_mhz > 1e5) {
+        st = cx_core_fail(err, CULONX_EINPUT, path, line, "<power>: max-mhz = %g is implausible",
+                          d->max_mhz);
         goto out;
     }
     m->present = 1;

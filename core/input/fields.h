@@ -56,6 +56,10 @@ int cx_core_field_find(const cx_field *fs, int n, const char *key);
 int cx_core_field_parse(const cx_field *f, const char *s, void *base, char *why, size_t whylen);
 /* Re-derives whichever of dp / gpus was omitted in the file. */
 void cx_core_run_derive(culonx_run *run);
+/* The plausible ranges of a power model read alone (a <power> file for
+ * dvfs-predict), with the run check's messages (check.c). */
+culonx_status cx_core_check_power(const culonx_power_model *p, const char *file, int line,
+                                  culonx_error *err);
 /* Sets an origin record (file, line). */
 void cx_core_origin_set(culonx_origin *o, const char *file, int line);
 
