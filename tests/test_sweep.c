@@ -667,11 +667,30 @@ static void test_prune_identical(void)
     CU_ASSERT(pruned > 0);
 }
 
+/* A rejected option leaves the spec as it was (fuzz_sweep_options found a
+ * half-parsed list left unsorted with duplicates). */
+static void test_bad_option_untouched(void)
+{
+    static culonx_sweep_spec spec;
+    culonx_error err;
+    culonx_sweep_spec_init(&spec);
+    CU_ASSERT_EQUAL(culonx_sweep_option(&spec, "pp", "4,2", &err), CULONX_OK);
+    CU_ASSERT_EQUAL(culonx_sweep_option(&spec, "pp", "22,22,6:", &err), CULONX_EUSAGE);
+    CU_ASSERT_EQUAL(spec.list[CULONX_SWEEP_PP].n, 2);
+    CU_ASSERT_EQUAL(spec.list[CULONX_SWEEP_PP].v[0], 2);
+    CU_ASSERT_EQUAL(spec.list[CULONX_SWEEP_PP].v[1], 4);
+    CU_ASSERT_EQUAL(culonx_sweep_option(&spec, "schedule", "1f1b", &err), CULONX_OK);
+    CU_ASSERT_EQUAL(culonx_sweep_option(&spec, "schedule", "gpipe,zigzag", &err), CULONX_EUSAGE);
+    CU_ASSERT_EQUAL(spec.list[CULONX_SWEEP_SCHEDULE].n, 1);
+    CU_ASSERT_EQUAL(spec.list[CULONX_SWEEP_SCHEDULE].v[0], CULONX_SCHED_1F1B);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;
     CU_pSuite s = CU_add_suite("sweep", NULL, NULL);
     CU_add_test(s, "layout: gpus, strides, groups", test_layout);
+    CU_add_test(s, "a rejected option leaves the spec", test_bad_option_untouched);
     CU_add_test(s, "execution check codes", test_exec_check);
     CU_add_test(s, "enumeration and rejects by hand", test_hand_count);
     CU_add_test(s, "top-K = brute force", test_topk_brute_force);

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -460,14 +461,24 @@ culonx_status culonx_power_read_xml(const char *path, culonx_dvfs_model *d, culo
     size_t len;
     culonx_status rs = cx_core_read_file(path, MAX_FILE_BYTES, &buf, &len, err, path, 0, "");
     if (rs != CULONX_OK) return rs;
+    rs = cx_core_power_parse_xml(path, buf, len, d, err);
+    free(buf);
+    return rs;
+}
+
+culonx_status cx_core_power_parse_xml(const char *path, const char *buf, size_t len,
+                                      culonx_dvfs_model *d, culonx_error *err)
+{
+    cx_core_error_clear(err);
+    memset(d, 0, sizeof *d);
+    if (len > MAX_FILE_BYTES || len > (size_t)INT_MAX)
+        return cx_core_fail(err, CULONX_EINPUT, path, 0, "file too large");
+    culonx_status ps = cx_core_xml_prescan(path, buf, len, err);
+    if (ps != CULONX_OK) return ps;
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
-    if (!ctxt) {
-        free(buf);
-        return cx_core_fail(err, CULONX_EINTERNAL, path, 0, "out of memory");
-    }
+    if (!ctxt) return cx_core_fail(err, CULONX_EINTERNAL, path, 0, "out of memory");
     xmlDocPtr doc = xmlCtxtReadMemory(ctxt, buf, (int)len, path, NULL,
                                       XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-    free(buf);
     culonx_status st = CULONX_OK;
     if (!doc) {
         xmlErrorPtr e = xmlCtxtGetLastError(ctxt);

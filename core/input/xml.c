@@ -274,7 +274,7 @@ static int line_of(const char *buf, size_t len, const char *needle)
  * quotes) of every tag and refuses an element with more than
  * MAX_ATTRIBUTES. Comments, CDATA and processing instructions are skipped;
  * malformed markup is left to the parser. */
-static culonx_status prescan(const char *name, const char *b, size_t n, culonx_error *err)
+culonx_status cx_core_xml_prescan(const char *name, const char *b, size_t n, culonx_error *err)
 {
     int line = 1;
     for (size_t i = 0; i < n; i++) {
@@ -327,7 +327,7 @@ culonx_status cx_core_xml_read_doc(const char *name, const char *buf, size_t len
     if (len > MAX_FILE_BYTES || len > (size_t)INT_MAX)
         return cx_core_fail(err, CULONX_EINPUT, name, 0, "file too large (over %zu bytes)",
                             MAX_FILE_BYTES);
-    culonx_status ps = prescan(name, buf, len, err);
+    culonx_status ps = cx_core_xml_prescan(name, buf, len, err);
     if (ps != CULONX_OK) return ps;
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
     if (!ctxt) return cx_core_fail(err, CULONX_EINTERNAL, name, 0, "out of memory");

@@ -35,6 +35,13 @@ culonx_status cx_core_read_file(const char *path, size_t max_bytes, char **buf, 
 culonx_status cx_core_xml_read_file(const char *path, char **buf, size_t *len, culonx_error *err,
                                     const char *from, int from_line, const char *what);
 
+/* Refuses (file:line) an element with more than 64 attributes, in one
+ * linear pass before libxml2 sees the document (its checks are quadratic). */
+culonx_status cx_core_xml_prescan(const char *name, const char *buf, size_t len, culonx_error *err);
+/* Parses a <power> document held in memory (culonx_power_read_xml reads
+ * the file; dvfs.c); `path` names it in messages. */
+culonx_status cx_core_power_parse_xml(const char *path, const char *buf, size_t len,
+                                      culonx_dvfs_model *d, culonx_error *err);
 /* s past leading blanks (space, tab, CR, LF). */
 const char *cx_core_xml_skip_space(const char *s);
 /* `<tag attr="value">` of an element for messages (attr may be NULL). */

@@ -64,8 +64,8 @@ static int parse_pos(const char *s, const char *e, int64_t *out)
     return 0;
 }
 
-static culonx_status parse_int_list(const char *name, const char *value, culonx_sweep_list *l,
-                                    culonx_error *err)
+static culonx_status int_list_into(const char *name, const char *value, culonx_sweep_list *l,
+                                   culonx_error *err)
 {
     static const char *const syn = "bad list '%s' (expected N, A,B,C, A:B or A:B:STEP of "
                                    "positive integers)";
@@ -111,9 +111,9 @@ static culonx_status parse_int_list(const char *name, const char *value, culonx_
 }
 
 /* Comma-separated names; "all" selects every value (n = 0: the default). */
-static culonx_status parse_name_list(const char *name, const char *value, culonx_sweep_list *l,
-                                     int (*lookup)(const char *, int64_t *), const char *known,
-                                     culonx_error *err)
+static culonx_status name_list_into(const char *name, const char *value, culonx_sweep_list *l,
+                                    int (*lookup)(const char *, int64_t *), const char *known,
+                                    culonx_error *err)
 {
     if (!value || !*value) return bad_opt(err, name, "needs a value%s", "");
     l->n = 0;
@@ -138,6 +138,27 @@ static culonx_status parse_name_list(const char *name, const char *value, culonx
     }
     list_sort_unique(l);
     return CULONX_OK;
+}
+
+/* The list parsers fill a copy, so that a bad value leaves the spec as it
+ * was (found by fuzz_sweep_options: a half-parsed list stayed unsorted). */
+static culonx_status parse_int_list(const char *name, const char *value, culonx_sweep_list *l,
+                                    culonx_error *err)
+{
+    static _Thread_local culonx_sweep_list tmp;
+    culonx_status st = int_list_into(name, value, &tmp, err);
+    if (st == CULONX_OK) *l = tmp;
+    return st;
+}
+
+static culonx_status parse_name_list(const char *name, const char *value, culonx_sweep_list *l,
+                                     int (*lookup)(const char *, int64_t *), const char *known,
+                                     culonx_error *err)
+{
+    static _Thread_local culonx_sweep_list tmp;
+    culonx_status st = name_list_into(name, value, &tmp, lookup, known, err);
+    if (st == CULONX_OK) *l = tmp;
+    return st;
 }
 
 static int look_sched(const char *s, int64_t *v)
