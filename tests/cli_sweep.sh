@@ -102,4 +102,8 @@ grep -q "^sweep: progress [0-9]*/[0-9]* candidates (100.0%)" "$T/err" ||
     { echo "FAIL: --progress plain"; cat "$T/err"; fail=1; }
 grep -q $'\r' "$T/err" && { echo "FAIL: carriage return with --progress plain"; fail=1; }
 expect 2 "progress mode" "$X" sweep $RUN --progress fancy
+# nothing feasible: exit 1, the reasons on stderr
+expect 1 "nothing feasible" "$X" sweep $RUN --gpus 4096 --max-memory-gib 1 --quiet
+grep -q "no feasible configuration.*does not fit in memory" "$T/err" ||
+    { echo "FAIL: no reasons for nothing feasible"; cat "$T/err"; fail=1; }
 exit $fail

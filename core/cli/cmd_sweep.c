@@ -182,8 +182,24 @@ static int body(const cx_cli_args *a, int rank)
                 res->spec.threads, res->spec.threads == 1 ? "" : "s",
                 t > 0 ? (double)res->evaluated / t : 0.0);
     }
-    culonx_sweep_result_free(res);
     rc = CX_EXIT_OK;
+    if (res->feasible == 0) { /* nothing to run: exit 1, with why */
+        if (rank == 0) {
+            fprintf(stderr, "culonx sweep: no feasible configuration among %llu candidates;",
+                    (unsigned long long)res->enumerated);
+            const char *sep = " rejected:";
+            for (int r = 0; r < CULONX_REJECT_COUNT; r++)
+                if (res->rejected[r]) {
+                    fprintf(stderr, "%s %s %llu", sep,
+                            culonx_sweep_reject_name((culonx_sweep_reject)r),
+                            (unsigned long long)res->rejected[r]);
+                    sep = ",";
+                }
+            fputc('\n', stderr);
+        }
+        rc = CX_EXIT_INPUT;
+    }
+    culonx_sweep_result_free(res);
 out:
     if (all && fclose(all) != 0 && rc == CX_EXIT_OK) {
         fprintf(stderr, "culonx sweep: error writing %s\n", all_path);
