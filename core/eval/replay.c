@@ -122,7 +122,7 @@ static int reduced_m(const cx_sched_desc *d, int p, int m, int v, int tries, int
     if (full_replay || !d->steady || tries > 8 || !d->steady(p, m, v, &c, &e) || c < 1) return m;
     e <<= tries;
     int64_t need = 2 * (int64_t)e + 3 * (int64_t)c;
-    if ((int64_t)m < need + c) return m;
+    if ((int64_t)m < 2 * need) return m; /* no gain: play m */
     int mr = (int)(need + (m - need) % c);
     if (!d->steady(p, mr, v, &c2, &e2) || c2 != c) return m;
     *period = c, *edge = e;
