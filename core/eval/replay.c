@@ -18,7 +18,8 @@
  *
  * Steady state (the fast path). Schedules that state one
  * (cx_sched_desc.steady: period c and edge e microbatches) are played with
- * m' = m - k c microbatches, the smallest such m' >= 2e + 3c, whose orders
+ * m' = m - k c microbatches, the smallest such m' >= 2e + 3c (tried only
+ * when m >= 2 (2e + 3c): a failed check then costs at most m), whose orders
  * are those of m with k periods removed. Before extrapolating, the played
  * cells are checked to be periodic: for every virtual stage and every token
  * (F output, B output, B done) of the microbatches mb in [e/2, e + 2c),
