@@ -18,11 +18,21 @@
  * pruned by bounds, peak RSS, and a digest of the whole top K and Pareto
  * frontier (index and the bits of time, energy and memory) so that runs with
  * and without pruning can be compared.
- * Usage: bench_sweep_bench [calculon|small|all] [threads] [noprune]
+ *  3. "schedules": per schedule, the calculon space at 21 clocks
+ *     (210-1410 MHz, 60 MHz steps) without pruning, once with the replay's
+ *     steady-state fast path (core/eval/replay.c) and once with the full
+ *     replay (the reference): closed-form evaluations/s per core of each
+ *     (CPU time), and the agreement of the two: the same top K and frontier
+ *     (indices) and the worst relative time difference over them.
+ * Usage: bench_sweep_bench [calculon|small|schedules|all] [threads] [noprune]
+ * The machine this runs on may be shared: rates are per CPU second.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "culonx.h"
+#include "core/eval/replay.h"
+
+#include <math.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +136,61 @@ static int bench(const char *name, const culonx_run *run, culonx_sweep_spec *spe
     return 0;
 }
 
+/* the calculon space restricted to one schedule, 21 clocks */
+static int calculon_spec(culonx_sweep_spec *spec, const char *sched)
+{
+    culonx_sweep_spec_init(spec);
+    spec->no_prune = 1, spec->tp_across_nodes = 1;
+    if (set(spec, "threads", "1") || set(spec, "schedule", sched) ||
+        set(spec, "mb",
+            "1,2,3,4,6,8,12,16,24,32,48,64,96,128,192,256,384,512,768,1024,1536,3072") ||
+        set(spec, "dp-overlap", "on,off") || set(spec, "clocks", "210:1410:60"))
+        return 1;
+    return 0;
+}
+
+static int per_schedule(const culonx_run *run, culonx_sweep_spec *spec)
+{
+    printf("%-12s %9s %12s %12s %9s %10s\n", "schedule", "evaluated", "fast eval/s", "full eval/s",
+           "same top", "worst diff");
+    for (int k = 0; k < culonx_schedule_count(); k++) {
+        const char *name = culonx_schedule_name(k);
+        culonx_sweep_result *res[2];
+        double rate[2];
+        culonx_error err;
+        for (int full = 0; full < 2; full++) {
+            if (calculon_spec(spec, name)) return 1;
+            cx_core_replay_set_full(full);
+            double c0 = (double)clock() / CLOCKS_PER_SEC;
+            if (culonx_sweep_run(run, spec, &res[full], &err) != CULONX_OK) {
+                fprintf(stderr, "bench: %s\n", err.msg);
+                return 1;
+            }
+            double cpu = (double)clock() / CLOCKS_PER_SEC - c0;
+            rate[full] = cpu > 0 ? (double)res[full]->evaluated / cpu : 0.0;
+        }
+        cx_core_replay_set_full(0);
+        int same = res[0]->ntop == res[1]->ntop && res[0]->nfront == res[1]->nfront;
+        double worst = 0;
+        for (int i = 0; same && i < res[0]->ntop; i++) {
+            same &= res[0]->top[i].index == res[1]->top[i].index;
+            double a = res[0]->top[i].res.iteration_time_s, b = res[1]->top[i].res.iteration_time_s;
+            worst = fmax(worst, fabs(a - b) / b);
+        }
+        for (int i = 0; same && i < res[0]->nfront; i++) {
+            same &= res[0]->front[i].index == res[1]->front[i].index;
+            double a = res[0]->front[i].res.iteration_time_s,
+                   b = res[1]->front[i].res.iteration_time_s;
+            worst = fmax(worst, fabs(a - b) / b);
+        }
+        printf("%-12s %9llu %12.0f %12.0f %9s %10.3g\n", name,
+               (unsigned long long)res[0]->evaluated, rate[0], rate[1], same ? "yes" : "NO", worst);
+        culonx_sweep_result_free(res[0]);
+        culonx_sweep_result_free(res[1]);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "all";
@@ -153,6 +218,7 @@ int main(int argc, char **argv)
             return 2;
         rc |= bench("calculon", run, spec);
     }
+    if (!strcmp(which, "schedules") || !strcmp(which, "all")) rc |= per_schedule(run, spec);
     free(run);
     free(spec);
     return rc;

@@ -117,6 +117,7 @@ const cx_sched_desc cx_sched_dualpipev = {
     .chunks = cx_sched_chunks_two,
     .vstage = cx_sched_vstage_v,
     .order = order,
+    .steady = cx_sched_steady_v,
     .supports = cx_sched_supports_v_shape,
     .min_microbatches = cx_sched_min_mb_2p,
     .bubble_s = bubble_s,

@@ -94,6 +94,20 @@ static int order(int p, int m, int v, int stage, cx_sched_item *out, int cap)
     return n;
 }
 
+/* Steady state: the table repeats every group of N microbatches (period N);
+ * warm-up spans nw <= 2(p-1) + (v-1)N entries, i.e. microbatches below
+ * N + 2p, and the drain plus the last (partial) group as many at the end:
+ * edge 2(2N + 2p) (sched.h: structure holds from edge/2). A reduced m' keeps N (same group) and the
+ * same last group (m' = m mod N); v = 1 is the 1F1B family. */
+static int steady(int p, int m, int v, int *period, int *edge)
+{
+    if (v <= 1) return cx_sched_steady_family(p, m, v, period, edge);
+    if (m < p) return 0;
+    int n = group(p, m);
+    *period = n, *edge = 4 * n + 4 * p;
+    return 1;
+}
+
 /* Megatron: interleaving needs pipeline parallelism and m >= p (above) */
 static int64_t min_microbatches(int64_t p, int64_t v)
 {
@@ -130,6 +144,7 @@ const cx_sched_desc cx_sched_interleaved = {
     .chunks = chunks,
     .vstage = vstage,
     .order = order,
+    .steady = steady,
     .supports = supports,
     .min_microbatches = min_microbatches,
     .bubble_s = bubble_s,

@@ -83,6 +83,16 @@ typedef struct {
     culonx_sweep_reject (*supports)(const cx_sched_shape *s);
     /* microbatches per pipeline needed on p stages at requested v (>= 1) */
     int64_t (*min_microbatches)(int64_t p, int64_t v);
+    /* Steady state of the orders (optional; NULL: none stated). Returns 1
+     * and sets *period (microbatches) and *edge (microbatches) when, for
+     * every m' = m - k*period with m' >= 2*edge + period, the orders of
+     * (p, m, v) are those of (p, m', v) with k periods inserted: items of
+     * microbatches in [edge, m' - edge) form, on every stage, a block that
+     * repeats with the microbatch ids advanced by period. Used by the
+     * closed form's replay (core/eval/replay.c) to play O(edge + period)
+     * microbatches instead of m; held to the full replay by
+     * bench/fast_agree.c and tests/test_fast_replay.c. */
+    int (*steady)(int p, int m, int v, int *period, int *edge);
 } cx_sched_desc;
 
 /* The schedule takes execution.vp (its chunks per stage follow it). */

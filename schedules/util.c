@@ -82,6 +82,20 @@ int cx_sched_family_order(int m, int warmup, int lag, int fused, cx_sched_item *
     return n;
 }
 
+int cx_sched_steady_family(int p, int m, int v, int *period, int *edge)
+{
+    (void)m, (void)v;
+    *period = 1, *edge = 4 * p;
+    return p >= 1;
+}
+
+int cx_sched_steady_v(int p, int m, int v, int *period, int *edge)
+{
+    (void)m, (void)v;
+    *period = 1, *edge = 4 * p + 2;
+    return p >= 1;
+}
+
 double cx_sched_family_peak(int m, int warmup, int lag, int fused)
 {
     if (fused) lag = 0;

@@ -58,6 +58,12 @@ int cx_sched_vstage_v(int p, int v, int stage, int chunk);
 double cx_sched_played_bubble(const cx_sched_desc *d, int p, double f_s, double b_s, double w_s);
 
 int cx_sched_family_order(int m, int warmup, int lag, int fused, cx_sched_item *out, int cap);
+/* Steady state (cx_sched_desc.steady) of the one-chunk family orders above
+ * (warm-up <= 2p - 1 forwards, W lag <= 2(p - 1)): period 1, edge 4p; and of
+ * the V-shaped orders (zb_v.c, dualpipev.c: warm-up phases of 2p - 1
+ * forwards per chunk pair, drain of 2p): period 1, edge 4p + 2. */
+int cx_sched_steady_family(int p, int m, int v, int *period, int *edge);
+int cx_sched_steady_v(int p, int m, int v, int *period, int *edge);
 /* Its peak in-flight activations: min(warmup + lag, m) (lag ignored if fused). */
 double cx_sched_family_peak(int m, int warmup, int lag, int fused);
 

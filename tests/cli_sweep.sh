@@ -89,7 +89,21 @@ expect 0 "energy objective" "$X" sweep $RUN --gpus 4096 --objective tokens-per-j
 # --verify shows both engines
 expect 0 "verify" "$X" sweep $RUN --gpus 4096 --top 2 --verify 2
 grep -q "graph engine" "$T/out" || { echo "FAIL: verify output"; fail=1; }
-# no progress on a non-terminal stderr
-expect 0 "quiet" "$X" sweep $RUN --gpus 4096 --top 1
-[ -s "$T/err" ] && { echo "FAIL: stderr not empty"; fail=1; }
+# no progress on a non-terminal stderr: only the closing summary (counts
+# and rate); --quiet: nothing
+expect 0 "summary" "$X" sweep $RUN --gpus 4096 --top 1
+[ "$(wc -l <"$T/err")" = 1 ] && grep -q "^sweep: [0-9]* candidates, [0-9]* evaluated, .* evaluations/s$" "$T/err" ||
+    { echo "FAIL: closing summary on stderr"; cat "$T/err"; fail=1; }
+expect 0 "quiet" "$X" sweep $RUN --gpus 4096 --top 1 --quiet
+[ -s "$T/err" ] && { echo "FAIL: stderr not empty with --quiet"; fail=1; }
+# --progress plain: newline-terminated progress lines, the last at 100%
+expect 0 "progress plain" "$X" sweep $RUN --gpus 4096 --top 1 --progress plain
+grep -q "^sweep: progress [0-9]*/[0-9]* candidates (100.0%)" "$T/err" ||
+    { echo "FAIL: --progress plain"; cat "$T/err"; fail=1; }
+grep -q $'\r' "$T/err" && { echo "FAIL: carriage return with --progress plain"; fail=1; }
+expect 2 "progress mode" "$X" sweep $RUN --progress fancy
+# nothing feasible: exit 1, the reasons on stderr
+expect 1 "nothing feasible" "$X" sweep $RUN --gpus 4096 --max-memory-gib 1 --quiet
+grep -q "no feasible configuration.*does not fit in memory" "$T/err" ||
+    { echo "FAIL: no reasons for nothing feasible"; cat "$T/err"; fail=1; }
 exit $fail

@@ -254,6 +254,50 @@ static void test_topk_brute_force(void)
     free(s);
 }
 
+/* time objective with several clocks: the top K lists distinct strategies,
+ * each at its best clock; energy keeps every clock */
+static void test_topk_distinct(void)
+{
+    culonx_run run, r;
+    tiny(&run, 8, 8, 16, 32);
+    culonx_sweep_spec *s = spec_new();
+    small_space(s);
+    opt(s, "top", "6");
+    opt(s, "clocks", "1410,1200,1000");
+    culonx_sweep_result *R;
+    culonx_error err;
+    CU_ASSERT_EQUAL_FATAL(culonx_sweep_run(&run, s, &R, &err), CULONX_OK);
+    CU_ASSERT_EQUAL_FATAL(R->ntop, 6);
+    static const double clocks[3] = {1410, 1200, 1000};
+    for (int i = 0; i < R->ntop; i++) {
+        const culonx_sweep_entry *x = &R->top[i];
+        for (int j = 0; j < i; j++) {
+            culonx_execution a = x->exec, b = R->top[j].exec;
+            a.clock_mhz = b.clock_mhz = 0;
+            CU_ASSERT(memcmp(&a, &b, sizeof a) != 0);
+        }
+        for (int k = 0; k < 3; k++) {
+            r = run, r.exec = x->exec, r.exec.clock_mhz = clocks[k];
+            culonx_result res;
+            CU_ASSERT_EQUAL_FATAL(culonx_estimate(&r, &res, &err), CULONX_OK);
+            CU_ASSERT(res.iteration_time_s >= x->res.iteration_time_s);
+        }
+    }
+    culonx_sweep_result_free(R);
+    opt(s, "objective", "energy");
+    CU_ASSERT_EQUAL_FATAL(culonx_sweep_run(&run, s, &R, &err), CULONX_OK);
+    int dup = 0;
+    for (int i = 0; i < R->ntop; i++)
+        for (int j = 0; j < i; j++) {
+            culonx_execution a = R->top[i].exec, b = R->top[j].exec;
+            a.clock_mhz = b.clock_mhz = 0;
+            dup += memcmp(&a, &b, sizeof a) == 0;
+        }
+    CU_ASSERT(dup > 0); /* the same strategy at several clocks */
+    culonx_sweep_result_free(R);
+    free(s);
+}
+
 static int dom(const culonx_sweep_entry *a, const culonx_sweep_entry *b, int energy)
 {
     double at = a->res.iteration_time_s, bt = b->res.iteration_time_s; /* one batch: per token */
@@ -273,6 +317,7 @@ static void test_pareto(void)
     opt(s, "recompute", "all");
     opt(s, "clocks", "1410,1005,600"); /* energy trades against time */
     opt(s, "top", "100000");           /* every feasible candidate */
+    opt(s, "objective", "energy");     /* which keeps every clock in the top K */
     culonx_sweep_result *R;
     culonx_error err;
     CU_ASSERT_EQUAL_FATAL(culonx_sweep_run(&run, s, &R, &err), CULONX_OK);
@@ -694,6 +739,7 @@ int main(void)
     CU_add_test(s, "execution check codes", test_exec_check);
     CU_add_test(s, "enumeration and rejects by hand", test_hand_count);
     CU_add_test(s, "top-K = brute force", test_topk_brute_force);
+    CU_add_test(s, "top-K: distinct strategies by time", test_topk_distinct);
     CU_add_test(s, "Pareto frontier non-dominated and complete", test_pareto);
     CU_add_test(s, "1, 2, 3 threads byte-identical", test_threads_deterministic);
     CU_add_test(s, "bad options", test_bad_options);

@@ -68,6 +68,7 @@ typedef enum {
     CX_OPT_TP_ACROSS_NODES,
     CX_OPT_NO_PRUNE,
     CX_OPT_QUIET,
+    CX_OPT_PROGRESS,
     CX_OPT_ALL,
     CX_OPT_COUNT
 } cx_cli_opt;

@@ -40,8 +40,9 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static double t0_s;
+static double t0_s, last_plain_s;
 
+/* --progress tty: one line rewritten in place */
 static void progress(void *ctx, uint64_t done, uint64_t total)
 {
     (void)ctx;
@@ -52,6 +53,21 @@ static void progress(void *ctx, uint64_t done, uint64_t total)
             (unsigned long long)total, total ? 100.0 * (double)done / (double)total : 100.0, rate,
             eta);
     if (done >= total) fputc('\n', stderr);
+    fflush(stderr);
+}
+
+/* --progress plain: a new line every 5 s and at the end (logs, CI) */
+static void progress_plain(void *ctx, uint64_t done, uint64_t total)
+{
+    (void)ctx;
+    double t = now_s() - t0_s;
+    if (done < total && t - last_plain_s < 5.0) return;
+    last_plain_s = t;
+    double rate = t > 0 ? (double)done / t : 0;
+    double eta = rate > 0 ? (double)(total - done) / rate : 0;
+    fprintf(stderr, "sweep: progress %llu/%llu candidates (%.1f%%), %.1f s, %.0f/s, ETA %.0f s\n",
+            (unsigned long long)done, (unsigned long long)total,
+            total ? 100.0 * (double)done / (double)total : 100.0, t, rate, eta);
     fflush(stderr);
 }
 
@@ -127,10 +143,18 @@ static int body(const cx_cli_args *a, int rank)
         spec->all = all.f;
         spec->all_jsonl = n >= 6 && strcmp(all_path + n - 6, ".jsonl") == 0;
     }
-    if (!a->given[CX_OPT_QUIET] && rank == 0 && isatty(2)) {
-        spec->progress = progress;
-        t0_s = now_s();
+    static const char *const modes[] = {"tty", "plain", "off", NULL};
+    const char *mode = a->value[CX_OPT_PROGRESS];
+    if (mode) {
+        rc = cx_cli_check_choice(a->command, "progress", mode, modes);
+        if (rc) goto out;
+    } else {
+        mode = isatty(2) ? "tty" : "off";
     }
+    int quiet = a->given[CX_OPT_QUIET];
+    if (!quiet && rank == 0 && strcmp(mode, "off"))
+        spec->progress = !strcmp(mode, "plain") ? progress_plain : progress;
+    t0_s = now_s(), last_plain_s = 0;
     culonx_sweep_result *res = NULL;
     culonx_error err;
     culonx_status st = culonx_sweep_run(run, spec, &res, &err);
@@ -143,8 +167,36 @@ static int body(const cx_cli_args *a, int rank)
         culonx_sweep_report_json(stdout, res);
     else
         culonx_sweep_report_text(stdout, res);
-    culonx_sweep_result_free(res);
+    /* the closing summary: on stderr, so that the report stays identical
+     * for any thread or rank count (it carries the counts, not the time) */
+    if (!quiet && rank == 0) {
+        double t = now_s() - t0_s;
+        fprintf(stderr,
+                "sweep: %llu candidates, %llu evaluated, %llu pruned, %llu feasible in %.2f s on "
+                "%d thread%s: %.0f evaluations/s\n",
+                (unsigned long long)res->enumerated, (unsigned long long)res->evaluated,
+                (unsigned long long)res->pruned, (unsigned long long)res->feasible, t,
+                res->spec.threads, res->spec.threads == 1 ? "" : "s",
+                t > 0 ? (double)res->evaluated / t : 0.0);
+    }
     rc = CX_EXIT_OK;
+    if (res->feasible == 0) { /* nothing to run: exit 1, with why */
+        if (rank == 0) {
+            fprintf(stderr, "culonx sweep: no feasible configuration among %llu candidates;",
+                    (unsigned long long)res->enumerated);
+            const char *sep = " rejected:";
+            for (int r = 0; r < CULONX_REJECT_COUNT; r++)
+                if (res->rejected[r]) {
+                    fprintf(stderr, "%s %s %llu", sep,
+                            culonx_sweep_reject_name((culonx_sweep_reject)r),
+                            (unsigned long long)res->rejected[r]);
+                    sep = ",";
+                }
+            fputc('\n', stderr);
+        }
+        rc = CX_EXIT_INPUT;
+    }
+    culonx_sweep_result_free(res);
 out:
     rc = cx_cli_out_close(&all, rc);
     free(spec);

@@ -68,7 +68,13 @@ const cx_cli_option cx_cli_options[CX_OPT_COUNT] = {
                          "evaluate every candidate exactly (by default candidates of replayed "
                          "schedules that lower bounds prove can enter neither the top K nor "
                          "the Pareto frontier are skipped: same results; off with --all)"},
-    [CX_OPT_QUIET] = {"quiet", 0, NULL, SW, 0, "no progress on stderr"},
+    [CX_OPT_QUIET] = {"quiet", 0, NULL, SW, 0,
+                      "no progress and no closing summary on stderr (the counts stay in the "
+                      "report and in JSON)"},
+    [CX_OPT_PROGRESS] = {"progress", 0, "tty|plain|off", SW, 0,
+                         "progress on stderr: tty (one updated line; default when stderr is a "
+                         "terminal), plain (a new line every 5 s and at the end, for logs and "
+                         "CI) or off"},
     [CX_OPT_ALL] = {"all", 0, "FILE", SW, 0, "every evaluated row, CSV (or JSON lines for .jsonl)"},
 };
 

@@ -16,6 +16,26 @@
  * transient bytes held during B) follows each stage's order alone, so its
  * per-stage peak is computed by a scan of the orders, apart from the times.
  *
+ * Steady state (the fast path). Schedules that state one
+ * (cx_sched_desc.steady: period c and edge e microbatches) are played with
+ * m' = m - k c microbatches, the smallest such m' >= 2e + 3c (tried only
+ * when m >= 2 (2e + 3c): a failed check then costs at most m), whose orders
+ * are those of m with k periods removed. Before extrapolating, the played
+ * cells are checked to be periodic: for every virtual stage and every token
+ * (F output, B output, B done) of the microbatches mb in [e/2, e + 2c),
+ *     t(mb + c) - t(mb) = delta
+ * for one delta (to 1e-12 of the played makespan): the state the periods
+ * after e read repeats, shifted by delta. Max-plus recurrences are
+ * exactly periodic once their transient has died out, so the k removed
+ * periods each add delta to every later token, and
+ *     T(m) = T(m') + k delta    (makespan, last ends, stream free times);
+ * the durations of the last items, and the activation peaks (the removed
+ * periods repeat a window whose activations return to the same level), are
+ * those of m'. When the check fails the edge is doubled, then the full
+ * orders are played (the reference, cx_core_replay_set_full). The fast path
+ * costs O(p v (e + c)) per call, independent of m, and so is the memory of
+ * the workspace; bench/fast_agree.c holds it to the full replay.
+ *
  * Cost: O(p m v) time per call; the workspace keeps the engine (orders of
  * the last (schedule, p, m, v), cells, worklist), and the last time and
  * memory results keyed by the bit patterns of their inputs, so repeated
@@ -27,6 +47,7 @@
 #include "core/eval/replay.h"
 #include "schedules/play.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,10 +62,14 @@ typedef struct {
 #define MEM_KEY (CX_COST_MAX_CLASSES * 2)
 
 struct cx_replay_ws {
-    /* the play engine, holding the orders of (sd, p, m, v) */
+    /* the play engine, holding the orders of (sd, p, mr, v) for (sd, p, m, v):
+     * mr = m, or the reduced count of the steady-state fast path (period
+     * microbatches, edge as played, tries: edge doublings so far) */
     cx_play *pl;
     const cx_sched_desc *sd;
     int p, m, v, have_order;
+    int mr, period, edge, tries;
+    int last_fast; /* the last time result was extrapolated */
     uint8_t last_kind[CX_COST_MAX_STAGES];
     int16_t last_chunk[CX_COST_MAX_STAGES], lastb_chunk[CX_COST_MAX_STAGES];
     int32_t w_after[CX_COST_MAX_VSTAGES];
@@ -81,6 +106,30 @@ void cx_core_replay_ws_free(cx_replay_ws *ws)
     free(ws);
 }
 
+/* 1: always play the full orders (the reference for bench/fast_agree.c) */
+static int full_replay;
+
+void cx_core_replay_set_full(int on)
+{
+    full_replay = on != 0;
+}
+
+/* The microbatch count to play for (d, p, m, v) with the edge scaled by
+ * 2^tries (see the top comment); m when the fast path does not apply. */
+static int reduced_m(const cx_sched_desc *d, int p, int m, int v, int tries, int *period, int *edge)
+{
+    int c, e, c2, e2;
+    *period = 0, *edge = 0;
+    if (full_replay || !d->steady || tries > 8 || !d->steady(p, m, v, &c, &e) || c < 1) return m;
+    e <<= tries;
+    int64_t need = 2 * (int64_t)e + 3 * (int64_t)c;
+    if ((int64_t)m < 2 * need) return m; /* no gain: play m */
+    int mr = (int)(need + (m - need) % c);
+    if (!d->steady(p, mr, v, &c2, &e2) || c2 != c) return m;
+    *period = c, *edge = e;
+    return mr;
+}
+
 static culonx_status nomem(culonx_error *err)
 {
     return cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "out of memory in schedule replay");
@@ -98,7 +147,9 @@ static culonx_status orders(const cx_cost *c, cx_replay_ws *ws, culonx_error *er
                             "schedule %s: %d microbatches x %d virtual stages is too many to "
                             "replay (at most %lld work items)",
                             sd->name, m, nvs, (long long)CX_MAX_SCHEDULE_ITEMS);
-    cx_sched_sim_status pst = cx_sched_play_orders(ws->pl, sd, p, m, v, 0);
+    ws->tries = 0;
+    ws->mr = reduced_m(sd, p, m, v, 0, &ws->period, &ws->edge);
+    cx_sched_sim_status pst = cx_sched_play_orders(ws->pl, sd, p, ws->mr, v, 0);
     if (pst == CX_SCHED_SIM_UNSUPPORTED)
         return cx_core_fail(err, CULONX_EINPUT, c->run->path, 0,
                             "schedule %s does not support pp=%d with %d microbatches", sd->name, p,
@@ -282,6 +333,60 @@ static culonx_status play(const cx_cost *c, cx_replay_ws *ws, cx_replay *out, cu
     return CULONX_OK;
 }
 
+/* The per-period shift of the played cells, if they are periodic: every
+ * token of every microbatch mb in [e/2, e + 2c) advances by the same delta
+ * to mb + c (see the top comment); -1 if not. Starting at e/2 covers the
+ * tokens that items of the checked periods read (a W reads the B of a
+ * microbatch at most e/2 back). */
+static double period_shift(const cx_replay_ws *ws, double makespan_s)
+{
+    const int nvs = ws->pl->nvs, c = ws->period, e = ws->edge;
+    const cx_play_cell *cell = ws->pl->cell;
+    const size_t step = (size_t)c * (size_t)nvs;
+    const double delta = cell[(size_t)(e + c) * nvs].f_out.t - cell[(size_t)e * nvs].f_out.t;
+    const double tol = 1e-12 * makespan_s;
+    if (!(delta > 0)) return -1;
+    for (size_t i = (size_t)(e / 2) * nvs; i < (size_t)(e + 2 * c) * nvs; i++) {
+        const cx_play_cell *a = &cell[i], *b = &cell[i + step];
+        const double t0[3] = {a->f_out.t, a->b_out.t, a->b_done.t},
+                     t1[3] = {b->f_out.t, b->b_out.t, b->b_done.t};
+        for (int k = 0; k < 3; k++)
+            if (t0[k] < 0 || !(fabs(t1[k] - t0[k] - delta) <= tol)) return -1;
+    }
+    return delta;
+}
+
+/* Plays the held orders; on the fast path checks the period and
+ * extrapolates to m, else retries with a larger edge, then the full m. */
+static culonx_status play_steady(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
+                                 culonx_error *err)
+{
+    for (;;) {
+        culonx_status st = play(c, ws, out, err);
+        ws->last_fast = 0;
+        if (st != CULONX_OK || ws->mr == ws->m) return st;
+        double delta = period_shift(ws, out->makespan_s);
+        ws->last_fast = delta > 0;
+        if (delta > 0) {
+            const double add = (double)((ws->m - ws->mr) / ws->period) * delta;
+            out->makespan_s += add;
+            for (int s = 0; s < c->p; s++)
+                out->last_end_s[s] += add, out->free_s[s] += add;
+            return CULONX_OK;
+        }
+        /* not periodic yet: a longer warm-up, or the full orders */
+        ws->have_mem = 0;
+        ws->tries++;
+        ws->mr = reduced_m(ws->sd, ws->p, ws->m, ws->v, ws->tries, &ws->period, &ws->edge);
+        cx_sched_sim_status pst = cx_sched_play_orders(ws->pl, ws->sd, ws->p, ws->mr, ws->v, 0);
+        if (pst == CX_SCHED_SIM_NOMEM) return nomem(err);
+        if (pst != CX_SCHED_SIM_OK)
+            return cx_core_fail(err, CULONX_EINTERNAL, c->run->path, 0,
+                                "schedule %s gives invalid work orders for pp=%d, %d microbatches",
+                                ws->sd->name, ws->p, ws->mr);
+    }
+}
+
 culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
                                 culonx_error *err)
 {
@@ -307,7 +412,7 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
         copy_out(out, &ws->time_out, c->p);
     } else {
         ws->have_time = 0;
-        st = play(c, ws, out, err);
+        st = play_steady(c, ws, out, err);
         if (st != CULONX_OK) return st;
         memcpy(ws->time_key, key, nkey * sizeof *key);
         ws->time_nclass = c->nclass;
@@ -316,6 +421,11 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
         ws->have_time = 1;
     }
     return cx_core_replay_memory(c, ws, out->peak_act_bytes, err);
+}
+
+int cx_core_replay_ws_fast(const cx_replay_ws *ws)
+{
+    return ws->last_fast;
 }
 
 culonx_status cx_core_replay(const cx_cost *c, cx_replay *out, culonx_error *err)

@@ -55,6 +55,13 @@ culonx_status cx_core_replay_memory(const cx_cost *c, cx_replay_ws *ws, double *
 /* Plays the schedule of c; fills out. ws may be NULL (a temporary one). */
 culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
                                 culonx_error *err);
+/* 1: every replay plays the full orders (the reference the steady-state
+ * fast path is held to, bench/fast_agree.c); 0 (default): the fast path.
+ * Process-wide; set it before replaying, not while threads replay. */
+void cx_core_replay_set_full(int on);
+/* 1 if the last time result of ws came from the steady-state fast path. */
+int cx_core_replay_ws_fast(const cx_replay_ws *ws);
+
 /* Same, with a temporary workspace. */
 culonx_status cx_core_replay(const cx_cost *c, cx_replay *out, culonx_error *err);
 

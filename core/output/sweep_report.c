@@ -13,30 +13,52 @@ static const char *onoff(int b)
     return b ? "on" : "off";
 }
 
-static void text_entry(FILE *o, int rank, const culonx_sweep_entry *x, int energy)
+/* budget: the run has a token budget (execution.tokens): time to train
+ * and GPU-hours columns */
+static void text_entry(FILE *o, int rank, const culonx_sweep_entry *x, int energy, int budget)
 {
     const culonx_execution *e = &x->exec;
     const culonx_result *r = &x->res;
     fprintf(o,
             "%4d %6lld %4lld %4lld %5lld %-12s %3lld %4lld %-9s %-3s %-3s %-3s %6.0f %10.4f %10.1f "
-            "%6.3f %8.2f",
+            "%9.1f %6.3f %8.2f",
             rank, (long long)e->gpus, (long long)e->tp, (long long)e->pp, (long long)e->dp,
             culonx_schedule_name(e->schedule), (long long)e->vp, (long long)e->microbatch,
             culonx_recompute_name(e->recompute), onoff(e->sequence_parallel),
             onoff(e->distributed_optimizer), onoff(e->dp_overlap), r->clock_mhz,
-            r->iteration_time_s, r->tokens_per_s, r->mfu, r->memory.peak_bytes / CX_GIB);
+            r->iteration_time_s, r->tokens_per_s,
+            e->gpus > 0 ? r->tokens_per_s / (double)e->gpus : 0.0, r->mfu,
+            r->memory.peak_bytes / CX_GIB);
     if (energy) fprintf(o, " %12.4g", r->energy.total_j);
+    if (budget) fprintf(o, " %8.2f %10.4g", r->time_to_train_s / 86400.0, r->gpu_hours);
     fprintf(o, " %6lld %llu\n", (long long)e->global_batch, (unsigned long long)x->index);
 }
 
-static void text_header(FILE *o, int energy)
+static void text_header(FILE *o, int energy, int budget)
 {
-    fprintf(o, "%4s %6s %4s %4s %5s %-12s %3s %4s %-9s %-3s %-3s %-3s %6s %10s %10s %6s %8s", "#",
-            "gpus", "tp", "pp", "dp", "schedule", "vp", "mb", "recompute", "sp", "dop", "ovl",
-            "MHz", "iter_s", "tokens/s", "mfu", "mem_GiB");
+    fprintf(o, "%4s %6s %4s %4s %5s %-12s %3s %4s %-9s %-3s %-3s %-3s %6s %10s %10s %9s %6s %8s",
+            "#", "gpus", "tp", "pp", "dp", "schedule", "vp", "mb", "recompute", "sp", "dop", "ovl",
+            "MHz", "iter_s", "tokens/s", "tok/s/gpu", "mfu", "mem_GiB");
     if (energy) fprintf(o, " %12s", "energy_J");
+    if (budget) fprintf(o, " %8s %10s", "days", "gpu_hours");
     fprintf(o, " %6s %s\n", "batch", "index");
 }
+
+/* what the abbreviated columns mean, once after the tables */
+static void text_legend(FILE *o, int energy, int budget, double tokens)
+{
+    fprintf(o, "\ncolumns: tp, pp, dp tensor-, pipeline-, data-parallel degrees; vp chunks per "
+               "stage;\n  mb microbatch; sp sequence parallelism; dop distributed optimizer; "
+               "ovl DP overlap;\n  MHz SM clock; iter_s seconds per iteration; tok/s/gpu "
+               "tokens/s per GPU; mfu model FLOPs\n  utilisation; mem_GiB peak memory per GPU");
+    if (energy) fprintf(o, "; energy_J energy per iteration");
+    if (budget) fprintf(o, ";\n  days, gpu_hours to train %.4g tokens (execution.tokens)", tokens);
+    fprintf(o, "; batch global batch;\n  index position in the sweep's enumeration\n");
+}
+
+/* The frontier in text: at most FRONT_ROWS rows, evenly spaced in time
+ * order (the first and the last always); JSON lists every point. */
+#define FRONT_ROWS 20
 
 void culonx_sweep_report_text(FILE *o, const culonx_sweep_result *R)
 {
@@ -66,18 +88,30 @@ void culonx_sweep_report_text(FILE *o, const culonx_sweep_result *R)
                 "energy: not available (the power model gives zero energy for %s); "
                 "Pareto frontier over (time, memory)\n",
                 run->system.name);
+    const int energy = R->energy_available, budget = run->exec.tokens > 0;
     if (R->ntop == 0) {
         fprintf(o, "no feasible configuration\n");
     } else {
-        fprintf(o, "\ntop %d by %s:\n", R->ntop, culonx_objective_name(R->spec.objective));
-        text_header(o, R->energy_available);
+        fprintf(o, "\ntop %d by %s%s:\n", R->ntop, culonx_objective_name(R->spec.objective),
+                R->spec.objective == CULONX_OBJECTIVE_TIME ||
+                        R->spec.objective == CULONX_OBJECTIVE_GPU_HOURS
+                    ? " (distinct strategies, each at its best clock)"
+                    : "");
+        text_header(o, energy, budget);
         for (int i = 0; i < R->ntop; i++)
-            text_entry(o, i + 1, &R->top[i], R->energy_available);
-        fprintf(o, "\nPareto frontier over (%s): %d points\n",
-                R->energy_available ? "time, energy, memory" : "time, memory", R->nfront);
-        text_header(o, R->energy_available);
-        for (int i = 0; i < R->nfront; i++)
-            text_entry(o, i + 1, &R->front[i], R->energy_available);
+            text_entry(o, i + 1, &R->top[i], energy, budget);
+        int rows = R->nfront > FRONT_ROWS ? FRONT_ROWS : R->nfront;
+        fprintf(o, "\nPareto frontier over (%s): %d points",
+                energy ? "time, energy, memory" : "time, memory", R->nfront);
+        if (rows < R->nfront)
+            fprintf(o, ", %d shown evenly spaced by time (--format json lists all)", rows);
+        fprintf(o, "\n");
+        text_header(o, energy, budget);
+        for (int k = 0; k < rows; k++) {
+            int i = rows > 1 ? (int)((int64_t)k * (R->nfront - 1) / (rows - 1)) : 0;
+            text_entry(o, i + 1, &R->front[i], energy, budget);
+        }
+        text_legend(o, energy, budget, run->exec.tokens);
     }
     if (R->spec.verify_k > 0) {
         fprintf(o, "\nverify: top %d re-evaluated with the graph engine%s\n", R->nverified,

@@ -47,9 +47,54 @@ int cx_core_rank_cmp(const void *x, const void *y)
     return cx_core_rank_better(a, b) ? -1 : cx_core_rank_better(b, a) ? 1 : 0;
 }
 
+int cx_core_topk_distinct(culonx_objective obj)
+{
+    return obj == CULONX_OBJECTIVE_TIME || obj == CULONX_OBJECTIVE_GPU_HOURS;
+}
+
+/* the same strategy: every execution field but the clock (a new swept
+ * execution field belongs here too) */
+static int same_strategy(const culonx_execution *a, const culonx_execution *b)
+{
+    return a->gpus == b->gpus && a->tp == b->tp && a->pp == b->pp && a->dp == b->dp &&
+           a->vp == b->vp && a->microbatch == b->microbatch && a->global_batch == b->global_batch &&
+           a->recompute == b->recompute && a->sequence_parallel == b->sequence_parallel &&
+           a->schedule == b->schedule && a->distributed_optimizer == b->distributed_optimizer &&
+           a->dtype == b->dtype && a->dp_overlap == b->dp_overlap && a->tokens == b->tokens;
+}
+
+/* moves h->e[i] down the max-heap (towards better entries) */
+static void sift_down(cx_topk *h, int i)
+{
+    culonx_sweep_entry x = h->e[i];
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, w = i;
+        const culonx_sweep_entry *wv = &x;
+        if (l < h->n && cx_core_rank_better(wv, &h->e[l])) w = l, wv = &h->e[l];
+        if (r < h->n && cx_core_rank_better(wv, &h->e[r])) w = r;
+        if (w == i) break;
+        h->e[i] = h->e[w];
+        i = w;
+    }
+    h->e[i] = x;
+}
+
 void cx_core_topk_offer(cx_topk *h, const culonx_sweep_entry *x)
 {
     if (h->cap <= 0) return;
+    /* worse than the worst kept entry: also worse than its strategy's */
+    if (h->n == h->cap && !cx_core_rank_better(x, &h->e[0])) return;
+    if (h->distinct)
+        for (int i = 0; i < h->n; i++)
+            if (same_strategy(&h->e[i].exec, &x->exec)) {
+                /* one entry per strategy: the better one stays; a better
+                 * entry moves down the max-heap */
+                if (cx_core_rank_better(x, &h->e[i])) {
+                    h->e[i] = *x;
+                    sift_down(h, i);
+                }
+                return;
+            }
     if (h->n < h->cap) {
         int i = h->n++;
         while (i > 0) {

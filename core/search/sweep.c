@@ -490,6 +490,7 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
         w->cost = malloc(sizeof *w->cost);
         w->ws = cx_core_replay_ws_new();
         w->top.cap = R->spec.top_k;
+        w->top.distinct = cx_core_topk_distinct(R->spec.objective);
         w->top.e = malloc((size_t)w->top.cap * sizeof *w->top.e);
         if (!w->cost || !w->ws || !w->top.e) ok = 0;
     }
@@ -499,7 +500,7 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
      * replayed schedules against them */
     int prune = !spec->no_prune && !spec->all;
     R->pruning_on = prune;
-    cx_topk g_top = {NULL, 0, 0};
+    cx_topk g_top = {NULL, 0, 0, 0};
     cx_front g_fr;
     memset(&g_fr, 0, sizeof g_fr);
     if (ok) {
@@ -508,6 +509,7 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
         run_phase(&sh, ws, nth);
         if (prune) {
             g_top.cap = R->spec.top_k;
+            g_top.distinct = cx_core_topk_distinct(R->spec.objective);
             g_top.e = malloc((size_t)g_top.cap * sizeof *g_top.e);
             if (!g_top.e) ok = 0;
             for (int i = 0; ok && i < nth; i++) {
@@ -552,10 +554,11 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
     free(g_fr.e);
 
     /* merge the threads */
-    cx_topk all_top = {NULL, 0, 0};
+    cx_topk all_top = {NULL, 0, 0, 0};
     cx_front all_fr;
     memset(&all_fr, 0, sizeof all_fr);
     all_top.cap = R->spec.top_k;
+    all_top.distinct = cx_core_topk_distinct(R->spec.objective);
     all_top.e = ok ? malloc((size_t)all_top.cap * sizeof *all_top.e) : NULL;
     if (!all_top.e) ok = 0;
     uint64_t counts[4 + CULONX_REJECT_COUNT];

@@ -57,11 +57,19 @@ typedef struct {
     cx_variant var[CULONX_SCHED_MAX * CULONX_SWEEP_MAX_VALUES];
 } cx_space_store;
 
-/* top K by (objective, index): a max-heap of the worst kept entry */
+/* top K by (objective, index): a max-heap of the worst kept entry; with
+ * distinct, one entry per strategy (every execution field but the clock):
+ * the best clock of each (cx_core_topk_distinct) */
 typedef struct {
     culonx_sweep_entry *e; /* max-heap: the worst kept entry at e[0] */
     int n, cap;
+    int distinct;
 } cx_topk;
+
+/* Does the top K of this objective list distinct strategies? Yes for time
+ * and GPU-hours (a slower clock of the same strategy is never better); no
+ * for energy and tokens per joule, where the clock is the question. */
+int cx_core_topk_distinct(culonx_objective obj);
 
 typedef struct {
     double t, e, m;

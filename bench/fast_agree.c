@@ -1,0 +1,194 @@
+/*
+ * fast_agree.c — the closed form's steady-state fast path (core/eval/replay.c:
+ * play m' = m - k*period microbatches, check the played cells are periodic,
+ * extrapolate k periods) against the full replay of all m microbatches (the
+ * reference, cx_core_replay_set_full), per schedule.
+ *
+ * Draws N configurations per schedule (default 25,000) by a fixed
+ * pseudo-random walk: models (GPT 1.3B-175B and Llama-3 8B/70B shapes, so
+ * the first and last stages carry the embedding and the head), DGX A100 or
+ * H100, TP, PP 2-16 (1 for one draw in 20), VP, DP, microbatch, microbatch
+ * count m anywhere from the schedule's minimum to 40 p (the fast path needs
+ * m well above the warm-up), recompute, SP, distributed optimizer, DP
+ * overlap; one draw in three splits the layers unevenly over the virtual
+ * stages (culonx_run.vstage_layers: first, middle and last chunks all
+ * differ; GPipe and 1F1B are then replayed too). Each is evaluated twice,
+ * fast and full, and compared: iteration time and energy relative, peak
+ * memory to the byte. Prints per schedule the configurations, how many took
+ * the fast path, the worst differences and CPU time of each path.
+ * With --strict exits 1 when any time or energy differs by more than 1e-9
+ * relative or any memory by a byte, or a schedule has fewer than N.
+ *
+ * usage: bench_fast_agree [--n N] [--seed S] [--strict]
+ * (run from the repository root: it loads the shipped A100 and H100 runs)
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "culonx.h"
+#include "core/eval/closed.h"
+#include "core/layout/rules.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static uint64_t rng_state;
+static uint32_t rnd(uint32_t n)
+{
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (uint32_t)((rng_state >> 33) % n);
+}
+
+static double cpu_s(void)
+{
+    return (double)clock() / CLOCKS_PER_SEC;
+}
+
+typedef struct {
+    const char *name;
+    culonx_arch arch;
+    int64_t l, h, a, k, f, V, s;
+} shape;
+
+static const shape shapes[] = {
+    {"gpt-1.3b", CULONX_ARCH_GPT, 24, 2048, 16, 16, 8192, 51200, 2048},
+    {"gpt-6.7b", CULONX_ARCH_GPT, 32, 4096, 32, 32, 16384, 51200, 2048},
+    {"gpt-13b", CULONX_ARCH_GPT, 40, 5120, 40, 40, 20480, 51200, 2048},
+    {"gpt-39b", CULONX_ARCH_GPT, 48, 8192, 64, 64, 32768, 51200, 2048},
+    {"gpt3-175b", CULONX_ARCH_GPT, 96, 12288, 96, 96, 49152, 50257, 2048},
+    {"llama3-8b", CULONX_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 128256, 8192},
+    {"llama3-70b", CULONX_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 128256, 8192},
+};
+
+static int64_t split[2 * 16 * 8];
+
+/* Draws one valid configuration of schedule k into r. */
+static int draw(culonx_run *r, int k, const culonx_run *a100, const culonx_run *h100)
+{
+    const shape *sh = &shapes[rnd(sizeof shapes / sizeof shapes[0])];
+    *r = rnd(2) ? *a100 : *h100;
+    culonx_model *m = &r->model;
+    snprintf(m->name, sizeof m->name, "%s", sh->name);
+    m->arch = sh->arch, m->layers = sh->l, m->hidden = sh->h, m->heads = sh->a;
+    m->kv_heads = sh->k, m->ffn = sh->f, m->vocab = sh->V, m->seq = sh->s;
+    culonx_execution *e = &r->exec;
+    static const int tps[] = {1, 2, 4, 8}, pps[] = {2, 3, 4, 6, 8, 12, 16}, dps[] = {1, 2, 4, 8};
+    e->tp = tps[rnd(4)];
+    e->pp = rnd(20) ? pps[rnd(7)] : 1;
+    e->dp = dps[rnd(4)];
+    e->schedule = (culonx_schedule)k;
+    e->vp = 1;
+    const cx_sched_desc *d = cx_sched_get(e->schedule);
+    if (cx_sched_takes_vp(d)) e->vp = e->pp > 1 ? 2 + rnd(3) : 1;
+    int nvs = (int)e->pp * d->chunks((int)e->vp);
+    r->vstage_layers = NULL, r->n_vstage_layers = 0;
+    if (rnd(3) == 0 && nvs > 1 && nvs <= m->layers && nvs <= (int)(sizeof split / sizeof *split)) {
+        /* uneven: every virtual stage >= 1 layer, the rest spread at random */
+        for (int i = 0; i < nvs; i++)
+            split[i] = 1;
+        for (int64_t x = nvs; x < m->layers; x++)
+            split[rnd((uint32_t)nvs)]++;
+        r->vstage_layers = split, r->n_vstage_layers = nvs;
+    } else {
+        cx_sched_shape ss = {e->pp, 0, e->vp, m->layers};
+        if (cx_core_rule_pipeline(d, &ss) != CULONX_REJECT_NONE) return 0;
+    }
+    if (cx_core_rule_tp(m, e->tp) != CULONX_REJECT_NONE) return 0;
+    e->microbatch = 1 << rnd(3);
+    int64_t lo = d->min_microbatches(e->pp, e->vp), hi = 40 * e->pp;
+    int64_t mcount = lo + (int64_t)rnd((uint32_t)(hi - lo + 1));
+    e->global_batch = mcount * e->microbatch * e->dp;
+    e->gpus = culonx_execution_gpus(e);
+    e->recompute = (culonx_recompute)rnd(3);
+    e->sequence_parallel = e->tp > 1 ? (int)rnd(2) : 0;
+    e->distributed_optimizer = e->dp > 1 ? (int)rnd(2) : 0;
+    e->dp_overlap = (int)rnd(2);
+    e->dtype = CULONX_DTYPE_BF16;
+    e->tokens = 0;
+    e->clock_mhz = 0;
+    culonx_error err;
+    return culonx_run_check(r, &err) == CULONX_OK;
+}
+
+int main(int argc, char **argv)
+{
+    long n = 25000;
+    int strict = 0;
+    const double tol = 1e-9;
+    rng_state = 42;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--n") && i + 1 < argc)
+            n = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            rng_state = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--strict"))
+            strict = 1;
+        else {
+            fprintf(stderr, "usage: bench_fast_agree [--n N] [--seed S] [--strict]\n");
+            return 2;
+        }
+    }
+    culonx_run a100, h100;
+    culonx_error err;
+    if (culonx_run_load("configs/megatron-1t.xml", NULL, 0, NULL, &a100, &err) ||
+        culonx_run_load("configs/llama3-8b-h100.xml", NULL, 0, NULL, &h100, &err)) {
+        fprintf(stderr, "%s:%d: error: %s\n", err.file, err.line, err.msg);
+        return 1;
+    }
+    cx_cost *cost = malloc(sizeof *cost);
+    cx_replay_ws *ws_fast = cx_core_replay_ws_new(), *ws_full = cx_core_replay_ws_new();
+    if (!cost || !ws_fast || !ws_full) return 3;
+    int bad = 0;
+    printf("%-12s %7s %7s %7s %11s %11s %11s %9s %9s\n", "schedule", "configs", "fast", "uneven",
+           "time worst", "energy worst", "memory worst", "fast cpu", "full cpu");
+    for (int k = 0; k < culonx_schedule_count(); k++) {
+        long done = 0, tries = 0, nfast = 0, nuneven = 0, failed = 0, outside = 0;
+        double max_dt = 0, max_de = 0, max_dm = 0, cpu_fast = 0, cpu_full = 0;
+        while (done < n && tries < 100 * n) {
+            tries++;
+            culonx_run r;
+            if (!draw(&r, k, &a100, &h100)) continue;
+            culonx_result rf, rr;
+            double t0 = cpu_s();
+            cx_core_replay_set_full(0);
+            culonx_status s1 = cx_core_closed_eval_ws(&r, 0, cost, ws_fast, &rf, &err);
+            double t1 = cpu_s();
+            cx_core_replay_set_full(1);
+            culonx_status s2 = cx_core_closed_eval_ws(&r, 0, cost, ws_full, &rr, &err);
+            double t2 = cpu_s();
+            cx_core_replay_set_full(0);
+            if (s1 != CULONX_OK || s2 != CULONX_OK) {
+                failed += s1 != s2;
+                continue;
+            }
+            cpu_fast += t1 - t0, cpu_full += t2 - t1;
+            const cx_sched_desc *d = cx_sched_get(r.exec.schedule);
+            nfast += (!d->closed_exact || r.vstage_layers) && cx_core_replay_ws_fast(ws_fast);
+            nuneven += r.vstage_layers != NULL;
+            double dt = fabs(rf.iteration_time_s - rr.iteration_time_s) / rr.iteration_time_s;
+            double de = fabs(rf.energy.total_j - rr.energy.total_j) / rr.energy.total_j;
+            double dm = fabs(rf.memory.peak_bytes - rr.memory.peak_bytes);
+            if (dt > tol || de > tol || dm > 0) {
+                if (outside < 3)
+                    printf("  outside: %s %s tp%lld pp%lld vp%lld dp%lld mb%lld m%lld%s: dt %.3g "
+                           "de %.3g dm %.0f\n",
+                           culonx_schedule_name(k), r.model.name, (long long)r.exec.tp,
+                           (long long)r.exec.pp, (long long)r.exec.vp, (long long)r.exec.dp,
+                           (long long)r.exec.microbatch, (long long)rr.microbatches,
+                           r.vstage_layers ? " uneven" : "", dt, de, dm);
+                outside++;
+            }
+            max_dt = fmax(max_dt, dt), max_de = fmax(max_de, de), max_dm = fmax(max_dm, dm);
+            done++;
+        }
+        printf("%-12s %7ld %7ld %7ld %11.3g %11.3g %9.0f B %8.2fs %8.2fs\n",
+               culonx_schedule_name(k), done, nfast, nuneven, max_dt, max_de, max_dm, cpu_fast,
+               cpu_full);
+        if (outside || failed || done < n) bad = 1;
+    }
+    cx_core_replay_ws_free(ws_fast);
+    cx_core_replay_ws_free(ws_full);
+    free(cost);
+    return strict && bad ? 1 : 0;
+}
