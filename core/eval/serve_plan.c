@@ -51,6 +51,10 @@ typedef struct {
     /* current choice */
     int64_t n[CULONX_SERVE_MAX_POOLS];
     int c[CULONX_SERVE_MAX_POOLS];
+    /* e_rest[i]: least (B - U g)/R over the options of degrees i.. */
+    double e_rest[CULONX_SERVE_MAX_POOLS + 1];
+    double r_rest[CULONX_SERVE_MAX_POOLS + 1]; /* most R/g over degrees i.. */
+    int prune;
     /* best */
     double best;
     int64_t bn[CULONX_SERVE_MAX_POOLS];
@@ -94,8 +98,54 @@ static double leaf(search *S, double x_out[])
     return p;
 }
 
+/* Lower bound of the power of any completion of the pools decided so far
+ * (0 .. i-1): their idle parts, the load filled in increasing m over their
+ * capacities, and whatever remains at e_rest[i], the least energy per token
+ * above an unused GPU of any option of the undecided degrees (an instance
+ * serving x <= R tokens/s costs I - U g + m x >= x (B - U g)/R), and
+ * HUGE_VAL when the decided pools and the most tokens/s per GPU of the
+ * undecided degrees on the GPUs left cannot carry the load. */
+static double bound(const search *S, int i, int64_t gpus_left)
+{
+    int idx[CULONX_SERVE_MAX_POOLS] = {0}, k = 0;
+    double p = S->U * (double)S->N;
+    for (int a = 0; a < i; a++) {
+        if (S->n[a] == 0) continue;
+        const option *o = &S->opt[a][S->c[a]];
+        p += (double)S->n[a] * (o->I - S->U * (double)S->g[a]);
+        int j = k++;
+        while (j > 0 && S->opt[idx[j - 1]][S->c[idx[j - 1]]].m > o->m) {
+            idx[j] = idx[j - 1];
+            j--;
+        }
+        idx[j] = a;
+    }
+    /* fractional fill: the decided pools at m, the undecided at e_rest up to
+     * r_rest x the GPUs left, cheapest first */
+    double left = S->load, rest = S->e_rest[i];
+    double rest_cap = rest == HUGE_VAL ? 0.0 : S->r_rest[i] * (double)gpus_left;
+    int rest_used = 0;
+    for (int a = 0; a <= k && left > 0; a++) {
+        const option *o = a < k ? &S->opt[idx[a]][S->c[idx[a]]] : NULL;
+        if (!rest_used && rest_cap > 0 && (!o || rest < o->m)) {
+            double x = rest_cap < left ? rest_cap : left;
+            p += rest * x;
+            left -= x;
+            rest_used = 1;
+        }
+        if (!o || left <= 0) continue;
+        double x = (double)S->n[idx[a]] * o->R;
+        if (x > left) x = left;
+        p += o->m * x;
+        left -= x;
+    }
+    if (left > S->load * 1e-12) return HUGE_VAL;
+    return p;
+}
+
 static void enumerate(search *S, int i, int64_t gpus_left)
 {
+    if (S->prune && bound(S, i, gpus_left) >= S->best) return;
     if (i == S->ntp) {
         double x[CULONX_SERVE_MAX_POOLS];
         double p = leaf(S, x);
@@ -160,6 +210,10 @@ culonx_status culonx_serve_plan_solve(const culonx_run *run, int64_t gpus, doubl
     S->best = HUGE_VAL;
     const culonx_gpu *g = &run->system.gpu;
     int64_t gpn = run->system.gpus_per_node;
+    culonx_gpu gd = *g;
+    cx_hw_power_default(&gd);
+    S->U = cx_hw_power_idle_w(&gd.power, &gd, clk[0]);
+    S->prune = 1;
     for (int64_t t = 1; t <= gpn && S->ntp < CULONX_SERVE_MAX_POOLS && st == CULONX_OK; t++) {
         if (gpn % t || cx_core_rule_tp(&run->model, t) != CULONX_REJECT_NONE) continue;
         if (t * s->pp > gpus) continue;
@@ -196,10 +250,32 @@ culonx_status culonx_serve_plan_solve(const culonx_run *run, int64_t gpus, doubl
     plan->nclocks = nclk;
     plan->gpus = gpus;
     plan->load_tokens_per_s = S->load;
-    if (st == CULONX_OK) {
-        culonx_gpu gd = *g;
-        cx_hw_power_default(&gd);
-        S->U = cx_hw_power_idle_w(&gd.power, &gd, clk[0]);
+    /* options in increasing energy per token (good plans first, for the
+     * bound); e_rest from the last degree back */
+    S->e_rest[S->ntp] = HUGE_VAL;
+    S->r_rest[S->ntp] = 0.0;
+    for (int k = S->ntp - 1; k >= 0; k--) {
+        option *o = S->opt[k];
+        for (int a = 1; a < S->nopt[k]; a++) {
+            option x = o[a];
+            double ex = (x.B - S->U * (double)S->g[k]) / x.R;
+            int b = a;
+            while (b > 0 && (o[b - 1].B - S->U * (double)S->g[k]) / o[b - 1].R > ex) {
+                o[b] = o[b - 1];
+                b--;
+            }
+            o[b] = x;
+        }
+        double e = S->e_rest[k + 1];
+        if (S->nopt[k] > 0) {
+            double e0 = (o[0].B - S->U * (double)S->g[k]) / o[0].R;
+            if (e0 < e) e = e0;
+        }
+        S->e_rest[k] = e;
+        double r = S->r_rest[k + 1];
+        for (int a = 0; a < S->nopt[k]; a++)
+            if (o[a].R / (double)S->g[k] > r) r = o[a].R / (double)S->g[k];
+        S->r_rest[k] = r;
     }
     if (st == CULONX_OK) enumerate(S, 0, gpus);
     plan->evaluated = S->evaluated;
