@@ -148,6 +148,14 @@ int cx_cli_load_run(const cx_cli_args *a, culonx_run *run, int quiet)
     memset(&err, 0, sizeof err);
     culonx_status st =
         culonx_run_load(a->positional, a->sets, a->nsets, a->value[CX_OPT_SCHEMA], run, &err);
+    if (st == CULONX_OK && run->serving_only && a->bit != CX_CMD_SERVE) {
+        /* a serving run has no training iteration to estimate */
+        snprintf(err.file, sizeof err.file, "%s", a->positional);
+        err.line = 0;
+        snprintf(err.msg, sizeof err.msg,
+                 "<run>: no <execution> (a serving run: use culonx serve)");
+        st = CULONX_EINPUT;
+    }
     if (st == CULONX_OK) return CX_EXIT_OK;
     if (!quiet) cx_cli_print_error(&err);
     return cx_cli_status_exit(st);
