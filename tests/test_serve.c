@@ -10,6 +10,7 @@
  * (counts, clocks, full/partial/empty) assignment.
  */
 #include "culonx.h"
+#include "models/serve.h"
 
 #include <CUnit/Basic.h>
 #include <math.h>
@@ -376,10 +377,75 @@ static void test_plan_brute_force(void)
         }
 }
 
+/* prefill and decode are the family's training tables (forward), with
+ * decode's attention core over the KV cache */
+static void test_shared_op_tables(void)
+{
+    culonx_run r;
+    load(&r, NULL, 0);
+    const culonx_model *m = &r.model;
+    const double b = 4, t = 8, ctx = 100, L = ctx + 1;
+    const double d = (double)m->hidden / (double)m->heads;
+    const double ah = (double)m->heads / t, kh = (double)m->kv_heads / t;
+    cx_model_stack train, dec, pre;
+    culonx_model m1 = *m;
+    m1.seq = 1;
+    CU_ASSERT_EQUAL_FATAL(cx_model_build(&m1, 4, 8, 0, 2.0, &train), 0);
+    cx_model_serve_dims dd = {b, 1, ctx, t, 2.0, 2.0};
+    CU_ASSERT_EQUAL_FATAL(cx_model_serve_build(m, CX_MODEL_DECODE, &dd, &dec), 0);
+    const cx_model_ops *tr = &train.part[CX_MODEL_PART_LAYER].ops;
+    const cx_model_ops *de = &dec.part[CX_MODEL_PART_LAYER].ops;
+    double gemm_tr = 0, gemm_de = 0, attn = 0, kv_read = 0, kv_write = 0;
+    int kept = 0;
+    for (int i = 0; i < tr->nops; i++)
+        if (tr->op[i].kind == CX_OP_GEMM) gemm_tr += tr->op[i].fwd_flops;
+    for (int i = 0; i < de->nops; i++) {
+        const cx_model_op *o = &de->op[i];
+        if (o->kind == CX_OP_GEMM) gemm_de += o->fwd_flops;
+        if (!strcmp(o->name, "kv_scores") || !strcmp(o->name, "kv_context")) {
+            attn += o->fwd_flops;
+            kv_read += o->fwd_bytes - 2.0 * b * ah * (d + L);
+        }
+        if (!strcmp(o->name, "kv_cache_write")) kv_write = o->fwd_bytes;
+        for (int j = 0; j < tr->nops; j++)
+            if (!strcmp(o->name, tr->op[j].name) && o->fwd_bytes == tr->op[j].fwd_bytes &&
+                o->coll_fwd == tr->op[j].coll_fwd)
+                kept++;
+    }
+    CU_ASSERT(gemm_tr > 0);
+    CU_ASSERT_DOUBLE_EQUAL(gemm_de, gemm_tr, 1e-6 * gemm_tr);
+    CU_ASSERT_DOUBLE_EQUAL(attn, 4.0 * b * ah * L * d, 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(kv_read, 2.0 * 2.0 * b * kh * L * d, 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(kv_write, 2.0 * 2.0 * b * kh * d, 1e-9);
+    CU_ASSERT(kept >= tr->nops - 3); /* all but the s x s attention core */
+    /* prefill: the training forward of the prompt, plus the KV write */
+    culonx_model ms = *m;
+    ms.seq = 512;
+    CU_ASSERT_EQUAL_FATAL(cx_model_build(&ms, 1, 8, 0, 2.0, &train), 0);
+    cx_model_serve_dims dp = {1, 512, 0, t, 2.0, 2.0};
+    CU_ASSERT_EQUAL_FATAL(cx_model_serve_build(m, CX_MODEL_PREFILL, &dp, &pre), 0);
+    double f_tr = 0, f_pre = 0;
+    tr = &train.part[CX_MODEL_PART_LAYER].ops;
+    const cx_model_ops *pr = &pre.part[CX_MODEL_PART_LAYER].ops;
+    for (int i = 0; i < tr->nops; i++)
+        f_tr += tr->op[i].fwd_flops;
+    for (int i = 0; i < pr->nops; i++)
+        f_pre += pr->op[i].fwd_flops;
+    CU_ASSERT_DOUBLE_EQUAL(f_pre, f_tr, 1e-9 * f_tr);
+    CU_ASSERT_EQUAL(pr->nops, tr->nops + 1);
+    /* the head runs on the last token only: logits of 1 token, not 512 */
+    const cx_model_ops *hd = &pre.part[CX_MODEL_PART_HEAD].ops;
+    double logits = 0;
+    for (int i = 0; i < hd->nops; i++)
+        if (!strcmp(hd->op[i].name, "logits")) logits = hd->op[i].fwd_flops;
+    CU_ASSERT_DOUBLE_EQUAL(logits, 2.0 * (double)m->hidden * (double)m->vocab / t, 1e-6);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 3;
     CU_pSuite s = CU_add_suite("serve", NULL, NULL);
+    CU_add_test(s, "prefill/decode share the training op tables", test_shared_op_tables);
     CU_add_test(s, "kv bytes per token (GQA, fp8)", test_kv_bytes);
     CU_add_test(s, "decode at batch 1 is weights / HBM", test_decode_memory_bound);
     CU_add_test(s, "monotone in clock, batch, prompt, TP", test_monotone);
