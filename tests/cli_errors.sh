@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CLI bad-input and usage tests for estimate, trace, schedules and energy:
+# CLI bad-input and usage tests for estimate, trace, schedules, energy and serve:
 # exit code 2 for usage errors, 1 for bad input with "file:line: error:" (or
 # the option named) on stderr, never a crash. Usage: cli_errors.sh CULONX
 set -uo pipefail
@@ -58,6 +58,23 @@ printf '%s\nV,b,k,i,1000,1,1,1,0.5,0.5,0.5,inf,0,0,0\n' "$hdr" > "$tmp/inf.csv"
 expect 1 "fp16_active: 'inf' is not a number" "$exe" calibrate "$tmp/inf.csv" -o "$tmp/p.xml"
 sed 's/time-exp="[0-9.e+-]*"/time-exp="1e308"/' configs/power/v100.xml > "$tmp/pw.xml"
 expect 1 "time-exp = 1e+308 is outside the plausible range" "$exe" dvfs-predict --power "$tmp/pw.xml" --profile bench/data/dvfs-v100-microbench.csv
+# serve: usage, runs without <serving>, plan options
+srv=configs/llama2-70b-serve-h100.xml
+expect 1 "no <serving> element" "$exe" serve $run
+expect 1 "no <execution> (a serving run: use culonx serve)" "$exe" estimate $srv
+expect 1 "no <execution>" "$exe" energy $srv
+expect 2 "--plan needs --gpus N" "$exe" serve $srv --plan
+expect 2 "--gpus is for --plan" "$exe" serve $srv --gpus 8
+expect 2 "--gpus must be an integer" "$exe" serve $srv --plan --gpus 0
+expect 2 "--gpus must be an integer" "$exe" serve $srv --plan --gpus 8x
+expect 2 "--format must be" "$exe" serve $srv --format xml
+expect 2 "--format must be" "$exe" serve $srv --plan --gpus 8 --format csv
+expect 2 "--clocks must be MIN:MAX:STEP" "$exe" serve $srv --clocks 1:2
+expect 1 "outside the GPU" "$exe" serve $srv --clocks 100:1980:15
+expect 1 "load-tokens-per-s > 0" "$exe" serve $srv --plan --gpus 8 --set serving.load-tokens-per-s=0
+expect 1 "3 does not divide 64 heads" "$exe" serve $srv --set serving.tp=3
+expect 1 "the run has no <serving> element" "$exe" estimate $run --set serving.tp=8
+expect 1 "tests/bad/54-serving-tp-heads.xml:6:" "$exe" serve tests/bad/54-serving-tp-heads.xml
 # absurd microbatch counts: a clear error, not gigabytes of replay or graph
 big="--set execution.global-batch=6000000 --set execution.schedule=interleaved --set execution.vp=2"
 expect 1 "too many to replay" "$exe" estimate configs/megatron-1t.xml $big

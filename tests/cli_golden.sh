@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CLI golden tests: `culonx estimate RUN --format json` (closed form and
 # graph engine), `culonx schedules` and `culonx energy` on every shipped run
+# (`culonx serve` and `serve --plan` on the serving runs)
 # against tests/golden/, numbers to 1e-9 relative. After an intended model
 # change, regenerate with: bash tests/cli_golden.sh build/culonx --update
 set -euo pipefail
@@ -17,6 +18,11 @@ check() { # name, command...
 }
 for run in configs/*.xml; do
   b=$(basename "$run" .xml)
+  if grep -q "<serving" "$run"; then # serving runs: culonx serve (and its plan)
+    check "serve-$b" "$exe" serve "$run" --clocks 810:1980:90 --format json
+    check "serve-plan-$b" "$exe" serve "$run" --plan --gpus 8 --format json
+    continue
+  fi
   check "estimate-$b" "$exe" estimate "$run" --format json
   check "schedules-$b" "$exe" schedules "$run" --format json
 done
@@ -27,5 +33,13 @@ check "energy-megatron-1t" "$exe" energy configs/megatron-1t.xml --clocks 810:14
 for s in "Iteration time" "pipeline bubble" "Memory per GPU" "optimizer state" "MFU" "HFU" \
          "Energy per iteration" "Training budget"; do
   grep -q "$s" "$tmp/t.txt" || { echo "text report lacks '$s'"; fail=1; }
+done
+"$exe" serve configs/llama2-70b-serve-h100.xml --clocks 810:1980:90 > "$tmp/s.txt"
+for s in "TTFT ms" "TPOT ms" "J/token" "least energy within SLOs" "KV cache"; do
+  grep -q "$s" "$tmp/s.txt" || { echo "serve report lacks '$s'"; fail=1; }
+done
+"$exe" serve configs/llama2-70b-serve-h100.xml --plan --gpus 8 > "$tmp/p.txt"
+for s in "instances" "baseline" "saving"; do
+  grep -q "$s" "$tmp/p.txt" || { echo "serve plan report lacks '$s'"; fail=1; }
 done
 exit $fail

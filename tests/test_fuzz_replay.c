@@ -309,6 +309,78 @@ static void test_set_random(void)
     CU_ASSERT_EQUAL(bad, 0);
 }
 
+/* random --set on the serving run (serving.* and model.*), then a row and a
+ * small plan: OK or EINPUT, never a crash or an internal error */
+static void test_serve_random(void)
+{
+    static const char *const keys[] = {
+        "serving.tp",
+        "serving.pp",
+        "serving.batch",
+        "serving.input-tokens",
+        "serving.output-tokens",
+        "serving.dtype",
+        "serving.kv-dtype",
+        "serving.load-tokens-per-s",
+        "serving.ttft-slo-ms",
+        "serving.tpot-slo-ms",
+        "serving.bogus",
+        "model.kv-heads",
+        "model.heads",
+        "model.layers",
+        "model.hidden",
+        "gpu.mem-gib",
+        "execution.tp",
+        "system.gpus-per-node",
+    };
+    static const char *const values[] = {"1",
+                                         "2",
+                                         "4",
+                                         "8",
+                                         "3",
+                                         "0",
+                                         "-1",
+                                         "64",
+                                         "1e6",
+                                         "nan",
+                                         "abc",
+                                         "fp8",
+                                         "bf16",
+                                         "",
+                                         "1000",
+                                         "12345",
+                                         "0.5",
+                                         "1e13",
+                                         "99999999999999999999"};
+    culonx_run good;
+    culonx_error err;
+    CU_ASSERT_EQUAL_FATAL(
+        culonx_run_load("configs/llama2-70b-serve-h100.xml", NULL, 0, NULL, &good, &err),
+        CULONX_OK);
+    static culonx_serve_plan plan;
+    int bad = 0, ok = 0;
+    for (int i = 0; i < 400; i++) {
+        culonx_run r = good;
+        char set[256];
+        snprintf(set, sizeof set, "%s=%s", keys[rnd_below(sizeof keys / sizeof *keys)],
+                 values[rnd_below(sizeof values / sizeof *values)]);
+        culonx_status st = culonx_run_set(&r, set, &err);
+        bad += !check_outcome(st, &err, set);
+        if (st != CULONX_OK) continue;
+        st = culonx_run_check(&r, &err);
+        bad += !check_outcome(st, &err, set);
+        if (st != CULONX_OK) continue;
+        ok++;
+        culonx_serve_row row;
+        bad += !check_outcome(culonx_serve_eval(&r, r.serving.tp, 0, &row, &err), &err, set);
+        if (r.serving.load_tokens_per_s > 0)
+            bad += !check_outcome(culonx_serve_plan_solve(&r, 8, 810, 1980, 390, &plan, &err), &err,
+                                  set);
+    }
+    CU_ASSERT(ok > 50);
+    CU_ASSERT_EQUAL(bad, 0);
+}
+
 int main(void)
 {
     add_dir("configs");
@@ -319,6 +391,7 @@ int main(void)
     CU_add_test(s, "seed corpus", test_corpus);
     CU_add_test(s, "mutations of shipped configs", test_mutations);
     CU_add_test(s, "random --set", test_set_random);
+    CU_add_test(s, "random --set on a serving run, then serve", test_serve_random);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();

@@ -25,10 +25,12 @@ enum {
     CX_CMD_SWEEP = 1u << 4,
     CX_CMD_CALIBRATE = 1u << 5,
     CX_CMD_DVFS_PREDICT = 1u << 6,
+    CX_CMD_SERVE = 1u << 7,
 };
 /* the commands that read a run file */
 #define CX_CMD_RUN                                                                                 \
-    (CX_CMD_ESTIMATE | CX_CMD_TRACE | CX_CMD_SCHEDULES | CX_CMD_ENERGY | CX_CMD_SWEEP)
+    (CX_CMD_ESTIMATE | CX_CMD_TRACE | CX_CMD_SCHEDULES | CX_CMD_ENERGY | CX_CMD_SWEEP |            \
+     CX_CMD_SERVE)
 
 /* Every option of every command (rows of the table in options.c). */
 typedef enum {
@@ -70,6 +72,8 @@ typedef enum {
     CX_OPT_QUIET,
     CX_OPT_PROGRESS,
     CX_OPT_ALL,
+    /* serve */
+    CX_OPT_PLAN,
     CX_OPT_COUNT
 } cx_cli_opt;
 
@@ -173,5 +177,6 @@ int cx_cli_energy(const cx_cli_args *a);
 int cx_cli_sweep(const cx_cli_args *a);
 int cx_cli_calibrate(const cx_cli_args *a);
 int cx_cli_dvfs_predict(const cx_cli_args *a);
+int cx_cli_serve(const cx_cli_args *a);
 
 #endif

@@ -26,6 +26,13 @@ const cx_cli_command cx_cli_commands[] = {
      "defaults to all valid values (gpus and global batch: the run's). Under\n"
      "mpirun -np K the space is split across ranks; output is identical.\n",
      "RUN.xml", cx_cli_sweep},
+    {"serve", CX_CMD_SERVE,
+     "RUN.xml [--clocks MIN:MAX:STEP] [--format text|json|csv] [--plan --gpus N]",
+     "inference: TTFT, TPOT, throughput, memory and energy of the run's <serving> per clock",
+     "Prefill and decode share the training op tables (forward only, KV-cache reads and\n"
+     "writes). --plan --gpus N chooses pools of TP degrees and clocks serving the run's\n"
+     "load-tokens-per-s at least energy within the SLOs, against the all-max-clock baseline.\n",
+     "RUN.xml", cx_cli_serve},
     {"calibrate", CX_CMD_CALIBRATE, "TABLE.csv -o POWER.xml [--exclude-family NAME]",
      "fit a GPU's DVFS power model to a clock table of microbenchmarks",
      "TABLE.csv columns: gpu,benchmark,kernel,input,core_mhz,mem_mhz,time_ms,power_w,\n"

@@ -18,8 +18,9 @@ const cx_cli_option cx_cli_options[CX_OPT_COUNT] = {
     [CX_OPT_SET] = {"set", 0, "SECTION.KEY=VALUE", RUNS, 0,
                     "override a config field (repeatable), e.g. --set execution.tp=4; "
                     "for sweep, execution.* also fixes that dimension"},
-    [CX_OPT_FORMAT] = {"format", 0, "FORMAT", ~0u, 0,
-                       "output format: text (default), json; csv for energy and dvfs-predict"},
+    [CX_OPT_FORMAT] =
+        {"format", 0, "FORMAT", ~0u, 0,
+         "output format: text (default), json; csv for energy, serve and dvfs-predict"},
     [CX_OPT_SCHEMA] = {"schema", 0, "FILE", RUNS, 0,
                        "XSD to validate against (default: the schema built into culonx)"},
     [CX_OPT_ENGINE] = {"engine", 0, "ENGINE", CX_CMD_ESTIMATE | SW, 0,
@@ -29,7 +30,8 @@ const cx_cli_option cx_cli_options[CX_OPT_COUNT] = {
                        "file to write (trace: - for stdout)"},
     [CX_OPT_DETAIL] = {"detail", 0, "stage|op", CX_CMD_TRACE, 0,
                        "one event per work item (stage, default) or per op"},
-    [CX_OPT_CLOCKS] = {"clocks", 0, "MIN:MAX:STEP", CX_CMD_ENERGY | SW | CX_CMD_DVFS_PREDICT, 1,
+    [CX_OPT_CLOCKS] = {"clocks", 0, "MIN:MAX:STEP",
+                       CX_CMD_ENERGY | SW | CX_CMD_DVFS_PREDICT | CX_CMD_SERVE, 1,
                        "SM clocks in MHz (default: the GPU's range; dvfs-predict: the power "
                        "model's clocks)"},
     [CX_OPT_EXCLUDE_FAMILY] = {"exclude-family", 0, "NAME", CX_CMD_CALIBRATE, 0,
@@ -38,7 +40,8 @@ const cx_cli_option cx_cli_options[CX_OPT_COUNT] = {
                       "calibrated power model (culonx calibrate -o)"},
     [CX_OPT_PROFILE] = {"profile", 0, "PROFILE.csv", CX_CMD_DVFS_PREDICT, 0,
                         "kernels measured at one clock (clock-table CSV columns)"},
-    [CX_OPT_GPUS] = {"gpus", 0, "LIST", SW, 1, "GPU counts (default: the run's)"},
+    [CX_OPT_GPUS] = {"gpus", 0, "LIST", SW | CX_CMD_SERVE, 1,
+                     "GPU counts (default: the run's); serve --plan: the GPUs to plan for"},
     [CX_OPT_GLOBAL_BATCH] = {"global-batch", 0, "LIST", SW, 1,
                              "global batch sizes (default: the run's)"},
     [CX_OPT_TP] = {"tp", 0, "LIST", SW, 1, "tensor-parallel degrees"},
@@ -76,6 +79,9 @@ const cx_cli_option cx_cli_options[CX_OPT_COUNT] = {
                          "terminal), plain (a new line every 5 s and at the end, for logs and "
                          "CI) or off"},
     [CX_OPT_ALL] = {"all", 0, "FILE", SW, 0, "every evaluated row, CSV (or JSON lines for .jsonl)"},
+    [CX_OPT_PLAN] = {"plan", 0, NULL, CX_CMD_SERVE, 0,
+                     "pools of TP degrees and clocks for the run's load on --gpus N GPUs, "
+                     "least energy within the SLOs (DynamoLLM's problem, solved exactly)"},
 };
 
 void cx_cli_print_error(const culonx_error *err)
@@ -148,6 +154,14 @@ int cx_cli_load_run(const cx_cli_args *a, culonx_run *run, int quiet)
     memset(&err, 0, sizeof err);
     culonx_status st =
         culonx_run_load(a->positional, a->sets, a->nsets, a->value[CX_OPT_SCHEMA], run, &err);
+    if (st == CULONX_OK && run->serving_only && a->bit != CX_CMD_SERVE) {
+        /* a serving run has no training iteration to estimate */
+        snprintf(err.file, sizeof err.file, "%s", a->positional);
+        err.line = 0;
+        snprintf(err.msg, sizeof err.msg,
+                 "<run>: no <execution> (a serving run: use culonx serve)");
+        st = CULONX_EINPUT;
+    }
     if (st == CULONX_OK) return CX_EXIT_OK;
     if (!quiet) cx_cli_print_error(&err);
     return cx_cli_status_exit(st);

@@ -97,6 +97,30 @@ CULONX_API void culonx_report_schedules(FILE *out, const culonx_run *run,
 CULONX_API void culonx_report_clocks(FILE *out, const culonx_run *run, const culonx_clock_row *rows,
                                      int n, const char *format);
 
+/* ---- Serving (core/eval/serve.c, core/output/serve_report.c) ---- */
+/* The run's <serving> at every clock of [min, max] by step (0: the GPU's
+ * own range): prefill (TTFT), decode step (TPOT), throughput, memory, power,
+ * energy per request and per token, SLO marks. rows are malloc'd (free).
+ * CULONX_EINPUT when the run has no <serving>. */
+CULONX_API culonx_status culonx_serve_clocks(const culonx_run *run, double min_mhz, double max_mhz,
+                                             double step_mhz, culonx_serve_row **rows, int *nrows,
+                                             culonx_error *err);
+/* One instance of the run's <serving> with tp replaced by `tp` at one clock
+ * (0: max). */
+CULONX_API culonx_status culonx_serve_eval(const culonx_run *run, int64_t tp, double clock_mhz,
+                                           culonx_serve_row *row, culonx_error *err);
+/* DynamoLLM's pool plan on `gpus` GPUs for the run's load and request class
+ * over the clocks of [min, max] by step (0: the GPU's range), solved exactly
+ * (see core/eval/serve_plan.c). */
+CULONX_API culonx_status culonx_serve_plan_solve(const culonx_run *run, int64_t gpus,
+                                                 double min_mhz, double max_mhz, double step_mhz,
+                                                 culonx_serve_plan *plan, culonx_error *err);
+/* format: "text", "json" or "csv" */
+CULONX_API void culonx_report_serve(FILE *out, const culonx_run *run, const culonx_serve_row *rows,
+                                    int n, const char *format);
+CULONX_API void culonx_report_serve_plan(FILE *out, const culonx_run *run,
+                                         const culonx_serve_plan *plan, const char *format);
+
 /* ---- DVFS calibration and prediction (core/input/dvfs.c, hw/power.c, hw/calibrate.c) ---- */
 /* Loads a DVFS clock-table CSV; bad rows fail with path:line. */
 CULONX_API culonx_status culonx_dvfs_csv_load(const char *path, culonx_dvfs_table *out,

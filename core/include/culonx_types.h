@@ -166,6 +166,20 @@ typedef struct {
     double clock_mhz; /* SM clock; 0 = the GPU's max */
 } culonx_execution;
 
+/* A serving setup (<serving>, core/eval/serve.c): one instance of tp x pp
+ * GPUs decoding `batch` sequences of input_tokens prompt tokens and
+ * output_tokens generated tokens each. SLOs of 0 are not checked. */
+typedef struct {
+    int64_t tp, pp, batch;
+    int64_t input_tokens, output_tokens;
+    culonx_dtype dtype;       /* weights and activations (bf16 default, fp8) */
+    culonx_dtype kv_dtype;    /* KV cache elements (default: dtype) */
+    int kv_dtype_given;       /* kv-dtype was set (else it follows dtype) */
+    double load_tokens_per_s; /* output tokens/s the fleet serves (--plan) */
+    double ttft_slo_s;        /* time to first token limit (0: none) */
+    double tpot_slo_s;        /* time per output token limit (0: none) */
+} culonx_serving;
+
 /* Where a section of a run came from: file and line of its XML element,
  * "--set" and 0 after an override, empty and 0 for runs built in code. */
 typedef struct {
@@ -190,6 +204,12 @@ typedef struct {
      * the caller; NULL: the even split layers / (pp x chunks). */
     const int64_t *vstage_layers;
     int n_vstage_layers;
+    /* <serving> (core/eval/serve.c): has_serving when given; serving_only
+     * when the run has no <execution> (exec is then derived from it: tp, pp,
+     * microbatch = global-batch = batch, dp 1) */
+    int has_serving, serving_only;
+    culonx_serving serving;
+    culonx_origin serving_at;
 } culonx_run;
 
 /* ------------------------------------------------------------- config I/O */
@@ -271,6 +291,65 @@ typedef struct {
     double edp_js; /* energy x delay */
     int min_energy, min_edp, pareto;
 } culonx_clock_row;
+
+/* ---- Serving (core/eval/serve.c) ---- */
+
+/* One serving instance (the run's <serving>) at one SM clock. Per instance
+ * of tp x pp GPUs; memory per GPU; energies of the whole instance. */
+typedef struct {
+    double clock_mhz;
+    int64_t gpus;          /* tp x pp */
+    double ttft_s;         /* prefill of one prompt: time to first token */
+    double tpot_s;         /* one decode step of the batch (mean context) */
+    double tpot_mem_s;     /* of which HBM-bound op time */
+    double tpot_compute_s; /* of which compute-bound op time */
+    double tpot_comm_s;    /* of which TP collectives and pipeline sends */
+    double tokens_per_s;   /* output tokens/s of the instance */
+    double prefill_j;      /* one prompt, all GPUs of the instance */
+    double decode_step_j;  /* one decode step of the batch */
+    double energy_j_per_request, energy_j_per_token;
+    double power_w;      /* average per GPU while serving */
+    double idle_power_w; /* per GPU, powered at this clock with no work */
+    double weights_bytes, kv_bytes, workspace_bytes, peak_bytes, capacity_bytes; /* per GPU */
+    double kv_bytes_per_token;                                                   /* whole model */
+    int64_t max_batch; /* largest batch whose KV cache fits (0: weights alone do not) */
+    int fits, ttft_ok, tpot_ok, slo_ok; /* slo_ok: fits and both SLOs hold */
+    int min_energy; /* least energy per token among the rows that meet the SLOs */
+} culonx_serve_row;
+
+#define CULONX_SERVE_MAX_POOLS 16
+
+/* One pool of a serving plan: `instances` instances of tp x pp GPUs at one
+ * clock, serving load_tokens_per_s output tokens/s between them. */
+typedef struct {
+    int64_t tp, instances;
+    double clock_mhz;
+    double load_tokens_per_s;
+    double power_w; /* the pool's GPUs, busy and idle */
+    culonx_serve_row row;
+} culonx_serve_pool;
+
+/* DynamoLLM's problem for one request class (culonx_serve_plan): pools of
+ * each TP degree, each at one clock, minimising the power of the N GPUs at
+ * the given load subject to the SLOs, compared with every GPU in TP-max
+ * instances at the maximum clock. */
+typedef struct {
+    int64_t gpus;
+    double load_tokens_per_s;
+    int feasible; /* some plan serves the load within the SLOs */
+    int npools;
+    culonx_serve_pool pool[CULONX_SERVE_MAX_POOLS];
+    double power_w; /* all N GPUs (unused ones idle at the lowest clock) */
+    double energy_j_per_token;
+    int baseline_feasible;
+    int64_t baseline_tp, baseline_instances;
+    double baseline_clock_mhz, baseline_power_w, baseline_energy_j_per_token;
+    double saving; /* 1 - power / baseline power (0 when either is infeasible) */
+    int ntp;       /* TP degrees considered */
+    int64_t tp[CULONX_SERVE_MAX_POOLS];
+    int nclocks;
+    uint64_t evaluated; /* (counts, clocks) combinations solved */
+} culonx_serve_plan;
 
 /* ---- DVFS calibration and prediction (core/input/dvfs.c, hw/power.c, hw/calibrate.c) ---- */
 

@@ -283,6 +283,46 @@ static culonx_status check_exec(checker *C)
     return CULONX_OK;
 }
 
+/* <serving> (core/eval/serve.c): ranges, the TP split of the model, layers
+ * by pp, fp8 on the GPU. SLOs are stored in seconds and shown in ms. */
+static culonx_status check_serving(checker *C)
+{
+    const culonx_run *r = C->run;
+    const culonx_serving *v = &r->serving;
+    const culonx_model *m = &r->model;
+    const culonx_origin *o = &r->serving_at;
+    if ((unsigned)v->dtype > CULONX_DTYPE_FP8 || (unsigned)v->kv_dtype > CULONX_DTYPE_FP8)
+        return bad(C, o, "<serving>: unknown dtype %d", (int)v->dtype);
+    TRY(int_range(C, o, "serving", "tp", v->tp, 1, 100000));
+    TRY(int_range(C, o, "serving", "pp", v->pp, 1, m->layers));
+    TRY(int_range(C, o, "serving", "batch", v->batch, 1, 1000000));
+    TRY(int_range(C, o, "serving", "input-tokens", v->input_tokens, 1, 10000000));
+    TRY(int_range(C, o, "serving", "output-tokens", v->output_tokens, 1, 10000000));
+    TRY(dbl_range(C, o, "serving", "load-tokens-per-s", v->load_tokens_per_s, 0, 0, 1e12, 0));
+    TRY(dbl_range(C, o, "serving", "ttft-slo-ms", v->ttft_slo_s, 0, 0, 1e6 * 1e-3, 1e-3));
+    TRY(dbl_range(C, o, "serving", "tpot-slo-ms", v->tpot_slo_s, 0, 0, 1e6 * 1e-3, 1e-3));
+    culonx_sweep_reject why = cx_core_rule_tp(m, v->tp);
+    if (why == CULONX_REJECT_HEADS_TP || why == CULONX_REJECT_KV_HEADS_TP ||
+        why == CULONX_REJECT_FFN_TP) {
+        const char *what = why == CULONX_REJECT_HEADS_TP      ? "heads"
+                           : why == CULONX_REJECT_KV_HEADS_TP ? "kv-heads"
+                                                              : "ffn";
+        long long n = why == CULONX_REJECT_HEADS_TP      ? (long long)m->heads
+                      : why == CULONX_REJECT_KV_HEADS_TP ? (long long)m->kv_heads
+                                                         : (long long)m->ffn;
+        return bad(C, o, "<serving tp=\"%lld\">: %lld does not divide %lld %s", (long long)v->tp,
+                   (long long)v->tp, n, what);
+    }
+    if (m->layers % v->pp)
+        return bad(C, o, "<serving pp=\"%lld\">: pp %lld does not divide %lld layers",
+                   (long long)v->pp, (long long)v->pp, (long long)m->layers);
+    const culonx_gpu *g = &r->system.gpu;
+    if (v->dtype == CULONX_DTYPE_FP8 && !(g->matrix8_tflops > 0))
+        return bad(C, o, "<serving dtype=\"fp8\">: GPU %s has no fp8 (matrix8-tflops = 0)",
+                   g->name);
+    return CULONX_OK;
+}
+
 culonx_status culonx_run_check(const culonx_run *run, culonx_error *err)
 {
     cx_core_error_clear(err);
@@ -290,6 +330,7 @@ culonx_status culonx_run_check(const culonx_run *run, culonx_error *err)
     checker C = {run, err};
     TRY(check_model(&C));
     TRY(check_system(&C));
+    if (run->has_serving) TRY(check_serving(&C));
     TRY(check_exec(&C));
     return CULONX_OK;
 }

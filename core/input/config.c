@@ -13,12 +13,11 @@
  * through err->file, err->line and err->msg.
  *
  * Vocabulary (configs/culonx.xsd): <run> holds <model>, <system> and
- * <execution>; model and system are inline or file="..." relative to the run
- * file; a <gpu> holds an optional <power> (inline or file="..." relative to
- * the system file); <network> holds one or two <tier>s (0: scale-up, 1:
- * scale-out). Units convert on load: latency-us and kernel-launch-us are
- * stored in seconds. Defaults: kv-heads = heads; ffn = 4*hidden for gpt
- * (required for llama); vp 1; recompute none; schedule 1f1b; dtype bf16;
+ * <execution> or <serving> (or both; core/eval/serve.c); model and system are inline or file="..."
+ * relative to the run file; a <gpu> holds an optional <power> (inline or file="..." relative to the
+ * system file); <network> holds one or two <tier>s (0: scale-up, 1: scale-out). Units convert on
+ * load: latency-us and kernel-launch-us are stored in seconds. Defaults: kv-heads = heads; ffn =
+ * 4*hidden for gpt (required for llama); vp 1; recompute none; schedule 1f1b; dtype bf16;
  * sequence-parallel, distributed-optimizer and dp-overlap false; pue 1;
  * tier efficiency 1, pj-per-bit 0; power time-exp 1; matrix8-tflops 0;
  * absent <perf> fields 0 (library default). dp = gpus/(tp*pp) when omitted,
@@ -371,6 +370,24 @@ static culonx_status load_execution(loader *L, xmlNodePtr el, const char *file)
     return CULONX_OK;
 }
 
+static culonx_status load_serving(loader *L, xmlNodePtr el, const char *file)
+{
+    culonx_serving *v = &L->run->serving;
+    memset(v, 0, sizeof *v);
+    v->pp = 1;
+    v->dtype = CULONX_DTYPE_BF16;
+    uint32_t seen;
+    culonx_status st =
+        load_attrs(L, el, file, cx_core_serving_fields.f, cx_core_serving_fields.n, v, &seen);
+    if (!st)
+        st = require_attrs(L, el, file, cx_core_serving_fields.f, cx_core_serving_fields.n, seen);
+    if (st) return st;
+    cx_core_origin_set(&L->run->serving_at, file, elem_line(el));
+    v->kv_dtype_given = (seen >> SERV_KV_DTYPE) & 1;
+    L->run->has_serving = 1;
+    return CULONX_OK;
+}
+
 static culonx_status load_run_buffer(const char *name, const char *buf, size_t len,
                                      xmlSchemaPtr schema, culonx_run *run, culonx_error *err)
 {
@@ -378,7 +395,7 @@ static culonx_status load_run_buffer(const char *name, const char *buf, size_t l
     xmlDocPtr doc;
     culonx_status st = cx_core_xml_read_doc(name, buf, len, schema, "run", &doc, err);
     if (st) return st;
-    int have[3] = {0, 0, 0};
+    int have[4] = {0, 0, 0, 0};
     for (xmlNodePtr c = xmlDocGetRootElement(doc)->children; c && !st; c = c->next) {
         if (c->type != XML_ELEMENT_NODE) continue;
         const char *n = (const char *)c->name;
@@ -391,6 +408,9 @@ static culonx_status load_run_buffer(const char *name, const char *buf, size_t l
         } else if (strcmp(n, "execution") == 0) {
             have[2]++;
             st = load_execution(&L, c, name);
+        } else if (strcmp(n, "serving") == 0) {
+            have[3]++;
+            st = load_serving(&L, c, name);
         } else {
             char where[256];
             cx_core_xml_render_element(c, NULL, where, sizeof where);
@@ -398,9 +418,15 @@ static culonx_status load_run_buffer(const char *name, const char *buf, size_t l
                               "%s: unexpected element inside <run>", where);
         }
     }
-    if (!st && (have[0] != 1 || have[1] != 1 || have[2] != 1))
+    if (!st &&
+        (have[0] != 1 || have[1] != 1 || have[2] > 1 || have[3] > 1 || have[2] + have[3] == 0))
         st = cx_core_fail(err, CULONX_EINPUT, name, elem_line(xmlDocGetRootElement(doc)),
-                          "<run>: needs exactly one <model>, <system> and <execution>");
+                          "<run>: needs exactly one <model>, <system> and <execution> (or "
+                          "<serving>)");
+    if (!st && have[3]) {
+        run->serving_only = have[2] == 0;
+        cx_core_serving_derive(run);
+    }
     xmlFreeDoc(doc);
     return st;
 }

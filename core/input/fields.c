@@ -107,6 +107,21 @@ static const cx_field exec_fields[] = {
     FLD(culonx_execution, "clock-mhz", FT_NONNEG, clock_mhz, 0, 0),
 };
 
+/* <serving> (core/eval/serve.c); kv-dtype sits at SERV_KV_DTYPE (fields.h);
+ * SLOs are given in ms and stored in seconds */
+static const cx_field serving_fields[] = {
+    FLD(culonx_serving, "tp", FT_COUNT, tp, 0, 1),
+    FLD(culonx_serving, "pp", FT_COUNT, pp, 0, 0),
+    FLD(culonx_serving, "batch", FT_COUNT, batch, 0, 1),
+    FLD(culonx_serving, "input-tokens", FT_COUNT, input_tokens, 0, 1),
+    FLD(culonx_serving, "output-tokens", FT_COUNT, output_tokens, 0, 1),
+    FLD(culonx_serving, "dtype", FT_DTYPE, dtype, 0, 0),
+    FLD(culonx_serving, "kv-dtype", FT_DTYPE, kv_dtype, 0, 0),
+    FLD(culonx_serving, "load-tokens-per-s", FT_NONNEG, load_tokens_per_s, 0, 0),
+    FLD(culonx_serving, "ttft-slo-ms", FT_NONNEG, ttft_slo_s, 1e-3, 0),
+    FLD(culonx_serving, "tpot-slo-ms", FT_NONNEG, tpot_slo_s, 1e-3, 0),
+};
+
 #define NFIELDS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 const cx_fields cx_core_model_fields = {model_fields, NFIELDS(model_fields)};
@@ -116,6 +131,31 @@ const cx_fields cx_core_power_fields = {power_fields, NFIELDS(power_fields)};
 const cx_fields cx_core_tier_fields = {tier_fields, NFIELDS(tier_fields)};
 const cx_fields cx_core_perf_fields = {perf_fields, NFIELDS(perf_fields)};
 const cx_fields cx_core_exec_fields = {exec_fields, NFIELDS(exec_fields)};
+const cx_fields cx_core_serving_fields = {serving_fields, NFIELDS(serving_fields)};
+
+/* A run with <serving> and no <execution> gets the execution of one
+ * instance (tp, pp, dp 1, microbatch 1, global batch pp: valid for every
+ * training rule once <serving> is), so that every command has one. */
+void cx_core_serving_derive(culonx_run *run)
+{
+    culonx_serving *v = &run->serving;
+    if (!v->kv_dtype_given) v->kv_dtype = v->dtype;
+    if (!run->serving_only) return;
+    culonx_execution *e = &run->exec;
+    memset(e, 0, sizeof *e);
+    e->tp = v->tp;
+    e->pp = v->pp;
+    e->dp = 1;
+    e->vp = 1;
+    e->gpus = cx_mul_sat_i64(v->tp, v->pp);
+    e->microbatch = 1;
+    e->global_batch = v->pp;
+    e->recompute = CULONX_RECOMPUTE_NONE;
+    e->schedule = CULONX_SCHED_1F1B;
+    e->dtype = v->dtype;
+    run->exec_at = run->serving_at;
+    run->dp_derived = run->gpus_derived = 0;
+}
 
 int cx_core_field_find(const cx_field *fs, int n, const char *key)
 {
@@ -343,10 +383,16 @@ culonx_status culonx_run_set(culonx_run *run, const char *assignment, culonx_err
     } else if (strcmp(sec, "execution") == 0) {
         fs = cx_core_exec_fields.f, nf = cx_core_exec_fields.n, base = &run->exec,
         origin = &run->exec_at;
+    } else if (strcmp(sec, "serving") == 0) {
+        if (!run->has_serving)
+            return cx_core_fail(err, CULONX_EINPUT, SET_FILE, 0,
+                                "--set %.200s: the run has no <serving> element", a);
+        fs = cx_core_serving_fields.f, nf = cx_core_serving_fields.n, base = &run->serving,
+        origin = &run->serving_at;
     } else {
         return cx_core_fail(err, CULONX_EINPUT, SET_FILE, 0,
                             "--set %.200s: unknown section '%s' (model, system, gpu, power, "
-                            "network, perf, execution)",
+                            "network, perf, execution, serving)",
                             a, sec);
     }
     size_t kl = (size_t)(eq - k);
@@ -378,6 +424,10 @@ culonx_status culonx_run_set(culonx_run *run, const char *assignment, culonx_err
         if (strcmp(key, "hidden") == 0 && fam && fam->ffn_per_hidden > 0 &&
             old.model.ffn == cx_mul_sat_i64(fam->ffn_per_hidden, old.model.hidden))
             m->ffn = cx_mul_sat_i64(fam->ffn_per_hidden, m->hidden);
+    }
+    if (base == &run->serving) {
+        if (strcmp(key, "kv-dtype") == 0) run->serving.kv_dtype_given = 1;
+        cx_core_serving_derive(run);
     }
     if (base == &run->exec) {
         /* the one of gpus and dp not given is derived; once both are given

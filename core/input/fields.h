@@ -43,12 +43,14 @@ typedef struct {
 /* the attributes of <model>, <system>, <gpu>, <power>, <tier>, <perf> and
  * <execution> */
 extern const cx_fields cx_core_model_fields, cx_core_system_fields, cx_core_gpu_fields,
-    cx_core_power_fields, cx_core_tier_fields, cx_core_perf_fields, cx_core_exec_fields;
+    cx_core_power_fields, cx_core_tier_fields, cx_core_perf_fields, cx_core_exec_fields,
+    cx_core_serving_fields;
 
 /* positions in the tables of fields the loader treats specially (defaults
  * that depend on whether they were given) */
 enum { MODEL_KV_HEADS = 5, MODEL_FFN = 6 };
 enum { EXEC_GPUS = 0, EXEC_DP = 3 };
+enum { SERV_KV_DTYPE = 6 };
 
 /* Index of `key` in fs[0..n), -1 if none. */
 int cx_core_field_find(const cx_field *fs, int n, const char *key);
@@ -60,6 +62,9 @@ void cx_core_run_derive(culonx_run *run);
  * dvfs-predict), with the run check's messages (check.c). */
 culonx_status cx_core_check_power(const culonx_power_model *p, const char *file, int line,
                                   culonx_error *err);
+/* kv-dtype follows dtype unless given; a serving-only run gets the
+ * execution of one instance (fields.c). */
+void cx_core_serving_derive(culonx_run *run);
 /* Sets an origin record (file, line). */
 void cx_core_origin_set(culonx_origin *o, const char *file, int line);
 
