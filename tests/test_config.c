@@ -326,10 +326,29 @@ static void test_schema_path(void)
         CULONX_OK);
     CU_ASSERT_EQUAL(
         culonx_run_load("configs/gpt3-175b.xml", NULL, 0, "/nonexistent/culonx.xsd", &r, &err),
-        CULONX_EUSAGE);
+        CULONX_EINPUT); /* a missing input file is bad input (exit 1), not usage */
     CU_ASSERT_STRING_EQUAL(err.file, "/nonexistent/culonx.xsd");
     CU_ASSERT_EQUAL(load("/nonexistent/run.xml", &r, &err), CULONX_EINPUT);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cannot open"));
+    /* a schema may not pull in other files (no network, no local reads) */
+    const char *evil = "/tmp/culonx-test-evil.xsd";
+    FILE *f = fopen(evil, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("<?xml version=\"1.0\"?>\n<xs:schema xmlns:xs=\"http://www.w3.org/2001/XMLSchema\">\n"
+          "  <xs:include schemaLocation=\"/etc/passwd\"/>\n</xs:schema>\n",
+          f);
+    fclose(f);
+    CU_ASSERT_EQUAL(culonx_run_load("configs/gpt3-175b.xml", NULL, 0, evil, &r, &err),
+                    CULONX_EINPUT);
+    CU_ASSERT_EQUAL(err.line, 3);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "<xs:include> is not allowed"));
+    remove(evil);
+    /* paths are never truncated */
+    char longp[700];
+    memset(longp, 'a', sizeof longp - 1);
+    longp[sizeof longp - 1] = '\0';
+    CU_ASSERT_EQUAL(load(longp, &r, &err), CULONX_EINPUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "too long"));
 }
 
 /* ------------------------------------------------------------ --set */

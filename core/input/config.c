@@ -140,10 +140,14 @@ static culonx_status resolve_path(loader *L, xmlNodePtr el, const char *base_fil
 {
     xmlChar *v = xmlGetProp(el, (const xmlChar *)"file");
     char rel[512];
-    snprintf(rel, sizeof rel, "%s", v ? (const char *)v : "");
+    int too_long = v && strlen((const char *)v) >= sizeof rel;
+    snprintf(rel, sizeof rel, "%s", v && !too_long ? (const char *)v : "");
     if (v) xmlFree(v);
     char where[700];
     cx_core_xml_render_element(el, "file", where, sizeof where);
+    if (too_long) /* never truncate: a cut path may name another file */
+        return cx_core_fail(L->err, CULONX_EINPUT, base_file, elem_line(el),
+                            "%s: path too long (at most %zu bytes)", where, sizeof rel - 1);
     if (!rel[0])
         return cx_core_fail(L->err, CULONX_EINPUT, base_file, elem_line(el), "%s: empty file name",
                             where);
@@ -441,6 +445,9 @@ culonx_status culonx_run_load_buffer(const char *name, const char *buf, size_t l
         return cx_core_fail(err, CULONX_EUSAGE, name, 0, "culonx_run_load_buffer: NULL argument");
     if (!name || !name[0]) name = "<buffer>";
     memset(run, 0, sizeof *run);
+    if (strlen(name) >= sizeof run->path)
+        return cx_core_fail(err, CULONX_EINPUT, NULL, 0, "file name too long (at most %zu bytes)",
+                            sizeof run->path - 1);
     snprintf(run->path, sizeof run->path, "%s", name);
     xmlSchemaPtr schema;
     culonx_status st = cx_core_xml_schema(schema_path, &schema, err);
@@ -456,6 +463,9 @@ culonx_status culonx_run_load(const char *path, const char *const *overrides, in
     if (!path || !run || (noverrides > 0 && !overrides))
         return cx_core_fail(err, CULONX_EUSAGE, path, 0, "culonx_run_load: NULL argument");
     memset(run, 0, sizeof *run);
+    if (strlen(path) >= sizeof run->path)
+        return cx_core_fail(err, CULONX_EINPUT, NULL, 0, "file name too long (at most %zu bytes)",
+                            sizeof run->path - 1);
     snprintf(run->path, sizeof run->path, "%s", path);
     xmlSchemaPtr schema;
     culonx_status st = cx_core_xml_schema(schema_path, &schema, err);

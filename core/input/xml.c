@@ -38,6 +38,7 @@ static pthread_mutex_t schema_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     char path[512];
     xmlSchemaPtr schema;
+    xmlDocPtr doc; /* the schema document, kept alive with the schema */
 } schema_cache[SCHEMA_CACHE_SLOTS];
 
 static void xml_init(void)
@@ -172,6 +173,64 @@ static int file_exists(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+static void silent(void *ctx, const char *msg, ...)
+{
+    (void)ctx;
+    (void)msg;
+}
+
+/* Reads a user's schema file as a document and refuses xs:include,
+ * xs:import and xs:redefine (and DOCTYPEs): a schema may not fetch other
+ * files or URLs. */
+static culonx_status schema_doc(const char *path, xmlDocPtr *out, culonx_error *err)
+{
+    char *buf;
+    size_t len;
+    culonx_status st = cx_core_read_file(path, MAX_FILE_BYTES, &buf, &len, err, path, 0, "");
+    if (st != CULONX_OK) return st;
+    st = cx_core_xml_prescan(path, buf, len, err);
+    xmlDocPtr doc = NULL;
+    if (st == CULONX_OK) {
+        xmlGenericErrorFunc old_f = xmlGenericError;
+        void *old_ctx = xmlGenericErrorContext;
+        xmlSetGenericErrorFunc(NULL, silent);
+        doc = xmlReadMemory(buf, (int)len, path, NULL,
+                            XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+        xmlSetGenericErrorFunc(old_ctx, old_f);
+        if (!doc) st = cx_core_fail(err, CULONX_EINPUT, path, 0, "invalid schema: not well-formed");
+    }
+    free(buf);
+    if (st != CULONX_OK) return st;
+    if (doc->intSubset || doc->extSubset) {
+        xmlFreeDoc(doc);
+        return cx_core_fail(err, CULONX_EINPUT, path, 0, "invalid schema: DOCTYPE not allowed");
+    }
+    /* depth-first over elements */
+    xmlNodePtr n = xmlDocGetRootElement(doc);
+    while (n) {
+        if (n->type == XML_ELEMENT_NODE && (!xmlStrcmp(n->name, (const xmlChar *)"include") ||
+                                            !xmlStrcmp(n->name, (const xmlChar *)"import") ||
+                                            !xmlStrcmp(n->name, (const xmlChar *)"redefine") ||
+                                            !xmlStrcmp(n->name, (const xmlChar *)"override"))) {
+            int line = (int)xmlGetLineNo(n);
+            xmlFreeDoc(doc);
+            return cx_core_fail(err, CULONX_EINPUT, path, line,
+                                "invalid schema: <xs:%s> is not allowed (a schema may not load "
+                                "other files)",
+                                (const char *)n->name);
+        }
+        if (n->children) {
+            n = n->children;
+            continue;
+        }
+        while (n && !n->next)
+            n = n->parent;
+        if (n) n = n->next;
+    }
+    *out = doc;
+    return CULONX_OK;
+}
+
 /* configs/culonx.xsd built into the library (generated culonx_xsd.c, by
  * core/pkg/embed.cmake). */
 extern const unsigned char cx_core_schema_xsd[];
@@ -185,6 +244,9 @@ culonx_status cx_core_xml_schema(const char *schema_path, xmlSchemaPtr *out, cul
     pthread_once(&xml_once, xml_init);
     char path[512];
     int builtin = !(schema_path && schema_path[0]);
+    if (!builtin && strlen(schema_path) >= sizeof path)
+        return cx_core_fail(err, CULONX_EINPUT, NULL, 0, "schema path too long (at most %zu bytes)",
+                            sizeof path - 1);
     snprintf(path, sizeof path, "%s", builtin ? BUILTIN_SCHEMA : schema_path);
     culonx_status st = CULONX_OK;
     pthread_mutex_lock(&schema_lock);
@@ -199,25 +261,37 @@ culonx_status cx_core_xml_schema(const char *schema_path, xmlSchemaPtr *out, cul
     }
     if (slot < 0) slot = SCHEMA_CACHE_SLOTS - 1; /* evict: schemas are never freed */
     if (!builtin && !file_exists(path)) {
-        st = cx_core_fail(err, CULONX_EUSAGE, path, 0, "cannot find the schema culonx.xsd");
+        st = cx_core_fail(err, CULONX_EINPUT, path, 0, "cannot find the schema culonx.xsd");
         goto done;
     }
     first_error fe = {0};
     xmlSchemaParserCtxtPtr pctx;
-    if (builtin)
+    xmlDocPtr sdoc = NULL;
+    if (builtin) {
         pctx = xmlSchemaNewMemParserCtxt((const char *)cx_core_schema_xsd,
                                          (int)cx_core_schema_xsd_bytes);
-    else
-        pctx = xmlSchemaNewParserCtxt(path);
+    } else {
+        /* a user's schema is read like any input (regular file, size cap,
+         * no network, no entities) and may not pull in other documents */
+        if ((st = schema_doc(path, &sdoc, err)) != CULONX_OK) goto done;
+        pctx = xmlSchemaNewDocParserCtxt(sdoc);
+    }
     if (!pctx) {
         st = cx_core_fail(err, CULONX_EINTERNAL, path, 0, "out of memory loading the schema");
         goto done;
     }
     xmlSchemaSetParserStructuredErrors(pctx, on_structured_error, &fe);
+    /* libxml2 prints some errors through its generic handler, with the
+     * offending line of the document: silence it (this thread) */
+    xmlGenericErrorFunc old_f = xmlGenericError;
+    void *old_ctx = xmlGenericErrorContext;
+    xmlSetGenericErrorFunc(NULL, silent);
     xmlSchemaPtr schema = xmlSchemaParse(pctx);
+    xmlSetGenericErrorFunc(old_ctx, old_f);
     xmlSchemaFreeParserCtxt(pctx);
     if (!schema) {
-        st = cx_core_fail(err, CULONX_EUSAGE, path, fe.line, "invalid schema: %s",
+        if (sdoc) xmlFreeDoc(sdoc);
+        st = cx_core_fail(err, CULONX_EINPUT, path, fe.line, "invalid schema: %s",
                           fe.have ? fe.msg : "cannot parse");
         goto done;
     }
@@ -225,6 +299,7 @@ culonx_status cx_core_xml_schema(const char *schema_path, xmlSchemaPtr *out, cul
      * may still validate with it. Eight distinct schema paths is already odd. */
     snprintf(schema_cache[slot].path, sizeof schema_cache[slot].path, "%s", path);
     schema_cache[slot].schema = schema;
+    schema_cache[slot].doc = sdoc;
     *out = schema;
 done:
     pthread_mutex_unlock(&schema_lock);
