@@ -275,18 +275,14 @@ typedef struct {
 
 static int same_kernel(const culonx_dvfs_row *a, const culonx_dvfs_row *b)
 {
-    return !strcmp(a->gpu, b->gpu) && !strcmp(a->benchmark, b->benchmark) &&
-           !strcmp(a->kernel, b->kernel) && !strcmp(a->input, b->input);
+    return cx_hw_dvfs_kernel_cmp(a, b) == 0;
 }
 
 static int cmp_rows(const void *pa, const void *pb)
 {
     const culonx_dvfs_row *a = *(const culonx_dvfs_row *const *)pa;
     const culonx_dvfs_row *b = *(const culonx_dvfs_row *const *)pb;
-    int c = strcmp(a->benchmark, b->benchmark);
-    if (!c) c = strcmp(a->kernel, b->kernel);
-    if (!c) c = strcmp(a->input, b->input);
-    if (!c) c = strcmp(a->gpu, b->gpu);
+    int c = cx_hw_dvfs_kernel_cmp(a, b);
     if (!c) c = (a->core_mhz > b->core_mhz) - (a->core_mhz < b->core_mhz);
     if (!c) c = (a->line > b->line) - (a->line < b->line);
     return c;
@@ -619,12 +615,14 @@ culonx_status cx_hw_calibrate(const culonx_dvfs_row *const *rows_in, size_t nrow
                 }
         tm /= (double)(tn ? tn : 1);
         ssr = sst = 0.0;
+        size_t ki = 0;
         for (size_t i = 0; i < nrows; i++) {
             const culonx_dvfs_row *r = rows[i];
-            size_t ki = 0;
-            while (ki < nk && !same_kernel(k[ki].ref, r))
+            /* rows and kernels are in the same (sorted) order: a moving
+             * index finds each row's kernel in O(1) amortised */
+            while (ki < nk && cx_hw_dvfs_kernel_cmp(k[ki].ref, r) < 0)
                 ki++;
-            if (ki == nk || !(r->time_ms > 0.0)) continue;
+            if (ki == nk || !same_kernel(k[ki].ref, r) || !(r->time_ms > 0.0)) continue;
             int j = clock_index(model, r->core_mhz);
             double t, p;
             cx_hw_dvfs_predict_row(model, k[ki].ref, r->core_mhz, &t, &p);

@@ -327,3 +327,12 @@ double cx_hw_pass_energy_j(const culonx_gpu *g, culonx_dtype dtype, double f, do
     if (power_w) *power_w = p;
     return p * t_s;
 }
+
+int cx_hw_dvfs_kernel_cmp(const culonx_dvfs_row *a, const culonx_dvfs_row *b)
+{
+    int c = strcmp(a->benchmark, b->benchmark);
+    if (!c) c = strcmp(a->kernel, b->kernel);
+    if (!c) c = strcmp(a->input, b->input);
+    if (!c) c = strcmp(a->gpu, b->gpu);
+    return c;
+}

@@ -60,6 +60,9 @@ double cx_hw_dvfs_time_factor(const culonx_dvfs_model *d, double f_mhz, double c
 void cx_hw_dvfs_scales(const culonx_dvfs_model *d, double f_mhz, double *mem, double *comp);
 /* Utilisations of a profiled row (NaN counters count as 0). */
 cx_hw_util cx_hw_dvfs_row_util(const culonx_dvfs_row *r);
+/* Order of kernels in a clock table: by benchmark, kernel, input, gpu
+ * (strcmp); 0 when a and b are rows of the same kernel. */
+int cx_hw_dvfs_kernel_cmp(const culonx_dvfs_row *a, const culonx_dvfs_row *b);
 /* Terms phi of the power-ratio tables for profile row r with anchor power
  * p0_w and predicted time ratio t(f)/t(f0) (see culonx_dvfs_model). */
 void cx_hw_dvfs_power_terms(const culonx_dvfs_row *r, double p0_w, double time_ratio, double *phi);

@@ -297,10 +297,19 @@ void culonx_dvfs_table_free(culonx_dvfs_table *s)
     s->nrows = 0;
 }
 
-static int same_kernel(const culonx_dvfs_row *a, const culonx_dvfs_row *b)
+/* rows by kernel, then by position (first appearance first) */
+static const culonx_dvfs_row *sort_base;
+static int cmp_kernel_index(const void *pa, const void *pb)
 {
-    return !strcmp(a->gpu, b->gpu) && !strcmp(a->benchmark, b->benchmark) &&
-           !strcmp(a->kernel, b->kernel) && !strcmp(a->input, b->input);
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    int c = cx_hw_dvfs_kernel_cmp(&sort_base[a], &sort_base[b]);
+    return c ? c : (a > b) - (a < b);
+}
+
+static int cmp_size(const void *pa, const void *pb)
+{
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    return (a > b) - (a < b);
 }
 
 culonx_status culonx_dvfs_profile_rows(const culonx_dvfs_table *in, culonx_dvfs_table *out,
@@ -311,21 +320,38 @@ culonx_status culonx_dvfs_profile_rows(const culonx_dvfs_table *in, culonx_dvfs_
     if (in->nrows == 0) return CULONX_OK;
     out->rows = malloc(in->nrows * sizeof *out->rows);
     if (!out->rows) return cx_core_fail(err, CULONX_EINTERNAL, in->path, 0, "out of memory");
-    /* O(n * kernels): sweeps are small (thousands of rows) */
-    for (size_t i = 0; i < in->nrows; i++) {
-        const culonx_dvfs_row *r = &in->rows[i];
-        size_t j = 0;
-        while (j < out->nrows && !same_kernel(&out->rows[j], r))
-            j++;
-        if (j == out->nrows)
-            out->rows[out->nrows++] = *r;
-        else if (r->core_mhz > out->rows[j].core_mhz)
-            out->rows[j] = *r;
+    /* O(n log n): sort row indices by kernel, keep each kernel's highest
+     * clock (the earliest row among equal clocks), then restore the order
+     * of first appearance */
+    size_t n = in->nrows;
+    size_t *idx = malloc(n * sizeof *idx), *pick = malloc(n * 2 * sizeof *pick);
+    if (!idx || !pick) {
+        free(idx), free(pick), free(out->rows);
+        out->rows = NULL;
+        return cx_core_fail(err, CULONX_EINTERNAL, in->path, 0, "out of memory");
     }
+    for (size_t i = 0; i < n; i++)
+        idx[i] = i;
+    sort_base = in->rows; /* qsort has no context argument in C11 */
+    qsort(idx, n, sizeof *idx, cmp_kernel_index);
+    size_t ng = 0;
+    for (size_t i = 0; i < n;) {
+        size_t e = i, best = idx[i];
+        while (e < n && cx_hw_dvfs_kernel_cmp(&in->rows[idx[e]], &in->rows[idx[i]]) == 0) {
+            if (in->rows[idx[e]].core_mhz > in->rows[best].core_mhz) best = idx[e];
+            e++;
+        }
+        pick[2 * ng] = idx[i]; /* first appearance */
+        pick[2 * ng + 1] = best;
+        ng++;
+        i = e;
+    }
+    qsort(pick, ng, 2 * sizeof *pick, cmp_size);
+    for (size_t g = 0; g < ng; g++)
+        out->rows[out->nrows++] = in->rows[pick[2 * g + 1]];
+    free(idx), free(pick);
     return CULONX_OK;
 }
-
-/* ------------------------------------------------------------ calibrate */
 
 culonx_status culonx_power_calibrate(const culonx_dvfs_table *table, const char *exclude_family,
                                      culonx_dvfs_model *model, culonx_power_fit *fit,
