@@ -135,6 +135,7 @@ static void bench_exec(culonx_execution *e, long tp, long pp, long dp, long mb, 
     e->dp_overlap = 1;
     e->tokens = 0;
     e->clock_mhz = 0;
+    e->attention = CULONX_ATTENTION_NAIVE; /* A100-era rows predate FlashAttention */
 }
 
 /* measured-public.csv columns used (0-based) */

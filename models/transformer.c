@@ -75,7 +75,7 @@ double cx_model_total_params(const culonx_model *m)
 }
 
 int cx_model_build(const culonx_model *m, int64_t b, int64_t t, int sp, double elem_bytes,
-                   cx_model_stack *out)
+                   int flash, cx_model_stack *out)
 {
     const cx_model_family *f = cx_model_family_of(m->arch);
     if (!f) {
@@ -85,6 +85,7 @@ int cx_model_build(const culonx_model *m, int64_t b, int64_t t, int sp, double e
     cx_model_dims d;
     d.b = (double)b, d.t = (double)t, d.e = elem_bytes;
     d.sp = t <= 1 ? 0 : sp;
+    d.flash = flash;
     f->build(m, &d, out);
     return 0;
 }

@@ -517,7 +517,7 @@ static void test_check_code_built(void)
     r.exec.microbatch = 5;
     CU_ASSERT_EQUAL(culonx_run_check(&r, &err), CULONX_EINPUT);
     CU_ASSERT_STRING_EQUAL(err.file, "configs/megatron-22b.xml");
-    CU_ASSERT_EQUAL(err.line, 10);
+    CU_ASSERT_EQUAL(err.line, 12);
 }
 
 static void test_names(void)

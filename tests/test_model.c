@@ -35,13 +35,13 @@ static void test_params(void)
     double h = 12288;
     CU_ASSERT_DOUBLE_EQUAL(p, 96 * (12 * h * h + 13 * h) + 50257 * h + 2048 * h + 2 * h, 0.5);
     /* Llama-2 7B: 6.74e9 parameters (Touvron et al. 2023) */
-    culonx_model l7 = {"", CULONX_ARCH_LLAMA, 32, 4096, 32, 32, 11008, 32000, 4096};
+    culonx_model l7 = {"", CULONX_ARCH_LLAMA, 32, 4096, 32, 32, 11008, 32000, 4096, 0, 0};
     CU_ASSERT(rel(cx_model_total_params(&l7), 6.738e9) < 2e-3);
     /* Llama-2 70B (GQA, 8 kv heads): 68.98e9 */
-    culonx_model l70 = {"", CULONX_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 32000, 4096};
+    culonx_model l70 = {"", CULONX_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 32000, 4096, 0, 0};
     CU_ASSERT(rel(cx_model_total_params(&l70), 68.98e9) < 2e-3);
     /* Llama-3 8B: 8.03e9 */
-    culonx_model l38 = {"", CULONX_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 128256, 8192};
+    culonx_model l38 = {"", CULONX_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 128256, 8192, 0, 0};
     CU_ASSERT(rel(cx_model_total_params(&l38), 8.03e9) < 2e-3);
 }
 
@@ -79,7 +79,7 @@ static void test_flops_megatron(void)
         for (int64_t t = 1; t <= 8; t *= 2)
             for (int64_t b = 1; b <= 4; b *= 2) {
                 cx_model_stack tab;
-                cx_model_build(&m, b, t, 0, 2.0, &tab);
+                cx_model_build(&m, b, t, 0, 2.0, 0, &tab);
                 /* per-rank FLOPs x t ranks x B/b microbatches = whole model */
                 double B = 64;
                 double f0 = table_flops(&tab, m.layers, 0) * (double)t * B / (double)b;
@@ -98,7 +98,7 @@ static void test_activations_korthikanti(void)
         for (int64_t b = 1; b <= 2; b++)
             for (int sp = 0; sp <= 1; sp++) {
                 cx_model_stack tab;
-                cx_model_build(&m, b, t, sp, 2.0, &tab);
+                cx_model_build(&m, b, t, sp, 2.0, 0, &tab);
                 double sbh = s * (double)b * h, T = (double)t;
                 double none, sel, full;
                 if (t == 1) {
@@ -126,7 +126,7 @@ static void test_tp_collectives(void)
     culonx_model m = gpt(24, 4096, 32, 51200, 2048);
     for (int sp = 0; sp <= 1; sp++) {
         cx_model_stack tab;
-        cx_model_build(&m, 2, 4, sp, 2.0, &tab);
+        cx_model_build(&m, 2, 4, sp, 2.0, 0, &tab);
         int ar_f = 0, ar_b = 0, rs = 0, ag = 0;
         const cx_model_ops *lo = layer_ops(&tab);
         for (int i = 0; i < lo->nops; i++) {

@@ -62,7 +62,7 @@ static void test_families(void)
     for (int i = 0; i < 2; i++) {
         culonx_run r = load(runs[i]);
         cx_model_stack st;
-        CU_ASSERT_EQUAL_FATAL(cx_model_build(&r.model, 2, 4, 1, 2.0, &st), 0);
+        CU_ASSERT_EQUAL_FATAL(cx_model_build(&r.model, 2, 4, 1, 2.0, 0, &st), 0);
         CU_ASSERT_PTR_EQUAL(st.family, cx_model_family_of(r.model.arch));
         CU_ASSERT_EQUAL(st.nparts, 3);
         CU_ASSERT_EQUAL(st.nseg, 1);

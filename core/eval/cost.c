@@ -314,7 +314,8 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     c->weight_copies = c->sched->weight_copies > 0 ? c->sched->weight_copies : 1;
 
     const double e = 2.0; /* 16-bit activations (fp8 runs keep bf16 activations) */
-    if (cx_model_build(md, ex->microbatch, ex->tp, ex->sequence_parallel, e, &c->stack) != 0)
+    if (cx_model_build(md, ex->microbatch, ex->tp, ex->sequence_parallel, e,
+                       ex->attention == CULONX_ATTENTION_FLASH, &c->stack) != 0)
         return cx_core_fail(err, CULONX_EINPUT, run->path, 0, "model arch %d is not available",
                             (int)md->arch);
     culonx_status st = split_layers(run, c, (int)nvs, err);

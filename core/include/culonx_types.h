@@ -51,6 +51,8 @@ typedef struct {
     int64_t ffn;      /* f: MLP inner size */
     int64_t vocab;    /* V */
     int64_t seq;      /* s */
+    int64_t head_dim; /* d: width of one attention head; 0 = hidden / heads */
+    int64_t window;   /* sliding attention window in tokens; 0 = none (full causal) */
 } culonx_model;
 
 /* ----------------------------------------------------------------- system */
@@ -132,6 +134,12 @@ typedef enum {
     CULONX_RECOMPUTE_FULL = 2,
 } culonx_recompute;
 
+/* Attention kernel (models/README.md, "Attention kernels"): flash is the
+ * fused FlashAttention kernel (no s x s scores in HBM, causal and window
+ * blocks skipped, scores recomputed in backward); naive materialises the
+ * scores (Megatron-LM before FlashAttention: SC'21, Korthikanti et al.). */
+typedef enum { CULONX_ATTENTION_FLASH = 0, CULONX_ATTENTION_NAIVE = 1 } culonx_attention;
+
 typedef enum { CULONX_DTYPE_FP16 = 0, CULONX_DTYPE_BF16 = 1, CULONX_DTYPE_FP8 = 2 } culonx_dtype;
 
 /* Pipeline schedules; names in culonx_schedule_name(). */
@@ -164,6 +172,7 @@ typedef struct {
     int dp_overlap;
     double tokens;    /* training budget in tokens, 0 = none */
     double clock_mhz; /* SM clock; 0 = the GPU's max */
+    culonx_attention attention;
 } culonx_execution;
 
 /* Where a section of a run came from: file and line of its XML element,

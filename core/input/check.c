@@ -78,7 +78,10 @@ static culonx_status check_model(checker *C)
     TRY(int_range(C, o, "model", "ffn", m->ffn, 1, 10000000));
     TRY(int_range(C, o, "model", "vocab", m->vocab, 1, 100000000));
     TRY(int_range(C, o, "model", "seq", m->seq, 1, 10000000));
-    if (m->hidden % m->heads)
+    if (m->head_dim) TRY(int_range(C, o, "model", "head-dim", m->head_dim, 1, 100000));
+    if (m->window) TRY(int_range(C, o, "model", "window", m->window, 1, 10000000));
+    /* an explicit head-dim frees hidden from being heads x head width */
+    if (!m->head_dim && m->hidden % m->heads)
         return bad(C, o, "<model heads=\"%lld\">: %lld heads do not divide hidden %lld",
                    (long long)m->heads, (long long)m->heads, (long long)m->hidden);
     if (m->kv_heads > m->heads || m->heads % m->kv_heads)
@@ -236,6 +239,8 @@ static culonx_status check_exec(checker *C)
         return bad(C, o, "<execution>: unknown schedule %d", (int)e->schedule);
     if ((unsigned)e->dtype > CULONX_DTYPE_FP8)
         return bad(C, o, "<execution>: unknown dtype %d", (int)e->dtype);
+    if ((unsigned)e->attention > CULONX_ATTENTION_NAIVE)
+        return bad(C, o, "<execution>: unknown attention %d", (int)e->attention);
     TRY(int_range(C, o, "execution", "gpus", e->gpus, 1, 10000000));
     TRY(int_range(C, o, "execution", "tp", e->tp, 1, e->gpus));
     TRY(int_range(C, o, "execution", "pp", e->pp, 1, e->gpus));

@@ -33,6 +33,8 @@ static const cx_field model_fields[] = {
     FLD(culonx_model, "ffn", FT_COUNT, ffn, 0, 0),
     FLD(culonx_model, "vocab", FT_COUNT, vocab, 0, 1),
     FLD(culonx_model, "seq", FT_COUNT, seq, 0, 1),
+    FLD(culonx_model, "head-dim", FT_COUNT, head_dim, 0, 0),
+    FLD(culonx_model, "window", FT_COUNT, window, 0, 0),
 };
 
 static const cx_field system_fields[] = {
@@ -105,6 +107,7 @@ static const cx_field exec_fields[] = {
     FLD(culonx_execution, "dp-overlap", FT_BOOL, dp_overlap, 0, 0),
     FLD(culonx_execution, "tokens", FT_NONNEG, tokens, 0, 0),
     FLD(culonx_execution, "clock-mhz", FT_NONNEG, clock_mhz, 0, 0),
+    FLD(culonx_execution, "attention", FT_ATTENTION, attention, 0, 0),
 };
 
 #define NFIELDS(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -236,6 +239,19 @@ int cx_core_field_parse(const cx_field *f, const char *s, void *base, char *why,
                 used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
                                          culonx_schedule_name((culonx_schedule)i));
             snprintf(why, whylen, "unknown schedule '%.64s' (known: %s)", s, known);
+            return -1;
+        }
+        memcpy(p, &v, sizeof v);
+        return 0;
+    }
+    case FT_ATTENTION: {
+        culonx_attention v;
+        if (strcmp(s, "flash") == 0)
+            v = CULONX_ATTENTION_FLASH;
+        else if (strcmp(s, "naive") == 0)
+            v = CULONX_ATTENTION_NAIVE;
+        else {
+            snprintf(why, whylen, "expected flash or naive, got '%.64s'", s);
             return -1;
         }
         memcpy(p, &v, sizeof v);

@@ -20,6 +20,7 @@ typedef enum {
     FT_RECOMPUTE,
     FT_SCHEDULE,
     FT_DTYPE,
+    FT_ATTENTION,
 } cx_field_type;
 
 typedef struct {
