@@ -98,6 +98,7 @@ static inline cx_model_op *cx_model_flash(cx_model_builder *bd, const char *name
     o->b_bytes = e * (2.0 * qkv + 2.0 * bq * s * d) + lse;
     o->saved_bytes = e * qkv + lse;
     o->tensor = 1;
+    o->fused_attn = 1;
     return o;
 }
 

@@ -65,6 +65,7 @@ typedef struct {
     int attn_core;           /* its saved bytes are dropped by selective recompute */
     int sel_recompute;       /* recomputed under selective recompute */
     int tensor;              /* runs on tensor cores */
+    int fused_attn;          /* fused attention kernel: its own efficiency (perf attn-eff) */
     /* TP collective issued after this op in forward and in backward */
     cx_coll_kind coll_fwd, coll_bwd;
     double coll_bytes; /* full (unsharded) message bytes */

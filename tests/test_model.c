@@ -197,13 +197,13 @@ static void test_roofline(void)
     memset(&p, 0, sizeof p);
     cx_hw_perf_defaults(&p);
     /* big GEMM: compute bound, scales 1/f */
-    cx_hw_work w = {2.0 * 8192 * 8192 * 8192, 2.0 * 3 * 8192 * 8192, 1, 1};
+    cx_hw_work w = {2.0 * 8192 * 8192 * 8192, 2.0 * 3 * 8192 * 8192, 1, 1, 0};
     cx_hw_time t1 = cx_hw_work_time(&s, &p, &w, CULONX_DTYPE_FP16, 1410);
     cx_hw_time t2 = cx_hw_work_time(&s, &p, &w, CULONX_DTYPE_FP16, 705);
     CU_ASSERT(t1.compute_s > t1.mem_s);
     CU_ASSERT(rel(t2.compute_s, 2 * t1.compute_s) < 1e-12);
     /* memory-bound op: no change with clock */
-    cx_hw_work e = {0, 1e9, 1, 0};
+    cx_hw_work e = {0, 1e9, 1, 0, 0};
     t1 = cx_hw_work_time(&s, &p, &e, CULONX_DTYPE_FP16, 1410);
     t2 = cx_hw_work_time(&s, &p, &e, CULONX_DTYPE_FP16, 846);
     CU_ASSERT_DOUBLE_EQUAL(t1.time_s, t2.time_s, 1e-15);

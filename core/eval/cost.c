@@ -72,6 +72,7 @@ static double op_time(const cx_cost *c, const cx_model_op *o, double flops, doub
     w.bytes = bytes;
     w.batch = o->batch;
     w.tensor = o->tensor;
+    w.eff = o->fused_attn ? c->sys.perf.attn_eff : 0.0;
     cx_hw_time t = cx_hw_work_time(&c->sys, &c->sys.perf, &w, c->run->exec.dtype, c->clock_mhz);
     if (o->tensor && tensor_s) *tensor_s += t.time_s;
     return t.time_s;
@@ -107,6 +108,32 @@ static double cpu_floor(const cx_cost *c, const double *op_s, const double *coll
     return (floor_s - coll) / gpu;
 }
 
+/* TP communication overlap (execution.tp-overlap, core/README.md "TP
+ * overlap"): a collective attached to op i hides behind its partner GEMM,
+ * op i itself when it is a GEMM (reduce-scatter after attn_out / fc2 in
+ * forward, all-gather of their input gradient in backward), else the GEMM
+ * that follows (all-gather before qkv / fc1 in forward, reduce-scatter of
+ * their input gradient in backward). Exposed time = max(coll / k, coll -
+ * partner GEMM time): the first (pipe: k = 4 chunks, Transformer Engine's
+ * default split) or one of t ring steps (ring: k = t) cannot hide. The
+ * times left in tp_f_s / tp_b_s are the exposed ones; bytes are unchanged. */
+#define TP_OVERLAP_PIPE_CHUNKS 4.0
+static void tp_overlap(const cx_cost *c, const cx_model_ops *ops, cx_op_times *ot, double *tp_r)
+{
+    const culonx_execution *ex = &c->run->exec;
+    if (ex->tp_overlap == CULONX_TP_OVERLAP_NONE || ex->tp <= 1) return;
+    const double k =
+        ex->tp_overlap == CULONX_TP_OVERLAP_PIPE ? TP_OVERLAP_PIPE_CHUNKS : (double)ex->tp;
+    for (int i = 0; i < ops->nops; i++) {
+        int g = ops->op[i].kind == CX_OP_GEMM ? i : i + 1;
+        if (g >= ops->nops || ops->op[g].kind != CX_OP_GEMM) continue;
+        double pf = ot->f_s[g], pb = ot->b_s[g];
+        ot->tp_f_s[i] = cx_maxd(ot->tp_f_s[i] / k, ot->tp_f_s[i] - pf);
+        ot->tp_b_s[i] = cx_maxd(ot->tp_b_s[i] / k, ot->tp_b_s[i] - pb);
+        tp_r[i] = cx_maxd(tp_r[i] / k, tp_r[i] - pf);
+    }
+}
+
 /* Costs of one pass over an op list, accumulated into cc with weight n. */
 static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int recompute_mode,
                      int is_layer, cx_chunk_cost *cc, cx_op_times *ot)
@@ -130,6 +157,7 @@ static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int re
         if (rec && recompute_mode == CULONX_RECOMPUTE_FULL)
             add_coll(c, o->coll_fwd, o->coll_bytes, &tp_r[i], tiers);
     }
+    tp_overlap(c, ops, ot, tp_r);
     double kf = cpu_floor(c, ot->f_s, ot->tp_f_s, no), kb = cpu_floor(c, ot->b_s, ot->tp_b_s, no);
     double kw = cpu_floor(c, ot->w_s, NULL, no), kr = cpu_floor(c, ot->r_s, tp_r, no);
     for (int i = 0; i < no; i++) {
@@ -443,7 +471,15 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
                 a = cx_hw_coll_cost(&c->sys, CX_HW_ALL_REDUCE, 4.0 * P, dg);
                 memset(&b, 0, sizeof b);
             }
-            c->dp_s[s] = a.time_s + b.time_s;
+            /* --overlap-param-gather: the all-gather runs bucket by bucket
+             * behind the next iteration's first forward on this stage */
+            double ag = b.time_s;
+            if (ex->param_gather_overlap && ex->distributed_optimizer) {
+                double bucket = cx_maxd(DDP_BUCKET_PARAMS, 1e6 * (double)ex->dp);
+                double nbk = cx_maxd(1.0, cx_mind((double)DDP_MAX_BUCKETS, ceil(P / bucket)));
+                ag = cx_maxd(ag / nbk, ag - F);
+            }
+            c->dp_s[s] = a.time_s + ag;
             for (int k = 0; k < CULONX_MAX_TIERS; k++)
                 c->dp_tier_bytes[s][k] = a.bytes_tier[k] + b.bytes_tier[k];
             if (ex->dp_overlap) {

@@ -111,6 +111,7 @@ typedef struct {
     double mem_eff;                   /* achieved fraction of HBM bandwidth */
     double kernel_launch_s;           /* CPU launch cost per kernel (floor per pass) */
     double optimizer_bytes_per_param; /* bytes moved by the Adam step */
+    double attn_eff;                  /* fused attention kernel: fraction of matrix peak */
 } culonx_perf_params;
 
 #define CULONX_MAX_TIERS 2
@@ -139,6 +140,17 @@ typedef enum {
  * blocks skipped, scores recomputed in backward); naive materialises the
  * scores (Megatron-LM before FlashAttention: SC'21, Korthikanti et al.). */
 typedef enum { CULONX_ATTENTION_FLASH = 0, CULONX_ATTENTION_NAIVE = 1 } culonx_attention;
+
+/* TP communication overlap (Megatron --tp-comm-overlap, Transformer Engine
+ * userbuffers; core/README.md, "TP overlap"): none (blocking collectives),
+ * pipe (GEMM split in chunks, the collective of one chunk hidden behind the
+ * next chunk's GEMM) or ring (the collective as tp - 1 ring p2p steps, each
+ * hidden behind one GEMM slice). Needs sequence parallelism. */
+typedef enum {
+    CULONX_TP_OVERLAP_NONE = 0,
+    CULONX_TP_OVERLAP_PIPE = 1,
+    CULONX_TP_OVERLAP_RING = 2,
+} culonx_tp_overlap;
 
 typedef enum { CULONX_DTYPE_FP16 = 0, CULONX_DTYPE_BF16 = 1, CULONX_DTYPE_FP8 = 2 } culonx_dtype;
 
@@ -173,6 +185,10 @@ typedef struct {
     double tokens;    /* training budget in tokens, 0 = none */
     double clock_mhz; /* SM clock; 0 = the GPU's max */
     culonx_attention attention;
+    culonx_tp_overlap tp_overlap;
+    /* distributed optimizer: the parameter all-gather runs behind the next
+     * iteration's first forward (Megatron --overlap-param-gather) */
+    int param_gather_overlap;
 } culonx_execution;
 
 /* Where a section of a run came from: file and line of its XML element,

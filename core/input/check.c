@@ -141,6 +141,7 @@ static culonx_status check_system(checker *C)
     TRY(dbl_range(C, fo, "perf", "matmul-eff-max", pf->matmul_eff_max, 0, 0, 1, 0));
     TRY(dbl_range(C, fo, "perf", "matmul-half-dim", pf->matmul_half_dim, 0, 0, 1e6, 0));
     TRY(dbl_range(C, fo, "perf", "mem-eff", pf->mem_eff, 0, 0, 1, 0));
+    TRY(dbl_range(C, fo, "perf", "attn-eff", pf->attn_eff, 0, 0, 1, 0));
     TRY(dbl_range(C, fo, "perf", "kernel-launch-us", pf->kernel_launch_s, 0, 0, 1.0, 1e-6));
     TRY(dbl_range(C, fo, "perf", "optimizer-bytes-per-param", pf->optimizer_bytes_per_param, 0, 0,
                   1e4, 0));
@@ -241,6 +242,17 @@ static culonx_status check_exec(checker *C)
         return bad(C, o, "<execution>: unknown dtype %d", (int)e->dtype);
     if ((unsigned)e->attention > CULONX_ATTENTION_NAIVE)
         return bad(C, o, "<execution>: unknown attention %d", (int)e->attention);
+    if ((unsigned)e->tp_overlap > CULONX_TP_OVERLAP_RING)
+        return bad(C, o, "<execution>: unknown tp-overlap %d", (int)e->tp_overlap);
+    if (e->tp_overlap != CULONX_TP_OVERLAP_NONE && e->tp > 1 && !e->sequence_parallel)
+        return bad(C, o,
+                   "<execution tp-overlap=\"%s\">: TP overlap needs sequence-parallel=\"true\" "
+                   "(it splits the reduce-scatter and all-gather of SP)",
+                   e->tp_overlap == CULONX_TP_OVERLAP_PIPE ? "pipe" : "ring");
+    if (e->param_gather_overlap && !e->distributed_optimizer)
+        return bad(C, o,
+                   "<execution param-gather-overlap=\"true\">: needs "
+                   "distributed-optimizer=\"true\" (no parameter all-gather without it)");
     TRY(int_range(C, o, "execution", "gpus", e->gpus, 1, 10000000));
     TRY(int_range(C, o, "execution", "tp", e->tp, 1, e->gpus));
     TRY(int_range(C, o, "execution", "pp", e->pp, 1, e->gpus));

@@ -88,6 +88,7 @@ static const cx_field perf_fields[] = {
     FLD(culonx_perf_params, "kernel-launch-us", FT_NONNEG, kernel_launch_s, 1e-6, 0),
     FLD(culonx_perf_params, "optimizer-bytes-per-param", FT_NONNEG, optimizer_bytes_per_param, 0,
         0),
+    FLD(culonx_perf_params, "attn-eff", FT_NONNEG, attn_eff, 0, 0),
 };
 
 /* gpus and dp sit at EXEC_GPUS and EXEC_DP (fields.h) */
@@ -108,6 +109,8 @@ static const cx_field exec_fields[] = {
     FLD(culonx_execution, "tokens", FT_NONNEG, tokens, 0, 0),
     FLD(culonx_execution, "clock-mhz", FT_NONNEG, clock_mhz, 0, 0),
     FLD(culonx_execution, "attention", FT_ATTENTION, attention, 0, 0),
+    FLD(culonx_execution, "tp-overlap", FT_TP_OVERLAP, tp_overlap, 0, 0),
+    FLD(culonx_execution, "param-gather-overlap", FT_BOOL, param_gather_overlap, 0, 0),
 };
 
 #define NFIELDS(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -252,6 +255,21 @@ int cx_core_field_parse(const cx_field *f, const char *s, void *base, char *why,
             v = CULONX_ATTENTION_NAIVE;
         else {
             snprintf(why, whylen, "expected flash or naive, got '%.64s'", s);
+            return -1;
+        }
+        memcpy(p, &v, sizeof v);
+        return 0;
+    }
+    case FT_TP_OVERLAP: {
+        culonx_tp_overlap v;
+        if (strcmp(s, "none") == 0)
+            v = CULONX_TP_OVERLAP_NONE;
+        else if (strcmp(s, "pipe") == 0)
+            v = CULONX_TP_OVERLAP_PIPE;
+        else if (strcmp(s, "ring") == 0)
+            v = CULONX_TP_OVERLAP_RING;
+        else {
+            snprintf(why, whylen, "expected none, pipe or ring, got '%.64s'", s);
             return -1;
         }
         memcpy(p, &v, sizeof v);

@@ -21,6 +21,7 @@ typedef enum {
     FT_SCHEDULE,
     FT_DTYPE,
     FT_ATTENTION,
+    FT_TP_OVERLAP,
 } cx_field_type;
 
 typedef struct {
