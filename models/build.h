@@ -109,6 +109,20 @@ static inline void cx_model_coll(cx_model_op *o, cx_coll_kind fwd, cx_coll_kind 
     o->coll_bytes = bytes;
 }
 
+/* Ring attention (context parallelism, Megatron/Transformer Engine; Liu et
+ * al. 2023): each of cp ranks holds s/cp queries (two chunks, causal load
+ * balance) and passes its K and V blocks around the ring, cp - 1 steps: the
+ * volume of an all-gather of the whole K and V (kv_bytes, of the sequence)
+ * over the cp group in forward; backward passes K and V again and the dK,
+ * dV partial sums: twice that, priced as an all-reduce of kv_bytes. Each
+ * step overlaps the attention of the block in hand (core/eval/cost.c
+ * exposes what does not hide). */
+static inline void cx_model_ring_attention(cx_model_op *o, double kv_bytes)
+{
+    cx_model_coll(o, CX_COLL_ALL_GATHER, CX_COLL_ALL_REDUCE, kv_bytes);
+    o->coll_cp = 1;
+}
+
 /* Starts part i of st as an empty op table named `name`. */
 static inline cx_model_part *cx_model_part_begin(cx_model_stack *st, int i, const char *name,
                                                  double params, int recompute)

@@ -41,7 +41,7 @@ static void dense(const culonx_model *m, const cx_model_dims *dm, cx_model_build
     const int sp = dm->sp;
     const double e = bd->e, s = (double)m->seq, h = (double)m->hidden;
     const double f = (double)m->ffn, d = cx_model_head_dim(m);
-    const double T = b * s;           /* tokens of the microbatch */
+    const double T = b * s / dm->cp;  /* tokens of the microbatch on this rank */
     const double Tn = sp ? T / t : T; /* tokens in the replicated region */
     const double sh = sp ? t : 1.0;   /* shard factor of GEMM inputs */
     const double ah = (double)m->heads / t, kh = (double)m->kv_heads / t;
@@ -57,7 +57,8 @@ static void dense(const culonx_model *m, const cx_model_dims *dm, cx_model_build
     cx_model_gemm(bd, "qkv", T, (ah + 2.0 * kh) * d, h, e * T * h / sh);
     /* Q and K for the scores, V for the context: kept from the QKV output */
     if (dm->flash) { /* dropout fused, its mask regenerated in backward */
-        cx_model_flash(bd, "flash_attn", b * ah, kh / ah, s, cx_model_attn_keys(m), d);
+        o = cx_model_flash(bd, "flash_attn", b * ah, kh / ah, s / dm->cp, cx_model_attn_keys(m), d);
+        if (dm->cp > 1) cx_model_ring_attention(o, e * b * s * 2.0 * kh * d);
     } else {
         o = cx_model_bmm(bd, "attn_scores", b * ah, s, s, d, e * T * d * (ah + 2.0 * kh));
         o->sel_recompute = 1;
@@ -98,7 +99,7 @@ static void build(const culonx_model *m, const cx_model_dims *d, cx_model_stack 
     st->nseg = 1;
     if (!d) return;
 
-    const double T = d->b * (double)m->seq, Tn = d->sp ? T / d->t : T;
+    const double T = d->b * (double)m->seq / d->cp, Tn = d->sp ? T / d->t : T;
     cx_model_builder bd = {d->e, &layer->ops};
     dense(m, d, &bd);
     cx_model_layer_acts(layer, d->e * T * h / (d->sp ? d->t : 1.0));

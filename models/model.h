@@ -66,6 +66,7 @@ typedef struct {
     int sel_recompute;       /* recomputed under selective recompute */
     int tensor;              /* runs on tensor cores */
     int fused_attn;          /* fused attention kernel: its own efficiency (perf attn-eff) */
+    int coll_cp;             /* its collective runs over the cp group (ring attention) */
     /* TP collective issued after this op in forward and in backward */
     cx_coll_kind coll_fwd, coll_bwd;
     double coll_bytes; /* full (unsharded) message bytes */
@@ -120,6 +121,7 @@ typedef struct {
     double b, t, e;
     int sp;
     int flash; /* fused FlashAttention kernel instead of materialised scores */
+    double cp; /* context parallelism: each rank holds s / cp tokens (>= 1) */
 } cx_model_dims;
 
 /* Width of one attention head: model.head-dim, or hidden / heads. */
@@ -170,6 +172,9 @@ double cx_model_stack_params(const cx_model_stack *st);
  * -1 for an arch without a family. */
 int cx_model_build(const culonx_model *m, int64_t b, int64_t t, int sp, double elem_bytes,
                    int flash, cx_model_stack *out);
+/* The same with context parallelism cp (sequence split over cp ranks). */
+int cx_model_build_cp(const culonx_model *m, int64_t b, int64_t t, int64_t cp, int sp,
+                      double elem_bytes, int flash, cx_model_stack *out);
 
 /* Saved bytes of an op table: all, or without the attention core */
 double cx_model_saved_bytes(const cx_model_ops *ops, int skip_core);

@@ -179,13 +179,16 @@ static void test_roundtrip_llama(void)
     CU_ASSERT(near(r.system.gpu.max_mhz, 1980));
     CU_ASSERT(near(r.system.tier[0].bw_gbps, 450));
     CU_ASSERT(near(r.system.tier[1].bw_gbps, 50));
-    CU_ASSERT_EQUAL(r.exec.gpus, 14336);
-    CU_ASSERT_EQUAL(r.exec.pp, 14);
-    CU_ASSERT_EQUAL(r.exec.vp, 3);
+    CU_ASSERT_EQUAL(r.exec.gpus, 16384); /* the published layout: pp 16, uneven ends */
+    CU_ASSERT_EQUAL(r.exec.pp, 16);
+    CU_ASSERT_EQUAL(r.exec.vp, 2);
+    CU_ASSERT_EQUAL(r.exec.first_stage_layers, 3);
+    CU_ASSERT_EQUAL(r.exec.last_stage_layers, 3);
+    CU_ASSERT_EQUAL(r.exec.cp, 1);
     CU_ASSERT_EQUAL(r.exec.dp, 128);
     CU_ASSERT_EQUAL(r.exec.schedule, CULONX_SCHED_INTERLEAVED);
     CU_ASSERT_EQUAL(r.exec.dtype, CULONX_DTYPE_BF16);
-    CU_ASSERT_EQUAL(r.exec.recompute, CULONX_RECOMPUTE_FULL);
+    CU_ASSERT_EQUAL(r.exec.recompute, CULONX_RECOMPUTE_SELECTIVE);
     CU_ASSERT_EQUAL(r.exec.sequence_parallel, 1);
     CU_ASSERT_EQUAL(r.exec.distributed_optimizer, 1);
 

@@ -23,6 +23,7 @@
  */
 #include "core/eval/cost.h"
 #include "core/base/base.h"
+#include "core/layout/rules.h"
 #include "hw/power.h"
 
 #include <math.h>
@@ -78,13 +79,13 @@ static double op_time(const cx_cost *c, const cx_model_op *o, double flops, doub
     return t.time_s;
 }
 
-static void add_coll(const cx_cost *c, cx_coll_kind k, double bytes, double *time_s,
+static void add_coll(const cx_cost *c, cx_coll_kind k, double bytes, int cp, double *time_s,
                      double tier_bytes[CULONX_MAX_TIERS])
 {
     if (k == CX_COLL_NONE) return;
-    cx_hw_comm cm =
-        cx_hw_coll_cost(&c->sys, hw_coll(k), bytes,
-                        cx_core_layout_group(&c->layout, CX_DIM_TP, c->sys.gpus_per_node));
+    cx_hw_comm cm = cx_hw_coll_cost(
+        &c->sys, hw_coll(k), bytes,
+        cx_core_layout_group(&c->layout, cp ? CX_DIM_CP : CX_DIM_TP, c->sys.gpus_per_node));
     *time_s += cm.time_s;
     for (int i = 0; i < CULONX_MAX_TIERS; i++)
         tier_bytes[i] += cm.bytes_tier[i];
@@ -121,10 +122,18 @@ static double cpu_floor(const cx_cost *c, const double *op_s, const double *coll
 static void tp_overlap(const cx_cost *c, const cx_model_ops *ops, cx_op_times *ot, double *tp_r)
 {
     const culonx_execution *ex = &c->run->exec;
+    for (int i = 0; i < ops->nops; i++) { /* ring attention: one step of cp - 1 exposed at least */
+        if (!ops->op[i].coll_cp) continue;
+        double k = ex->cp > 1 ? (double)(ex->cp - 1) : 1.0;
+        ot->tp_f_s[i] = cx_maxd(ot->tp_f_s[i] / k, ot->tp_f_s[i] - ot->f_s[i]);
+        ot->tp_b_s[i] = cx_maxd(ot->tp_b_s[i] / k, ot->tp_b_s[i] - ot->b_s[i]);
+        tp_r[i] = cx_maxd(tp_r[i] / k, tp_r[i] - ot->f_s[i]);
+    }
     if (ex->tp_overlap == CULONX_TP_OVERLAP_NONE || ex->tp <= 1) return;
     const double k =
         ex->tp_overlap == CULONX_TP_OVERLAP_PIPE ? TP_OVERLAP_PIPE_CHUNKS : (double)ex->tp;
     for (int i = 0; i < ops->nops; i++) {
+        if (ops->op[i].coll_cp) continue;
         int g = ops->op[i].kind == CX_OP_GEMM ? i : i + 1;
         if (g >= ops->nops || ops->op[g].kind != CX_OP_GEMM) continue;
         double pf = ot->f_s[g], pb = ot->b_s[g];
@@ -149,13 +158,13 @@ static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int re
         ot->b_s[i] = op_time(c, o, o->b_flops, o->b_bytes, &ts_b[i]);
         ot->w_s[i] = op_time(c, o, o->w_flops, o->w_bytes, &ts_w[i]);
         ot->tp_f_s[i] = ot->tp_b_s[i] = tp_r[i] = 0;
-        add_coll(c, o->coll_fwd, o->coll_bytes, &ot->tp_f_s[i], tiers);
-        add_coll(c, o->coll_bwd, o->coll_bytes, &ot->tp_b_s[i], tiers);
+        add_coll(c, o->coll_fwd, o->coll_bytes, o->coll_cp, &ot->tp_f_s[i], tiers);
+        add_coll(c, o->coll_bwd, o->coll_bytes, o->coll_cp, &ot->tp_b_s[i], tiers);
         int rec = is_layer && (recompute_mode == CULONX_RECOMPUTE_FULL ||
                                (recompute_mode == CULONX_RECOMPUTE_SELECTIVE && o->sel_recompute));
         ot->r_s[i] = rec ? ot->f_s[i] : 0.0;
         if (rec && recompute_mode == CULONX_RECOMPUTE_FULL)
-            add_coll(c, o->coll_fwd, o->coll_bytes, &tp_r[i], tiers);
+            add_coll(c, o->coll_fwd, o->coll_bytes, o->coll_cp, &tp_r[i], tiers);
     }
     tp_overlap(c, ops, ot, tp_r);
     double kf = cpu_floor(c, ot->f_s, ot->tp_f_s, no), kb = cpu_floor(c, ot->b_s, ot->tp_b_s, no);
@@ -192,6 +201,18 @@ int cx_core_cost_stage_of(const cx_cost *c, int vs, int *chunk)
 static culonx_status split_layers(const culonx_run *run, cx_cost *c, int nvs, culonx_error *err)
 {
     const culonx_model *md = &run->model;
+    if (!run->vstage_layers && cx_core_exec_uneven(&run->exec)) {
+        int64_t n[CX_COST_MAX_VSTAGES];
+        if (cx_core_rule_split(md->layers, &run->exec, nvs, n) != CULONX_REJECT_NONE)
+            return cx_core_fail(err, CULONX_EINPUT, run->path, 0,
+                                "the uneven stage split does not fit %lld layers on %d virtual "
+                                "stages",
+                                (long long)md->layers, nvs);
+        c->vs_layer0[0] = 0;
+        for (int vs = 0; vs < nvs; vs++)
+            c->vs_layer0[vs + 1] = c->vs_layer0[vs] + (int32_t)n[vs];
+        return CULONX_OK;
+    }
     if (!run->vstage_layers) {
         if (md->layers % nvs != 0)
             return cx_core_fail(err, CULONX_EINPUT, run->path, 0,
@@ -342,8 +363,8 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     c->weight_copies = c->sched->weight_copies > 0 ? c->sched->weight_copies : 1;
 
     const double e = 2.0; /* 16-bit activations (fp8 runs keep bf16 activations) */
-    if (cx_model_build(md, ex->microbatch, ex->tp, ex->sequence_parallel, e,
-                       ex->attention == CULONX_ATTENTION_FLASH, &c->stack) != 0)
+    if (cx_model_build_cp(md, ex->microbatch, ex->tp, ex->cp, ex->sequence_parallel, e,
+                          ex->attention == CULONX_ATTENTION_FLASH, &c->stack) != 0)
         return cx_core_fail(err, CULONX_EINPUT, run->path, 0, "model arch %d is not available",
                             (int)md->arch);
     culonx_status st = split_layers(run, c, (int)nvs, err);
@@ -397,7 +418,8 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     }
 
     /* PP p2p: the boundary activation, 2sbh bytes (/t with SP scatter-gather) */
-    c->p2p_bytes = e * (double)ex->microbatch * (double)md->seq * (double)md->hidden /
+    c->p2p_bytes = e * (double)ex->microbatch * (double)md->seq /
+                   (ex->cp > 1 ? (double)ex->cp : 1.0) * (double)md->hidden /
                    (ex->sequence_parallel && ex->tp > 1 ? t : 1.0);
     c->p2p_s = 0;
     c->p2p_tier = 0;
@@ -420,6 +442,7 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     /* per stage: sends, chunk aggregates; DP and optimizer are recomputed
      * only when the stage's parameters differ from its predecessor's */
     double prev_P = -1;
+    const double dpcp = (double)ex->dp * (ex->cp > 1 ? (double)ex->cp : 1.0);
     for (int s = 0; s < c->p; s++) {
         int nf = 0, nb = 0, same = s > 0;
         double P = 0, F = 0, B = 0, W = 0, act = 0, work = 0, ej = 0, busy = 0, by = 0;
@@ -461,9 +484,9 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
         c->dp_s[s] = 0;
         c->dp_tier_bytes[s][0] = c->dp_tier_bytes[s][1] = 0;
         c->dp_nb[s] = 1;
-        if (ex->dp > 1) {
+        if (dpcp > 1) {
             cx_hw_comm a, b;
-            cx_hw_group dg = cx_core_layout_group(&c->layout, CX_DIM_DP, c->sys.gpus_per_node);
+            cx_hw_group dg = cx_core_layout_grad_group(&c->layout, c->sys.gpus_per_node);
             if (ex->distributed_optimizer) {
                 a = cx_hw_coll_cost(&c->sys, CX_HW_REDUCE_SCATTER, 4.0 * P, dg);
                 b = cx_hw_coll_cost(&c->sys, CX_HW_ALL_GATHER, 2.0 * P, dg);
@@ -475,7 +498,7 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
              * behind the next iteration's first forward on this stage */
             double ag = b.time_s;
             if (ex->param_gather_overlap && ex->distributed_optimizer) {
-                double bucket = cx_maxd(DDP_BUCKET_PARAMS, 1e6 * (double)ex->dp);
+                double bucket = cx_maxd(DDP_BUCKET_PARAMS, 1e6 * dpcp);
                 double nbk = cx_maxd(1.0, cx_mind((double)DDP_MAX_BUCKETS, ceil(P / bucket)));
                 ag = cx_maxd(ag / nbk, ag - F);
             }
@@ -483,12 +506,12 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
             for (int k = 0; k < CULONX_MAX_TIERS; k++)
                 c->dp_tier_bytes[s][k] = a.bytes_tier[k] + b.bytes_tier[k];
             if (ex->dp_overlap) {
-                double bucket = cx_maxd(DDP_BUCKET_PARAMS, 1e6 * (double)ex->dp);
+                double bucket = cx_maxd(DDP_BUCKET_PARAMS, 1e6 * dpcp);
                 double n = ceil(P / bucket);
                 c->dp_nb[s] = n < 1 ? 1 : n > DDP_MAX_BUCKETS ? DDP_MAX_BUCKETS : (int)n;
             }
         }
-        double upd = ex->distributed_optimizer ? P / (double)ex->dp : P;
+        double upd = ex->distributed_optimizer ? P / dpcp : P;
         c->optimizer_bytes[s] = upd * c->sys.perf.optimizer_bytes_per_param;
         c->optimizer_s[s] =
             c->optimizer_bytes[s] / (c->sys.gpu.hbm_gbps * 1e9 * c->sys.perf.mem_eff);
@@ -502,11 +525,13 @@ void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_mem
 {
     const culonx_execution *ex = &c->run->exec;
     double P = c->stage_params[s];
-    double T = (double)ex->microbatch * (double)c->run->model.seq;
+    double T = (double)ex->microbatch * (double)c->run->model.seq /
+               (ex->cp > 1 ? (double)ex->cp : 1.0); /* tokens per rank */
     double comm_buf = ex->tp > 1 ? 2.0 * 2.0 * T * (double)c->run->model.hidden : 0.0;
     mm->weights_bytes = 2.0 * P;
     mm->gradients_bytes = 4.0 * P;
-    mm->optimizer_bytes = 12.0 * P / (ex->distributed_optimizer ? (double)ex->dp : 1.0);
+    const double dpcp = (double)ex->dp * (ex->cp > 1 ? (double)ex->cp : 1.0);
+    mm->optimizer_bytes = 12.0 * P / (ex->distributed_optimizer ? dpcp : 1.0);
     mm->workspace_bytes = WORKSPACE_BYTES + comm_buf + work_bytes;
     mm->capacity_bytes = c->run->system.gpu.mem_gib * CX_GIB;
 }

@@ -189,6 +189,15 @@ typedef struct {
     /* distributed optimizer: the parameter all-gather runs behind the next
      * iteration's first forward (Megatron --overlap-param-gather) */
     int param_gather_overlap;
+    /* context parallelism: the sequence split over cp ranks, ring attention
+     * (core/README.md, "Context parallelism"); 0 or 1 = none */
+    int64_t cp;
+    /* Uneven pipeline stages (Megatron --decoder-first/last-pipeline-num-layers,
+     * --account-for-embedding/loss-in-pipeline-split): layers of the first
+     * and last virtual stage (0 = even split), or the embedding / the loss
+     * counted as one layer slot of the first / last stage. */
+    int64_t first_stage_layers, last_stage_layers;
+    int embedding_in_split, loss_in_split;
 } culonx_execution;
 
 /* Where a section of a run came from: file and line of its XML element,
@@ -435,6 +444,8 @@ typedef enum {
      * only varies for schedules that take it in a sweep) */
     CULONX_REJECT_VP_SCHEDULE = CULONX_REJECT_COUNT, /* vp > 1, schedule takes none */
     CULONX_REJECT_GPUS_DEGREES,                      /* gpus != tp*pp*dp */
+    CULONX_REJECT_UNEVEN_SPLIT, /* first/last stage layers or slots leave no even middle */
+    CULONX_REJECT_CP_SEQ,       /* seq % (2*cp) (causal load balance) or naive attention */
     CULONX_REJECT_ALL_COUNT
 } culonx_sweep_reject;
 

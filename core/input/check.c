@@ -172,10 +172,37 @@ static culonx_status exec_reject(checker *C, culonx_sweep_reject why)
     switch (why) {
     case CULONX_REJECT_GPUS_TP_PP:
     case CULONX_REJECT_GPUS_DEGREES:
+        if (e->cp > 1)
+            return bad(C, o,
+                       "<execution gpus=\"%lld\">: gpus must equal tp*cp*pp*dp = "
+                       "%lld*%lld*%lld*%lld = %lld, got %lld",
+                       (ll)e->gpus, (ll)e->tp, (ll)e->cp, (ll)e->pp, (ll)e->dp, (ll)l.gpus,
+                       (ll)e->gpus);
         return bad(C, o,
                    "<execution gpus=\"%lld\">: gpus must equal tp*pp*dp = %lld*%lld*%lld = %lld, "
                    "got %lld",
                    (ll)e->gpus, (ll)e->tp, (ll)e->pp, (ll)e->dp, (ll)l.gpus, (ll)e->gpus);
+    case CULONX_REJECT_UNEVEN_SPLIT:
+        return bad(C, o,
+                   "<execution>: uneven stages: first-stage-layers %lld, last-stage-layers %lld, "
+                   "embedding-in-split %s, loss-in-split %s leave no even split of %lld layers "
+                   "over the %lld middle virtual stages of pp*chunks = %lld*%d (the given counts "
+                   "leave nothing or an indivisible rest; the slot keys exclude the counts)",
+                   (ll)e->first_stage_layers, (ll)e->last_stage_layers,
+                   e->embedding_in_split ? "true" : "false", e->loss_in_split ? "true" : "false",
+                   (ll)m->layers,
+                   (ll)(e->pp * chunks - (e->first_stage_layers > 0) - (e->last_stage_layers > 0)),
+                   (ll)e->pp, chunks);
+    case CULONX_REJECT_CP_SEQ:
+        if (e->attention != CULONX_ATTENTION_FLASH)
+            return bad(C, o,
+                       "<execution cp=\"%lld\">: context parallelism runs ring attention on the "
+                       "fused kernel: needs attention=\"flash\"",
+                       (ll)e->cp);
+        return bad(C, o,
+                   "<execution cp=\"%lld\">: seq %lld is not a multiple of 2*cp = %lld (two "
+                   "chunks per rank for causal load balance)",
+                   (ll)e->cp, (ll)m->seq, (ll)(2 * e->cp));
     case CULONX_REJECT_HEADS_TP:
         return bad(C, o, "<execution tp=\"%lld\">: %lld does not divide %lld heads", (ll)e->tp,
                    (ll)e->tp, (ll)m->heads);

@@ -111,6 +111,11 @@ static const cx_field exec_fields[] = {
     FLD(culonx_execution, "attention", FT_ATTENTION, attention, 0, 0),
     FLD(culonx_execution, "tp-overlap", FT_TP_OVERLAP, tp_overlap, 0, 0),
     FLD(culonx_execution, "param-gather-overlap", FT_BOOL, param_gather_overlap, 0, 0),
+    FLD(culonx_execution, "cp", FT_COUNT, cp, 0, 0),
+    FLD(culonx_execution, "first-stage-layers", FT_COUNT, first_stage_layers, 0, 0),
+    FLD(culonx_execution, "last-stage-layers", FT_COUNT, last_stage_layers, 0, 0),
+    FLD(culonx_execution, "embedding-in-split", FT_BOOL, embedding_in_split, 0, 0),
+    FLD(culonx_execution, "loss-in-split", FT_BOOL, loss_in_split, 0, 0),
 };
 
 #define NFIELDS(a) ((int)(sizeof(a) / sizeof((a)[0])))
