@@ -16,7 +16,10 @@
  *  - "BLOOM": BigScience tr11 topology search on Jean Zay (A100-80GB, 4 x
  *    100 Gb/s Omni-Path per 8-GPU node = 6.25 GB/s per GPU), ZeRO-1 =
  *    distributed optimizer, vocab 250880. Rows whose layer count does not
- *    divide by PP are skipped (the run re-balanced layers by hand).
+ *    divide by PP count the embedding and the output as one layer slot of
+ *    the first and last stage (layers + 2 divisible by PP; Megatron-DeepSpeed
+ *    "type:transformer|embedding" partitioning); they form the set
+ *    "BLOOM-U" so that "BLOOM" stays the rows validated before.
  *  - "vTrain": 1440 single-node 8 x A100 runs (vtrain-single-node.csv),
  *    full activation checkpointing, 1F1B; vocab 51200 (Megatron's padded
  *    GPT-2 vocabulary), ffn 4h, fp16.
@@ -129,6 +132,7 @@ static void bench_gpt_model(culonx_model *m, const char *name, long l, long h, l
 static void bench_exec(culonx_execution *e, long tp, long pp, long dp, long mb, long gb)
 {
     e->tp = tp, e->pp = pp, e->dp = dp, e->vp = 1;
+    e->cp = 1;
     e->gpus = culonx_execution_gpus(e);
     e->microbatch = mb, e->global_batch = gb;
     e->recompute = CULONX_RECOMPUTE_FULL;
@@ -142,6 +146,9 @@ static void bench_exec(culonx_execution *e, long tp, long pp, long dp, long mb, 
     e->attention = CULONX_ATTENTION_NAIVE; /* A100-era rows predate FlashAttention */
     e->tp_overlap = CULONX_TP_OVERLAP_NONE;
     e->param_gather_overlap = 0;
+    e->cp = 1;
+    e->first_stage_layers = e->last_stage_layers = 0;
+    e->embedding_in_split = e->loss_in_split = 0;
 }
 
 /* measured-public.csv columns used (0-based) */
@@ -249,9 +256,12 @@ static int bench_load_public(bench_rows *rs, const char *path, const culonx_run 
         long l = atol(f[C_L]), h = atol(f[C_H]), a = atol(f[C_A]), V = atol(f[C_V]);
         long s = atol(f[C_S]), tp = atol(f[C_TP]), pp = atol(f[C_PP]), dp = atol(f[C_DP]);
         long mb = f[C_MBS][0] ? atol(f[C_MBS]) : 1, gb = atol(f[C_GBS]);
-        if (l % pp != 0) {
-            strncat(why, "layers not divisible by PP (hand-balanced stages)",
-                    sizeof why - strlen(why) - 1);
+        /* BLOOM's Megatron-DeepSpeed partitions "type:transformer|embedding":
+         * the embedding and the tied output count as one layer slot each of
+         * the first and last stage (execution.embedding/loss-in-split) */
+        int uneven = l % pp != 0 && strstr(src, "BigScience") && (l + 2) % pp == 0;
+        if (l % pp != 0 && !uneven) {
+            strncat(why, "layers not divisible by PP", sizeof why - strlen(why) - 1);
             bench_skip(rs, why);
             continue;
         }
@@ -260,8 +270,9 @@ static int bench_load_public(bench_rows *rs, const char *path, const culonx_run 
         bench_gpt_model(&r->run.model, f[C_MODEL], l, h, a, V, s);
         bench_exec(&r->run.exec, tp, pp, dp, mb, gb);
         r->measured_s = iter;
+        r->run.exec.embedding_in_split = r->run.exec.loss_in_split = uneven;
         if (strstr(src, "BigScience")) {
-            snprintf(r->set, sizeof r->set, "BLOOM");
+            snprintf(r->set, sizeof r->set, uneven ? "BLOOM-U" : "BLOOM");
             /* Jean Zay: 4 x 100 Gb/s Omni-Path per 8-GPU node */
             r->run.system.tier[1].bw_gbps = 4 * 12.5 / 8.0;
             r->run.exec.distributed_optimizer = 1;

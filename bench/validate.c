@@ -38,9 +38,10 @@ int main(int argc, char **argv)
     culonx_run base;
     if (bench_load_all(&rs, dir, &base, &missing) != 0) return 1;
 
-    enum { NSETS = 5 };
-    const char *sets[NSETS] = {"SC21-T1", "SC21-T2", "BLOOM", "H100", "vTrain"};
-    const double bound[NSETS] = {0.05, 0.06, 0.10, 0.10, 0.15}; /* --check: MAPE ceilings */
+    enum { NSETS = 6 };
+    const char *sets[NSETS] = {"SC21-T1", "SC21-T2", "BLOOM", "BLOOM-U", "H100", "vTrain"};
+    /* --check: MAPE ceilings */
+    const double bound[NSETS] = {0.05, 0.06, 0.10, 0.20, 0.10, 0.15};
     int failed = 0;
     double sum[NSETS] = {0}, mx[NSETS] = {0};
     int cnt[NSETS] = {0};
