@@ -64,8 +64,17 @@ static cx_hw_coll hw_coll(cx_coll_kind k)
     }
 }
 
+/* FP8 training (Transformer Engine; core/README.md "FP8"): with dtype fp8
+ * only the weight GEMMs of the layers run on the FP8 tensor-core peak; the
+ * attention kernel, the embedding, the logits and every memory-bound op stay
+ * 16-bit. Each FP8 GEMM first casts its 16-bit operand to FP8 with a
+ * per-tensor scale (read 2 B, write 1 B per element: the activation input in
+ * forward, the output gradient in backward; the weight-gradient GEMM reuses
+ * both; weights are cast once per iteration and kept, FP8_WEIGHT_BYTES in
+ * memory). The amax reductions are scalars and not priced. */
+#define FP8_CAST_BYTES_PER_ELEM 3.0
 static double op_time(const cx_cost *c, const cx_model_op *o, double flops, double bytes,
-                      double *tensor_s)
+                      double *tensor_s, int fp8, double cast_elems)
 {
     if (flops <= 0 && bytes <= 0) return 0.0;
     cx_hw_work w;
@@ -74,9 +83,16 @@ static double op_time(const cx_cost *c, const cx_model_op *o, double flops, doub
     w.batch = o->batch;
     w.tensor = o->tensor;
     w.eff = o->fused_attn ? c->sys.perf.attn_eff : 0.0;
-    cx_hw_time t = cx_hw_work_time(&c->sys, &c->sys.perf, &w, c->run->exec.dtype, c->clock_mhz);
+    culonx_dtype dt = c->run->exec.dtype;
+    if (dt == CULONX_DTYPE_FP8 && !fp8) dt = CULONX_DTYPE_BF16;
+    cx_hw_time t = cx_hw_work_time(&c->sys, &c->sys.perf, &w, dt, c->clock_mhz);
+    double cast_s = 0.0;
+    if (dt == CULONX_DTYPE_FP8 && cast_elems > 0) {
+        cx_hw_work cw = {0.0, FP8_CAST_BYTES_PER_ELEM * cast_elems, 1, 0, 0.0};
+        cast_s = cx_hw_work_time(&c->sys, &c->sys.perf, &cw, dt, c->clock_mhz).time_s;
+    }
     if (o->tensor && tensor_s) *tensor_s += t.time_s;
-    return t.time_s;
+    return t.time_s + cast_s;
 }
 
 static void add_coll(const cx_cost *c, cx_coll_kind k, double bytes, int cp, double *time_s,
@@ -154,9 +170,11 @@ static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int re
     for (int i = 0; i < no; i++) {
         const cx_model_op *o = &ops->op[i];
         ts_f[i] = ts_b[i] = ts_w[i] = 0;
-        ot->f_s[i] = op_time(c, o, o->fwd_flops, o->fwd_bytes, &ts_f[i]);
-        ot->b_s[i] = op_time(c, o, o->b_flops, o->b_bytes, &ts_b[i]);
-        ot->w_s[i] = op_time(c, o, o->w_flops, o->w_bytes, &ts_w[i]);
+        const int fp8 = is_layer && o->kind == CX_OP_GEMM; /* runs in FP8 when dtype is */
+        ot->f_s[i] =
+            op_time(c, o, o->fwd_flops, o->fwd_bytes, &ts_f[i], fp8, fp8 ? o->m * o->k : 0);
+        ot->b_s[i] = op_time(c, o, o->b_flops, o->b_bytes, &ts_b[i], fp8, fp8 ? o->m * o->n : 0);
+        ot->w_s[i] = op_time(c, o, o->w_flops, o->w_bytes, &ts_w[i], fp8, 0);
         ot->tp_f_s[i] = ot->tp_b_s[i] = tp_r[i] = 0;
         add_coll(c, o->coll_fwd, o->coll_bytes, o->coll_cp, &ot->tp_f_s[i], tiers);
         add_coll(c, o->coll_bwd, o->coll_bytes, o->coll_cp, &ot->tp_b_s[i], tiers);
@@ -528,7 +546,9 @@ void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_mem
     double T = (double)ex->microbatch * (double)c->run->model.seq /
                (ex->cp > 1 ? (double)ex->cp : 1.0); /* tokens per rank */
     double comm_buf = ex->tp > 1 ? 2.0 * 2.0 * T * (double)c->run->model.hidden : 0.0;
-    mm->weights_bytes = 2.0 * P;
+    /* FP8: Transformer Engine keeps an FP8 copy of each weight and of its
+     * transpose beside the 16-bit weight (1 + 1 B per parameter) */
+    mm->weights_bytes = (ex->dtype == CULONX_DTYPE_FP8 ? 4.0 : 2.0) * P;
     mm->gradients_bytes = 4.0 * P;
     const double dpcp = (double)ex->dp * (ex->cp > 1 ? (double)ex->cp : 1.0);
     mm->optimizer_bytes = 12.0 * P / (ex->distributed_optimizer ? dpcp : 1.0);
@@ -539,7 +559,9 @@ void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_mem
 void cx_core_result_rates(const culonx_run *run, culonx_result *res)
 {
     const culonx_execution *ex = &run->exec;
-    double peak = (double)ex->gpus * cx_hw_peak_flops(&run->system.gpu, ex->dtype, 1);
+    /* MFU and HFU against the dense 16-bit peak, also for FP8 runs, as the
+     * field reports them (Megatron, Llama 3, MosaicML) */
+    double peak = (double)ex->gpus * cx_hw_peak_flops(&run->system.gpu, CULONX_DTYPE_BF16, 1);
     double T = res->iteration_time_s;
     res->mfu = res->model_flops / (T * peak);
     res->hfu = res->hardware_flops / (T * peak);
