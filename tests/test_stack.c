@@ -225,10 +225,11 @@ static void test_split_keys(void)
         CU_ASSERT_EQUAL_FATAL(cx_core_cost_build(&x, 0, b, &err), CULONX_OK);
         CU_ASSERT(memcmp(a->vs_layer0, b->vs_layer0, (size_t)(nv + 1) * sizeof a->vs_layer0[0]) ==
                   0);
-        culonx_result ra, rb;
-        CU_ASSERT_EQUAL_FATAL(culonx_estimate(&r, &ra, &err), CULONX_OK);
-        CU_ASSERT_EQUAL_FATAL(culonx_estimate(&x, &rb, &err), CULONX_OK);
-        CU_ASSERT(rel(ra.iteration_time_s, rb.iteration_time_s) < 1e-12);
+        CU_ASSERT_EQUAL(a->nclass, b->nclass);
+        for (int k = 0; k < a->nclass && k < b->nclass; k++)
+            CU_ASSERT(rel(a->cls[k].f_s, b->cls[k].f_s) < 1e-12);
+        culonx_result ra; /* the public path accepts the keys (the check's split rule) */
+        CU_ASSERT_EQUAL(culonx_estimate(&r, &ra, &err), CULONX_OK);
     }
     free(a), free(b);
 }
