@@ -293,7 +293,7 @@ static culonx_status classify(const culonx_run *run, cx_cost *c, int nvs, culonx
 {
     const cx_model_stack *stk = &c->stack;
     c->nclass = 0;
-    if (!run->vstage_layers && stk->nseg == 1) {
+    if (!run->vstage_layers && !cx_core_exec_uneven(&run->exec) && stk->nseg == 1) {
         /* the even split of one segment (the default; the loop below gives
          * the same, tests/test_stack.c): first, middle and last classes */
         const int32_t L = c->vs_layer0[1];
