@@ -16,12 +16,19 @@
  *  - "BLOOM": BigScience tr11 topology search on Jean Zay (A100-80GB, 4 x
  *    100 Gb/s Omni-Path per 8-GPU node = 6.25 GB/s per GPU), ZeRO-1 =
  *    distributed optimizer, vocab 250880. Rows whose layer count does not
- *    divide by PP are skipped (the run re-balanced layers by hand).
+ *    divide by PP count the embedding and the output as one layer slot of
+ *    the first and last stage (layers + 2 divisible by PP; Megatron-DeepSpeed
+ *    "type:transformer|embedding" partitioning); they form the set
+ *    "BLOOM-U" so that "BLOOM" stays the rows validated before.
  *  - "vTrain": 1440 single-node 8 x A100 runs (vtrain-single-node.csv),
  *    full activation checkpointing, 1F1B; vocab 51200 (Megatron's padded
  *    GPT-2 vocabulary), ffn 4h, fp16.
- * Rows without an iteration time (Megatron H100 table, MosaicML FSDP, OPT)
- * are not expressible as a measured time and are listed as skipped.
+ *  - "H100": Megatron-Core r0.8.0 weak-scaling table on H100 (per-GPU
+ *    TFLOP/s converted to iteration time with Megatron's FLOP formula,
+ *    bench_h100_row below for the assumptions).
+ * Rows without an iteration time (the strong-scaling MFU line, MosaicML
+ * FSDP, OPT) are not expressible as a measured time and are listed as
+ * skipped.
  */
 #ifndef CX_BENCH_DATA_H
 #define CX_BENCH_DATA_H
@@ -125,6 +132,7 @@ static void bench_gpt_model(culonx_model *m, const char *name, long l, long h, l
 static void bench_exec(culonx_execution *e, long tp, long pp, long dp, long mb, long gb)
 {
     e->tp = tp, e->pp = pp, e->dp = dp, e->vp = 1;
+    e->cp = 1;
     e->gpus = culonx_execution_gpus(e);
     e->microbatch = mb, e->global_batch = gb;
     e->recompute = CULONX_RECOMPUTE_FULL;
@@ -135,6 +143,12 @@ static void bench_exec(culonx_execution *e, long tp, long pp, long dp, long mb, 
     e->dp_overlap = 1;
     e->tokens = 0;
     e->clock_mhz = 0;
+    e->attention = CULONX_ATTENTION_NAIVE; /* A100-era rows predate FlashAttention */
+    e->tp_overlap = CULONX_TP_OVERLAP_NONE;
+    e->param_gather_overlap = 0;
+    e->cp = 1;
+    e->first_stage_layers = e->last_stage_layers = 0;
+    e->embedding_in_split = e->loss_in_split = 0;
 }
 
 /* measured-public.csv columns used (0-based) */
@@ -174,7 +188,44 @@ enum {
     C_NCOLS = 35
 };
 
-static int bench_load_public(bench_rows *rs, const char *path, const culonx_run *a100)
+/* Megatron-Core r0.8.0 H100 weak-scaling table (measured-public.csv, per-GPU
+ * TFLOP/s X): GPT, ffn 4h, MHA, vocab 131072, seq 4096, microbatch 1. Megatron
+ * counts model FLOPs per iteration as F = 72 B s l h^2 (1 + s/6h + V/12lh)
+ * (num_floating_point_operations in megatron/training/training.py; MFU 41.3%
+ * = 408.8/989 in the row's notes confirms the 989 TFLOP/s bf16 peak), so the
+ * iteration time is t = F / (n X). The table states --overlap-grad-reduce
+ * --overlap-param-gather --tp-comm-overlap; the Megatron-Core defaults of that
+ * release give the rest: selective recompute, sequence parallelism with TP,
+ * distributed optimizer, bf16, FlashAttention (TE fused attention), 1F1B. */
+static void bench_h100_row(bench_rows *rs, char **f, const culonx_run *h100)
+{
+    long l = atol(f[C_L]), h = atol(f[C_H]), a = atol(f[C_A]), V = atol(f[C_V]);
+    long s = atol(f[C_S]), tp = atol(f[C_TP]), pp = atol(f[C_PP]), dp = atol(f[C_DP]);
+    long gb = atol(f[C_GBS]);
+    double X = atof(f[C_VALUE]) * 1e12;
+    bench_row *r = bench_add(rs);
+    r->run = *h100;
+    bench_gpt_model(&r->run.model, f[C_MODEL], l, h, a, V, s);
+    bench_exec(&r->run.exec, tp, pp, dp, 1, gb);
+    culonx_execution *e = &r->run.exec;
+    e->recompute = CULONX_RECOMPUTE_SELECTIVE;
+    e->sequence_parallel = tp > 1;
+    e->distributed_optimizer = 1;
+    e->dtype = CULONX_DTYPE_BF16;
+    e->attention = CULONX_ATTENTION_FLASH;
+    e->tp_overlap = tp > 1 ? CULONX_TP_OVERLAP_PIPE : CULONX_TP_OVERLAP_NONE;
+    e->param_gather_overlap = 1;
+    double L = (double)l, H = (double)h, S = (double)s;
+    double F =
+        72.0 * (double)gb * S * L * H * H * (1.0 + S / (6.0 * H) + (double)V / (12.0 * L * H));
+    r->measured_s = F / ((double)e->gpus * X);
+    snprintf(r->set, sizeof r->set, "H100");
+    snprintf(r->label, sizeof r->label, "%s %ldGPU t%ld p%ld d%ld mb1", f[C_MODEL], (long)e->gpus,
+             tp, pp, dp);
+}
+
+static int bench_load_public(bench_rows *rs, const char *path, const culonx_run *a100,
+                             const culonx_run *h100)
 {
     FILE *fp = fopen(path, "r");
     if (!fp) return -1;
@@ -188,6 +239,10 @@ static int bench_load_public(bench_rows *rs, const char *path, const culonx_run 
         const char *src = f[C_SOURCE], *tab = f[C_TABLE], *zero = f[C_ZERO];
         double iter = atof(f[C_ITER]);
         snprintf(why, sizeof why, "line %d %s (%s): ", lineno, f[C_MODEL], f[C_GPU]);
+        if (strstr(tab, "weak-scaling") && strstr(f[C_GPU], "H100") && h100) {
+            bench_h100_row(rs, f, h100);
+            continue;
+        }
         if (!f[C_ITER][0] || iter <= 0) {
             strncat(why, "no iteration time", sizeof why - strlen(why) - 1);
             bench_skip(rs, why);
@@ -201,9 +256,12 @@ static int bench_load_public(bench_rows *rs, const char *path, const culonx_run 
         long l = atol(f[C_L]), h = atol(f[C_H]), a = atol(f[C_A]), V = atol(f[C_V]);
         long s = atol(f[C_S]), tp = atol(f[C_TP]), pp = atol(f[C_PP]), dp = atol(f[C_DP]);
         long mb = f[C_MBS][0] ? atol(f[C_MBS]) : 1, gb = atol(f[C_GBS]);
-        if (l % pp != 0) {
-            strncat(why, "layers not divisible by PP (hand-balanced stages)",
-                    sizeof why - strlen(why) - 1);
+        /* BLOOM's Megatron-DeepSpeed partitions "type:transformer|embedding":
+         * the embedding and the tied output count as one layer slot each of
+         * the first and last stage (execution.embedding/loss-in-split) */
+        int uneven = l % pp != 0 && strstr(src, "BigScience") && (l + 2) % pp == 0;
+        if (l % pp != 0 && !uneven) {
+            strncat(why, "layers not divisible by PP", sizeof why - strlen(why) - 1);
             bench_skip(rs, why);
             continue;
         }
@@ -212,8 +270,9 @@ static int bench_load_public(bench_rows *rs, const char *path, const culonx_run 
         bench_gpt_model(&r->run.model, f[C_MODEL], l, h, a, V, s);
         bench_exec(&r->run.exec, tp, pp, dp, mb, gb);
         r->measured_s = iter;
+        r->run.exec.embedding_in_split = r->run.exec.loss_in_split = uneven;
         if (strstr(src, "BigScience")) {
-            snprintf(r->set, sizeof r->set, "BLOOM");
+            snprintf(r->set, sizeof r->set, uneven ? "BLOOM-U" : "BLOOM");
             /* Jean Zay: 4 x 100 Gb/s Omni-Path per 8-GPU node */
             r->run.system.tier[1].bw_gbps = 4 * 12.5 / 8.0;
             r->run.exec.distributed_optimizer = 1;
@@ -264,7 +323,8 @@ static int bench_load_vtrain(bench_rows *rs, const char *path, const culonx_run 
 }
 
 /* Loads every expressible row; the A100 system comes from the shipped
- * configs/megatron-1t.xml. A table that cannot be opened is not an error:
+ * configs/megatron-1t.xml, the H100 system from configs/llama3-8b-h100.xml
+ * (systems/h100-80g.xml). A table that cannot be opened is not an error:
  * "SKIP <set>: <path> missing" is printed for each data set it holds and
  * *missing counts them. Returns 0, or prints why not and returns -1. */
 static int bench_load_all(bench_rows *rs, const char *data_dir, culonx_run *base, int *missing)
@@ -279,11 +339,17 @@ static int bench_load_all(bench_rows *rs, const char *data_dir, culonx_run *base
     }
     char path[1024];
     snprintf(path, sizeof path, "%s/measured-public.csv", data_dir);
-    if (bench_load_public(rs, path, base) != 0) {
-        const char *sets[] = {"SC21-T1", "SC21-T2", "BLOOM"};
-        for (int k = 0; k < 3; k++)
+    static culonx_run h100;
+    if (culonx_run_load(CX_SOURCE_DIR "/configs/llama3-8b-h100.xml", NULL, 0, NULL, &h100, &err) !=
+        CULONX_OK) {
+        fprintf(stderr, "%s:%d: error: %s\n", err.file, err.line, err.msg);
+        return -1;
+    }
+    if (bench_load_public(rs, path, base, &h100) != 0) {
+        const char *sets[] = {"SC21-T1", "SC21-T2", "BLOOM", "H100"};
+        for (int k = 0; k < 4; k++)
             printf("SKIP %s: %s missing\n", sets[k], path);
-        *missing += 3;
+        *missing += 4;
     }
     snprintf(path, sizeof path, "%s/vtrain-single-node.csv", data_dir);
     if (bench_load_vtrain(rs, path, base) != 0) {

@@ -38,11 +38,14 @@ int main(int argc, char **argv)
     culonx_run base;
     if (bench_load_all(&rs, dir, &base, &missing) != 0) return 1;
 
-    const char *sets[] = {"SC21-T1", "SC21-T2", "BLOOM", "vTrain"};
-    const double bound[] = {0.05, 0.06, 0.10, 0.15}; /* --check: MAPE ceilings */
+    enum { NSETS = 6 };
+    const char *sets[NSETS] = {"SC21-T1", "SC21-T2", "BLOOM", "BLOOM-U", "H100", "vTrain"};
+    /* --check: MAPE ceilings, generous on purpose (regressions, not targets:
+     * the H100 target of issue 9 is 10% and is reported, not asserted) */
+    const double bound[NSETS] = {0.05, 0.06, 0.10, 0.20, 0.12, 0.15};
     int failed = 0;
-    double sum[4] = {0}, mx[4] = {0};
-    int cnt[4] = {0};
+    double sum[NSETS] = {0}, mx[NSETS] = {0};
+    int cnt[NSETS] = {0};
     if (!quiet)
         printf("%-8s %-44s %12s %12s %8s\n", "set", "row", "measured_s", "predicted_s", "error");
     for (int i = 0; i < rs.n; i++) {
@@ -56,19 +59,19 @@ int main(int argc, char **argv)
         }
         double e = (res.iteration_time_s - r->measured_s) / r->measured_s;
         int k = 0;
-        while (k < 4 && strcmp(sets[k], r->set))
+        while (k < NSETS && strcmp(sets[k], r->set))
             k++;
-        if (k < 4) {
+        if (k < NSETS) {
             sum[k] += fabs(e);
             mx[k] = fmax(mx[k], fabs(e));
             cnt[k]++;
         }
-        if (!quiet || k < 3)
+        if (!quiet || k < NSETS - 1)
             printf("%-8s %-44s %12.4f %12.4f %+7.1f%%%s\n", r->set, r->label, r->measured_s,
                    res.iteration_time_s, 100 * e, res.memory.fits ? "" : "  (predicted OOM)");
     }
     printf("\n%-8s %6s %8s %8s\n", "set", "rows", "MAPE", "max");
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < NSETS; k++) {
         if (!cnt[k]) {
             if (check && !missing) printf("%-8s no rows: FAIL\n", sets[k]), failed = 1;
             continue;

@@ -17,6 +17,7 @@ typedef struct {
     double bytes; /* HBM traffic, read + written */
     double batch; /* independent GEMMs in a batched GEMM (>= 1) */
     int tensor;   /* runs on tensor cores */
+    double eff;   /* > 0: achieved fraction of peak of a fused kernel (no GEMM-size curve) */
 } cx_hw_work;
 
 typedef struct {

@@ -6,7 +6,8 @@
  *                                               (batched) kernel
  *   t_mem        = bytes / (hbm_bw * mem_eff)
  *   t            = max(t_compute, t_mem)
- * Non-tensor (vector) work runs at half the vector peak.
+ * Non-tensor (vector) work runs at half the vector peak. A fused kernel
+ * (FlashAttention) runs at its own fraction attn_eff of the matrix peak.
  * The framework's CPU launch cost, kernel_launch_s per kernel, is a floor
  * applied per pass over a layer in core/eval/cost.c (the CPU runs ahead of the
  * GPU, so a pass takes max(GPU time, kernels x launch)).
@@ -29,6 +30,11 @@
 /* Adam step, mixed precision: read fp32 master, m, v, fp32 grad (16 B),
  * write master, m, v (12 B) and the 16-bit weight (2 B) */
 #define OPTIMIZER_BYTES_PER_PARAM 30.0
+/* Fused attention (FlashAttention-2, Dao 2023): 50-73% of A100 peak in
+ * forward, less in backward; 0.5 for forward + backward together. No A100
+ * run in bench/data uses it, so this default is the paper's, not a fit; the
+ * H100 value in configs/systems/h100-80g.xml is fitted (bench/fit --h100). */
+#define ATTN_EFF 0.5
 
 void cx_hw_perf_defaults(culonx_perf_params *p)
 {
@@ -37,6 +43,7 @@ void cx_hw_perf_defaults(culonx_perf_params *p)
     if (p->mem_eff <= 0) p->mem_eff = FIT_MEM_EFF;
     if (p->kernel_launch_s <= 0) p->kernel_launch_s = FIT_KERNEL_LAUNCH_S;
     if (p->optimizer_bytes_per_param <= 0) p->optimizer_bytes_per_param = OPTIMIZER_BYTES_PER_PARAM;
+    if (p->attn_eff <= 0) p->attn_eff = ATTN_EFF;
 }
 
 double cx_hw_peak_flops(const culonx_gpu *g, culonx_dtype dt, int tensor)
@@ -61,8 +68,9 @@ cx_hw_time cx_hw_work_time(const culonx_system *sys, const culonx_perf_params *p
     double fmax = g->max_mhz > 0 ? g->max_mhz : 1.0;
     double f = clock_mhz > 0 ? clock_mhz : fmax;
     if (w->flops > 0) {
-        double eff =
-            w->tensor ? cx_hw_matmul_eff(p, w->flops / (w->batch > 0 ? w->batch : 1)) : 0.5;
+        double eff = w->eff > 0  ? w->eff
+                     : w->tensor ? cx_hw_matmul_eff(p, w->flops / (w->batch > 0 ? w->batch : 1))
+                                 : 0.5;
         t.compute_s = w->flops / (cx_hw_peak_flops(g, dt, w->tensor) * eff) * (fmax / f);
     }
     if (w->bytes > 0) t.mem_s = w->bytes / (g->hbm_gbps * 1e9 * p->mem_eff);

@@ -75,11 +75,52 @@ static inline cx_model_op *cx_model_elem(cx_model_builder *bd, const char *name,
     return o;
 }
 
+/* Fused FlashAttention kernel (Dao et al. 2022/2023; models/README.md,
+ * "Attention kernels") for bq = b x (query heads per rank) heads of s
+ * queries of width d, each attending to `keys` keys on average (causal mask
+ * and window: blocks the kernel skips are not counted), kvq key/value heads
+ * per query head (k/a). Forward: two matmuls, 4 bq s keys d FLOPs; backward
+ * recomputes the scores and forms dV, dP, dQ, dK: 2.5x forward, all input
+ * gradient (no weights). HBM traffic O(s d): forward reads Q, K, V and
+ * writes O and the fp32 log-sum-exp; backward reads Q, K, V, O, dO and
+ * writes dQ, dK, dV. Saved: Q, K, V (the QKV output) and the log-sum-exp;
+ * no s x s tensor ever reaches HBM, so nothing is left for selective
+ * recompute to drop. */
+static inline cx_model_op *cx_model_flash(cx_model_builder *bd, const char *name, double bq,
+                                          double kvq, double s, double keys, double d)
+{
+    cx_model_op *o = cx_model_push(bd, name, CX_OP_BMM);
+    const double e = bd->e, qkv = bq * s * d * (1.0 + 2.0 * kvq), lse = 4.0 * bq * s;
+    o->m = s, o->n = keys, o->k = d, o->batch = bq;
+    o->fwd_flops = 4.0 * bq * s * keys * d;
+    o->fwd_bytes = e * (qkv + bq * s * d) + lse;
+    o->b_flops = 2.5 * o->fwd_flops;
+    o->b_bytes = e * (2.0 * qkv + 2.0 * bq * s * d) + lse;
+    o->saved_bytes = e * qkv + lse;
+    o->tensor = 1;
+    o->fused_attn = 1;
+    return o;
+}
+
 static inline void cx_model_coll(cx_model_op *o, cx_coll_kind fwd, cx_coll_kind bwd, double bytes)
 {
     o->coll_fwd = fwd;
     o->coll_bwd = bwd;
     o->coll_bytes = bytes;
+}
+
+/* Ring attention (context parallelism, Megatron/Transformer Engine; Liu et
+ * al. 2023): each of cp ranks holds s/cp queries (two chunks, causal load
+ * balance) and passes its K and V blocks around the ring, cp - 1 steps: the
+ * volume of an all-gather of the whole K and V (kv_bytes, of the sequence)
+ * over the cp group in forward; backward passes K and V again and the dK,
+ * dV partial sums: twice that, priced as an all-reduce of kv_bytes. Each
+ * step overlaps the attention of the block in hand (core/eval/cost.c
+ * exposes what does not hide). */
+static inline void cx_model_ring_attention(cx_model_op *o, double kv_bytes)
+{
+    cx_model_coll(o, CX_COLL_ALL_GATHER, CX_COLL_ALL_REDUCE, kv_bytes);
+    o->coll_cp = 1;
 }
 
 /* Starts part i of st as an empty op table named `name`. */

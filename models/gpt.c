@@ -4,6 +4,8 @@
  * dropout after the embedding, the attention probabilities and both
  * residual branches, and an output layer tied to the input embedding.
  * One layer kind, "dense" (attention + MLP), repeated model.layers times.
+ * Attention is the fused FlashAttention kernel (cx_model_flash, build.h) or,
+ * with execution.attention = naive, the materialised scores below.
  *
  * FLOPs per layer: 24bsh^2 + 4bs^2h forward with f = 4h, the Megatron SC'21
  * count (Narayanan et al. 2021, eq. 3 appendix); op constructors in
@@ -29,8 +31,8 @@
 static double layer_params(const culonx_model *m)
 {
     double h = (double)m->hidden, f = (double)m->ffn;
-    double d = h / (double)m->heads, kvh = (double)m->kv_heads * d;
-    return (h * (h + 2.0 * kvh) + h + 2.0 * kvh) + (h * h + h) + (2.0 * h * f + f + h) + 4.0 * h;
+    double d = cx_model_head_dim(m), kvh = (double)m->kv_heads * d, qh = (double)m->heads * d;
+    return (h * (qh + 2.0 * kvh) + qh + 2.0 * kvh) + (qh * h + h) + (2.0 * h * f + f + h) + 4.0 * h;
 }
 
 static void dense(const culonx_model *m, const cx_model_dims *dm, cx_model_builder *bd)
@@ -38,8 +40,8 @@ static void dense(const culonx_model *m, const cx_model_dims *dm, cx_model_build
     const double b = dm->b, t = dm->t;
     const int sp = dm->sp;
     const double e = bd->e, s = (double)m->seq, h = (double)m->hidden;
-    const double f = (double)m->ffn, d = h / (double)m->heads;
-    const double T = b * s;           /* tokens of the microbatch */
+    const double f = (double)m->ffn, d = cx_model_head_dim(m);
+    const double T = b * s / dm->cp;  /* tokens of the microbatch on this rank */
     const double Tn = sp ? T / t : T; /* tokens in the replicated region */
     const double sh = sp ? t : 1.0;   /* shard factor of GEMM inputs */
     const double ah = (double)m->heads / t, kh = (double)m->kv_heads / t;
@@ -54,15 +56,21 @@ static void dense(const culonx_model *m, const cx_model_dims *dm, cx_model_build
     if (t > 1) cx_model_coll(o, f_fwd, f_bwd, full);
     cx_model_gemm(bd, "qkv", T, (ah + 2.0 * kh) * d, h, e * T * h / sh);
     /* Q and K for the scores, V for the context: kept from the QKV output */
-    o = cx_model_bmm(bd, "attn_scores", b * ah, s, s, d, e * T * d * (ah + 2.0 * kh));
-    o->sel_recompute = 1;
-    o = cx_model_elem(bd, "softmax", b * ah * s * s, b * ah * s * s, e, e * b * ah * s * s);
-    o->attn_core = o->sel_recompute = 1;
-    o = cx_model_elem(bd, "attn_dropout", b * ah * s * s, b * ah * s * s, e, 1.0 * b * ah * s * s);
-    o->attn_core = o->sel_recompute = 1;
-    /* the context BMM reads the dropout output, kept for its backward */
-    o = cx_model_bmm(bd, "attn_context", b * ah, s, d, s, e * b * ah * s * s);
-    o->attn_core = o->sel_recompute = 1;
+    if (dm->flash) { /* dropout fused, its mask regenerated in backward */
+        o = cx_model_flash(bd, "flash_attn", b * ah, kh / ah, s / dm->cp, cx_model_attn_keys(m), d);
+        if (dm->cp > 1) cx_model_ring_attention(o, e * b * s * 2.0 * kh * d);
+    } else {
+        o = cx_model_bmm(bd, "attn_scores", b * ah, s, s, d, e * T * d * (ah + 2.0 * kh));
+        o->sel_recompute = 1;
+        o = cx_model_elem(bd, "softmax", b * ah * s * s, b * ah * s * s, e, e * b * ah * s * s);
+        o->attn_core = o->sel_recompute = 1;
+        o = cx_model_elem(bd, "attn_dropout", b * ah * s * s, b * ah * s * s, e,
+                          1.0 * b * ah * s * s);
+        o->attn_core = o->sel_recompute = 1;
+        /* the context BMM reads the dropout output, kept for its backward */
+        o = cx_model_bmm(bd, "attn_context", b * ah, s, d, s, e * b * ah * s * s);
+        o->attn_core = o->sel_recompute = 1;
+    }
     o = cx_model_gemm(bd, "attn_out", T, h, ah * d, e * T * ah * d);
     if (t > 1) cx_model_coll(o, g_fwd, g_bwd, full);
     cx_model_elem(bd, "dropout_add1", 2.0 * Tn * h, Tn * h, e, 1.0 * Tn * h);
@@ -91,7 +99,7 @@ static void build(const culonx_model *m, const cx_model_dims *d, cx_model_stack 
     st->nseg = 1;
     if (!d) return;
 
-    const double T = d->b * (double)m->seq, Tn = d->sp ? T / d->t : T;
+    const double T = d->b * (double)m->seq / d->cp, Tn = d->sp ? T / d->t : T;
     cx_model_builder bd = {d->e, &layer->ops};
     dense(m, d, &bd);
     cx_model_layer_acts(layer, d->e * T * h / (d->sp ? d->t : 1.0));

@@ -4,7 +4,8 @@
  * dropout, SwiGLU MLP of inner width ffn (required: it is not a fixed
  * multiple of h), grouped-query attention with kv_heads key/value heads, and
  * an untied output layer. One layer kind, "dense" (attention + MLP),
- * repeated model.layers times.
+ * repeated model.layers times. Attention: FlashAttention (cx_model_flash,
+ * models/build.h) or, with execution.attention = naive, materialised scores.
  *
  * FLOPs: the GEMM/BMM counts of models/build.h with K and V of k heads and
  * the SwiGLU gate and up projections fused into one [h, 2f] GEMM. Saved
@@ -23,8 +24,8 @@
 static double layer_params(const culonx_model *m)
 {
     double h = (double)m->hidden, f = (double)m->ffn;
-    double d = h / (double)m->heads, kvh = (double)m->kv_heads * d;
-    return h * (h + 2.0 * kvh) + h * h + 3.0 * h * f + 2.0 * h;
+    double d = cx_model_head_dim(m), kvh = (double)m->kv_heads * d, qh = (double)m->heads * d;
+    return h * (qh + 2.0 * kvh) + qh * h + 3.0 * h * f + 2.0 * h;
 }
 
 static void dense(const culonx_model *m, const cx_model_dims *dm, cx_model_builder *bd)
@@ -32,8 +33,8 @@ static void dense(const culonx_model *m, const cx_model_dims *dm, cx_model_build
     const double b = dm->b, t = dm->t;
     const int sp = dm->sp;
     const double e = bd->e, s = (double)m->seq, h = (double)m->hidden;
-    const double f = (double)m->ffn, d = h / (double)m->heads;
-    const double T = b * s;           /* tokens of the microbatch */
+    const double f = (double)m->ffn, d = cx_model_head_dim(m);
+    const double T = b * s / dm->cp;  /* tokens of the microbatch on this rank */
     const double Tn = sp ? T / t : T; /* tokens in the replicated region */
     const double sh = sp ? t : 1.0;   /* shard factor of GEMM inputs */
     const double ah = (double)m->heads / t, kh = (double)m->kv_heads / t;
@@ -48,13 +49,18 @@ static void dense(const culonx_model *m, const cx_model_dims *dm, cx_model_build
     if (t > 1) cx_model_coll(o, f_fwd, f_bwd, full);
     cx_model_gemm(bd, "qkv", T, (ah + 2.0 * kh) * d, h, e * T * h / sh);
     /* Q and K for the scores, V for the context: kept from the QKV output */
-    o = cx_model_bmm(bd, "attn_scores", b * ah, s, s, d, e * T * d * (ah + 2.0 * kh));
-    o->sel_recompute = 1;
-    o = cx_model_elem(bd, "softmax", b * ah * s * s, b * ah * s * s, e, e * b * ah * s * s);
-    o->attn_core = o->sel_recompute = 1;
-    /* the context BMM reuses the saved softmax output */
-    o = cx_model_bmm(bd, "attn_context", b * ah, s, d, s, 0.0);
-    o->attn_core = o->sel_recompute = 1;
+    if (dm->flash) {
+        o = cx_model_flash(bd, "flash_attn", b * ah, kh / ah, s / dm->cp, cx_model_attn_keys(m), d);
+        if (dm->cp > 1) cx_model_ring_attention(o, e * b * s * 2.0 * kh * d);
+    } else {
+        o = cx_model_bmm(bd, "attn_scores", b * ah, s, s, d, e * T * d * (ah + 2.0 * kh));
+        o->sel_recompute = 1;
+        o = cx_model_elem(bd, "softmax", b * ah * s * s, b * ah * s * s, e, e * b * ah * s * s);
+        o->attn_core = o->sel_recompute = 1;
+        /* the context BMM reuses the saved softmax output */
+        o = cx_model_bmm(bd, "attn_context", b * ah, s, d, s, 0.0);
+        o->attn_core = o->sel_recompute = 1;
+    }
     o = cx_model_gemm(bd, "attn_out", T, h, ah * d, e * T * ah * d);
     if (t > 1) cx_model_coll(o, g_fwd, g_bwd, full);
     cx_model_elem(bd, "residual_add1", 2.0 * Tn * h, Tn * h, e, 0.0);
@@ -81,7 +87,7 @@ static void build(const culonx_model *m, const cx_model_dims *d, cx_model_stack 
     st->nseg = 1;
     if (!d) return;
 
-    const double T = d->b * (double)m->seq;
+    const double T = d->b * (double)m->seq / d->cp;
     cx_model_builder bd = {d->e, &layer->ops};
     dense(m, d, &bd);
     cx_model_layer_acts(layer, d->e * T * h / (d->sp ? d->t : 1.0));

@@ -65,6 +65,8 @@ typedef struct {
     int attn_core;           /* its saved bytes are dropped by selective recompute */
     int sel_recompute;       /* recomputed under selective recompute */
     int tensor;              /* runs on tensor cores */
+    int fused_attn;          /* fused attention kernel: its own efficiency (perf attn-eff) */
+    int coll_cp;             /* its collective runs over the cp group (ring attention) */
     /* TP collective issued after this op in forward and in backward */
     cx_coll_kind coll_fwd, coll_bwd;
     double coll_bytes; /* full (unsharded) message bytes */
@@ -118,7 +120,26 @@ typedef struct {
 typedef struct {
     double b, t, e;
     int sp;
+    int flash; /* fused FlashAttention kernel instead of materialised scores */
+    double cp; /* context parallelism: each rank holds s / cp tokens (>= 1) */
 } cx_model_dims;
+
+/* Width of one attention head: model.head-dim, or hidden / heads. */
+static inline double cx_model_head_dim(const culonx_model *m)
+{
+    return m->head_dim > 0 ? (double)m->head_dim : (double)m->hidden / (double)m->heads;
+}
+
+/* Keys one query attends to on average under the causal mask and the
+ * sliding window w (models/README.md, "Attention kernels"): query i sees
+ * min(i + 1, w) keys, so the mean over s queries is (s + 1) / 2 without a
+ * window and w - w(w - 1) / (2s) with one (w <= s). */
+static inline double cx_model_attn_keys(const culonx_model *m)
+{
+    const double s = (double)m->seq, w = (double)m->window;
+    if (m->window <= 0 || w >= s) return (s + 1.0) / 2.0;
+    return w - w * (w - 1.0) / (2.0 * s);
+}
 
 struct cx_model_family {
     const char *name; /* as written in <model arch="..."> */
@@ -146,10 +167,14 @@ double cx_model_total_params(const culonx_model *m);
 double cx_model_stack_params(const cx_model_stack *st);
 
 /* Builds the stack with op tables for microbatch b, TP degree t, sequence
- * parallel sp, element size of activations and weights in bytes. Returns
+ * parallel sp, element size of activations and weights in bytes, flash
+ * (1: FlashAttention, 0: materialised scores). Returns
  * -1 for an arch without a family. */
 int cx_model_build(const culonx_model *m, int64_t b, int64_t t, int sp, double elem_bytes,
-                   cx_model_stack *out);
+                   int flash, cx_model_stack *out);
+/* The same with context parallelism cp (sequence split over cp ranks). */
+int cx_model_build_cp(const culonx_model *m, int64_t b, int64_t t, int64_t cp, int sp,
+                      double elem_bytes, int flash, cx_model_stack *out);
 
 /* Saved bytes of an op table: all, or without the attention core */
 double cx_model_saved_bytes(const cx_model_ops *ops, int skip_core);

@@ -13,7 +13,7 @@
  * Decode (b sequences, one new token each, ctx cached tokens): the family's
  * layer at s = 1 (QKV, output projection, MLP and norms on T = b tokens,
  * every weight read once per step, the same TP all-reduces), with the ops
- * the family marks as the attention core (sel_recompute or attn_core: the
+ * the family marks as the attention core (sel_recompute, attn_core or fused_attn: the
  * scores, softmax and context of an s x s attention) replaced by attention
  * of one query over L = ctx + 1 keys per head (paged attention):
  *   scores   FLOPs 2 b (a/t) L d,  bytes kv_e b (k/t) L d + e b (a/t) (d + L)
@@ -65,12 +65,13 @@ int cx_model_serve_build(const culonx_model *m, cx_model_phase phase, const cx_m
     mm.seq = phase == CX_MODEL_PREFILL ? (int64_t)d->tokens : 1;
     if (mm.seq < 1) mm.seq = 1;
     const int64_t b = (int64_t)d->b, t = (int64_t)d->t;
-    if (cx_model_build(&mm, b, t, 0, d->e, out) != 0) return -1;
+    /* serving engines run FlashAttention for prefill (flash = 1) */
+    if (cx_model_build(&mm, b, t, 0, d->e, 1, out) != 0) return -1;
     if (phase == CX_MODEL_PREFILL && mm.seq > 1) {
         cx_model_stack last;
         culonx_model m1 = *m;
         m1.seq = 1;
-        if (cx_model_build(&m1, b, t, 0, d->e, &last) != 0) return -1;
+        if (cx_model_build(&m1, b, t, 0, d->e, 1, &last) != 0) return -1;
         out->part[CX_MODEL_PART_HEAD].ops = last.part[CX_MODEL_PART_HEAD].ops;
     }
     const double dh = (double)m->hidden / (double)m->heads, kh = (double)m->kv_heads / d->t;
@@ -82,7 +83,7 @@ int cx_model_serve_build(const culonx_model *m, cx_model_phase phase, const cx_m
         ops->nops = 0;
         for (int i = 0; i < src.nops; i++) {
             const cx_model_op *o = &src.op[i];
-            if (phase == CX_MODEL_DECODE && (o->sel_recompute || o->attn_core)) {
+            if (phase == CX_MODEL_DECODE && (o->sel_recompute || o->attn_core || o->fused_attn)) {
                 if (!placed) {
                     if (ops->nops + 3 > CX_MODEL_MAX_OPS) return -1;
                     decode_attention(m, d, &bd);

@@ -75,7 +75,13 @@ double cx_model_total_params(const culonx_model *m)
 }
 
 int cx_model_build(const culonx_model *m, int64_t b, int64_t t, int sp, double elem_bytes,
-                   cx_model_stack *out)
+                   int flash, cx_model_stack *out)
+{
+    return cx_model_build_cp(m, b, t, 1, sp, elem_bytes, flash, out);
+}
+
+int cx_model_build_cp(const culonx_model *m, int64_t b, int64_t t, int64_t cp, int sp,
+                      double elem_bytes, int flash, cx_model_stack *out)
 {
     const cx_model_family *f = cx_model_family_of(m->arch);
     if (!f) {
@@ -85,6 +91,8 @@ int cx_model_build(const culonx_model *m, int64_t b, int64_t t, int sp, double e
     cx_model_dims d;
     d.b = (double)b, d.t = (double)t, d.e = elem_bytes;
     d.sp = t <= 1 ? 0 : sp;
+    d.flash = flash;
+    d.cp = cp > 1 ? (double)cp : 1.0;
     f->build(m, &d, out);
     return 0;
 }

@@ -35,13 +35,13 @@ static void test_params(void)
     double h = 12288;
     CU_ASSERT_DOUBLE_EQUAL(p, 96 * (12 * h * h + 13 * h) + 50257 * h + 2048 * h + 2 * h, 0.5);
     /* Llama-2 7B: 6.74e9 parameters (Touvron et al. 2023) */
-    culonx_model l7 = {"", CULONX_ARCH_LLAMA, 32, 4096, 32, 32, 11008, 32000, 4096};
+    culonx_model l7 = {"", CULONX_ARCH_LLAMA, 32, 4096, 32, 32, 11008, 32000, 4096, 0, 0};
     CU_ASSERT(rel(cx_model_total_params(&l7), 6.738e9) < 2e-3);
     /* Llama-2 70B (GQA, 8 kv heads): 68.98e9 */
-    culonx_model l70 = {"", CULONX_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 32000, 4096};
+    culonx_model l70 = {"", CULONX_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 32000, 4096, 0, 0};
     CU_ASSERT(rel(cx_model_total_params(&l70), 68.98e9) < 2e-3);
     /* Llama-3 8B: 8.03e9 */
-    culonx_model l38 = {"", CULONX_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 128256, 8192};
+    culonx_model l38 = {"", CULONX_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 128256, 8192, 0, 0};
     CU_ASSERT(rel(cx_model_total_params(&l38), 8.03e9) < 2e-3);
 }
 
@@ -79,7 +79,7 @@ static void test_flops_megatron(void)
         for (int64_t t = 1; t <= 8; t *= 2)
             for (int64_t b = 1; b <= 4; b *= 2) {
                 cx_model_stack tab;
-                cx_model_build(&m, b, t, 0, 2.0, &tab);
+                cx_model_build(&m, b, t, 0, 2.0, 0, &tab);
                 /* per-rank FLOPs x t ranks x B/b microbatches = whole model */
                 double B = 64;
                 double f0 = table_flops(&tab, m.layers, 0) * (double)t * B / (double)b;
@@ -98,7 +98,7 @@ static void test_activations_korthikanti(void)
         for (int64_t b = 1; b <= 2; b++)
             for (int sp = 0; sp <= 1; sp++) {
                 cx_model_stack tab;
-                cx_model_build(&m, b, t, sp, 2.0, &tab);
+                cx_model_build(&m, b, t, sp, 2.0, 0, &tab);
                 double sbh = s * (double)b * h, T = (double)t;
                 double none, sel, full;
                 if (t == 1) {
@@ -126,7 +126,7 @@ static void test_tp_collectives(void)
     culonx_model m = gpt(24, 4096, 32, 51200, 2048);
     for (int sp = 0; sp <= 1; sp++) {
         cx_model_stack tab;
-        cx_model_build(&m, 2, 4, sp, 2.0, &tab);
+        cx_model_build(&m, 2, 4, sp, 2.0, 0, &tab);
         int ar_f = 0, ar_b = 0, rs = 0, ag = 0;
         const cx_model_ops *lo = layer_ops(&tab);
         for (int i = 0; i < lo->nops; i++) {
@@ -190,6 +190,62 @@ static void test_collectives(void)
     CU_ASSERT_EQUAL(c.time_s, 0);
 }
 
+/* FlashAttention, head-dim, window and context parallelism (models/README.md,
+ * "Attention kernels"): the fused op replaces the four naive attention ops;
+ * its forward FLOPs are 4 b a s kbar d / t with kbar = (s+1)/2 causal, its
+ * backward 2.5x; nothing of size s^2 is saved; cp divides tokens, queries
+ * and saved bytes and adds a ring collective over the cp group. */
+static const cx_model_op *find_op(const cx_model_ops *ops, const char *name)
+{
+    for (int i = 0; i < ops->nops; i++)
+        if (strcmp(ops->op[i].name, name) == 0) return &ops->op[i];
+    return NULL;
+}
+
+static void test_flash_attention(void)
+{
+    culonx_model m = gpt(24, 2048, 16, 131072, 4096);
+    cx_model_stack naive, flash, cp2;
+    cx_model_build(&m, 1, 2, 1, 2.0, 0, &naive);
+    cx_model_build(&m, 1, 2, 1, 2.0, 1, &flash);
+    const cx_model_ops *lf = layer_ops(&flash), *ln = layer_ops(&naive);
+    CU_ASSERT_EQUAL(lf->nops, ln->nops - 3); /* scores, softmax, dropout, context -> one op */
+    const cx_model_op *fa = find_op(lf, "flash_attn");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fa);
+    CU_ASSERT_PTR_NULL(find_op(lf, "softmax"));
+    double s = 4096, d = 128, a_t = 8;
+    CU_ASSERT(rel(fa->fwd_flops, 4.0 * a_t * s * (s + 1) / 2 * d) < 1e-12);
+    CU_ASSERT(rel(fa->b_flops, 2.5 * fa->fwd_flops) < 1e-12);
+    /* no s^2 term in saved activations: selective recompute drops nothing */
+    CU_ASSERT(rel(flash.part[CX_MODEL_PART_LAYER].act_bytes[CULONX_RECOMPUTE_NONE],
+                  flash.part[CX_MODEL_PART_LAYER].act_bytes[CULONX_RECOMPUTE_SELECTIVE]) < 1e-12);
+    CU_ASSERT(naive.part[CX_MODEL_PART_LAYER].act_bytes[CULONX_RECOMPUTE_NONE] >
+              2 * flash.part[CX_MODEL_PART_LAYER].act_bytes[CULONX_RECOMPUTE_NONE]);
+    /* a window of 1024 tokens: kbar = w - w(w-1)/(2s) */
+    m.window = 1024;
+    cx_model_build(&m, 1, 2, 1, 2.0, 1, &flash);
+    fa = find_op(layer_ops(&flash), "flash_attn");
+    CU_ASSERT(rel(fa->fwd_flops, 4.0 * a_t * s * (1024 - 1024.0 * 1023 / (2 * s)) * d) < 1e-12);
+    m.window = 0;
+    /* head-dim 256 with 16 heads: QKV and out-projection widen, params too */
+    double p0 = cx_model_layer_params(&m);
+    m.head_dim = 256;
+    CU_ASSERT(rel(cx_model_layer_params(&m) - p0, 4.0 * 2048 * 2048 + 3.0 * 2048) < 1e-12);
+    m.head_dim = 0;
+    /* context parallelism 2: half the tokens and queries, a ring over cp */
+    cx_model_build_cp(&m, 1, 2, 2, 1, 2.0, 1, &cp2);
+    cx_model_build(&m, 1, 2, 1, 2.0, 1, &flash);
+    const cx_model_op *f2 = find_op(layer_ops(&cp2), "flash_attn");
+    fa = find_op(layer_ops(&flash), "flash_attn");
+    CU_ASSERT(rel(f2->fwd_flops, fa->fwd_flops / 2) < 1e-12);
+    CU_ASSERT(f2->coll_cp && f2->coll_fwd == CX_COLL_ALL_GATHER);
+    CU_ASSERT(rel(f2->coll_bytes, 2.0 * s * 2 * (16 / 2) * d) < 1e-12); /* K and V, kv heads/t */
+    CU_ASSERT(rel(cp2.part[CX_MODEL_PART_LAYER].act_bytes[0],
+                  flash.part[CX_MODEL_PART_LAYER].act_bytes[0] / 2) < 1e-12);
+    CU_ASSERT(rel(find_op(layer_ops(&cp2), "qkv")->fwd_flops,
+                  find_op(layer_ops(&flash), "qkv")->fwd_flops / 2) < 1e-12);
+}
+
 static void test_roofline(void)
 {
     culonx_system s = dgx();
@@ -197,13 +253,13 @@ static void test_roofline(void)
     memset(&p, 0, sizeof p);
     cx_hw_perf_defaults(&p);
     /* big GEMM: compute bound, scales 1/f */
-    cx_hw_work w = {2.0 * 8192 * 8192 * 8192, 2.0 * 3 * 8192 * 8192, 1, 1};
+    cx_hw_work w = {2.0 * 8192 * 8192 * 8192, 2.0 * 3 * 8192 * 8192, 1, 1, 0};
     cx_hw_time t1 = cx_hw_work_time(&s, &p, &w, CULONX_DTYPE_FP16, 1410);
     cx_hw_time t2 = cx_hw_work_time(&s, &p, &w, CULONX_DTYPE_FP16, 705);
     CU_ASSERT(t1.compute_s > t1.mem_s);
     CU_ASSERT(rel(t2.compute_s, 2 * t1.compute_s) < 1e-12);
     /* memory-bound op: no change with clock */
-    cx_hw_work e = {0, 1e9, 1, 0};
+    cx_hw_work e = {0, 1e9, 1, 0, 0};
     t1 = cx_hw_work_time(&s, &p, &e, CULONX_DTYPE_FP16, 1410);
     t2 = cx_hw_work_time(&s, &p, &e, CULONX_DTYPE_FP16, 846);
     CU_ASSERT_DOUBLE_EQUAL(t1.time_s, t2.time_s, 1e-15);
@@ -223,6 +279,7 @@ int main(void)
     CU_add_test(s, "TP collectives per layer", test_tp_collectives);
     CU_add_test(s, "collective times", test_collectives);
     CU_add_test(s, "roofline", test_roofline);
+    CU_add_test(s, "flash attention, window, head-dim, cp", test_flash_attention);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();

@@ -10,6 +10,7 @@
  * input errors.
  */
 #include "core/eval/graph.h"
+#include "core/layout/rules.h"
 #include "models/model.h"
 
 #include <CUnit/Basic.h>
@@ -62,7 +63,7 @@ static void test_families(void)
     for (int i = 0; i < 2; i++) {
         culonx_run r = load(runs[i]);
         cx_model_stack st;
-        CU_ASSERT_EQUAL_FATAL(cx_model_build(&r.model, 2, 4, 1, 2.0, &st), 0);
+        CU_ASSERT_EQUAL_FATAL(cx_model_build(&r.model, 2, 4, 1, 2.0, 0, &st), 0);
         CU_ASSERT_PTR_EQUAL(st.family, cx_model_family_of(r.model.arch));
         CU_ASSERT_EQUAL(st.nparts, 3);
         CU_ASSERT_EQUAL(st.nseg, 1);
@@ -187,6 +188,51 @@ static void test_uneven_engines_agree(void)
 
 /* The explicit even split is the default split: the same chunk classes
  * (the default takes a shortcut) and, for replayed schedules, results. */
+/* The execution keys first/last-stage-layers and embedding/loss-in-split
+ * (core/layout/rules.c cx_core_rule_split) give the same costs as the same
+ * split passed as vstage_layers, and the published Llama 3 405B layout
+ * (126 layers, pp 16 x vp 2, first/last virtual stage 3) is 7 + 14 x 8 + 7. */
+static void test_split_keys(void)
+{
+    culonx_execution e;
+    memset(&e, 0, sizeof e);
+    int64_t n[32];
+    e.first_stage_layers = e.last_stage_layers = 3;
+    CU_ASSERT_EQUAL(cx_core_rule_split(126, &e, 32, n), CULONX_REJECT_NONE);
+    CU_ASSERT(n[0] == 3 && n[31] == 3 && n[1] == 4 && n[30] == 4);
+    CU_ASSERT_EQUAL(n[0] + n[16], 7); /* stage 0 holds virtual stages 0 and 16 */
+    e.first_stage_layers = e.last_stage_layers = 0;
+    e.embedding_in_split = e.loss_in_split = 1; /* BLOOM: 70 layers on pp 12 */
+    CU_ASSERT_EQUAL(cx_core_rule_split(70, &e, 12, n), CULONX_REJECT_NONE);
+    CU_ASSERT(n[0] == 5 && n[1] == 6 && n[11] == 5);
+    CU_ASSERT_EQUAL(cx_core_rule_split(71, &e, 12, n), CULONX_REJECT_UNEVEN_SPLIT);
+    e.first_stage_layers = 2; /* counts and slots do not mix */
+    CU_ASSERT_EQUAL(cx_core_rule_split(70, &e, 12, n), CULONX_REJECT_UNEVEN_SPLIT);
+
+    cx_cost *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    culonx_error err;
+    for (int sc = 0; sc < 2; sc++) {
+        culonx_run r = small(sc ? CULONX_SCHED_INTERLEAVED : CULONX_SCHED_1F1B), x;
+        r.model.layers = 14;
+        r.exec.first_stage_layers = sc ? 1 : 2, r.exec.last_stage_layers = sc ? 1 : 4;
+        x = r;
+        x.exec.first_stage_layers = x.exec.last_stage_layers = 0;
+        int64_t split[16];
+        int nv = nvstages(&r);
+        CU_ASSERT_EQUAL_FATAL(cx_core_rule_split(14, &r.exec, nv, split), CULONX_REJECT_NONE);
+        x.vstage_layers = split, x.n_vstage_layers = nv;
+        CU_ASSERT_EQUAL_FATAL(cx_core_cost_build(&r, 0, a, &err), CULONX_OK);
+        CU_ASSERT_EQUAL_FATAL(cx_core_cost_build(&x, 0, b, &err), CULONX_OK);
+        CU_ASSERT(memcmp(a->vs_layer0, b->vs_layer0, (size_t)(nv + 1) * sizeof a->vs_layer0[0]) ==
+                  0);
+        for (int vs = 0; vs < nv; vs++)
+            CU_ASSERT(rel(cx_core_cost_chunk(a, vs)->f_s, cx_core_cost_chunk(b, vs)->f_s) < 1e-12);
+        culonx_result ra; /* the public path accepts the keys (the check's split rule) */
+        CU_ASSERT_EQUAL(culonx_estimate(&r, &ra, &err), CULONX_OK);
+    }
+    free(a), free(b);
+}
+
 static void test_explicit_even(void)
 {
     static const int64_t fours[] = {4, 4, 4, 4};
@@ -284,6 +330,7 @@ int main(void)
     CU_add_test(s, "uneven split: totals kept, layers moved", test_uneven_totals);
     CU_add_test(s, "uneven split: closed form = graph", test_uneven_engines_agree);
     CU_add_test(s, "explicit even split = default", test_explicit_even);
+    CU_add_test(s, "uneven split keys = vstage_layers", test_split_keys);
     CU_add_test(s, "op level expands each stage's layers", test_op_level_layers);
     CU_add_test(s, "bad splits are input errors", test_bad_splits);
     CU_basic_set_mode(CU_BRM_VERBOSE);

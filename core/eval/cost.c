@@ -23,6 +23,7 @@
  */
 #include "core/eval/cost.h"
 #include "core/base/base.h"
+#include "core/layout/rules.h"
 #include "hw/power.h"
 
 #include <math.h>
@@ -63,8 +64,17 @@ static cx_hw_coll hw_coll(cx_coll_kind k)
     }
 }
 
+/* FP8 training (Transformer Engine; core/README.md "FP8"): with dtype fp8
+ * only the weight GEMMs of the layers run on the FP8 tensor-core peak; the
+ * attention kernel, the embedding, the logits and every memory-bound op stay
+ * 16-bit. Each FP8 GEMM first casts its 16-bit operand to FP8 with a
+ * per-tensor scale (read 2 B, write 1 B per element: the activation input in
+ * forward, the output gradient in backward; the weight-gradient GEMM reuses
+ * both; weights are cast once per iteration and kept, FP8_WEIGHT_BYTES in
+ * memory). The amax reductions are scalars and not priced. */
+#define FP8_CAST_BYTES_PER_ELEM 3.0
 static double op_time(const cx_cost *c, const cx_model_op *o, double flops, double bytes,
-                      double *tensor_s)
+                      double *tensor_s, int fp8, double cast_elems)
 {
     if (flops <= 0 && bytes <= 0) return 0.0;
     cx_hw_work w;
@@ -72,18 +82,26 @@ static double op_time(const cx_cost *c, const cx_model_op *o, double flops, doub
     w.bytes = bytes;
     w.batch = o->batch;
     w.tensor = o->tensor;
-    cx_hw_time t = cx_hw_work_time(&c->sys, &c->sys.perf, &w, c->run->exec.dtype, c->clock_mhz);
+    w.eff = o->fused_attn ? c->sys.perf.attn_eff : 0.0;
+    culonx_dtype dt = c->run->exec.dtype;
+    if (dt == CULONX_DTYPE_FP8 && !fp8) dt = CULONX_DTYPE_BF16;
+    cx_hw_time t = cx_hw_work_time(&c->sys, &c->sys.perf, &w, dt, c->clock_mhz);
+    double cast_s = 0.0;
+    if (dt == CULONX_DTYPE_FP8 && cast_elems > 0) {
+        cx_hw_work cw = {0.0, FP8_CAST_BYTES_PER_ELEM * cast_elems, 1, 0, 0.0};
+        cast_s = cx_hw_work_time(&c->sys, &c->sys.perf, &cw, dt, c->clock_mhz).time_s;
+    }
     if (o->tensor && tensor_s) *tensor_s += t.time_s;
-    return t.time_s;
+    return t.time_s + cast_s;
 }
 
-static void add_coll(const cx_cost *c, cx_coll_kind k, double bytes, double *time_s,
+static void add_coll(const cx_cost *c, cx_coll_kind k, double bytes, int cp, double *time_s,
                      double tier_bytes[CULONX_MAX_TIERS])
 {
     if (k == CX_COLL_NONE) return;
-    cx_hw_comm cm =
-        cx_hw_coll_cost(&c->sys, hw_coll(k), bytes,
-                        cx_core_layout_group(&c->layout, CX_DIM_TP, c->sys.gpus_per_node));
+    cx_hw_comm cm = cx_hw_coll_cost(
+        &c->sys, hw_coll(k), bytes,
+        cx_core_layout_group(&c->layout, cp ? CX_DIM_CP : CX_DIM_TP, c->sys.gpus_per_node));
     *time_s += cm.time_s;
     for (int i = 0; i < CULONX_MAX_TIERS; i++)
         tier_bytes[i] += cm.bytes_tier[i];
@@ -107,6 +125,40 @@ static double cpu_floor(const cx_cost *c, const double *op_s, const double *coll
     return (floor_s - coll) / gpu;
 }
 
+/* TP communication overlap (execution.tp-overlap, core/README.md "TP
+ * overlap"): a collective attached to op i hides behind its partner GEMM,
+ * op i itself when it is a GEMM (reduce-scatter after attn_out / fc2 in
+ * forward, all-gather of their input gradient in backward), else the GEMM
+ * that follows (all-gather before qkv / fc1 in forward, reduce-scatter of
+ * their input gradient in backward). Exposed time = max(coll / k, coll -
+ * partner GEMM time): the first (pipe: k = 4 chunks, Transformer Engine's
+ * default split) or one of t ring steps (ring: k = t) cannot hide. The
+ * times left in tp_f_s / tp_b_s are the exposed ones; bytes are unchanged. */
+#define TP_OVERLAP_PIPE_CHUNKS 4.0
+static void tp_overlap(const cx_cost *c, const cx_model_ops *ops, cx_op_times *ot, double *tp_r)
+{
+    const culonx_execution *ex = &c->run->exec;
+    for (int i = 0; i < ops->nops; i++) { /* ring attention: one step of cp - 1 exposed at least */
+        if (!ops->op[i].coll_cp) continue;
+        double k = ex->cp > 1 ? (double)(ex->cp - 1) : 1.0;
+        ot->tp_f_s[i] = cx_maxd(ot->tp_f_s[i] / k, ot->tp_f_s[i] - ot->f_s[i]);
+        ot->tp_b_s[i] = cx_maxd(ot->tp_b_s[i] / k, ot->tp_b_s[i] - ot->b_s[i]);
+        tp_r[i] = cx_maxd(tp_r[i] / k, tp_r[i] - ot->f_s[i]);
+    }
+    if (ex->tp_overlap == CULONX_TP_OVERLAP_NONE || ex->tp <= 1) return;
+    const double k =
+        ex->tp_overlap == CULONX_TP_OVERLAP_PIPE ? TP_OVERLAP_PIPE_CHUNKS : (double)ex->tp;
+    for (int i = 0; i < ops->nops; i++) {
+        if (ops->op[i].coll_cp) continue;
+        int g = ops->op[i].kind == CX_OP_GEMM ? i : i + 1;
+        if (g >= ops->nops || ops->op[g].kind != CX_OP_GEMM) continue;
+        double pf = ot->f_s[g], pb = ot->b_s[g];
+        ot->tp_f_s[i] = cx_maxd(ot->tp_f_s[i] / k, ot->tp_f_s[i] - pf);
+        ot->tp_b_s[i] = cx_maxd(ot->tp_b_s[i] / k, ot->tp_b_s[i] - pb);
+        tp_r[i] = cx_maxd(tp_r[i] / k, tp_r[i] - pf);
+    }
+}
+
 /* Costs of one pass over an op list, accumulated into cc with weight n. */
 static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int recompute_mode,
                      int is_layer, cx_chunk_cost *cc, cx_op_times *ot)
@@ -118,18 +170,21 @@ static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int re
     for (int i = 0; i < no; i++) {
         const cx_model_op *o = &ops->op[i];
         ts_f[i] = ts_b[i] = ts_w[i] = 0;
-        ot->f_s[i] = op_time(c, o, o->fwd_flops, o->fwd_bytes, &ts_f[i]);
-        ot->b_s[i] = op_time(c, o, o->b_flops, o->b_bytes, &ts_b[i]);
-        ot->w_s[i] = op_time(c, o, o->w_flops, o->w_bytes, &ts_w[i]);
+        const int fp8 = is_layer && o->kind == CX_OP_GEMM; /* runs in FP8 when dtype is */
+        ot->f_s[i] =
+            op_time(c, o, o->fwd_flops, o->fwd_bytes, &ts_f[i], fp8, fp8 ? o->m * o->k : 0);
+        ot->b_s[i] = op_time(c, o, o->b_flops, o->b_bytes, &ts_b[i], fp8, fp8 ? o->m * o->n : 0);
+        ot->w_s[i] = op_time(c, o, o->w_flops, o->w_bytes, &ts_w[i], fp8, 0);
         ot->tp_f_s[i] = ot->tp_b_s[i] = tp_r[i] = 0;
-        add_coll(c, o->coll_fwd, o->coll_bytes, &ot->tp_f_s[i], tiers);
-        add_coll(c, o->coll_bwd, o->coll_bytes, &ot->tp_b_s[i], tiers);
+        add_coll(c, o->coll_fwd, o->coll_bytes, o->coll_cp, &ot->tp_f_s[i], tiers);
+        add_coll(c, o->coll_bwd, o->coll_bytes, o->coll_cp, &ot->tp_b_s[i], tiers);
         int rec = is_layer && (recompute_mode == CULONX_RECOMPUTE_FULL ||
                                (recompute_mode == CULONX_RECOMPUTE_SELECTIVE && o->sel_recompute));
         ot->r_s[i] = rec ? ot->f_s[i] : 0.0;
         if (rec && recompute_mode == CULONX_RECOMPUTE_FULL)
-            add_coll(c, o->coll_fwd, o->coll_bytes, &tp_r[i], tiers);
+            add_coll(c, o->coll_fwd, o->coll_bytes, o->coll_cp, &tp_r[i], tiers);
     }
+    tp_overlap(c, ops, ot, tp_r);
     double kf = cpu_floor(c, ot->f_s, ot->tp_f_s, no), kb = cpu_floor(c, ot->b_s, ot->tp_b_s, no);
     double kw = cpu_floor(c, ot->w_s, NULL, no), kr = cpu_floor(c, ot->r_s, tp_r, no);
     for (int i = 0; i < no; i++) {
@@ -164,6 +219,18 @@ int cx_core_cost_stage_of(const cx_cost *c, int vs, int *chunk)
 static culonx_status split_layers(const culonx_run *run, cx_cost *c, int nvs, culonx_error *err)
 {
     const culonx_model *md = &run->model;
+    if (!run->vstage_layers && cx_core_exec_uneven(&run->exec)) {
+        int64_t n[CX_COST_MAX_VSTAGES];
+        if (cx_core_rule_split(md->layers, &run->exec, nvs, n) != CULONX_REJECT_NONE)
+            return cx_core_fail(err, CULONX_EINPUT, run->path, 0,
+                                "the uneven stage split does not fit %lld layers on %d virtual "
+                                "stages",
+                                (long long)md->layers, nvs);
+        c->vs_layer0[0] = 0;
+        for (int vs = 0; vs < nvs; vs++)
+            c->vs_layer0[vs + 1] = c->vs_layer0[vs] + (int32_t)n[vs];
+        return CULONX_OK;
+    }
     if (!run->vstage_layers) {
         if (md->layers % nvs != 0)
             return cx_core_fail(err, CULONX_EINPUT, run->path, 0,
@@ -226,7 +293,7 @@ static culonx_status classify(const culonx_run *run, cx_cost *c, int nvs, culonx
 {
     const cx_model_stack *stk = &c->stack;
     c->nclass = 0;
-    if (!run->vstage_layers && stk->nseg == 1) {
+    if (!run->vstage_layers && !cx_core_exec_uneven(&run->exec) && stk->nseg == 1) {
         /* the even split of one segment (the default; the loop below gives
          * the same, tests/test_stack.c): first, middle and last classes */
         const int32_t L = c->vs_layer0[1];
@@ -314,7 +381,8 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     c->weight_copies = c->sched->weight_copies > 0 ? c->sched->weight_copies : 1;
 
     const double e = 2.0; /* 16-bit activations (fp8 runs keep bf16 activations) */
-    if (cx_model_build(md, ex->microbatch, ex->tp, ex->sequence_parallel, e, &c->stack) != 0)
+    if (cx_model_build_cp(md, ex->microbatch, ex->tp, ex->cp, ex->sequence_parallel, e,
+                          ex->attention == CULONX_ATTENTION_FLASH, &c->stack) != 0)
         return cx_core_fail(err, CULONX_EINPUT, run->path, 0, "model arch %d is not available",
                             (int)md->arch);
     culonx_status st = split_layers(run, c, (int)nvs, err);
@@ -368,7 +436,8 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     }
 
     /* PP p2p: the boundary activation, 2sbh bytes (/t with SP scatter-gather) */
-    c->p2p_bytes = e * (double)ex->microbatch * (double)md->seq * (double)md->hidden /
+    c->p2p_bytes = e * (double)ex->microbatch * (double)md->seq /
+                   (ex->cp > 1 ? (double)ex->cp : 1.0) * (double)md->hidden /
                    (ex->sequence_parallel && ex->tp > 1 ? t : 1.0);
     c->p2p_s = 0;
     c->p2p_tier = 0;
@@ -391,6 +460,7 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     /* per stage: sends, chunk aggregates; DP and optimizer are recomputed
      * only when the stage's parameters differ from its predecessor's */
     double prev_P = -1;
+    const double dpcp = (double)ex->dp * (ex->cp > 1 ? (double)ex->cp : 1.0);
     for (int s = 0; s < c->p; s++) {
         int nf = 0, nb = 0, same = s > 0;
         double P = 0, F = 0, B = 0, W = 0, act = 0, work = 0, ej = 0, busy = 0, by = 0;
@@ -432,9 +502,9 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
         c->dp_s[s] = 0;
         c->dp_tier_bytes[s][0] = c->dp_tier_bytes[s][1] = 0;
         c->dp_nb[s] = 1;
-        if (ex->dp > 1) {
+        if (dpcp > 1) {
             cx_hw_comm a, b;
-            cx_hw_group dg = cx_core_layout_group(&c->layout, CX_DIM_DP, c->sys.gpus_per_node);
+            cx_hw_group dg = cx_core_layout_grad_group(&c->layout, c->sys.gpus_per_node);
             if (ex->distributed_optimizer) {
                 a = cx_hw_coll_cost(&c->sys, CX_HW_REDUCE_SCATTER, 4.0 * P, dg);
                 b = cx_hw_coll_cost(&c->sys, CX_HW_ALL_GATHER, 2.0 * P, dg);
@@ -442,16 +512,24 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
                 a = cx_hw_coll_cost(&c->sys, CX_HW_ALL_REDUCE, 4.0 * P, dg);
                 memset(&b, 0, sizeof b);
             }
-            c->dp_s[s] = a.time_s + b.time_s;
+            /* --overlap-param-gather: the all-gather runs bucket by bucket
+             * behind the next iteration's first forward on this stage */
+            double ag = b.time_s;
+            if (ex->param_gather_overlap && ex->distributed_optimizer) {
+                double bucket = cx_maxd(DDP_BUCKET_PARAMS, 1e6 * dpcp);
+                double nbk = cx_maxd(1.0, cx_mind((double)DDP_MAX_BUCKETS, ceil(P / bucket)));
+                ag = cx_maxd(ag / nbk, ag - F);
+            }
+            c->dp_s[s] = a.time_s + ag;
             for (int k = 0; k < CULONX_MAX_TIERS; k++)
                 c->dp_tier_bytes[s][k] = a.bytes_tier[k] + b.bytes_tier[k];
             if (ex->dp_overlap) {
-                double bucket = cx_maxd(DDP_BUCKET_PARAMS, 1e6 * (double)ex->dp);
+                double bucket = cx_maxd(DDP_BUCKET_PARAMS, 1e6 * dpcp);
                 double n = ceil(P / bucket);
                 c->dp_nb[s] = n < 1 ? 1 : n > DDP_MAX_BUCKETS ? DDP_MAX_BUCKETS : (int)n;
             }
         }
-        double upd = ex->distributed_optimizer ? P / (double)ex->dp : P;
+        double upd = ex->distributed_optimizer ? P / dpcp : P;
         c->optimizer_bytes[s] = upd * c->sys.perf.optimizer_bytes_per_param;
         c->optimizer_s[s] =
             c->optimizer_bytes[s] / (c->sys.gpu.hbm_gbps * 1e9 * c->sys.perf.mem_eff);
@@ -465,11 +543,15 @@ void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_mem
 {
     const culonx_execution *ex = &c->run->exec;
     double P = c->stage_params[s];
-    double T = (double)ex->microbatch * (double)c->run->model.seq;
+    double T = (double)ex->microbatch * (double)c->run->model.seq /
+               (ex->cp > 1 ? (double)ex->cp : 1.0); /* tokens per rank */
     double comm_buf = ex->tp > 1 ? 2.0 * 2.0 * T * (double)c->run->model.hidden : 0.0;
-    mm->weights_bytes = 2.0 * P;
+    /* FP8: Transformer Engine keeps an FP8 copy of each weight and of its
+     * transpose beside the 16-bit weight (1 + 1 B per parameter) */
+    mm->weights_bytes = (ex->dtype == CULONX_DTYPE_FP8 ? 4.0 : 2.0) * P;
     mm->gradients_bytes = 4.0 * P;
-    mm->optimizer_bytes = 12.0 * P / (ex->distributed_optimizer ? (double)ex->dp : 1.0);
+    const double dpcp = (double)ex->dp * (ex->cp > 1 ? (double)ex->cp : 1.0);
+    mm->optimizer_bytes = 12.0 * P / (ex->distributed_optimizer ? dpcp : 1.0);
     mm->workspace_bytes = WORKSPACE_BYTES + comm_buf + work_bytes;
     mm->capacity_bytes = c->run->system.gpu.mem_gib * CX_GIB;
 }
@@ -477,7 +559,9 @@ void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_mem
 void cx_core_result_rates(const culonx_run *run, culonx_result *res)
 {
     const culonx_execution *ex = &run->exec;
-    double peak = (double)ex->gpus * cx_hw_peak_flops(&run->system.gpu, ex->dtype, 1);
+    /* MFU and HFU against the dense 16-bit peak, also for FP8 runs, as the
+     * field reports them (Megatron, Llama 3, MosaicML) */
+    double peak = (double)ex->gpus * cx_hw_peak_flops(&run->system.gpu, CULONX_DTYPE_BF16, 1);
     double T = res->iteration_time_s;
     res->mfu = res->model_flops / (T * peak);
     res->hfu = res->hardware_flops / (T * peak);

@@ -296,7 +296,7 @@ static void emit_item(walker *w, int kind, int chunk, int mb, int vs, int is_las
     const culonx_execution *ex = &g->run->exec;
     const cx_chunk_cost *cc = cx_core_cost_chunk(c, vs);
     int pieces = 1;
-    if (is_last && g->detail == CX_DETAIL_STAGE && ex->dp > 1)
+    if (is_last && g->detail == CX_DETAIL_STAGE && ex->dp * (ex->cp > 1 ? ex->cp : 1) > 1)
         pieces = cx_core_dp_buckets(c, w->stage);
     int32_t first, head, lastid;
     switch (kind) {
@@ -346,7 +346,7 @@ static void emit_tail(walker *w)
     const int32_t last_first = w->st[s].last_first, last_last = w->st[s].last_last;
     int nb = cx_core_dp_buckets(c, s);
     int32_t last_dp = -1;
-    if (ex->dp > 1 && c->dp_s[s] > 0) {
+    if (ex->dp * (ex->cp > 1 ? ex->cp : 1) > 1 && c->dp_s[s] > 0) {
         int64_t span = (int64_t)last_last - last_first + 1;
         for (int k = 0; k < nb; k++) {
             int32_t dep = last_last;

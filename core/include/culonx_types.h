@@ -51,6 +51,8 @@ typedef struct {
     int64_t ffn;      /* f: MLP inner size */
     int64_t vocab;    /* V */
     int64_t seq;      /* s */
+    int64_t head_dim; /* d: width of one attention head; 0 = hidden / heads */
+    int64_t window;   /* sliding attention window in tokens; 0 = none (full causal) */
 } culonx_model;
 
 /* ----------------------------------------------------------------- system */
@@ -109,6 +111,7 @@ typedef struct {
     double mem_eff;                   /* achieved fraction of HBM bandwidth */
     double kernel_launch_s;           /* CPU launch cost per kernel (floor per pass) */
     double optimizer_bytes_per_param; /* bytes moved by the Adam step */
+    double attn_eff;                  /* fused attention kernel: fraction of matrix peak */
 } culonx_perf_params;
 
 #define CULONX_MAX_TIERS 2
@@ -131,6 +134,23 @@ typedef enum {
     CULONX_RECOMPUTE_SELECTIVE = 1,
     CULONX_RECOMPUTE_FULL = 2,
 } culonx_recompute;
+
+/* Attention kernel (models/README.md, "Attention kernels"): flash is the
+ * fused FlashAttention kernel (no s x s scores in HBM, causal and window
+ * blocks skipped, scores recomputed in backward); naive materialises the
+ * scores (Megatron-LM before FlashAttention: SC'21, Korthikanti et al.). */
+typedef enum { CULONX_ATTENTION_FLASH = 0, CULONX_ATTENTION_NAIVE = 1 } culonx_attention;
+
+/* TP communication overlap (Megatron --tp-comm-overlap, Transformer Engine
+ * userbuffers; core/README.md, "TP overlap"): none (blocking collectives),
+ * pipe (GEMM split in chunks, the collective of one chunk hidden behind the
+ * next chunk's GEMM) or ring (the collective as tp - 1 ring p2p steps, each
+ * hidden behind one GEMM slice). Needs sequence parallelism. */
+typedef enum {
+    CULONX_TP_OVERLAP_NONE = 0,
+    CULONX_TP_OVERLAP_PIPE = 1,
+    CULONX_TP_OVERLAP_RING = 2,
+} culonx_tp_overlap;
 
 typedef enum { CULONX_DTYPE_FP16 = 0, CULONX_DTYPE_BF16 = 1, CULONX_DTYPE_FP8 = 2 } culonx_dtype;
 
@@ -164,6 +184,20 @@ typedef struct {
     int dp_overlap;
     double tokens;    /* training budget in tokens, 0 = none */
     double clock_mhz; /* SM clock; 0 = the GPU's max */
+    culonx_attention attention;
+    culonx_tp_overlap tp_overlap;
+    /* distributed optimizer: the parameter all-gather runs behind the next
+     * iteration's first forward (Megatron --overlap-param-gather) */
+    int param_gather_overlap;
+    /* context parallelism: the sequence split over cp ranks, ring attention
+     * (core/README.md, "Context parallelism"); 0 or 1 = none */
+    int64_t cp;
+    /* Uneven pipeline stages (Megatron --decoder-first/last-pipeline-num-layers,
+     * --account-for-embedding/loss-in-pipeline-split): layers of the first
+     * and last virtual stage (0 = even split), or the embedding / the loss
+     * counted as one layer slot of the first / last stage. */
+    int64_t first_stage_layers, last_stage_layers;
+    int embedding_in_split, loss_in_split;
 } culonx_execution;
 
 /* A serving setup (<serving>, core/eval/serve.c): one instance of tp x pp
@@ -490,6 +524,8 @@ typedef enum {
      * only varies for schedules that take it in a sweep) */
     CULONX_REJECT_VP_SCHEDULE = CULONX_REJECT_COUNT, /* vp > 1, schedule takes none */
     CULONX_REJECT_GPUS_DEGREES,                      /* gpus != tp*pp*dp */
+    CULONX_REJECT_UNEVEN_SPLIT, /* first/last stage layers or slots leave no even middle */
+    CULONX_REJECT_CP_SEQ,       /* seq % (2*cp) (causal load balance) or naive attention */
     CULONX_REJECT_ALL_COUNT
 } culonx_sweep_reject;
 

@@ -79,7 +79,10 @@ static culonx_status check_model(checker *C)
     TRY(int_range(C, o, "model", "ffn", m->ffn, 1, 10000000));
     TRY(int_range(C, o, "model", "vocab", m->vocab, 1, 100000000));
     TRY(int_range(C, o, "model", "seq", m->seq, 1, 10000000));
-    if (m->hidden % m->heads)
+    if (m->head_dim) TRY(int_range(C, o, "model", "head-dim", m->head_dim, 1, 100000));
+    if (m->window) TRY(int_range(C, o, "model", "window", m->window, 1, 10000000));
+    /* an explicit head-dim frees hidden from being heads x head width */
+    if (!m->head_dim && m->hidden % m->heads)
         return bad(C, o, "<model heads=\"%lld\">: %lld heads do not divide hidden %lld",
                    (long long)m->heads, (long long)m->heads, (long long)m->hidden);
     if (m->kv_heads > m->heads || m->heads % m->kv_heads)
@@ -157,6 +160,7 @@ static culonx_status check_system(checker *C)
     TRY(dbl_range(C, fo, "perf", "matmul-eff-max", pf->matmul_eff_max, 0, 0, 1, 0));
     TRY(dbl_range(C, fo, "perf", "matmul-half-dim", pf->matmul_half_dim, 0, 0, 1e6, 0));
     TRY(dbl_range(C, fo, "perf", "mem-eff", pf->mem_eff, 0, 0, 1, 0));
+    TRY(dbl_range(C, fo, "perf", "attn-eff", pf->attn_eff, 0, 0, 1, 0));
     TRY(dbl_range(C, fo, "perf", "kernel-launch-us", pf->kernel_launch_s, 0, 0, 1.0, 1e-6));
     TRY(dbl_range(C, fo, "perf", "optimizer-bytes-per-param", pf->optimizer_bytes_per_param, 0, 0,
                   1e4, 0));
@@ -187,10 +191,37 @@ static culonx_status exec_reject(checker *C, culonx_sweep_reject why)
     switch (why) {
     case CULONX_REJECT_GPUS_TP_PP:
     case CULONX_REJECT_GPUS_DEGREES:
+        if (e->cp > 1)
+            return bad(C, o,
+                       "<execution gpus=\"%lld\">: gpus must equal tp*cp*pp*dp = "
+                       "%lld*%lld*%lld*%lld = %lld, got %lld",
+                       (ll)e->gpus, (ll)e->tp, (ll)e->cp, (ll)e->pp, (ll)e->dp, (ll)l.gpus,
+                       (ll)e->gpus);
         return bad(C, o,
                    "<execution gpus=\"%lld\">: gpus must equal tp*pp*dp = %lld*%lld*%lld = %lld, "
                    "got %lld",
                    (ll)e->gpus, (ll)e->tp, (ll)e->pp, (ll)e->dp, (ll)l.gpus, (ll)e->gpus);
+    case CULONX_REJECT_UNEVEN_SPLIT:
+        return bad(C, o,
+                   "<execution>: uneven stages: first-stage-layers %lld, last-stage-layers %lld, "
+                   "embedding-in-split %s, loss-in-split %s leave no even split of %lld layers "
+                   "over the %lld middle virtual stages of pp*chunks = %lld*%d (the given counts "
+                   "leave nothing or an indivisible rest; the slot keys exclude the counts)",
+                   (ll)e->first_stage_layers, (ll)e->last_stage_layers,
+                   e->embedding_in_split ? "true" : "false", e->loss_in_split ? "true" : "false",
+                   (ll)m->layers,
+                   (ll)(e->pp * chunks - (e->first_stage_layers > 0) - (e->last_stage_layers > 0)),
+                   (ll)e->pp, chunks);
+    case CULONX_REJECT_CP_SEQ:
+        if (e->attention != CULONX_ATTENTION_FLASH)
+            return bad(C, o,
+                       "<execution cp=\"%lld\">: context parallelism runs ring attention on the "
+                       "fused kernel: needs attention=\"flash\"",
+                       (ll)e->cp);
+        return bad(C, o,
+                   "<execution cp=\"%lld\">: seq %lld is not a multiple of 2*cp = %lld (two "
+                   "chunks per rank for causal load balance)",
+                   (ll)e->cp, (ll)m->seq, (ll)(2 * e->cp));
     case CULONX_REJECT_HEADS_TP:
         return bad(C, o, "<execution tp=\"%lld\">: %lld does not divide %lld heads", (ll)e->tp,
                    (ll)e->tp, (ll)m->heads);
@@ -255,6 +286,19 @@ static culonx_status check_exec(checker *C)
         return bad(C, o, "<execution>: unknown schedule %d", (int)e->schedule);
     if ((unsigned)e->dtype > CULONX_DTYPE_FP8)
         return bad(C, o, "<execution>: unknown dtype %d", (int)e->dtype);
+    if ((unsigned)e->attention > CULONX_ATTENTION_NAIVE)
+        return bad(C, o, "<execution>: unknown attention %d", (int)e->attention);
+    if ((unsigned)e->tp_overlap > CULONX_TP_OVERLAP_RING)
+        return bad(C, o, "<execution>: unknown tp-overlap %d", (int)e->tp_overlap);
+    if (e->tp_overlap != CULONX_TP_OVERLAP_NONE && e->tp > 1 && !e->sequence_parallel)
+        return bad(C, o,
+                   "<execution tp-overlap=\"%s\">: TP overlap needs sequence-parallel=\"true\" "
+                   "(it splits the reduce-scatter and all-gather of SP)",
+                   e->tp_overlap == CULONX_TP_OVERLAP_PIPE ? "pipe" : "ring");
+    if (e->param_gather_overlap && !e->distributed_optimizer)
+        return bad(C, o,
+                   "<execution param-gather-overlap=\"true\">: needs "
+                   "distributed-optimizer=\"true\" (no parameter all-gather without it)");
     TRY(int_range(C, o, "execution", "gpus", e->gpus, 1, 10000000));
     TRY(int_range(C, o, "execution", "tp", e->tp, 1, e->gpus));
     TRY(int_range(C, o, "execution", "pp", e->pp, 1, e->gpus));

@@ -33,6 +33,8 @@ static const cx_field model_fields[] = {
     FLD(culonx_model, "ffn", FT_COUNT, ffn, 0, 0),
     FLD(culonx_model, "vocab", FT_COUNT, vocab, 0, 1),
     FLD(culonx_model, "seq", FT_COUNT, seq, 0, 1),
+    FLD(culonx_model, "head-dim", FT_COUNT, head_dim, 0, 0),
+    FLD(culonx_model, "window", FT_COUNT, window, 0, 0),
 };
 
 static const cx_field system_fields[] = {
@@ -86,6 +88,7 @@ static const cx_field perf_fields[] = {
     FLD(culonx_perf_params, "kernel-launch-us", FT_NONNEG, kernel_launch_s, 1e-6, 0),
     FLD(culonx_perf_params, "optimizer-bytes-per-param", FT_NONNEG, optimizer_bytes_per_param, 0,
         0),
+    FLD(culonx_perf_params, "attn-eff", FT_NONNEG, attn_eff, 0, 0),
 };
 
 /* gpus and dp sit at EXEC_GPUS and EXEC_DP (fields.h) */
@@ -105,6 +108,14 @@ static const cx_field exec_fields[] = {
     FLD(culonx_execution, "dp-overlap", FT_BOOL, dp_overlap, 0, 0),
     FLD(culonx_execution, "tokens", FT_NONNEG, tokens, 0, 0),
     FLD(culonx_execution, "clock-mhz", FT_NONNEG, clock_mhz, 0, 0),
+    FLD(culonx_execution, "attention", FT_ATTENTION, attention, 0, 0),
+    FLD(culonx_execution, "tp-overlap", FT_TP_OVERLAP, tp_overlap, 0, 0),
+    FLD(culonx_execution, "param-gather-overlap", FT_BOOL, param_gather_overlap, 0, 0),
+    FLD(culonx_execution, "cp", FT_COUNT, cp, 0, 0),
+    FLD(culonx_execution, "first-stage-layers", FT_COUNT, first_stage_layers, 0, 0),
+    FLD(culonx_execution, "last-stage-layers", FT_COUNT, last_stage_layers, 0, 0),
+    FLD(culonx_execution, "embedding-in-split", FT_BOOL, embedding_in_split, 0, 0),
+    FLD(culonx_execution, "loss-in-split", FT_BOOL, loss_in_split, 0, 0),
 };
 
 /* <serving> (core/eval/serve.c); kv-dtype sits at SERV_KV_DTYPE (fields.h);
@@ -276,6 +287,34 @@ int cx_core_field_parse(const cx_field *f, const char *s, void *base, char *why,
                 used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
                                          culonx_schedule_name((culonx_schedule)i));
             snprintf(why, whylen, "unknown schedule '%.64s' (known: %s)", s, known);
+            return -1;
+        }
+        memcpy(p, &v, sizeof v);
+        return 0;
+    }
+    case FT_ATTENTION: {
+        culonx_attention v;
+        if (strcmp(s, "flash") == 0)
+            v = CULONX_ATTENTION_FLASH;
+        else if (strcmp(s, "naive") == 0)
+            v = CULONX_ATTENTION_NAIVE;
+        else {
+            snprintf(why, whylen, "expected flash or naive, got '%.64s'", s);
+            return -1;
+        }
+        memcpy(p, &v, sizeof v);
+        return 0;
+    }
+    case FT_TP_OVERLAP: {
+        culonx_tp_overlap v;
+        if (strcmp(s, "none") == 0)
+            v = CULONX_TP_OVERLAP_NONE;
+        else if (strcmp(s, "pipe") == 0)
+            v = CULONX_TP_OVERLAP_PIPE;
+        else if (strcmp(s, "ring") == 0)
+            v = CULONX_TP_OVERLAP_RING;
+        else {
+            snprintf(why, whylen, "expected none, pipe or ring, got '%.64s'", s);
             return -1;
         }
         memcpy(p, &v, sizeof v);

@@ -20,6 +20,8 @@ typedef enum {
     FT_RECOMPUTE,
     FT_SCHEDULE,
     FT_DTYPE,
+    FT_ATTENTION,
+    FT_TP_OVERLAP,
 } cx_field_type;
 
 typedef struct {

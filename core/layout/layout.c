@@ -29,6 +29,7 @@ void cx_core_layout_init(cx_layout *l, const culonx_execution *ex)
     l->degree[CX_DIM_TP] = ex->tp;
     l->degree[CX_DIM_PP] = ex->pp;
     l->degree[CX_DIM_DP] = ex->dp;
+    l->degree[CX_DIM_CP] = ex->cp > 1 ? ex->cp : 1;
     int64_t s = 1;
     for (int i = 0; i < CX_DIM_COUNT; i++) {
         int d = megatron_order[i];
@@ -46,6 +47,18 @@ cx_hw_group cx_core_layout_group(const cx_layout *l, cx_dim d, int64_t gpus_per_
 {
     int64_t n = at_least_1(l->degree[d]), stride = l->stride[d];
     int64_t gpn = at_least_1(gpus_per_node);
+    int64_t r = stride >= gpn ? 1 : gpn / stride;
+    if (r > n) r = n;
+    if (r < 1) r = 1;
+    cx_hw_group g = {n, r};
+    return g;
+}
+
+cx_hw_group cx_core_layout_grad_group(const cx_layout *l, int64_t gpus_per_node)
+{
+    int64_t n = mul_sat(mul_sat(at_least_1(l->degree[CX_DIM_CP]), at_least_1(l->degree[CX_DIM_EP])),
+                        at_least_1(l->degree[CX_DIM_DP]));
+    int64_t stride = l->stride[CX_DIM_CP], gpn = at_least_1(gpus_per_node);
     int64_t r = stride >= gpn ? 1 : gpn / stride;
     if (r > n) r = n;
     if (r < 1) r = 1;

@@ -59,6 +59,10 @@ void cx_core_layout_init(cx_layout *l, const culonx_execution *ex);
 
 /* The collective group of dimension d, as hw/net.c prices it. */
 cx_hw_group cx_core_layout_group(const cx_layout *l, cx_dim d, int64_t gpus_per_node);
+/* The gradient-reduction group: cp x ep x dp ranks (contiguous in the
+ * order), stride(cp) apart; = the dp group when cp = ep = 1. Megatron
+ * reduces gradients and shards the distributed optimizer over dp x cp. */
+cx_hw_group cx_core_layout_grad_group(const cx_layout *l, int64_t gpus_per_node);
 /* Neighbours along d exchanging p2p (pipeline sends): a group of 2, inside
  * one node iff stride(d) < gpus_per_node. */
 cx_hw_group cx_core_layout_p2p(const cx_layout *l, cx_dim d, int64_t gpus_per_node);

@@ -3,7 +3,10 @@
  * vocabulary. Rules, in the order cx_core_exec_check applies them:
  *   gpus % (tp*pp) == 0 and gpus == tp*pp*dp        (layout: core/layout/layout.c)
  *   heads, kv-heads, ffn % tp == 0                  (Megatron's TP split)
- *   the schedule's rules on (pp, vp, layers)         (each schedule's supports)
+ *   seq % (2*cp) == 0 and flash attention with cp > 1 (ring attention)
+ *   the schedule's rules on (pp, vp, layers)         (each schedule's supports;
+ *     with uneven stages the split's rule, cx_core_rule_split, decides the
+ *     layer counts and the schedule sees one layer per virtual stage)
  *   global-batch % (microbatch*dp) == 0
  *   the schedule's rules on m = global-batch/(microbatch*dp)
  * and, for the sweep only, the evaluator's capacity: pp <= CX_LAYOUT_MAX_STAGES,
@@ -35,7 +38,9 @@ static const char *const reject_names[CULONX_REJECT_ALL_COUNT] = {
     [CULONX_REJECT_EVAL] = "evaluation failed",
     [CULONX_REJECT_MEMORY] = "does not fit in memory",
     [CULONX_REJECT_VP_SCHEDULE] = "vp > 1 with a schedule that takes none",
-    [CULONX_REJECT_GPUS_DEGREES] = "gpus != tp*pp*dp",
+    [CULONX_REJECT_GPUS_DEGREES] = "gpus != tp*cp*pp*dp",
+    [CULONX_REJECT_UNEVEN_SPLIT] = "uneven stages leave no even middle",
+    [CULONX_REJECT_CP_SEQ] = "seq % (2*cp) or cp with naive attention",
 };
 
 const char *culonx_sweep_reject_name(culonx_sweep_reject r)
@@ -82,6 +87,52 @@ culonx_sweep_reject cx_core_rule_batch(int64_t global_batch, int64_t microbatch,
     return CULONX_REJECT_NONE;
 }
 
+int cx_core_exec_uneven(const culonx_execution *ex)
+{
+    return ex->first_stage_layers > 0 || ex->last_stage_layers > 0 || ex->embedding_in_split ||
+           ex->loss_in_split;
+}
+
+culonx_sweep_reject cx_core_rule_split(int64_t layers, const culonx_execution *ex, int nvs,
+                                       int64_t *out)
+{
+    const int64_t first = ex->first_stage_layers, last = ex->last_stage_layers;
+    const int64_t emb = ex->embedding_in_split ? 1 : 0, loss = ex->loss_in_split ? 1 : 0;
+    if (nvs < 2 || ((first || last) && (emb || loss))) return CULONX_REJECT_UNEVEN_SPLIT;
+    int64_t head, tail, slots, mid = nvs;
+    if (first || last) { /* given counts, the rest even over the middle */
+        slots = layers - first - last;
+        mid = nvs - (first > 0) - (last > 0);
+    } else { /* embedding / loss as one layer slot each */
+        slots = layers + emb + loss;
+    }
+    if (mid == 0 && slots == 0 && first && last) { /* two stages, both given */
+        if (out) out[0] = first, out[1] = last;
+        return CULONX_REJECT_NONE;
+    }
+    if (slots < 0 || mid < 1 || slots % mid) return CULONX_REJECT_UNEVEN_SPLIT;
+    int64_t per = slots / mid;
+    if (first || last)
+        head = first ? first : per, tail = last ? last : per;
+    else
+        head = per - emb, tail = per - loss;
+    if (per < 1 || head < 0 || tail < 0) return CULONX_REJECT_UNEVEN_SPLIT;
+    if (out) {
+        for (int i = 0; i < nvs; i++)
+            out[i] = per;
+        out[0] = head, out[nvs - 1] = tail;
+    }
+    return CULONX_REJECT_NONE;
+}
+
+culonx_sweep_reject cx_core_rule_cp(const culonx_model *md, const culonx_execution *ex)
+{
+    if (ex->cp <= 1) return CULONX_REJECT_NONE;
+    if (md->seq % (2 * ex->cp) || ex->attention != CULONX_ATTENTION_FLASH)
+        return CULONX_REJECT_CP_SEQ;
+    return CULONX_REJECT_NONE;
+}
+
 culonx_sweep_reject cx_core_exec_check(const culonx_model *md, const culonx_execution *ex)
 {
     const cx_sched_desc *d = cx_sched_get(ex->schedule);
@@ -92,7 +143,15 @@ culonx_sweep_reject cx_core_exec_check(const culonx_model *md, const culonx_exec
     culonx_sweep_reject r;
     if ((r = cx_core_rule_gpus(&l, ex->gpus)) != CULONX_REJECT_NONE) return r;
     if ((r = cx_core_rule_tp(md, ex->tp)) != CULONX_REJECT_NONE) return r;
+    if ((r = cx_core_rule_cp(md, ex)) != CULONX_REJECT_NONE) return r;
     cx_sched_shape s = {ex->pp, 0, ex->vp, md->layers};
+    if (cx_core_exec_uneven(ex)) { /* the split's own rule replaces layer divisibility */
+        int nvs = (int)ex->pp * cx_core_rule_chunks(d, ex->vp);
+        if (ex->pp > CX_LAYOUT_MAX_STAGES || nvs > CX_LAYOUT_MAX_VSTAGES)
+            return CULONX_REJECT_STAGES;
+        if ((r = cx_core_rule_split(md->layers, ex, nvs, NULL)) != CULONX_REJECT_NONE) return r;
+        s.layers = nvs;
+    }
     if ((r = cx_core_rule_pipeline(d, &s)) != CULONX_REJECT_NONE) return r;
     if ((r = cx_core_rule_batch(ex->global_batch, ex->microbatch, ex->dp)) != CULONX_REJECT_NONE)
         return r;

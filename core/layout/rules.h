@@ -30,6 +30,18 @@ culonx_sweep_reject cx_core_rule_stages(const cx_sched_desc *d, const cx_sched_s
 /* The global batch splits into microbatches over dp: gb % (mb*dp). The
  * callers' ranges (each <= 1e9) keep mb*dp from overflowing. */
 culonx_sweep_reject cx_core_rule_batch(int64_t global_batch, int64_t microbatch, int64_t dp);
+/* Uneven stages requested (first/last-stage-layers, embedding/loss in split)? */
+int cx_core_exec_uneven(const culonx_execution *ex);
+/* Layers of each of nvs virtual stages under the uneven keys: the given
+ * first/last counts with the rest even over the middle, or (embedding/loss in
+ * split) layers + slots divided evenly with the first/last stage one layer
+ * lighter per slot. out may be NULL. CULONX_REJECT_UNEVEN_SPLIT when the
+ * middle does not divide or nothing is left for it. */
+culonx_sweep_reject cx_core_rule_split(int64_t layers, const culonx_execution *ex, int nvs,
+                                       int64_t *out);
+/* Context parallelism: seq % (2*cp) (two chunks per rank, causal balance)
+ * and FlashAttention (ring attention runs on the fused kernel). */
+culonx_sweep_reject cx_core_rule_cp(const culonx_model *md, const culonx_execution *ex);
 /* Chunks per stage of d at requested v, v capped as the sweep caps it. */
 int cx_core_rule_chunks(const cx_sched_desc *d, int64_t v);
 

@@ -104,6 +104,8 @@ void culonx_report_text(FILE *out, const culonx_run *run, const culonx_result *r
             (long long)e->tp, (long long)e->pp, (long long)e->dp, (long long)e->vp,
             (long long)e->microbatch, (long long)e->global_batch, (long long)r->microbatches,
             culonx_schedule_name(e->schedule));
+    if (e->cp > 1)
+        fprintf(out, "              context parallel CP %lld (ring attention)\n", (long long)e->cp);
     fprintf(out,
             "              recompute %s, sequence parallel %s, distributed optimizer %s, "
             "%s, DP overlap %s, clock %.0f MHz\n",
