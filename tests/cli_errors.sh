@@ -58,6 +58,10 @@ printf '%s\nV,b,k,i,1000,1,1,1,0.5,0.5,0.5,inf,0,0,0\n' "$hdr" > "$tmp/inf.csv"
 expect 1 "fp16_active: 'inf' is not a number" "$exe" calibrate "$tmp/inf.csv" -o "$tmp/p.xml"
 sed 's/time-exp="[0-9.e+-]*"/time-exp="1e308"/' configs/power/v100.xml > "$tmp/pw.xml"
 expect 1 "time-exp = 1e+308 is outside the plausible range" "$exe" dvfs-predict --power "$tmp/pw.xml" --profile bench/data/dvfs-v100-microbench.csv
+# JSON output is always valid UTF-8 JSON, whatever bytes a name holds
+{ head -1 bench/data/dvfs-v100-microbench.csv; printf 'V100,b\377x,k\300\257,i"q\\,1380,877,1,100,0.9,0.5,0.1,0,0.5,0,0\n'; } > "$tmp/utf.csv"
+"$exe" dvfs-predict --power configs/power/v100.xml --profile "$tmp/utf.csv" --format json > "$tmp/utf.json" 2>"$tmp/err" || { echo "FAIL: dvfs-predict utf: $(cat "$tmp/err")"; fail=1; }
+python3 -c "import json,sys; d=json.load(open(sys.argv[1],encoding='utf-8')); assert d['points'][0]['benchmark']=='b\ufffdx', d['points'][0]" "$tmp/utf.json" || { echo "FAIL: JSON not valid UTF-8"; fail=1; }
 # serve: usage, runs without <serving>, plan options
 srv=configs/llama2-70b-serve-h100.xml
 expect 1 "no <serving> element" "$exe" serve $run

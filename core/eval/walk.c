@@ -39,8 +39,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* node ids are int32; 60 M nodes is about 6 GB */
-#define MAX_GRAPH_NODES 60000000LL
+/* the graph engine's memory bound: ~100 bytes a node (bench_graph_speed: 88-94),
+ * so 24 M nodes is about 2.4 GB (megatron-1t: 169 k nodes at stage level,
+ * 3.0 M at op level); beyond it the build refuses with a clear message */
+#define MAX_GRAPH_NODES 24000000LL
 
 /* Emission state of one stage: its nodes are [stage_begin[s],
  * stage_begin[s+1]), written in its schedule order at its own cursor. */

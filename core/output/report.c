@@ -43,17 +43,50 @@ void cx_core_fmt_si(char *buf, size_t n, double v, const char *unit)
     snprintf(buf, n, "%.3g %s%s", v, pre[i], unit);
 }
 
+/* Length of the valid UTF-8 sequence at s (1..4), 0 if invalid (overlong
+ * forms, surrogates and code points above U+10FFFF are invalid). */
+static int utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0];
+    if (c < 0x80) return 1;
+    int n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+    if (!n || c > 0xF4) return 0;
+    unsigned cp = c & (0x3Fu >> (n - 1));
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        cp = (cp << 6) | (s[i] & 0x3Fu);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return n;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped; bytes
+ * that are not valid UTF-8 become U+FFFD, so the output is always valid
+ * UTF-8 JSON whatever a file name or label holds. */
 void cx_core_json_str(FILE *out, const char *s)
 {
     fputc('"', out);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        unsigned char ch = *p;
+        if (ch == '"' || ch == '\\') {
             fprintf(out, "\\%c", ch);
-        else if (ch < 0x20)
+            p++;
+        } else if (ch < 0x20) {
             fprintf(out, "\\u%04x", ch);
-        else
-            fputc(ch, out);
+            p++;
+        } else {
+            int n = utf8_len(p);
+            if (n == 0) {
+                fputs("\\ufffd", out);
+                p++;
+            } else {
+                fwrite(p, 1, (size_t)n, out);
+                p += n;
+            }
+        }
     }
     fputc('"', out);
 }
