@@ -25,10 +25,12 @@ enum {
     CX_CMD_SWEEP = 1u << 4,
     CX_CMD_CALIBRATE = 1u << 5,
     CX_CMD_DVFS_PREDICT = 1u << 6,
+    CX_CMD_REPORT = 1u << 7,
 };
 /* the commands that read a run file */
 #define CX_CMD_RUN                                                                                 \
-    (CX_CMD_ESTIMATE | CX_CMD_TRACE | CX_CMD_SCHEDULES | CX_CMD_ENERGY | CX_CMD_SWEEP)
+    (CX_CMD_ESTIMATE | CX_CMD_TRACE | CX_CMD_SCHEDULES | CX_CMD_ENERGY | CX_CMD_SWEEP |            \
+     CX_CMD_REPORT)
 
 /* Every option of every command (rows of the table in options.c). */
 typedef enum {
@@ -69,6 +71,9 @@ typedef enum {
     CX_OPT_NO_PRUNE,
     CX_OPT_QUIET,
     CX_OPT_ALL,
+    /* trace and report (issue 14) */
+    CX_OPT_MAX_EVENTS,
+    CX_OPT_REPORT,
     CX_OPT_COUNT
 } cx_cli_opt;
 

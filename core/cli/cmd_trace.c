@@ -1,13 +1,16 @@
 /*
- * cmd_trace.c — `culonx trace RUN.xml -o TRACE.json [--detail stage|op]`:
- * the evaluated iteration DAG as a Chrome trace (a process per stage, a
- * thread per stream).
+ * cmd_trace.c — `culonx trace RUN.xml -o TRACE.json[.gz] [--detail stage|op]
+ * [--max-events N]`: the evaluated iteration DAG as a Chrome trace (a process
+ * per stage, a thread per stream); gzip when the name ends in .gz; a warning
+ * when the JSON exceeds ~100 MB (Perfetto loads it slowly or not at all).
  */
 #include "core/cli/cli.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define CX_TRACE_WARN_BYTES 100000000LL
 
 int cx_cli_trace(const cx_cli_args *a)
 {
@@ -23,24 +26,38 @@ int cx_cli_trace(const cx_cli_args *a)
         return cx_cli_usage_error(a->command, "missing -o FILE (use -o - for stdout)%s", "");
     int rc = cx_cli_check_choice(a->command, "detail", detail, details);
     if (rc) return rc;
-    int op_level = !strcmp(detail, "op");
+    culonx_trace_options opt = {.op_level = !strcmp(detail, "op")};
+    if (a->value[CX_OPT_MAX_EVENTS]) {
+        char *end;
+        long long v = strtoll(a->value[CX_OPT_MAX_EVENTS], &end, 10);
+        if (end == a->value[CX_OPT_MAX_EVENTS] || *end || v <= 0)
+            return cx_cli_usage_error(a->command,
+                                      "--max-events must be a positive integer, not '%s'",
+                                      a->value[CX_OPT_MAX_EVENTS]);
+        opt.max_events = v;
+    }
     culonx_run *run = malloc(sizeof *run);
     if (!run) return CX_EXIT_INTERNAL;
     rc = cx_cli_load_run(a, run, 0);
     if (rc == CX_EXIT_OK) {
-        FILE *f = strcmp(out_path, "-") ? fopen(out_path, "w") : stdout;
-        if (!f) {
-            fprintf(stderr, "%s: error: cannot write: %s\n", out_path, strerror(errno));
-            rc = CX_EXIT_INPUT;
-        } else {
-            culonx_error err;
-            culonx_status st = culonx_trace_write(f, run, op_level, &err);
-            if (st != CULONX_OK) rc = cx_cli_fail(&err, st);
-            if (f != stdout && fclose(f) != 0 && rc == CX_EXIT_OK) {
-                fprintf(stderr, "%s: error: %s\n", out_path, strerror(errno));
-                rc = CX_EXIT_INTERNAL;
-            }
-        }
+        size_t len = strlen(out_path);
+        int gz = len > 3 && !strcmp(out_path + len - 3, ".gz");
+        culonx_error err;
+        culonx_trace_info info;
+        culonx_status st = strcmp(out_path, "-")
+                               ? culonx_trace_save(out_path, run, &opt, &info, &err)
+                               : culonx_trace_write_opts(stdout, run, &opt, &info, &err);
+        if (st != CULONX_OK) rc = cx_cli_fail(&err, st);
+        if (st == CULONX_OK && info.dropped > 0)
+            fprintf(stderr,
+                    "culonx trace: note: kept the first %lld events of %lld (--max-events)\n",
+                    (long long)info.events, (long long)(info.events + info.dropped));
+        if (st == CULONX_OK && info.bytes > CX_TRACE_WARN_BYTES)
+            fprintf(stderr,
+                    "culonx trace: warning: the trace is %.0f MB of JSON (%lld events); Perfetto "
+                    "may not load it: use --max-events N or --detail stage%s\n",
+                    (double)info.bytes / 1e6, (long long)info.events,
+                    gz ? "" : " (or -o NAME.json.gz)");
     }
     free(run);
     return rc;

@@ -12,10 +12,11 @@
 const cx_cli_command cx_cli_commands[] = {
     {"estimate", CX_CMD_ESTIMATE, "RUN.xml [options]",
      "time, memory, FLOPs, MFU (and energy) of one iteration", NULL, "RUN.xml", cx_cli_estimate},
-    {"trace", CX_CMD_TRACE, "RUN.xml -o TRACE.json [--detail stage|op]",
+    {"trace", CX_CMD_TRACE, "RUN.xml -o TRACE.json[.gz] [--detail stage|op] [--max-events N]",
      "Chrome/Perfetto timeline of the iteration DAG",
-     "A process per pipeline stage, a thread per stream (compute, TP, PP, DP).\n", "RUN.xml",
-     cx_cli_trace},
+     "A process per pipeline stage, a thread per stream (compute, TP, PP, DP); integer-ns\n"
+     "times, p2p flow arrows, power and memory counter tracks per stage.\n",
+     "RUN.xml", cx_cli_trace},
     {"schedules", CX_CMD_SCHEDULES, "RUN.xml [--format text|json]",
      "every pipeline schedule side by side", NULL, "RUN.xml", cx_cli_schedules},
     {"energy", CX_CMD_ENERGY, "RUN.xml [--clocks MIN:MAX:STEP] [--format text|json|csv]",

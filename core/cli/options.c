@@ -25,8 +25,8 @@ const cx_cli_option cx_cli_options[CX_OPT_COUNT] = {
     [CX_OPT_ENGINE] = {"engine", 0, "ENGINE", CX_CMD_ESTIMATE | SW, 0,
                        "closed (default; the closed form), graph or graph-op (the iteration DAG "
                        "at stage or op level; estimate only)"},
-    [CX_OPT_OUTPUT] = {"output", 'o', "FILE", CX_CMD_TRACE | CX_CMD_CALIBRATE, 0,
-                       "file to write (trace: - for stdout)"},
+    [CX_OPT_OUTPUT] = {"output", 'o', "FILE", CX_CMD_TRACE | CX_CMD_CALIBRATE | CX_CMD_REPORT, 0,
+                       "file to write (trace: - for stdout; .gz: gzip)"},
     [CX_OPT_DETAIL] = {"detail", 0, "stage|op", CX_CMD_TRACE, 0,
                        "one event per work item (stage, default) or per op"},
     [CX_OPT_CLOCKS] = {"clocks", 0, "MIN:MAX:STEP", CX_CMD_ENERGY | SW | CX_CMD_DVFS_PREDICT, 1,
@@ -70,6 +70,10 @@ const cx_cli_option cx_cli_options[CX_OPT_COUNT] = {
                          "the Pareto frontier are skipped: same results; off with --all)"},
     [CX_OPT_QUIET] = {"quiet", 0, NULL, SW, 0, "no progress on stderr"},
     [CX_OPT_ALL] = {"all", 0, "FILE", SW, 0, "every evaluated row, CSV (or JSON lines for .jsonl)"},
+    [CX_OPT_MAX_EVENTS] = {"max-events", 0, "N", CX_CMD_TRACE, 0,
+                           "keep the N events that start first (a trace over ~100 MB warns)"},
+    [CX_OPT_REPORT] = {"report", 0, "FILE.html", SW, 0,
+                       "also write a self-contained HTML report (charts, top-K table)"},
 };
 
 void cx_cli_print_error(const culonx_error *err)

@@ -81,6 +81,18 @@ CULONX_API culonx_status culonx_estimate_graph(const culonx_run *run, int op_lev
  * chrome://tracing): a process per stage, a thread per stream. */
 CULONX_API culonx_status culonx_trace_write(FILE *out, const culonx_run *run, int op_level,
                                             culonx_error *err);
+/* The same with options; info (may be NULL) says what was written.
+ * Timestamps are integer nanoseconds (start and end rounded, dur = end -
+ * start), so back-to-back events never overlap; pipeline p2p dependencies are
+ * flow arrows; each stage has counter tracks for power (W) and memory (bytes). */
+CULONX_API culonx_status culonx_trace_write_opts(FILE *out, const culonx_run *run,
+                                                 const culonx_trace_options *opt,
+                                                 culonx_trace_info *info, culonx_error *err);
+/* Writes the trace to `path` through a temporary file renamed into place;
+ * gzip-compressed (zlib) when the name ends in ".gz". */
+CULONX_API culonx_status culonx_trace_save(const char *path, const culonx_run *run,
+                                           const culonx_trace_options *opt, culonx_trace_info *info,
+                                           culonx_error *err);
 /* Every pipeline schedule side by side for one run (rows has room for
  * CULONX_SCHED_MAX); *best is the fastest that fits, -1 if none. */
 CULONX_API culonx_status culonx_schedules_compare(const culonx_run *run, culonx_schedule_row *rows,
