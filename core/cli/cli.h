@@ -152,6 +152,14 @@ int cx_cli_load_run(const cx_cli_args *a, culonx_run *run, int quiet);
 /* The commands (core/cli/cmd_*.c). */
 int cx_cli_estimate(const cx_cli_args *a);
 int cx_cli_trace(const cx_cli_args *a);
+int cx_cli_report(const cx_cli_args *a);
+/* Output through PATH.tmp.PID renamed into place (cmd_report.c): open, then
+ * close with the command's exit code so far (renames on success, removes the
+ * temporary otherwise); returns the exit code. */
+FILE *cx_cli_tmp_open(const char *path, char *tmp, size_t n);
+int cx_cli_tmp_close(FILE *f, const char *tmp, const char *path, int rc);
+/* `sweep --report PATH`: the HTML page of a sweep (all_csv: its rows or NULL). */
+int cx_cli_sweep_html(const char *path, const culonx_sweep_result *res, FILE *all_csv);
 int cx_cli_schedules(const cx_cli_args *a);
 int cx_cli_energy(const cx_cli_args *a);
 int cx_cli_sweep(const cx_cli_args *a);

@@ -86,7 +86,7 @@ static int apply_sets(const cx_cli_args *a, culonx_sweep_spec *spec, int rank)
     return CX_EXIT_OK;
 }
 
-static int body(const cx_cli_args *a, int rank)
+static int body(const cx_cli_args *a, int rank, int size)
 {
     static const char *const formats[] = {"text", "json", NULL};
     const char *format = a->value[CX_OPT_FORMAT] ? a->value[CX_OPT_FORMAT] : "text";
@@ -129,6 +129,9 @@ static int body(const cx_cli_args *a, int rank)
         size_t n = strlen(all_path);
         spec->all = all;
         spec->all_jsonl = n >= 6 && strcmp(all_path + n - 6, ".jsonl") == 0;
+    } else if (a->value[CX_OPT_REPORT] && size == 1) {
+        all = tmpfile(); /* every row for the report's scatter (issue 14) */
+        spec->all = all;
     }
     if (!a->given[CX_OPT_QUIET] && rank == 0 && isatty(2)) {
         spec->progress = progress;
@@ -146,8 +149,10 @@ static int body(const cx_cli_args *a, int rank)
         culonx_sweep_report_json(stdout, res);
     else
         culonx_sweep_report_text(stdout, res);
-    culonx_sweep_result_free(res);
     rc = CX_EXIT_OK;
+    if (a->value[CX_OPT_REPORT] && rank == 0)
+        rc = cx_cli_sweep_html(a->value[CX_OPT_REPORT], res, spec->all_jsonl ? NULL : all);
+    culonx_sweep_result_free(res);
 out:
     if (all && fclose(all) != 0 && rc == CX_EXIT_OK) {
         fprintf(stderr, "culonx sweep: error writing %s\n", all_path);
@@ -162,7 +167,7 @@ int cx_cli_sweep(const cx_cli_args *a)
 {
     int rank, size;
     culonx_sweep_mpi_begin(NULL, NULL, &rank, &size);
-    int rc = body(a, rank);
+    int rc = body(a, rank, size);
     culonx_sweep_mpi_end();
     return rc;
 }

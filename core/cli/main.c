@@ -17,6 +17,10 @@ const cx_cli_command cx_cli_commands[] = {
      "A process per pipeline stage, a thread per stream (compute, TP, PP, DP); integer-ns\n"
      "times, p2p flow arrows, power and memory counter tracks per stage.\n",
      "RUN.xml", cx_cli_trace},
+    {"report", CX_CMD_REPORT, "RUN.xml -o REPORT.html",
+     "one self-contained HTML page of a run: breakdowns, energy vs clock, timeline, schedules",
+     "Inline SVG and CSS, no network: open it in any browser, offline.\n", "RUN.xml",
+     cx_cli_report},
     {"schedules", CX_CMD_SCHEDULES, "RUN.xml [--format text|json]",
      "every pipeline schedule side by side", NULL, "RUN.xml", cx_cli_schedules},
     {"energy", CX_CMD_ENERGY, "RUN.xml [--clocks MIN:MAX:STEP] [--format text|json|csv]",

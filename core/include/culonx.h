@@ -105,6 +105,10 @@ CULONX_API void culonx_report_text(FILE *out, const culonx_run *run, const culon
 CULONX_API void culonx_report_json(FILE *out, const culonx_run *run, const culonx_result *res);
 CULONX_API void culonx_report_schedules(FILE *out, const culonx_run *run,
                                         const culonx_schedule_row *rows, int n, int best, int json);
+/* One self-contained HTML page (inline SVG and CSS, no network) of a run:
+ * breakdown bars, energy and time versus clock, the pipeline timeline and every
+ * schedule side by side (core/output/html_report.c). */
+CULONX_API culonx_status culonx_report_html(FILE *out, const culonx_run *run, culonx_error *err);
 /* format: "text", "json" or "csv" */
 CULONX_API void culonx_report_clocks(FILE *out, const culonx_run *run, const culonx_clock_row *rows,
                                      int n, const char *format);
@@ -185,6 +189,12 @@ CULONX_API culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sw
 CULONX_API void culonx_sweep_result_free(culonx_sweep_result *r);
 CULONX_API void culonx_sweep_report_text(FILE *out, const culonx_sweep_result *r);
 CULONX_API void culonx_sweep_report_json(FILE *out, const culonx_sweep_result *r);
+/* One self-contained HTML page of a sweep (core/output/html_sweep.c): the
+ * time/energy scatter coloured by memory with the Pareto frontier and top K,
+ * the top-K table and the reject reasons. all_csv: the rows the sweep wrote
+ * through culonx_sweep_spec.all as CSV (read from the start), or NULL. */
+CULONX_API culonx_status culonx_sweep_report_html(FILE *out, const culonx_sweep_result *r,
+                                                  FILE *all_csv, culonx_error *err);
 /* MPI (no-ops without it): initialises MPI when launched by mpirun
  * (OMPI_COMM_WORLD_SIZE / PMI_SIZE set); rank 0 and size 1 otherwise. */
 CULONX_API void culonx_sweep_mpi_begin(int *argc, char ***argv, int *rank, int *size);
