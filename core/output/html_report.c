@@ -40,8 +40,8 @@ static const char *const script =
     "<script>\n(function(){var errs=[];window.addEventListener('error',function(e){"
     "errs.push(String(e.message));});window.addEventListener('load',function(){"
     "var f=document.querySelectorAll('figure.chart'),bad=[];for(var i=0;i<f.length;i++){"
-    "var s=f[i].querySelector('svg');var n=s?s.querySelectorAll('rect,circle,polyline,line')"
-    ".length:0;if(n<3)bad.push(f[i].getAttribute('data-chart'));}"
+    "var n=f[i].querySelectorAll('svg rect,svg circle,svg polyline,svg line').length;"
+    "if(n<3)bad.push(f[i].getAttribute('data-chart'));}"
     "var el=document.getElementById('cx-status');el.textContent=(errs.length||bad.length?"
     "'FAIL':'ok')+' charts='+f.length+' empty='+bad.join(',')+' errors='+errs.join(';');});"
     "})();\n</script>\n";
