@@ -28,6 +28,12 @@ grep -q "kept the first" "$tmp/err" || { echo "--max-events should say what it k
 python3 tests/check_trace.py "$tmp/m.json"
 "$exe" trace configs/megatron-22b.xml -o - | python3 -c 'import json,sys; json.load(sys.stdin)'
 [ -z "$(ls "$tmp" | grep tmp)" ] || { echo "temporary file left behind"; exit 1; }
+# Chakra: a file per pipeline stage (when built with protobuf-c)
+if "$exe" trace configs/gpt3-175b.xml --format chakra -o "$tmp/et" 2>"$tmp/err"; then
+  [ "$(ls "$tmp/et" | wc -l)" -eq 12 ] || { echo "chakra: want 12 rank files"; ls "$tmp/et"; exit 1; }
+else
+  grep -q "without protobuf-c" "$tmp/err" || { cat "$tmp/err"; exit 1; }
+fi
 # usage errors
 set +e
 "$exe" trace configs/megatron-22b.xml >/dev/null 2>&1; [ $? -eq 2 ] || { echo "missing -o should be a usage error"; exit 1; }

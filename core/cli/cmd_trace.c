@@ -1,8 +1,8 @@
 /*
  * cmd_trace.c — `culonx trace RUN.xml -o TRACE.json[.gz] [--detail stage|op]
- * [--max-events N]`: the evaluated iteration DAG as a Chrome trace (a process
- * per stage, a thread per stream); gzip when the name ends in .gz; a warning
- * when the JSON exceeds ~100 MB (Perfetto loads it slowly or not at all).
+ * [--max-events N]` and `--format chakra -o DIR`: the evaluated iteration DAG as a Chrome trace (a
+ * process per stage, a thread per stream); gzip when the name ends in .gz; a warning when the JSON
+ * exceeds ~100 MB (Perfetto loads it slowly or not at all).
  */
 #include "core/cli/cli.h"
 
@@ -15,7 +15,7 @@
 int cx_cli_trace(const cx_cli_args *a)
 {
     static const char *const details[] = {"stage", "op", NULL};
-    static const char *const formats[] = {"json", NULL};
+    static const char *const formats[] = {"json", "chakra", NULL};
     const char *out_path = a->value[CX_OPT_OUTPUT];
     const char *detail = a->value[CX_OPT_DETAIL] ? a->value[CX_OPT_DETAIL] : "stage";
     if (a->value[CX_OPT_FORMAT]) {
@@ -27,6 +27,12 @@ int cx_cli_trace(const cx_cli_args *a)
     int rc = cx_cli_check_choice(a->command, "detail", detail, details);
     if (rc) return rc;
     culonx_trace_options opt = {.op_level = !strcmp(detail, "op")};
+    int chakra = a->value[CX_OPT_FORMAT] && !strcmp(a->value[CX_OPT_FORMAT], "chakra");
+    if (chakra && (!strcmp(out_path, "-") || a->value[CX_OPT_MAX_EVENTS]))
+        return cx_cli_usage_error(a->command,
+                                  "--format chakra writes a directory (-o DIR), without "
+                                  "--max-events%s",
+                                  "");
     if (a->value[CX_OPT_MAX_EVENTS]) {
         char *end;
         long long v = strtoll(a->value[CX_OPT_MAX_EVENTS], &end, 10);
@@ -44,9 +50,13 @@ int cx_cli_trace(const cx_cli_args *a)
         int gz = len > 3 && !strcmp(out_path + len - 3, ".gz");
         culonx_error err;
         culonx_trace_info info;
-        culonx_status st = strcmp(out_path, "-")
+        culonx_status st = chakra ? culonx_chakra_write(out_path, run, &opt, &info, &err)
+                           : strcmp(out_path, "-")
                                ? culonx_trace_save(out_path, run, &opt, &info, &err)
                                : culonx_trace_write_opts(stdout, run, &opt, &info, &err);
+        if (st == CULONX_OK && chakra)
+            fprintf(stderr, "culonx trace: %lld Chakra nodes (%lld send/receive pairs) in %s\n",
+                    (long long)info.events, (long long)info.flows, out_path);
         if (st != CULONX_OK) rc = cx_cli_fail(&err, st);
         if (st == CULONX_OK && info.dropped > 0)
             fprintf(stderr,

@@ -15,7 +15,9 @@ const cx_cli_command cx_cli_commands[] = {
     {"trace", CX_CMD_TRACE, "RUN.xml -o TRACE.json[.gz] [--detail stage|op] [--max-events N]",
      "Chrome/Perfetto timeline of the iteration DAG",
      "A process per pipeline stage, a thread per stream (compute, TP, PP, DP); integer-ns\n"
-     "times, p2p flow arrows, power and memory counter tracks per stage.\n",
+     "times, p2p flow arrows, power and memory counter tracks per stage.\n"
+     "--format chakra -o DIR: Chakra execution traces for ASTRA-sim, DIR/culonx.RANK.et\n"
+     "(a rank per pipeline stage).\n",
      "RUN.xml", cx_cli_trace},
     {"report", CX_CMD_REPORT, "RUN.xml -o REPORT.html",
      "one self-contained HTML page of a run: breakdowns, energy vs clock, timeline, schedules",

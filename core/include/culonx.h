@@ -93,6 +93,14 @@ CULONX_API culonx_status culonx_trace_write_opts(FILE *out, const culonx_run *ru
 CULONX_API culonx_status culonx_trace_save(const char *path, const culonx_run *run,
                                            const culonx_trace_options *opt, culonx_trace_info *info,
                                            culonx_error *err);
+/* The iteration DAG as Chakra execution traces for ASTRA-sim
+ * (core/output/chakra.c): DIR/culonx.RANK.et, a rank per pipeline stage;
+ * DIR is created when missing. info (may be NULL): nodes written (events),
+ * send/receive pairs (flows), bytes. CULONX_EUSAGE when built without
+ * protobuf-c. */
+CULONX_API culonx_status culonx_chakra_write(const char *dir, const culonx_run *run,
+                                             const culonx_trace_options *opt,
+                                             culonx_trace_info *info, culonx_error *err);
 /* Every pipeline schedule side by side for one run (rows has room for
  * CULONX_SCHED_MAX); *best is the fastest that fits, -1 if none. */
 CULONX_API culonx_status culonx_schedules_compare(const culonx_run *run, culonx_schedule_row *rows,
