@@ -153,6 +153,8 @@ int cx_cli_load_run(const cx_cli_args *a, culonx_run *run, int quiet);
 int cx_cli_estimate(const cx_cli_args *a);
 int cx_cli_trace(const cx_cli_args *a);
 int cx_cli_report(const cx_cli_args *a);
+/* `culonx import FORMAT FILES... -o RUN.xml`: parses its own argv */
+int cx_cli_import(int argc, char **argv);
 /* Output through PATH.tmp.PID renamed into place (cmd_report.c): open, then
  * close with the command's exit code so far (renames on success, removes the
  * temporary otherwise); returns the exit code. */

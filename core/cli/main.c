@@ -76,6 +76,8 @@ int main(int argc, char **argv)
     int rc;
     if (cmd) {
         rc = run_command(cmd, argc - 1, argv + 1);
+    } else if (!strcmp(name, "import")) { /* three positional files: its own parser */
+        rc = cx_cli_import(argc - 1, argv + 1);
     } else if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) {
         const cx_cli_command *sub = argc > 2 ? find_command(argv[2]) : NULL;
         if (argc > 2 && !sub) {

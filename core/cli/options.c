@@ -264,7 +264,8 @@ void cx_cli_usage(FILE *out)
         const cx_cli_command *c = &cx_cli_commands[i];
         fprintf(out, "  %-13s %s\n", c->name, c->summary);
     }
-    fputs("  help [COMMAND]  this text, or a command's options (also: culonx COMMAND --help)\n"
+    fputs("  import        calculon APP.json EXE.json SYS.json -o RUN.xml: a run from Calculon\n"
+          "  help [COMMAND]  this text, or a command's options (also: culonx COMMAND --help)\n"
           "  version       print the version\n"
           "\n"
           "Exit codes: 0 ok, 1 bad input (file:line on stderr), 2 usage, 3 internal error.\n",

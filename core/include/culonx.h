@@ -67,6 +67,11 @@ CULONX_API int culonx_schedule_count(void);
 CULONX_API const char *culonx_recompute_name(culonx_recompute r);
 CULONX_API const char *culonx_dtype_name(culonx_dtype d);
 
+/* Converts Calculon's application, execution and system JSON files into a
+ * culonx run file written to out (core/input/calculon.c). */
+CULONX_API culonx_status culonx_import_calculon(const char *app_json, const char *exe_json,
+                                                const char *sys_json, FILE *out, culonx_error *err);
+
 /* ----------------------------------------------------------------- result */
 
 /* Closed-form estimate (fast path). */
