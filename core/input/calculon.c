@@ -260,8 +260,9 @@ static culonx_status convert(doc *app, doc *exe, doc *sys, FILE *out, culonx_err
             "</run>\n",
             (long long)gpus, (long long)tp, (long long)pp, (long long)dp,
             (long long)(vp > 1 ? vp : 1), (long long)mb, (long long)batch, recompute,
-            sp ? "true" : "false", vp > 1 ? "interleaved" : "1f1b", dist ? "true" : "false", dtype,
-            overlap ? "true" : "false");
+            sp ? "true" : "false",
+            culonx_schedule_name(vp > 1 ? CULONX_SCHED_INTERLEAVED : CULONX_SCHED_1F1B),
+            dist ? "true" : "false", dtype, overlap ? "true" : "false");
     return CULONX_OK;
 }
 
