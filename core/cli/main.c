@@ -94,7 +94,16 @@ int main(int argc, char **argv)
         printf("culonx %s\n", CULONX_VERSION);
         rc = CX_EXIT_OK;
     } else {
-        fprintf(stderr, "culonx: unknown command '%s'\n", name);
+        const char *cands[32];
+        int nc = 0;
+        for (int i = 0; i < cx_cli_ncommands && nc < 29; i++)
+            cands[nc++] = cx_cli_commands[i].name;
+        cands[nc++] = "import", cands[nc++] = "help", cands[nc++] = "version";
+        const char *near = culonx_did_you_mean(name, cands, nc);
+        if (near)
+            fprintf(stderr, "culonx: unknown command '%s'; did you mean '%s'?\n", name, near);
+        else
+            fprintf(stderr, "culonx: unknown command '%s'\n", name);
         cx_cli_usage(stderr);
         rc = CX_EXIT_USAGE;
     }

@@ -192,8 +192,22 @@ int cx_cli_parse(const cx_cli_command *cmd, int argc, char **argv, cx_cli_args *
         }
         const char *value = NULL;
         int k = arg[1] == '-' ? find_long(arg, &value) : find_short(arg);
-        if (k < 0 || !(cx_cli_options[k].commands & cmd->bit))
+        if (k < 0 || !(cx_cli_options[k].commands & cmd->bit)) {
+            const char *cands[CX_OPT_COUNT];
+            int nc = 0;
+            for (int j = 0; j < CX_OPT_COUNT; j++)
+                if (cx_cli_options[j].commands & cmd->bit) cands[nc++] = cx_cli_options[j].name;
+            char word[64];
+            snprintf(word, sizeof word, "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+            const char *near = arg[1] == '-' ? culonx_did_you_mean(word, cands, nc) : NULL;
+            if (near) {
+                fprintf(stderr, "culonx %s: unknown option '%s'; did you mean '--%s'?\n", cmd->name,
+                        arg, near);
+                fprintf(stderr, "Try 'culonx %s --help'.\n", cmd->name);
+                return CX_EXIT_USAGE;
+            }
             return cx_cli_usage_error(cmd->name, "unknown option '%s'", arg);
+        }
         const cx_cli_option *o = &cx_cli_options[k];
         if (!o->value) {
             if (value) return cx_cli_usage_error(cmd->name, "option %s takes no value", arg);

@@ -59,6 +59,9 @@ CULONX_API culonx_status culonx_run_check(const culonx_run *run, culonx_error *e
 /* GPUs an execution's degrees occupy (the product over its layout, e.g.
  * tp*pp*dp; saturating, 0 if a degree is not positive). */
 CULONX_API int64_t culonx_execution_gpus(const culonx_execution *e);
+/* The candidate nearest to a mistyped word (edit distance at most a third of
+ * its length, or the one candidate it is a prefix of), else NULL. */
+CULONX_API const char *culonx_did_you_mean(const char *word, const char *const *candidates, int n);
 CULONX_API const char *culonx_schedule_name(culonx_schedule s);
 /* Returns 0 and sets *out when `name` names a schedule, else -1. */
 CULONX_API int culonx_schedule_parse(const char *name, culonx_schedule *out);
