@@ -48,6 +48,12 @@ expect 1 "cannot open" "$exe" dvfs-predict --power configs/power/v100.xml --prof
 expect 1 "error:" "$exe" dvfs-predict --power /nonexistent.xml --profile bench/data/dvfs-v100-microbench.csv
 expect 2 "" "$exe" calibrate
 expect 2 "" "$exe" dvfs-predict --power configs/power/v100.xml
+expect 1 "give --cross-gpu" "$exe" dvfs-predict --power configs/power/v100.xml --profile bench/data/dvfs-rtx8000-microbench.csv
+"$exe" dvfs-predict --power configs/power/v100.xml --profile bench/data/dvfs-rtx8000-microbench.csv --cross-gpu --format csv >"$tmp/x" 2>&1 \
+  && head -1 "$tmp/x" | grep -q energy_millijoules || { echo "FAIL: --cross-gpu should predict (energy_millijoules column)"; fail=1; }
+expect 2 "did you mean '--format'" "$exe" estimate $run --formt json
+expect 2 "did you mean 'estimate'" "$exe" estmate $run
+expect 1 "did you mean 'tp'?); keys: gpus, tp" "$exe" estimate $run --set execution.tpp=4
 # every command answers --help (and `culonx help CMD`) with exit 0 and its usage
 for c in estimate trace schedules energy sweep calibrate dvfs-predict; do
   "$exe" $c --help > "$tmp/h" 2> "$tmp/err"; rc=$?

@@ -74,6 +74,7 @@ typedef enum {
     /* trace and report (issue 14) */
     CX_OPT_MAX_EVENTS,
     CX_OPT_REPORT,
+    CX_OPT_CROSS_GPU,
     CX_OPT_COUNT
 } cx_cli_opt;
 

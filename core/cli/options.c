@@ -72,6 +72,8 @@ const cx_cli_option cx_cli_options[CX_OPT_COUNT] = {
     [CX_OPT_ALL] = {"all", 0, "FILE", SW, 0, "every evaluated row, CSV (or JSON lines for .jsonl)"},
     [CX_OPT_MAX_EVENTS] = {"max-events", 0, "N", CX_CMD_TRACE, 0,
                            "keep the N events that start first (a trace over ~100 MB warns)"},
+    [CX_OPT_CROSS_GPU] = {"cross-gpu", 0, NULL, CX_CMD_DVFS_PREDICT, 0,
+                          "allow a profile of another GPU than the power model's"},
     [CX_OPT_REPORT] = {"report", 0, "FILE.html", SW, 0,
                        "also write a self-contained HTML report (charts, top-K table)"},
 };

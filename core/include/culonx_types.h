@@ -344,7 +344,7 @@ typedef struct {
 /* One predicted point: kernel `profile_index` of the profile at a clock. */
 typedef struct {
     size_t profile_index;
-    double core_mhz, time_ms, power_w, energy_mj;
+    double core_mhz, time_ms, power_w, energy_millijoules;
 } culonx_dvfs_point;
 
 /* ---- Sweeps (core/search/sweep.c) ---- */

@@ -629,7 +629,7 @@ culonx_status culonx_dvfs_predict(const culonx_dvfs_model *model, const culonx_d
             p->profile_index = i;
             p->core_mhz = clocks_mhz[j];
             cx_hw_dvfs_predict_row(model, &profile[i], clocks_mhz[j], &p->time_ms, &p->power_w);
-            p->energy_mj = p->time_ms * p->power_w;
+            p->energy_millijoules = p->time_ms * p->power_w;
         }
     return CULONX_OK;
 }
