@@ -57,14 +57,34 @@ void culonx_report_calibration(FILE *out, const culonx_dvfs_model *m, const culo
                  "kernel's highest-clock row)\n");
 }
 
+/* a CSV field, quoted (RFC 4180) when it holds a comma, quote or line end */
+static void csv_field(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
 static void csv_points(FILE *out, const culonx_dvfs_table *prof, const culonx_dvfs_point *pt,
                        size_t np)
 {
     fprintf(out, "gpu,benchmark,kernel,input,core_mhz,time_ms,power_w,energy_millijoules\n");
     for (size_t i = 0; i < np; i++) {
         const culonx_dvfs_row *r = &prof->rows[pt[i].profile_index];
-        fprintf(out, "%s,%s,%s,%s,%.6g,%.6g,%.6g,%.6g\n", r->gpu, r->benchmark, r->kernel, r->input,
-                pt[i].core_mhz, pt[i].time_ms, pt[i].power_w, pt[i].energy_millijoules);
+        const char *txt[4] = {r->gpu, r->benchmark, r->kernel, r->input};
+        for (int k = 0; k < 4; k++) {
+            csv_field(out, txt[k]);
+            fputc(',', out);
+        }
+        fprintf(out, "%.6g,%.6g,%.6g,%.6g\n", pt[i].core_mhz, pt[i].time_ms, pt[i].power_w,
+                pt[i].energy_millijoules);
     }
 }
 
