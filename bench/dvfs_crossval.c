@@ -97,7 +97,8 @@ static int run_gpu(const char *dir, const char *file, const char *label, double 
                     j++;
                 if (j == nclk || !(r->time_ms > 0.0) || !(r->power_w > 0.0)) continue;
                 double et = 100.0 * fabs(pt[j].time_ms / r->time_ms - 1.0);
-                double ee = 100.0 * fabs(pt[j].energy_mj / (r->time_ms * r->power_w) - 1.0);
+                double ee =
+                    100.0 * fabs(pt[j].energy_millijoules / (r->time_ms * r->power_w) - 1.0);
                 mt[j] += et;
                 mp[j] += 100.0 * fabs(pt[j].power_w / r->power_w - 1.0);
                 me[j] += ee;

@@ -59,7 +59,7 @@ expect 1 "fp16_active: 'inf' is not a number" "$exe" calibrate "$tmp/inf.csv" -o
 sed 's/time-exp="[0-9.e+-]*"/time-exp="1e308"/' configs/power/v100.xml > "$tmp/pw.xml"
 expect 1 "time-exp = 1e+308 is outside the plausible range" "$exe" dvfs-predict --power "$tmp/pw.xml" --profile bench/data/dvfs-v100-microbench.csv
 # JSON output is always valid UTF-8 JSON, whatever bytes a name holds
-{ head -1 bench/data/dvfs-v100-microbench.csv; printf 'V100,b\377x,k\300\257,i"q\\,1380,877,1,100,0.9,0.5,0.1,0,0.5,0,0\n'; } > "$tmp/utf.csv"
+{ head -1 bench/data/dvfs-v100-microbench.csv; printf 'V100,b\377x,k\300\257,iq\\,1380,877,1,100,0.9,0.5,0.1,0,0.5,0,0\n'; } > "$tmp/utf.csv"
 "$exe" dvfs-predict --power configs/power/v100.xml --profile "$tmp/utf.csv" --format json > "$tmp/utf.json" 2>"$tmp/err" || { echo "FAIL: dvfs-predict utf: $(cat "$tmp/err")"; fail=1; }
 python3 -c "import json,sys; d=json.load(open(sys.argv[1],encoding='utf-8')); assert d['points'][0]['benchmark']=='b\ufffdx', d['points'][0]" "$tmp/utf.json" || { echo "FAIL: JSON not valid UTF-8"; fail=1; }
 # serve: usage, runs without <serving>, plan options
@@ -90,6 +90,19 @@ expect 1 "cannot open" "$exe" dvfs-predict --power configs/power/v100.xml --prof
 expect 1 "error:" "$exe" dvfs-predict --power /nonexistent.xml --profile bench/data/dvfs-v100-microbench.csv
 expect 2 "" "$exe" calibrate
 expect 2 "" "$exe" dvfs-predict --power configs/power/v100.xml
+expect 1 "give --cross-gpu" "$exe" dvfs-predict --power configs/power/v100.xml --profile bench/data/dvfs-rtx8000-microbench.csv
+"$exe" dvfs-predict --power configs/power/v100.xml --profile bench/data/dvfs-rtx8000-microbench.csv --cross-gpu --format csv >"$tmp/x" 2>&1 \
+  && head -1 "$tmp/x" | grep -q energy_millijoules || { echo "FAIL: --cross-gpu should predict (energy_millijoules column)"; fail=1; }
+# CSV through libcsv: a UTF-8 BOM, CRLF and quoted fields are read; bad quoting is a file:line error
+hdr="gpu,benchmark,kernel,input,core_mhz,mem_mhz,time_ms,power_w,sm_active,sm_occupancy,dram_active,fp16_active,fp32_active,fp64_active,tensor_active"
+printf '\xef\xbb\xbf%s\r\n"V100","cache,bench","k ""x""",in,1380,877,1.5,200,0.5,0.5,0.1,0,0.2,0,0\r\n' "$hdr" > "$tmp/bom.csv"
+"$exe" dvfs-predict --power configs/power/v100.xml --profile "$tmp/bom.csv" --format csv > "$tmp/x" 2>&1 \
+  && grep -qF 'V100,"cache,bench","k ""x""",in,' "$tmp/x" || { echo "FAIL: BOM/CRLF/quoted CSV: $(head -3 "$tmp/x")"; fail=1; }
+printf '%s\nV100,"cache,1,2,3,4,5,6,7,8,9,10,11,12,13,14\n' "$hdr" > "$tmp/q.csv"
+expect 1 "q.csv:2: error: malformed quoting" "$exe" dvfs-predict --power configs/power/v100.xml --profile "$tmp/q.csv"
+expect 2 "did you mean '--format'" "$exe" estimate $run --formt json
+expect 2 "did you mean 'estimate'" "$exe" estmate $run
+expect 1 "did you mean 'tp'?); keys: gpus, tp" "$exe" estimate $run --set execution.tpp=4
 # every command answers --help (and `culonx help CMD`) with exit 0 and its usage
 for c in estimate trace schedules energy sweep calibrate dvfs-predict; do
   "$exe" $c --help > "$tmp/h" 2> "$tmp/err"; rc=$?

@@ -21,9 +21,24 @@ for s in gpipe 1f1b interleaved zb-h1 zb-h2 zb-v dualpipev; do
     --set execution.schedule=$s --set execution.vp=$vp -o "$tmp/s.json"
   python3 tests/check_trace.py "$tmp/s.json"
 done
+# gzip (checked through python's gzip), --max-events, stdout
+"$exe" trace configs/gpt3-175b.xml -o "$tmp/t.json.gz"
+python3 tests/check_trace.py "$tmp/t.json.gz"
+"$exe" trace configs/gpt3-175b.xml --max-events 100 -o "$tmp/m.json" 2>"$tmp/err"
+grep -q "kept the first" "$tmp/err" || { echo "--max-events should say what it kept"; exit 1; }
+python3 tests/check_trace.py "$tmp/m.json"
+"$exe" trace configs/megatron-22b.xml -o - | python3 -c 'import json,sys; json.load(sys.stdin)'
+[ -z "$(ls "$tmp" | grep tmp)" ] || { echo "temporary file left behind"; exit 1; }
+# Chakra: a file per pipeline stage (when built with protobuf-c)
+if "$exe" trace configs/gpt3-175b.xml --format chakra -o "$tmp/et" 2>"$tmp/err"; then
+  [ "$(ls "$tmp/et" | wc -l)" -eq 12 ] || { echo "chakra: want 12 rank files"; ls "$tmp/et"; exit 1; }
+else
+  grep -q "without protobuf-c" "$tmp/err" || { cat "$tmp/err"; exit 1; }
+fi
 # usage errors
 set +e
 "$exe" trace configs/megatron-22b.xml >/dev/null 2>&1; [ $? -eq 2 ] || { echo "missing -o should be a usage error"; exit 1; }
 "$exe" trace configs/megatron-22b.xml -o "$tmp/x" --detail layer >/dev/null 2>&1; [ $? -eq 2 ] || { echo "bad --detail should be a usage error"; exit 1; }
+"$exe" trace configs/megatron-22b.xml -o "$tmp/x" --max-events 0 >/dev/null 2>&1; [ $? -eq 2 ] || { echo "bad --max-events should be a usage error"; exit 1; }
 "$exe" trace configs/megatron-22b.xml -o /nonexistent/dir/t.json >/dev/null 2>&1; [ $? -eq 1 ] || { echo "unwritable output should be exit 1"; exit 1; }
 echo "cli_trace: ok"

@@ -184,7 +184,7 @@ static void test_time_scaling(void)
         CU_ASSERT(pt[1].time_ms / pt[0].time_ms < 1.05);
         CU_ASSERT_DOUBLE_EQUAL(pt[3].time_ms / pt[2].time_ms, 1.0 / 0.6, 0.1);
         for (int i = 0; i < 4; i++) /* energy = power x time (mJ = W x ms) */
-            CU_ASSERT_DOUBLE_EQUAL(pt[i].energy_mj, pt[i].power_w * pt[i].time_ms, 1e-12);
+            CU_ASSERT_DOUBLE_EQUAL(pt[i].energy_millijoules, pt[i].power_w * pt[i].time_ms, 1e-12);
         CU_ASSERT_DOUBLE_EQUAL(pt[0].power_w, 300.0, 1e-9);
         CU_ASSERT_DOUBLE_EQUAL(pt[2].power_w, 300.0, 1e-9);
         CU_ASSERT(pt[3].power_w < pt[2].power_w);

@@ -124,3 +124,41 @@ void cx_core_sbuf_printf(cx_sbuf *b, const char *fmt, ...)
         b->buf = nb, b->cap = nc;
     }
 }
+
+int cx_core_edit_distance(const char *a, const char *b)
+{
+    int la = (int)strlen(a), lb = (int)strlen(b);
+    if (la > 64) la = 64;
+    if (lb > 64) lb = 64;
+    int row[65];
+    for (int j = 0; j <= lb; j++)
+        row[j] = j;
+    for (int i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = i;
+        for (int j = 1; j <= lb; j++) {
+            int up = row[j];
+            int v = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < v) v = up + 1;
+            if (row[j - 1] + 1 < v) v = row[j - 1] + 1;
+            row[j] = v;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+int cx_core_closest(const char *word, const char *const *cands, int n)
+{
+    int best = -1, bd = 1 << 30, prefix = -1, nprefix = 0;
+    size_t wl = strlen(word);
+    for (int i = 0; i < n; i++) {
+        if (!cands[i]) continue;
+        int d = cx_core_edit_distance(word, cands[i]);
+        if (d < bd) bd = d, best = i;
+        if (wl >= 2 && !strncmp(cands[i], word, wl)) prefix = i, nprefix++;
+    }
+    int limit = (int)wl / 3 > 1 ? (int)wl / 3 : 1;
+    if (best >= 0 && bd <= limit) return best;
+    return nprefix == 1 ? prefix : -1;
+}

@@ -69,4 +69,11 @@ static inline int64_t cx_mul_sat_i64(int64_t a, int64_t b)
 
 #define CX_GIB (1024.0 * 1024.0 * 1024.0)
 
+/* Edit distance (Levenshtein; insert, delete, substitute cost 1) of two
+ * strings, capped at 64 characters each; for "did you mean". */
+int cx_core_edit_distance(const char *a, const char *b);
+/* The index of the candidate nearest to word, or -1 when none is within
+ * max(1, strlen(word) / 3) edits (or word is a prefix of exactly one). */
+int cx_core_closest(const char *word, const char *const *cands, int n);
+
 #endif

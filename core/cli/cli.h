@@ -26,11 +26,12 @@ enum {
     CX_CMD_CALIBRATE = 1u << 5,
     CX_CMD_DVFS_PREDICT = 1u << 6,
     CX_CMD_SERVE = 1u << 7,
+    CX_CMD_REPORT = 1u << 8,
 };
 /* the commands that read a run file */
 #define CX_CMD_RUN                                                                                 \
     (CX_CMD_ESTIMATE | CX_CMD_TRACE | CX_CMD_SCHEDULES | CX_CMD_ENERGY | CX_CMD_SWEEP |            \
-     CX_CMD_SERVE)
+     CX_CMD_SERVE | CX_CMD_REPORT)
 
 /* Every option of every command (rows of the table in options.c). */
 typedef enum {
@@ -74,6 +75,10 @@ typedef enum {
     CX_OPT_ALL,
     /* serve */
     CX_OPT_PLAN,
+    /* trace and report (issue 14) */
+    CX_OPT_MAX_EVENTS,
+    CX_OPT_REPORT,
+    CX_OPT_CROSS_GPU,
     CX_OPT_COUNT
 } cx_cli_opt;
 
@@ -165,6 +170,13 @@ int cx_cli_out_open(cx_cli_out *o, const char *path, const char *const *inputs, 
  * CX_EXIT_OK flushes and renames into place (a write error turns rc into
  * CX_EXIT_INPUT), else discards. Returns the final exit code. */
 int cx_cli_out_close(cx_cli_out *o, int rc);
+/* Refuses (exit 1, message on stderr) an output path that names one of the
+ * inputs or an existing non-regular file (a directory too unless dir_ok). */
+int cx_cli_out_check(const char *path, const char *const *inputs, int ninputs, int dir_ok);
+/* Removes tmp_path if a fatal signal arrives before cx_cli_out_unguard (for
+ * temporary files the library creates, e.g. culonx_trace_save's PATH.tmp.PID). */
+void cx_cli_out_guard(const char *tmp_path);
+void cx_cli_out_unguard(const char *tmp_path);
 /* The files a loaded run was read from (run, model, system, gpu, power):
  * out[0..5), unused entries NULL. */
 void cx_cli_run_inputs(const culonx_run *run, const char *out[6]);
@@ -172,6 +184,16 @@ void cx_cli_run_inputs(const culonx_run *run, const char *out[6]);
 /* The commands (core/cli/cmd_*.c). */
 int cx_cli_estimate(const cx_cli_args *a);
 int cx_cli_trace(const cx_cli_args *a);
+int cx_cli_report(const cx_cli_args *a);
+/* `culonx import FORMAT FILES... -o RUN.xml`: parses its own argv */
+int cx_cli_import(int argc, char **argv);
+/* Output through PATH.tmp.PID renamed into place (cmd_report.c): open, then
+ * close with the command's exit code so far (renames on success, removes the
+ * temporary otherwise); returns the exit code. */
+FILE *cx_cli_tmp_open(const char *path, char *tmp, size_t n);
+int cx_cli_tmp_close(FILE *f, const char *tmp, const char *path, int rc);
+/* `sweep --report PATH`: the HTML page of a sweep (all_csv: its rows or NULL). */
+int cx_cli_sweep_html(const char *path, const culonx_sweep_result *res, FILE *all_csv);
 int cx_cli_schedules(const cx_cli_args *a);
 int cx_cli_energy(const cx_cli_args *a);
 int cx_cli_sweep(const cx_cli_args *a);

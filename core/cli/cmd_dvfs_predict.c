@@ -1,6 +1,6 @@
 /*
  * cmd_dvfs_predict.c — `culonx dvfs-predict --power POWER.xml --profile
- * PROFILE.csv [--clocks MIN:MAX:STEP] [--format text|csv|json]`: "profile
+ * PROFILE.csv [--clocks MIN:MAX:STEP] [--format text|csv|json] [--cross-gpu]`: "profile
  * once, model everywhere" — kernels measured at one clock, predicted at
  * every clock by a calibrated DVFS model (core/input/dvfs.c).
  */
@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define MAX_CLOCKS 4096
 
@@ -65,6 +66,16 @@ int cx_cli_dvfs_predict(const cx_cli_args *a)
     st = culonx_dvfs_profile_rows(&table, &prof, &err);
     culonx_dvfs_table_free(&table);
     if (st != CULONX_OK) return cx_cli_fail(&err, st);
+    /* a power model predicts its own GPU: another GPU's profile only on request */
+    for (size_t i = 0; i < prof.nrows && m.gpu[0] && !a->given[CX_OPT_CROSS_GPU]; i++)
+        if (prof.rows[i].gpu[0] && strcasecmp(prof.rows[i].gpu, m.gpu)) {
+            fprintf(stderr,
+                    "%s:%d: error: profiled on GPU '%s' but %s models '%s'; give --cross-gpu to "
+                    "predict across GPUs anyway\n",
+                    profile_path, prof.rows[i].line, prof.rows[i].gpu, power_path, m.gpu);
+            culonx_dvfs_table_free(&prof);
+            return CX_EXIT_INPUT;
+        }
     culonx_dvfs_point *pt = malloc((prof.nrows ? prof.nrows : 1) * (size_t)nclk * sizeof *pt);
     if (!pt) {
         culonx_dvfs_table_free(&prof);

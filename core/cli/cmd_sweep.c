@@ -102,7 +102,7 @@ static int apply_sets(const cx_cli_args *a, culonx_sweep_spec *spec, int rank)
     return CX_EXIT_OK;
 }
 
-static int body(const cx_cli_args *a, int rank)
+static int body(const cx_cli_args *a, int rank, int size)
 {
     static const char *const formats[] = {"text", "json", NULL};
     const char *format = a->value[CX_OPT_FORMAT] ? a->value[CX_OPT_FORMAT] : "text";
@@ -110,6 +110,7 @@ static int body(const cx_cli_args *a, int rank)
     culonx_sweep_spec *spec = malloc(sizeof *spec);
     culonx_run *run = malloc(sizeof *run);
     cx_cli_out all = {0};
+    FILE *rows_tmp = NULL;
     int rc = CX_EXIT_INTERNAL;
     if (!spec || !run) goto out;
     culonx_sweep_spec_init(spec);
@@ -142,6 +143,9 @@ static int body(const cx_cli_args *a, int rank)
         size_t n = strlen(all_path);
         spec->all = all.f;
         spec->all_jsonl = n >= 6 && strcmp(all_path + n - 6, ".jsonl") == 0;
+    } else if (a->value[CX_OPT_REPORT] && size == 1) {
+        rows_tmp = tmpfile(); /* every row for the report's scatter (issue 14) */
+        spec->all = rows_tmp;
     }
     static const char *const modes[] = {"tty", "plain", "off", NULL};
     const char *mode = a->value[CX_OPT_PROGRESS];
@@ -196,8 +200,14 @@ static int body(const cx_cli_args *a, int rank)
         }
         rc = CX_EXIT_INPUT;
     }
+    if (a->value[CX_OPT_REPORT] && rank == 0) {
+        FILE *rows = spec->all_jsonl ? NULL : all.f ? all.f : rows_tmp;
+        int rr = cx_cli_sweep_html(a->value[CX_OPT_REPORT], res, rows);
+        if (rr && rc == CX_EXIT_OK) rc = rr;
+    }
     culonx_sweep_result_free(res);
 out:
+    if (rows_tmp) fclose(rows_tmp);
     rc = cx_cli_out_close(&all, rc);
     free(spec);
     free(run);
@@ -208,7 +218,7 @@ int cx_cli_sweep(const cx_cli_args *a)
 {
     int rank, size;
     culonx_sweep_mpi_begin(NULL, NULL, &rank, &size);
-    int rc = body(a, rank);
+    int rc = body(a, rank, size);
     culonx_sweep_mpi_end();
     return rc;
 }

@@ -12,10 +12,17 @@
 const cx_cli_command cx_cli_commands[] = {
     {"estimate", CX_CMD_ESTIMATE, "RUN.xml [options]",
      "time, memory, FLOPs, MFU (and energy) of one iteration", NULL, "RUN.xml", cx_cli_estimate},
-    {"trace", CX_CMD_TRACE, "RUN.xml -o TRACE.json [--detail stage|op]",
+    {"trace", CX_CMD_TRACE, "RUN.xml -o TRACE.json[.gz] [--detail stage|op] [--max-events N]",
      "Chrome/Perfetto timeline of the iteration DAG",
-     "A process per pipeline stage, a thread per stream (compute, TP, PP, DP).\n", "RUN.xml",
-     cx_cli_trace},
+     "A process per pipeline stage, a thread per stream (compute, TP, PP, DP); integer-ns\n"
+     "times, p2p flow arrows, power and memory counter tracks per stage.\n"
+     "--format chakra -o DIR: Chakra execution traces for ASTRA-sim, DIR/culonx.RANK.et\n"
+     "(a rank per pipeline stage).\n",
+     "RUN.xml", cx_cli_trace},
+    {"report", CX_CMD_REPORT, "RUN.xml -o REPORT.html",
+     "one self-contained HTML page of a run: breakdowns, energy vs clock, timeline, schedules",
+     "Inline SVG and CSS, no network: open it in any browser, offline.\n", "RUN.xml",
+     cx_cli_report},
     {"schedules", CX_CMD_SCHEDULES, "RUN.xml [--format text|json]",
      "every pipeline schedule side by side", NULL, "RUN.xml", cx_cli_schedules},
     {"energy", CX_CMD_ENERGY, "RUN.xml [--clocks MIN:MAX:STEP] [--format text|json|csv]",
@@ -76,6 +83,8 @@ int main(int argc, char **argv)
     int rc;
     if (cmd) {
         rc = run_command(cmd, argc - 1, argv + 1);
+    } else if (!strcmp(name, "import")) { /* three positional files: its own parser */
+        rc = cx_cli_import(argc - 1, argv + 1);
     } else if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) {
         const cx_cli_command *sub = argc > 2 ? find_command(argv[2]) : NULL;
         if (argc > 2 && !sub) {
@@ -92,7 +101,16 @@ int main(int argc, char **argv)
         printf("culonx %s\n", CULONX_VERSION);
         rc = CX_EXIT_OK;
     } else {
-        fprintf(stderr, "culonx: unknown command '%s'\n", name);
+        const char *cands[32];
+        int nc = 0;
+        for (int i = 0; i < cx_cli_ncommands && nc < 29; i++)
+            cands[nc++] = cx_cli_commands[i].name;
+        cands[nc++] = "import", cands[nc++] = "help", cands[nc++] = "version";
+        const char *near = culonx_did_you_mean(name, cands, nc);
+        if (near)
+            fprintf(stderr, "culonx: unknown command '%s'; did you mean '%s'?\n", name, near);
+        else
+            fprintf(stderr, "culonx: unknown command '%s'\n", name);
         cx_cli_usage(stderr);
         rc = CX_EXIT_USAGE;
     }

@@ -26,8 +26,8 @@ const cx_cli_option cx_cli_options[CX_OPT_COUNT] = {
     [CX_OPT_ENGINE] = {"engine", 0, "ENGINE", CX_CMD_ESTIMATE | SW, 0,
                        "closed (default; the closed form), graph or graph-op (the iteration DAG "
                        "at stage or op level; estimate only)"},
-    [CX_OPT_OUTPUT] = {"output", 'o', "FILE", CX_CMD_TRACE | CX_CMD_CALIBRATE, 0,
-                       "file to write (trace: - for stdout)"},
+    [CX_OPT_OUTPUT] = {"output", 'o', "FILE", CX_CMD_TRACE | CX_CMD_CALIBRATE | CX_CMD_REPORT, 0,
+                       "file to write (trace: - for stdout; .gz: gzip)"},
     [CX_OPT_DETAIL] = {"detail", 0, "stage|op", CX_CMD_TRACE, 0,
                        "one event per work item (stage, default) or per op"},
     [CX_OPT_CLOCKS] = {"clocks", 0, "MIN:MAX:STEP",
@@ -82,6 +82,12 @@ const cx_cli_option cx_cli_options[CX_OPT_COUNT] = {
     [CX_OPT_PLAN] = {"plan", 0, NULL, CX_CMD_SERVE, 0,
                      "pools of TP degrees and clocks for the run's load on --gpus N GPUs, "
                      "least energy within the SLOs (DynamoLLM's problem, solved exactly)"},
+    [CX_OPT_MAX_EVENTS] = {"max-events", 0, "N", CX_CMD_TRACE, 0,
+                           "keep the N events that start first (a trace over ~100 MB warns)"},
+    [CX_OPT_CROSS_GPU] = {"cross-gpu", 0, NULL, CX_CMD_DVFS_PREDICT, 0,
+                          "allow a profile of another GPU than the power model's"},
+    [CX_OPT_REPORT] = {"report", 0, "FILE.html", SW, 0,
+                       "also write a self-contained HTML report (charts, top-K table)"},
 };
 
 void cx_cli_print_error(const culonx_error *err)
@@ -208,8 +214,22 @@ int cx_cli_parse(const cx_cli_command *cmd, int argc, char **argv, cx_cli_args *
         }
         const char *value = NULL;
         int k = arg[1] == '-' ? find_long(arg, &value) : find_short(arg);
-        if (k < 0 || !(cx_cli_options[k].commands & cmd->bit))
+        if (k < 0 || !(cx_cli_options[k].commands & cmd->bit)) {
+            const char *cands[CX_OPT_COUNT];
+            int nc = 0;
+            for (int j = 0; j < CX_OPT_COUNT; j++)
+                if (cx_cli_options[j].commands & cmd->bit) cands[nc++] = cx_cli_options[j].name;
+            char word[64];
+            snprintf(word, sizeof word, "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+            const char *near = arg[1] == '-' ? culonx_did_you_mean(word, cands, nc) : NULL;
+            if (near) {
+                fprintf(stderr, "culonx %s: unknown option '%s'; did you mean '--%s'?\n", cmd->name,
+                        arg, near);
+                fprintf(stderr, "Try 'culonx %s --help'.\n", cmd->name);
+                return CX_EXIT_USAGE;
+            }
             return cx_cli_usage_error(cmd->name, "unknown option '%s'", arg);
+        }
         const cx_cli_option *o = &cx_cli_options[k];
         if (!o->value) {
             if (value) return cx_cli_usage_error(cmd->name, "option %s takes no value", arg);
@@ -280,7 +300,8 @@ void cx_cli_usage(FILE *out)
         const cx_cli_command *c = &cx_cli_commands[i];
         fprintf(out, "  %-13s %s\n", c->name, c->summary);
     }
-    fputs("  help [COMMAND]  this text, or a command's options (also: culonx COMMAND --help)\n"
+    fputs("  import        calculon APP.json EXE.json SYS.json -o RUN.xml: a run from Calculon\n"
+          "  help [COMMAND]  this text, or a command's options (also: culonx COMMAND --help)\n"
           "  version       print the version\n"
           "\n"
           "Exit codes: 0 ok, 1 bad input (file:line on stderr), 2 usage, 3 internal error.\n",

@@ -61,6 +61,44 @@ static int same_file(const char *a, const char *b)
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+int cx_cli_out_check(const char *path, const char *const *inputs, int ninputs, int dir_ok)
+{
+    for (int i = 0; i < ninputs; i++)
+        if (inputs[i] && same_file(path, inputs[i])) {
+            fprintf(stderr, "%s: error: refusing to overwrite an input of this command\n", path);
+            return CX_EXIT_INPUT;
+        }
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !(dir_ok && S_ISDIR(st.st_mode))) {
+        fprintf(stderr, "%s: error: not a regular file; refusing to write there\n", path);
+        return CX_EXIT_INPUT;
+    }
+    return CX_EXIT_OK;
+}
+
+void cx_cli_out_guard(const char *tmp_path)
+{
+    install_handlers();
+    size_t n = strlen(tmp_path);
+    if (n >= sizeof pending[0]) return;
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    if (npending < MAX_PENDING) {
+        memcpy(pending[npending], tmp_path, n + 1);
+        npending = npending + 1;
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+void cx_cli_out_unguard(const char *tmp_path)
+{
+    forget(tmp_path);
+}
+
 int cx_cli_out_open(cx_cli_out *o, const char *path, const char *const *inputs, int ninputs)
 {
     memset(o, 0, sizeof *o);
@@ -69,16 +107,8 @@ int cx_cli_out_open(cx_cli_out *o, const char *path, const char *const *inputs, 
         o->f = stdout;
         return CX_EXIT_OK;
     }
-    for (int i = 0; i < ninputs; i++)
-        if (inputs[i] && same_file(path, inputs[i])) {
-            fprintf(stderr, "%s: error: refusing to overwrite an input of this command\n", path);
-            return CX_EXIT_INPUT;
-        }
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        fprintf(stderr, "%s: error: not a regular file; refusing to write there\n", path);
-        return CX_EXIT_INPUT;
-    }
+    int rc = cx_cli_out_check(path, inputs, ninputs, 0);
+    if (rc) return rc;
     int n = snprintf(o->tmp, sizeof o->tmp, "%s.tmp-culonx-XXXXXX", path);
     if (n < 0 || (size_t)n >= sizeof o->tmp) {
         fprintf(stderr, "%s: error: output path too long\n", path);
@@ -106,7 +136,7 @@ int cx_cli_out_open(cx_cli_out *o, const char *path, const char *const *inputs, 
     mode_t um = umask(0); /* mkstemp makes 0600; outputs are ordinary files */
     umask(um);
     fchmod(fd, (mode_t)(0666 & ~um));
-    o->f = fdopen(fd, "w");
+    o->f = fdopen(fd, "w+"); /* readable too: sweep --report reads the rows back */
     if (!o->f) {
         close(fd);
         unlink(o->tmp);

@@ -98,5 +98,11 @@ void cx_core_graph_free(cx_graph *g);
 const char *cx_core_node_name(const cx_graph *g, const cx_node *nd);
 /* Chrome trace JSON of an evaluated graph (core/output/trace.c). */
 void cx_core_trace_write(FILE *out, const cx_graph *g);
+/* Events of one (stage, stream) thread that start before an earlier one ends,
+ * in the integer nanoseconds the trace writes (0 for a Perfetto-clean trace). */
+int64_t cx_core_trace_overlaps(const cx_graph *g);
+/* The same keeping the max_events earliest events (0: all); info may be NULL. */
+void cx_core_trace_write_opts(FILE *out, const cx_graph *g, int64_t max_events,
+                              culonx_trace_info *info);
 
 #endif

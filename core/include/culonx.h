@@ -59,6 +59,9 @@ CULONX_API culonx_status culonx_run_check(const culonx_run *run, culonx_error *e
 /* GPUs an execution's degrees occupy (the product over its layout, e.g.
  * tp*pp*dp; saturating, 0 if a degree is not positive). */
 CULONX_API int64_t culonx_execution_gpus(const culonx_execution *e);
+/* The candidate nearest to a mistyped word (edit distance at most a third of
+ * its length, or the one candidate it is a prefix of), else NULL. */
+CULONX_API const char *culonx_did_you_mean(const char *word, const char *const *candidates, int n);
 CULONX_API const char *culonx_schedule_name(culonx_schedule s);
 /* Returns 0 and sets *out when `name` names a schedule, else -1. */
 CULONX_API int culonx_schedule_parse(const char *name, culonx_schedule *out);
@@ -66,6 +69,11 @@ CULONX_API int culonx_schedule_parse(const char *name, culonx_schedule *out);
 CULONX_API int culonx_schedule_count(void);
 CULONX_API const char *culonx_recompute_name(culonx_recompute r);
 CULONX_API const char *culonx_dtype_name(culonx_dtype d);
+
+/* Converts Calculon's application, execution and system JSON files into a
+ * culonx run file written to out (core/input/calculon.c). */
+CULONX_API culonx_status culonx_import_calculon(const char *app_json, const char *exe_json,
+                                                const char *sys_json, FILE *out, culonx_error *err);
 
 /* ----------------------------------------------------------------- result */
 
@@ -81,6 +89,26 @@ CULONX_API culonx_status culonx_estimate_graph(const culonx_run *run, int op_lev
  * chrome://tracing): a process per stage, a thread per stream. */
 CULONX_API culonx_status culonx_trace_write(FILE *out, const culonx_run *run, int op_level,
                                             culonx_error *err);
+/* The same with options; info (may be NULL) says what was written.
+ * Timestamps are integer nanoseconds (start and end rounded, dur = end -
+ * start), so back-to-back events never overlap; pipeline p2p dependencies are
+ * flow arrows; each stage has counter tracks for power (W) and memory (bytes). */
+CULONX_API culonx_status culonx_trace_write_opts(FILE *out, const culonx_run *run,
+                                                 const culonx_trace_options *opt,
+                                                 culonx_trace_info *info, culonx_error *err);
+/* Writes the trace to `path` through a temporary file renamed into place;
+ * gzip-compressed (zlib) when the name ends in ".gz". */
+CULONX_API culonx_status culonx_trace_save(const char *path, const culonx_run *run,
+                                           const culonx_trace_options *opt, culonx_trace_info *info,
+                                           culonx_error *err);
+/* The iteration DAG as Chakra execution traces for ASTRA-sim
+ * (core/output/chakra.c): DIR/culonx.RANK.et, a rank per pipeline stage;
+ * DIR is created when missing. info (may be NULL): nodes written (events),
+ * send/receive pairs (flows), bytes. CULONX_EUSAGE when built without
+ * protobuf-c. */
+CULONX_API culonx_status culonx_chakra_write(const char *dir, const culonx_run *run,
+                                             const culonx_trace_options *opt,
+                                             culonx_trace_info *info, culonx_error *err);
 /* Every pipeline schedule side by side for one run (rows has room for
  * CULONX_SCHED_MAX); *best is the fastest that fits, -1 if none. */
 CULONX_API culonx_status culonx_schedules_compare(const culonx_run *run, culonx_schedule_row *rows,
@@ -93,6 +121,10 @@ CULONX_API void culonx_report_text(FILE *out, const culonx_run *run, const culon
 CULONX_API void culonx_report_json(FILE *out, const culonx_run *run, const culonx_result *res);
 CULONX_API void culonx_report_schedules(FILE *out, const culonx_run *run,
                                         const culonx_schedule_row *rows, int n, int best, int json);
+/* One self-contained HTML page (inline SVG and CSS, no network) of a run:
+ * breakdown bars, energy and time versus clock, the pipeline timeline and every
+ * schedule side by side (core/output/html_report.c). */
+CULONX_API culonx_status culonx_report_html(FILE *out, const culonx_run *run, culonx_error *err);
 /* format: "text", "json" or "csv" */
 CULONX_API void culonx_report_clocks(FILE *out, const culonx_run *run, const culonx_clock_row *rows,
                                      int n, const char *format);
@@ -197,6 +229,12 @@ CULONX_API culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sw
 CULONX_API void culonx_sweep_result_free(culonx_sweep_result *r);
 CULONX_API void culonx_sweep_report_text(FILE *out, const culonx_sweep_result *r);
 CULONX_API void culonx_sweep_report_json(FILE *out, const culonx_sweep_result *r);
+/* One self-contained HTML page of a sweep (core/output/html_sweep.c): the
+ * time/energy scatter coloured by memory with the Pareto frontier and top K,
+ * the top-K table and the reject reasons. all_csv: the rows the sweep wrote
+ * through culonx_sweep_spec.all as CSV (read from the start), or NULL. */
+CULONX_API culonx_status culonx_sweep_report_html(FILE *out, const culonx_sweep_result *r,
+                                                  FILE *all_csv, culonx_error *err);
 /* MPI (no-ops without it): initialises MPI when launched by mpirun
  * (OMPI_COMM_WORLD_SIZE / PMI_SIZE set); rank 0 and size 1 otherwise. */
 CULONX_API void culonx_sweep_mpi_begin(int *argc, char ***argv, int *rank, int *size);

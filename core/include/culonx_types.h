@@ -458,7 +458,7 @@ typedef struct {
 /* One predicted point: kernel `profile_index` of the profile at a clock. */
 typedef struct {
     size_t profile_index;
-    double core_mhz, time_ms, power_w, energy_mj;
+    double core_mhz, time_ms, power_w, energy_millijoules;
 } culonx_dvfs_point;
 
 /* ---- Sweeps (core/search/sweep.c) ---- */
@@ -587,6 +587,20 @@ typedef struct {
     int nverified;
     culonx_result *verified; /* graph-engine results of top[0..nverified-1] */
 } culonx_sweep_result;
+
+/* Options of a Chrome trace (core/output/trace.c). */
+typedef struct {
+    int op_level;       /* 0: a node per chunk and microbatch; 1: a node per op */
+    int64_t max_events; /* keep the earliest events only (0: all) */
+} culonx_trace_options;
+
+/* What a trace holds once written. */
+typedef struct {
+    int64_t events;  /* complete ("X") events written */
+    int64_t dropped; /* events left out by max_events */
+    int64_t flows;   /* p2p flow arrows */
+    int64_t bytes;   /* uncompressed JSON size */
+} culonx_trace_info;
 
 #ifdef __cplusplus
 }

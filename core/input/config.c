@@ -106,9 +106,12 @@ static culonx_status load_attrs(loader *L, xmlNodePtr el, const char *file, cons
         char where[256];
         cx_core_xml_render_element(el, key, where, sizeof where);
         int i = cx_core_field_find(fs, nf, key);
-        if (i < 0)
+        if (i < 0) {
+            char hint[1024];
+            cx_core_field_hint(fs, nf, key, hint, sizeof hint);
             return cx_core_fail(L->err, CULONX_EINPUT, file, elem_line(el),
-                                "%s: unknown attribute '%s'", where, key);
+                                "%s: unknown attribute '%s'%s", where, key, hint);
+        }
         xmlChar *v = xmlNodeListGetString(el->doc, a->children, 1);
         char why[512];
         int bad = cx_core_field_parse(&fs[i], v ? (const char *)v : "", base, why, sizeof why);

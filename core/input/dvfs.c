@@ -6,10 +6,13 @@
  *
  * CSV: header naming (in any order) gpu, benchmark, kernel, input, core_mhz,
  * mem_mhz, time_ms, power_w, sm_active, sm_occupancy, dram_active,
- * fp16_active, fp32_active, fp64_active, tensor_active; no quoting; empty
+ * fp16_active, fp32_active, fp64_active, tensor_active; parsed with libcsv
+ * (Debian libcsv-dev): RFC 4180 quoted fields ("a,b", ""), CRLF or LF line
+ * ends, an optional UTF-8 byte-order mark; a record on one line; empty
  * counter cells are missing values (NaN); numbers are decimal (no hex, inf
  * or nan), time and power >= 0, the clock > 0, each column below a sanity
- * bound (col_max), counters are fractions. Energy of a point: E[mJ] = t[ms] * P[W].
+ * bound (col_max), counters are fractions. Energy of a point:
+ * E[mJ] = t[ms] * P[W].
  */
 #include "culonx.h"
 #include "core/base/base.h"
@@ -18,6 +21,7 @@
 #include "hw/calibrate.h"
 #include "hw/power.h"
 
+#include <csv.h>
 #include <ctype.h>
 #include <errno.h>
 #include <libxml/parser.h>
@@ -54,18 +58,46 @@ static const char *const col_names[C_COUNT] = {
 
 #define CSV_MAX_FIELDS 64
 
-/* Splits line [s, e) at commas into fields (pointers into buf, NUL-ended). */
-static int split_fields(char *s, char **f, int max)
+/* One CSV record split by libcsv (RFC 4180: quoted fields, "" escapes,
+ * commas inside quotes; strict about stray quotes). Fields are copied into
+ * buf, NUL-ended. */
+typedef struct {
+    char **f;
+    int max, n, overflow;
+    char *buf;
+    size_t used, cap;
+} csv_rec;
+
+static void csv_field(void *s, size_t len, void *data)
 {
-    int n = 0;
-    f[n++] = s;
-    for (char *p = s; *p; p++)
-        if (*p == ',') {
-            *p = '\0';
-            if (n == max) return max + 1;
-            f[n++] = p + 1;
-        }
-    return n;
+    csv_rec *r = data;
+    if (r->n >= r->max || r->used + len + 1 > r->cap) {
+        r->overflow = 1;
+        return;
+    }
+    char *d = r->buf + r->used;
+    if (len) memcpy(d, s, len);
+    d[len] = '\0';
+    r->f[r->n++] = d;
+    r->used += len + 1;
+}
+
+/* Splits one line into fields (copied into buf of cap >= strlen(s) + max + 2
+ * bytes): the count, max + 1 when too many, -1 when the
+ * quoting is malformed (unterminated or stray quote). */
+static int split_fields(char *s, char **f, int max, char *buf, size_t cap)
+{
+    size_t len = strlen(s);
+    csv_rec r = {f, max, 0, 0, buf, 0, cap};
+    struct csv_parser p;
+    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) return -1;
+    int bad = csv_parse(&p, s, len, csv_field, NULL, &r) != len;
+    if (!bad && csv_fini(&p, csv_field, NULL, &r) != 0) bad = 1;
+    csv_free(&p);
+    if (bad) return -1;
+    if (r.overflow) return max + 1;
+    if (r.n == 0) f[r.n++] = buf + r.used; /* an empty line is one empty field */
+    return r.n;
 }
 
 static char *trim(char *s)
@@ -118,8 +150,11 @@ culonx_status culonx_dvfs_csv_parse(const char *name, const char *buf, size_t le
     memset(out, 0, sizeof *out);
     snprintf(out->path, sizeof out->path, "%s", name ? name : "");
     cx_core_error_clear(err);
-    char *text = malloc(len + 1);
-    if (!text) return cx_core_fail(err, CULONX_EINTERNAL, name, 0, "out of memory");
+    char *text = malloc(len + 1), *fbuf = malloc(len + CSV_MAX_FIELDS + 2);
+    if (!text || !fbuf) {
+        free(text), free(fbuf);
+        return cx_core_fail(err, CULONX_EINTERNAL, name, 0, "out of memory");
+    }
     memcpy(text, buf, len);
     text[len] = '\0';
     culonx_status st = CULONX_OK;
@@ -138,7 +173,14 @@ culonx_status culonx_dvfs_csv_parse(const char *name, const char *buf, size_t le
             continue;
         }
         char *f[CSV_MAX_FIELDS + 1];
-        int nf = split_fields(l, f, CSV_MAX_FIELDS);
+        if (lineno == 1 && !strncmp(l, "\xef\xbb\xbf", 3)) l += 3; /* UTF-8 byte-order mark */
+        int nf = split_fields(l, f, CSV_MAX_FIELDS, fbuf, len + CSV_MAX_FIELDS + 2);
+        if (nf < 0) {
+            st = cx_core_fail(err, CULONX_EINPUT, name, lineno,
+                              "malformed quoting (a quoted field must be closed on its line, "
+                              "quotes inside it doubled)");
+            goto fail;
+        }
         if (nf > CSV_MAX_FIELDS) {
             st = cx_core_fail(err, CULONX_EINPUT, name, lineno, "more than %d columns",
                               CSV_MAX_FIELDS);
@@ -265,10 +307,10 @@ culonx_status culonx_dvfs_csv_parse(const char *name, const char *buf, size_t le
         st = cx_core_fail(err, CULONX_EINPUT, name, lineno ? lineno : 1, "empty file: no header");
         goto fail;
     }
-    free(text);
+    free(text), free(fbuf);
     return CULONX_OK;
 fail:
-    free(text);
+    free(text), free(fbuf);
     culonx_dvfs_table_free(out);
     return st;
 }
@@ -671,7 +713,7 @@ culonx_status culonx_dvfs_predict(const culonx_dvfs_model *model, const culonx_d
             p->profile_index = i;
             p->core_mhz = clocks_mhz[j];
             cx_hw_dvfs_predict_row(model, &profile[i], clocks_mhz[j], &p->time_ms, &p->power_w);
-            p->energy_mj = p->time_ms * p->power_w;
+            p->energy_millijoules = p->time_ms * p->power_w;
         }
     return CULONX_OK;
 }

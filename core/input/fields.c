@@ -175,6 +175,23 @@ int cx_core_field_find(const cx_field *fs, int n, const char *key)
     return -1;
 }
 
+void cx_core_field_hint(const cx_field *fs, int n, const char *key, char *buf, size_t len)
+{
+    const char *cands[128];
+    int m = n < 128 ? n : 128;
+    for (int i = 0; i < m; i++)
+        cands[i] = fs[i].key;
+    int c = cx_core_closest(key, cands, m);
+    size_t k = 0;
+    int w = c >= 0 ? snprintf(buf, len, " (did you mean '%s'?); keys:", fs[c].key)
+                   : snprintf(buf, len, "; keys:");
+    k = w > 0 && (size_t)w < len ? (size_t)w : len - 1;
+    for (int i = 0; i < m && k + 1 < len; i++) {
+        w = snprintf(buf + k, len - k, "%s %s", i ? "," : "", fs[i].key);
+        k += w > 0 && (size_t)w < len - k ? (size_t)w : len - k - 1;
+    }
+}
+
 static int only_space(const char *s)
 {
     return *cx_core_xml_skip_space(s) == '\0';
@@ -439,9 +456,12 @@ culonx_status culonx_run_set(culonx_run *run, const char *assignment, culonx_err
     memcpy(key, k, kl);
     key[kl] = '\0';
     int i = cx_core_field_find(fs, nf, key);
-    if (i < 0)
-        return cx_core_fail(err, CULONX_EINPUT, SET_FILE, 0, "--set %.200s: unknown key '%s' in %s",
-                            a, key, sec);
+    if (i < 0) {
+        char hint[1024];
+        cx_core_field_hint(fs, nf, key, hint, sizeof hint);
+        return cx_core_fail(err, CULONX_EINPUT, SET_FILE, 0,
+                            "--set %.200s: unknown key '%s' in %s%s", a, key, sec, hint);
+    }
     if (base == &s->gpu.power && !s->gpu.power.present)
         return cx_core_fail(err, CULONX_EINPUT, SET_FILE, 0,
                             "--set %.200s: GPU '%s' has no <power> model to override", a,

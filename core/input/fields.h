@@ -56,6 +56,8 @@ enum { SERV_KV_DTYPE = 6 };
 
 /* Index of `key` in fs[0..n), -1 if none. */
 int cx_core_field_find(const cx_field *fs, int n, const char *key);
+/* " (did you mean 'x'?); keys: a, b, ..." for an unknown key (fields.c) */
+void cx_core_field_hint(const cx_field *fs, int n, const char *key, char *buf, size_t len);
 /* Parses `s` into the field at base + f->off. 0, or -1 with `why`. */
 int cx_core_field_parse(const cx_field *f, const char *s, void *base, char *why, size_t whylen);
 /* Re-derives whichever of dp / gpus was omitted in the file. */

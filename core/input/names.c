@@ -4,6 +4,7 @@
  * descriptor, schedules/list.h), recompute modes and data types.
  */
 #include "culonx.h"
+#include "core/base/base.h"
 #include "schedules/sched.h"
 
 #include <string.h>
@@ -51,4 +52,11 @@ const char *culonx_dtype_name(culonx_dtype d)
         return "fp8";
     }
     return "?";
+}
+
+const char *culonx_did_you_mean(const char *word, const char *const *candidates, int n)
+{
+    if (!word || !candidates || n <= 0) return NULL;
+    int i = cx_core_closest(word, candidates, n);
+    return i >= 0 ? candidates[i] : NULL;
 }

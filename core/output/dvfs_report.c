@@ -57,14 +57,34 @@ void culonx_report_calibration(FILE *out, const culonx_dvfs_model *m, const culo
                  "kernel's highest-clock row)\n");
 }
 
+/* a CSV field, quoted (RFC 4180) when it holds a comma, quote or line end */
+static void csv_field(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
 static void csv_points(FILE *out, const culonx_dvfs_table *prof, const culonx_dvfs_point *pt,
                        size_t np)
 {
-    fprintf(out, "gpu,benchmark,kernel,input,core_mhz,time_ms,power_w,energy_mj\n");
+    fprintf(out, "gpu,benchmark,kernel,input,core_mhz,time_ms,power_w,energy_millijoules\n");
     for (size_t i = 0; i < np; i++) {
         const culonx_dvfs_row *r = &prof->rows[pt[i].profile_index];
-        fprintf(out, "%s,%s,%s,%s,%.6g,%.6g,%.6g,%.6g\n", r->gpu, r->benchmark, r->kernel, r->input,
-                pt[i].core_mhz, pt[i].time_ms, pt[i].power_w, pt[i].energy_mj);
+        const char *txt[4] = {r->gpu, r->benchmark, r->kernel, r->input};
+        for (int k = 0; k < 4; k++) {
+            csv_field(out, txt[k]);
+            fputc(',', out);
+        }
+        fprintf(out, "%.6g,%.6g,%.6g,%.6g\n", pt[i].core_mhz, pt[i].time_ms, pt[i].power_w,
+                pt[i].energy_millijoules);
     }
 }
 
@@ -86,8 +106,9 @@ static void json_points(FILE *out, const culonx_dvfs_table *prof, const culonx_d
         cx_core_json_str(out, r->kernel);
         fprintf(out, ",\"input\":");
         cx_core_json_str(out, r->input);
-        fprintf(out, ",\"core_mhz\":%.6g,\"time_ms\":%.6g,\"power_w\":%.6g,\"energy_mj\":%.6g}",
-                pt[i].core_mhz, pt[i].time_ms, pt[i].power_w, pt[i].energy_mj);
+        fprintf(out,
+                ",\"core_mhz\":%.6g,\"time_ms\":%.6g,\"power_w\":%.6g,\"energy_millijoules\":%.6g}",
+                pt[i].core_mhz, pt[i].time_ms, pt[i].power_w, pt[i].energy_millijoules);
     }
     fprintf(out, "\n]}\n");
 }
@@ -109,14 +130,16 @@ void culonx_report_dvfs_points(FILE *out, const culonx_dvfs_table *prof,
         const culonx_dvfs_row *r = &prof->rows[k];
         size_t best = k * nclk;
         for (size_t j = 0; j < nclk; j++)
-            if (pt[k * nclk + j].energy_mj < pt[best].energy_mj) best = k * nclk + j;
+            if (pt[k * nclk + j].energy_millijoules < pt[best].energy_millijoules)
+                best = k * nclk + j;
         fprintf(out, "%s %s %s %s (profiled at %.0f MHz: %.4g ms, %.1f W)\n", r->gpu, r->benchmark,
                 r->kernel, r->input, r->core_mhz, r->time_ms, r->power_w);
-        fprintf(out, "  %10s %12s %10s %12s\n", "clock_mhz", "time_ms", "power_w", "energy_mj");
+        fprintf(out, "  %10s %12s %10s %12s\n", "clock_mhz", "time_ms", "power_w",
+                "energy_millijoules");
         for (size_t j = 0; j < nclk; j++) {
             const culonx_dvfs_point *p = &pt[k * nclk + j];
             fprintf(out, "  %10.0f %12.4g %10.1f %12.4g%s\n", p->core_mhz, p->time_ms, p->power_w,
-                    p->energy_mj, p == &pt[best] ? "  <- least energy" : "");
+                    p->energy_millijoules, p == &pt[best] ? "  <- least energy" : "");
         }
     }
 }

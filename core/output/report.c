@@ -181,9 +181,10 @@ void culonx_report_text(FILE *out, const culonx_run *run, const culonx_result *r
         const culonx_energy *en = &r->energy;
         cx_core_fmt_si(a, sizeof a, en->total_j, "J");
         fprintf(out, "\nEnergy per iteration %s, %.0f W average per GPU\n", a, r->avg_power_w);
-        const char *names[] = {"GPU compute", "GPU idle / blocked", "  of which HBM",
-                               "network",     "node overhead",      "facility (PUE)"};
-        double vals[] = {en->compute_j, en->idle_j,     en->hbm_j,
+        /* HBM traffic energy is part of GPU compute (core/eval/energy.c) */
+        const char *names[] = {"GPU compute", "  of which HBM", "GPU idle / blocked",
+                               "network",     "node overhead",  "facility (PUE)"};
+        double vals[] = {en->compute_j, en->hbm_j,      en->idle_j,
                          en->network_j, en->overhead_j, en->facility_j};
         for (int i = 0; i < 6; i++) {
             cx_core_fmt_si(b, sizeof b, vals[i], "J");
