@@ -25,10 +25,11 @@ enum {
     CX_CMD_SWEEP = 1u << 4,
     CX_CMD_CALIBRATE = 1u << 5,
     CX_CMD_DVFS_PREDICT = 1u << 6,
+    CX_CMD_PLAN = 1u << 7,
 };
 /* the commands that read a run file */
 #define CX_CMD_RUN                                                                                 \
-    (CX_CMD_ESTIMATE | CX_CMD_TRACE | CX_CMD_SCHEDULES | CX_CMD_ENERGY | CX_CMD_SWEEP)
+    (CX_CMD_ESTIMATE | CX_CMD_TRACE | CX_CMD_SCHEDULES | CX_CMD_ENERGY | CX_CMD_SWEEP | CX_CMD_PLAN)
 
 /* Every option of every command (rows of the table in options.c). */
 typedef enum {
@@ -69,6 +70,10 @@ typedef enum {
     CX_OPT_NO_PRUNE,
     CX_OPT_QUIET,
     CX_OPT_ALL,
+    CX_OPT_PLAN_TIME,
+    CX_OPT_STRAGGLER,
+    CX_OPT_POINTS,
+    CX_OPT_EXACT,
     CX_OPT_COUNT
 } cx_cli_opt;
 
@@ -149,6 +154,7 @@ int cx_cli_estimate(const cx_cli_args *a);
 int cx_cli_trace(const cx_cli_args *a);
 int cx_cli_schedules(const cx_cli_args *a);
 int cx_cli_energy(const cx_cli_args *a);
+int cx_cli_plan(const cx_cli_args *a);
 int cx_cli_sweep(const cx_cli_args *a);
 int cx_cli_calibrate(const cx_cli_args *a);
 int cx_cli_dvfs_predict(const cx_cli_args *a);

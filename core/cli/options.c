@@ -70,6 +70,16 @@ const cx_cli_option cx_cli_options[CX_OPT_COUNT] = {
                          "the Pareto frontier are skipped: same results; off with --all)"},
     [CX_OPT_QUIET] = {"quiet", 0, NULL, SW, 0, "no progress on stderr"},
     [CX_OPT_ALL] = {"all", 0, "FILE", SW, 0, "every evaluated row, CSV (or JSON lines for .jsonl)"},
+    [CX_OPT_PLAN_TIME] = {"time", 0, "SECONDS", CX_CMD_PLAN, 0,
+                          "iteration time of the plan printed per stage (default: the fastest)"},
+    [CX_OPT_STRAGGLER] = {"straggler", 0, "FACTOR", CX_CMD_PLAN, 0,
+                          "one DP replica's pipeline is FACTOR (> 1) times slower: the others' "
+                          "plan at its time and the energy saved"},
+    [CX_OPT_POINTS] = {"points", 0, "N", CX_CMD_PLAN, 0,
+                       "frontier points printed in text and CSV (default 12; 0 = all)"},
+    [CX_OPT_EXACT] = {"exact", 0, NULL, CX_CMD_PLAN, 0,
+                      "every frontier breakpoint by minimum cuts (exact; small DAGs only: one "
+                      "cut per breakpoint, about nodes x clock steps of them)"},
 };
 
 void cx_cli_print_error(const culonx_error *err)

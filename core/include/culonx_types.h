@@ -271,6 +271,53 @@ typedef struct {
     int min_energy, min_edp, pareto;
 } culonx_clock_row;
 
+/* ---- clock plans on the iteration DAG (core/eval/plan.c) ---- */
+
+typedef struct {
+    double target_time_s; /* plan to report: 0 = the fastest (intrinsic bloat) */
+    double straggler;     /* > 1: one DP replica's pipeline is that much slower */
+    int exact;            /* 1: every breakpoint by minimum cuts (small DAGs) */
+    int points;           /* fast engine: frontier times (0 = 25) */
+} culonx_plan_options;
+
+/* A point of the time-energy frontier (whole cluster, one iteration). */
+typedef struct {
+    double iteration_time_s;
+    double energy_j;          /* total, facility included */
+    double saving_vs_max_j;   /* all-max-clock energy at this time minus energy_j */
+    double uniform_energy_j;  /* best single clock as fast or faster (0 if none) */
+    double uniform_clock_mhz; /* that clock (0 if none) */
+} culonx_plan_point;
+
+/* Clocks of one stage and phase (F, B, W, BW, R, optimizer) in the chosen
+ * plan: time-weighted mean, lowest and highest over its passes. */
+typedef struct {
+    int stage;
+    char phase[12];
+    int passes;
+    double mean_clock_mhz, min_clock_mhz, max_clock_mhz;
+    double time_s; /* busy time of the phase on the stage */
+} culonx_plan_clock;
+
+/* culonx_plan's result; malloc'd arrays, free with culonx_plan_result_free. */
+typedef struct {
+    double min_time_s;           /* all computations at max clock = estimate's time */
+    double max_time_s;           /* all at their least-energy clock */
+    double max_clock_energy_j;   /* every pass at max clock, at min_time_s */
+    double intrinsic_bloat_j;    /* max_clock_energy_j - frontier energy at min_time_s */
+    culonx_plan_point *frontier; /* breakpoints, fastest first, monotone */
+    int npoints;
+    double plan_time_s, plan_energy_j; /* the chosen point */
+    culonx_plan_clock *clocks;         /* per stage and phase at the chosen point */
+    int nclocks;
+    int64_t nodes;   /* DAG nodes */
+    int64_t cuts;    /* minimum cuts solved */
+    int hull_clocks; /* clock steps the curves were built from */
+    /* straggler (options.straggler > 1) */
+    double straggler_time_s;   /* iteration time set by the slow replica */
+    double straggler_saving_j; /* energy the other replicas save by planning */
+} culonx_plan_result;
+
 /* ---- DVFS calibration and prediction (core/input/dvfs.c, hw/power.c, hw/calibrate.c) ---- */
 
 /* One row of a DVFS clock-table CSV (a clock sweep of microbenchmarks; not a
