@@ -37,6 +37,12 @@ expect 2 "--clocks must be MIN:MAX:STEP" "$exe" energy $run --clocks 100:200:0
 expect 1 "outside the GPU" "$exe" energy $run --clocks 100:5000:15
 expect 2 "--format must be" "$exe" energy $run --format xml
 expect 2 "missing -o" "$exe" trace $run
+expect 2 "--straggler must be a factor" "$exe" plan $run --straggler 0.5
+expect 2 "--straggler must be a factor" "$exe" plan $run --straggler fast
+expect 2 "--time must be a time" "$exe" plan $run --time -3
+expect 2 "--points must be a count" "$exe" plan $run --points x
+expect 2 "--format must be" "$exe" plan $run --format xml
+expect 1 "error:" "$exe" plan tests/bad/01-malformed.xml
 # absurd microbatch counts: a clear error, not gigabytes of replay or graph
 big="--set execution.global-batch=6000000 --set execution.schedule=interleaved --set execution.vp=2"
 expect 1 "too many to replay" "$exe" estimate configs/megatron-1t.xml $big
