@@ -157,7 +157,7 @@ static void check_run(const char *path)
     culonx_result est;
     CU_ASSERT_EQUAL_FATAL(culonx_estimate(&r, &est, &err), CULONX_OK);
     culonx_plan_result p;
-    culonx_plan_options o = {0, 1.1, 0, 0};
+    culonx_plan_options o = {.straggler = 1.1, .power_limit_w = 1e6};
     CU_ASSERT_EQUAL_FATAL(culonx_plan(&r, &o, &p, &err), CULONX_OK);
     CU_ASSERT(fabs(p.min_time_s - est.iteration_time_s) <= 1e-9 * est.iteration_time_s);
     CU_ASSERT(fabs(p.frontier[0].iteration_time_s - est.iteration_time_s) <=
@@ -176,6 +176,15 @@ static void check_run(const char *path)
     CU_ASSERT(fabs(p.plan_time_s - p.min_time_s) <= 1e-9 * p.min_time_s);
     CU_ASSERT(fabs(p.plan_energy_j - p.frontier[0].energy_j) <= 1e-9 * p.plan_energy_j);
     CU_ASSERT(p.straggler_saving_j >= 0);
+    /* a limit no pass reaches: the fastest time and the max-clock energy */
+    CU_ASSERT(fabs(p.limit_time_s - p.min_time_s) <= 1e-9 * p.min_time_s);
+    CU_ASSERT(fabs(p.limit_energy_j - p.max_clock_energy_j) <= 1e-9 * p.max_clock_energy_j);
+    culonx_plan_result_free(&p);
+    /* a tight limit slows the iteration */
+    o.power_limit_w = 150;
+    CU_ASSERT_EQUAL_FATAL(culonx_plan(&r, &o, &p, &err), CULONX_OK);
+    CU_ASSERT(p.limit_time_s > p.min_time_s);
+    CU_ASSERT(p.limit_min_clock_mhz < r.system.gpu.max_mhz);
     culonx_plan_result_free(&p);
 }
 
@@ -196,7 +205,7 @@ static void test_fast_vs_exact(void)
     CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/llama3-8b-h100.xml", NULL, 0, NULL, &r, &err),
                           CULONX_OK);
     culonx_plan_result fa, ex;
-    culonx_plan_options of = {0, 0, 0, 0}, oe = {0, 0, 1, 0};
+    culonx_plan_options of = {.points = 0}, oe = {.exact = 1};
     CU_ASSERT_EQUAL_FATAL(culonx_plan(&r, &of, &fa, &err), CULONX_OK);
     CU_ASSERT_EQUAL_FATAL(culonx_plan(&r, &oe, &ex, &err), CULONX_OK);
     double worst = 0;

@@ -74,6 +74,7 @@ typedef enum {
     CX_OPT_STRAGGLER,
     CX_OPT_POINTS,
     CX_OPT_EXACT,
+    CX_OPT_POWER_LIMIT,
     CX_OPT_COUNT
 } cx_cli_opt;
 

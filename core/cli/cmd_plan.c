@@ -1,5 +1,6 @@
 /*
- * cmd_plan.c — `culonx plan RUN.xml [--time S] [--straggler F] [--points N]
+ * cmd_plan.c — `culonx plan RUN.xml [--time S] [--straggler F] [--power-limit W]
+ * [--points N] [--exact]
  * [--format text|json|csv]`: per-pass SM clock plans on the iteration DAG,
  * the time-energy frontier, the intrinsic bloat and a plan per stage and
  * phase (culonx_plan, core/eval/plan.c).
@@ -38,6 +39,10 @@ int cx_cli_plan(const cx_cli_args *a)
     if (a->value[CX_OPT_POINTS] &&
         (rc = number(a->command, "--points must be a count >= 0, not '%s'", a->value[CX_OPT_POINTS],
                      0.0, &points)))
+        return rc;
+    if (a->value[CX_OPT_POWER_LIMIT] &&
+        (rc = number(a->command, "--power-limit must be a power in watts > 0, not '%s'",
+                     a->value[CX_OPT_POWER_LIMIT], 1e-300, &o.power_limit_w)))
         return rc;
     o.exact = a->given[CX_OPT_EXACT] != 0;
     culonx_run *run = malloc(sizeof *run);

@@ -20,7 +20,8 @@ const cx_cli_command cx_cli_commands[] = {
      "every pipeline schedule side by side", NULL, "RUN.xml", cx_cli_schedules},
     {"energy", CX_CMD_ENERGY, "RUN.xml [--clocks MIN:MAX:STEP] [--format text|json|csv]",
      "time and energy at every SM clock", NULL, "RUN.xml", cx_cli_energy},
-    {"plan", CX_CMD_PLAN, "RUN.xml [--time S] [--straggler F] [--format text|json|csv]",
+    {"plan", CX_CMD_PLAN,
+     "RUN.xml [--time S] [--straggler F] [--power-limit W] [--format text|json|csv]",
      "per-pass SM clock plans: the time-energy frontier and intrinsic bloat",
      "Every pass (F, B, W, R per stage and microbatch; the optimizer) picks its clock;\n"
      "the frontier runs from the all-max-clock time to the time at which every pass\n"

@@ -77,6 +77,9 @@ const cx_cli_option cx_cli_options[CX_OPT_COUNT] = {
                           "plan at its time and the energy saved"},
     [CX_OPT_POINTS] = {"points", 0, "N", CX_CMD_PLAN, 0,
                        "frontier points printed in text and CSV (default 12; 0 = all)"},
+    [CX_OPT_POWER_LIMIT] = {"power-limit", 0, "W", CX_CMD_PLAN, 0,
+                            "GPU power limit: every pass at the highest clock whose power fits; "
+                            "time and energy of the iteration under it"},
     [CX_OPT_EXACT] = {"exact", 0, NULL, CX_CMD_PLAN, 0,
                       "every frontier breakpoint by minimum cuts (exact; small DAGs only: one "
                       "cut per breakpoint, about nodes x clock steps of them)"},

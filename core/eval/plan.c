@@ -86,17 +86,18 @@ static int class_of(pclasses *cs, int phase, int vcls, int pieces, int stage, do
     return cs->n++;
 }
 
-/* Time and cost c = E - P_b t of a class at the costs `c` (one clock). */
-static void class_point(const pclass *x, const cx_cost *c, double pb, double *t, double *cost)
+/* Time and cost c = E - P_b t of a class at the costs `c` (one clock);
+ * returns the GPU power while the pass computes (0 for fixed nodes). */
+static double class_point(const pclass *x, const cx_cost *c, double pb, double *t, double *cost)
 {
     if (x->phase < 0) {
         *t = x->fixed_s, *cost = 0;
-        return;
+        return 0;
     }
     if (x->phase == 5) {
         *t = c->optimizer_s[x->stage];
         *cost = c->optimizer_j[x->stage] - pb * *t;
-        return;
+        return *t > 0 ? c->optimizer_j[x->stage] / *t : 0;
     }
     const cx_chunk_cost *cc = &c->cls[x->vcls];
     double s = 0, tp = 0, e = 0;
@@ -119,6 +120,7 @@ static void class_point(const pclass *x, const cx_cost *c, double pb, double *t,
     }
     *t = (s + tp) / x->pieces;
     *cost = (e - pb * s) / x->pieces;
+    return s > 0 ? e / s : 0;
 }
 
 /* Lower convex hull of points sorted by t (fastest first), kept while the
@@ -190,7 +192,7 @@ culonx_status culonx_plan(const culonx_run *run, const culonx_plan_options *opts
     cx_graph *g = NULL;
     cx_cost *c = malloc(sizeof *c);
     pclasses cs = {0};
-    double *rt = NULL, *rc = NULL, *rf = NULL, *ht = NULL, *hc = NULL, *hf = NULL;
+    double *rt = NULL, *rc = NULL, *rf = NULL, *ht = NULL, *hc = NULL, *hf = NULL, *rp = NULL;
     int32_t *pred = NULL, *cls = NULL, *hoff = NULL;
     culonx_clock_row *rows = NULL;
     int nrows = 0;
@@ -231,7 +233,7 @@ culonx_status culonx_plan(const culonx_run *run, const culonx_plan_options *opts
             const cx_chunk_cost *cc = cx_core_cost_chunk(gc, nd->vstage);
             double whole = 0, tmp;
             pclass probe = {ph, gc->vs_class[nd->vstage], 1, 0, 0, 0};
-            class_point(&probe, gc, pb, &whole, &tmp);
+            (void)class_point(&probe, gc, pb, &whole, &tmp);
             (void)cc;
             int pieces = whole > 0 && nd->dur_s > 0 ? (int)lround(whole / nd->dur_s) : 1;
             if (pieces < 1) pieces = 1;
@@ -246,8 +248,9 @@ culonx_status culonx_plan(const culonx_run *run, const culonx_plan_options *opts
     rt = malloc(sizeof(double) * (size_t)cs.n * nclk);
     rc = malloc(sizeof(double) * (size_t)cs.n * nclk);
     rf = malloc(sizeof(double) * (size_t)nclk);
+    rp = malloc(sizeof(double) * (size_t)cs.n * nclk);
     rows = calloc((size_t)nclk, sizeof *rows);
-    if (!rt || !rc || !rf || !rows) goto oom;
+    if (!rt || !rc || !rf || !rp || !rows) goto oom;
     for (int q = 0; q < nclk; q++) {
         double f = fmax - fstep * q;
         if (q == nclk - 1 && nclk > 1) f = fmax - fstep * q; /* the step grid from max */
@@ -259,7 +262,8 @@ culonx_status culonx_plan(const culonx_run *run, const culonx_plan_options *opts
         rows[q].clock_mhz = f;
         nrows++;
         for (int k = 0; k < cs.n; k++)
-            class_point(&cs.c[k], c, pb, &rt[(size_t)k * nclk + q], &rc[(size_t)k * nclk + q]);
+            rp[(size_t)k * nclk + q] =
+                class_point(&cs.c[k], c, pb, &rt[(size_t)k * nclk + q], &rc[(size_t)k * nclk + q]);
     }
     hoff = malloc(sizeof(int32_t) * (size_t)(cs.n + 1));
     ht = malloc(sizeof(double) * (size_t)cs.n * nclk);
@@ -387,6 +391,38 @@ culonx_status culonx_plan(const culonx_run *run, const culonx_plan_options *opts
     }
     res->nclocks = nc;
     res->plan_energy_j = E0 + pue * R * (Cs - C0) + K * (fr.snap_time_s - T0);
+    if (o.power_limit_w > 0) {
+        /* each class at the highest clock whose power fits (q from max) */
+        int *qk = malloc(sizeof(int) * (size_t)(cs.n + 1));
+        double *ld = malloc(sizeof(double) * (size_t)(n + 1));
+        if (!qk || !ld) {
+            free(qk), free(ld);
+            goto oom;
+        }
+        res->power_limit_w = o.power_limit_w;
+        res->limit_min_clock_mhz = fmax;
+        res->limit_max_clock_mhz = 0;
+        for (int k = 0; k < cs.n; k++) {
+            int q = 0;
+            while (q < nclk - 1 && rp[(size_t)k * nclk + q] > o.power_limit_w)
+                q++;
+            qk[k] = q;
+            if (cs.c[k].phase < 0) continue;
+            if (rp[(size_t)k * nclk + q] > o.power_limit_w) res->limit_unmet++;
+            if (rf[q] < res->limit_min_clock_mhz) res->limit_min_clock_mhz = rf[q];
+            if (rf[q] > res->limit_max_clock_mhz) res->limit_max_clock_mhz = rf[q];
+        }
+        double Cl = 0;
+        for (int64_t i = 0; i < n; i++) {
+            size_t ix = (size_t)cls[i] * nclk + qk[cls[i]];
+            ld[i] = rt[ix];
+            Cl += cs.c[cls[i]].phase < 0 ? 0 : rc[ix];
+        }
+        double Tl = cx_core_plan_makespan(&dag, ld);
+        res->limit_time_s = Tl;
+        res->limit_energy_j = E0 + pue * R * (Cl - C0) + K * (Tl - T0);
+        free(qk), free(ld);
+    }
     if (o.straggler > 1) {
         double Ts = o.straggler * T0;
         res->straggler_time_s = Ts;
@@ -401,7 +437,7 @@ done:
     if (st != CULONX_OK) culonx_plan_result_free(res);
     cx_core_plan_frontier_free(&fr);
     cx_core_graph_free(g);
-    free(c), free(cs.c), free(rt), free(rc), free(rf), free(ht), free(hc), free(hf);
+    free(c), free(cs.c), free(rt), free(rc), free(rf), free(rp), free(ht), free(hc), free(hf);
     free(pred), free(cls), free(hoff), free(rows);
     return st;
 }

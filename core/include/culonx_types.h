@@ -278,6 +278,7 @@ typedef struct {
     double straggler;     /* > 1: one DP replica's pipeline is that much slower */
     int exact;            /* 1: every breakpoint by minimum cuts (small DAGs) */
     int points;           /* fast engine: frontier times (0 = 25) */
+    double power_limit_w; /* > 0: every pass at its highest clock within this GPU power */
 } culonx_plan_options;
 
 /* A point of the time-energy frontier (whole cluster, one iteration). */
@@ -316,6 +317,12 @@ typedef struct {
     /* straggler (options.straggler > 1) */
     double straggler_time_s;   /* iteration time set by the slow replica */
     double straggler_saving_j; /* energy the other replicas save by planning */
+    /* power limit (options.power_limit_w > 0): each pass at the highest clock
+     * whose power stays within the limit (a GPU's power cap, as Zeus sets it) */
+    double power_limit_w;
+    double limit_time_s, limit_energy_j;             /* iteration under the limit */
+    double limit_min_clock_mhz, limit_max_clock_mhz; /* clocks the passes run at */
+    int limit_unmet; /* passes over the limit even at the lowest clock */
 } culonx_plan_result;
 
 /* ---- DVFS calibration and prediction (core/input/dvfs.c, hw/power.c, hw/calibrate.c) ---- */

@@ -58,6 +58,19 @@ void culonx_report_plan(FILE *out, const culonx_run *run, const culonx_plan_resu
             cx_core_json_num(out, r->straggler_saving_j);
             fputs("}", out);
         }
+        if (r->power_limit_w > 0) {
+            fputs(", \"power_limit\": {\"limit_w\": ", out);
+            cx_core_json_num(out, r->power_limit_w);
+            fputs(", \"iteration_time_s\": ", out);
+            cx_core_json_num(out, r->limit_time_s);
+            fputs(", \"energy_j\": ", out);
+            cx_core_json_num(out, r->limit_energy_j);
+            fputs(", \"min_clock_mhz\": ", out);
+            cx_core_json_num(out, r->limit_min_clock_mhz);
+            fputs(", \"max_clock_mhz\": ", out);
+            cx_core_json_num(out, r->limit_max_clock_mhz);
+            fprintf(out, ", \"passes_over_limit\": %d}", r->limit_unmet);
+        }
         fputs(",\n \"frontier\": [", out);
         for (int i = 0; i < r->npoints; i++) {
             const culonx_plan_point *p = &r->frontier[i];
@@ -145,6 +158,17 @@ void culonx_report_plan(FILE *out, const culonx_run *run, const culonx_plan_resu
         cx_core_fmt_time(a, sizeof a, r->straggler_time_s);
         cx_core_fmt_si(b, sizeof b, r->straggler_saving_j, "J");
         fprintf(out, "\nStraggler: iteration at %s; the other replicas' plan saves %s\n", a, b);
+    }
+    if (r->power_limit_w > 0) {
+        cx_core_fmt_time(a, sizeof a, r->limit_time_s);
+        cx_core_fmt_si(b, sizeof b, r->limit_energy_j, "J");
+        fprintf(out,
+                "\nPower limit %.0f W per GPU: passes at %.0f-%.0f MHz, iteration %s (+%.2f%%), "
+                "%s (%+.2f%%)%s\n",
+                r->power_limit_w, r->limit_min_clock_mhz, r->limit_max_clock_mhz, a,
+                pct(r->limit_time_s - r->min_time_s, r->min_time_s), b,
+                pct(r->limit_energy_j - r->max_clock_energy_j, r->max_clock_energy_j),
+                r->limit_unmet ? "; some passes exceed it even at the lowest clock" : "");
     }
     cx_core_fmt_time(a, sizeof a, r->plan_time_s);
     cx_core_fmt_si(b, sizeof b, r->plan_energy_j, "J");
