@@ -43,6 +43,9 @@ expect 2 "--time must be a time" "$exe" plan $run --time -3
 expect 2 "--points must be a count" "$exe" plan $run --points x
 expect 2 "--format must be" "$exe" plan $run --format xml
 expect 1 "error:" "$exe" plan tests/bad/01-malformed.xml
+expect 2 "--power-limit must be" "$exe" plan $run --power-limit 0
+expect 2 "power-cap-mw" "$exe" sweep $run --power-cap-mw -1
+expect 2 "power-cap-mw" "$exe" sweep $run --power-cap-mw lots
 # absurd microbatch counts: a clear error, not gigabytes of replay or graph
 big="--set execution.global-batch=6000000 --set execution.schedule=interleaved --set execution.vp=2"
 expect 1 "too many to replay" "$exe" estimate configs/megatron-1t.xml $big

@@ -80,6 +80,10 @@ const cx_cli_option cx_cli_options[CX_OPT_COUNT] = {
     [CX_OPT_POWER_LIMIT] = {"power-limit", 0, "W", CX_CMD_PLAN, 0,
                             "GPU power limit: every pass at the highest clock whose power fits; "
                             "time and energy of the iteration under it"},
+    [CX_OPT_POWER_CAP_MW] = {"power-cap-mw", 0, "MW", SW, 1,
+                             "facility power cap: strategies (and clocks) whose energy per "
+                             "iteration / time, PUE and node overhead included, exceeds it are "
+                             "rejected; rank by time (= tokens/s at a fixed global batch)"},
     [CX_OPT_EXACT] = {"exact", 0, NULL, CX_CMD_PLAN, 0,
                       "every frontier breakpoint by minimum cuts (exact; small DAGs only: one "
                       "cut per breakpoint, about nodes x clock steps of them)"},

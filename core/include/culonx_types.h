@@ -459,6 +459,7 @@ typedef enum {
     CULONX_REJECT_DUP_DP_OVERLAP,     /* dp = 1: nothing to overlap */
     CULONX_REJECT_EVAL,               /* the evaluator refused it */
     CULONX_REJECT_MEMORY,             /* does not fit in memory (evaluated) */
+    CULONX_REJECT_POWER_CAP,          /* facility power over --power-cap-mw (evaluated) */
     CULONX_REJECT_COUNT,              /* reasons a sweep counts (its space holds no others) */
     /* only an execution given in full breaks these (dp is derived and vp
      * only varies for schedules that take it in a sweep) */
@@ -481,6 +482,7 @@ typedef struct {
     int64_t min_global_batch; /* 0: none */
     int64_t max_global_batch; /* 0: none */
     double max_memory_gib;    /* 0: the GPU's capacity */
+    double power_cap_w;       /* 0: none; facility power (energy / time) at most this */
     culonx_objective objective;
     int top_k;    /* 0: 10 */
     int threads;  /* 0: online cores */
