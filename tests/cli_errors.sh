@@ -44,6 +44,7 @@ expect 2 "--points must be a count" "$exe" plan $run --points x
 expect 2 "--format must be" "$exe" plan $run --format xml
 expect 1 "error:" "$exe" plan tests/bad/01-malformed.xml
 expect 2 "--power-limit must be" "$exe" plan $run --power-limit 0
+expect 2 "--carbon-g-per-kwh must be" "$exe" plan $run --carbon-g-per-kwh -5
 expect 2 "power-cap-mw" "$exe" sweep $run --power-cap-mw -1
 expect 2 "power-cap-mw" "$exe" sweep $run --power-cap-mw lots
 # absurd microbatch counts: a clear error, not gigabytes of replay or graph

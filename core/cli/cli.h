@@ -76,6 +76,7 @@ typedef enum {
     CX_OPT_EXACT,
     CX_OPT_POWER_LIMIT,
     CX_OPT_POWER_CAP_MW,
+    CX_OPT_CARBON,
     CX_OPT_COUNT
 } cx_cli_opt;
 

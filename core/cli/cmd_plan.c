@@ -44,6 +44,10 @@ int cx_cli_plan(const cx_cli_args *a)
         (rc = number(a->command, "--power-limit must be a power in watts > 0, not '%s'",
                      a->value[CX_OPT_POWER_LIMIT], 1e-300, &o.power_limit_w)))
         return rc;
+    if (a->value[CX_OPT_CARBON] &&
+        (rc = number(a->command, "--carbon-g-per-kwh must be >= 0, not '%s'",
+                     a->value[CX_OPT_CARBON], 0.0, &o.carbon_g_per_kwh)))
+        return rc;
     o.exact = a->given[CX_OPT_EXACT] != 0;
     culonx_run *run = malloc(sizeof *run);
     if (!run) return CX_EXIT_INTERNAL;

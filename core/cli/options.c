@@ -84,6 +84,8 @@ const cx_cli_option cx_cli_options[CX_OPT_COUNT] = {
                              "facility power cap: strategies (and clocks) whose energy per "
                              "iteration / time, PUE and node overhead included, exceeds it are "
                              "rejected; rank by time (= tokens/s at a fixed global batch)"},
+    [CX_OPT_CARBON] = {"carbon-g-per-kwh", 0, "G", CX_CMD_PLAN, 0,
+                       "grid carbon intensity: emissions of the plan's token budget"},
     [CX_OPT_EXACT] = {"exact", 0, NULL, CX_CMD_PLAN, 0,
                       "every frontier breakpoint by minimum cuts (exact; small DAGs only: one "
                       "cut per breakpoint, about nodes x clock steps of them)"},

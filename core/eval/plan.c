@@ -423,6 +423,9 @@ culonx_status culonx_plan(const culonx_run *run, const culonx_plan_options *opts
         res->limit_energy_j = E0 + pue * R * (Cl - C0) + K * (Tl - T0);
         free(qk), free(ld);
     }
+    res->tokens_per_iteration = (double)run->exec.global_batch * (double)run->model.seq;
+    res->iterations = r0.iterations;
+    res->carbon_g_per_kwh = o.carbon_g_per_kwh > 0 ? o.carbon_g_per_kwh : 0;
     if (o.straggler > 1) {
         double Ts = o.straggler * T0;
         res->straggler_time_s = Ts;

@@ -274,11 +274,12 @@ typedef struct {
 /* ---- clock plans on the iteration DAG (core/eval/plan.c) ---- */
 
 typedef struct {
-    double target_time_s; /* plan to report: 0 = the fastest (intrinsic bloat) */
-    double straggler;     /* > 1: one DP replica's pipeline is that much slower */
-    int exact;            /* 1: every breakpoint by minimum cuts (small DAGs) */
-    int points;           /* fast engine: frontier times (0 = 25) */
-    double power_limit_w; /* > 0: every pass at its highest clock within this GPU power */
+    double target_time_s;    /* plan to report: 0 = the fastest (intrinsic bloat) */
+    double straggler;        /* > 1: one DP replica's pipeline is that much slower */
+    int exact;               /* 1: every breakpoint by minimum cuts (small DAGs) */
+    int points;              /* fast engine: frontier times (0 = 25) */
+    double power_limit_w;    /* > 0: every pass at its highest clock within this GPU power */
+    double carbon_g_per_kwh; /* > 0: emissions of the chosen plan's training budget */
 } culonx_plan_options;
 
 /* A point of the time-energy frontier (whole cluster, one iteration). */
@@ -323,6 +324,9 @@ typedef struct {
     double limit_time_s, limit_energy_j;             /* iteration under the limit */
     double limit_min_clock_mhz, limit_max_clock_mhz; /* clocks the passes run at */
     int limit_unmet; /* passes over the limit even at the lowest clock */
+    /* per token and over the run's token budget (iterations 0: no budget) */
+    double tokens_per_iteration, iterations;
+    double carbon_g_per_kwh; /* the option, echoed */
 } culonx_plan_result;
 
 /* ---- DVFS calibration and prediction (core/input/dvfs.c, hw/power.c, hw/calibrate.c) ---- */

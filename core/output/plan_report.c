@@ -71,6 +71,17 @@ void culonx_report_plan(FILE *out, const culonx_run *run, const culonx_plan_resu
             cx_core_json_num(out, r->limit_max_clock_mhz);
             fprintf(out, ", \"passes_over_limit\": %d}", r->limit_unmet);
         }
+        fputs(", \"tokens_per_iteration\": ", out);
+        cx_core_json_num(out, r->tokens_per_iteration);
+        fputs(", \"iterations\": ", out);
+        cx_core_json_num(out, r->iterations);
+        if (r->carbon_g_per_kwh > 0) {
+            fputs(", \"carbon_g_per_kwh\": ", out);
+            cx_core_json_num(out, r->carbon_g_per_kwh);
+            fputs(", \"plan_train_co2_kg\": ", out);
+            cx_core_json_num(out,
+                             r->plan_energy_j * r->iterations / 3.6e6 * r->carbon_g_per_kwh / 1e3);
+        }
         fputs(",\n \"frontier\": [", out);
         for (int i = 0; i < r->npoints; i++) {
             const culonx_plan_point *p = &r->frontier[i];
@@ -158,6 +169,20 @@ void culonx_report_plan(FILE *out, const culonx_run *run, const culonx_plan_resu
         cx_core_fmt_time(a, sizeof a, r->straggler_time_s);
         cx_core_fmt_si(b, sizeof b, r->straggler_saving_j, "J");
         fprintf(out, "\nStraggler: iteration at %s; the other replicas' plan saves %s\n", a, b);
+    }
+    if (r->tokens_per_iteration > 0) {
+        fprintf(out, "\nChosen plan: %.4g J per token (all at max clock %.4g J)",
+                r->plan_energy_j / r->tokens_per_iteration,
+                r->max_clock_energy_j / r->tokens_per_iteration);
+        if (r->iterations > 0) {
+            double mwh = r->plan_energy_j * r->iterations / 3.6e9;
+            fprintf(out, "; token budget: %.4g MWh (all at max clock %.4g MWh)", mwh,
+                    r->max_clock_energy_j * r->iterations / 3.6e9);
+            if (r->carbon_g_per_kwh > 0)
+                fprintf(out, ", %.4g t CO2e at %.0f g/kWh", mwh * r->carbon_g_per_kwh / 1e3,
+                        r->carbon_g_per_kwh);
+        }
+        fputs("\n", out);
     }
     if (r->power_limit_w > 0) {
         cx_core_fmt_time(a, sizeof a, r->limit_time_s);
