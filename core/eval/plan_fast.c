@@ -15,7 +15,7 @@
  *    clock of `culonx energy`), the two clocks around T mixed the same way.
  * Relaxation (slack reclaim): with earliest starts fixed, each node runs
  * until the earliest start of its first successor (or T), at most to its
- * cheapest duration; three rounds. The result is never worse than the
+ * cheapest duration (see relax). The result is never worse than the
  * single clock and, at the fastest time, never worse than all at max clock.
  * Not exact: tests/test_plan.c measures it against the cut engine.
  */
@@ -29,7 +29,7 @@ typedef struct {
     const cx_plan_dag *d;
     int64_t n;
     int32_t *order, *soff, *succ;
-    double *es;
+    double *es, *ls, *ext, *tmp;
 } fast;
 
 static double fwd(fast *F, const double *dur)
@@ -49,11 +49,43 @@ static double fwd(fast *F, const double *dur)
     return ms;
 }
 
-/* slack reclaim at time T; returns the cost */
+/* slack reclaim at time T; returns the cost. First rounds of total float:
+ * every node grows by the same share a of min(its total float, its room to
+ * its cheapest duration), a the largest share (bisection) that keeps the
+ * makespan within T (two rounds); then two rounds of free float. */
 static double relax(fast *F, double *dur, double T)
 {
     const cx_plan_dag *d = F->d;
-    for (int round = 0; round < 3; round++) {
+    for (int round = 0; round < 2; round++) {
+        fwd(F, dur);
+        for (int64_t x = F->n - 1; x >= 0; x--) { /* latest starts */
+            int32_t i = F->order[x];
+            double lf = T;
+            for (int32_t e = F->soff[i]; e < F->soff[i + 1]; e++)
+                if (F->ls[F->succ[e]] < lf) lf = F->ls[F->succ[e]];
+            F->ls[i] = lf - dur[i];
+        }
+        for (int64_t i = 0; i < F->n; i++) {
+            double room = d->ht[d->hoff[d->cls[i] + 1] - 1] - dur[i], tf = F->ls[i] - F->es[i];
+            F->ext[i] = tf < room ? tf : room;
+            if (F->ext[i] < 0) F->ext[i] = 0;
+        }
+        double lo = 0, hi = 1;
+        for (int k = 0; k < 5; k++) {
+            double a = k == 0 ? 1 : 0.5 * (lo + hi);
+            for (int64_t i = 0; i < F->n; i++)
+                F->tmp[i] = dur[i] + a * F->ext[i];
+            if (fwd(F, F->tmp) <= T * (1 + 1e-12)) {
+                lo = a;
+                if (k == 0) break;
+            } else
+                hi = a;
+        }
+        if (lo <= 0) break;
+        for (int64_t i = 0; i < F->n; i++)
+            dur[i] += lo * F->ext[i];
+    }
+    for (int round = 0; round < 2; round++) {
         fwd(F, dur);
         for (int64_t i = 0; i < F->n; i++) {
             double lf = T;
@@ -119,13 +151,17 @@ culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu
     F.order = malloc(sizeof(int32_t) * (size_t)(n + 1));
     F.soff = calloc((size_t)n + 2, sizeof(int32_t));
     F.es = malloc(sizeof(double) * (size_t)(n + 1));
+    F.ls = malloc(sizeof(double) * (size_t)(n + 1));
+    F.ext = malloc(sizeof(double) * (size_t)(n + 1));
+    F.tmp = malloc(sizeof(double) * (size_t)(n + 1));
     double *slopes = NULL, *cd = malloc(sizeof(double) * (size_t)(nk + 1));
     double *um = malloc(sizeof(double) * (size_t)(nu + 1));
     double *pa = malloc(sizeof(double) * (size_t)(n + 1)),
            *pb = malloc(sizeof(double) * (size_t)(n + 1));
     double *best = malloc(sizeof(double) * (size_t)(n + 1)),
            *cand = malloc(sizeof(double) * (size_t)(n + 1));
-    if (!indeg || !F.order || !F.soff || !F.es || !cd || !um || !pa || !pb || !best || !cand)
+    if (!indeg || !F.order || !F.soff || !F.es || !F.ls || !F.ext || !F.tmp || !cd || !um || !pa ||
+        !pb || !best || !cand)
         goto oom;
     int64_t ne = 0;
     for (int64_t i = 0; i < n; i++)
@@ -249,7 +285,8 @@ oom:
     st = cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "out of memory planning clocks");
 done:
     if (st != CULONX_OK) cx_core_plan_frontier_free(out);
-    free(indeg), free(F.order), free(F.soff), free(F.succ), free(F.es), free(slopes), free(cd);
+    free(indeg), free(F.order), free(F.soff), free(F.succ), free(F.es), free(F.ls), free(F.ext),
+        free(F.tmp), free(slopes), free(cd);
     free(um), free(pa), free(pb), free(best), free(cand);
     return st;
 }
