@@ -196,14 +196,13 @@ static void test_shipped(void)
 }
 
 /* the fast engine against the exact one on a one-stage run: never below
- * the exact frontier, and within 1% of it */
-static void test_fast_vs_exact(void)
+ * the exact frontier, and close to it (measured gaps in core/README.md) */
+static void fast_vs_exact(const char *path, const char *const *sets, double gap, double bloat)
 {
     culonx_run r;
     culonx_error err;
     memset(&r, 0, sizeof r);
-    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/llama3-8b-h100.xml", NULL, 0, NULL, &r, &err),
-                          CULONX_OK);
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load(path, sets, sets ? 1 : 0, NULL, &r, &err), CULONX_OK);
     culonx_plan_result fa, ex;
     culonx_plan_options of = {.points = 0}, oe = {.exact = 1};
     CU_ASSERT_EQUAL_FATAL(culonx_plan(&r, &of, &fa, &err), CULONX_OK);
@@ -223,10 +222,19 @@ static void test_fast_vs_exact(void)
         CU_ASSERT(E >= Ex * (1 - 1e-9));
         if ((E - Ex) / Ex > worst) worst = (E - Ex) / Ex;
     }
-    CU_ASSERT(worst <= 0.01);
-    CU_ASSERT(fabs(fa.intrinsic_bloat_j - ex.intrinsic_bloat_j) <= 0.01 * ex.intrinsic_bloat_j);
+    CU_ASSERT(worst <= gap);
+    CU_ASSERT(fa.intrinsic_bloat_j <= ex.intrinsic_bloat_j * (1 + 1e-9));
+    CU_ASSERT(fa.intrinsic_bloat_j >= bloat * ex.intrinsic_bloat_j);
     culonx_plan_result_free(&fa);
     culonx_plan_result_free(&ex);
+}
+
+static void test_fast_vs_exact(void)
+{
+    fast_vs_exact("configs/llama3-8b-h100.xml", NULL, 0.01, 0.99);
+    /* two stages, 8 microbatches: warm-up and cool-down slack */
+    static const char *const pp2[] = {"execution.global-batch=128", NULL};
+    fast_vs_exact("configs/llama2-7b-v100.xml", pp2, 0.015, 0.95); /* measured: 1.07%, 97% */
 }
 
 int main(void)
@@ -235,7 +243,7 @@ int main(void)
     CU_pSuite s = CU_add_suite("plan", NULL, NULL);
     CU_add_test(s, "frontier against brute force", test_brute_force);
     CU_add_test(s, "shipped runs: fastest = estimate, beats one clock", test_shipped);
-    CU_add_test(s, "fast engine within 1% of the exact one", test_fast_vs_exact);
+    CU_add_test(s, "fast engine close to the exact one", test_fast_vs_exact);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();
