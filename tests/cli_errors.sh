@@ -79,6 +79,16 @@ expect 1 "load-tokens-per-s > 0" "$exe" serve $srv --plan --gpus 8 --set serving
 expect 1 "3 does not divide 64 heads" "$exe" serve $srv --set serving.tp=3
 expect 1 "the run has no <serving> element" "$exe" estimate $run --set serving.tp=8
 expect 1 "tests/bad/54-serving-tp-heads.xml:6:" "$exe" serve tests/bad/54-serving-tp-heads.xml
+expect 2 "--straggler must be a factor" "$exe" plan $run --straggler 0.5
+expect 2 "--straggler must be a factor" "$exe" plan $run --straggler fast
+expect 2 "--time must be a time" "$exe" plan $run --time -3
+expect 2 "--points must be a count" "$exe" plan $run --points x
+expect 2 "--format must be" "$exe" plan $run --format xml
+expect 1 "error:" "$exe" plan tests/bad/01-malformed.xml
+expect 2 "--power-limit must be" "$exe" plan $run --power-limit 0
+expect 2 "--carbon-g-per-kwh must be" "$exe" plan $run --carbon-g-per-kwh -5
+expect 2 "power-cap-mw" "$exe" sweep $run --power-cap-mw -1
+expect 2 "power-cap-mw" "$exe" sweep $run --power-cap-mw lots
 # absurd microbatch counts: a clear error, not gigabytes of replay or graph
 big="--set execution.global-batch=6000000 --set execution.schedule=interleaved --set execution.vp=2"
 expect 1 "too many to replay" "$exe" estimate configs/megatron-1t.xml $big

@@ -27,11 +27,12 @@ enum {
     CX_CMD_DVFS_PREDICT = 1u << 6,
     CX_CMD_SERVE = 1u << 7,
     CX_CMD_REPORT = 1u << 8,
+    CX_CMD_PLAN = 1u << 9,
 };
 /* the commands that read a run file */
 #define CX_CMD_RUN                                                                                 \
     (CX_CMD_ESTIMATE | CX_CMD_TRACE | CX_CMD_SCHEDULES | CX_CMD_ENERGY | CX_CMD_SWEEP |            \
-     CX_CMD_SERVE | CX_CMD_REPORT)
+     CX_CMD_SERVE | CX_CMD_REPORT | CX_CMD_PLAN)
 
 /* Every option of every command (rows of the table in options.c). */
 typedef enum {
@@ -79,6 +80,14 @@ typedef enum {
     CX_OPT_MAX_EVENTS,
     CX_OPT_REPORT,
     CX_OPT_CROSS_GPU,
+    /* plan (issue 11) */
+    CX_OPT_PLAN_TIME,
+    CX_OPT_STRAGGLER,
+    CX_OPT_POINTS,
+    CX_OPT_EXACT,
+    CX_OPT_POWER_LIMIT,
+    CX_OPT_POWER_CAP_MW,
+    CX_OPT_CARBON,
     CX_OPT_COUNT
 } cx_cli_opt;
 
@@ -196,6 +205,7 @@ int cx_cli_tmp_close(FILE *f, const char *tmp, const char *path, int rc);
 int cx_cli_sweep_html(const char *path, const culonx_sweep_result *res, FILE *all_csv);
 int cx_cli_schedules(const cx_cli_args *a);
 int cx_cli_energy(const cx_cli_args *a);
+int cx_cli_plan(const cx_cli_args *a);
 int cx_cli_sweep(const cx_cli_args *a);
 int cx_cli_calibrate(const cx_cli_args *a);
 int cx_cli_dvfs_predict(const cx_cli_args *a);

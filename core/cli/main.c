@@ -27,6 +27,13 @@ const cx_cli_command cx_cli_commands[] = {
      "every pipeline schedule side by side", NULL, "RUN.xml", cx_cli_schedules},
     {"energy", CX_CMD_ENERGY, "RUN.xml [--clocks MIN:MAX:STEP] [--format text|json|csv]",
      "time and energy at every SM clock", NULL, "RUN.xml", cx_cli_energy},
+    {"plan", CX_CMD_PLAN,
+     "RUN.xml [--time S] [--straggler F] [--power-limit W] [--format text|json|csv]",
+     "per-pass SM clock plans: the time-energy frontier and intrinsic bloat",
+     "Every pass (F, B, W, R per stage and microbatch; the optimizer) picks its clock;\n"
+     "the frontier runs from the all-max-clock time to the time at which every pass\n"
+     "sits at its least-energy clock (exact, Phillips-Dessouky cuts on the DAG).\n",
+     "RUN.xml", cx_cli_plan},
     {"sweep", CX_CMD_SWEEP, "RUN.xml [options]",
      "rank every parallelism strategy of the run's model on its system",
      "Lists are N, A,B,C, A:B (range) or A:B:STEP, mixed with commas; every dimension\n"

@@ -88,6 +88,25 @@ const cx_cli_option cx_cli_options[CX_OPT_COUNT] = {
                           "allow a profile of another GPU than the power model's"},
     [CX_OPT_REPORT] = {"report", 0, "FILE.html", SW, 0,
                        "also write a self-contained HTML report (charts, top-K table)"},
+    [CX_OPT_PLAN_TIME] = {"time", 0, "SECONDS", CX_CMD_PLAN, 0,
+                          "iteration time of the plan printed per stage (default: the fastest)"},
+    [CX_OPT_STRAGGLER] = {"straggler", 0, "FACTOR", CX_CMD_PLAN, 0,
+                          "one DP replica's pipeline is FACTOR (> 1) times slower: the others' "
+                          "plan at its time and the energy saved"},
+    [CX_OPT_POINTS] = {"points", 0, "N", CX_CMD_PLAN, 0,
+                       "frontier points printed in text and CSV (default 12; 0 = all)"},
+    [CX_OPT_POWER_LIMIT] = {"power-limit", 0, "W", CX_CMD_PLAN, 0,
+                            "GPU power limit: every pass at the highest clock whose power fits; "
+                            "time and energy of the iteration under it"},
+    [CX_OPT_POWER_CAP_MW] = {"power-cap-mw", 0, "MW", SW, 1,
+                             "facility power cap: strategies (and clocks) whose energy per "
+                             "iteration / time, PUE and node overhead included, exceeds it are "
+                             "rejected; rank by time (= tokens/s at a fixed global batch)"},
+    [CX_OPT_CARBON] = {"carbon-g-per-kwh", 0, "G", CX_CMD_PLAN, 0,
+                       "grid carbon intensity: emissions of the plan's token budget"},
+    [CX_OPT_EXACT] = {"exact", 0, NULL, CX_CMD_PLAN, 0,
+                      "every frontier breakpoint by minimum cuts (exact; small DAGs only: one "
+                      "cut per breakpoint, about nodes x clock steps of them)"},
 };
 
 void cx_cli_print_error(const culonx_error *err)

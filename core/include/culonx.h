@@ -116,6 +116,17 @@ CULONX_API culonx_status culonx_schedules_compare(const culonx_run *run, culonx_
 CULONX_API culonx_status culonx_energy_clocks(const culonx_run *run, double min_mhz, double max_mhz,
                                               double step_mhz, culonx_clock_row **rows, int *nrows,
                                               culonx_error *err);
+/* Per-pass clock plans on the iteration DAG (core/eval/plan.c): the exact
+ * time-energy frontier from the all-max-clock time to the time at which every
+ * pass sits at its least-energy clock, the intrinsic bloat and the plan at
+ * opts->target_time_s (opts may be NULL). */
+CULONX_API culonx_status culonx_plan(const culonx_run *run, const culonx_plan_options *opts,
+                                     culonx_plan_result *res, culonx_error *err);
+CULONX_API void culonx_plan_result_free(culonx_plan_result *res); /* NULL-safe */
+/* format: "text", "json" or "csv"; npoints: frontier points printed (evenly
+ * spaced in time, interpolated on the exact piecewise-linear frontier). */
+CULONX_API void culonx_report_plan(FILE *out, const culonx_run *run, const culonx_plan_result *res,
+                                   const char *format, int npoints);
 /* Human-readable report and JSON of a result. */
 CULONX_API void culonx_report_text(FILE *out, const culonx_run *run, const culonx_result *res);
 CULONX_API void culonx_report_json(FILE *out, const culonx_run *run, const culonx_result *res);

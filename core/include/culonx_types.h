@@ -385,6 +385,64 @@ typedef struct {
     uint64_t evaluated; /* (counts, clocks) combinations solved */
 } culonx_serve_plan;
 
+/* ---- clock plans on the iteration DAG (core/eval/plan.c) ---- */
+
+typedef struct {
+    double target_time_s;    /* plan to report: 0 = the fastest (intrinsic bloat) */
+    double straggler;        /* > 1: one DP replica's pipeline is that much slower */
+    int exact;               /* 1: every breakpoint by minimum cuts (small DAGs) */
+    int points;              /* fast engine: frontier times (0 = 25) */
+    double power_limit_w;    /* > 0: every pass at its highest clock within this GPU power */
+    double carbon_g_per_kwh; /* > 0: emissions of the chosen plan's training budget */
+} culonx_plan_options;
+
+/* A point of the time-energy frontier (whole cluster, one iteration). */
+typedef struct {
+    double iteration_time_s;
+    double energy_j;          /* total, facility included */
+    double saving_vs_max_j;   /* all-max-clock energy at this time minus energy_j */
+    double uniform_energy_j;  /* best single clock as fast or faster (0 if none) */
+    double uniform_clock_mhz; /* that clock (0 if none) */
+} culonx_plan_point;
+
+/* Clocks of one stage and phase (F, B, W, BW, R, optimizer) in the chosen
+ * plan: time-weighted mean, lowest and highest over its passes. */
+typedef struct {
+    int stage;
+    char phase[12];
+    int passes;
+    double mean_clock_mhz, min_clock_mhz, max_clock_mhz;
+    double time_s; /* busy time of the phase on the stage */
+} culonx_plan_clock;
+
+/* culonx_plan's result; malloc'd arrays, free with culonx_plan_result_free. */
+typedef struct {
+    double min_time_s;           /* all computations at max clock = estimate's time */
+    double max_time_s;           /* all at their least-energy clock */
+    double max_clock_energy_j;   /* every pass at max clock, at min_time_s */
+    double intrinsic_bloat_j;    /* max_clock_energy_j - frontier energy at min_time_s */
+    culonx_plan_point *frontier; /* breakpoints, fastest first, monotone */
+    int npoints;
+    double plan_time_s, plan_energy_j; /* the chosen point */
+    culonx_plan_clock *clocks;         /* per stage and phase at the chosen point */
+    int nclocks;
+    int64_t nodes;   /* DAG nodes */
+    int64_t cuts;    /* minimum cuts solved */
+    int hull_clocks; /* clock steps the curves were built from */
+    /* straggler (options.straggler > 1) */
+    double straggler_time_s;   /* iteration time set by the slow replica */
+    double straggler_saving_j; /* energy the other replicas save by planning */
+    /* power limit (options.power_limit_w > 0): each pass at the highest clock
+     * whose power stays within the limit (a GPU's power cap, as Zeus sets it) */
+    double power_limit_w;
+    double limit_time_s, limit_energy_j;             /* iteration under the limit */
+    double limit_min_clock_mhz, limit_max_clock_mhz; /* clocks the passes run at */
+    int limit_unmet; /* passes over the limit even at the lowest clock */
+    /* per token and over the run's token budget (iterations 0: no budget) */
+    double tokens_per_iteration, iterations;
+    double carbon_g_per_kwh; /* the option, echoed */
+} culonx_plan_result;
+
 /* ---- DVFS calibration and prediction (core/input/dvfs.c, hw/power.c, hw/calibrate.c) ---- */
 
 /* One row of a DVFS clock-table CSV (a clock sweep of microbenchmarks; not a
@@ -519,6 +577,7 @@ typedef enum {
     CULONX_REJECT_DUP_DP_OVERLAP,     /* dp = 1: nothing to overlap */
     CULONX_REJECT_EVAL,               /* the evaluator refused it */
     CULONX_REJECT_MEMORY,             /* does not fit in memory (evaluated) */
+    CULONX_REJECT_POWER_CAP,          /* facility power over --power-cap-mw (evaluated) */
     CULONX_REJECT_COUNT,              /* reasons a sweep counts (its space holds no others) */
     /* only an execution given in full breaks these (dp is derived and vp
      * only varies for schedules that take it in a sweep) */
@@ -543,6 +602,7 @@ typedef struct {
     int64_t min_global_batch; /* 0: none */
     int64_t max_global_batch; /* 0: none */
     double max_memory_gib;    /* 0: the GPU's capacity */
+    double power_cap_w;       /* 0: none; facility power (energy / time) at most this */
     culonx_objective objective;
     int top_k;    /* 0: 10 */
     int threads;  /* 0: online cores */

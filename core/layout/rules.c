@@ -37,6 +37,7 @@ static const char *const reject_names[CULONX_REJECT_ALL_COUNT] = {
     [CULONX_REJECT_DUP_DP_OVERLAP] = "duplicate: dp overlap with dp = 1",
     [CULONX_REJECT_EVAL] = "evaluation failed",
     [CULONX_REJECT_MEMORY] = "does not fit in memory",
+    [CULONX_REJECT_POWER_CAP] = "over the facility power cap",
     [CULONX_REJECT_VP_SCHEDULE] = "vp > 1 with a schedule that takes none",
     [CULONX_REJECT_GPUS_DEGREES] = "gpus != tp*cp*pp*dp",
     [CULONX_REJECT_UNEVEN_SPLIT] = "uneven stages leave no even middle",

@@ -163,9 +163,10 @@ void culonx_sweep_report_json(FILE *o, const culonx_sweep_result *R)
             R->memory_limit_bytes / CX_GIB, R->energy_available ? "true" : "false");
     fprintf(o, "  \"rejected\": {");
     for (int r = 0; r < CULONX_REJECT_COUNT; r++)
-        fprintf(o, "%s\n    \"%s\": %llu", r ? "," : "",
-                culonx_sweep_reject_name((culonx_sweep_reject)r),
-                (unsigned long long)R->rejected[r]);
+        if (r != CULONX_REJECT_POWER_CAP || R->spec.power_cap_w > 0)
+            fprintf(o, "%s\n    \"%s\": %llu", r ? "," : "",
+                    culonx_sweep_reject_name((culonx_sweep_reject)r),
+                    (unsigned long long)R->rejected[r]);
     fprintf(o, "\n  },\n  \"top\": [");
     for (int i = 0; i < R->ntop; i++) {
         fprintf(o, "%s\n    ", i ? "," : "");

@@ -293,5 +293,16 @@ culonx_status culonx_sweep_option(culonx_sweep_spec *s, const char *name, const 
         s->max_memory_gib = d;
         return CULONX_OK;
     }
+    if (!strcmp(name, "power-cap-mw")) {
+        if (!value || !*value) return bad_opt(err, name, "needs a value%s", "");
+        char *end;
+        errno = 0;
+        double d = strtod(value, &end);
+        if (*end || end == value || errno || !isfinite(d))
+            return bad_opt(err, name, "'%s' is not a number", value);
+        if (d <= 0) return bad_opt(err, name, "'%s' must be positive", value);
+        s->power_cap_w = d * 1e6;
+        return CULONX_OK;
+    }
     return cx_core_fail(err, CULONX_EUSAGE, NULL, 0, "unknown sweep option '--%s'", name);
 }

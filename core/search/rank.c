@@ -54,13 +54,21 @@ int cx_core_topk_distinct(culonx_objective obj)
 
 /* the same strategy: every execution field but the clock (a new swept
  * execution field belongs here too) */
+/* Two executions that differ in nothing but the clock (every field of
+ * culonx_execution except clock_mhz: a new field must be added here, or
+ * strategies differing only in it would be merged in the top K). */
 static int same_strategy(const culonx_execution *a, const culonx_execution *b)
 {
     return a->gpus == b->gpus && a->tp == b->tp && a->pp == b->pp && a->dp == b->dp &&
            a->vp == b->vp && a->microbatch == b->microbatch && a->global_batch == b->global_batch &&
            a->recompute == b->recompute && a->sequence_parallel == b->sequence_parallel &&
            a->schedule == b->schedule && a->distributed_optimizer == b->distributed_optimizer &&
-           a->dtype == b->dtype && a->dp_overlap == b->dp_overlap && a->tokens == b->tokens;
+           a->dtype == b->dtype && a->dp_overlap == b->dp_overlap && a->tokens == b->tokens &&
+           a->attention == b->attention && a->tp_overlap == b->tp_overlap &&
+           a->param_gather_overlap == b->param_gather_overlap && a->cp == b->cp &&
+           a->first_stage_layers == b->first_stage_layers &&
+           a->last_stage_layers == b->last_stage_layers &&
+           a->embedding_in_split == b->embedding_in_split && a->loss_in_split == b->loss_in_split;
 }
 
 /* moves h->e[i] down the max-heap (towards better entries) */

@@ -282,7 +282,11 @@ static uint64_t run_block(worker *w, uint64_t gblock)
         if (rep == idx && phase != 2) remember(w, idx, x.res.memory.fits);
         x.objective = cx_core_rank_objective(sp, &x.exec, &x.res);
         if (w->sh->spec->all) cx_core_sweep_row(&w->out, w->sh->spec->all_jsonl, &x);
-        if (x.res.memory.fits) {
+        /* facility power cap: energy (PUE, node overhead included) / time */
+        const double cap = w->sh->spec->power_cap_w;
+        if (x.res.memory.fits && cap > 0 && x.res.energy.total_j > cap * x.res.iteration_time_s) {
+            w->rejected[CULONX_REJECT_POWER_CAP]++;
+        } else if (x.res.memory.fits) {
             w->feasible++;
             cx_core_topk_offer(&w->top, &x);
             cx_point p = cx_core_rank_point(sp, &x);
@@ -427,8 +431,9 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
         sp->energy = cx_core_closed_eval(run, run->exec.clock_mhz, probe, &r0, &e0) == CULONX_OK &&
                      r0.energy.total_j > 0;
     }
-    if (!sp->energy && (spec->objective == CULONX_OBJECTIVE_ENERGY ||
-                        spec->objective == CULONX_OBJECTIVE_TOKENS_PER_J)) {
+    if (!sp->energy &&
+        (spec->objective == CULONX_OBJECTIVE_ENERGY ||
+         spec->objective == CULONX_OBJECTIVE_TOKENS_PER_J || spec->power_cap_w > 0)) {
         st = cx_core_fail(err, CULONX_EINPUT, run->path, 0,
                           "--objective %s needs energy, but the power model gives none for %s "
                           "(energy is zero): use --objective time or gpu-hours",
@@ -498,7 +503,8 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
      * space; their top K and frontier, merged over threads and ranks, are
      * the same for any thread or rank count, and phase 2 prunes the
      * replayed schedules against them */
-    int prune = !spec->no_prune && !spec->all;
+    /* a power cap rejects after evaluation: bounds cannot prune under it */
+    int prune = !spec->no_prune && !spec->all && !(spec->power_cap_w > 0);
     R->pruning_on = prune;
     cx_topk g_top = {NULL, 0, 0, 0};
     cx_front g_fr;

@@ -1,0 +1,49 @@
+/*
+ * plan_speed.c — speed of `culonx plan` (culonx_plan, core/eval/plan.c): the
+ * whole time-energy frontier of configs/megatron-1t.xml (or of any run
+ * given) at stage level, fast engine, from a parsed run: one cost pass per
+ * clock step, the DAG, the plans at every frontier time. Prints nodes, the
+ * frontier and the best and mean wall time over repeats (one thread: the
+ * library is single-threaded here). The issue's target: <= 1 s on one core.
+ * usage: bench_plan_speed [RUN.xml] [repeats]   (from the repository root)
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "culonx.h"
+#include "clock.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+    const char *path = argc > 1 ? argv[1] : "configs/megatron-1t.xml";
+    int reps = argc > 2 ? atoi(argv[2]) : 3;
+    if (reps < 1) reps = 1;
+    culonx_run run;
+    culonx_error err;
+    if (culonx_run_load(path, NULL, 0, NULL, &run, &err) != CULONX_OK) {
+        fprintf(stderr, "%s:%d: error: %s\n", err.file, err.line, err.msg);
+        return 1;
+    }
+    double best = 1e30, sum = 0;
+    culonx_plan_result res = {0};
+    for (int i = 0; i < reps; i++) {
+        culonx_plan_result_free(&res);
+        double t0 = bench_now_s();
+        if (culonx_plan(&run, NULL, &res, &err) != CULONX_OK) {
+            fprintf(stderr, "plan: %s\n", err.msg);
+            return 1;
+        }
+        double dt = bench_now_s() - t0;
+        sum += dt;
+        if (dt < best) best = dt;
+    }
+    printf("%s: %lld DAG nodes, %d clock steps, %d frontier points from %.3f s to %.3f s\n", path,
+           (long long)res.nodes, res.hull_clocks, res.npoints, res.min_time_s, res.max_time_s);
+    printf("  intrinsic bloat %.4g J of %.4g J (%.3f%%)\n", res.intrinsic_bloat_j,
+           res.max_clock_energy_j, 100.0 * res.intrinsic_bloat_j / res.max_clock_energy_j);
+    printf("  whole frontier: best %.3f s, mean %.3f s over %d runs; peak RSS %.0f MiB\n", best,
+           sum / reps, reps, bench_peak_rss_mib());
+    culonx_plan_result_free(&res);
+    return 0;
+}

@@ -1,0 +1,63 @@
+/*
+ * plan.h — the time–energy frontier of a DAG whose nodes each choose a
+ * duration on a convex, decreasing cost curve (core/eval/plan_cut.c), and the
+ * clock plans of a training iteration built on it (core/eval/plan.c).
+ * See core/README.md, "Clock plans".
+ */
+#ifndef CX_CORE_PLAN_H
+#define CX_CORE_PLAN_H
+
+#include "core/base/base.h"
+
+#define CX_PLAN_NPRED 4
+
+/* Node i runs for a duration on the piecewise-linear curve of its class
+ * cls[i]: points (t, c) hoff[k] .. hoff[k+1]-1 of class k, t increasing,
+ * c decreasing, slopes increasing (convex); one point = fixed duration.
+ * Between two points the node time-shares the two clocks. */
+typedef struct {
+    int64_t n;
+    const int32_t *pred; /* [n * CX_PLAN_NPRED], -1 = none */
+    const int32_t *cls;  /* [n] */
+    int nclass;
+    const int32_t *hoff; /* [nclass + 1] */
+    const double *ht, *hc;
+} cx_plan_dag;
+
+typedef struct {
+    double time_s, cost; /* makespan and sum of node costs */
+} cx_plan_break;
+
+typedef struct {
+    cx_plan_break *brk; /* frontier breakpoints, slowest first, malloc'd */
+    int nbrk;
+    double *dur_s;      /* [n] durations at the snapshot time (malloc'd) */
+    double snap_time_s; /* makespan of the snapshot */
+    int64_t cuts;       /* min cuts solved */
+} cx_plan_frontier;
+
+/* Phillips–Dessouky: from every node at its cheapest (longest) duration,
+ * repeatedly shorten the makespan through a minimum cut of the critical
+ * subgraph, step lengths set by the next event, until the makespan cannot
+ * fall; records every breakpoint (exact frontier of the LP of the
+ * convex-hull curves) and the durations when the makespan reaches
+ * snap_time_s (<= 0: the fastest). */
+culonx_status cx_core_plan_frontier(const cx_plan_dag *d, double snap_time_s, cx_plan_frontier *out,
+                                    culonx_error *err);
+/* The frontier at npoints times evenly spread from the fastest to the
+ * slowest (breakpoints slowest first) and the plan at snap_time_s (<= 0:
+ * the fastest) in linear passes (core/eval/plan_fast.c): the best of a
+ * common-price plan and a single-clock plan (udur[k * nu + q]: duration of
+ * class k at clock q), slack reclaimed. Not exact; never worse than one
+ * clock. slow_s[k] (NULL: the curves' ends): class durations whose makespan
+ * is the slowest time of the frontier. */
+culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu, int npoints,
+                                const double *slow_s, double snap_time_s, cx_plan_frontier *out,
+                                culonx_error *err);
+void cx_core_plan_frontier_free(cx_plan_frontier *f);
+/* Makespan of the DAG with durations dur (longest path). */
+double cx_core_plan_makespan(const cx_plan_dag *d, const double *dur);
+/* Cost of class k at duration t (interpolated on its curve). */
+double cx_core_plan_cost(const cx_plan_dag *d, int k, double t);
+
+#endif

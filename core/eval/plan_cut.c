@@ -1,0 +1,464 @@
+/*
+ * plan_cut.c — the exact time–energy frontier of a DAG of nodes with convex,
+ * decreasing cost curves: Phillips & Dessouky's cut algorithm (Management
+ * Science 1977), as Perseus (SOSP'24) uses it for pipeline clock plans,
+ * with event-driven steps instead of a fixed time quantum.
+ *
+ * Problem (an LP): minimise sum_i c_i(d_i) subject to the makespan of the
+ * DAG with durations d_i being <= T, for every T from the makespan with all
+ * nodes at their cheapest duration down to the shortest makespan. c_i is the
+ * lower convex hull of a node's (time, cost) at each GPU clock step (between
+ * two hull clocks a node time-shares them: one clock switch per pass).
+ *
+ * Step: longest path (earliest starts ES, latest starts LS); the critical
+ * subgraph (float LS - ES <= 1e-9 T, tight edges); each critical node i is an
+ * arc in_i -> out_i with upper capacity = cost per second of shortening it
+ * (infinite at its shortest duration) and lower capacity = cost saved per
+ * second of lengthening it (0 at its longest); dependency arcs [0, inf).
+ * A maximum flow with lower bounds (feasible circulation, then s-t flow in
+ * the residual) gives the minimum cut: its forward nodes are shortened and
+ * its backward nodes lengthened at rate 1, which shortens every critical
+ * path by exactly the step at the least cost rate (the cut value). The step
+ * runs until the next event: a node reaches a hull point, or a non-critical
+ * path becomes critical (found by a Newton iteration on the makespan as a
+ * function of the step, each a longest-path pass). No finite cut: the
+ * makespan is minimal. Breakpoints are exact frontier vertices; between
+ * them the frontier is linear.
+ */
+#include "core/eval/plan.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INF 1e30
+
+typedef struct {
+    int32_t to, next;
+    double cap;
+} fedge;
+
+typedef struct {
+    int32_t nv, ne, cape;
+    int32_t *head, *level, *it, *queue;
+    fedge *e;
+} flownet;
+
+static int fn_reset(flownet *f, int32_t nv)
+{
+    if (nv > f->nv) {
+        free(f->head), free(f->level), free(f->it), free(f->queue);
+        f->head = malloc(sizeof(int32_t) * (size_t)nv);
+        f->level = malloc(sizeof(int32_t) * (size_t)nv);
+        f->it = malloc(sizeof(int32_t) * (size_t)nv);
+        f->queue = malloc(sizeof(int32_t) * (size_t)nv);
+        if (!f->head || !f->level || !f->it || !f->queue) return 0;
+    }
+    f->nv = nv;
+    f->ne = 0;
+    for (int32_t i = 0; i < nv; i++)
+        f->head[i] = -1;
+    return 1;
+}
+
+/* edge u->v with capacity cap and its reverse (id ^ 1); returns the id */
+static int32_t fn_add(flownet *f, int32_t u, int32_t v, double cap)
+{
+    if (f->ne + 2 > f->cape) {
+        int32_t nc = f->cape ? 2 * f->cape : 1024;
+        fedge *ne = realloc(f->e, sizeof *ne * (size_t)nc);
+        if (!ne) return -1;
+        f->e = ne, f->cape = nc;
+    }
+    int32_t id = f->ne;
+    f->e[id] = (fedge){v, f->head[u], cap};
+    f->head[u] = id;
+    f->e[id + 1] = (fedge){u, f->head[v], 0.0};
+    f->head[v] = id + 1;
+    f->ne += 2;
+    return id;
+}
+
+static int fn_bfs(flownet *f, int32_t s, int32_t t, double eps)
+{
+    for (int32_t i = 0; i < f->nv; i++)
+        f->level[i] = -1;
+    int32_t qh = 0, qt = 0;
+    f->queue[qt++] = s;
+    f->level[s] = 0;
+    while (qh < qt) {
+        int32_t u = f->queue[qh++];
+        for (int32_t k = f->head[u]; k >= 0; k = f->e[k].next)
+            if (f->e[k].cap > eps && f->level[f->e[k].to] < 0) {
+                f->level[f->e[k].to] = f->level[u] + 1;
+                f->queue[qt++] = f->e[k].to;
+            }
+    }
+    return t < 0 || f->level[t] >= 0;
+}
+
+/* blocking-flow DFS, iterative over an explicit path */
+static double fn_push(flownet *f, int32_t s, int32_t t, double eps, int32_t *path)
+{
+    double total = 0;
+    for (;;) {
+        int32_t depth = 0, u = s;
+        for (;;) {
+            if (u == t) break;
+            int32_t k = f->it[u];
+            while (k >= 0 && !(f->e[k].cap > eps && f->level[f->e[k].to] == f->level[u] + 1))
+                k = f->e[k].next;
+            f->it[u] = k;
+            if (k < 0) { /* dead end: retreat */
+                if (depth == 0) return total;
+                f->level[u] = -1;
+                depth--;
+                u = f->e[path[depth] ^ 1].to;
+                continue;
+            }
+            path[depth++] = k;
+            u = f->e[k].to;
+        }
+        double b = INF * 4;
+        for (int32_t i = 0; i < depth; i++)
+            if (f->e[path[i]].cap < b) b = f->e[path[i]].cap;
+        for (int32_t i = 0; i < depth; i++) {
+            f->e[path[i]].cap -= b;
+            f->e[path[i] ^ 1].cap += b;
+        }
+        total += b;
+    }
+}
+
+static double fn_maxflow(flownet *f, int32_t s, int32_t t, double eps, int32_t *path)
+{
+    double flow = 0;
+    while (fn_bfs(f, s, t, eps)) {
+        for (int32_t i = 0; i < f->nv; i++)
+            f->it[i] = f->head[i];
+        double pushed = fn_push(f, s, t, eps, path);
+        flow += pushed;
+        if (pushed <= 0) break;
+    }
+    return flow;
+}
+
+static void fn_free(flownet *f)
+{
+    free(f->head), free(f->level), free(f->it), free(f->queue), free(f->e);
+}
+
+double cx_core_plan_cost(const cx_plan_dag *d, int k, double t)
+{
+    int32_t a = d->hoff[k], b = d->hoff[k + 1] - 1;
+    if (t <= d->ht[a]) return d->hc[a];
+    if (t >= d->ht[b]) return d->hc[b];
+    int32_t j = a;
+    while (j + 1 < b && d->ht[j + 1] <= t)
+        j++;
+    double u = (t - d->ht[j]) / (d->ht[j + 1] - d->ht[j]);
+    return d->hc[j] + u * (d->hc[j + 1] - d->hc[j]);
+}
+
+/* Slopes (cost per second, >= 0) of shortening and lengthening node class k
+ * at duration t, and how far each holds. */
+static void slopes(const cx_plan_dag *d, int k, double t, double tol, double *up, double *dl,
+                   double *lo, double *dr)
+{
+    int32_t a = d->hoff[k], b = d->hoff[k + 1] - 1;
+    *up = INF, *dl = INF, *lo = 0, *dr = INF;
+    if (a == b) return;
+    int32_t j = a; /* segment [j, j+1] holding t, t at a point: j is it */
+    while (j + 1 <= b && d->ht[j + 1] <= t + tol)
+        j++;
+    int at_point = fabs(t - d->ht[j]) <= tol;
+    if (at_point) {
+        if (j > a) {
+            *up = (d->hc[j - 1] - d->hc[j]) / (d->ht[j] - d->ht[j - 1]);
+            *dl = t - d->ht[j - 1];
+        }
+        if (j < b) {
+            *lo = (d->hc[j] - d->hc[j + 1]) / (d->ht[j + 1] - d->ht[j]);
+            *dr = d->ht[j + 1] - t;
+        }
+    } else {
+        double s = (d->hc[j] - d->hc[j + 1]) / (d->ht[j + 1] - d->ht[j]);
+        *up = *lo = s;
+        *dl = t - d->ht[j];
+        *dr = d->ht[j + 1] - t;
+    }
+}
+
+typedef struct {
+    const cx_plan_dag *d;
+    int64_t n;
+    int32_t *order, *soff, *succ;
+    double *es, *ls, *dur, *rate;
+    double *l0, *sg; /* along the argmax path: length at step 0, rate sum */
+} solver;
+
+/* Earliest starts with durations dur + rate*step; returns the makespan and
+ * sets *L0, *S of the longest path (length at step 0 and its rate sum). */
+static double forward(solver *S, double step, double *L0, double *Sg)
+{
+    const int32_t *pred = S->d->pred;
+    double best = -1, bl = 0, bs = 0;
+    for (int64_t x = 0; x < S->n; x++) {
+        int32_t i = S->order[x];
+        double st = 0, l = 0, sg = 0;
+        for (int k = 0; k < CX_PLAN_NPRED; k++) {
+            int32_t q = pred[(int64_t)i * CX_PLAN_NPRED + k];
+            if (q < 0) continue;
+            double e = S->es[q] + S->dur[q] + S->rate[q] * step;
+            if (e > st) st = e, l = S->l0[q] + S->dur[q], sg = S->sg[q] + S->rate[q];
+        }
+        S->es[i] = st, S->l0[i] = l, S->sg[i] = sg;
+        double e = st + S->dur[i] + S->rate[i] * step;
+        if (e > best) best = e, bl = l + S->dur[i], bs = sg + S->rate[i];
+    }
+    if (L0) *L0 = bl;
+    if (Sg) *Sg = bs;
+    return best < 0 ? 0 : best;
+}
+
+double cx_core_plan_makespan(const cx_plan_dag *d, const double *dur)
+{
+    /* ids need not be topological: Bellman-style passes until stable */
+    double *es = calloc((size_t)d->n + 1, sizeof(double));
+    if (!es) return NAN;
+    double ms = 0;
+    for (int changed = 1, pass = 0; changed && pass <= d->n; pass++) {
+        changed = 0;
+        for (int64_t i = 0; i < d->n; i++) {
+            double st = 0;
+            for (int k = 0; k < CX_PLAN_NPRED; k++) {
+                int32_t q = d->pred[i * CX_PLAN_NPRED + k];
+                if (q >= 0 && es[q] + dur[q] > st) st = es[q] + dur[q];
+            }
+            if (st > es[i]) es[i] = st, changed = 1;
+        }
+    }
+    for (int64_t i = 0; i < d->n; i++)
+        if (es[i] + dur[i] > ms) ms = es[i] + dur[i];
+    free(es);
+    return ms;
+}
+
+void cx_core_plan_frontier_free(cx_plan_frontier *f)
+{
+    if (!f) return;
+    free(f->brk), free(f->dur_s);
+    memset(f, 0, sizeof *f);
+}
+
+static int push_brk(cx_plan_frontier *f, int *cap, double t, double c)
+{
+    if (f->nbrk == *cap) {
+        int nc = *cap ? 2 * *cap : 64;
+        cx_plan_break *nb = realloc(f->brk, sizeof *nb * (size_t)nc);
+        if (!nb) return 0;
+        f->brk = nb, *cap = nc;
+    }
+    f->brk[f->nbrk++] = (cx_plan_break){t, c};
+    return 1;
+}
+
+culonx_status cx_core_plan_frontier(const cx_plan_dag *d, double snap_time_s, cx_plan_frontier *out,
+                                    culonx_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const int64_t n = d->n;
+    solver S = {.d = d, .n = n};
+    flownet fn = {0};
+    int32_t *indeg = calloc((size_t)n + 1, sizeof(int32_t));
+    int32_t *map = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    int32_t *crit = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    int32_t *path = NULL;
+    double *lower = malloc(sizeof(double) * (size_t)(n + 1));
+    double *upper = malloc(sizeof(double) * (size_t)(n + 1));
+    double *dlim = malloc(sizeof(double) * (size_t)(n + 1));
+    double *rlim = malloc(sizeof(double) * (size_t)(n + 1));
+    double *ex = NULL;
+    S.order = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    S.soff = calloc((size_t)n + 2, sizeof(int32_t));
+    S.es = malloc(sizeof(double) * (size_t)(n + 1));
+    S.ls = malloc(sizeof(double) * (size_t)(n + 1));
+    S.dur = malloc(sizeof(double) * (size_t)(n + 1));
+    S.rate = calloc((size_t)n + 1, sizeof(double));
+    S.l0 = malloc(sizeof(double) * (size_t)(n + 1));
+    S.sg = malloc(sizeof(double) * (size_t)(n + 1));
+    culonx_status st = CULONX_OK;
+    int cap = 0;
+    if (!indeg || !map || !crit || !lower || !upper || !dlim || !rlim || !S.order || !S.soff ||
+        !S.es || !S.ls || !S.dur || !S.rate || !S.l0 || !S.sg)
+        goto oom;
+    /* successors (CSR) and a topological order (Kahn) */
+    int64_t ne = 0;
+    for (int64_t i = 0; i < n; i++)
+        for (int k = 0; k < CX_PLAN_NPRED; k++) {
+            int32_t q = d->pred[i * CX_PLAN_NPRED + k];
+            if (q >= 0) S.soff[q + 1]++, indeg[i]++, ne++;
+        }
+    for (int64_t i = 0; i < n; i++)
+        S.soff[i + 1] += S.soff[i];
+    S.succ = malloc(sizeof(int32_t) * (size_t)(ne + 1));
+    path = malloc(sizeof(int32_t) * (size_t)(2 * n + 8));
+    ex = malloc(sizeof(double) * (size_t)(2 * n + 8));
+    if (!S.succ || !path || !ex) goto oom;
+    memcpy(map, S.soff, sizeof(int32_t) * (size_t)n);
+    for (int64_t i = 0; i < n; i++)
+        for (int k = 0; k < CX_PLAN_NPRED; k++) {
+            int32_t q = d->pred[i * CX_PLAN_NPRED + k];
+            if (q >= 0) S.succ[map[q]++] = (int32_t)i;
+        }
+    int64_t qt = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (!indeg[i]) S.order[qt++] = (int32_t)i;
+    for (int64_t qh = 0; qh < qt; qh++) {
+        int32_t u = S.order[qh];
+        for (int32_t e = S.soff[u]; e < S.soff[u + 1]; e++)
+            if (--indeg[S.succ[e]] == 0) S.order[qt++] = S.succ[e];
+    }
+    if (qt != n) {
+        st = cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "plan: the graph has a cycle");
+        goto done;
+    }
+    double cost = 0;
+    for (int64_t i = 0; i < n; i++) { /* cheapest = longest duration */
+        int32_t b = d->hoff[d->cls[i] + 1] - 1;
+        S.dur[i] = d->ht[b];
+        cost += d->hc[b];
+    }
+    double T = forward(&S, 0, NULL, NULL);
+    if (!push_brk(out, &cap, T, cost)) goto oom;
+    int snapped = 0;
+    for (int64_t iter = 0;; iter++) {
+        if (snap_time_s > 0 && !snapped && T <= snap_time_s * (1 + 1e-12)) {
+            out->dur_s = malloc(sizeof(double) * (size_t)(n + 1));
+            if (!out->dur_s) goto oom;
+            memcpy(out->dur_s, S.dur, sizeof(double) * (size_t)n);
+            out->snap_time_s = T;
+            snapped = 1;
+        }
+        const double tol = 1e-9 * (T > 0 ? T : 1);
+        /* latest starts */
+        for (int64_t x = n - 1; x >= 0; x--) {
+            int32_t i = S.order[x];
+            double lf = T;
+            for (int32_t e = S.soff[i]; e < S.soff[i + 1]; e++)
+                if (S.ls[S.succ[e]] < lf) lf = S.ls[S.succ[e]];
+            S.ls[i] = lf - S.dur[i];
+        }
+        /* critical subgraph as a flow network with lower bounds */
+        int32_t nc = 0;
+        for (int64_t i = 0; i < n; i++) {
+            map[i] = -1;
+            if (S.ls[i] - S.es[i] <= tol) map[i] = nc, crit[nc++] = (int32_t)i;
+        }
+        const int32_t src = 2 * nc, snk = src + 1, ss = src + 2, tt = src + 3;
+        if (!fn_reset(&fn, 2 * nc + 4)) goto oom;
+        for (int32_t v = 0; v < 2 * nc + 4; v++)
+            ex[v] = 0;
+        int32_t *arc = indeg; /* reuse: edge id of node arc per critical node */
+        for (int32_t c = 0; c < nc; c++) {
+            int32_t i = crit[c];
+            double up, dl, lo, dr;
+            slopes(d, d->cls[i], S.dur[i], tol * 1e-3, &up, &dl, &lo, &dr);
+            upper[c] = up, lower[c] = lo, dlim[c] = dl, rlim[c] = dr;
+            arc[c] = fn_add(&fn, 2 * c, 2 * c + 1, up >= INF ? INF : up - lo);
+            if (arc[c] < 0) goto oom;
+            ex[2 * c + 1] += lo, ex[2 * c] -= lo;
+            if (S.es[i] <= tol && fn_add(&fn, src, 2 * c, INF) < 0) goto oom;
+            if (S.es[i] + S.dur[i] >= T - tol && fn_add(&fn, 2 * c + 1, snk, INF) < 0) goto oom;
+            for (int k = 0; k < CX_PLAN_NPRED; k++) {
+                int32_t q = d->pred[(int64_t)i * CX_PLAN_NPRED + k];
+                if (q < 0 || map[q] < 0) continue;
+                if (fabs(S.es[q] + S.dur[q] - S.es[i]) > tol) continue;
+                if (fn_add(&fn, 2 * map[q] + 1, 2 * c, INF) < 0) goto oom;
+            }
+        }
+        int32_t ts = fn_add(&fn, snk, src, INF);
+        int32_t first_aux = fn.ne;
+        for (int32_t v = 0; v < 2 * nc + 2; v++) {
+            if (ex[v] > 0 && fn_add(&fn, ss, v, ex[v]) < 0) goto oom;
+            if (ex[v] < 0 && fn_add(&fn, v, tt, -ex[v]) < 0) goto oom;
+        }
+        const double feps = 1e-12;
+        fn_maxflow(&fn, ss, tt, feps, path); /* feasible flow */
+        fn.e[ts].cap = fn.e[ts + 1].cap = 0;
+        for (int32_t k = first_aux; k < fn.ne; k++)
+            fn.e[k].cap = 0;
+        fn_maxflow(&fn, src, snk, feps, path);
+        fn_bfs(&fn, src, -1, feps); /* S side: level >= 0 */
+        out->cuts++;
+        double cut = 0, step = INF;
+        int finite = 1;
+        for (int32_t c = 0; c < nc; c++) {
+            int32_t i = crit[c];
+            int in_s = fn.level[2 * c] >= 0, out_s = fn.level[2 * c + 1] >= 0;
+            S.rate[i] = 0;
+            if (in_s && !out_s) {
+                if (upper[c] >= INF) finite = 0;
+                cut += upper[c];
+                S.rate[i] = -1;
+                if (dlim[c] < step) step = dlim[c];
+            } else if (!in_s && out_s && lower[c] > 0) {
+                cut -= lower[c];
+                S.rate[i] = 1;
+                if (rlim[c] < step) step = rlim[c];
+            }
+        }
+        if (!finite || nc == 0) {
+            for (int32_t c = 0; c < nc; c++)
+                S.rate[crit[c]] = 0;
+            break;
+        }
+        if (snap_time_s > 0 && !snapped && T - step < snap_time_s) step = T - snap_time_s;
+        /* next non-critical path turning critical: Newton on the makespan */
+        for (int k = 0; k < 60; k++) {
+            double L0, Sg;
+            double M = forward(&S, step, &L0, &Sg);
+            if (M <= T - step + tol * 1e-3 || Sg + 1 <= 0) break;
+            double ns = (T - L0) / (Sg + 1);
+            if (!(ns < step)) break;
+            step = ns > 0 ? ns : 0;
+        }
+        /* apply */
+        for (int32_t c = 0; c < nc; c++) {
+            int32_t i = crit[c];
+            if (S.rate[i] == 0) continue;
+            int k = d->cls[i];
+            cost -= cx_core_plan_cost(d, k, S.dur[i]);
+            S.dur[i] += S.rate[i] * step;
+            int32_t a = d->hoff[k], b = d->hoff[k + 1] - 1;
+            for (int32_t j = a; j <= b; j++) /* snap onto hull points */
+                if (fabs(S.dur[i] - d->ht[j]) <= tol * 1e-3) S.dur[i] = d->ht[j];
+            if (S.dur[i] < d->ht[a]) S.dur[i] = d->ht[a];
+            if (S.dur[i] > d->ht[b]) S.dur[i] = d->ht[b];
+            cost += cx_core_plan_cost(d, k, S.dur[i]);
+            S.rate[i] = 0;
+        }
+        double Tn = forward(&S, 0, NULL, NULL);
+        if (Tn >= T) { /* no progress: numerical stall */
+            if (iter > 4 * n + 1000) break;
+        }
+        T = Tn;
+        if (!push_brk(out, &cap, T, cost)) goto oom;
+    }
+    if (!snapped) {
+        out->dur_s = malloc(sizeof(double) * (size_t)(n + 1));
+        if (!out->dur_s) goto oom;
+        memcpy(out->dur_s, S.dur, sizeof(double) * (size_t)n);
+        out->snap_time_s = T;
+    }
+    goto done;
+oom:
+    st = cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "out of memory planning clocks");
+done:
+    if (st != CULONX_OK) cx_core_plan_frontier_free(out);
+    fn_free(&fn);
+    free(indeg), free(map), free(crit), free(path), free(lower), free(upper), free(dlim);
+    free(rlim), free(ex), free(S.order), free(S.soff), free(S.succ), free(S.es), free(S.ls);
+    free(S.dur), free(S.rate), free(S.l0), free(S.sg);
+    return st;
+}

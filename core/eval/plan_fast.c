@@ -1,0 +1,292 @@
+/*
+ * plan_fast.c — the time–energy frontier of a clock-plan DAG (plan.h) at a
+ * few chosen times, in linear passes: the fast engine for full-size
+ * iterations (core/eval/plan_cut.c is exact but needs one minimum cut per
+ * frontier breakpoint, about nodes x hull points of them).
+ *
+ * At each target time T the best of two candidate plans, each made
+ * feasible and then relaxed:
+ *  - price plan: every node at the hull point where its cost slope crosses a
+ *    common price x (J per second of its duration: what it would save per
+ *    second of slowing); x found by bisection over the hulls' slopes; the
+ *    two plans around T mixed convexly (the makespan is convex in the
+ *    durations, the cost is convex: the mix meets T);
+ *  - uniform plan: every node at the same clock step (the best single
+ *    clock of `culonx energy`), the two clocks around T mixed the same way.
+ * Relaxation (slack reclaim): with earliest starts fixed, each node runs
+ * until the earliest start of its first successor (or T), at most to its
+ * cheapest duration (see relax). The result is never worse than the
+ * single clock and, at the fastest time, never worse than all at max clock.
+ * Not exact: tests/test_plan.c measures it against the cut engine.
+ */
+#include "core/eval/plan.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const cx_plan_dag *d;
+    int64_t n;
+    int32_t *order, *soff, *succ;
+    double *es, *ls, *ext, *tmp;
+} fast;
+
+static double fwd(fast *F, const double *dur)
+{
+    const int32_t *pred = F->d->pred;
+    double ms = 0;
+    for (int64_t x = 0; x < F->n; x++) {
+        int32_t i = F->order[x];
+        double st = 0;
+        for (int k = 0; k < CX_PLAN_NPRED; k++) {
+            int32_t q = pred[(int64_t)i * CX_PLAN_NPRED + k];
+            if (q >= 0 && F->es[q] + dur[q] > st) st = F->es[q] + dur[q];
+        }
+        F->es[i] = st;
+        if (st + dur[i] > ms) ms = st + dur[i];
+    }
+    return ms;
+}
+
+/* slack reclaim at time T; returns the cost. First rounds of total float:
+ * every node grows by the same share a of min(its total float, its room to
+ * its cheapest duration), a the largest share (bisection) that keeps the
+ * makespan within T (two rounds); then two rounds of free float. */
+static double relax(fast *F, double *dur, double T)
+{
+    const cx_plan_dag *d = F->d;
+    for (int round = 0; round < 2; round++) {
+        fwd(F, dur);
+        for (int64_t x = F->n - 1; x >= 0; x--) { /* latest starts */
+            int32_t i = F->order[x];
+            double lf = T;
+            for (int32_t e = F->soff[i]; e < F->soff[i + 1]; e++)
+                if (F->ls[F->succ[e]] < lf) lf = F->ls[F->succ[e]];
+            F->ls[i] = lf - dur[i];
+        }
+        for (int64_t i = 0; i < F->n; i++) {
+            double room = d->ht[d->hoff[d->cls[i] + 1] - 1] - dur[i], tf = F->ls[i] - F->es[i];
+            F->ext[i] = tf < room ? tf : room;
+            if (F->ext[i] < 0) F->ext[i] = 0;
+        }
+        double lo = 0, hi = 1;
+        for (int k = 0; k < 5; k++) {
+            double a = k == 0 ? 1 : 0.5 * (lo + hi);
+            for (int64_t i = 0; i < F->n; i++)
+                F->tmp[i] = dur[i] + a * F->ext[i];
+            if (fwd(F, F->tmp) <= T * (1 + 1e-12)) {
+                lo = a;
+                if (k == 0) break;
+            } else
+                hi = a;
+        }
+        if (lo <= 0) break;
+        for (int64_t i = 0; i < F->n; i++)
+            dur[i] += lo * F->ext[i];
+    }
+    for (int round = 0; round < 2; round++) {
+        fwd(F, dur);
+        for (int64_t i = 0; i < F->n; i++) {
+            double lf = T;
+            for (int32_t e = F->soff[i]; e < F->soff[i + 1]; e++)
+                if (F->es[F->succ[e]] < lf) lf = F->es[F->succ[e]];
+            double hmax = d->ht[d->hoff[d->cls[i] + 1] - 1];
+            double nd = lf - F->es[i];
+            if (nd > hmax) nd = hmax;
+            if (nd > dur[i]) dur[i] = nd;
+        }
+    }
+    double c = 0;
+    for (int64_t i = 0; i < F->n; i++)
+        c += cx_core_plan_cost(d, d->cls[i], dur[i]);
+    return c;
+}
+
+/* durations of every class at price x */
+static void at_price(const cx_plan_dag *d, double x, double *cd)
+{
+    for (int k = 0; k < d->nclass; k++) {
+        int32_t a = d->hoff[k], b = d->hoff[k + 1] - 1, j = a;
+        while (j < b && (d->hc[j] - d->hc[j + 1]) / (d->ht[j + 1] - d->ht[j]) >= x)
+            j++;
+        /* j: the last point whose left slope is >= x */
+        cd[k] = d->ht[j];
+    }
+}
+
+static void spread(const cx_plan_dag *d, const double *cd, double *dur)
+{
+    for (int64_t i = 0; i < d->n; i++)
+        dur[i] = cd[d->cls[i]];
+}
+
+static int cmpd(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* convex mix of plans a (M_a <= T) and b (M_b > T) meeting T, into out */
+static void mix(const double *a, double ma, const double *b, double mb, double T, int64_t n,
+                double *out)
+{
+    double w = mb > ma ? (T - ma) / (mb - ma) : 0; /* weight of b */
+    if (w < 0) w = 0;
+    if (w > 1) w = 1;
+    for (int64_t i = 0; i < n; i++)
+        out[i] = (1 - w) * a[i] + w * b[i];
+}
+
+culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu, int npoints,
+                                const double *slow_s, double snap_time_s, cx_plan_frontier *out,
+                                culonx_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const int64_t n = d->n;
+    const int nk = d->nclass;
+    fast F = {.d = d, .n = n};
+    culonx_status st = CULONX_OK;
+    int32_t *indeg = calloc((size_t)n + 1, sizeof(int32_t));
+    F.order = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    F.soff = calloc((size_t)n + 2, sizeof(int32_t));
+    F.es = malloc(sizeof(double) * (size_t)(n + 1));
+    F.ls = malloc(sizeof(double) * (size_t)(n + 1));
+    F.ext = malloc(sizeof(double) * (size_t)(n + 1));
+    F.tmp = malloc(sizeof(double) * (size_t)(n + 1));
+    double *slopes = NULL, *cd = malloc(sizeof(double) * (size_t)(nk + 1));
+    double *um = malloc(sizeof(double) * (size_t)(nu + 1));
+    double *pa = malloc(sizeof(double) * (size_t)(n + 1)),
+           *pb = malloc(sizeof(double) * (size_t)(n + 1));
+    double *best = malloc(sizeof(double) * (size_t)(n + 1)),
+           *cand = malloc(sizeof(double) * (size_t)(n + 1));
+    if (!indeg || !F.order || !F.soff || !F.es || !F.ls || !F.ext || !F.tmp || !cd || !um || !pa ||
+        !pb || !best || !cand)
+        goto oom;
+    int64_t ne = 0;
+    for (int64_t i = 0; i < n; i++)
+        for (int k = 0; k < CX_PLAN_NPRED; k++) {
+            int32_t q = d->pred[i * CX_PLAN_NPRED + k];
+            if (q >= 0) F.soff[q + 1]++, indeg[i]++, ne++;
+        }
+    for (int64_t i = 0; i < n; i++)
+        F.soff[i + 1] += F.soff[i];
+    F.succ = malloc(sizeof(int32_t) * (size_t)(ne + 1));
+    if (!F.succ) goto oom;
+    {
+        int32_t *fill = (int32_t *)pa; /* scratch: n int32 fit in n doubles */
+        memcpy(fill, F.soff, sizeof(int32_t) * (size_t)n);
+        for (int64_t i = 0; i < n; i++)
+            for (int k = 0; k < CX_PLAN_NPRED; k++) {
+                int32_t q = d->pred[i * CX_PLAN_NPRED + k];
+                if (q >= 0) F.succ[fill[q]++] = (int32_t)i;
+            }
+    }
+    int64_t qt = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (!indeg[i]) F.order[qt++] = (int32_t)i;
+    for (int64_t qh = 0; qh < qt; qh++) {
+        int32_t u = F.order[qh];
+        for (int32_t e = F.soff[u]; e < F.soff[u + 1]; e++)
+            if (--indeg[F.succ[e]] == 0) F.order[qt++] = F.succ[e];
+    }
+    if (qt != n) {
+        st = cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "plan: the graph has a cycle");
+        goto done;
+    }
+    /* distinct prices: every hull slope, ascending, plus 0 and +inf */
+    int ns = 0;
+    slopes = malloc(sizeof(double) * (size_t)(d->hoff[nk] + 2));
+    if (!slopes) goto oom;
+    slopes[ns++] = 0;
+    for (int k = 0; k < nk; k++)
+        for (int32_t j = d->hoff[k]; j + 1 < d->hoff[k + 1]; j++)
+            slopes[ns++] = (d->hc[j] - d->hc[j + 1]) / (d->ht[j + 1] - d->ht[j]);
+    qsort(slopes, (size_t)ns, sizeof *slopes, cmpd);
+    slopes[ns++] = INFINITY;
+    /* makespan of each uniform clock, and the extremes */
+    for (int q = 0; q < nu; q++) {
+        for (int k = 0; k < nk; k++)
+            cd[k] = udur[(size_t)k * nu + q];
+        spread(d, cd, pa);
+        um[q] = fwd(&F, pa);
+    }
+    at_price(d, INFINITY, cd);
+    spread(d, cd, pa);
+    const double tmin = fwd(&F, pa);
+    at_price(d, 0, cd);
+    spread(d, slow_s ? slow_s : cd, pa);
+    double tmax = fwd(&F, pa);
+    if (tmax < tmin) tmax = tmin;
+    if (npoints < 2) npoints = 2;
+    out->brk = malloc(sizeof *out->brk * (size_t)npoints);
+    out->dur_s = malloc(sizeof(double) * (size_t)(n + 1));
+    if (!out->brk || !out->dur_s) goto oom;
+    double snap = snap_time_s > 0 ? snap_time_s : tmin;
+    if (snap < tmin) snap = tmin;
+    if (snap > tmax) snap = tmax;
+    /* targets slowest first; the snapshot as an extra last target */
+    for (int p = 0; p <= npoints; p++) {
+        double T = p < npoints ? tmax - (tmax - tmin) * p / (npoints - 1) : snap;
+        double bc = INFINITY;
+        /* price plan: smallest price index whose makespan meets T */
+        int lo = 0, hi = ns - 1; /* M(slopes[hi]) = tmin <= T */
+        while (hi - lo > 1) {
+            int mid = (lo + hi) / 2;
+            at_price(d, slopes[mid], cd);
+            spread(d, cd, pa);
+            if (fwd(&F, pa) <= T * (1 + 1e-12))
+                hi = mid;
+            else
+                lo = mid;
+        }
+        at_price(d, slopes[hi], cd);
+        spread(d, cd, pa);
+        double ma = fwd(&F, pa);
+        at_price(d, slopes[lo], cd);
+        spread(d, cd, pb);
+        double mb = fwd(&F, pb);
+        if (mb <= T * (1 + 1e-12))
+            memcpy(cand, pb, sizeof(double) * (size_t)n);
+        else
+            mix(pa, ma, pb, mb, T, n, cand);
+        double c = relax(&F, cand, T);
+        if (c < bc) bc = c, memcpy(best, cand, sizeof(double) * (size_t)n);
+        /* uniform plan: the slowest clock meeting T, mixed with the next */
+        int qa = -1;
+        for (int q = 0; q < nu; q++)
+            if (um[q] <= T * (1 + 1e-12) && (qa < 0 || um[q] > um[qa])) qa = q;
+        if (qa >= 0) {
+            for (int k = 0; k < nk; k++)
+                cd[k] = udur[(size_t)k * nu + qa];
+            spread(d, cd, pa);
+            int qb = -1;
+            for (int q = 0; q < nu; q++)
+                if (um[q] > T * (1 + 1e-12) && (qb < 0 || um[q] < um[qb])) qb = q;
+            if (qb >= 0) {
+                for (int k = 0; k < nk; k++)
+                    cd[k] = udur[(size_t)k * nu + qb];
+                spread(d, cd, pb);
+                mix(pa, um[qa], pb, um[qb], T, n, cand);
+            } else
+                memcpy(cand, pa, sizeof(double) * (size_t)n);
+            c = relax(&F, cand, T);
+            if (c < bc) bc = c, memcpy(best, cand, sizeof(double) * (size_t)n);
+        }
+        double M = fwd(&F, best);
+        if (p < npoints)
+            out->brk[out->nbrk++] = (cx_plan_break){M, bc};
+        else
+            memcpy(out->dur_s, best, sizeof(double) * (size_t)n), out->snap_time_s = M;
+        out->cuts++;
+    }
+    goto done;
+oom:
+    st = cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "out of memory planning clocks");
+done:
+    if (st != CULONX_OK) cx_core_plan_frontier_free(out);
+    free(indeg), free(F.order), free(F.soff), free(F.succ), free(F.es), free(F.ls), free(F.ext),
+        free(F.tmp), free(slopes), free(cd);
+    free(um), free(pa), free(pb), free(best), free(cand);
+    return st;
+}
