@@ -213,11 +213,13 @@ static culonx_status schema_doc(const char *path, xmlDocPtr *out, culonx_error *
                                             !xmlStrcmp(n->name, (const xmlChar *)"redefine") ||
                                             !xmlStrcmp(n->name, (const xmlChar *)"override"))) {
             int line = (int)xmlGetLineNo(n);
-            xmlFreeDoc(doc);
+            char what[16];
+            snprintf(what, sizeof what, "%s", (const char *)n->name);
+            xmlFreeDoc(doc); /* n is gone with it */
             return cx_core_fail(err, CULONX_EINPUT, path, line,
                                 "invalid schema: <xs:%s> is not allowed (a schema may not load "
                                 "other files)",
-                                (const char *)n->name);
+                                what);
         }
         if (n->children) {
             n = n->children;
