@@ -153,6 +153,9 @@ done:
 
 /* ------------------------------------------------------------ power */
 
+/* rows the power fit uses at most (see cx_hw_calibrate) */
+#define MAX_POWER_ROWS 20000
+
 typedef struct {
     const culonx_dvfs_row *const *rows;
     size_t n;
@@ -494,6 +497,17 @@ culonx_status cx_hw_calibrate(const culonx_dvfs_row *const *rows_in, size_t nrow
             isnan(r->fp32_active) || isnan(r->fp64_active) || isnan(r->tensor_active))
             continue;
         prow[np++] = r;
+    }
+    /* The power fit (grid and pattern search over the knee and voltage, an
+     * NNLS per step) grows faster than linearly in the rows; 6
+     * coefficients need far fewer than MAX_POWER_ROWS rows, so a larger
+     * table is fitted on a deterministic, evenly strided sample of its rows
+     * (sorted by kernel and clock, so every kernel and clock stays
+     * represented). The shipped tables (1380 rows) are fitted whole. */
+    if (np > MAX_POWER_ROWS) {
+        for (size_t i = 0; i < MAX_POWER_ROWS; i++)
+            prow[i] = prow[i * np / MAX_POWER_ROWS];
+        np = MAX_POWER_ROWS;
     }
     if (cx_hw_calibrate_power(prow, np, model->max_mhz, &model->power, NULL) != 0) {
         st = cx_core_fail(err, cx_hw_lapack_available() ? CULONX_EINPUT : CULONX_EINTERNAL, errfile,
