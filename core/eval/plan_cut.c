@@ -391,7 +391,7 @@ culonx_status cx_core_plan_frontier(const cx_plan_dag *d, double snap_time_s, cx
         fn_maxflow(&fn, src, snk, feps, path);
         fn_bfs(&fn, src, -1, feps); /* S side: level >= 0 */
         out->cuts++;
-        double cut = 0, step = INF;
+        double step = INF;
         int finite = 1;
         for (int32_t c = 0; c < nc; c++) {
             int32_t i = crit[c];
@@ -399,11 +399,9 @@ culonx_status cx_core_plan_frontier(const cx_plan_dag *d, double snap_time_s, cx
             S.rate[i] = 0;
             if (in_s && !out_s) {
                 if (upper[c] >= INF) finite = 0;
-                cut += upper[c];
                 S.rate[i] = -1;
                 if (dlim[c] < step) step = dlim[c];
             } else if (!in_s && out_s && lower[c] > 0) {
-                cut -= lower[c];
                 S.rate[i] = 1;
                 if (rlim[c] < step) step = rlim[c];
             }
