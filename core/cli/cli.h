@@ -196,11 +196,6 @@ int cx_cli_trace(const cx_cli_args *a);
 int cx_cli_report(const cx_cli_args *a);
 /* `culonx import FORMAT FILES... -o RUN.xml`: parses its own argv */
 int cx_cli_import(int argc, char **argv);
-/* Output through PATH.tmp.PID renamed into place (cmd_report.c): open, then
- * close with the command's exit code so far (renames on success, removes the
- * temporary otherwise); returns the exit code. */
-FILE *cx_cli_tmp_open(const char *path, char *tmp, size_t n);
-int cx_cli_tmp_close(FILE *f, const char *tmp, const char *path, int rc);
 /* `sweep --report PATH`: the HTML page of a sweep (all_csv: its rows or NULL). */
 int cx_cli_sweep_html(const char *path, const culonx_sweep_result *res, FILE *all_csv);
 int cx_cli_schedules(const cx_cli_args *a);

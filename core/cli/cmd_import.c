@@ -54,10 +54,10 @@ int cx_cli_import(int argc, char **argv)
         culonx_status st = culonx_import_calculon(pos[1], pos[2], pos[3], stdout, &err);
         return st == CULONX_OK ? CX_EXIT_OK : cx_cli_fail(&err, st);
     }
-    char tmp[4096];
-    FILE *f = cx_cli_tmp_open(out_path, tmp, sizeof tmp);
-    if (!f) return CX_EXIT_INPUT;
-    culonx_status st = culonx_import_calculon(pos[1], pos[2], pos[3], f, &err);
-    int rc = st == CULONX_OK ? CX_EXIT_OK : cx_cli_fail(&err, st);
-    return cx_cli_tmp_close(f, tmp, out_path, rc);
+    cx_cli_out out;
+    const char *inputs[3] = {pos[1], pos[2], pos[3]};
+    int rc = cx_cli_out_open(&out, out_path, inputs, 3);
+    if (rc) return rc;
+    culonx_status st = culonx_import_calculon(pos[1], pos[2], pos[3], out.f, &err);
+    return cx_cli_out_close(&out, st == CULONX_OK ? CX_EXIT_OK : cx_cli_fail(&err, st));
 }

@@ -76,22 +76,39 @@ int cx_cli_out_check(const char *path, const char *const *inputs, int ninputs, i
     return CX_EXIT_OK;
 }
 
-void cx_cli_out_guard(const char *tmp_path)
+/* Blocks (block = 1) or restores the fatal signals around a change of the
+ * pending list. */
+static void signals_blocked(int block, sigset_t *old)
 {
-    install_handlers();
+    if (!block) {
+        sigprocmask(SIG_SETMASK, old, NULL);
+        return;
+    }
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigprocmask(SIG_BLOCK, &set, old);
+}
+
+/* Adds a path to the list removed on a fatal signal (signals blocked). */
+static void add_pending(const char *tmp_path)
+{
     size_t n = strlen(tmp_path);
-    if (n >= sizeof pending[0]) return;
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    sigprocmask(SIG_BLOCK, &block, &old);
-    if (npending < MAX_PENDING) {
+    if (n < sizeof pending[0] && npending < MAX_PENDING) {
         memcpy(pending[npending], tmp_path, n + 1);
         npending = npending + 1;
     }
-    sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+void cx_cli_out_guard(const char *tmp_path)
+{
+    install_handlers();
+    sigset_t old;
+    signals_blocked(1, &old);
+    add_pending(tmp_path);
+    signals_blocked(0, &old);
 }
 
 void cx_cli_out_unguard(const char *tmp_path)
@@ -117,18 +134,11 @@ int cx_cli_out_open(cx_cli_out *o, const char *path, const char *const *inputs, 
     install_handlers();
     /* create and register the temporary file with the signals blocked, so
      * that a signal never leaves it behind */
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    sigprocmask(SIG_BLOCK, &block, &old);
+    sigset_t old;
+    signals_blocked(1, &old);
     int fd = mkstemp(o->tmp);
-    if (fd >= 0 && npending < MAX_PENDING) {
-        memcpy(pending[npending], o->tmp, (size_t)n + 1);
-        npending = npending + 1;
-    }
-    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (fd >= 0) add_pending(o->tmp);
+    signals_blocked(0, &old);
     if (fd < 0) {
         fprintf(stderr, "%s: error: cannot write: %s\n", path, strerror(errno));
         return CX_EXIT_INPUT;

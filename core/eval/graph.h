@@ -36,6 +36,28 @@ typedef enum {
     CX_NODE_KINDS
 } cx_node_kind;
 
+/* The compute phase of a node kind: 0 F, 1 B, 2 W, 3 BW, 4 R, 5 optimizer;
+ * -1 for communication. */
+static inline int cx_core_node_phase(int kind)
+{
+    switch (kind) {
+    case CX_NODE_F:
+        return 0;
+    case CX_NODE_B:
+        return 1;
+    case CX_NODE_W:
+        return 2;
+    case CX_NODE_BW:
+        return 3;
+    case CX_NODE_R:
+        return 4;
+    case CX_NODE_OPT:
+        return 5;
+    default:
+        return -1;
+    }
+}
+
 #define CX_NODE_NPRED 4
 
 typedef struct {

@@ -35,26 +35,6 @@
 #define NPHASE 6
 static const char *const phase_name[NPHASE] = {"F", "B", "W", "BW", "R", "optimizer"};
 
-static int phase_of(int kind)
-{
-    switch (kind) {
-    case CX_NODE_F:
-        return 0;
-    case CX_NODE_B:
-        return 1;
-    case CX_NODE_W:
-        return 2;
-    case CX_NODE_BW:
-        return 3;
-    case CX_NODE_R:
-        return 4;
-    case CX_NODE_OPT:
-        return 5;
-    default:
-        return -1;
-    }
-}
-
 /* A class of nodes with one curve: compute (phase, chunk class, pieces) or
  * optimizer (stage), or a fixed duration. */
 typedef struct {
@@ -222,7 +202,7 @@ culonx_status culonx_plan(const culonx_run *run, const culonx_plan_options *opts
     for (int64_t i = 0; i < n; i++) {
         const cx_node *nd = &g->node[i];
         memcpy(&pred[i * CX_PLAN_NPRED], nd->pred, sizeof nd->pred);
-        int ph = nd->stream == CX_STREAM_COMPUTE ? phase_of(nd->kind) : -1;
+        int ph = nd->stream == CX_STREAM_COMPUTE ? cx_core_node_phase(nd->kind) : -1;
         int k;
         if (ph < 0)
             k = class_of(&cs, -1, 0, 1, 0, nd->dur_s);

@@ -17,6 +17,7 @@
 #include "culonx.h"
 #include "core/base/base.h"
 #include "core/input/fields.h"
+#include "core/output/svg.h"
 #include "core/input/xml.h"
 #include "hw/calibrate.h"
 #include "hw/power.h"
@@ -429,27 +430,6 @@ void culonx_power_default(culonx_gpu *gpu)
 
 /* ------------------------------------------------------------------ XML */
 
-static void xml_escape(FILE *out, const char *s)
-{
-    for (; *s; s++)
-        switch (*s) {
-        case '&':
-            fputs("&amp;", out);
-            break;
-        case '<':
-            fputs("&lt;", out);
-            break;
-        case '>':
-            fputs("&gt;", out);
-            break;
-        case '"':
-            fputs("&quot;", out);
-            break;
-        default:
-            fputc(*s, out);
-        }
-}
-
 static void write_list(FILE *out, const char *attr, const double *v, int n)
 {
     fprintf(out, "\n       %s=\"", attr);
@@ -474,7 +454,7 @@ culonx_status culonx_power_write_xml(FILE *out, const culonx_dvfs_model *d, cons
     fputs("<power", out);
     if (d->gpu[0]) {
         fputs(" gpu=\"", out);
-        xml_escape(out, d->gpu);
+        cx_core_html_esc(out, d->gpu);
         fputc('"', out);
     }
     fprintf(out,
@@ -494,7 +474,7 @@ culonx_status culonx_power_write_xml(FILE *out, const culonx_dvfs_model *d, cons
                        d->nclocks * CULONX_DVFS_POWER_TERMS);
     }
     fputs("\n       provenance=\"", out);
-    xml_escape(out, m->provenance);
+    cx_core_html_esc(out, m->provenance);
     fputs("\"/>\n", out);
     if (ferror(out)) return cx_core_fail(err, CULONX_EINPUT, NULL, 0, "write error");
     return CULONX_OK;

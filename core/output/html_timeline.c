@@ -25,26 +25,6 @@ static const char *const kind_label[NK] = {"F forward",   "B input grad", "W wei
 static const char *const kind_colour[NK] = {"#4e79a7", "#f28e2b", "#59a14f",
                                             "#e15759", "#b07aa1", "#9c755f"};
 
-static int kind_index(const cx_node *nd)
-{
-    switch (nd->kind) {
-    case CX_NODE_F:
-        return 0;
-    case CX_NODE_B:
-        return 1;
-    case CX_NODE_W:
-        return 2;
-    case CX_NODE_BW:
-        return 3;
-    case CX_NODE_R:
-        return 4;
-    case CX_NODE_OPT:
-        return 5;
-    default:
-        return -1;
-    }
-}
-
 static int cmp_d(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -74,7 +54,7 @@ static void overview(FILE *out, const cx_graph *g, double lane_h)
         memset(acc, 0, (size_t)W * sizeof *acc);
         for (int64_t i = g->stage_begin[s]; i < g->stage_begin[s + 1]; i++) {
             const cx_node *nd = &g->node[i];
-            int k = kind_index(nd);
+            int k = cx_core_node_phase(nd->kind);
             if (nd->stream != CX_STREAM_COMPUTE || k < 0 || !(nd->dur_s > 0)) continue;
             double a = nd->start_s / T * W, b = (nd->start_s + nd->dur_s) / T * W;
             for (int c = (int)floor(a); c < W && c <= (int)floor(b); c++) {
@@ -169,7 +149,7 @@ static void detail(FILE *out, const cx_graph *g, double lane_h)
     }
     for (int64_t i = 0; i < g->n; i++) {
         const cx_node *nd = &g->node[i];
-        int k = kind_index(nd);
+        int k = cx_core_node_phase(nd->kind);
         if (nd->stream != CX_STREAM_COMPUTE || k < 0 || !(nd->dur_s > 0)) continue;
         double x = 4 + nd->start_s * scale, w = nd->dur_s * scale, y = top + nd->stage * lane_h;
         fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"/>\n",
