@@ -24,6 +24,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "culonx.h"
+#include "shapes.h"
 #include "clock.h"
 #include "core/eval/graph.h"
 #include "core/layout/rules.h"
@@ -33,29 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static uint64_t rng_state;
-static uint32_t rnd(uint32_t n)
-{
-    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (uint32_t)((rng_state >> 33) % n);
-}
-
-typedef struct {
-    const char *name;
-    culonx_arch arch;
-    int64_t l, h, a, k, f, V, s;
-} shape;
-
-static const shape shapes[] = {
-    {"gpt-1.3b", CULONX_ARCH_GPT, 24, 2048, 16, 16, 8192, 51200, 2048},
-    {"gpt-6.7b", CULONX_ARCH_GPT, 32, 4096, 32, 32, 16384, 51200, 2048},
-    {"gpt-13b", CULONX_ARCH_GPT, 40, 5120, 40, 40, 20480, 51200, 2048},
-    {"gpt-39b", CULONX_ARCH_GPT, 48, 8192, 64, 64, 32768, 51200, 2048},
-    {"gpt3-175b", CULONX_ARCH_GPT, 96, 12288, 96, 96, 49152, 50257, 2048},
-    {"llama3-8b", CULONX_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 128256, 8192},
-    {"llama3-70b", CULONX_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 128256, 8192},
-};
 
 /* Draws one valid configuration into r (based on a system run). */
 static int draw(culonx_run *r, const culonx_run *sys_a100, const culonx_run *sys_h100)

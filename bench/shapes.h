@@ -1,0 +1,38 @@
+/*
+ * shapes.h — the model shapes and the deterministic generator the
+ * agreement benches draw configurations from (header-only, like clock.h:
+ * each bench is one translation unit). The PRNG is a 64-bit LCG (Knuth's
+ * MMIX constants), seeded by the bench.
+ */
+#ifndef CX_BENCH_SHAPES_H
+#define CX_BENCH_SHAPES_H
+
+#include "culonx.h"
+
+#include <stdint.h>
+
+static uint64_t rng_state;
+/* uniform in [0, n) */
+static uint32_t rnd(uint32_t n)
+{
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (uint32_t)((rng_state >> 33) % n);
+}
+
+typedef struct {
+    const char *name;
+    culonx_arch arch;
+    int64_t l, h, a, k, f, V, s;
+} shape;
+
+static const shape shapes[] = {
+    {"gpt-1.3b", CULONX_ARCH_GPT, 24, 2048, 16, 16, 8192, 51200, 2048},
+    {"gpt-6.7b", CULONX_ARCH_GPT, 32, 4096, 32, 32, 16384, 51200, 2048},
+    {"gpt-13b", CULONX_ARCH_GPT, 40, 5120, 40, 40, 20480, 51200, 2048},
+    {"gpt-39b", CULONX_ARCH_GPT, 48, 8192, 64, 64, 32768, 51200, 2048},
+    {"gpt3-175b", CULONX_ARCH_GPT, 96, 12288, 96, 96, 49152, 50257, 2048},
+    {"llama3-8b", CULONX_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 128256, 8192},
+    {"llama3-70b", CULONX_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 128256, 8192},
+};
+
+#endif
