@@ -153,8 +153,10 @@ done:
 
 /* ------------------------------------------------------------ power */
 
-/* rows the power fit uses at most (see cx_hw_calibrate) */
+/* rows the power fit and kernels the time-split search use at most (see
+ * cx_hw_calibrate): deterministic samples of larger tables */
 #define MAX_POWER_ROWS 20000
+#define MAX_SPLIT_KERNELS 20000
 
 typedef struct {
     const culonx_dvfs_row *const *rows;
@@ -540,12 +542,30 @@ culonx_status cx_hw_calibrate(const culonx_dvfs_row *const *rows_in, size_t nrow
         st = cx_core_fail(err, CULONX_EINPUT, errfile, 0, "no kernel with a positive time");
         goto out;
     }
+    /* The split search evaluates the per-clock fits about a thousand
+     * times: on tables of more than MAX_SPLIT_KERNELS kernels it runs on a
+     * deterministic, evenly strided sample of them (sorted by kernel, so
+     * every benchmark family stays represented); the scales are then fitted
+     * on every kernel at the split found. */
+    const kernel_t *ks = k;
+    size_t nks = nk;
+    kernel_t *sample = NULL;
+    if (nk > MAX_SPLIT_KERNELS) {
+        sample = malloc(MAX_SPLIT_KERNELS * sizeof *sample);
+        if (!sample) {
+            st = cx_core_fail(err, CULONX_EINTERNAL, errfile, 0, "out of memory");
+            goto out;
+        }
+        for (size_t i = 0; i < MAX_SPLIT_KERNELS; i++)
+            sample[i] = k[i * nk / MAX_SPLIT_KERNELS];
+        ks = sample, nks = MAX_SPLIT_KERNELS;
+    }
     double best = HUGE_VAL, blo = 0.0, bhi = 1.0;
     const double h0 = 0.025;
     for (int i = 0; i < 40; i++)
         for (int j = i + 1; j <= 48; j++) {
             double lo = i * h0, hi = j * h0;
-            double s = time_eval(model, k, nk, lo, hi, work);
+            double s = time_eval(model, ks, nks, lo, hi, work);
             if (s < best) {
                 best = s;
                 blo = lo;
@@ -560,7 +580,7 @@ culonx_status cx_hw_calibrate(const culonx_dvfs_row *const *rows_in, size_t nrow
             for (int d = 0; d < 4; d++) {
                 double lo = blo + dl[d] * h, hi = bhi + dh[d] * h;
                 if (lo < 0.0 || hi <= lo + 1e-3) continue;
-                double s = time_eval(model, k, nk, lo, hi, work);
+                double s = time_eval(model, ks, nks, lo, hi, work);
                 if (s < best - 1e-15) {
                     best = s;
                     blo = lo;
@@ -570,6 +590,7 @@ culonx_status cx_hw_calibrate(const culonx_dvfs_row *const *rows_in, size_t nrow
             }
         }
     }
+    free(sample);
     time_eval(model, k, nk, blo, bhi, work);
     /* time_exp: slope of log(compute_scale) vs log(f_max/f) */
     double sxy = 0.0, sxx = 0.0;
