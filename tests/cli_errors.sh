@@ -114,7 +114,7 @@ expect 2 "did you mean '--format'" "$exe" estimate $run --formt json
 expect 2 "did you mean 'estimate'" "$exe" estmate $run
 expect 1 "did you mean 'tp'?); keys: gpus, tp" "$exe" estimate $run --set execution.tpp=4
 # every command answers --help (and `culonx help CMD`) with exit 0 and its usage
-for c in estimate trace schedules energy sweep calibrate dvfs-predict; do
+for c in estimate trace report schedules energy plan sweep serve calibrate dvfs-predict; do
   "$exe" $c --help > "$tmp/h" 2> "$tmp/err"; rc=$?
   { [ $rc -eq 0 ] && grep -q "^usage: culonx $c" "$tmp/h" && grep -q -- "--help" "$tmp/h"; } || { echo "FAIL: $c --help (rc $rc)"; fail=1; }
   "$exe" help $c | cmp -s - "$tmp/h" || { echo "FAIL: help $c differs from $c --help"; fail=1; }

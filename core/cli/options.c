@@ -323,6 +323,7 @@ void cx_cli_usage(FILE *out)
           "  help [COMMAND]  this text, or a command's options (also: culonx COMMAND --help)\n"
           "  version       print the version\n"
           "\n"
-          "Exit codes: 0 ok, 1 bad input (file:line on stderr), 2 usage, 3 internal error.\n",
+          "Exit codes: 0 ok, 1 bad input, values or output (file:line on stderr), 2 usage,\n"
+          "3 internal fault only (README: Exit codes, outputs and limits).\n",
           out);
 }
