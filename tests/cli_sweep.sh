@@ -106,4 +106,16 @@ expect 2 "progress mode" "$X" sweep $RUN --progress fancy
 expect 1 "nothing feasible" "$X" sweep $RUN --gpus 4096 --max-memory-gib 1 --quiet
 grep -q "no feasible configuration.*does not fit in memory" "$T/err" ||
     { echo "FAIL: no reasons for nothing feasible"; cat "$T/err"; fail=1; }
+# the dimensions of modern dense training (issue 9): cp, attention, tp-overlap
+L8=configs/llama3-8b-h100.xml
+expect 0 "cp list" "$X" sweep $L8 --cp 1,2 --tp 8 --pp 1 --top 20 --format json --quiet
+grep -q '"cp": 2' "$T/out" && grep -q '"cp": 1' "$T/out" || { echo "FAIL: --cp 1,2 entries"; fail=1; }
+expect 1 "tp-overlap needs sp" "$X" sweep $L8 --tp-overlap pipe --sp off --quiet
+grep -q "tp-overlap without sequence parallel" "$T/err" || { echo "FAIL: tp-overlap reason"; fail=1; }
+expect 1 "cp needs flash" "$X" sweep $L8 --cp 2 --attention naive --quiet
+grep -q "cp: seq % (2\*cp) or naive attention" "$T/err" || { echo "FAIL: cp reason"; fail=1; }
+expect 2 "bad attention" "$X" sweep $L8 --attention sdpa
+expect 0 "cp rows" "$X" sweep $L8 --cp 2 --tp 8 --top 1 --quiet --all "$T/cp.csv"
+head -1 "$T/cp.csv" | grep -q ',cp,attention,tp_overlap$' || { echo "FAIL: CSV cp columns"; fail=1; }
+awk -F, 'NR > 1 && $21 != 2 { bad = 1 } END { exit bad }' "$T/cp.csv" || { echo "FAIL: CSV cp value"; fail=1; }
 exit $fail

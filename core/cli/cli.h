@@ -68,6 +68,9 @@ typedef enum {
     CX_OPT_MAX_GLOBAL_BATCH,
     CX_OPT_MAX_MICROBATCH,
     CX_OPT_VERIFY,
+    CX_OPT_CP,
+    CX_OPT_ATTENTION,
+    CX_OPT_TP_OVERLAP,
     /* sweep: flags and file */
     CX_OPT_TP_ACROSS_NODES,
     CX_OPT_NO_PRUNE,

@@ -31,6 +31,9 @@ static const struct {
     {"distributed-optimizer", CX_OPT_DIST_OPT},
     {"dp-overlap", CX_OPT_DP_OVERLAP},
     {"clock-mhz", CX_OPT_CLOCKS},
+    {"cp", CX_OPT_CP},
+    {"attention", CX_OPT_ATTENTION},
+    {"tp-overlap", CX_OPT_TP_OVERLAP},
 };
 
 static double now_s(void)

@@ -542,6 +542,9 @@ typedef enum {
     CULONX_SWEEP_CLOCK,      /* SM clock in MHz */
     CULONX_SWEEP_DIST_OPT,   /* 0 off, 1 on */
     CULONX_SWEEP_DP_OVERLAP, /* 0 off, 1 on */
+    CULONX_SWEEP_CP,         /* context-parallel degree */
+    CULONX_SWEEP_ATTENTION,  /* values: culonx_attention */
+    CULONX_SWEEP_TP_OVERLAP, /* values: culonx_tp_overlap */
     CULONX_SWEEP_NDIMS
 } culonx_sweep_dim;
 
@@ -564,7 +567,7 @@ typedef enum {
     CULONX_REJECT_KV_HEADS_TP,        /* kv-heads % tp */
     CULONX_REJECT_FFN_TP,             /* ffn % tp */
     CULONX_REJECT_LAYERS_PP,          /* layers % pp */
-    CULONX_REJECT_GPUS_TP_PP,         /* gpus % (tp*pp) */
+    CULONX_REJECT_GPUS_TP_PP,         /* gpus % (tp*cp*pp) */
     CULONX_REJECT_PP1_CHUNKS,         /* multi-chunk schedule (vp > 1, V-shape) with pp = 1 */
     CULONX_REJECT_LAYERS_PP_VP,       /* layers % (pp*vp) */
     CULONX_REJECT_LAYERS_2PP,         /* V-shaped schedule: layers % (2*pp) */
@@ -575,6 +578,8 @@ typedef enum {
     CULONX_REJECT_DUP_SP,             /* tp = 1: sequence parallel changes nothing */
     CULONX_REJECT_DUP_DIST_OPT,       /* dp = 1: distributed optimizer changes nothing */
     CULONX_REJECT_DUP_DP_OVERLAP,     /* dp = 1: nothing to overlap */
+    CULONX_REJECT_CP,                 /* cp > 1: seq % (2*cp), heads, or naive attention */
+    CULONX_REJECT_TP_OVERLAP_SP,      /* tp-overlap without sequence parallelism */
     CULONX_REJECT_EVAL,               /* the evaluator refused it */
     CULONX_REJECT_MEMORY,             /* does not fit in memory (evaluated) */
     CULONX_REJECT_POWER_CAP,          /* facility power over --power-cap-mw (evaluated) */

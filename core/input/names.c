@@ -60,3 +60,27 @@ const char *culonx_did_you_mean(const char *word, const char *const *candidates,
     int i = cx_core_closest(word, candidates, n);
     return i >= 0 ? candidates[i] : NULL;
 }
+
+const char *culonx_attention_name(culonx_attention a)
+{
+    switch (a) {
+    case CULONX_ATTENTION_FLASH:
+        return "flash";
+    case CULONX_ATTENTION_NAIVE:
+        return "naive";
+    }
+    return "?";
+}
+
+const char *culonx_tp_overlap_name(culonx_tp_overlap t)
+{
+    switch (t) {
+    case CULONX_TP_OVERLAP_NONE:
+        return "none";
+    case CULONX_TP_OVERLAP_PIPE:
+        return "pipe";
+    case CULONX_TP_OVERLAP_RING:
+        return "ring";
+    }
+    return "?";
+}

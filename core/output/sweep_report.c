@@ -138,13 +138,15 @@ static void json_entry(FILE *o, const culonx_sweep_entry *x)
             "\"recompute\": \"%s\", \"sequence_parallel\": %s, \"distributed_optimizer\": %s, "
             "\"dp_overlap\": %s, \"clock_mhz\": %.9g, \"iteration_time_s\": %.9g, "
             "\"tokens_per_s\": %.9g, \"mfu\": %.9g, \"peak_memory_gib\": %.9g, \"energy_j\": %.9g, "
-            "\"objective\": %.9g}",
+            "\"objective\": %.9g, \"cp\": %lld, \"attention\": \"%s\", \"tp_overlap\": \"%s\"}",
             (unsigned long long)x->index, (long long)e->gpus, (long long)e->global_batch,
             (long long)e->tp, (long long)e->pp, (long long)e->dp, culonx_schedule_name(e->schedule),
             (long long)e->vp, (long long)e->microbatch, culonx_recompute_name(e->recompute),
             e->sequence_parallel ? "true" : "false", e->distributed_optimizer ? "true" : "false",
             e->dp_overlap ? "true" : "false", r->clock_mhz, r->iteration_time_s, r->tokens_per_s,
-            r->mfu, r->memory.peak_bytes / CX_GIB, r->energy.total_j, x->objective);
+            r->mfu, r->memory.peak_bytes / CX_GIB, r->energy.total_j, x->objective,
+            (long long)(e->cp > 1 ? e->cp : 1), culonx_attention_name(e->attention),
+            culonx_tp_overlap_name(e->tp_overlap));
 }
 
 void culonx_sweep_report_json(FILE *o, const culonx_sweep_result *R)

@@ -176,6 +176,20 @@ static int look_recompute(const char *s, int64_t *v)
     return -1;
 }
 
+static int look_attention(const char *s, int64_t *v)
+{
+    for (int a = CULONX_ATTENTION_FLASH; a <= CULONX_ATTENTION_NAIVE; a++)
+        if (strcmp(s, culonx_attention_name((culonx_attention)a)) == 0) return *v = a, 0;
+    return -1;
+}
+
+static int look_tp_overlap(const char *s, int64_t *v)
+{
+    for (int t = CULONX_TP_OVERLAP_NONE; t <= CULONX_TP_OVERLAP_RING; t++)
+        if (strcmp(s, culonx_tp_overlap_name((culonx_tp_overlap)t)) == 0) return *v = t, 0;
+    return -1;
+}
+
 static int look_bool(const char *s, int64_t *v)
 {
     if (!strcmp(s, "on") || !strcmp(s, "true") || !strcmp(s, "1")) return *v = 1, 0;
@@ -217,6 +231,7 @@ culonx_status culonx_sweep_option(culonx_sweep_spec *s, const char *name, const 
         {"mb", CULONX_SWEEP_MICROBATCH},
         {"microbatch", CULONX_SWEEP_MICROBATCH},
         {"clocks", CULONX_SWEEP_CLOCK},
+        {"cp", CULONX_SWEEP_CP},
     };
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
         if (strcmp(name, lists[i].name) == 0)
@@ -234,6 +249,16 @@ culonx_status culonx_sweep_option(culonx_sweep_spec *s, const char *name, const 
     if (!strcmp(name, "recompute"))
         return parse_name_list(name, value, &s->list[CULONX_SWEEP_RECOMPUTE], look_recompute,
                                "none, selective, full or all", err);
+    /* attention and tp-overlap default to the run's value; "all" is every
+     * value */
+    if (!strcmp(name, "attention"))
+        return parse_name_list(name, value && !strcmp(value, "all") ? "flash,naive" : value,
+                               &s->list[CULONX_SWEEP_ATTENTION], look_attention,
+                               "flash, naive or all", err);
+    if (!strcmp(name, "tp-overlap"))
+        return parse_name_list(name, value && !strcmp(value, "all") ? "none,pipe,ring" : value,
+                               &s->list[CULONX_SWEEP_TP_OVERLAP], look_tp_overlap,
+                               "none, pipe, ring or all", err);
     int bdim = !strcmp(name, "sp")           ? CULONX_SWEEP_SP
                : !strcmp(name, "dist-opt")   ? CULONX_SWEEP_DIST_OPT
                : !strcmp(name, "dp-overlap") ? CULONX_SWEEP_DP_OVERLAP

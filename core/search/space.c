@@ -59,6 +59,8 @@ culonx_status cx_core_space_build(const culonx_run *run, const culonx_sweep_spec
             for (int64_t t = 2 * sp->gpn; t <= md->heads && t <= max_gpus; t += sp->gpn)
                 push(&L[L_TP], t);
     }
+    TAKE(L_CP, CULONX_SWEEP_CP);
+    if (!L[L_CP].n) push(&L[L_CP], ex->cp > 1 ? ex->cp : 1);
     TAKE(L_PP, CULONX_SWEEP_PP);
     if (!L[L_PP].n)
         for (int64_t p = 1; p <= md->layers && p <= max_gpus; p++)
@@ -75,6 +77,10 @@ culonx_status cx_core_space_build(const culonx_run *run, const culonx_sweep_spec
             push(&L[L_RC], r);
     TAKE(L_SP, CULONX_SWEEP_SP);
     if (!L[L_SP].n) push(&L[L_SP], 0), push(&L[L_SP], 1);
+    TAKE(L_ATT, CULONX_SWEEP_ATTENTION);
+    if (!L[L_ATT].n) push(&L[L_ATT], (int64_t)ex->attention);
+    TAKE(L_TPO, CULONX_SWEEP_TP_OVERLAP);
+    if (!L[L_TPO].n) push(&L[L_TPO], (int64_t)ex->tp_overlap);
     TAKE(L_DOPT, CULONX_SWEEP_DIST_OPT);
     if (!L[L_DOPT].n) push(&L[L_DOPT], 0), push(&L[L_DOPT], 1);
     TAKE(L_OVL, CULONX_SWEEP_DP_OVERLAP);
@@ -186,10 +192,13 @@ int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_executi
         REJ(L_TP, CULONX_REJECT_TP_NODE);
     }
     if ((r = cx_core_rule_tp(md, tp)) != CULONX_REJECT_NONE) REJ(L_TP, r);
+    int64_t cp = sp->vals[L_CP][d[L_CP]];
+    /* ring attention: two chunks per rank for causal balance */
+    if (cp > 1 && md->seq % (2 * cp)) REJ(L_CP, CULONX_REJECT_CP);
     int64_t pp = sp->vals[L_PP][d[L_PP]];
     /* every schedule needs pp | layers (chunks >= 1): the whole pp subtree */
     if (md->layers % pp) REJ(L_PP, CULONX_REJECT_LAYERS_PP);
-    ex->tp = tp, ex->pp = pp;
+    ex->tp = tp, ex->pp = pp, ex->cp = cp;
     cx_layout lay;
     cx_core_layout_init(&lay, ex);
     int64_t dp = cx_core_layout_derive_dp(&lay, gpus);
@@ -208,6 +217,10 @@ int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_executi
     if ((r = v->desc->supports(&shape)) != CULONX_REJECT_NONE) REJ(L_MB, r);
     int sp_on = (int)sp->vals[L_SP][d[L_SP]];
     if (tp == 1 && d[L_SP] != 0) REJ(L_SP, CULONX_REJECT_DUP_SP);
+    int att = (int)sp->vals[L_ATT][d[L_ATT]];
+    if (cp > 1 && att != CULONX_ATTENTION_FLASH) REJ(L_ATT, CULONX_REJECT_CP);
+    int tpo = (int)sp->vals[L_TPO][d[L_TPO]];
+    if (tpo != CULONX_TP_OVERLAP_NONE && !sp_on) REJ(L_TPO, CULONX_REJECT_TP_OVERLAP_SP);
     int dopt = (int)sp->vals[L_DOPT][d[L_DOPT]];
     if (dp == 1 && d[L_DOPT] != 0) REJ(L_DOPT, CULONX_REJECT_DUP_DIST_OPT);
     int ovl = (int)sp->vals[L_OVL][d[L_OVL]];
@@ -226,5 +239,8 @@ int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_executi
     ex->distributed_optimizer = dopt;
     ex->dp_overlap = ovl;
     ex->clock_mhz = (double)sp->vals[L_CLK][d[L_CLK]];
+    ex->cp = cp;
+    ex->attention = (culonx_attention)att;
+    ex->tp_overlap = (culonx_tp_overlap)tpo;
     return -1;
 }

@@ -24,7 +24,23 @@
 #define MAX_INT_VALUE 1000000000LL
 
 /* internal levels (the public dims with schedule and vp fused) */
-enum { L_GPUS, L_GB, L_TP, L_PP, L_VAR, L_MB, L_RC, L_SP, L_CLK, L_DOPT, L_OVL, NLEVELS };
+enum {
+    L_GPUS,
+    L_GB,
+    L_TP,
+    L_CP,
+    L_PP,
+    L_VAR,
+    L_MB,
+    L_RC,
+    L_SP,
+    L_ATT,
+    L_TPO,
+    L_CLK,
+    L_DOPT,
+    L_OVL,
+    NLEVELS
+};
 
 typedef struct {
     int sched; /* culonx_schedule */
