@@ -229,9 +229,17 @@ void culonx_report_json(FILE *out, const culonx_run *run, const culonx_result *r
     fprintf(out, "\"schedule\": \"%s\", \"recompute\": \"%s\", \"dtype\": \"%s\", ",
             culonx_schedule_name(e->schedule), culonx_recompute_name(e->recompute),
             culonx_dtype_name(e->dtype));
-    fprintf(out, "\"sequence_parallel\": %s, \"distributed_optimizer\": %s, \"dp_overlap\": %s},\n",
+    fprintf(out, "\"sequence_parallel\": %s, \"distributed_optimizer\": %s, \"dp_overlap\": %s, ",
             e->sequence_parallel ? "true" : "false", e->distributed_optimizer ? "true" : "false",
             e->dp_overlap ? "true" : "false");
+    kv(out, "cp", (double)(e->cp > 1 ? e->cp : 1), 1);
+    fprintf(out, "\"attention\": \"%s\", \"tp_overlap\": \"%s\", \"param_gather_overlap\": %s, ",
+            culonx_attention_name(e->attention), culonx_tp_overlap_name(e->tp_overlap),
+            e->param_gather_overlap ? "true" : "false");
+    kv(out, "first_stage_layers", (double)e->first_stage_layers, 1);
+    kv(out, "last_stage_layers", (double)e->last_stage_layers, 1);
+    fprintf(out, "\"embedding_in_split\": %s, \"loss_in_split\": %s},\n",
+            e->embedding_in_split ? "true" : "false", e->loss_in_split ? "true" : "false");
     fputs(" ", out);
     kv(out, "params", r->params, 1);
     kv(out, "params_per_gpu", r->params_per_gpu, 1);
