@@ -50,20 +50,6 @@ double cx_core_blocked_power_w(const cx_cost *c)
     return cx_hw_power_blocked_w(&c->sys.gpu.power, &c->sys.gpu);
 }
 
-static cx_hw_coll hw_coll(cx_coll_kind k)
-{
-    switch (k) {
-    case CX_COLL_ALL_REDUCE:
-        return CX_HW_ALL_REDUCE;
-    case CX_COLL_REDUCE_SCATTER:
-        return CX_HW_REDUCE_SCATTER;
-    case CX_COLL_ALL_GATHER:
-        return CX_HW_ALL_GATHER;
-    default:
-        return CX_HW_ALL_REDUCE;
-    }
-}
-
 /* FP8 training (Transformer Engine; core/README.md "FP8"): with dtype fp8
  * only the weight GEMMs of the layers run on the FP8 tensor-core peak; the
  * attention kernel, the embedding, the logits and every memory-bound op stay
@@ -100,7 +86,7 @@ static void add_coll(const cx_cost *c, cx_coll_kind k, double bytes, int cp, dou
 {
     if (k == CX_COLL_NONE) return;
     cx_hw_comm cm = cx_hw_coll_cost(
-        &c->sys, hw_coll(k), bytes,
+        &c->sys, cx_core_hw_coll(k), bytes,
         cx_core_layout_group(&c->layout, cp ? CX_DIM_CP : CX_DIM_TP, c->sys.gpus_per_node));
     *time_s += cm.time_s;
     for (int i = 0; i < CULONX_MAX_TIERS; i++)

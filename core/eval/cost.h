@@ -130,6 +130,19 @@ static inline const cx_chunk_cost *cx_core_cost_chunk(const cx_cost *c, int vs)
     return &c->cls[c->vs_class[vs]];
 }
 
+/* The hw collective that prices a model-layer collective (models/ -> hw/). */
+static inline cx_hw_coll cx_core_hw_coll(cx_coll_kind k)
+{
+    switch (k) {
+    case CX_COLL_REDUCE_SCATTER:
+        return CX_HW_REDUCE_SCATTER;
+    case CX_COLL_ALL_GATHER:
+        return CX_HW_ALL_GATHER;
+    default:
+        return CX_HW_ALL_REDUCE;
+    }
+}
+
 /* Energy per GPU of a compute pass of duration t_s doing `flops` (tensor)
  * and moving `bytes` of HBM, at the cost's clock (hw/power.c);
  * *power_w gets the power. */

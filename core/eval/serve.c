@@ -33,6 +33,7 @@
  * prefill op's bytes as its activation transient).
  */
 #include "core/base/base.h"
+#include "core/eval/cost.h"
 #include "core/layout/layout.h"
 #include "core/layout/rules.h"
 #include "hw/hw.h"
@@ -55,18 +56,6 @@ typedef struct {
 static double elem_bytes(culonx_dtype d)
 {
     return d == CULONX_DTYPE_FP8 ? 1.0 : 2.0;
-}
-
-static cx_hw_coll hw_coll(cx_coll_kind k)
-{
-    switch (k) {
-    case CX_COLL_REDUCE_SCATTER:
-        return CX_HW_REDUCE_SCATTER;
-    case CX_COLL_ALL_GATHER:
-        return CX_HW_ALL_GATHER;
-    default:
-        return CX_HW_ALL_REDUCE;
-    }
 }
 
 typedef struct {
@@ -109,7 +98,8 @@ static void ops_cost(const serve_ctx *c, const cx_model_ops *ops, double count, 
             if (o->fwd_bytes > pc->max_op_bytes) pc->max_op_bytes = o->fwd_bytes;
         }
         if (o->coll_fwd != CX_COLL_NONE && c->tp > 1) {
-            cx_hw_comm cm = cx_hw_coll_cost(&c->sys, hw_coll(o->coll_fwd), o->coll_bytes, grp);
+            cx_hw_comm cm =
+                cx_hw_coll_cost(&c->sys, cx_core_hw_coll(o->coll_fwd), o->coll_bytes, grp);
             pc->time_s += count * cm.time_s;
             pc->comm_s += count * cm.time_s;
             pc->energy_j += count * t * (blocked_w * cm.time_s + net_j(c, &cm));
