@@ -118,4 +118,13 @@ expect 2 "bad attention" "$X" sweep $L8 --attention sdpa
 expect 0 "cp rows" "$X" sweep $L8 --cp 2 --tp 8 --top 1 --quiet --all "$T/cp.csv"
 head -1 "$T/cp.csv" | grep -q ',cp,attention,tp_overlap$' || { echo "FAIL: CSV cp columns"; fail=1; }
 awk -F, 'NR > 1 && $21 != 2 { bad = 1 } END { exit bad }' "$T/cp.csv" || { echo "FAIL: CSV cp value"; fail=1; }
+# the text table: a cp column always; attn and tpo columns only where the space varies them
+expect 0 "cp text" "$X" sweep $L8 --cp 2 --tp 8 --tp-overlap pipe --top 1 --quiet
+grep -q '^ *# *gpus *tp *cp *pp *dp schedule' "$T/out" || { echo "FAIL: text cp column"; fail=1; }
+awk '$1 == "1" && $4 != 2 { bad = 1 } END { exit bad }' "$T/out" || { echo "FAIL: text cp value"; fail=1; }
+grep -q 'attention flash in every row; tp-overlap pipe in every row' "$T/out" ||
+    { echo "FAIL: text legend of fixed attention/tp-overlap"; fail=1; }
+grep -q ' attn tpo ' "$T/out" && { echo "FAIL: attn/tpo columns of a fixed space"; fail=1; }
+expect 0 "attn text" "$X" sweep $L8 --tp 8 --attention flash,naive --tp-overlap none,pipe --top 3 --quiet
+grep -q ' ovl attn  tpo  *MHz ' "$T/out" || { echo "FAIL: text attn/tpo columns"; fail=1; }
 exit $fail

@@ -13,47 +13,72 @@ static const char *onoff(int b)
     return b ? "on" : "off";
 }
 
-/* budget: the run has a token budget (execution.tokens): time to train
- * and GPU-hours columns */
-static void text_entry(FILE *o, int rank, const culonx_sweep_entry *x, int energy, int budget)
+/* Optional columns of the text tables: energy (the power model gives
+ * energy), budget (the run has a token budget, execution.tokens: time to
+ * train and GPU-hours), attn and tpo (the space varies the attention kernel
+ * or the TP overlap; otherwise every row has the run's value, stated in the
+ * legend). The cp column is always there. */
+typedef struct {
+    int energy, budget, attn, tpo;
+} text_cols;
+
+static void text_entry(FILE *o, int rank, const culonx_sweep_entry *x, const text_cols *c)
 {
     const culonx_execution *e = &x->exec;
     const culonx_result *r = &x->res;
-    fprintf(o,
-            "%4d %6lld %4lld %4lld %5lld %-12s %3lld %4lld %-9s %-3s %-3s %-3s %6.0f %10.4f %10.1f "
-            "%9.1f %6.3f %8.2f",
-            rank, (long long)e->gpus, (long long)e->tp, (long long)e->pp, (long long)e->dp,
-            culonx_schedule_name(e->schedule), (long long)e->vp, (long long)e->microbatch,
-            culonx_recompute_name(e->recompute), onoff(e->sequence_parallel),
-            onoff(e->distributed_optimizer), onoff(e->dp_overlap), r->clock_mhz,
-            r->iteration_time_s, r->tokens_per_s,
-            e->gpus > 0 ? r->tokens_per_s / (double)e->gpus : 0.0, r->mfu,
+    fprintf(o, "%4d %6lld %4lld %3lld %4lld %5lld %-12s %3lld %4lld %-9s %-3s %-3s %-3s", rank,
+            (long long)e->gpus, (long long)e->tp, (long long)(e->cp > 1 ? e->cp : 1),
+            (long long)e->pp, (long long)e->dp, culonx_schedule_name(e->schedule), (long long)e->vp,
+            (long long)e->microbatch, culonx_recompute_name(e->recompute),
+            onoff(e->sequence_parallel), onoff(e->distributed_optimizer), onoff(e->dp_overlap));
+    if (c->attn) fprintf(o, " %-5s", culonx_attention_name(e->attention));
+    if (c->tpo) fprintf(o, " %-4s", culonx_tp_overlap_name(e->tp_overlap));
+    fprintf(o, " %6.0f %10.4f %10.1f %9.1f %6.3f %8.2f", r->clock_mhz, r->iteration_time_s,
+            r->tokens_per_s, e->gpus > 0 ? r->tokens_per_s / (double)e->gpus : 0.0, r->mfu,
             r->memory.peak_bytes / CX_GIB);
-    if (energy) fprintf(o, " %12.4g", r->energy.total_j);
-    if (budget) fprintf(o, " %8.2f %10.4g", r->time_to_train_s / 86400.0, r->gpu_hours);
+    if (c->energy) fprintf(o, " %12.4g", r->energy.total_j);
+    if (c->budget) fprintf(o, " %8.2f %10.4g", r->time_to_train_s / 86400.0, r->gpu_hours);
     fprintf(o, " %6lld %llu\n", (long long)e->global_batch, (unsigned long long)x->index);
 }
 
-static void text_header(FILE *o, int energy, int budget)
+static void text_header(FILE *o, const text_cols *c)
 {
-    fprintf(o, "%4s %6s %4s %4s %5s %-12s %3s %4s %-9s %-3s %-3s %-3s %6s %10s %10s %9s %6s %8s",
-            "#", "gpus", "tp", "pp", "dp", "schedule", "vp", "mb", "recompute", "sp", "dop", "ovl",
-            "MHz", "iter_s", "tokens/s", "tok/s/gpu", "mfu", "mem_GiB");
-    if (energy) fprintf(o, " %12s", "energy_J");
-    if (budget) fprintf(o, " %8s %10s", "days", "gpu_hours");
+    fprintf(o, "%4s %6s %4s %3s %4s %5s %-12s %3s %4s %-9s %-3s %-3s %-3s", "#", "gpus", "tp", "cp",
+            "pp", "dp", "schedule", "vp", "mb", "recompute", "sp", "dop", "ovl");
+    if (c->attn) fprintf(o, " %-5s", "attn");
+    if (c->tpo) fprintf(o, " %-4s", "tpo");
+    fprintf(o, " %6s %10s %10s %9s %6s %8s", "MHz", "iter_s", "tokens/s", "tok/s/gpu", "mfu",
+            "mem_GiB");
+    if (c->energy) fprintf(o, " %12s", "energy_J");
+    if (c->budget) fprintf(o, " %8s %10s", "days", "gpu_hours");
     fprintf(o, " %6s %s\n", "batch", "index");
 }
 
 /* what the abbreviated columns mean, once after the tables */
-static void text_legend(FILE *o, int energy, int budget, double tokens)
+static void text_legend(FILE *o, const text_cols *c, const culonx_sweep_result *R)
 {
-    fprintf(o, "\ncolumns: tp, pp, dp tensor-, pipeline-, data-parallel degrees; vp chunks per "
-               "stage;\n  mb microbatch; sp sequence parallelism; dop distributed optimizer; "
-               "ovl DP overlap;\n  MHz SM clock; iter_s seconds per iteration; tok/s/gpu "
-               "tokens/s per GPU; mfu model FLOPs\n  utilisation; mem_GiB peak memory per GPU");
-    if (energy) fprintf(o, "; energy_J energy per iteration");
-    if (budget) fprintf(o, ";\n  days, gpu_hours to train %.4g tokens (execution.tokens)", tokens);
-    fprintf(o, "; batch global batch;\n  index position in the sweep's enumeration\n");
+    const culonx_execution *run = &R->run.exec;
+    const culonx_sweep_list *la = &R->spec.list[CULONX_SWEEP_ATTENTION];
+    const culonx_sweep_list *lt = &R->spec.list[CULONX_SWEEP_TP_OVERLAP];
+    fprintf(o, "\ncolumns: tp, cp, pp, dp tensor-, context-, pipeline-, data-parallel degrees; "
+               "vp chunks\n  per stage; mb microbatch; sp sequence parallelism; dop distributed "
+               "optimizer;\n  ovl DP overlap; ");
+    if (c->attn)
+        fprintf(o, "attn attention kernel; ");
+    else
+        fprintf(o, "attention %s in every row; ",
+                culonx_attention_name(la->n == 1 ? (culonx_attention)la->v[0] : run->attention));
+    if (c->tpo)
+        fprintf(o, "tpo TP communication overlap;\n  ");
+    else
+        fprintf(o, "tp-overlap %s in every row;\n  ",
+                culonx_tp_overlap_name(lt->n == 1 ? (culonx_tp_overlap)lt->v[0] : run->tp_overlap));
+    fprintf(o, "MHz SM clock; iter_s seconds per iteration; tok/s/gpu tokens/s per GPU;\n  mfu "
+               "model FLOPs utilisation; mem_GiB peak memory per GPU");
+    if (c->energy) fprintf(o, ";\n  energy_J energy per iteration");
+    if (c->budget)
+        fprintf(o, ";\n  days, gpu_hours to train %.4g tokens (execution.tokens)", run->tokens);
+    fprintf(o, ";\n  batch global batch; index position in the sweep's enumeration\n");
 }
 
 /* The frontier in text: at most FRONT_ROWS rows, evenly spaced in time
@@ -88,7 +113,10 @@ void culonx_sweep_report_text(FILE *o, const culonx_sweep_result *R)
                 "energy: not available (the power model gives zero energy for %s); "
                 "Pareto frontier over (time, memory)\n",
                 run->system.name);
-    const int energy = R->energy_available, budget = run->exec.tokens > 0;
+    const text_cols cols = {R->energy_available, run->exec.tokens > 0,
+                            R->spec.list[CULONX_SWEEP_ATTENTION].n > 1,
+                            R->spec.list[CULONX_SWEEP_TP_OVERLAP].n > 1};
+    const int energy = cols.energy;
     if (R->ntop == 0) {
         fprintf(o, "no feasible configuration\n");
     } else {
@@ -97,21 +125,21 @@ void culonx_sweep_report_text(FILE *o, const culonx_sweep_result *R)
                         R->spec.objective == CULONX_OBJECTIVE_GPU_HOURS
                     ? " (distinct strategies, each at its best clock)"
                     : "");
-        text_header(o, energy, budget);
+        text_header(o, &cols);
         for (int i = 0; i < R->ntop; i++)
-            text_entry(o, i + 1, &R->top[i], energy, budget);
+            text_entry(o, i + 1, &R->top[i], &cols);
         int rows = R->nfront > FRONT_ROWS ? FRONT_ROWS : R->nfront;
         fprintf(o, "\nPareto frontier over (%s): %d points",
                 energy ? "time, energy, memory" : "time, memory", R->nfront);
         if (rows < R->nfront)
             fprintf(o, ", %d shown evenly spaced by time (--format json lists all)", rows);
         fprintf(o, "\n");
-        text_header(o, energy, budget);
+        text_header(o, &cols);
         for (int k = 0; k < rows; k++) {
             int i = rows > 1 ? (int)((int64_t)k * (R->nfront - 1) / (rows - 1)) : 0;
-            text_entry(o, i + 1, &R->front[i], energy, budget);
+            text_entry(o, i + 1, &R->front[i], &cols);
         }
-        text_legend(o, energy, budget, run->exec.tokens);
+        text_legend(o, &cols, R);
     }
     if (R->spec.verify_k > 0) {
         fprintf(o, "\nverify: top %d re-evaluated with the graph engine%s\n", R->nverified,
