@@ -171,7 +171,15 @@ static inline void cx_model_embedding_lookup(cx_model_builder *bd, double T, dou
 
 /* Final norm (named by the family) with Megatron's f operator, vocabulary-
  * parallel logits, and cross entropy in fp32 with two all-reduces of T
- * floats. */
+ * floats. The cross entropy is Megatron's unfused vocab-parallel loss
+ * (megatron/core/tensor_parallel/cross_entropy.py), one pass over the T x V/t
+ * logits per step, bytes per element: forward cast to fp32 (read 2, write
+ * 4), max (read 4), subtract the max in place (8), exp in place (8), sum
+ * (read 4), divide by the sum in place (8): 38; backward scale the saved
+ * softmax by the output gradient in place (8), cast the gradient back to
+ * 16 bits (read 4, write 2): 14 (models/README.md, "Head"). */
+#define CX_CE_FWD_BYTES_PER_ELEM 38.0
+#define CX_CE_BWD_BYTES_PER_ELEM 14.0
 static inline void cx_model_norm_logits_loss(cx_model_builder *bd, const char *norm, double T,
                                              double h, double V, const cx_model_dims *d)
 {
@@ -183,6 +191,8 @@ static inline void cx_model_norm_logits_loss(cx_model_builder *bd, const char *n
                       sp ? CX_COLL_REDUCE_SCATTER : CX_COLL_ALL_REDUCE, e * T * h);
     cx_model_gemm(bd, "logits", T, V / t, h, e * T * h / (sp ? t : 1.0));
     o = cx_model_elem(bd, "cross_entropy", T * V / t, T * V / t, 4.0, 4.0 * T * V / t);
+    o->fwd_bytes = CX_CE_FWD_BYTES_PER_ELEM * T * V / t;
+    o->b_bytes = CX_CE_BWD_BYTES_PER_ELEM * T * V / t;
     if (t > 1) cx_model_coll(o, CX_COLL_ALL_REDUCE, CX_COLL_NONE, 2.0 * 4.0 * T);
 }
 
