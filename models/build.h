@@ -155,15 +155,20 @@ static inline void cx_model_fixed_acts(cx_model_part *p)
     p->act_bytes[0] = p->act_bytes[1] = p->act_bytes[2] = a;
 }
 
-/* Vocabulary-parallel lookup of T tokens of width h: every rank writes its
- * partial rows, then the partial sums are all-reduced (reduce-scattered
- * with SP); the backward scatter-adds into the embedding gradient. */
-static inline void cx_model_embedding_lookup(cx_model_builder *bd, double T, double h,
+/* Vocabulary-parallel lookup of T tokens of width h from a V/t-row shard:
+ * every rank writes its partial rows, then the partial sums are all-reduced
+ * (reduce-scattered with SP). The backward is PyTorch's dense embedding
+ * backward (the embedding is not sparse in Megatron): a zeroed 16-bit
+ * gradient of the whole shard (e V h/t written), the T output-gradient rows
+ * read and scatter-added (2 e T h), then Megatron's gradient hook adds it
+ * to the fp32 main gradient (read 4 + e, write 4 per element): W bytes
+ * (2e + 8) V h/t + 2e T h per microbatch (models/README.md, "FLOPs"). */
+static inline void cx_model_embedding_lookup(cx_model_builder *bd, double T, double h, double V,
                                              const cx_model_dims *d)
 {
     const double e = bd->e;
     cx_model_op *o = cx_model_elem(bd, "embedding", T, T * h, e, 0.0);
-    o->w_bytes = e * T * h; /* scatter-add into the embedding gradient */
+    o->w_bytes = (2.0 * e + 8.0) * V * h / d->t + 2.0 * e * T * h;
     if (d->t > 1)
         cx_model_coll(o, d->sp ? CX_COLL_REDUCE_SCATTER : CX_COLL_ALL_REDUCE, CX_COLL_NONE,
                       e * T * h);

@@ -104,7 +104,7 @@ static void build(const culonx_model *m, const cx_model_dims *d, cx_model_stack 
     dense(m, d, &bd);
     cx_model_layer_acts(layer, d->e * T * h / (d->sp ? d->t : 1.0));
     bd.ops = &emb->ops;
-    cx_model_embedding_lookup(&bd, T, h, d);
+    cx_model_embedding_lookup(&bd, T, h, V, d);
     cx_model_elem(&bd, "embed_dropout", 2.0 * Tn * h, Tn * h, d->e, 1.0 * Tn * h);
     cx_model_fixed_acts(emb);
     bd.ops = &head->ops;

@@ -92,7 +92,7 @@ static void build(const culonx_model *m, const cx_model_dims *d, cx_model_stack 
     dense(m, d, &bd);
     cx_model_layer_acts(layer, d->e * T * h / (d->sp ? d->t : 1.0));
     bd.ops = &emb->ops;
-    cx_model_embedding_lookup(&bd, T, h, d);
+    cx_model_embedding_lookup(&bd, T, h, V, d);
     cx_model_fixed_acts(emb);
     bd.ops = &head->ops;
     cx_model_norm_logits_loss(&bd, "final_rmsnorm", T, h, V, d);

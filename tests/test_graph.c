@@ -52,10 +52,11 @@ static void test_levels_agree(void)
      * bucket k waits for the k-th slice of the stage's last backward item;
      * the stage level (and the closed form) cut that item into equal
      * slices, the op level at op boundaries, whose times are uneven, so
-     * the exposed DP time differs (here by < 1e-4; up to 3e-4 on the
-     * shipped runs). The op level models something the closed form does
+     * the exposed DP time differs (here by 1.45e-4 since the embedding's
+     * dense weight gradient, a long memory-bound op, ends stage 0's
+     * backward; up to 3e-4 on the shipped runs). The op level models something the closed form does
      * not; without DP overlap it agrees to round-off (below). */
-    CU_ASSERT(rel(a.iteration_time_s, b.iteration_time_s) < 1e-4);
+    CU_ASSERT(rel(a.iteration_time_s, b.iteration_time_s) < 2e-4);
     CU_ASSERT(rel(a.iteration_time_s, c.iteration_time_s) <= 1e-9);
     CU_ASSERT_EQUAL(a.memory.peak_bytes, b.memory.peak_bytes);
     CU_ASSERT_EQUAL(a.memory.peak_bytes, c.memory.peak_bytes);
