@@ -32,6 +32,9 @@ void cx_hw_perf_defaults(culonx_perf_params *p);
 double cx_hw_peak_flops(const culonx_gpu *g, culonx_dtype dt, int tensor);
 /* Matmul efficiency of one GEMM of gemm_flops FLOPs. */
 double cx_hw_matmul_eff(const culonx_perf_params *p, double gemm_flops);
+/* Fused attention kernel of kernel_flops (all heads): its fraction of the
+ * matrix peak, forward (backward = 0) or backward (hw/README.md). */
+double cx_hw_attn_eff(const culonx_perf_params *p, double kernel_flops, int backward);
 cx_hw_time cx_hw_work_time(const culonx_system *sys, const culonx_perf_params *p,
                            const cx_hw_work *w, culonx_dtype dt, double clock_mhz);
 

@@ -7,7 +7,11 @@
  *   t_mem        = bytes / (hbm_bw * mem_eff)
  *   t            = max(t_compute, t_mem)
  * Non-tensor (vector) work runs at half the vector peak. A fused kernel
- * (FlashAttention) runs at its own fraction attn_eff of the matrix peak.
+ * (FlashAttention) runs at its own fraction of the matrix peak, forward and
+ * backward separately, growing with the kernel's size like a GEMM's:
+ *   eff_attn = attn_eff * g / (g + attn_half)   g = GFLOP of the whole kernel
+ * (attn_half 0: flat). The H100 values are fitted to kernels timed on an H100
+ * (bench/fit_kernels.c, bench/data/h100-kernels.csv).
  * The framework's CPU launch cost, kernel_launch_s per kernel, is a floor
  * applied per pass over a layer in core/eval/cost.c (the CPU runs ahead of the
  * GPU, so a pass takes max(GPU time, kernels x launch)).
@@ -44,6 +48,16 @@ void cx_hw_perf_defaults(culonx_perf_params *p)
     if (p->kernel_launch_s <= 0) p->kernel_launch_s = FIT_KERNEL_LAUNCH_S;
     if (p->optimizer_bytes_per_param <= 0) p->optimizer_bytes_per_param = OPTIMIZER_BYTES_PER_PARAM;
     if (p->attn_eff <= 0) p->attn_eff = ATTN_EFF;
+    if (p->attn_bwd_eff <= 0) p->attn_bwd_eff = p->attn_eff;
+}
+
+double cx_hw_attn_eff(const culonx_perf_params *p, double kernel_flops, int backward)
+{
+    double e = backward ? p->attn_bwd_eff : p->attn_eff;
+    double half = backward ? p->attn_bwd_half_gflop : p->attn_half_gflop;
+    double g = kernel_flops * 1e-9;
+    if (half <= 0 || g <= 0) return e;
+    return e * g / (g + half);
 }
 
 double cx_hw_peak_flops(const culonx_gpu *g, culonx_dtype dt, int tensor)

@@ -60,7 +60,7 @@ double cx_core_blocked_power_w(const cx_cost *c)
  * memory). The amax reductions are scalars and not priced. */
 #define FP8_CAST_BYTES_PER_ELEM 3.0
 static double op_time(const cx_cost *c, const cx_model_op *o, double flops, double bytes,
-                      double *tensor_s, int fp8, double cast_elems)
+                      double *tensor_s, int fp8, double cast_elems, int backward)
 {
     if (flops <= 0 && bytes <= 0) return 0.0;
     cx_hw_work w;
@@ -68,7 +68,7 @@ static double op_time(const cx_cost *c, const cx_model_op *o, double flops, doub
     w.bytes = bytes;
     w.batch = o->batch;
     w.tensor = o->tensor;
-    w.eff = o->fused_attn ? c->sys.perf.attn_eff : 0.0;
+    w.eff = o->fused_attn ? cx_hw_attn_eff(&c->sys.perf, flops, backward) : 0.0;
     culonx_dtype dt = c->run->exec.dtype;
     if (dt == CULONX_DTYPE_FP8 && !fp8) dt = CULONX_DTYPE_BF16;
     cx_hw_time t = cx_hw_work_time(&c->sys, &c->sys.perf, &w, dt, c->clock_mhz);
@@ -158,9 +158,9 @@ static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int re
         ts_f[i] = ts_b[i] = ts_w[i] = 0;
         const int fp8 = is_layer && o->kind == CX_OP_GEMM; /* runs in FP8 when dtype is */
         ot->f_s[i] =
-            op_time(c, o, o->fwd_flops, o->fwd_bytes, &ts_f[i], fp8, fp8 ? o->m * o->k : 0);
-        ot->b_s[i] = op_time(c, o, o->b_flops, o->b_bytes, &ts_b[i], fp8, fp8 ? o->m * o->n : 0);
-        ot->w_s[i] = op_time(c, o, o->w_flops, o->w_bytes, &ts_w[i], fp8, 0);
+            op_time(c, o, o->fwd_flops, o->fwd_bytes, &ts_f[i], fp8, fp8 ? o->m * o->k : 0, 0);
+        ot->b_s[i] = op_time(c, o, o->b_flops, o->b_bytes, &ts_b[i], fp8, fp8 ? o->m * o->n : 0, 1);
+        ot->w_s[i] = op_time(c, o, o->w_flops, o->w_bytes, &ts_w[i], fp8, 0, 1);
         ot->tp_f_s[i] = ot->tp_b_s[i] = tp_r[i] = 0;
         add_coll(c, o->coll_fwd, o->coll_bytes, o->coll_cp, &ot->tp_f_s[i], tiers);
         add_coll(c, o->coll_bwd, o->coll_bytes, o->coll_cp, &ot->tp_b_s[i], tiers);

@@ -85,7 +85,7 @@ static void ops_cost(const serve_ctx *c, const cx_model_ops *ops, double count, 
         const cx_model_op *o = &ops->op[i];
         if (o->fwd_flops > 0 || o->fwd_bytes > 0) {
             cx_hw_work w = {o->fwd_flops, o->fwd_bytes, o->batch > 0 ? o->batch : 1, o->tensor,
-                            o->fused_attn ? c->sys.perf.attn_eff : 0.0};
+                            o->fused_attn ? cx_hw_attn_eff(&c->sys.perf, o->fwd_flops, 0) : 0.0};
             cx_hw_time tm = cx_hw_work_time(&c->sys, &c->sys.perf, &w, dt, c->f);
             double e =
                 cx_hw_pass_energy_j(g, dt, c->f, tm.time_s, o->fwd_flops, o->fwd_bytes, NULL);

@@ -111,7 +111,10 @@ typedef struct {
     double mem_eff;                   /* achieved fraction of HBM bandwidth */
     double kernel_launch_s;           /* CPU launch cost per kernel (floor per pass) */
     double optimizer_bytes_per_param; /* bytes moved by the Adam step */
-    double attn_eff;                  /* fused attention kernel: fraction of matrix peak */
+    double attn_eff;        /* fused attention forward: asymptotic fraction of matrix peak */
+    double attn_half_gflop; /* forward kernel size (GFLOP) at half attn_eff; 0: flat */
+    double attn_bwd_eff;    /* fused attention backward: asymptotic fraction (default attn_eff) */
+    double attn_bwd_half_gflop; /* backward kernel size at half attn_bwd_eff; 0: flat */
 } culonx_perf_params;
 
 #define CULONX_MAX_TIERS 2

@@ -161,6 +161,9 @@ static culonx_status check_system(checker *C)
     TRY(dbl_range(C, fo, "perf", "matmul-half-dim", pf->matmul_half_dim, 0, 0, 1e6, 0));
     TRY(dbl_range(C, fo, "perf", "mem-eff", pf->mem_eff, 0, 0, 1, 0));
     TRY(dbl_range(C, fo, "perf", "attn-eff", pf->attn_eff, 0, 0, 1, 0));
+    TRY(dbl_range(C, fo, "perf", "attn-half-gflop", pf->attn_half_gflop, 0, 0, 1e6, 0));
+    TRY(dbl_range(C, fo, "perf", "attn-bwd-eff", pf->attn_bwd_eff, 0, 0, 1, 0));
+    TRY(dbl_range(C, fo, "perf", "attn-bwd-half-gflop", pf->attn_bwd_half_gflop, 0, 0, 1e6, 0));
     TRY(dbl_range(C, fo, "perf", "kernel-launch-us", pf->kernel_launch_s, 0, 0, 1.0, 1e-6));
     TRY(dbl_range(C, fo, "perf", "optimizer-bytes-per-param", pf->optimizer_bytes_per_param, 0, 0,
                   1e4, 0));

@@ -89,6 +89,9 @@ static const cx_field perf_fields[] = {
     FLD(culonx_perf_params, "optimizer-bytes-per-param", FT_NONNEG, optimizer_bytes_per_param, 0,
         0),
     FLD(culonx_perf_params, "attn-eff", FT_NONNEG, attn_eff, 0, 0),
+    FLD(culonx_perf_params, "attn-half-gflop", FT_NONNEG, attn_half_gflop, 0, 0),
+    FLD(culonx_perf_params, "attn-bwd-eff", FT_NONNEG, attn_bwd_eff, 0, 0),
+    FLD(culonx_perf_params, "attn-bwd-half-gflop", FT_NONNEG, attn_bwd_half_gflop, 0, 0),
 };
 
 /* gpus and dp sit at EXEC_GPUS and EXEC_DP (fields.h) */

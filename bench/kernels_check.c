@@ -1,0 +1,192 @@
+/*
+ * kernels_check.c — kernel-level validation of the roofline of hw/perf.c on
+ * a real H100: every kernel timed in bench/data/h100-kernels.csv and
+ * bench/data/h100-expert-gemm.csv (this project's measurements; provenance in
+ * bench/data/README.md) priced by cx_hw_work_time with the H100 system as
+ * shipped (configs/systems/h100-80g.xml, <perf> and all), at the maximum
+ * clock. Prints per-row error with --rows, and per kind the count, mean
+ * error (signed: + is predicted slower), MAPE and worst row.
+ *
+ * Row classes: GEMMs (bf16; FP8 rows on the FP8 peak) price flops and the
+ * bf16 bytes of both operands and the output; fused attention (kind attn-*)
+ * uses the attention curves (cx_hw_attn_eff, backward for attn-bwd); memory-
+ * bound rows (kind mem) price bytes only. Rows of the eager table shorter
+ * than 25 us are left out (bound by PyTorch's CPU issue rate, not the
+ * kernel: bench/data/README.md); the expert table is graph-timed, so all
+ * its rows count.
+ *
+ * Not a fit: the iteration-level eff_max of the H100 <perf> (0.64, fitted to
+ * whole Megatron-Core runs, which run power-capped below 1980 MHz) is lower
+ * than the kernels' own (0.70 at the clocks they ran), so large GEMMs are
+ * expected ~10% slow here; what the table shows is where the roofline's shape
+ * holds (weight-bandwidth-bound small GEMMs, attention curves) and where it
+ * does not.
+ *
+ * --check: exit 1 when a kind's MAPE exceeds its bound (GEMMs 12%, fused
+ * attention 15%, grouped expert GEMMs 20%, everything else 40%; now 4.6-8.7%,
+ * 9.0-10.3%, 13.0-13.4% and 16.5-32.6%): a regression guard, not a fit.
+ *
+ * usage: bench_kernels_check [--rows] [--check] [DATA_DIR]   (exit 77: tables missing)
+ */
+#include "culonx.h"
+
+#include "hw/hw.h"
+#include <csv.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BENCH_EXIT_SKIP 77
+#define MIN_EAGER_US 25.0
+#define NCOL 16
+
+typedef struct {
+    char f[NCOL][64];
+    int col, header, nkinds;
+    const culonx_system *sys;
+    int rows_out, expert;
+    char kind[32][96];
+    double n[32], sum[32], abs_sum[32], worst[32];
+} chk;
+
+static int kind_index(chk *C, const char *k)
+{
+    for (int i = 0; i < C->nkinds; i++)
+        if (!strcmp(C->kind[i], k)) return i;
+    if (C->nkinds == 32) return 31;
+    snprintf(C->kind[C->nkinds], sizeof C->kind[0], "%s", k);
+    return C->nkinds++;
+}
+
+static void on_field(void *s, size_t len, void *data)
+{
+    chk *C = data;
+    if (C->col < NCOL) {
+        size_t k = len < 63 ? len : 63;
+        memcpy(C->f[C->col], s, k);
+        C->f[C->col][k] = 0;
+    }
+    C->col++;
+}
+
+static void on_row(int c, void *data)
+{
+    (void)c;
+    chk *C = data;
+    int ncol = C->col;
+    C->col = 0;
+    if (C->header) {
+        C->header = 0;
+        return;
+    }
+    /* h100-kernels: kind,name,m,n,k,batch,dtype,flops,bytes,time_us,...
+     * h100-expert-gemm: kind,model,tokens,n,k,experts,flops,bytes,time_us,... */
+    const char *kind = C->f[0];
+    double flops = atof(C->f[C->expert ? 6 : 7]), bytes = atof(C->f[C->expert ? 7 : 8]);
+    double t_us = atof(C->f[C->expert ? 8 : 9]);
+    if (ncol < 10 || t_us <= 0) return;
+    if (!C->expert && t_us < MIN_EAGER_US) return;
+    cx_hw_work w = {flops, bytes, 1, 1, 0.0};
+    culonx_dtype dt = CULONX_DTYPE_BF16;
+    if (!strncmp(kind, "attn-", 5))
+        w.eff = cx_hw_attn_eff(&C->sys->perf, flops, !strcmp(kind, "attn-bwd"));
+    else if (!strcmp(kind, "mem"))
+        w.flops = 0, w.tensor = 0;
+    else if (!strcmp(kind, "gemm-fp8"))
+        dt = CULONX_DTYPE_FP8;
+    if (!strncmp(kind, "attn-", 5) && strcmp(C->f[1], "cudnn")) return; /* TE's kernel only */
+    /* grouped GEMMs: the size curve on the whole kernel (all experts' tiles fill the
+     * SMs together, as for fused attention), batch 1 */
+    double pred_us =
+        cx_hw_work_time(C->sys, &C->sys->perf, &w, dt, C->sys->gpu.max_mhz).time_s * 1e6;
+    double e = pred_us / t_us - 1.0;
+    char key[96];
+    snprintf(key, sizeof key, "%s%s", C->expert ? "expert " : "", kind);
+    int i = kind_index(C, key);
+    C->n[i]++, C->sum[i] += e, C->abs_sum[i] += fabs(e);
+    if (fabs(e) > fabs(C->worst[i])) C->worst[i] = e;
+    if (C->rows_out)
+        printf("%-18s %-26s %10.2f us  predicted %10.2f us  %+7.1f%%\n", key, C->f[1], t_us,
+               pred_us, 100 * e);
+}
+
+static int load(chk *C, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        printf("SKIP kernels: %s missing\n", path);
+        return BENCH_EXIT_SKIP;
+    }
+    struct csv_parser p;
+    if (csv_init(&p, CSV_APPEND_NULL) != 0) {
+        fclose(f);
+        return 1;
+    }
+    C->header = 1, C->col = 0;
+    char buf[65536];
+    size_t got;
+    int rc = 0;
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+        if (csv_parse(&p, buf, got, on_field, on_row, C) != got) {
+            fprintf(stderr, "%s: %s\n", path, csv_strerror(csv_error(&p)));
+            rc = 1;
+            break;
+        }
+    if (!rc) csv_fini(&p, on_field, on_row, C);
+    csv_free(&p);
+    fclose(f);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = CX_BENCH_DATA_DIR;
+    static chk C;
+    int check = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--rows"))
+            C.rows_out = 1;
+        else if (!strcmp(argv[i], "--check"))
+            check = 1;
+        else
+            dir = argv[i];
+    }
+    static culonx_run run;
+    culonx_error err;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/configs/llama3-8b-h100.xml", CX_SOURCE_DIR);
+    if (culonx_run_load(path, NULL, 0, NULL, &run, &err) != CULONX_OK) {
+        fprintf(stderr, "%s:%d: %s\n", err.file, err.line, err.msg);
+        return 1;
+    }
+    culonx_system sys = run.system;
+    cx_hw_perf_defaults(&sys.perf);
+    C.sys = &sys;
+    printf("H100 system %s, perf: eff_max %.4f, half %.2f GFLOP, mem_eff %.4f, max clock %.0f "
+           "MHz\n",
+           sys.name, sys.perf.matmul_eff_max, sys.perf.matmul_half_dim, sys.perf.mem_eff,
+           sys.gpu.max_mhz);
+    const char *files[2] = {"h100-kernels.csv", "h100-expert-gemm.csv"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[k]);
+        C.expert = k;
+        int rc = load(&C, path);
+        if (rc) return rc;
+    }
+    printf("%-22s %5s %9s %8s %9s\n", "kind", "rows", "mean", "MAPE", "worst");
+    int fail = 0;
+    for (int i = 0; i < C.nkinds; i++) {
+        double mape = C.abs_sum[i] / C.n[i];
+        double bound = !strncmp(C.kind[i], "gemm-", 5)             ? 0.12
+                       : !strncmp(C.kind[i], "attn-", 5)           ? 0.15
+                       : !strncmp(C.kind[i], "expert grouped", 14) ? 0.20
+                                                                   : 0.40;
+        int bad = check && mape > bound;
+        fail |= bad;
+        printf("%-22s %5.0f %+8.1f%% %7.1f%% %+8.1f%%%s\n", C.kind[i], C.n[i],
+               100 * C.sum[i] / C.n[i], 100 * mape, 100 * C.worst[i],
+               bad ? "  FAIL: above bound" : "");
+    }
+    return fail;
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# fit_reproduces.sh — the shipped H100 efficiencies are what the fits print:
+# bench_fit_kernels (kernels timed on an H100, bench/data/h100-kernels.csv)
+# gives the fused-attention curves that bench/fit.c fixes, and
+# bench_fit --h100 prints the <perf> element of configs/systems/h100-80g.xml
+# and h200-141g.xml (same die). Fails when a constant is edited by hand.
+# usage: fit_reproduces.sh BENCH_FIT_KERNELS BENCH_FIT
+set -u
+kern="$1"; fit="$2"; fail=0
+out=$("$kern"); rc=$?
+[ $rc -eq 77 ] && { echo "SKIP: $out"; exit 77; }
+[ $rc -eq 0 ] || { echo "FAIL: bench_fit_kernels exit $rc"; exit 1; }
+echo "$out"
+get() { echo "$out" | awk -v w="$1" '$0 ~ w { for (i=1;i<=NF;i++) if ($i=="'"$2"'") print $(i+1) }'; }
+check() { # name, printed value, define in bench/fit.c
+  local want; want=$(grep -E "^#define $3 " bench/fit.c | awk '{print $3}')
+  if awk -v a="$2" -v b="$want" 'BEGIN{exit !(sprintf("%.4f",a)+0==sprintf("%.4f",b)+0 || sprintf("%.2f",a)+0==sprintf("%.2f",b)+0)}'; then
+    echo "ok   $1: fit $2, bench/fit.c $want"
+  else echo "FAIL $1: fit $2, bench/fit.c $want"; fail=1; fi
+}
+check "attention fwd e_max" "$(get 'attention fwd cudnn' e_max)" H100_ATTN_EFF
+check "attention fwd g_half" "$(get 'attention fwd cudnn' g_half)" H100_ATTN_HALF_GFLOP
+check "attention bwd e_max" "$(get 'attention bwd cudnn' e_max)" H100_ATTN_BWD_EFF
+check "attention bwd g_half" "$(get 'attention bwd cudnn' g_half)" H100_ATTN_BWD_HALF_GFLOP
+perf=$("$fit" --h100 | grep '^<perf') || { echo "FAIL: bench_fit --h100 printed no <perf>"; exit 1; }
+for f in configs/systems/h100-80g.xml configs/systems/h200-141g.xml; do
+  if grep -qF "  $perf" "$f"; then echo "ok   $f carries $perf"
+  else echo "FAIL $f: <perf> differs from bench_fit --h100: $perf"; fail=1; fi
+done
+exit $fail
