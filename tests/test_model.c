@@ -246,6 +246,25 @@ static void test_flash_attention(void)
                   find_op(layer_ops(&flash), "qkv")->fwd_flops / 2) < 1e-12);
 }
 
+/* The head's cross entropy and the embedding's weight gradient as Megatron
+ * runs them (models/README.md, "FLOPs"): 38 B per logit forward and 14
+ * backward; (2e + 8) V h/t + 2e T h bytes of embedding weight gradient. */
+static void test_vocab_bytes(void)
+{
+    culonx_model m = gpt(24, 2048, 16, 131072, 4096);
+    cx_model_stack st;
+    cx_model_build(&m, 2, 4, 1, 2.0, 1, &st);
+    const double T = 2.0 * 4096, V = 131072, h = 2048, t = 4;
+    const cx_model_op *ce = find_op(&st.part[CX_MODEL_PART_HEAD].ops, "cross_entropy");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ce);
+    CU_ASSERT(rel(ce->fwd_bytes, 38.0 * T * V / t) < 1e-12);
+    CU_ASSERT(rel(ce->b_bytes, 14.0 * T * V / t) < 1e-12);
+    CU_ASSERT(rel(ce->saved_bytes, 4.0 * T * V / t) < 1e-12); /* the fp32 softmax */
+    const cx_model_op *em = find_op(&st.part[CX_MODEL_PART_EMBED].ops, "embedding");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(em);
+    CU_ASSERT(rel(em->w_bytes, 12.0 * V * h / t + 4.0 * T * h) < 1e-12);
+}
+
 static void test_roofline(void)
 {
     culonx_system s = dgx();
@@ -280,6 +299,7 @@ int main(void)
     CU_add_test(s, "collective times", test_collectives);
     CU_add_test(s, "roofline", test_roofline);
     CU_add_test(s, "flash attention, window, head-dim, cp", test_flash_attention);
+    CU_add_test(s, "cross entropy and embedding gradient bytes", test_vocab_bytes);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();
