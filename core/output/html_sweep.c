@@ -59,11 +59,12 @@ static void entry_tip(char *buf, size_t n, const culonx_sweep_entry *x, const ch
     const culonx_execution *e = &x->exec;
     snprintf(
         buf, n,
-        "%s: TP %lld PP %lld DP %lld %s vp %lld mb %lld recompute %s: %.4g s, %.4g MJ, %.2f GiB",
-        what, (long long)e->tp, (long long)e->pp, (long long)e->dp,
-        culonx_schedule_name(e->schedule), (long long)e->vp, (long long)e->microbatch,
-        culonx_recompute_name(e->recompute), x->res.iteration_time_s, x->res.energy.total_j / 1e6,
-        x->res.memory.peak_bytes / (1024.0 * 1024 * 1024));
+        "%s: TP %lld CP %lld PP %lld DP %lld %s vp %lld mb %lld recompute %s: %.4g s, %.4g MJ, "
+        "%.2f GiB",
+        what, (long long)e->tp, (long long)(e->cp > 1 ? e->cp : 1), (long long)e->pp,
+        (long long)e->dp, culonx_schedule_name(e->schedule), (long long)e->vp,
+        (long long)e->microbatch, culonx_recompute_name(e->recompute), x->res.iteration_time_s,
+        x->res.energy.total_j / 1e6, x->res.memory.peak_bytes / (1024.0 * 1024 * 1024));
 }
 
 /* zoom: only candidates within 25% of the fastest */
@@ -198,7 +199,8 @@ static void rejects(FILE *out, const culonx_sweep_result *r)
 
 static void top_table(FILE *out, const culonx_sweep_result *r)
 {
-    fputs("<table><tr><th>#</th><th>gpus</th><th>tp</th><th>pp</th><th>dp</th><th>schedule</th>"
+    fputs("<table><tr><th>#</th><th>gpus</th><th>tp</th><th>cp</th><th>pp</th><th>dp</th>"
+          "<th>schedule</th>"
           "<th>vp</th><th>mb</th><th>recompute</th><th>sp</th><th>MHz</th><th>time</th>"
           "<th>tokens/s</th><th>MFU</th><th>memory</th><th>energy</th></tr>\n",
           out);
@@ -210,13 +212,15 @@ static void top_table(FILE *out, const culonx_sweep_result *r)
         cx_core_fmt_bytes(m, sizeof m, x->res.memory.peak_bytes);
         cx_core_fmt_si(en, sizeof en, x->res.energy.total_j, "J");
         fprintf(out,
-                "<tr><td>%d</td><td>%lld</td><td>%lld</td><td>%lld</td><td>%lld</td><td>%s</td>"
+                "<tr><td>%d</td><td>%lld</td><td>%lld</td><td>%lld</td><td>%lld</td><td>%lld</td>"
+                "<td>%s</td>"
                 "<td>%lld</td><td>%lld</td><td>%s</td><td>%s</td><td>%.0f</td><td>%s</td>"
                 "<td>%.4g</td><td>%.1f%%</td><td>%s</td><td>%s</td></tr>\n",
-                i + 1, (long long)e->gpus, (long long)e->tp, (long long)e->pp, (long long)e->dp,
-                culonx_schedule_name(e->schedule), (long long)e->vp, (long long)e->microbatch,
-                culonx_recompute_name(e->recompute), e->sequence_parallel ? "on" : "off",
-                x->res.clock_mhz, t, x->res.tokens_per_s, 100 * x->res.mfu, m, en);
+                i + 1, (long long)e->gpus, (long long)e->tp, (long long)(e->cp > 1 ? e->cp : 1),
+                (long long)e->pp, (long long)e->dp, culonx_schedule_name(e->schedule),
+                (long long)e->vp, (long long)e->microbatch, culonx_recompute_name(e->recompute),
+                e->sequence_parallel ? "on" : "off", x->res.clock_mhz, t, x->res.tokens_per_s,
+                100 * x->res.mfu, m, en);
     }
     fputs("</table>\n", out);
 }
