@@ -40,6 +40,7 @@ typedef enum {
     CX_HW_REDUCE_SCATTER = 2,
     CX_HW_ALL_GATHER = 3,
     CX_HW_P2P = 4,
+    CX_HW_ALL_TO_ALL = 5, /* V = one rank's send buffer (hw/net.c) */
 } cx_hw_coll;
 
 typedef struct {

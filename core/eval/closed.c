@@ -242,13 +242,16 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         bd->backward_s += m * (cc->b_s + cc->w_s);
         bd->recompute_s += m * cc->r_s;
         bd->tp_comm_s += m * (cc->tp_f_s + cc->tp_b_s + cc->tp_r_s);
+        bd->ep_comm_s += m * (cc->ep_f_s + cc->ep_b_s + cc->ep_r_s);
     }
+    bd->tp_comm_s -= bd->ep_comm_s; /* expert collectives are reported apart */
     bd->pp_comm_s = (m - 1) * p2p_mb;
     bd->optimizer_s = opt_s;
     if (replayed) { /* the bubble is the rest of the replayed iteration */
         bd->dp_comm_s = dp_replayed;
-        bubble = res->iteration_time_s - (bd->forward_s + bd->backward_s + bd->recompute_s +
-                                          bd->tp_comm_s + bd->pp_comm_s + bd->dp_comm_s + opt_s);
+        bubble = res->iteration_time_s -
+                 (bd->forward_s + bd->backward_s + bd->recompute_s + bd->tp_comm_s + bd->ep_comm_s +
+                  bd->pp_comm_s + bd->dp_comm_s + opt_s);
         bubble = cx_maxd(0.0, bubble);
     } else {
         bd->dp_comm_s = tail - opt_s;
@@ -269,6 +272,7 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     res->hardware_flops = (per_mb + rec) * ranks;
     /* parameters */
     res->params = cx_model_stack_params(&c->stack);
+    res->active_params = cx_model_stack_active_params(&c->stack);
 
     /* memory: the most loaded stage */
     memory_result(c, replayed ? rp->peak_act_bytes : NULL, res);

@@ -348,7 +348,7 @@ static void emit_tail(walker *w)
     const int32_t last_first = w->st[s].last_first, last_last = w->st[s].last_last;
     int nb = cx_core_dp_buckets(c, s);
     int32_t last_dp = -1;
-    if (ex->dp * (ex->cp > 1 ? ex->cp : 1) > 1 && c->dp_s[s] > 0) {
+    if (c->dp_s[s] > 0) { /* dense over dp x cp, experts over their dp group */
         int64_t span = (int64_t)last_last - last_first + 1;
         for (int k = 0; k < nb; k++) {
             int32_t dep = last_last;
