@@ -566,6 +566,8 @@ typedef enum {
     CULONX_SWEEP_CP,         /* context-parallel degree */
     CULONX_SWEEP_ATTENTION,  /* values: culonx_attention */
     CULONX_SWEEP_TP_OVERLAP, /* values: culonx_tp_overlap */
+    CULONX_SWEEP_EP,         /* expert-parallel degree (MoE) */
+    CULONX_SWEEP_ETP,        /* tensor parallelism inside the experts */
     CULONX_SWEEP_NDIMS
 } culonx_sweep_dim;
 

@@ -14,15 +14,20 @@ static const char *onoff(int b)
 }
 
 /* budget: the run has a token budget (execution.tokens): time to train
- * and GPU-hours columns */
-static void text_entry(FILE *o, int rank, const culonx_sweep_entry *x, int energy, int budget)
+ * and GPU-hours columns; moe: a mixture-of-experts run: ep and etp columns */
+static void text_entry(FILE *o, int rank, const culonx_sweep_entry *x, int energy, int budget,
+                       int moe)
 {
     const culonx_execution *e = &x->exec;
     const culonx_result *r = &x->res;
+    fprintf(o, "%4d ", rank);
+    if (moe)
+        fprintf(o, "%3lld %3lld ", (long long)(e->ep > 1 ? e->ep : 1),
+                (long long)(e->etp > 1 ? e->etp : 1));
     fprintf(o,
-            "%4d %6lld %4lld %4lld %5lld %-12s %3lld %4lld %-9s %-3s %-3s %-3s %6.0f %10.4f %10.1f "
+            "%6lld %4lld %4lld %5lld %-12s %3lld %4lld %-9s %-3s %-3s %-3s %6.0f %10.4f %10.1f "
             "%9.1f %6.3f %8.2f",
-            rank, (long long)e->gpus, (long long)e->tp, (long long)e->pp, (long long)e->dp,
+            (long long)e->gpus, (long long)e->tp, (long long)e->pp, (long long)e->dp,
             culonx_schedule_name(e->schedule), (long long)e->vp, (long long)e->microbatch,
             culonx_recompute_name(e->recompute), onoff(e->sequence_parallel),
             onoff(e->distributed_optimizer), onoff(e->dp_overlap), r->clock_mhz,
@@ -34,10 +39,12 @@ static void text_entry(FILE *o, int rank, const culonx_sweep_entry *x, int energ
     fprintf(o, " %6lld %llu\n", (long long)e->global_batch, (unsigned long long)x->index);
 }
 
-static void text_header(FILE *o, int energy, int budget)
+static void text_header(FILE *o, int energy, int budget, int moe)
 {
-    fprintf(o, "%4s %6s %4s %4s %5s %-12s %3s %4s %-9s %-3s %-3s %-3s %6s %10s %10s %9s %6s %8s",
-            "#", "gpus", "tp", "pp", "dp", "schedule", "vp", "mb", "recompute", "sp", "dop", "ovl",
+    fprintf(o, "%4s ", "#");
+    if (moe) fprintf(o, "%3s %3s ", "ep", "etp");
+    fprintf(o, "%6s %4s %4s %5s %-12s %3s %4s %-9s %-3s %-3s %-3s %6s %10s %10s %9s %6s %8s",
+            "gpus", "tp", "pp", "dp", "schedule", "vp", "mb", "recompute", "sp", "dop", "ovl",
             "MHz", "iter_s", "tokens/s", "tok/s/gpu", "mfu", "mem_GiB");
     if (energy) fprintf(o, " %12s", "energy_J");
     if (budget) fprintf(o, " %8s %10s", "days", "gpu_hours");
@@ -45,7 +52,7 @@ static void text_header(FILE *o, int energy, int budget)
 }
 
 /* what the abbreviated columns mean, once after the tables */
-static void text_legend(FILE *o, int energy, int budget, double tokens)
+static void text_legend(FILE *o, int energy, int budget, double tokens, int moe)
 {
     fprintf(o, "\ncolumns: tp, pp, dp tensor-, pipeline-, data-parallel degrees; vp chunks per "
                "stage;\n  mb microbatch; sp sequence parallelism; dop distributed optimizer; "
@@ -54,6 +61,7 @@ static void text_legend(FILE *o, int energy, int budget, double tokens)
     if (energy) fprintf(o, "; energy_J energy per iteration");
     if (budget) fprintf(o, ";\n  days, gpu_hours to train %.4g tokens (execution.tokens)", tokens);
     fprintf(o, "; batch global batch;\n  index position in the sweep's enumeration\n");
+    if (moe) fprintf(o, "  ep, etp expert-parallel degree and tensor parallelism inside experts\n");
 }
 
 /* The frontier in text: at most FRONT_ROWS rows, evenly spaced in time
@@ -89,6 +97,7 @@ void culonx_sweep_report_text(FILE *o, const culonx_sweep_result *R)
                 "Pareto frontier over (time, memory)\n",
                 run->system.name);
     const int energy = R->energy_available, budget = run->exec.tokens > 0;
+    const int moe = run->model.arch == CULONX_ARCH_MOE;
     if (R->ntop == 0) {
         fprintf(o, "no feasible configuration\n");
     } else {
@@ -97,21 +106,21 @@ void culonx_sweep_report_text(FILE *o, const culonx_sweep_result *R)
                         R->spec.objective == CULONX_OBJECTIVE_GPU_HOURS
                     ? " (distinct strategies, each at its best clock)"
                     : "");
-        text_header(o, energy, budget);
+        text_header(o, energy, budget, moe);
         for (int i = 0; i < R->ntop; i++)
-            text_entry(o, i + 1, &R->top[i], energy, budget);
+            text_entry(o, i + 1, &R->top[i], energy, budget, moe);
         int rows = R->nfront > FRONT_ROWS ? FRONT_ROWS : R->nfront;
         fprintf(o, "\nPareto frontier over (%s): %d points",
                 energy ? "time, energy, memory" : "time, memory", R->nfront);
         if (rows < R->nfront)
             fprintf(o, ", %d shown evenly spaced by time (--format json lists all)", rows);
         fprintf(o, "\n");
-        text_header(o, energy, budget);
+        text_header(o, energy, budget, moe);
         for (int k = 0; k < rows; k++) {
             int i = rows > 1 ? (int)((int64_t)k * (R->nfront - 1) / (rows - 1)) : 0;
-            text_entry(o, i + 1, &R->front[i], energy, budget);
+            text_entry(o, i + 1, &R->front[i], energy, budget, moe);
         }
-        text_legend(o, energy, budget, run->exec.tokens);
+        text_legend(o, energy, budget, run->exec.tokens, moe);
     }
     if (R->spec.verify_k > 0) {
         fprintf(o, "\nverify: top %d re-evaluated with the graph engine%s\n", R->nverified,
@@ -138,7 +147,8 @@ static void json_entry(FILE *o, const culonx_sweep_entry *x)
             "\"recompute\": \"%s\", \"sequence_parallel\": %s, \"distributed_optimizer\": %s, "
             "\"dp_overlap\": %s, \"clock_mhz\": %.9g, \"iteration_time_s\": %.9g, "
             "\"tokens_per_s\": %.9g, \"mfu\": %.9g, \"peak_memory_gib\": %.9g, \"energy_j\": %.9g, "
-            "\"objective\": %.9g, \"cp\": %lld, \"attention\": \"%s\", \"tp_overlap\": \"%s\"}",
+            "\"objective\": %.9g, \"cp\": %lld, \"attention\": \"%s\", \"tp_overlap\": \"%s\", "
+            "\"ep\": %lld, \"etp\": %lld}",
             (unsigned long long)x->index, (long long)e->gpus, (long long)e->global_batch,
             (long long)e->tp, (long long)e->pp, (long long)e->dp, culonx_schedule_name(e->schedule),
             (long long)e->vp, (long long)e->microbatch, culonx_recompute_name(e->recompute),
@@ -146,7 +156,8 @@ static void json_entry(FILE *o, const culonx_sweep_entry *x)
             e->dp_overlap ? "true" : "false", r->clock_mhz, r->iteration_time_s, r->tokens_per_s,
             r->mfu, r->memory.peak_bytes / CX_GIB, r->energy.total_j, x->objective,
             (long long)(e->cp > 1 ? e->cp : 1), culonx_attention_name(e->attention),
-            culonx_tp_overlap_name(e->tp_overlap));
+            culonx_tp_overlap_name(e->tp_overlap), (long long)(e->ep > 1 ? e->ep : 1),
+            (long long)(e->etp > 1 ? e->etp : 1));
 }
 
 void culonx_sweep_report_json(FILE *o, const culonx_sweep_result *R)
