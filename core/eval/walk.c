@@ -100,11 +100,14 @@ static void tag(walker *w, int32_t id, int mb, int chunk, int vs)
     nd->vstage = (int16_t)vs;
 }
 
-/* blocking TP collective after a compute node (op level) */
-static void emit_tp(walker *w, int32_t after, double dur, double bytes, int mb, int chunk, int vs)
+/* blocking TP collective after a compute node (op level); expert
+ * collectives (all-to-all, etp) on the EP stream */
+static void emit_tp(walker *w, int32_t after, double dur, double bytes, int mb, int chunk, int vs,
+                    int expert)
 {
     if (dur <= 0) return;
-    int32_t id = emit(w, CX_STREAM_TP, CX_NODE_TP, dur);
+    int32_t id =
+        expert ? emit(w, CX_STREAM_EP, CX_NODE_EP, dur) : emit(w, CX_STREAM_TP, CX_NODE_TP, dur);
     tag(w, id, mb, chunk, vs);
     cx_node *nd = N(w, id);
     if (nd) {
@@ -179,7 +182,7 @@ static void emit_ops(walker *w, const cx_model_ops *ops, const cx_op_times *ot, 
         }
         /* backward collectives sit before the op's backward in Megatron (f
          * operator); the position inside the group does not change timing */
-        emit_tp(w, id, tp, o->coll_bytes, mb, chunk, vs);
+        emit_tp(w, id, tp, o->coll_bytes, mb, chunk, vs, o->coll_group != CX_GROUP_TP);
     }
 }
 
@@ -536,8 +539,8 @@ oom:
 
 const char *cx_core_node_name(const cx_graph *g, const cx_node *nd)
 {
-    static const char *const names[CX_NODE_KINDS] = {"F",  "B",    "W",         "BW",       "R",
-                                                     "TP", "send", "dp-bucket", "optimizer"};
+    static const char *const names[CX_NODE_KINDS] = {
+        "F", "B", "W", "BW", "R", "TP", "send", "dp-bucket", "optimizer", "all-to-all"};
     if (g->detail == CX_DETAIL_OP && nd->stream == CX_STREAM_COMPUTE && nd->kind <= CX_NODE_R) {
         const cx_model_stack *st = &g->cost->stack;
         if (nd->part < st->nparts && nd->op < st->part[nd->part].ops.nops)
