@@ -73,11 +73,16 @@ static double bubble_cached(const cx_sched_desc *d, int p, int m, int v, double 
 }
 
 /* Is c's iteration time replayed? Schedules without an exact formula, and
- * every schedule under an uneven layer split (culonx_run.vstage_layers):
- * the formulas hold for equal middle stages only. */
+ * every schedule under an uneven layer split (culonx_run.vstage_layers) or
+ * over a stack of several layer kinds (MoE layers after dense ones): the
+ * formulas hold for stages of one layer kind, equal but for the first and
+ * the last (bench_agree holds this to the graph engine). */
 static int replays(const cx_cost *c)
 {
-    return !c->sched->closed_exact || c->run->vstage_layers != NULL;
+    if (!c->sched->closed_exact || c->run->vstage_layers != NULL) return 1;
+    /* several layer kinds (their F:B ratios differ): a stage's share of
+     * fill and drain is no longer the mean stage's */
+    return c->p > 1 && c->stack.nseg > 1;
 }
 
 void cx_core_stage_times(const cx_cost *c, int s, double *f, double *b, double *w)

@@ -301,7 +301,8 @@ static void emit_item(walker *w, int kind, int chunk, int mb, int vs, int is_las
     const culonx_execution *ex = &g->run->exec;
     const cx_chunk_cost *cc = cx_core_cost_chunk(c, vs);
     int pieces = 1;
-    if (is_last && g->detail == CX_DETAIL_STAGE && ex->dp * (ex->cp > 1 ? ex->cp : 1) > 1)
+    /* DP buckets: the dense gradients over dp x cp, the experts' over their dp group */
+    if (is_last && g->detail == CX_DETAIL_STAGE && c->dp_s[w->stage] > 0)
         pieces = cx_core_dp_buckets(c, w->stage);
     int32_t first, head, lastid;
     switch (kind) {
