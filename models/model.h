@@ -6,15 +6,16 @@
  * al. SC'21 (FLOP formulas), Korthikanti et al. 2022 (activation memory, SP,
  * selective recompute), Megatron-LM TP collectives (f/g operators).
  *
- * Shape. A model family (models/gpt.c, models/llama.c; models/registry.c
+ * Shape. A model family (models/gpt.c, models/llama.c, models/moe.c; models/registry.c
  * maps culonx_arch to it) builds a cx_model_stack:
  *   - parts: op tables with their parameters and saved activations. Part
  *     CX_MODEL_PART_EMBED is the input embedding (first virtual stage), part
  *     CX_MODEL_PART_HEAD the final norm, logits and loss (last virtual stage);
  *     parts from CX_MODEL_PART_LAYER on are the layer kinds the family uses
- *     (today one: "dense", attention + MLP);
+ *     ("dense", attention + MLP; the MoE family adds "moe");
  *   - segments: the ordered list (layer kind, count) from the input to the
- *     output, whose counts add up to model.layers (today one segment).
+ *     output, whose counts add up to model.layers (one segment for GPT and
+ *     Llama; DeepSeek-V3 is [(dense, 3), (moe, 58)]).
  * core/eval/cost.c cuts the stack into virtual stages (an even split by default,
  * any layers-per-stage list on request) and prices each distinct chunk
  * content once (chunk classes, core/eval/cost.h).
@@ -25,11 +26,12 @@
  * mode, recompute = 1) and lists it in the segments, e.g. DeepSeek-style
  * [(dense, 3), (moe, 58)] or a distinct last layer [(dense, n-1), (dense_last,
  * 1)]. Nothing in core/ changes: chunks, the closed form, the graph engine
- * and the memory scan iterate segments and classes. A kind that needs a new
- * collective (expert all-to-all) adds a cx_coll_kind here and its price in
- * core/eval/cost.c; parameters sharded otherwise than by TP (experts over EP)
- * need a second count beside `params` (today core/eval/cost.c divides `params`
- * by tp). A different embedding or head is a different part built by the
+ * and the memory scan iterate segments and classes (the closed form replays
+ * stacks of several kinds). A collective over another group than TP names
+ * it in coll_group (the expert all-to-all, CX_COLL_ALL_TO_ALL over
+ * CX_GROUP_EP); parameters sharded otherwise than by TP are counted apart
+ * (`expert_params`: held / (ep etp), reduced over the expert data-parallel
+ * group by core/eval/cost.c). A different embedding or head is a different part built by the
  * family. A new family is one file exporting a cx_model_family, one line in
  * models/registry.c, its culonx_arch value and its name in the schema.
  * Formulas and sources: models/README.md ("Parameters", "FLOPs",

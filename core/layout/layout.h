@@ -32,8 +32,9 @@
  * Streams of the iteration graph (core/eval/graph.h, CX_STREAM_*): COMPUTE runs
  * the work of one rank; TP carries the collectives of the tp dimension
  * (blocking, inside each chunk); PP the p2p along the pp dimension (stage
- * boundaries); DP the gradient sync over the dp dimension. A future cp or
- * ep collective gets its own stream.
+ * boundaries); DP the gradient sync over the dp dimension; EP the expert
+ * all-to-alls (and etp collectives) of MoE layers. cp's ring attention is
+ * accounted on the TP stream.
  */
 #ifndef CX_CORE_LAYOUT_H
 #define CX_CORE_LAYOUT_H
