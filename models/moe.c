@@ -46,10 +46,10 @@
  * all-to-all returns the copies; backward runs the same collectives on the
  * gradients. Expert FLOPs per rank 6 Tl k h fe: the balanced share. The
  * busiest expert rank holds c times the mean: the expert GEMMs, SwiGLU and
- * the all-to-alls are timed at c times their work (cx_model_op.load) while
- * the FLOPs stay the balanced, useful ones. The GEMM efficiency is that of
- * one expert's GEMM (hw/perf.c, GFLOP per GEMM of the batch): small
- * per-expert token counts run at low efficiency.
+ * the all-to-alls are timed at c times their work (cx_model_op.load) and keep
+ * c times the activations, while the FLOPs stay the balanced, useful ones. The GEMM efficiency is
+ * that of one expert's GEMM (hw/perf.c, GFLOP per GEMM of the batch): small per-expert token counts
+ * run at low efficiency.
  */
 #include "models/build.h"
 
@@ -183,10 +183,13 @@ static void dense(const culonx_model *m, const cx_model_dims *dm, cx_model_build
     cx_model_elem(bd, "residual_add2", 2.0 * Tn * h, Tn * h, e, 0.0);
 }
 
-/* Marks the op as run by the busiest expert rank (capacity factor c). */
+/* Marks the op as run by the busiest expert rank (capacity factor c): timed
+ * at c times its work, and it keeps c times the activations (memory is the
+ * most loaded GPU's). */
 static cx_model_op *busiest(cx_model_op *o, double c)
 {
     o->load = c;
+    o->saved_bytes *= c;
     return o;
 }
 

@@ -176,6 +176,8 @@ void cx_core_serving_derive(culonx_run *run)
     e->recompute = CULONX_RECOMPUTE_NONE;
     e->schedule = CULONX_SCHED_1F1B;
     e->dtype = v->dtype;
+    /* a MoE model trains with SP under tp > 1 (core/layout/rules.c) */
+    e->sequence_parallel = run->model.arch == CULONX_ARCH_MOE && v->tp > 1;
     run->exec_at = run->serving_at;
     run->dp_derived = run->gpus_derived = 0;
 }
