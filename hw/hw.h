@@ -57,7 +57,8 @@ typedef struct {
 } cx_hw_group;
 
 /* A collective over group g. `bytes` is the full message (all-reduce
- * buffer; gathered size for AG/RS; p2p payload). */
+ * buffer; gathered size for AG/RS; p2p payload; one rank's send buffer for
+ * an all-to-all). */
 cx_hw_comm cx_hw_coll_cost(const culonx_system *sys, cx_hw_coll kind, double bytes, cx_hw_group g);
 
 #endif

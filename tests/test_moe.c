@@ -156,6 +156,53 @@ static void test_all_to_all_tier(void)
     free(c);
 }
 
+/* hw/net.c: the all-to-all sends V/N to each peer, on NVLink inside the
+ * node and on the NIC across, both at once. */
+static void test_all_to_all_cost(void)
+{
+    culonx_run r = run_of("mixtral-8x7b", ONE_NODE);
+    const culonx_system *s = &r.system;
+    const double V = 1e9, b0 = s->tier[0].bw_gbps * 1e9 * s->tier[0].efficiency;
+    const double b1 = s->tier[1].bw_gbps * 1e9 * s->tier[1].efficiency;
+    cx_hw_group in = {8, 8}, across = {64, 8}, spread = {8, 1};
+    cx_hw_comm c = cx_hw_coll_cost(s, CX_HW_ALL_TO_ALL, V, in);
+    CU_ASSERT(rel(c.time_s, 7.0 / 8.0 * V / b0 + 7.0 * s->tier[0].latency_s) < 1e-12);
+    CU_ASSERT(rel(c.bytes_tier[0], 7.0 / 8.0 * V) < 1e-12);
+    CU_ASSERT_EQUAL(c.bytes_tier[1], 0.0);
+    c = cx_hw_coll_cost(s, CX_HW_ALL_TO_ALL, V, across);
+    const double t0 = 7.0 / 64.0 * V / b0, t1 = 56.0 / 64.0 * V / b1;
+    CU_ASSERT(rel(c.time_s, fmax(t0, t1) + 63.0 * s->tier[1].latency_s) < 1e-12);
+    CU_ASSERT(rel(c.bytes_tier[0] + c.bytes_tier[1], 63.0 / 64.0 * V) < 1e-12);
+    c = cx_hw_coll_cost(s, CX_HW_ALL_TO_ALL, V, spread);
+    CU_ASSERT_EQUAL(c.bytes_tier[0], 0.0);
+    CU_ASSERT(rel(c.bytes_tier[1], 7.0 / 8.0 * V) < 1e-12);
+}
+
+/* The busiest expert rank keeps c times the expert activations. */
+static void test_capacity_memory(void)
+{
+    culonx_run a = run_of("mixtral-8x7b", TWO_NODES " ep=\"8\"");
+    culonx_run b = run_of("mixtral-8x7b", TWO_NODES " ep=\"8\" capacity-factor=\"2\"");
+    cx_cost *c = malloc(sizeof *c);
+    culonx_error err;
+    CU_ASSERT_EQUAL_FATAL(cx_core_cost_build(&a, 0, c, &err), CULONX_OK);
+    const cx_model_part *pa = &c->stack.part[CX_MODEL_PART_LAYER + 1];
+    double sa = 0, sx = 0;
+    for (int i = 0; i < pa->ops.nops; i++) {
+        sa += pa->ops.op[i].saved_bytes;
+        if (pa->ops.op[i].load > 1.0 || strncmp(pa->ops.op[i].name, "expert", 6) == 0)
+            sx += pa->ops.op[i].saved_bytes;
+    }
+    CU_ASSERT_EQUAL_FATAL(cx_core_cost_build(&b, 0, c, &err), CULONX_OK);
+    const cx_model_part *pb = &c->stack.part[CX_MODEL_PART_LAYER + 1];
+    double sb = 0;
+    for (int i = 0; i < pb->ops.nops; i++)
+        sb += pb->ops.op[i].saved_bytes;
+    CU_ASSERT(sx > 0);
+    CU_ASSERT(rel(sb, sa + sx) < 1e-12);
+    free(c);
+}
+
 static void test_capacity_factor(void)
 {
     culonx_run a = run_of("mixtral-8x7b", TWO_NODES " ep=\"8\"");
@@ -244,7 +291,9 @@ int main(void)
     CU_add_test(s, "dense models: active = total, no expert terms", test_dense_active);
     CU_add_test(s, "experts shard by ep x etp, optimizer by expert dp", test_expert_sharding);
     CU_add_test(s, "all-to-all tier from the layout", test_all_to_all_tier);
+    CU_add_test(s, "all-to-all price on the tiers", test_all_to_all_cost);
     CU_add_test(s, "capacity factor: slower, same model FLOPs", test_capacity_factor);
+    CU_add_test(s, "capacity factor: the busiest rank's activations", test_capacity_memory);
     CU_add_test(s, "grouped GEMM shape and segments", test_grouped_gemm);
     CU_add_test(s, "closed form = graph on MoE runs", test_engines_agree);
     CU_basic_set_mode(CU_BRM_VERBOSE);
