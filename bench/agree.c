@@ -5,7 +5,10 @@
  * construction: to round-off on iteration time, to the byte on memory.
  *
  * Generates N configurations (default 30,000) by a fixed pseudo-random walk
- * over models (GPT 1.3B-175B shapes, Llama-3 8B/70B shapes), systems (DGX
+ * over models (GPT 1.3B-175B shapes, Llama-3 8B/70B shapes, mixtures of
+ * experts: Mixtral, Qwen3-MoE, an MLA model with shared experts and one with
+ * dense and MoE layers alternating, with ep, etp and the capacity factor
+ * drawn too), systems (DGX
  * A100, DGX H100), TP, PP, VP, DP, microbatch, microbatch count, recompute,
  * sequence parallelism, distributed optimizer, DP overlap and schedule (all
  * seven equally likely; pp > 1 four draws in five, where the first and last
@@ -38,13 +41,23 @@
 /* Draws one valid configuration into r (based on a system run). */
 static int draw(culonx_run *r, const culonx_run *sys_a100, const culonx_run *sys_h100)
 {
-    const shape *sh = &shapes[rnd(sizeof shapes / sizeof shapes[0])];
+    const uint32_t ns = sizeof shapes / sizeof shapes[0];
+    const uint32_t pick = rnd(ns + sizeof moe_shapes / sizeof moe_shapes[0]);
+    const moe_shape *ms = pick >= ns ? &moe_shapes[pick - ns] : NULL;
+    const shape *sh = ms ? &ms->base : &shapes[pick];
     *r = rnd(2) ? *sys_a100 : *sys_h100;
     culonx_model *m = &r->model;
     snprintf(m->name, sizeof m->name, "%s", sh->name);
     m->arch = sh->arch, m->layers = sh->l, m->hidden = sh->h, m->heads = sh->a;
     m->kv_heads = sh->k, m->ffn = sh->f, m->vocab = sh->V, m->seq = sh->s;
     culonx_execution *e = &r->exec;
+    e->ep = e->etp = 1, e->capacity_factor = 1.0;
+    if (ms) { /* experts, and an expert layout drawn below */
+        m->head_dim = ms->d, m->experts = ms->E, m->experts_per_token = ms->k;
+        m->expert_ffn = ms->fe, m->shared_experts = ms->shared;
+        m->first_dense_layers = ms->first_dense, m->moe_layer_freq = ms->freq;
+        m->q_rank = ms->qr, m->kv_rank = ms->kr, m->rope_dim = ms->dr;
+    }
     static const int tps[] = {1, 2, 4, 8}, pps[] = {1, 2, 3, 4, 8, 16}, dps[] = {1, 2, 4, 8, 16};
     e->tp = tps[rnd(4)];
     e->pp = rnd(5) ? pps[1 + rnd(5)] : 1;
@@ -70,6 +83,13 @@ static int draw(culonx_run *r, const culonx_run *sys_a100, const culonx_run *sys
     e->gpus = culonx_execution_gpus(e);
     e->recompute = (culonx_recompute)rnd(3);
     e->sequence_parallel = e->tp > 1 ? (int)rnd(2) : 0;
+    if (ms) { /* MoE with tp > 1 runs SP; ep, etp fold into tp x dp */
+        static const int eps[] = {1, 2, 4, 8}, etps[] = {1, 2};
+        e->sequence_parallel = e->tp > 1;
+        e->ep = eps[rnd(4)], e->etp = etps[rnd(2)];
+        e->capacity_factor = rnd(2) ? 1.0 : 1.25;
+        if ((e->tp * e->dp) % (e->ep * e->etp)) e->ep = 1, e->etp = 1;
+    }
     e->distributed_optimizer = e->dp > 1 ? (int)rnd(2) : 0;
     e->dp_overlap = (int)rnd(2);
     e->dtype = CULONX_DTYPE_BF16;

@@ -35,4 +35,61 @@ static const shape shapes[] = {
     {"llama3-70b", CULONX_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 128256, 8192},
 };
 
+/* Mixture-of-experts shapes (models/moe.c): a Llama-style shape (f is the
+ * dense layers' inner size) plus the experts; d head width (0 = h/a), qr,
+ * kr, dr the low-rank attention (0 = GQA). */
+typedef struct {
+    shape base;
+    int64_t d, E, k, fe, shared, first_dense, freq, qr, kr, dr;
+} moe_shape;
+
+static const moe_shape moe_shapes[] = {
+    {{"mixtral-8x7b", CULONX_ARCH_MOE, 32, 4096, 32, 8, 14336, 32000, 4096},
+     0,
+     8,
+     2,
+     14336,
+     0,
+     0,
+     1,
+     0,
+     0,
+     0},
+    {{"qwen3-30b-a3b", CULONX_ARCH_MOE, 48, 2048, 32, 4, 8192, 151936, 4096},
+     128,
+     128,
+     8,
+     768,
+     0,
+     0,
+     1,
+     0,
+     0,
+     0},
+    /* DeepSeek-V2-Lite-like (24 layers instead of 27): MLA, 2 shared experts */
+    {{"moe-mla-lite", CULONX_ARCH_MOE, 24, 2048, 16, 16, 10944, 102400, 4096},
+     128,
+     64,
+     6,
+     1408,
+     2,
+     1,
+     1,
+     512,
+     512,
+     64},
+    /* every other layer MoE after the first */
+    {{"moe-alt", CULONX_ARCH_MOE, 16, 2048, 16, 4, 8192, 32000, 2048},
+     0,
+     16,
+     2,
+     4096,
+     0,
+     2,
+     2,
+     0,
+     0,
+     0},
+};
+
 #endif

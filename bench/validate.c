@@ -18,6 +18,7 @@
  */
 #include "culonx.h"
 #include "data.h"
+#include "data_moe.h"
 
 #include <math.h>
 
@@ -38,11 +39,20 @@ int main(int argc, char **argv)
     culonx_run base;
     if (bench_load_all(&rs, dir, &base, &missing) != 0) return 1;
 
-    enum { NSETS = 6 };
-    const char *sets[NSETS] = {"SC21-T1", "SC21-T2", "BLOOM", "BLOOM-U", "H100", "vTrain"};
+    char path[1024];
+    snprintf(path, sizeof path, "%s/moe-public.csv", dir);
+    if (bench_load_moe(&rs, path) != 0) {
+        printf("SKIP MoE: %s missing\n", path);
+        missing++;
+    }
+
+    enum { NSETS = 7 };
+    const char *sets[NSETS] = {"SC21-T1", "SC21-T2", "BLOOM", "BLOOM-U", "H100", "MoE", "vTrain"};
     /* --check: MAPE ceilings, generous on purpose (regressions, not targets:
-     * the H100 target of issue 9 is 10% and is reported, not asserted) */
-    const double bound[NSETS] = {0.05, 0.06, 0.10, 0.20, 0.12, 0.15};
+     * the H100 target of issue 9 is 10% and is reported, not asserted; 0:
+     * reported only — the MoE row measures what culonx does not model yet,
+     * bench/data_moe.h) */
+    const double bound[NSETS] = {0.05, 0.06, 0.10, 0.20, 0.12, 0, 0.15};
     int failed = 0;
     double sum[NSETS] = {0}, mx[NSETS] = {0};
     int cnt[NSETS] = {0};
@@ -78,7 +88,8 @@ int main(int argc, char **argv)
         }
         double mape = sum[k] / cnt[k];
         printf("%-8s %6d %7.2f%% %7.2f%%", sets[k], cnt[k], 100 * mape, 100 * mx[k]);
-        if (check) {
+        if (check && bound[k] <= 0) printf("   reported, not asserted");
+        if (check && bound[k] > 0) {
             printf("   bound %.0f%%: %s", 100 * bound[k], mape <= bound[k] ? "ok" : "EXCEEDED");
             if (mape > bound[k]) failed = 1;
         }

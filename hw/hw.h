@@ -43,6 +43,7 @@ typedef enum {
     CX_HW_REDUCE_SCATTER = 2,
     CX_HW_ALL_GATHER = 3,
     CX_HW_P2P = 4,
+    CX_HW_ALL_TO_ALL = 5, /* V = one rank's send buffer (hw/net.c) */
 } cx_hw_coll;
 
 typedef struct {
@@ -59,7 +60,8 @@ typedef struct {
 } cx_hw_group;
 
 /* A collective over group g. `bytes` is the full message (all-reduce
- * buffer; gathered size for AG/RS; p2p payload). */
+ * buffer; gathered size for AG/RS; p2p payload; one rank's send buffer for
+ * an all-to-all). */
 cx_hw_comm cx_hw_coll_cost(const culonx_system *sys, cx_hw_coll kind, double bytes, cx_hw_group g);
 
 #endif

@@ -12,6 +12,11 @@
  * in DGX A100/H100), then all-gather inside the node. The group (N ranks,
  * r of them per node) comes from the parallelism layout (core/layout/layout.c),
  * which knows the rank order; a p2p crosses nodes iff r < 2.
+ * All-to-all (expert dispatch/combine; hw/README.md, "Collectives"): each of
+ * N ranks sends V/N bytes to every other one, (N-1)/N V in all; with r of
+ * them in the node, (r-1)/N V go over tier 0 and (N-r)/N V over the NIC at
+ * the same time, so the time is the slower of the two plus (N-1) alpha of
+ * the tier the farthest peer is on (NCCL posts one send per peer).
  * Constants (tiers) and sources: hw/README.md, "Collectives".
  */
 #include "hw/hw.h"
@@ -52,6 +57,18 @@ cx_hw_comm cx_hw_coll_cost(const culonx_system *sys, cx_hw_coll kind, double byt
     int64_t r = g.per_node;
     if (r > group) r = group;
     if (r < 1) r = 1;
+    if (kind == CX_HW_ALL_TO_ALL) {
+        const double n = (double)group, b0 = bytes * (double)(r - 1) / n;
+        const double b1 = bytes * (double)(group - r) / n;
+        const culonx_net_tier *far = r < group ? t1 : t0;
+        const double e0 = t0->efficiency > 0 ? t0->efficiency : 1.0;
+        const double e1 = t1->efficiency > 0 ? t1->efficiency : 1.0;
+        const double s0 = b0 / (t0->bw_gbps * 1e9 * e0), s1 = b1 / (t1->bw_gbps * 1e9 * e1);
+        c.time_s = (s0 > s1 ? s0 : s1) + (n - 1.0) * far->latency_s;
+        c.bytes_tier[0] = b0;
+        c.bytes_tier[inter_tier] += b1;
+        return c;
+    }
     double sent;
     if (r == group) { /* whole group inside one node */
         c.time_s = ring_time(t0, kind, bytes, (double)group, &sent);

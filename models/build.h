@@ -131,6 +131,8 @@ static inline cx_model_part *cx_model_part_begin(cx_model_stack *st, int i, cons
     p->name = name;
     p->ops.nops = 0;
     p->params = params;
+    p->expert_params = 0.0;
+    p->active_params = params;
     p->tied_params = 0.0;
     p->act_bytes[0] = p->act_bytes[1] = p->act_bytes[2] = 0.0;
     p->recompute = recompute;

@@ -6,15 +6,16 @@
  * al. SC'21 (FLOP formulas), Korthikanti et al. 2022 (activation memory, SP,
  * selective recompute), Megatron-LM TP collectives (f/g operators).
  *
- * Shape. A model family (models/gpt.c, models/llama.c; models/registry.c
+ * Shape. A model family (models/gpt.c, models/llama.c, models/moe.c; models/registry.c
  * maps culonx_arch to it) builds a cx_model_stack:
  *   - parts: op tables with their parameters and saved activations. Part
  *     CX_MODEL_PART_EMBED is the input embedding (first virtual stage), part
  *     CX_MODEL_PART_HEAD the final norm, logits and loss (last virtual stage);
  *     parts from CX_MODEL_PART_LAYER on are the layer kinds the family uses
- *     (today one: "dense", attention + MLP);
+ *     ("dense", attention + MLP; the MoE family adds "moe");
  *   - segments: the ordered list (layer kind, count) from the input to the
- *     output, whose counts add up to model.layers (today one segment).
+ *     output, whose counts add up to model.layers (one segment for GPT and
+ *     Llama; DeepSeek-V3 is [(dense, 3), (moe, 58)]).
  * core/eval/cost.c cuts the stack into virtual stages (an even split by default,
  * any layers-per-stage list on request) and prices each distinct chunk
  * content once (chunk classes, core/eval/cost.h).
@@ -25,11 +26,12 @@
  * mode, recompute = 1) and lists it in the segments, e.g. DeepSeek-style
  * [(dense, 3), (moe, 58)] or a distinct last layer [(dense, n-1), (dense_last,
  * 1)]. Nothing in core/ changes: chunks, the closed form, the graph engine
- * and the memory scan iterate segments and classes. A kind that needs a new
- * collective (expert all-to-all) adds a cx_coll_kind here and its price in
- * core/eval/cost.c; parameters sharded otherwise than by TP (experts over EP)
- * need a second count beside `params` (today core/eval/cost.c divides `params`
- * by tp). A different embedding or head is a different part built by the
+ * and the memory scan iterate segments and classes (the closed form replays
+ * stacks of several kinds). A collective over another group than TP names
+ * it in coll_group (the expert all-to-all, CX_COLL_ALL_TO_ALL over
+ * CX_GROUP_EP); parameters sharded otherwise than by TP are counted apart
+ * (`expert_params`: held / (ep etp), reduced over the expert data-parallel
+ * group by core/eval/cost.c). A different embedding or head is a different part built by the
  * family. A new family is one file exporting a cx_model_family, one line in
  * models/registry.c, its culonx_arch value and its name in the schema.
  * Formulas and sources: models/README.md ("Parameters", "FLOPs",
@@ -51,7 +53,15 @@ typedef enum {
     CX_COLL_ALL_REDUCE,
     CX_COLL_REDUCE_SCATTER,
     CX_COLL_ALL_GATHER,
+    CX_COLL_ALL_TO_ALL, /* expert dispatch / combine over the ep group */
 } cx_coll_kind;
+
+/* The group a collective runs over (cx_model_op.coll_group). */
+typedef enum {
+    CX_GROUP_TP = 0, /* Megatron f/g operators */
+    CX_GROUP_EP,     /* expert all-to-all (models/moe.c) */
+    CX_GROUP_ETP,    /* tensor parallelism inside the experts */
+} cx_coll_group;
 
 typedef struct {
     const char *name;
@@ -67,12 +77,17 @@ typedef struct {
     int tensor;              /* runs on tensor cores */
     int fused_attn;          /* fused attention kernel: its own efficiency (perf attn-eff) */
     int coll_cp;             /* its collective runs over the cp group (ring attention) */
+    int coll_group;          /* cx_coll_group of its collective (coll_cp aside) */
+    /* work of the busiest rank over the balanced work this op's FLOPs and
+     * bytes state (MoE capacity factor; 0 or 1 = balanced): it is timed at
+     * load x its work, its FLOPs stay the useful ones */
+    double load;
     /* TP collective issued after this op in forward and in backward */
     cx_coll_kind coll_fwd, coll_bwd;
     double coll_bytes; /* full (unsharded) message bytes */
 } cx_model_op;
 
-#define CX_MODEL_MAX_OPS 24
+#define CX_MODEL_MAX_OPS 32
 
 typedef struct {
     cx_model_op op[CX_MODEL_MAX_OPS];
@@ -85,7 +100,7 @@ typedef struct {
 #define CX_MODEL_PART_LAYER 2
 #define CX_MODEL_MAX_KINDS 6
 #define CX_MODEL_MAX_PARTS (CX_MODEL_PART_LAYER + CX_MODEL_MAX_KINDS)
-#define CX_MODEL_MAX_SEGMENTS 8
+#define CX_MODEL_MAX_SEGMENTS 64
 
 /* One op table (a layer kind, the embedding or the head) and what a chunk
  * holding it needs besides its ops. */
@@ -93,6 +108,10 @@ typedef struct {
     const char *name; /* "dense", "embedding", "head" */
     cx_model_ops ops; /* per TP rank per microbatch (none when built for parameters) */
     double params;    /* parameters of one instance, whole (not TP-sharded) */
+    /* of which routed-expert parameters: held / (ep x etp), reduced over the
+     * expert data-parallel group (models/moe.c) instead of / tp over dp */
+    double expert_params;
+    double active_params; /* used by one token (params less the unrouted experts) */
     /* parameters shared with the embedding (tied output): held again by a
      * chunk that holds this part but not the embedding */
     double tied_params;
@@ -122,6 +141,9 @@ typedef struct {
     int sp;
     int flash; /* fused FlashAttention kernel instead of materialised scores */
     double cp; /* context parallelism: each rank holds s / cp tokens (>= 1) */
+    /* expert parallelism (>= 1) and the capacity factor (>= 1 = balanced);
+     * models/moe.c */
+    double ep, etp, capacity;
 } cx_model_dims;
 
 /* Width of one attention head: model.head-dim, or hidden / heads. */
@@ -159,12 +181,18 @@ const cx_model_family *cx_model_family_named(const char *name);
 /* "gpt or llama": the family names, for messages */
 void cx_model_family_names(char *buf, size_t len);
 
+/* models/moe.c: segments (runs of one layer kind) of a MoE model's stack */
+int cx_model_moe_segments(const culonx_model *m);
+
 /* Parameters (whole model, not sharded) */
 double cx_model_layer_params(const culonx_model *m); /* one layer of the first segment */
 double cx_model_embed_params(const culonx_model *m); /* input embedding (+pos) */
 double cx_model_head_params(const culonx_model *m);  /* final norm + untied output */
 double cx_model_total_params(const culonx_model *m);
 double cx_model_stack_params(const cx_model_stack *st);
+/* Parameters one token uses (dense models: all of them) */
+double cx_model_active_params(const culonx_model *m);
+double cx_model_stack_active_params(const cx_model_stack *st);
 
 /* Builds the stack with op tables for microbatch b, TP degree t, sequence
  * parallel sp, element size of activations and weights in bytes, flash
@@ -176,12 +204,15 @@ int cx_model_build(const culonx_model *m, int64_t b, int64_t t, int sp, double e
 int cx_model_build_cp(const culonx_model *m, int64_t b, int64_t t, int64_t cp, int sp,
                       double elem_bytes, int flash, cx_model_stack *out);
 
+/* The same with every dimension given (d->sp is used as given). */
+int cx_model_build_dims(const culonx_model *m, const cx_model_dims *d, cx_model_stack *out);
+
 /* Saved bytes of an op table: all, or without the attention core */
 double cx_model_saved_bytes(const cx_model_ops *ops, int skip_core);
 
 /* Megatron closed formulas (for tests and MFU): per iteration, whole model. */
 double cx_model_flops_megatron(const culonx_model *m, double global_batch, int full_recompute);
 
-extern const cx_model_family cx_model_gpt, cx_model_llama;
+extern const cx_model_family cx_model_gpt, cx_model_llama, cx_model_moe;
 
 #endif

@@ -12,6 +12,7 @@
 static const cx_model_family *const families[] = {
     [CULONX_ARCH_GPT] = &cx_model_gpt,
     [CULONX_ARCH_LLAMA] = &cx_model_llama,
+    [CULONX_ARCH_MOE] = &cx_model_moe,
 };
 #define NFAMILIES ((int)(sizeof families / sizeof families[0]))
 

@@ -58,20 +58,32 @@ static void decode_attention(const culonx_model *m, const cx_model_serve_dims *d
     o->tensor = 0;
 }
 
+/* The family's tables for serving: flash prefill, no SP; a mixture of
+ * experts splits every expert over the instance's TP group (etp = tp, the
+ * tensor-parallel MoE of vLLM and SGLang; models/moe.c), matching the
+ * weights per GPU of core/eval/serve.c (parameters / GPUs). */
+static int serve_stack(const culonx_model *m, double b, double t, double e, cx_model_stack *out)
+{
+    cx_model_dims dm;
+    dm.b = b, dm.t = t, dm.e = e, dm.sp = 0, dm.flash = 1, dm.cp = 1.0;
+    dm.ep = 1.0, dm.etp = t, dm.capacity = 1.0;
+    return cx_model_build_dims(m, &dm, out);
+}
+
 int cx_model_serve_build(const culonx_model *m, cx_model_phase phase, const cx_model_serve_dims *d,
                          cx_model_stack *out)
 {
     culonx_model mm = *m;
     mm.seq = phase == CX_MODEL_PREFILL ? (int64_t)d->tokens : 1;
     if (mm.seq < 1) mm.seq = 1;
-    const int64_t b = (int64_t)d->b, t = (int64_t)d->t;
+    const double b = (double)(int64_t)d->b, t = (double)(int64_t)d->t;
     /* serving engines run FlashAttention for prefill (flash = 1) */
-    if (cx_model_build(&mm, b, t, 0, d->e, 1, out) != 0) return -1;
+    if (serve_stack(&mm, b, t, d->e, out) != 0) return -1;
     if (phase == CX_MODEL_PREFILL && mm.seq > 1) {
         cx_model_stack last;
         culonx_model m1 = *m;
         m1.seq = 1;
-        if (cx_model_build(&m1, b, t, 0, d->e, 1, &last) != 0) return -1;
+        if (serve_stack(&m1, b, t, d->e, &last) != 0) return -1;
         out->part[CX_MODEL_PART_HEAD].ops = last.part[CX_MODEL_PART_HEAD].ops;
     }
     const double dh = (double)m->hidden / (double)m->heads, kh = (double)m->kv_heads / d->t;

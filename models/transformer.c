@@ -46,6 +46,22 @@ double cx_model_stack_params(const cx_model_stack *st)
     return p + st->part[CX_MODEL_PART_EMBED].params + st->part[CX_MODEL_PART_HEAD].params;
 }
 
+double cx_model_stack_active_params(const cx_model_stack *st)
+{
+    double p = 0.0;
+    for (int i = 0; i < st->nseg; i++)
+        p += (double)st->seg[i].count * st->part[st->seg[i].kind].active_params;
+    return p + st->part[CX_MODEL_PART_EMBED].active_params +
+           st->part[CX_MODEL_PART_HEAD].active_params;
+}
+
+double cx_model_active_params(const culonx_model *m)
+{
+    cx_model_stack st;
+    if (stack_params(m, &st) != 0) return 0.0;
+    return cx_model_stack_active_params(&st);
+}
+
 double cx_model_layer_params(const culonx_model *m)
 {
     cx_model_stack st;
@@ -93,7 +109,19 @@ int cx_model_build_cp(const culonx_model *m, int64_t b, int64_t t, int64_t cp, i
     d.sp = t <= 1 ? 0 : sp;
     d.flash = flash;
     d.cp = cp > 1 ? (double)cp : 1.0;
+    d.ep = d.etp = d.capacity = 1.0;
     f->build(m, &d, out);
+    return 0;
+}
+
+int cx_model_build_dims(const culonx_model *m, const cx_model_dims *d, cx_model_stack *out)
+{
+    const cx_model_family *f = cx_model_family_of(m->arch);
+    if (!f) {
+        out->family = NULL, out->nparts = out->nseg = 0;
+        return -1;
+    }
+    f->build(m, d, out);
     return 0;
 }
 

@@ -27,6 +27,10 @@ expect 1 "tp: expected a positive integer" "$exe" estimate $run --set execution.
 expect 1 "does not divide" "$exe" estimate $run --set execution.tp=3
 expect 1 "error:" "$exe" estimate $run --set execution.clock-mhz=99999
 expect 1 "tests/bad/09-heads-tp.xml:" "$exe" estimate tests/bad/09-heads-tp.xml
+# mixture of experts through --set: the execution rules and the field types
+expect 1 "ep 3 does not divide 8 experts" "$exe" estimate configs/mixtral-8x7b-h100.xml --set execution.ep=3
+expect 1 "shared-experts: expected a non-negative integer" "$exe" estimate configs/mixtral-8x7b-h100.xml --set model.shared-experts=-1
+expect 1 "does not divide the tp*cp*dp = 16 ranks" "$exe" sweep configs/mixtral-8x7b-h100.xml --set execution.etp=4
 expect 1 "interleaved needs at least" "$exe" estimate tests/bad/52-interleaved-microbatches.xml --engine graph
 expect 2 "--format must be" "$exe" schedules $run --format csv
 expect 1 "error:" "$exe" schedules tests/bad/01-malformed.xml

@@ -116,7 +116,7 @@ expect 1 "cp needs flash" "$X" sweep $L8 --cp 2 --attention naive --quiet
 grep -q "cp: seq % (2\*cp) or naive attention" "$T/err" || { echo "FAIL: cp reason"; fail=1; }
 expect 2 "bad attention" "$X" sweep $L8 --attention sdpa
 expect 0 "cp rows" "$X" sweep $L8 --cp 2 --tp 8 --top 1 --quiet --all "$T/cp.csv"
-head -1 "$T/cp.csv" | grep -q ',cp,attention,tp_overlap$' || { echo "FAIL: CSV cp columns"; fail=1; }
+head -1 "$T/cp.csv" | grep -q ',cp,attention,tp_overlap,ep,etp$' || { echo "FAIL: CSV cp columns"; fail=1; }
 awk -F, 'NR > 1 && $21 != 2 { bad = 1 } END { exit bad }' "$T/cp.csv" || { echo "FAIL: CSV cp value"; fail=1; }
 # the text table: a cp column always; attn and tpo columns only where the space varies them
 expect 0 "cp text" "$X" sweep $L8 --cp 2 --tp 8 --tp-overlap pipe --top 1 --quiet
@@ -127,4 +127,16 @@ grep -q 'attention flash in every row; tp-overlap pipe in every row' "$T/out" ||
 grep -q ' attn tpo ' "$T/out" && { echo "FAIL: attn/tpo columns of a fixed space"; fail=1; }
 expect 0 "attn text" "$X" sweep $L8 --tp 8 --attention flash,naive --tp-overlap none,pipe --top 3 --quiet
 grep -q ' ovl attn  tpo  *MHz ' "$T/out" || { echo "FAIL: text attn/tpo columns"; fail=1; }
+# mixture of experts (issue 10): ep and etp levels, their reject reasons, columns
+MX=configs/mixtral-8x7b-h100.xml
+expect 0 "ep list" "$X" sweep $MX --ep 1,2,4,8 --etp 1,2 --pp 4 --tp 1,2 --top 30 --format json --quiet
+grep -q '"ep": 8' "$T/out" && grep -q '"ep": 4' "$T/out" || { echo "FAIL: --ep entries"; fail=1; }
+expect 0 "ep reasons" "$X" sweep $MX --ep 3,8 --tp 1,2 --sp off --pp 4
+grep -q "ep/etp do not split the experts or the ranks" "$T/out" || { echo "FAIL: ep reason"; fail=1; }
+grep -q "MoE with tp > 1 needs sequence parallel" "$T/out" || { echo "FAIL: moe sp reason"; fail=1; }
+grep -q "^   #  ep etp   gpus" "$T/out" || { echo "FAIL: ep columns in text"; fail=1; }
+expect 0 "ep rows" "$X" sweep $MX --ep 4 --pp 4 --tp 1 --top 1 --quiet --all "$T/ep.csv"
+awk -F, 'NR > 1 && ($24 != 4 || $25 != 1) { bad = 1 } END { exit bad }' "$T/ep.csv" || { echo "FAIL: CSV ep value"; fail=1; }
+expect 1 "ep on a dense model" "$X" sweep $L8 --ep 2 --quiet
+grep -q "ep/etp do not split" "$T/err" || { echo "FAIL: dense ep reason"; fail=1; }
 exit $fail

@@ -21,6 +21,17 @@ for s in gpipe 1f1b interleaved zb-h1 zb-h2 zb-v dualpipev; do
     --set execution.schedule=$s --set execution.vp=$vp -o "$tmp/s.json"
   python3 tests/check_trace.py "$tmp/s.json"
 done
+# mixture of experts at op level: the all-to-alls on their own EP stream
+"$exe" trace configs/mixtral-8x7b-h100.xml --set execution.global-batch=64 --detail op -o "$tmp/ep.json"
+python3 tests/check_trace.py "$tmp/ep.json"
+python3 - "$tmp/ep.json" <<'PY' || { echo "MoE trace: no all-to-all on the EP comm thread"; exit 1; }
+import json, sys
+ev = json.load(open(sys.argv[1]))
+ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+names = {e["tid"]: e["args"]["name"] for e in ev if e.get("name") == "thread_name" and e["pid"] == 0}
+ep = [e for e in ev if e.get("cat") == "ep"]
+sys.exit(0 if ep and all(names[e["tid"]] == "EP comm" for e in ep) else 1)
+PY
 # gzip (checked through python's gzip), --max-events, stdout
 "$exe" trace configs/gpt3-175b.xml -o "$tmp/t.json.gz"
 python3 tests/check_trace.py "$tmp/t.json.gz"

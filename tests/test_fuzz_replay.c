@@ -266,26 +266,18 @@ static void test_set_random(void)
         "sequence-parallel",
         "file",
         "",
+        "ep",
+        "etp",
+        "capacity-factor",
+        "experts",
+        "expert-ffn",
+        "kv-rank",
     };
-    static const char *const values[] = {"1",
-                                         "2",
-                                         "8",
-                                         "64",
-                                         "0",
-                                         "-3",
-                                         "0.5",
-                                         "1e9",
-                                         "nan",
-                                         "abc",
-                                         "",
-                                         "full",
-                                         "interleaved",
-                                         "gpt",
-                                         "llama",
-                                         "true",
-                                         "fp8",
-                                         "1410",
-                                         "99999999999999999999"};
+    static const char *const values[] = {"1",           "2",   "8",     "64",
+                                         "0",           "-3",  "0.5",   "1e9",
+                                         "nan",         "abc", "",      "full",
+                                         "interleaved", "gpt", "llama", "moe",
+                                         "true",        "fp8", "1410",  "99999999999999999999"};
     culonx_run good;
     culonx_error err;
     CU_ASSERT_EQUAL_FATAL(

@@ -71,6 +71,8 @@ typedef enum {
     CX_OPT_CP,
     CX_OPT_ATTENTION,
     CX_OPT_TP_OVERLAP,
+    CX_OPT_EP,
+    CX_OPT_ETP,
     /* sweep: flags and file */
     CX_OPT_TP_ACROSS_NODES,
     CX_OPT_NO_PRUNE,

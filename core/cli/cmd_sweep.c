@@ -34,6 +34,8 @@ static const struct {
     {"cp", CX_OPT_CP},
     {"attention", CX_OPT_ATTENTION},
     {"tp-overlap", CX_OPT_TP_OVERLAP},
+    {"ep", CX_OPT_EP},
+    {"etp", CX_OPT_ETP},
 };
 
 static double now_s(void)

@@ -73,11 +73,16 @@ static double bubble_cached(const cx_sched_desc *d, int p, int m, int v, double 
 }
 
 /* Is c's iteration time replayed? Schedules without an exact formula, and
- * every schedule under an uneven layer split (culonx_run.vstage_layers):
- * the formulas hold for equal middle stages only. */
+ * every schedule under an uneven layer split (culonx_run.vstage_layers) or
+ * over a stack of several layer kinds (MoE layers after dense ones): the
+ * formulas hold for stages of one layer kind, equal but for the first and
+ * the last (bench_agree holds this to the graph engine). */
 static int replays(const cx_cost *c)
 {
-    return !c->sched->closed_exact || c->run->vstage_layers != NULL;
+    if (!c->sched->closed_exact || c->run->vstage_layers != NULL) return 1;
+    /* several layer kinds (their F:B ratios differ): a stage's share of
+     * fill and drain is no longer the mean stage's */
+    return c->p > 1 && c->stack.nseg > 1;
 }
 
 void cx_core_stage_times(const cx_cost *c, int s, double *f, double *b, double *w)
@@ -242,13 +247,16 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         bd->backward_s += m * (cc->b_s + cc->w_s);
         bd->recompute_s += m * cc->r_s;
         bd->tp_comm_s += m * (cc->tp_f_s + cc->tp_b_s + cc->tp_r_s);
+        bd->ep_comm_s += m * (cc->ep_f_s + cc->ep_b_s + cc->ep_r_s);
     }
+    bd->tp_comm_s -= bd->ep_comm_s; /* expert collectives are reported apart */
     bd->pp_comm_s = (m - 1) * p2p_mb;
     bd->optimizer_s = opt_s;
     if (replayed) { /* the bubble is the rest of the replayed iteration */
         bd->dp_comm_s = dp_replayed;
-        bubble = res->iteration_time_s - (bd->forward_s + bd->backward_s + bd->recompute_s +
-                                          bd->tp_comm_s + bd->pp_comm_s + bd->dp_comm_s + opt_s);
+        bubble = res->iteration_time_s -
+                 (bd->forward_s + bd->backward_s + bd->recompute_s + bd->tp_comm_s + bd->ep_comm_s +
+                  bd->pp_comm_s + bd->dp_comm_s + opt_s);
         bubble = cx_maxd(0.0, bubble);
     } else {
         bd->dp_comm_s = tail - opt_s;
@@ -269,6 +277,7 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     res->hardware_flops = (per_mb + rec) * ranks;
     /* parameters */
     res->params = cx_model_stack_params(&c->stack);
+    res->active_params = cx_model_stack_active_params(&c->stack);
 
     /* memory: the most loaded stage */
     memory_result(c, replayed ? rp->peak_act_bytes : NULL, res);

@@ -64,6 +64,9 @@ static double op_time(const cx_cost *c, const cx_model_op *o, double flops, doub
 {
     if (flops <= 0 && bytes <= 0) return 0.0;
     cx_hw_work w;
+    /* the busiest expert rank's work (capacity factor; models/moe.c) */
+    const double load = o->load > 1.0 ? o->load : 1.0;
+    flops *= load, bytes *= load, cast_elems *= load;
     w.flops = flops;
     w.bytes = bytes;
     w.batch = o->batch;
@@ -81,13 +84,27 @@ static double op_time(const cx_cost *c, const cx_model_op *o, double flops, doub
     return t.time_s + cast_s;
 }
 
-static void add_coll(const cx_cost *c, cx_coll_kind k, double bytes, int cp, double *time_s,
+/* The group op o's collective runs over: tp, cp (ring attention), or an
+ * expert group (ep all-to-all, etp; core/layout/layout.h). */
+static cx_hw_group coll_group(const cx_cost *c, const cx_model_op *o)
+{
+    const int64_t gpn = c->sys.gpus_per_node;
+    if (o->coll_cp) return cx_core_layout_group(&c->layout, CX_DIM_CP, gpn);
+    if (o->coll_group == CX_GROUP_EP)
+        return cx_core_layout_expert_group(&c->layout, CX_EXPERT_EP, gpn);
+    if (o->coll_group == CX_GROUP_ETP)
+        return cx_core_layout_expert_group(&c->layout, CX_EXPERT_ETP, gpn);
+    return cx_core_layout_group(&c->layout, CX_DIM_TP, gpn);
+}
+
+/* Collective k of op o; an all-to-all moves the busiest rank's load. */
+static void add_coll(const cx_cost *c, const cx_model_op *o, cx_coll_kind k, double *time_s,
                      double tier_bytes[CULONX_MAX_TIERS])
 {
     if (k == CX_COLL_NONE) return;
-    cx_hw_comm cm = cx_hw_coll_cost(
-        &c->sys, cx_core_hw_coll(k), bytes,
-        cx_core_layout_group(&c->layout, cp ? CX_DIM_CP : CX_DIM_TP, c->sys.gpus_per_node));
+    const double load = o->load > 1.0 ? o->load : 1.0;
+    cx_hw_comm cm =
+        cx_hw_coll_cost(&c->sys, cx_core_hw_coll(k), o->coll_bytes * load, coll_group(c, o));
     *time_s += cm.time_s;
     for (int i = 0; i < CULONX_MAX_TIERS; i++)
         tier_bytes[i] += cm.bytes_tier[i];
@@ -135,7 +152,7 @@ static void tp_overlap(const cx_cost *c, const cx_model_ops *ops, cx_op_times *o
     const double k =
         ex->tp_overlap == CULONX_TP_OVERLAP_PIPE ? TP_OVERLAP_PIPE_CHUNKS : (double)ex->tp;
     for (int i = 0; i < ops->nops; i++) {
-        if (ops->op[i].coll_cp) continue;
+        if (ops->op[i].coll_cp || ops->op[i].coll_group != CX_GROUP_TP) continue;
         int g = ops->op[i].kind == CX_OP_GEMM ? i : i + 1;
         if (g >= ops->nops || ops->op[g].kind != CX_OP_GEMM) continue;
         double pf = ot->f_s[g], pb = ot->b_s[g];
@@ -162,13 +179,13 @@ static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int re
         ot->b_s[i] = op_time(c, o, o->b_flops, o->b_bytes, &ts_b[i], fp8, fp8 ? o->m * o->n : 0, 1);
         ot->w_s[i] = op_time(c, o, o->w_flops, o->w_bytes, &ts_w[i], fp8, 0, 1);
         ot->tp_f_s[i] = ot->tp_b_s[i] = tp_r[i] = 0;
-        add_coll(c, o->coll_fwd, o->coll_bytes, o->coll_cp, &ot->tp_f_s[i], tiers);
-        add_coll(c, o->coll_bwd, o->coll_bytes, o->coll_cp, &ot->tp_b_s[i], tiers);
+        add_coll(c, o, o->coll_fwd, &ot->tp_f_s[i], tiers);
+        add_coll(c, o, o->coll_bwd, &ot->tp_b_s[i], tiers);
         int rec = is_layer && (recompute_mode == CULONX_RECOMPUTE_FULL ||
                                (recompute_mode == CULONX_RECOMPUTE_SELECTIVE && o->sel_recompute));
         ot->r_s[i] = rec ? ot->f_s[i] : 0.0;
         if (rec && recompute_mode == CULONX_RECOMPUTE_FULL)
-            add_coll(c, o->coll_fwd, o->coll_bytes, o->coll_cp, &tp_r[i], tiers);
+            add_coll(c, o, o->coll_fwd, &tp_r[i], tiers);
     }
     tp_overlap(c, ops, ot, tp_r);
     double kf = cpu_floor(c, ot->f_s, ot->tp_f_s, no), kb = cpu_floor(c, ot->b_s, ot->tp_b_s, no);
@@ -182,6 +199,10 @@ static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int re
         cc->r_s += n * ot->r_s[i];
         cc->tp_f_s += n * ot->tp_f_s[i], cc->tp_b_s += n * ot->tp_b_s[i];
         cc->tp_r_s += n * tp_r[i];
+        if (o->coll_group != CX_GROUP_TP) {
+            cc->ep_f_s += n * ot->tp_f_s[i], cc->ep_b_s += n * ot->tp_b_s[i];
+            cc->ep_r_s += n * tp_r[i];
+        }
         cc->f_flops += n * o->fwd_flops, cc->b_flops += n * o->b_flops;
         cc->w_flops += n * o->w_flops;
         cc->f_bytes += n * o->fwd_bytes, cc->b_bytes += n * o->b_bytes;
@@ -341,6 +362,27 @@ static culonx_status classify(const culonx_run *run, cx_cost *c, int nvs, culonx
     return CULONX_OK;
 }
 
+/* Expert gradients (Pe parameters per GPU) are reduced over the expert
+ * data-parallel group, tp cp dp / (ep etp) ranks (core/layout/layout.h),
+ * the same collectives as the dense ones; added to a (reduce-scatter or
+ * all-reduce) and b (all-gather) so the DP stream runs them in turn. */
+static void expert_sync(const cx_cost *c, double Pe, cx_hw_comm *a, cx_hw_comm *b)
+{
+    if (Pe <= 0) return;
+    cx_hw_group g = cx_core_layout_expert_group(&c->layout, CX_EXPERT_EDP, c->sys.gpus_per_node);
+    const int dist = c->run->exec.distributed_optimizer;
+    cx_hw_comm x =
+        cx_hw_coll_cost(&c->sys, dist ? CX_HW_REDUCE_SCATTER : CX_HW_ALL_REDUCE, 4.0 * Pe, g);
+    a->time_s += x.time_s;
+    for (int k = 0; k < CULONX_MAX_TIERS; k++)
+        a->bytes_tier[k] += x.bytes_tier[k];
+    if (!dist) return;
+    x = cx_hw_coll_cost(&c->sys, CX_HW_ALL_GATHER, 2.0 * Pe, g);
+    b->time_s += x.time_s;
+    for (int k = 0; k < CULONX_MAX_TIERS; k++)
+        b->bytes_tier[k] += x.bytes_tier[k];
+}
+
 culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cost *c,
                                  culonx_error *err)
 {
@@ -367,8 +409,14 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     c->weight_copies = c->sched->weight_copies > 0 ? c->sched->weight_copies : 1;
 
     const double e = 2.0; /* 16-bit activations (fp8 runs keep bf16 activations) */
-    if (cx_model_build_cp(md, ex->microbatch, ex->tp, ex->cp, ex->sequence_parallel, e,
-                          ex->attention == CULONX_ATTENTION_FLASH, &c->stack) != 0)
+    cx_model_dims dims;
+    dims.b = (double)ex->microbatch, dims.t = (double)ex->tp, dims.e = e;
+    dims.sp = ex->tp <= 1 ? 0 : ex->sequence_parallel;
+    dims.flash = ex->attention == CULONX_ATTENTION_FLASH;
+    dims.cp = ex->cp > 1 ? (double)ex->cp : 1.0;
+    dims.ep = (double)c->layout.expert_ep, dims.etp = (double)c->layout.expert_etp;
+    dims.capacity = ex->capacity_factor > 1.0 ? ex->capacity_factor : 1.0;
+    if (cx_model_build_dims(md, &dims, &c->stack) != 0)
         return cx_core_fail(err, CULONX_EINPUT, run->path, 0, "model arch %d is not available",
                             (int)md->arch);
     culonx_status st = split_layers(run, c, (int)nvs, err);
@@ -397,6 +445,7 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
 #define ADD(f) cc->f += L * pc->f
             ADD(f_s); ADD(b_s); ADD(w_s); ADD(r_s);
             ADD(tp_f_s); ADD(tp_b_s); ADD(tp_r_s);
+            ADD(ep_f_s); ADD(ep_b_s); ADD(ep_r_s);
             ADD(f_flops); ADD(b_flops); ADD(w_flops); ADD(r_flops);
             ADD(f_bytes); ADD(b_bytes); ADD(w_bytes); ADD(r_bytes);
             ADD(tensor_s);
@@ -405,7 +454,11 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
             for (int q = 0; q < CULONX_MAX_TIERS; q++)
                 cc->tp_tier_bytes[q] += L * pc->tp_tier_bytes[q];
             cc->act_bytes += L * mp->act_bytes[ex->recompute];
-            cc->params += L * (mp->params / t);
+            /* routed experts are split over ep x etp, the rest over tp */
+            const double xe =
+                mp->expert_params / (double)(c->layout.expert_ep * c->layout.expert_etp);
+            cc->params += L * ((mp->params - mp->expert_params) / t + xe);
+            cc->expert_params += L * xe;
             if (pi >= CX_MODEL_PART_LAYER) {
                 cc->layers += cc->piece[i].count;
                 /* full recompute holds one layer's full activations */
@@ -445,11 +498,12 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
         }
     /* per stage: sends, chunk aggregates; DP and optimizer are recomputed
      * only when the stage's parameters differ from its predecessor's */
-    double prev_P = -1;
+    double prev_P = -1, prev_Pe = -1;
+    const double edp = (double)cx_core_layout_expert_dp(&c->layout);
     const double dpcp = (double)ex->dp * (ex->cp > 1 ? (double)ex->cp : 1.0);
     for (int s = 0; s < c->p; s++) {
         int nf = 0, nb = 0, same = s > 0;
-        double P = 0, F = 0, B = 0, W = 0, act = 0, work = 0, ej = 0, busy = 0, by = 0;
+        double P = 0, Pe = 0, F = 0, B = 0, W = 0, act = 0, work = 0, ej = 0, busy = 0, by = 0;
         for (int k = 0; k < c->v; k++) {
             int vs = c->vs_stage_vs[s * c->v + k];
             if (vs + 1 < nvs && c->vs_stage[vs + 1] != s) nf++;
@@ -457,6 +511,7 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
             same = same && c->vs_class[vs] == c->vs_class[c->vs_stage_vs[(s - 1) * c->v + k]];
             const cx_chunk_cost *cc = cx_core_cost_chunk(c, vs);
             P += cc->params;
+            Pe += cc->expert_params;
             F += cc->f_s + cc->tp_f_s;
             B += cc->b_s + cc->tp_b_s + cc->r_s + cc->tp_r_s;
             W += cc->w_s;
@@ -473,8 +528,10 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
         c->stage_act_bytes[s] = act, c->stage_work_bytes[s] = work;
         c->stage_e_j[s] = ej, c->stage_busy_s[s] = busy, c->stage_bytes[s] = by;
         P *= c->weight_copies;
+        Pe *= c->weight_copies;
         c->stage_params[s] = P;
-        if (s > 0 && P == prev_P) { /* same parameters as the previous stage */
+        c->stage_expert_params[s] = Pe;
+        if (s > 0 && P == prev_P && Pe == prev_Pe) { /* same parameters as the previous stage */
             c->dp_s[s] = c->dp_s[s - 1];
             c->dp_nb[s] = c->dp_nb[s - 1];
             c->dp_tier_bytes[s][0] = c->dp_tier_bytes[s - 1][0];
@@ -484,20 +541,22 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
             c->optimizer_bytes[s] = c->optimizer_bytes[s - 1];
             continue;
         }
-        prev_P = P;
+        prev_P = P, prev_Pe = Pe;
+        const double Pd = P - Pe; /* dense parameters, reduced over dp x cp */
         c->dp_s[s] = 0;
         c->dp_tier_bytes[s][0] = c->dp_tier_bytes[s][1] = 0;
         c->dp_nb[s] = 1;
-        if (dpcp > 1) {
+        if (dpcp > 1 || (Pe > 0 && edp > 1)) {
             cx_hw_comm a, b;
             cx_hw_group dg = cx_core_layout_grad_group(&c->layout, c->sys.gpus_per_node);
             if (ex->distributed_optimizer) {
-                a = cx_hw_coll_cost(&c->sys, CX_HW_REDUCE_SCATTER, 4.0 * P, dg);
-                b = cx_hw_coll_cost(&c->sys, CX_HW_ALL_GATHER, 2.0 * P, dg);
+                a = cx_hw_coll_cost(&c->sys, CX_HW_REDUCE_SCATTER, 4.0 * Pd, dg);
+                b = cx_hw_coll_cost(&c->sys, CX_HW_ALL_GATHER, 2.0 * Pd, dg);
             } else {
-                a = cx_hw_coll_cost(&c->sys, CX_HW_ALL_REDUCE, 4.0 * P, dg);
+                a = cx_hw_coll_cost(&c->sys, CX_HW_ALL_REDUCE, 4.0 * Pd, dg);
                 memset(&b, 0, sizeof b);
             }
+            expert_sync(c, Pe, &a, &b);
             /* --overlap-param-gather: the all-gather runs bucket by bucket
              * behind the next iteration's first forward on this stage */
             double ag = b.time_s;
@@ -515,7 +574,7 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
                 c->dp_nb[s] = n < 1 ? 1 : n > DDP_MAX_BUCKETS ? DDP_MAX_BUCKETS : (int)n;
             }
         }
-        double upd = ex->distributed_optimizer ? P / dpcp : P;
+        double upd = ex->distributed_optimizer ? Pd / dpcp + Pe / edp : P;
         c->optimizer_bytes[s] = upd * c->sys.perf.optimizer_bytes_per_param;
         c->optimizer_s[s] =
             c->optimizer_bytes[s] / (c->sys.gpu.hbm_gbps * 1e9 * c->sys.perf.mem_eff);
@@ -537,7 +596,12 @@ void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_mem
     mm->weights_bytes = (ex->dtype == CULONX_DTYPE_FP8 ? 4.0 : 2.0) * P;
     mm->gradients_bytes = 4.0 * P;
     const double dpcp = (double)ex->dp * (ex->cp > 1 ? (double)ex->cp : 1.0);
-    mm->optimizer_bytes = 12.0 * P / (ex->distributed_optimizer ? dpcp : 1.0);
+    const double Pe = c->stage_expert_params[s];
+    const double edp = (double)cx_core_layout_expert_dp(&c->layout);
+    mm->optimizer_bytes =
+        ex->distributed_optimizer ? 12.0 * (P - Pe) / dpcp + 12.0 * Pe / edp : 12.0 * P;
+    mm->expert_bytes = ((ex->dtype == CULONX_DTYPE_FP8 ? 4.0 : 2.0) + 4.0) * Pe +
+                       (ex->distributed_optimizer ? 12.0 * Pe / edp : 12.0 * Pe);
     mm->workspace_bytes = WORKSPACE_BYTES + comm_buf + work_bytes;
     mm->capacity_bytes = c->run->system.gpu.mem_gib * CX_GIB;
 }

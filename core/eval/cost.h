@@ -50,6 +50,8 @@ typedef struct {
     double f_s, b_s, w_s, r_s;
     /* blocking TP collectives per microbatch (s), in F, in B, in recompute */
     double tp_f_s, tp_b_s, tp_r_s;
+    /* of which expert collectives (all-to-all over ep, etp gather/scatter) */
+    double ep_f_s, ep_b_s, ep_r_s;
     /* FLOPs per microbatch per GPU */
     double f_flops, b_flops, w_flops, r_flops;
     /* HBM bytes per microbatch per GPU (for energy) */
@@ -60,9 +62,10 @@ typedef struct {
     double tp_tier_bytes[CULONX_MAX_TIERS];
     /* GPU energy per microbatch of each pass (TP waits excluded), J */
     double e_f_j, e_b_j, e_w_j, e_r_j;
-    double act_bytes;  /* activations saved per microbatch */
-    double work_bytes; /* transient: one layer's full activations (recompute) */
-    double params;     /* parameters per GPU */
+    double act_bytes;     /* activations saved per microbatch */
+    double work_bytes;    /* transient: one layer's full activations (recompute) */
+    double params;        /* parameters per GPU */
+    double expert_params; /* of which routed-expert parameters (/ (ep etp)) */
     int64_t layers;
     int has_embed, has_head;
     /* content, input to output: what the graph engine expands at op level */
@@ -100,6 +103,7 @@ typedef struct {
     int p2p_tier;
     /* per physical stage */
     double stage_params[CX_STAGE_ARRAY];
+    double stage_expert_params[CX_STAGE_ARRAY]; /* of which routed experts */
     /* per-stage aggregates of its chunks (cx_core_stage_times etc.) */
     double stage_f_s[CX_STAGE_ARRAY], stage_b_s[CX_STAGE_ARRAY];
     double stage_w_s[CX_STAGE_ARRAY];
@@ -138,6 +142,8 @@ static inline cx_hw_coll cx_core_hw_coll(cx_coll_kind k)
         return CX_HW_REDUCE_SCATTER;
     case CX_COLL_ALL_GATHER:
         return CX_HW_ALL_GATHER;
+    case CX_COLL_ALL_TO_ALL:
+        return CX_HW_ALL_TO_ALL;
     default:
         return CX_HW_ALL_REDUCE;
     }

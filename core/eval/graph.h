@@ -3,8 +3,9 @@
  * core/eval/graph_eval.c evaluates it, core/output/trace.c writes it as a Chrome trace).
  *
  * One representative rank per pipeline stage (TP groups are inside a stage,
- * DP replicas are identical). Four streams per stage: compute, TP comm, PP
- * comm, DP comm. A node runs after its predecessors: the previous node of
+ * DP replicas are identical). Five streams per stage: compute, TP comm, PP
+ * comm, DP comm and EP comm (the expert collectives of MoE layers, blocking
+ * like TP's). A node runs after its predecessors: the previous node of
  * its stream on its stage (stream order = schedule order), and up to three
  * data dependencies. Nodes live in one arena, freed in one call.
  * See core/README.md, "Graph".
@@ -20,7 +21,8 @@ typedef enum {
     CX_STREAM_TP = 1,
     CX_STREAM_PP = 2,
     CX_STREAM_DP = 3,
-    CX_NSTREAMS = 4
+    CX_STREAM_EP = 4, /* expert all-to-all and etp collectives (MoE) */
+    CX_NSTREAMS = 5
 } cx_stream;
 
 typedef enum {
@@ -33,6 +35,7 @@ typedef enum {
     CX_NODE_SEND,  /* pipeline p2p (activation forward, gradient backward) */
     CX_NODE_DP,    /* data-parallel gradient bucket */
     CX_NODE_OPT,   /* optimizer step */
+    CX_NODE_EP,    /* expert collective: all-to-all dispatch/combine, etp gather */
     CX_NODE_KINDS
 } cx_node_kind;
 

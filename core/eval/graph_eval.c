@@ -215,6 +215,7 @@ void cx_core_graph_result(cx_graph *g, culonx_result *res)
     res->microbatches = g->m;
     res->iteration_time_s = g->makespan_s;
     res->params = cx_model_total_params(&run->model);
+    res->active_params = cx_model_active_params(&run->model);
 
     /* breakdown on the busiest stage (the one that sets the steady state) */
     int j = 0;
@@ -226,13 +227,16 @@ void cx_core_graph_result(cx_graph *g, culonx_result *res)
     }
     const cx_stage_stats *st = &g->stage[j];
     culonx_time_breakdown *bd = &res->breakdown;
-    double tpf = 0, tpb = 0, tpr = 0;
+    double tpf = 0, tpb = 0, tpr = 0, epc = 0;
     for (int k = 0; k < c->v; k++) {
         const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->sched->vstage(g->p, g->v, j, k));
         tpf += cc->tp_f_s, tpb += cc->tp_b_s, tpr += cc->tp_r_s;
+        epc += cc->ep_f_s + cc->ep_b_s + cc->ep_r_s;
     }
     double m = (double)g->m;
     bd->tp_comm_s = m * (tpf + tpb + tpr);
+    bd->ep_comm_s = m * epc;
+    bd->tp_comm_s -= bd->ep_comm_s; /* expert collectives are reported apart */
     if (g->detail == CX_DETAIL_OP) {
         bd->forward_s = st->compute_f_s;
         bd->backward_s = st->compute_b_s + st->compute_w_s;
@@ -247,7 +251,7 @@ void cx_core_graph_result(cx_graph *g, culonx_result *res)
     bd->dp_comm_s = fmax(0.0, st->dp_end_s - st->last_compute_end_s);
     bd->bubble_s =
         g->makespan_s - (bd->forward_s + bd->backward_s + bd->recompute_s + bd->tp_comm_s +
-                         bd->pp_comm_s + bd->optimizer_s + bd->dp_comm_s);
+                         bd->ep_comm_s + bd->pp_comm_s + bd->optimizer_s + bd->dp_comm_s);
     if (bd->bubble_s < 0) bd->bubble_s = 0;
     res->bubble_fraction = g->makespan_s > 0 ? bd->bubble_s / g->makespan_s : 0;
 

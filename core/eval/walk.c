@@ -100,11 +100,14 @@ static void tag(walker *w, int32_t id, int mb, int chunk, int vs)
     nd->vstage = (int16_t)vs;
 }
 
-/* blocking TP collective after a compute node (op level) */
-static void emit_tp(walker *w, int32_t after, double dur, double bytes, int mb, int chunk, int vs)
+/* blocking TP collective after a compute node (op level); expert
+ * collectives (all-to-all, etp) on the EP stream */
+static void emit_tp(walker *w, int32_t after, double dur, double bytes, int mb, int chunk, int vs,
+                    int expert)
 {
     if (dur <= 0) return;
-    int32_t id = emit(w, CX_STREAM_TP, CX_NODE_TP, dur);
+    int32_t id =
+        expert ? emit(w, CX_STREAM_EP, CX_NODE_EP, dur) : emit(w, CX_STREAM_TP, CX_NODE_TP, dur);
     tag(w, id, mb, chunk, vs);
     cx_node *nd = N(w, id);
     if (nd) {
@@ -179,7 +182,7 @@ static void emit_ops(walker *w, const cx_model_ops *ops, const cx_op_times *ot, 
         }
         /* backward collectives sit before the op's backward in Megatron (f
          * operator); the position inside the group does not change timing */
-        emit_tp(w, id, tp, o->coll_bytes, mb, chunk, vs);
+        emit_tp(w, id, tp, o->coll_bytes, mb, chunk, vs, o->coll_group != CX_GROUP_TP);
     }
 }
 
@@ -298,7 +301,8 @@ static void emit_item(walker *w, int kind, int chunk, int mb, int vs, int is_las
     const culonx_execution *ex = &g->run->exec;
     const cx_chunk_cost *cc = cx_core_cost_chunk(c, vs);
     int pieces = 1;
-    if (is_last && g->detail == CX_DETAIL_STAGE && ex->dp * (ex->cp > 1 ? ex->cp : 1) > 1)
+    /* DP buckets: the dense gradients over dp x cp, the experts' over their dp group */
+    if (is_last && g->detail == CX_DETAIL_STAGE && c->dp_s[w->stage] > 0)
         pieces = cx_core_dp_buckets(c, w->stage);
     int32_t first, head, lastid;
     switch (kind) {
@@ -348,7 +352,7 @@ static void emit_tail(walker *w)
     const int32_t last_first = w->st[s].last_first, last_last = w->st[s].last_last;
     int nb = cx_core_dp_buckets(c, s);
     int32_t last_dp = -1;
-    if (ex->dp * (ex->cp > 1 ? ex->cp : 1) > 1 && c->dp_s[s] > 0) {
+    if (c->dp_s[s] > 0) { /* dense over dp x cp, experts over their dp group */
         int64_t span = (int64_t)last_last - last_first + 1;
         for (int k = 0; k < nb; k++) {
             int32_t dep = last_last;
@@ -536,8 +540,8 @@ oom:
 
 const char *cx_core_node_name(const cx_graph *g, const cx_node *nd)
 {
-    static const char *const names[CX_NODE_KINDS] = {"F",  "B",    "W",         "BW",       "R",
-                                                     "TP", "send", "dp-bucket", "optimizer"};
+    static const char *const names[CX_NODE_KINDS] = {
+        "F", "B", "W", "BW", "R", "TP", "send", "dp-bucket", "optimizer", "all-to-all"};
     if (g->detail == CX_DETAIL_OP && nd->stream == CX_STREAM_COMPUTE && nd->kind <= CX_NODE_R) {
         const cx_model_stack *st = &g->cost->stack;
         if (nd->part < st->nparts && nd->op < st->part[nd->part].ops.nops)

@@ -39,7 +39,7 @@ typedef struct {
 
 /* ------------------------------------------------------------------ model */
 
-typedef enum { CULONX_ARCH_GPT = 0, CULONX_ARCH_LLAMA = 1 } culonx_arch;
+typedef enum { CULONX_ARCH_GPT = 0, CULONX_ARCH_LLAMA = 1, CULONX_ARCH_MOE = 2 } culonx_arch;
 
 typedef struct {
     char name[64];
@@ -53,6 +53,16 @@ typedef struct {
     int64_t seq;      /* s */
     int64_t head_dim; /* d: width of one attention head; 0 = hidden / heads */
     int64_t window;   /* sliding attention window in tokens; 0 = none (full causal) */
+    /* Mixture of experts (arch "moe", models/moe.c; 0 = unused): routed
+     * experts E, top-k per token, inner size of one expert, shared experts
+     * (always active, ffn shared x expert-ffn), every moe-layer-freq-th layer
+     * after the first-dense-layers is MoE (the others dense, inner size ffn) */
+    int64_t experts, experts_per_token, expert_ffn, shared_experts;
+    int64_t moe_layer_freq, first_dense_layers;
+    /* Low-rank (MLA-style) attention, models/moe.c: query and key/value
+     * compression ranks (0 = full-rank projections) and the decoupled
+     * rotary width added to each query/key head */
+    int64_t q_rank, kv_rank, rope_dim;
 } culonx_model;
 
 /* ----------------------------------------------------------------- system */
@@ -201,6 +211,14 @@ typedef struct {
      * counted as one layer slot of the first / last stage. */
     int64_t first_stage_layers, last_stage_layers;
     int embedding_in_split, loss_in_split;
+    /* Expert parallelism (MoE models; core/README.md, "Experts"): experts
+     * split over ep ranks, each expert over etp ranks; ep x etp ranks are
+     * carved out of the tp x cp x dp ranks of a stage (Megatron's expert
+     * groups), so the GPU count stays tp*cp*pp*dp. 0 or 1 = none. The
+     * capacity factor is the load of the busiest expert rank over the mean
+     * (1 = balanced; 0 counts as 1). */
+    int64_t ep, etp;
+    double capacity_factor;
 } culonx_execution;
 
 /* A serving setup (<serving>, core/eval/serve.c): one instance of tp x pp
@@ -258,6 +276,7 @@ typedef struct {
     double backward_s;  /* compute of backward passes (B + W) */
     double recompute_s; /* recomputed forward work */
     double tp_comm_s;   /* exposed tensor-parallel collectives */
+    double ep_comm_s;   /* expert all-to-all (dispatch and combine) and etp collectives */
     double pp_comm_s;   /* exposed pipeline p2p */
     double dp_comm_s;   /* exposed data-parallel gradient sync */
     double bubble_s;    /* pipeline fill/drain idle time */
@@ -270,6 +289,7 @@ typedef struct {
     double optimizer_bytes;
     double activations_bytes; /* in flight at the peak, for the schedule */
     double workspace_bytes;   /* working buffers: see core/eval/closed.c */
+    double expert_bytes;      /* routed experts' weights + grads + optimizer (in the above) */
     double peak_bytes;
     double capacity_bytes;
     int fits;
@@ -287,6 +307,7 @@ typedef struct {
 
 typedef struct {
     double params;         /* total model parameters */
+    double active_params;  /* used per token (MoE: k of E routed experts); = params if dense */
     double params_per_gpu; /* held by the most loaded GPU */
     double iteration_time_s;
     culonx_time_breakdown breakdown;
@@ -548,6 +569,8 @@ typedef enum {
     CULONX_SWEEP_CP,         /* context-parallel degree */
     CULONX_SWEEP_ATTENTION,  /* values: culonx_attention */
     CULONX_SWEEP_TP_OVERLAP, /* values: culonx_tp_overlap */
+    CULONX_SWEEP_EP,         /* expert-parallel degree (MoE) */
+    CULONX_SWEEP_ETP,        /* tensor parallelism inside the experts */
     CULONX_SWEEP_NDIMS
 } culonx_sweep_dim;
 
@@ -586,7 +609,9 @@ typedef enum {
     CULONX_REJECT_EVAL,               /* the evaluator refused it */
     CULONX_REJECT_MEMORY,             /* does not fit in memory (evaluated) */
     CULONX_REJECT_POWER_CAP,          /* facility power over --power-cap-mw (evaluated) */
-    CULONX_REJECT_COUNT,              /* reasons a sweep counts (its space holds no others) */
+    CULONX_REJECT_EP,     /* experts % ep, expert-ffn % etp, tp*cp*dp % (ep*etp), shared % tp */
+    CULONX_REJECT_MOE_SP, /* a MoE model with tp > 1 without sequence parallelism */
+    CULONX_REJECT_COUNT,  /* reasons a sweep counts (its space holds no others) */
     /* only an execution given in full breaks these (dp is derived and vp
      * only varies for schedules that take it in a sweep) */
     CULONX_REJECT_VP_SCHEDULE = CULONX_REJECT_COUNT, /* vp > 1, schedule takes none */

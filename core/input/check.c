@@ -67,6 +67,66 @@ static culonx_status dbl_range(checker *C, const culonx_origin *o, const char *t
         if (st_ != CULONX_OK) return st_;                                                          \
     } while (0)
 
+/* Mixture-of-experts fields (models/moe.c): only with arch="moe", which
+ * needs experts, experts-per-token and expert-ffn; low-rank attention
+ * (q-rank, kv-rank, rope-dim) only there too, q-rank and rope-dim with a
+ * kv-rank, and kv-rank with kv-heads = heads (MLA has no grouped heads). */
+static culonx_status check_moe(checker *C)
+{
+    typedef long long ll;
+    const culonx_model *m = &C->run->model;
+    const culonx_origin *o = &C->run->model_at;
+    if (m->arch != CULONX_ARCH_MOE) {
+        static const char *const keys[] = {
+            "experts",        "experts-per-token", "expert-ffn",
+            "shared-experts", "moe-layer-freq",    "first-dense-layers",
+            "q-rank",         "kv-rank",           "rope-dim"};
+        const int64_t v[] = {m->experts,        m->experts_per_token, m->expert_ffn,
+                             m->shared_experts, m->moe_layer_freq,    m->first_dense_layers,
+                             m->q_rank,         m->kv_rank,           m->rope_dim};
+        for (int i = 0; i < 9; i++)
+            if (v[i])
+                return bad(C, o, "<model %s=\"%lld\">: %s needs arch=\"moe\"", keys[i], (ll)v[i],
+                           keys[i]);
+        return CULONX_OK;
+    }
+    if (!m->experts || !m->experts_per_token || !m->expert_ffn)
+        return bad(C, o,
+                   "<model arch=\"moe\">: needs experts, experts-per-token and expert-ffn (got "
+                   "%lld, %lld, %lld)",
+                   (ll)m->experts, (ll)m->experts_per_token, (ll)m->expert_ffn);
+    TRY(int_range(C, o, "model", "experts", m->experts, 1, 100000));
+    TRY(int_range(C, o, "model", "experts-per-token", m->experts_per_token, 1, m->experts));
+    TRY(int_range(C, o, "model", "expert-ffn", m->expert_ffn, 1, 10000000));
+    TRY(int_range(C, o, "model", "shared-experts", m->shared_experts, 0, 1000));
+    if (m->moe_layer_freq)
+        TRY(int_range(C, o, "model", "moe-layer-freq", m->moe_layer_freq, 1, m->layers));
+    if (m->first_dense_layers >= m->layers)
+        return bad(C, o,
+                   "<model first-dense-layers=\"%lld\">: leaves no MoE layer among %lld layers",
+                   (ll)m->first_dense_layers, (ll)m->layers);
+    int nseg = cx_model_moe_segments(m);
+    if (nseg > CX_MODEL_MAX_SEGMENTS)
+        return bad(C, o,
+                   "<model moe-layer-freq=\"%lld\">: %lld layers alternate in %d runs of dense and "
+                   "MoE layers; at most %d are modelled",
+                   (ll)m->moe_layer_freq, (ll)m->layers, nseg, CX_MODEL_MAX_SEGMENTS);
+    if ((m->q_rank || m->rope_dim) && !m->kv_rank)
+        return bad(C, o, "<model %s=\"%lld\">: low-rank attention needs kv-rank",
+                   m->q_rank ? "q-rank" : "rope-dim", (ll)(m->q_rank ? m->q_rank : m->rope_dim));
+    if (m->kv_rank) {
+        TRY(int_range(C, o, "model", "kv-rank", m->kv_rank, 1, 1000000));
+        if (m->q_rank) TRY(int_range(C, o, "model", "q-rank", m->q_rank, 1, 1000000));
+        if (m->rope_dim) TRY(int_range(C, o, "model", "rope-dim", m->rope_dim, 1, 100000));
+        if (m->kv_heads != m->heads)
+            return bad(C, o,
+                       "<model kv-rank=\"%lld\">: low-rank attention has a key/value head per "
+                       "query head: kv-heads %lld must equal heads %lld",
+                       (ll)m->kv_rank, (ll)m->kv_heads, (ll)m->heads);
+    }
+    return CULONX_OK;
+}
+
 static culonx_status check_model(checker *C)
 {
     const culonx_model *m = &C->run->model;
@@ -88,7 +148,7 @@ static culonx_status check_model(checker *C)
     if (m->kv_heads > m->heads || m->heads % m->kv_heads)
         return bad(C, o, "<model kv-heads=\"%lld\">: %lld kv-heads do not divide %lld heads",
                    (long long)m->kv_heads, (long long)m->kv_heads, (long long)m->heads);
-    return CULONX_OK;
+    return check_moe(C);
 }
 
 /* The plausible ranges of a <power> model (also for power files read
@@ -225,6 +285,35 @@ static culonx_status exec_reject(checker *C, culonx_sweep_reject why)
                    "<execution cp=\"%lld\">: seq %lld is not a multiple of 2*cp = %lld (two "
                    "chunks per rank for causal load balance)",
                    (ll)e->cp, (ll)m->seq, (ll)(2 * e->cp));
+    case CULONX_REJECT_EP: {
+        const int64_t ep = e->ep > 1 ? e->ep : 1, etp = e->etp > 1 ? e->etp : 1;
+        const int64_t ranks = cx_core_layout_stage_ranks(&l);
+        if (m->arch != CULONX_ARCH_MOE)
+            return bad(C, o,
+                       "<execution ep=\"%lld\" etp=\"%lld\">: expert parallelism needs a "
+                       "mixture-of-experts model (arch=\"moe\")",
+                       (ll)ep, (ll)etp);
+        if (m->experts % ep)
+            return bad(C, o, "<execution ep=\"%lld\">: ep %lld does not divide %lld experts",
+                       (ll)ep, (ll)ep, (ll)m->experts);
+        if (m->expert_ffn % etp)
+            return bad(C, o, "<execution etp=\"%lld\">: etp %lld does not divide expert-ffn %lld",
+                       (ll)etp, (ll)etp, (ll)m->expert_ffn);
+        if (ranks % (ep * etp))
+            return bad(C, o,
+                       "<execution ep=\"%lld\">: ep*etp = %lld*%lld does not divide the "
+                       "tp*cp*dp = %lld ranks of a pipeline stage (expert groups fold into them)",
+                       (ll)ep, (ll)ep, (ll)etp, (ll)ranks);
+        return bad(C, o,
+                   "<execution tp=\"%lld\">: %lld does not divide the shared experts' inner size "
+                   "%lld*%lld",
+                   (ll)e->tp, (ll)e->tp, (ll)m->shared_experts, (ll)m->expert_ffn);
+    }
+    case CULONX_REJECT_MOE_SP:
+        return bad(C, o,
+                   "<execution tp=\"%lld\">: a mixture-of-experts model with tp > 1 needs "
+                   "sequence-parallel=\"true\" (each TP rank routes its own tokens)",
+                   (ll)e->tp);
     case CULONX_REJECT_HEADS_TP:
         return bad(C, o, "<execution tp=\"%lld\">: %lld does not divide %lld heads", (ll)e->tp,
                    (ll)e->tp, (ll)m->heads);
@@ -305,6 +394,16 @@ static culonx_status check_exec(checker *C)
     TRY(int_range(C, o, "execution", "gpus", e->gpus, 1, 10000000));
     TRY(int_range(C, o, "execution", "tp", e->tp, 1, e->gpus));
     TRY(int_range(C, o, "execution", "pp", e->pp, 1, e->gpus));
+    if (e->ep) TRY(int_range(C, o, "execution", "ep", e->ep, 1, e->gpus));
+    if (e->etp) TRY(int_range(C, o, "execution", "etp", e->etp, 1, e->gpus));
+    if (e->capacity_factor != 0) {
+        TRY(dbl_range(C, o, "execution", "capacity-factor", e->capacity_factor, 1, 0, 1000, 0));
+        if (m->arch != CULONX_ARCH_MOE && e->capacity_factor != 1.0)
+            return bad(C, o,
+                       "<execution capacity-factor=\"%g\">: a capacity factor needs a "
+                       "mixture-of-experts model (arch=\"moe\")",
+                       e->capacity_factor);
+    }
     /* the rules are core/layout/rules.c's; ranges are checked first, in between
      * as before so that the first message of a run is unchanged */
     cx_layout l;

@@ -35,6 +35,15 @@ static const cx_field model_fields[] = {
     FLD(culonx_model, "seq", FT_COUNT, seq, 0, 1),
     FLD(culonx_model, "head-dim", FT_COUNT, head_dim, 0, 0),
     FLD(culonx_model, "window", FT_COUNT, window, 0, 0),
+    FLD(culonx_model, "experts", FT_COUNT, experts, 0, 0),
+    FLD(culonx_model, "experts-per-token", FT_COUNT, experts_per_token, 0, 0),
+    FLD(culonx_model, "expert-ffn", FT_COUNT, expert_ffn, 0, 0),
+    FLD(culonx_model, "shared-experts", FT_COUNT0, shared_experts, 0, 0),
+    FLD(culonx_model, "moe-layer-freq", FT_COUNT, moe_layer_freq, 0, 0),
+    FLD(culonx_model, "first-dense-layers", FT_COUNT0, first_dense_layers, 0, 0),
+    FLD(culonx_model, "q-rank", FT_COUNT, q_rank, 0, 0),
+    FLD(culonx_model, "kv-rank", FT_COUNT, kv_rank, 0, 0),
+    FLD(culonx_model, "rope-dim", FT_COUNT, rope_dim, 0, 0),
 };
 
 static const cx_field system_fields[] = {
@@ -119,6 +128,9 @@ static const cx_field exec_fields[] = {
     FLD(culonx_execution, "last-stage-layers", FT_COUNT, last_stage_layers, 0, 0),
     FLD(culonx_execution, "embedding-in-split", FT_BOOL, embedding_in_split, 0, 0),
     FLD(culonx_execution, "loss-in-split", FT_BOOL, loss_in_split, 0, 0),
+    FLD(culonx_execution, "ep", FT_COUNT, ep, 0, 0),
+    FLD(culonx_execution, "etp", FT_COUNT, etp, 0, 0),
+    FLD(culonx_execution, "capacity-factor", FT_POSITIVE, capacity_factor, 0, 0),
 };
 
 /* <serving> (core/eval/serve.c); kv-dtype sits at SERV_KV_DTYPE (fields.h);
@@ -167,6 +179,8 @@ void cx_core_serving_derive(culonx_run *run)
     e->recompute = CULONX_RECOMPUTE_NONE;
     e->schedule = CULONX_SCHED_1F1B;
     e->dtype = v->dtype;
+    /* a MoE model trains with SP under tp > 1 (core/layout/rules.c) */
+    e->sequence_parallel = run->model.arch == CULONX_ARCH_MOE && v->tp > 1;
     run->exec_at = run->serving_at;
     run->dp_derived = run->gpus_derived = 0;
 }
@@ -219,7 +233,8 @@ int cx_core_field_parse(const cx_field *f, const char *s, void *base, char *why,
         memcpy(p, s, n + 1);
         return 0;
     }
-    case FT_COUNT: {
+    case FT_COUNT:
+    case FT_COUNT0: {
         const char *t = cx_core_xml_skip_space(s);
         char *end = NULL;
         long long v = 0;
@@ -227,10 +242,11 @@ int cx_core_field_parse(const cx_field *f, const char *s, void *base, char *why,
         if (ok) {
             errno = 0;
             v = strtoll(t, &end, 10);
-            ok = end != t && only_space(end) && errno != ERANGE && v >= 1;
+            ok = end != t && only_space(end) && errno != ERANGE && v >= (f->type == FT_COUNT);
         }
         if (!ok) {
-            snprintf(why, whylen, "expected a positive integer, got '%.64s'", s);
+            snprintf(why, whylen, "expected a %s integer, got '%.64s'",
+                     f->type == FT_COUNT ? "positive" : "non-negative", s);
             return -1;
         }
         int64_t iv = (int64_t)v;

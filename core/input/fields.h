@@ -13,6 +13,7 @@ typedef enum {
     FT_NAME,     /* non-empty string */
     FT_TEXT,     /* string, may be empty */
     FT_COUNT,    /* int64_t >= 1 */
+    FT_COUNT0,   /* int64_t >= 0 */
     FT_NONNEG,   /* double >= 0 */
     FT_POSITIVE, /* double > 0 */
     FT_BOOL,     /* int 0/1 */

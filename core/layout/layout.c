@@ -41,6 +41,30 @@ void cx_core_layout_init(cx_layout *l, const culonx_execution *ex)
     for (int d = 0; d < CX_DIM_COUNT; d++)
         g = mul_sat(g, l->degree[d]);
     l->gpus = g;
+    l->expert_ep = at_least_1(ex->ep);
+    l->expert_etp = at_least_1(ex->etp);
+}
+
+int64_t cx_core_layout_expert_dp(const cx_layout *l)
+{
+    int64_t r = mul_sat(mul_sat(at_least_1(l->degree[CX_DIM_TP]), at_least_1(l->degree[CX_DIM_CP])),
+                        at_least_1(l->degree[CX_DIM_DP]));
+    int64_t e = mul_sat(l->expert_ep, l->expert_etp);
+    return e > 0 && r >= e ? r / e : 1;
+}
+
+cx_hw_group cx_core_layout_expert_group(const cx_layout *l, cx_expert_dim d, int64_t gpus_per_node)
+{
+    int64_t n = l->expert_etp, stride = 1;
+    if (d == CX_EXPERT_EP) n = l->expert_ep, stride = l->expert_etp;
+    if (d == CX_EXPERT_EDP)
+        n = cx_core_layout_expert_dp(l), stride = mul_sat(l->expert_ep, l->expert_etp);
+    int64_t gpn = at_least_1(gpus_per_node);
+    int64_t r = stride >= gpn ? 1 : gpn / stride;
+    if (r > n) r = n;
+    if (r < 1) r = 1;
+    cx_hw_group g = {n, r};
+    return g;
 }
 
 cx_hw_group cx_core_layout_group(const cx_layout *l, cx_dim d, int64_t gpus_per_node)

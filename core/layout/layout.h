@@ -5,12 +5,17 @@
  * collective crosses are derived, here and nowhere else (core/layout/layout.c).
  *
  * Dimensions: tensor (tp), context (cp), expert (ep), data (dp) and
- * pipeline (pp) parallelism; cp and ep are 1 until the features that use
- * them land (a new dimension = one enum value, its degree and its place in
- * the order). Every degree multiplies the GPU count today; whether ep will
- * instead subdivide dp (Megatron's expert-data-parallel groups) is the MoE
- * work's decision, and is made here only. Ranks are numbered with the first dimension of `order`
- * varying fastest; Megatron-LM's default order is TP, CP, EP, DP, PP
+ * pipeline (pp) parallelism (a new dimension = one enum value, its degree
+ * and its place in the order). The degree of ep in the product stays 1:
+ * expert parallelism does not multiply the GPU count but subdivides the
+ * tp x cp x dp ranks of a stage (Megatron-Core's expert groups, "MoE
+ * parallel folding"): in MoE layers those R = tp cp dp ranks are numbered
+ * etp fastest, then ep, then edp = R / (ep etp), so
+ *     etp group: etp ranks, stride 1
+ *     ep  group: ep ranks, stride etp         (the all-to-all)
+ *     edp group: R / (ep etp) ranks, stride ep etp (expert gradients)
+ * (expert_ep, expert_etp; cx_core_layout_expert_group). Ranks are numbered with the first dimension
+ * of `order` varying fastest; Megatron-LM's default order is TP, CP, EP, DP, PP
  * (megatron/core/parallel_state.py, order "tp-cp-ep-dp-pp"), so with
  * cp = ep = 1: TP fastest, then DP, then PP. The members of a group of
  * dimension d are stride(d) = product of the degrees before d apart:
@@ -27,8 +32,9 @@
  * Streams of the iteration graph (core/eval/graph.h, CX_STREAM_*): COMPUTE runs
  * the work of one rank; TP carries the collectives of the tp dimension
  * (blocking, inside each chunk); PP the p2p along the pp dimension (stage
- * boundaries); DP the gradient sync over the dp dimension. A future cp or
- * ep collective gets its own stream.
+ * boundaries); DP the gradient sync over the dp dimension; EP the expert
+ * all-to-alls (and etp collectives) of MoE layers. cp's ring attention is
+ * accounted on the TP stream.
  */
 #ifndef CX_CORE_LAYOUT_H
 #define CX_CORE_LAYOUT_H
@@ -47,10 +53,14 @@ typedef enum { CX_DIM_TP = 0, CX_DIM_CP, CX_DIM_EP, CX_DIM_DP, CX_DIM_PP, CX_DIM
 
 typedef struct {
     int64_t degree[CX_DIM_COUNT];
-    uint8_t order[CX_DIM_COUNT];  /* dimensions, fastest-varying first */
-    int64_t stride[CX_DIM_COUNT]; /* ranks between neighbours of a group */
-    int64_t gpus;                 /* product of the degrees (saturating) */
+    uint8_t order[CX_DIM_COUNT];   /* dimensions, fastest-varying first */
+    int64_t stride[CX_DIM_COUNT];  /* ranks between neighbours of a group */
+    int64_t gpus;                  /* product of the degrees (saturating) */
+    int64_t expert_ep, expert_etp; /* expert groups inside a stage (>= 1) */
 } cx_layout;
+
+/* Groups of the experts' layout (see the top). */
+typedef enum { CX_EXPERT_ETP = 0, CX_EXPERT_EP, CX_EXPERT_EDP } cx_expert_dim;
 
 /* The layout of an execution: tp, pp, dp from it, cp = ep = 1, Megatron's
  * order. Degrees below 1 count as 1 for strides; products saturate at
@@ -63,6 +73,11 @@ cx_hw_group cx_core_layout_group(const cx_layout *l, cx_dim d, int64_t gpus_per_
  * order), stride(cp) apart; = the dp group when cp = ep = 1. Megatron
  * reduces gradients and shards the distributed optimizer over dp x cp. */
 cx_hw_group cx_core_layout_grad_group(const cx_layout *l, int64_t gpus_per_node);
+/* The expert group of kind d (etp, ep or the expert data-parallel group
+ * over which expert gradients are reduced and their optimizer sharded). */
+cx_hw_group cx_core_layout_expert_group(const cx_layout *l, cx_expert_dim d, int64_t gpus_per_node);
+/* Ranks of the expert data-parallel group: tp cp dp / (ep etp) (>= 1). */
+int64_t cx_core_layout_expert_dp(const cx_layout *l);
 /* Neighbours along d exchanging p2p (pipeline sends): a group of 2, inside
  * one node iff stride(d) < gpus_per_node. */
 cx_hw_group cx_core_layout_p2p(const cx_layout *l, cx_dim d, int64_t gpus_per_node);

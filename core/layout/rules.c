@@ -4,6 +4,10 @@
  *   gpus % (tp*pp) == 0 and gpus == tp*pp*dp        (layout: core/layout/layout.c)
  *   heads, kv-heads, ffn % tp == 0                  (Megatron's TP split)
  *   seq % (2*cp) == 0 and flash attention with cp > 1 (ring attention)
+ *   MoE (models/moe.c): experts % ep, expert-ffn % etp, (tp*cp*dp) % (ep*etp)
+ *     (the expert groups fold into a stage's ranks, core/layout/layout.h),
+ *     shared-experts*expert-ffn % tp; sequence parallelism when tp > 1
+ *     (Megatron-Core's rule for MoE with TP); ep = etp = 1 for dense models
  *   the schedule's rules on (pp, vp, layers)         (each schedule's supports;
  *     with uneven stages the split's rule, cx_core_rule_split, decides the
  *     layer counts and the schedule sees one layer per virtual stage)
@@ -40,6 +44,8 @@ static const char *const reject_names[CULONX_REJECT_ALL_COUNT] = {
     [CULONX_REJECT_EVAL] = "evaluation failed",
     [CULONX_REJECT_MEMORY] = "does not fit in memory",
     [CULONX_REJECT_POWER_CAP] = "over the facility power cap",
+    [CULONX_REJECT_EP] = "ep/etp do not split the experts or the ranks",
+    [CULONX_REJECT_MOE_SP] = "MoE with tp > 1 needs sequence parallel",
     [CULONX_REJECT_VP_SCHEDULE] = "vp > 1 with a schedule that takes none",
     [CULONX_REJECT_GPUS_DEGREES] = "gpus != tp*cp*pp*dp",
     [CULONX_REJECT_UNEVEN_SPLIT] = "uneven stages leave no even middle",
@@ -136,6 +142,21 @@ culonx_sweep_reject cx_core_rule_cp(const culonx_model *md, const culonx_executi
     return CULONX_REJECT_NONE;
 }
 
+culonx_sweep_reject cx_core_rule_moe(const culonx_model *md, const culonx_execution *ex)
+{
+    const int64_t ep = ex->ep > 1 ? ex->ep : 1, etp = ex->etp > 1 ? ex->etp : 1;
+    if (md->arch != CULONX_ARCH_MOE)
+        return ep > 1 || etp > 1 ? CULONX_REJECT_EP : CULONX_REJECT_NONE;
+    cx_layout l;
+    cx_core_layout_init(&l, ex);
+    /* degrees are at most 1e7 each (the loader's ranges): no overflow */
+    if (md->experts % ep || md->expert_ffn % etp || cx_core_layout_stage_ranks(&l) % (ep * etp) ||
+        (md->shared_experts * md->expert_ffn) % ex->tp)
+        return CULONX_REJECT_EP;
+    if (ex->tp > 1 && !ex->sequence_parallel) return CULONX_REJECT_MOE_SP;
+    return CULONX_REJECT_NONE;
+}
+
 culonx_sweep_reject cx_core_exec_check(const culonx_model *md, const culonx_execution *ex)
 {
     const cx_sched_desc *d = cx_sched_get(ex->schedule);
@@ -147,6 +168,7 @@ culonx_sweep_reject cx_core_exec_check(const culonx_model *md, const culonx_exec
     if ((r = cx_core_rule_gpus(&l, ex->gpus)) != CULONX_REJECT_NONE) return r;
     if ((r = cx_core_rule_tp(md, ex->tp)) != CULONX_REJECT_NONE) return r;
     if ((r = cx_core_rule_cp(md, ex)) != CULONX_REJECT_NONE) return r;
+    if ((r = cx_core_rule_moe(md, ex)) != CULONX_REJECT_NONE) return r;
     cx_sched_shape s = {ex->pp, 0, ex->vp, md->layers};
     if (cx_core_exec_uneven(ex)) { /* the split's own rule replaces layer divisibility */
         int nvs = (int)ex->pp * cx_core_rule_chunks(d, ex->vp);

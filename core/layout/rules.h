@@ -42,6 +42,10 @@ culonx_sweep_reject cx_core_rule_split(int64_t layers, const culonx_execution *e
 /* Context parallelism: seq % (2*cp) (two chunks per rank, causal balance)
  * and FlashAttention (ring attention runs on the fused kernel). */
 culonx_sweep_reject cx_core_rule_cp(const culonx_model *md, const culonx_execution *ex);
+/* Mixture of experts: ep divides experts, etp the expert-ffn, ep*etp the
+ * tp*cp*dp ranks of a stage, tp the shared experts' inner size (EP); tp > 1
+ * needs sequence parallelism (MOE_SP). Dense models: ep = etp = 1 (EP). */
+culonx_sweep_reject cx_core_rule_moe(const culonx_model *md, const culonx_execution *ex);
 /* Chunks per stage of d at requested v, v capped as the sweep caps it. */
 int cx_core_rule_chunks(const cx_sched_desc *d, int64_t v);
 

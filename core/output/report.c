@@ -137,8 +137,20 @@ void culonx_report_text(FILE *out, const culonx_run *run, const culonx_result *r
             (long long)e->tp, (long long)e->pp, (long long)e->dp, (long long)e->vp,
             (long long)e->microbatch, (long long)e->global_batch, (long long)r->microbatches,
             culonx_schedule_name(e->schedule));
+    if (m->arch == CULONX_ARCH_MOE) {
+        cx_core_fmt_si(a, sizeof a, r->active_params, "");
+        fprintf(out,
+                "              %lld experts (top-%lld, expert ffn %lld, %lld shared): %s "
+                "active parameters\n",
+                (long long)m->experts, (long long)m->experts_per_token, (long long)m->expert_ffn,
+                (long long)m->shared_experts, a);
+    }
     if (e->cp > 1)
         fprintf(out, "              context parallel CP %lld (ring attention)\n", (long long)e->cp);
+    if (m->arch == CULONX_ARCH_MOE)
+        fprintf(out, "              expert parallel EP %lld, ETP %lld, capacity factor %g\n",
+                (long long)(e->ep > 1 ? e->ep : 1), (long long)(e->etp > 1 ? e->etp : 1),
+                e->capacity_factor > 1.0 ? e->capacity_factor : 1.0);
     fprintf(out,
             "              recompute %s, sequence parallel %s, distributed optimizer %s, "
             "%s, DP overlap %s, clock %.0f MHz\n",
@@ -154,6 +166,7 @@ void culonx_report_text(FILE *out, const culonx_run *run, const culonx_result *r
     row_time(out, "backward", t->backward_s, T);
     row_time(out, "recompute", t->recompute_s, T);
     row_time(out, "TP communication", t->tp_comm_s, T);
+    if (m->arch == CULONX_ARCH_MOE) row_time(out, "expert all-to-all", t->ep_comm_s, T);
     row_time(out, "PP communication", t->pp_comm_s, T);
     row_time(out, "pipeline bubble", t->bubble_s, T);
     row_time(out, "DP communication", t->dp_comm_s, T);
@@ -168,6 +181,7 @@ void culonx_report_text(FILE *out, const culonx_run *run, const culonx_result *r
     row_bytes(out, "optimizer state", mm->optimizer_bytes);
     row_bytes(out, "activations", mm->activations_bytes);
     row_bytes(out, "working buffers", mm->workspace_bytes);
+    if (m->arch == CULONX_ARCH_MOE) row_bytes(out, "of which experts", mm->expert_bytes);
 
     cx_core_fmt_si(a, sizeof a, r->model_flops, "FLOP");
     cx_core_fmt_si(b, sizeof b, r->hardware_flops, "FLOP");
@@ -238,10 +252,14 @@ void culonx_report_json(FILE *out, const culonx_run *run, const culonx_result *r
             e->param_gather_overlap ? "true" : "false");
     kv(out, "first_stage_layers", (double)e->first_stage_layers, 1);
     kv(out, "last_stage_layers", (double)e->last_stage_layers, 1);
+    kv(out, "ep", (double)(e->ep > 1 ? e->ep : 1), 1);
+    kv(out, "etp", (double)(e->etp > 1 ? e->etp : 1), 1);
+    kv(out, "capacity_factor", e->capacity_factor > 1.0 ? e->capacity_factor : 1.0, 1);
     fprintf(out, "\"embedding_in_split\": %s, \"loss_in_split\": %s},\n",
             e->embedding_in_split ? "true" : "false", e->loss_in_split ? "true" : "false");
     fputs(" ", out);
     kv(out, "params", r->params, 1);
+    kv(out, "active_params", r->active_params, 1);
     kv(out, "params_per_gpu", r->params_per_gpu, 1);
     kv(out, "iteration_time_s", r->iteration_time_s, 1);
     kv(out, "clock_mhz", r->clock_mhz, 0);
@@ -251,6 +269,7 @@ void culonx_report_json(FILE *out, const culonx_run *run, const culonx_result *r
     kv(out, "backward", t->backward_s, 1);
     kv(out, "recompute", t->recompute_s, 1);
     kv(out, "tp_comm", t->tp_comm_s, 1);
+    kv(out, "ep_comm", t->ep_comm_s, 1);
     kv(out, "pp_comm", t->pp_comm_s, 1);
     kv(out, "bubble", t->bubble_s, 1);
     kv(out, "dp_comm", t->dp_comm_s, 1);
@@ -262,6 +281,7 @@ void culonx_report_json(FILE *out, const culonx_run *run, const culonx_result *r
     kv(out, "optimizer_bytes", mm->optimizer_bytes, 1);
     kv(out, "activations_bytes", mm->activations_bytes, 1);
     kv(out, "workspace_bytes", mm->workspace_bytes, 1);
+    kv(out, "expert_bytes", mm->expert_bytes, 1);
     kv(out, "peak_bytes", mm->peak_bytes, 1);
     kv(out, "capacity_bytes", mm->capacity_bytes, 1);
     fprintf(out, "\"fits\": %s},\n \"flops\": {", mm->fits ? "true" : "false");

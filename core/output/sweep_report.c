@@ -19,14 +19,18 @@ static const char *onoff(int b)
  * or the TP overlap; otherwise every row has the run's value, stated in the
  * legend). The cp column is always there. */
 typedef struct {
-    int energy, budget, attn, tpo;
+    int energy, budget, attn, tpo, moe; /* moe: a mixture-of-experts run: ep and etp columns */
 } text_cols;
 
 static void text_entry(FILE *o, int rank, const culonx_sweep_entry *x, const text_cols *c)
 {
     const culonx_execution *e = &x->exec;
     const culonx_result *r = &x->res;
-    fprintf(o, "%4d %6lld %4lld %3lld %4lld %5lld %-12s %3lld %4lld %-9s %-3s %-3s %-3s", rank,
+    fprintf(o, "%4d ", rank);
+    if (c->moe)
+        fprintf(o, "%3lld %3lld ", (long long)(e->ep > 1 ? e->ep : 1),
+                (long long)(e->etp > 1 ? e->etp : 1));
+    fprintf(o, "%6lld %4lld %3lld %4lld %5lld %-12s %3lld %4lld %-9s %-3s %-3s %-3s",
             (long long)e->gpus, (long long)e->tp, (long long)(e->cp > 1 ? e->cp : 1),
             (long long)e->pp, (long long)e->dp, culonx_schedule_name(e->schedule), (long long)e->vp,
             (long long)e->microbatch, culonx_recompute_name(e->recompute),
@@ -43,8 +47,10 @@ static void text_entry(FILE *o, int rank, const culonx_sweep_entry *x, const tex
 
 static void text_header(FILE *o, const text_cols *c)
 {
-    fprintf(o, "%4s %6s %4s %3s %4s %5s %-12s %3s %4s %-9s %-3s %-3s %-3s", "#", "gpus", "tp", "cp",
-            "pp", "dp", "schedule", "vp", "mb", "recompute", "sp", "dop", "ovl");
+    fprintf(o, "%4s ", "#");
+    if (c->moe) fprintf(o, "%3s %3s ", "ep", "etp");
+    fprintf(o, "%6s %4s %3s %4s %5s %-12s %3s %4s %-9s %-3s %-3s %-3s", "gpus", "tp", "cp", "pp",
+            "dp", "schedule", "vp", "mb", "recompute", "sp", "dop", "ovl");
     if (c->attn) fprintf(o, " %-5s", "attn");
     if (c->tpo) fprintf(o, " %-4s", "tpo");
     fprintf(o, " %6s %10s %10s %9s %6s %8s", "MHz", "iter_s", "tokens/s", "tok/s/gpu", "mfu",
@@ -79,6 +85,8 @@ static void text_legend(FILE *o, const text_cols *c, const culonx_sweep_result *
     if (c->budget)
         fprintf(o, ";\n  days, gpu_hours to train %.4g tokens (execution.tokens)", run->tokens);
     fprintf(o, ";\n  batch global batch; index position in the sweep's enumeration\n");
+    if (c->moe)
+        fprintf(o, "  ep, etp expert-parallel degree and tensor parallelism inside experts\n");
 }
 
 /* The frontier in text: at most FRONT_ROWS rows, evenly spaced in time
@@ -113,9 +121,9 @@ void culonx_sweep_report_text(FILE *o, const culonx_sweep_result *R)
                 "energy: not available (the power model gives zero energy for %s); "
                 "Pareto frontier over (time, memory)\n",
                 run->system.name);
-    const text_cols cols = {R->energy_available, run->exec.tokens > 0,
-                            R->spec.list[CULONX_SWEEP_ATTENTION].n > 1,
-                            R->spec.list[CULONX_SWEEP_TP_OVERLAP].n > 1};
+    const text_cols cols = {
+        R->energy_available, run->exec.tokens > 0, R->spec.list[CULONX_SWEEP_ATTENTION].n > 1,
+        R->spec.list[CULONX_SWEEP_TP_OVERLAP].n > 1, run->model.arch == CULONX_ARCH_MOE};
     const int energy = cols.energy;
     if (R->ntop == 0) {
         fprintf(o, "no feasible configuration\n");
@@ -166,7 +174,8 @@ static void json_entry(FILE *o, const culonx_sweep_entry *x)
             "\"recompute\": \"%s\", \"sequence_parallel\": %s, \"distributed_optimizer\": %s, "
             "\"dp_overlap\": %s, \"clock_mhz\": %.9g, \"iteration_time_s\": %.9g, "
             "\"tokens_per_s\": %.9g, \"mfu\": %.9g, \"peak_memory_gib\": %.9g, \"energy_j\": %.9g, "
-            "\"objective\": %.9g, \"cp\": %lld, \"attention\": \"%s\", \"tp_overlap\": \"%s\"}",
+            "\"objective\": %.9g, \"cp\": %lld, \"attention\": \"%s\", \"tp_overlap\": \"%s\", "
+            "\"ep\": %lld, \"etp\": %lld}",
             (unsigned long long)x->index, (long long)e->gpus, (long long)e->global_batch,
             (long long)e->tp, (long long)e->pp, (long long)e->dp, culonx_schedule_name(e->schedule),
             (long long)e->vp, (long long)e->microbatch, culonx_recompute_name(e->recompute),
@@ -174,7 +183,8 @@ static void json_entry(FILE *o, const culonx_sweep_entry *x)
             e->dp_overlap ? "true" : "false", r->clock_mhz, r->iteration_time_s, r->tokens_per_s,
             r->mfu, r->memory.peak_bytes / CX_GIB, r->energy.total_j, x->objective,
             (long long)(e->cp > 1 ? e->cp : 1), culonx_attention_name(e->attention),
-            culonx_tp_overlap_name(e->tp_overlap));
+            culonx_tp_overlap_name(e->tp_overlap), (long long)(e->ep > 1 ? e->ep : 1),
+            (long long)(e->etp > 1 ? e->etp : 1));
 }
 
 void culonx_sweep_report_json(FILE *o, const culonx_sweep_result *R)

@@ -232,6 +232,8 @@ culonx_status culonx_sweep_option(culonx_sweep_spec *s, const char *name, const 
         {"microbatch", CULONX_SWEEP_MICROBATCH},
         {"clocks", CULONX_SWEEP_CLOCK},
         {"cp", CULONX_SWEEP_CP},
+        {"ep", CULONX_SWEEP_EP},
+        {"etp", CULONX_SWEEP_ETP},
     };
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
         if (strcmp(name, lists[i].name) == 0)

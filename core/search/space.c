@@ -81,6 +81,10 @@ culonx_status cx_core_space_build(const culonx_run *run, const culonx_sweep_spec
     if (!L[L_ATT].n) push(&L[L_ATT], (int64_t)ex->attention);
     TAKE(L_TPO, CULONX_SWEEP_TP_OVERLAP);
     if (!L[L_TPO].n) push(&L[L_TPO], (int64_t)ex->tp_overlap);
+    TAKE(L_EP, CULONX_SWEEP_EP);
+    if (!L[L_EP].n) push(&L[L_EP], ex->ep > 1 ? ex->ep : 1);
+    TAKE(L_ETP, CULONX_SWEEP_ETP);
+    if (!L[L_ETP].n) push(&L[L_ETP], ex->etp > 1 ? ex->etp : 1);
     TAKE(L_DOPT, CULONX_SWEEP_DIST_OPT);
     if (!L[L_DOPT].n) push(&L[L_DOPT], 0), push(&L[L_DOPT], 1);
     TAKE(L_OVL, CULONX_SWEEP_DP_OVERLAP);
@@ -192,6 +196,8 @@ int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_executi
         REJ(L_TP, CULONX_REJECT_TP_NODE);
     }
     if ((r = cx_core_rule_tp(md, tp)) != CULONX_REJECT_NONE) REJ(L_TP, r);
+    const int moe = md->arch == CULONX_ARCH_MOE; /* MoE rules: core/layout/rules.c */
+    if (moe && (md->shared_experts * md->expert_ffn) % tp) REJ(L_TP, CULONX_REJECT_EP);
     int64_t cp = sp->vals[L_CP][d[L_CP]];
     /* ring attention: two chunks per rank for causal balance */
     if (cp > 1 && md->seq % (2 * cp)) REJ(L_CP, CULONX_REJECT_CP);
@@ -221,6 +227,12 @@ int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_executi
     if (cp > 1 && att != CULONX_ATTENTION_FLASH) REJ(L_ATT, CULONX_REJECT_CP);
     int tpo = (int)sp->vals[L_TPO][d[L_TPO]];
     if (tpo != CULONX_TP_OVERLAP_NONE && !sp_on) REJ(L_TPO, CULONX_REJECT_TP_OVERLAP_SP);
+    if (moe && tp > 1 && !sp_on) REJ(L_SP, CULONX_REJECT_MOE_SP);
+    int64_t ep = sp->vals[L_EP][d[L_EP]], etp = sp->vals[L_ETP][d[L_ETP]];
+    if (ep > 1 && (!moe || md->experts % ep)) REJ(L_EP, CULONX_REJECT_EP);
+    /* expert groups fold into the gpus / pp ranks of a stage */
+    if (etp > 1 && (!moe || md->expert_ffn % etp)) REJ(L_ETP, CULONX_REJECT_EP);
+    if ((gpus / pp) % (ep * etp)) REJ(L_ETP, CULONX_REJECT_EP);
     int dopt = (int)sp->vals[L_DOPT][d[L_DOPT]];
     if (dp == 1 && d[L_DOPT] != 0) REJ(L_DOPT, CULONX_REJECT_DUP_DIST_OPT);
     int ovl = (int)sp->vals[L_OVL][d[L_OVL]];
@@ -242,5 +254,6 @@ int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_executi
     ex->cp = cp;
     ex->attention = (culonx_attention)att;
     ex->tp_overlap = (culonx_tp_overlap)tpo;
+    ex->ep = ep, ex->etp = etp;
     return -1;
 }

@@ -36,6 +36,8 @@ enum {
     L_SP,
     L_ATT,
     L_TPO,
+    L_EP,
+    L_ETP,
     L_CLK,
     L_DOPT,
     L_OVL,
