@@ -34,19 +34,22 @@ typedef struct {
 } fit_set;
 
 /* --h100: two parameters (matmul_eff_max, kernel_launch_s) are fitted to
- * the nine whole-iteration times; the kernel-level curves are fixed by
- * kernels timed on a real H100 (bench/data/h100-kernels.csv, fitted by
- * build/bench_fit_kernels, bench/fit_kernels.c): the GEMM size of half
- * efficiency (5.34 GFLOP; the GEMM e_max there, 0.70, is the kernel's own
- * and the iteration fit's eff_max absorbs what whole runs add: power-capped
- * clocks, stream interference) and the fused attention forward and backward
- * curves (cuDNN, Transformer Engine's kernel on Hopper). mem_eff stays at the
- * A100 fit (hw/perf.c). Nine whole-iteration times cannot pin those down:
- * left free, the half size ran to 54 GFLOP and mem_eff to 0.18, absorbing
- * costs the model lacks rather than measuring a kernel. */
+ * the nine whole-iteration times. The fused attention forward and backward
+ * curves are fixed by cuDNN kernels (Transformer Engine's on Hopper) timed on
+ * a real H100 (bench/data/h100-kernels.csv, fitted by build/bench_fit_kernels,
+ * bench/fit_kernels.c). The GEMM size of half efficiency is the A100 fit
+ * scaled by the dense peak (a GEMM is half efficient when its run time is
+ * comparable to a fixed per-kernel latency, so the size grows with
+ * throughput): the timed H100 GEMMs give 5.34 GFLOP for a size-only curve,
+ * which prices a batch-1 decode GEMV as compute-bound, which it is not
+ * (hw/README.md). mem_eff stays at the A100 fit (hw/perf.c). Nine
+ * whole-iteration times cannot pin these down: left free, the half size ran
+ * to 54 GFLOP and mem_eff to 0.18, absorbing costs the model lacks rather
+ * than measuring a kernel. */
 static int fix_mem_eff = 0;
 #define A100_MEM_EFF 0.6226
-#define H100_HALF_DIM_GFLOP 2.28
+#define A100_HALF_DIM_GFLOP 0.72 /* FIT_MATMUL_HALF_DIM of hw/perf.c */
+#define H100_HALF_DIM_GFLOP (A100_HALF_DIM_GFLOP * 989.0 / 312.0)
 #define H100_ATTN_EFF 0.5368       /* attention fwd cudnn e_max */
 #define H100_ATTN_HALF_GFLOP 15.16 /* attention fwd cudnn g_half */
 #define H100_ATTN_BWD_EFF 0.5109   /* attention bwd cudnn e_max */
