@@ -100,19 +100,18 @@ static void memory_result(const cx_cost *c, const double *peak_act, culonx_resul
         if (s == 0 || c->stage_params[s] != c->stage_params[s - 1] ||
             work != c->stage_work_bytes[s - 1])
             cx_core_stage_memory(c, s, work, &mm);
+        culonx_memory x = mm;
         if (peak_act) { /* exact peak of the replay includes the transient */
-            mm.activations_bytes = peak_act[s] - work;
+            x.activations_bytes = peak_act[s] - work;
         } else {
-            mm.activations_bytes = c->sched->inflight(p, c->m, c->v, s) * act;
+            x.activations_bytes = c->sched->inflight(p, c->m, c->v, s) * act;
         }
-        mm.peak_bytes = mm.weights_bytes + mm.gradients_bytes + mm.optimizer_bytes +
-                        mm.activations_bytes + mm.workspace_bytes;
-        if (s == 0 || mm.peak_bytes > best.peak_bytes) {
-            best = mm;
+        cx_core_memory_finish(c, &x); /* offload; peak and fits */
+        if (s == 0 || x.peak_bytes > best.peak_bytes) {
+            best = x;
             res->params_per_gpu = c->stage_params[s];
         }
     }
-    best.fits = best.peak_bytes <= best.capacity_bytes;
     res->memory = best;
 }
 
@@ -241,14 +240,16 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         bd->forward_s += m * cc->f_s;
         bd->backward_s += m * (cc->b_s + cc->w_s);
         bd->recompute_s += m * cc->r_s;
-        bd->tp_comm_s += m * (cc->tp_f_s + cc->tp_b_s + cc->tp_r_s);
+        bd->tp_comm_s += m * (cc->tp_f_s + cc->tp_b_s + cc->tp_r_s - cc->sh_f_s - cc->sh_b_s);
+        *(c->zero >= 2 ? &bd->shard_comm_s : &bd->offload_s) += m * (cc->sh_f_s + cc->sh_b_s);
     }
     bd->pp_comm_s = (m - 1) * p2p_mb;
     bd->optimizer_s = opt_s;
     if (replayed) { /* the bubble is the rest of the replayed iteration */
         bd->dp_comm_s = dp_replayed;
-        bubble = res->iteration_time_s - (bd->forward_s + bd->backward_s + bd->recompute_s +
-                                          bd->tp_comm_s + bd->pp_comm_s + bd->dp_comm_s + opt_s);
+        bubble = res->iteration_time_s -
+                 (bd->forward_s + bd->backward_s + bd->recompute_s + bd->tp_comm_s + bd->pp_comm_s +
+                  bd->dp_comm_s + opt_s + bd->shard_comm_s + bd->offload_s);
         bubble = cx_maxd(0.0, bubble);
     } else {
         bd->dp_comm_s = tail - opt_s;

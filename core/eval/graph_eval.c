@@ -226,13 +226,15 @@ void cx_core_graph_result(cx_graph *g, culonx_result *res)
     }
     const cx_stage_stats *st = &g->stage[j];
     culonx_time_breakdown *bd = &res->breakdown;
-    double tpf = 0, tpb = 0, tpr = 0;
+    double tpf = 0, tpb = 0, tpr = 0, sh = 0;
     for (int k = 0; k < c->v; k++) {
         const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->sched->vstage(g->p, g->v, j, k));
         tpf += cc->tp_f_s, tpb += cc->tp_b_s, tpr += cc->tp_r_s;
+        sh += cc->sh_f_s + cc->sh_b_s;
     }
     double m = (double)g->m;
-    bd->tp_comm_s = m * (tpf + tpb + tpr);
+    bd->tp_comm_s = m * (tpf + tpb + tpr - sh);
+    *(c->zero >= 2 ? &bd->shard_comm_s : &bd->offload_s) = m * sh;
     if (g->detail == CX_DETAIL_OP) {
         bd->forward_s = st->compute_f_s;
         bd->backward_s = st->compute_b_s + st->compute_w_s;
@@ -245,9 +247,9 @@ void cx_core_graph_result(cx_graph *g, culonx_result *res)
     bd->pp_comm_s = st->pp_block_s;
     bd->optimizer_s = st->optimizer_s;
     bd->dp_comm_s = fmax(0.0, st->dp_end_s - st->last_compute_end_s);
-    bd->bubble_s =
-        g->makespan_s - (bd->forward_s + bd->backward_s + bd->recompute_s + bd->tp_comm_s +
-                         bd->pp_comm_s + bd->optimizer_s + bd->dp_comm_s);
+    bd->bubble_s = g->makespan_s - (bd->forward_s + bd->backward_s + bd->recompute_s +
+                                    bd->tp_comm_s + bd->pp_comm_s + bd->optimizer_s +
+                                    bd->dp_comm_s + bd->shard_comm_s + bd->offload_s);
     if (bd->bubble_s < 0) bd->bubble_s = 0;
     res->bubble_fraction = g->makespan_s > 0 ? bd->bubble_s / g->makespan_s : 0;
 
@@ -278,8 +280,7 @@ void cx_core_graph_result(cx_graph *g, culonx_result *res)
     cx_core_stage_memory(c, ms, work, mm);
     res->params_per_gpu = c->stage_params[ms];
     mm->activations_bytes = g->stage[ms].peak_act_bytes - work;
-    mm->peak_bytes = mp;
-    mm->fits = mm->peak_bytes <= mm->capacity_bytes;
+    cx_core_memory_finish(c, mm); /* offload; peak and fits */
     cx_core_result_rates(run, res);
     cx_core_energy_result(c, res);
 }

@@ -248,6 +248,14 @@ static int32_t emit_group(walker *w, const cx_chunk_cost *cc, pass_kind pk, int 
                 emit_ops(w, &st->part[pt].ops, &c->part_t[pt], pt, layer, pk, rmode, mb, chunk, vs);
             }
         }
+        /* ZeRO-3 / offload prefetch fill of the pass (core/eval/shard.c):
+         * the first gather forward, the last reduce-scatter backward; its
+         * place in the group does not change timing */
+        double fill = pk == PASS_F                      ? cc->sh_fill_f_s
+                      : (pk == PASS_B || pk == PASS_BW) ? cc->sh_fill_b_s
+                                                        : 0.0;
+        if (fill > 0 && w->n > first)
+            emit_tp(w, w->last[CX_STREAM_COMPUTE], fill, 0.0, mb, chunk, vs);
         if (w->n == first) { /* empty pass: keep a zero-length marker */
             int32_t id = emit(w, CX_STREAM_COMPUTE, pk == PASS_F ? CX_NODE_F : CX_NODE_B, 0.0);
             tag(w, id, mb, chunk, vs);

@@ -125,6 +125,11 @@ typedef struct {
     culonx_perf_params perf;
     double node_overhead_w; /* CPU, NIC, fans per node (0 if unknown) */
     double pue;             /* facility power usage effectiveness (1 = none) */
+    /* host memory tier (<host>, for execution.offload): host memory per
+     * node and the host<->GPU bandwidth per GPU, one direction (PCIe, C2C);
+     * 0 = not given (offload then refused) */
+    double host_mem_gib;
+    double host_bw_gbps;
 } culonx_system;
 
 /* -------------------------------------------------------------- execution */
@@ -198,7 +203,26 @@ typedef struct {
      * counted as one layer slot of the first / last stage. */
     int64_t first_stage_layers, last_stage_layers;
     int embedding_in_split, loss_in_split;
+    /* ZeRO stage (core/README.md, "Sharding"): 0 none, 1 optimizer state
+     * sharded (= distributed_optimizer, its alias: the loader keeps
+     * distributed_optimizer == (zero >= 1)), 2 also gradients, 3 also
+     * parameters (FSDP FULL_SHARD: per-layer parameter all-gather in forward
+     * and backward, gradient reduce-scatter). Runs built in code may leave
+     * it 0 and set distributed_optimizer: the stage is then 1. */
+    int zero;
+    /* HSDP: shard within groups of this many DP ranks (x cp), replicate
+     * across dp / shard_group groups; 0 = all of dp (FULL_SHARD) */
+    int64_t shard_group;
+    /* offload to host memory (core/README.md, "Offload"): CULONX_OFFLOAD_* bits */
+    int offload;
 } culonx_execution;
+
+/* execution.offload bits (Calculon's weight, activation, optimizer offload) */
+enum {
+    CULONX_OFFLOAD_WEIGHTS = 1,
+    CULONX_OFFLOAD_ACTIVATIONS = 2,
+    CULONX_OFFLOAD_OPTIMIZER = 4,
+};
 
 /* A serving setup (<serving>, core/eval/serve.c): one instance of tp x pp
  * GPUs decoding `batch` sequences of input_tokens prompt tokens and
@@ -259,6 +283,12 @@ typedef struct {
     double dp_comm_s;   /* exposed data-parallel gradient sync */
     double bubble_s;    /* pipeline fill/drain idle time */
     double optimizer_s; /* optimizer step */
+    /* exposed ZeRO-2/3 (FSDP) communication inside the passes: per-layer
+     * parameter all-gathers and gradient reduce-scatters that prefetch did
+     * not hide (core/README.md, "Sharding"); 0 for zero <= 1 */
+    double shard_comm_s;
+    /* exposed host<->GPU offload traffic (core/README.md, "Offload") */
+    double offload_s;
 } culonx_time_breakdown;
 
 typedef struct {
@@ -270,6 +300,13 @@ typedef struct {
     double peak_bytes;
     double capacity_bytes;
     int fits;
+    /* ZeRO-3: unsharded parameter and gradient working copies in flight
+     * (a part of workspace_bytes; core/README.md, "Sharding") */
+    double gathered_bytes;
+    /* offload: bytes this GPU keeps in host memory, and its share of the
+     * node's host memory; fits also needs host_bytes <= host_capacity */
+    double host_bytes;
+    double host_capacity_bytes;
 } culonx_memory;
 
 typedef struct {
@@ -580,6 +617,9 @@ typedef enum {
     CULONX_REJECT_DUP_DP_OVERLAP,     /* dp = 1: nothing to overlap */
     CULONX_REJECT_CP,                 /* cp > 1: seq % (2*cp), heads, or naive attention */
     CULONX_REJECT_TP_OVERLAP_SP,      /* tp-overlap without sequence parallelism */
+    CULONX_REJECT_SHARD_GROUP,        /* shard-group with zero 0, or not dividing dp */
+    CULONX_REJECT_DUP_ZERO,           /* duplicate: shard-group = dp, dist-opt beside zero >= 1 */
+    CULONX_REJECT_OFFLOAD_HOST,       /* offload on a system without <host> */
     CULONX_REJECT_EVAL,               /* the evaluator refused it */
     CULONX_REJECT_MEMORY,             /* does not fit in memory (evaluated) */
     CULONX_REJECT_POWER_CAP,          /* facility power over --power-cap-mw (evaluated) */

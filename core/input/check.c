@@ -212,6 +212,21 @@ static culonx_status exec_reject(checker *C, culonx_sweep_reject why)
                    (ll)m->layers,
                    (ll)(e->pp * chunks - (e->first_stage_layers > 0) - (e->last_stage_layers > 0)),
                    (ll)e->pp, chunks);
+    case CULONX_REJECT_SHARD_GROUP:
+        if (cx_core_layout_zero(e) == 0)
+            return bad(C, o,
+                       "<execution shard-group=\"%lld\">: sharding needs zero=\"1\", \"2\" or "
+                       "\"3\" (HSDP shards optimizer state, gradients or weights in groups)",
+                       (ll)e->shard_group);
+        return bad(C, o,
+                   "<execution shard-group=\"%lld\">: %lld does not divide dp = %lld (dp / "
+                   "shard-group replicas of the shard group)",
+                   (ll)e->shard_group, (ll)e->shard_group, (ll)e->dp);
+    case CULONX_REJECT_OFFLOAD_HOST:
+        return bad(C, o,
+                   "<execution offload>: system %s has no host memory tier: add <host "
+                   "mem-gib=\"..\" bw-gbps=\"..\"/> to <system>",
+                   r->system.name);
     case CULONX_REJECT_CP_SEQ:
         if (e->attention != CULONX_ATTENTION_FLASH)
             return bad(C, o,
@@ -295,6 +310,15 @@ static culonx_status check_exec(checker *C)
                    "<execution tp-overlap=\"%s\">: TP overlap needs sequence-parallel=\"true\" "
                    "(it splits the reduce-scatter and all-gather of SP)",
                    e->tp_overlap == CULONX_TP_OVERLAP_PIPE ? "pipe" : "ring");
+    if ((unsigned)e->zero > 3) return bad(C, o, "<execution>: unknown zero %d", e->zero);
+    if ((e->zero >= 1) != (e->distributed_optimizer != 0) && e->zero != 0)
+        return bad(C, o,
+                   "<execution zero=\"%d\">: distributed-optimizer=\"false\" disagrees (it is "
+                   "zero 1; zero >= 1 shards the optimizer state)",
+                   e->zero);
+    if (e->offload &
+        ~(CULONX_OFFLOAD_WEIGHTS | CULONX_OFFLOAD_ACTIVATIONS | CULONX_OFFLOAD_OPTIMIZER))
+        return bad(C, o, "<execution>: unknown offload bits %d", e->offload);
     if (e->param_gather_overlap && !e->distributed_optimizer)
         return bad(C, o,
                    "<execution param-gather-overlap=\"true\">: needs "
@@ -321,6 +345,7 @@ static culonx_status check_exec(checker *C)
                    "(0 = max)",
                    e->clock_mhz, e->clock_mhz, g->name, g->min_mhz, g->max_mhz);
     TRY(exec_reject(C, cx_core_exec_check(m, e)));
+    TRY(exec_reject(C, cx_core_rule_offload(e, &r->system)));
     if (e->dtype == CULONX_DTYPE_FP8 && !(g->matrix8_tflops > 0))
         return bad(C, o, "<execution dtype=\"fp8\">: GPU %s has no fp8 (matrix8-tflops = 0)",
                    g->name);
