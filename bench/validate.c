@@ -38,11 +38,13 @@ int main(int argc, char **argv)
     culonx_run base;
     if (bench_load_all(&rs, dir, &base, &missing) != 0) return 1;
 
-    enum { NSETS = 6 };
-    const char *sets[NSETS] = {"SC21-T1", "SC21-T2", "BLOOM", "BLOOM-U", "H100", "vTrain"};
+    enum { NSETS = 8 };
+    const char *sets[NSETS] = {"SC21-T1", "SC21-T2", "SC21-Z3", "MPT",
+                               "BLOOM",   "BLOOM-U", "H100",    "vTrain"};
     /* --check: MAPE ceilings, generous on purpose (regressions, not targets:
-     * the H100 target of issue 9 is 10% and is reported, not asserted) */
-    const double bound[NSETS] = {0.05, 0.06, 0.10, 0.20, 0.12, 0.15};
+     * the H100 target of issue 9 is 10% and is reported, not asserted);
+     * SC21-Z3 and MPT: issue 10's target, 12% */
+    const double bound[NSETS] = {0.05, 0.06, 0.12, 0.12, 0.10, 0.20, 0.12, 0.15};
     int failed = 0;
     double sum[NSETS] = {0}, mx[NSETS] = {0};
     int cnt[NSETS] = {0};

@@ -401,7 +401,7 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
             ADD(tp_f_s); ADD(tp_b_s); ADD(tp_r_s);
             ADD(f_flops); ADD(b_flops); ADD(w_flops); ADD(r_flops);
             ADD(f_bytes); ADD(b_bytes); ADD(w_bytes); ADD(r_bytes);
-            ADD(tensor_s); ADD(sh_f_s); ADD(sh_b_s);
+            ADD(tensor_s); ADD(sh_f_s); ADD(sh_b_s); ADD(sh_total_s);
 #undef ADD
             /* clang-format on */
             for (int q = 0; q < CULONX_MAX_TIERS; q++)

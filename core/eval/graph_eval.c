@@ -231,6 +231,7 @@ void cx_core_graph_result(cx_graph *g, culonx_result *res)
         const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->sched->vstage(g->p, g->v, j, k));
         tpf += cc->tp_f_s, tpb += cc->tp_b_s, tpr += cc->tp_r_s;
         sh += cc->sh_f_s + cc->sh_b_s;
+        res->side_traffic_s += (double)g->m * cc->sh_total_s;
     }
     double m = (double)g->m;
     bd->tp_comm_s = m * (tpf + tpb + tpr - sh);
@@ -266,21 +267,23 @@ void cx_core_graph_result(cx_graph *g, culonx_result *res)
     double ranks = (double)cx_core_layout_stage_ranks(&c->layout);
     res->model_flops = fl * ranks;
     res->hardware_flops = (fl + rec) * ranks;
-    /* memory: the stage with the highest replayed peak */
-    int ms = 0;
-    double mp = -1;
-    for (int s = 0; s < g->p; s++) {
-        double pk = g->stage[s].static_bytes + g->stage[s].peak_act_bytes;
-        if (pk > mp) mp = pk, ms = s;
-    }
+    /* memory: the stage with the highest replayed peak (offload applied,
+     * as the closed form's memory_result does) */
     culonx_memory *mm = &res->memory;
-    double work = 0;
-    for (int k = 0; k < c->v; k++)
-        work = fmax(work, cx_core_cost_chunk(c, c->sched->vstage(g->p, g->v, ms, k))->work_bytes);
-    cx_core_stage_memory(c, ms, work, mm);
-    res->params_per_gpu = c->stage_params[ms];
-    mm->activations_bytes = g->stage[ms].peak_act_bytes - work;
-    cx_core_memory_finish(c, mm); /* offload; peak and fits */
+    for (int s = 0; s < g->p; s++) {
+        double work = 0;
+        for (int k = 0; k < c->v; k++)
+            work =
+                fmax(work, cx_core_cost_chunk(c, c->sched->vstage(g->p, g->v, s, k))->work_bytes);
+        culonx_memory x;
+        cx_core_stage_memory(c, s, work, &x);
+        x.activations_bytes = g->stage[s].peak_act_bytes - work;
+        cx_core_memory_finish(c, &x); /* offload; peak and fits */
+        if (s == 0 || x.peak_bytes > mm->peak_bytes) {
+            *mm = x;
+            res->params_per_gpu = c->stage_params[s];
+        }
+    }
     cx_core_result_rates(run, res);
     cx_core_energy_result(c, res);
 }

@@ -30,6 +30,19 @@
  * sharded fp32 accumulators keep 4 B per parameter. S_w = S under zero 3
  * (only the shard is fetched from host), else 1.
  *
+ * Implementations (execution.zero-impl): fsdp (PyTorch FSDP, the default)
+ * gathers over the shard group as the layout places it (hierarchically
+ * when it spans nodes: each GPU's NIC carries 1/r of the inter-node bytes,
+ * hw/net.c) and keeps the gathered unit for the recomputed forward and
+ * the backward; deepspeed (DeepSpeed ZeRO-3 as in SC'21 Table 2) fetches
+ * parameters on every module forward, so under full recompute the
+ * recomputed forward gathers again (3 all-gathers + 1 reduce-scatter per
+ * layer and microbatch), and its per-parameter all-gathers are priced as
+ * flat rings (every rank's NIC carries (S-1)/S of the bytes). The flat ring
+ * is inferred from the measurements, not from a source: SC'21 reports the
+ * same iteration time on 768 and 1536 GPUs (bandwidth-bound), which the
+ * hierarchical ring undershoots by 3-5x (bench_validate, set SC21-Z3).
+ *
  * After the last backward of a stage of P parameters per GPU (the DP tail,
  * core/eval/cost.c): zero 0 all-reduce 4P over G; zero 1 reduce-scatter 4P
  * + all-gather 2P over S; zero 2 all-gather 2P over S; zero 3 nothing; with
@@ -84,12 +97,18 @@ void cx_core_shard_part(cx_cost *c, int pi, cx_chunk_cost *pc, cx_op_times *ot)
     if (c->zero < 2 && !off_w && !(off_a && is_layer)) return;
     double tiers[CULONX_MAX_TIERS] = {0, 0};
     double nf = 0, nb = 0;
+    /* DeepSpeed ZeRO-3: flat rings, and a second backward gather for the
+     * recomputed forward (see the top) */
+    const int ds = ex->zero_impl == CULONX_ZERO_IMPL_DEEPSPEED;
+    cx_hw_group sg = c->shard_grp;
+    if (ds) sg.per_node = 1;
     if (c->zero >= 3) {
-        nf = coll(c, CX_HW_ALL_GATHER, 2.0 * Pl, c->shard_grp, tiers);
-        nb = coll(c, CX_HW_ALL_GATHER, 2.0 * Pl, c->shard_grp, tiers);
+        nf = coll(c, CX_HW_ALL_GATHER, 2.0 * Pl, sg, tiers);
+        nb = coll(c, CX_HW_ALL_GATHER, 2.0 * Pl, sg, tiers);
+        if (ds && ex->recompute == CULONX_RECOMPUTE_FULL)
+            nb += coll(c, CX_HW_ALL_GATHER, 2.0 * Pl, sg, tiers);
     }
-    if (c->zero >= 2)
-        nb += coll(c, CX_HW_REDUCE_SCATTER, SHARD_GRAD_BYTES * Pl, c->shard_grp, tiers);
+    if (c->zero >= 2) nb += coll(c, CX_HW_REDUCE_SCATTER, SHARD_GRAD_BYTES * Pl, sg, tiers);
     double host = 0;
     if (c->host_bw_bps > 0) {
         double sw = c->zero >= 3 ? c->shard_n : 1.0;
@@ -101,6 +120,7 @@ void cx_core_shard_part(cx_cost *c, int pi, cx_chunk_cost *pc, cx_op_times *ot)
     const double cf = pc->f_s + pc->tp_f_s;
     const double cb = pc->b_s + pc->w_s + pc->r_s + pc->tp_b_s + pc->tp_r_s;
     const double ef = cx_maxd(0.0, xf - cf), eb = cx_maxd(0.0, xb - cb);
+    pc->sh_total_s += xf + xb;
     pc->sh_f_s += ef, pc->tp_f_s += ef;
     pc->sh_b_s += eb, pc->tp_b_s += eb;
     ot->tp_f_s[0] += ef;

@@ -157,6 +157,11 @@ typedef enum {
     CULONX_TP_OVERLAP_RING = 2,
 } culonx_tp_overlap;
 
+/* ZeRO-3 implementation (core/eval/shard.c, "Implementations"): PyTorch
+ * FSDP (hierarchical gathers, one backward gather) or DeepSpeed ZeRO-3
+ * (flat rings, the recomputed forward gathers again). */
+typedef enum { CULONX_ZERO_IMPL_FSDP = 0, CULONX_ZERO_IMPL_DEEPSPEED = 1 } culonx_zero_impl;
+
 typedef enum { CULONX_DTYPE_FP16 = 0, CULONX_DTYPE_BF16 = 1, CULONX_DTYPE_FP8 = 2 } culonx_dtype;
 
 /* Pipeline schedules; names in culonx_schedule_name(). */
@@ -215,6 +220,8 @@ typedef struct {
     int64_t shard_group;
     /* offload to host memory (core/README.md, "Offload"): CULONX_OFFLOAD_* bits */
     int offload;
+    /* ZeRO-3 implementation (core/eval/shard.c): fsdp or deepspeed */
+    culonx_zero_impl zero_impl;
 } culonx_execution;
 
 /* execution.offload bits (Calculon's weight, activation, optimizer offload) */
@@ -337,6 +344,10 @@ typedef struct {
     double time_to_train_s;
     double gpu_hours;
     double energy_to_train_j;
+    /* ZeRO-2/3 and offload side traffic of the bottleneck stage per
+     * iteration, hidden or not (its exposed part: breakdown.shard_comm_s,
+     * offload_s) */
+    double side_traffic_s;
     /* pipeline shape */
     double bubble_fraction;
     int64_t microbatches; /* m per pipeline per iteration */

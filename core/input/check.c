@@ -311,6 +311,8 @@ static culonx_status check_exec(checker *C)
                    "(it splits the reduce-scatter and all-gather of SP)",
                    e->tp_overlap == CULONX_TP_OVERLAP_PIPE ? "pipe" : "ring");
     if ((unsigned)e->zero > 3) return bad(C, o, "<execution>: unknown zero %d", e->zero);
+    if ((unsigned)e->zero_impl > CULONX_ZERO_IMPL_DEEPSPEED)
+        return bad(C, o, "<execution>: unknown zero-impl %d", (int)e->zero_impl);
     if ((e->zero >= 1) != (e->distributed_optimizer != 0) && e->zero != 0)
         return bad(C, o,
                    "<execution zero=\"%d\">: distributed-optimizer=\"false\" disagrees (it is "

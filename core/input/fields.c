@@ -119,6 +119,7 @@ static const cx_field exec_fields[] = {
     FLD(culonx_execution, "zero", FT_ZERO, zero, 0, 0),
     FLD(culonx_execution, "shard-group", FT_COUNT, shard_group, 0, 0),
     FLD(culonx_execution, "offload", FT_OFFLOAD, offload, 0, 0),
+    FLD(culonx_execution, "zero-impl", FT_ZERO_IMPL, zero_impl, 0, 0),
 };
 
 /* <host> inside <system> (offload): host memory per node, host<->GPU
@@ -365,6 +366,19 @@ int cx_core_field_parse(const cx_field *f, const char *s, void *base, char *why,
             return -1;
         }
         int v = t[0] - '0';
+        memcpy(p, &v, sizeof v);
+        return 0;
+    }
+    case FT_ZERO_IMPL: {
+        culonx_zero_impl v;
+        if (strcmp(s, "fsdp") == 0)
+            v = CULONX_ZERO_IMPL_FSDP;
+        else if (strcmp(s, "deepspeed") == 0)
+            v = CULONX_ZERO_IMPL_DEEPSPEED;
+        else {
+            snprintf(why, whylen, "expected fsdp or deepspeed, got '%.64s'", s);
+            return -1;
+        }
         memcpy(p, &v, sizeof v);
         return 0;
     }

@@ -24,6 +24,7 @@ typedef enum {
     FT_TP_OVERLAP,
     FT_ZERO,    /* int 0..3 */
     FT_OFFLOAD, /* int, CULONX_OFFLOAD_* bits from a comma list (or none) */
+    FT_ZERO_IMPL,
 } cx_field_type;
 
 typedef struct {
