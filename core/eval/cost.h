@@ -68,7 +68,7 @@ typedef struct {
      * compute like them), and of it the prefetch fill of the pass (the first
      * gather / the last reduce-scatter that nothing hides) */
     double sh_f_s, sh_b_s, sh_fill_f_s, sh_fill_b_s;
-    double sh_total_s; /* all side time per microbatch, hidden or not */
+    double sh_total_s;       /* all side time per microbatch, hidden or not */
     double piece_params_max; /* parameters per GPU of the largest piece */
     double layer_act_max;    /* saved activations of the largest layer */
     int64_t layers;
