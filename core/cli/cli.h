@@ -71,6 +71,9 @@ typedef enum {
     CX_OPT_CP,
     CX_OPT_ATTENTION,
     CX_OPT_TP_OVERLAP,
+    CX_OPT_ZERO,
+    CX_OPT_SHARD_GROUP,
+    CX_OPT_OFFLOAD,
     /* sweep: flags and file */
     CX_OPT_TP_ACROSS_NODES,
     CX_OPT_NO_PRUNE,

@@ -34,6 +34,9 @@ static const struct {
     {"cp", CX_OPT_CP},
     {"attention", CX_OPT_ATTENTION},
     {"tp-overlap", CX_OPT_TP_OVERLAP},
+    {"zero", CX_OPT_ZERO},
+    {"shard-group", CX_OPT_SHARD_GROUP},
+    {"offload", CX_OPT_OFFLOAD},
 };
 
 static double now_s(void)

@@ -585,14 +585,17 @@ typedef enum {
     CULONX_SWEEP_SCHEDULE, /* values: culonx_schedule ids */
     CULONX_SWEEP_VP,       /* chunks per stage for the interleaved schedule */
     CULONX_SWEEP_MICROBATCH,
-    CULONX_SWEEP_RECOMPUTE,  /* values: culonx_recompute */
-    CULONX_SWEEP_SP,         /* 0 off, 1 on */
-    CULONX_SWEEP_CLOCK,      /* SM clock in MHz */
-    CULONX_SWEEP_DIST_OPT,   /* 0 off, 1 on */
-    CULONX_SWEEP_DP_OVERLAP, /* 0 off, 1 on */
-    CULONX_SWEEP_CP,         /* context-parallel degree */
-    CULONX_SWEEP_ATTENTION,  /* values: culonx_attention */
-    CULONX_SWEEP_TP_OVERLAP, /* values: culonx_tp_overlap */
+    CULONX_SWEEP_RECOMPUTE,   /* values: culonx_recompute */
+    CULONX_SWEEP_SP,          /* 0 off, 1 on */
+    CULONX_SWEEP_CLOCK,       /* SM clock in MHz */
+    CULONX_SWEEP_DIST_OPT,    /* 0 off, 1 on */
+    CULONX_SWEEP_DP_OVERLAP,  /* 0 off, 1 on */
+    CULONX_SWEEP_CP,          /* context-parallel degree */
+    CULONX_SWEEP_ATTENTION,   /* values: culonx_attention */
+    CULONX_SWEEP_TP_OVERLAP,  /* values: culonx_tp_overlap */
+    CULONX_SWEEP_ZERO,        /* ZeRO stage 0-3 (0: distributed optimizer decides) */
+    CULONX_SWEEP_SHARD_GROUP, /* HSDP shard group (0: all of dp) */
+    CULONX_SWEEP_OFFLOAD,     /* CULONX_OFFLOAD_* bits */
     CULONX_SWEEP_NDIMS
 } culonx_sweep_dim;
 

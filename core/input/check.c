@@ -222,11 +222,13 @@ static culonx_status exec_reject(checker *C, culonx_sweep_reject why)
                    "<execution shard-group=\"%lld\">: %lld does not divide dp = %lld (dp / "
                    "shard-group replicas of the shard group)",
                    (ll)e->shard_group, (ll)e->shard_group, (ll)e->dp);
-    case CULONX_REJECT_OFFLOAD_HOST:
+    case CULONX_REJECT_OFFLOAD_HOST: {
+        char off[64];
         return bad(C, o,
-                   "<execution offload>: system %s has no host memory tier: add <host "
+                   "<execution offload=\"%s\">: system %s has no host memory tier: add <host "
                    "mem-gib=\"..\" bw-gbps=\"..\"/> to <system>",
-                   r->system.name);
+                   culonx_offload_names(e->offload, off, sizeof off), r->system.name);
+    }
     case CULONX_REJECT_CP_SEQ:
         if (e->attention != CULONX_ATTENTION_FLASH)
             return bad(C, o,

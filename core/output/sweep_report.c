@@ -15,7 +15,24 @@ static const char *onoff(int b)
 
 /* budget: the run has a token budget (execution.tokens): time to train
  * and GPU-hours columns */
-static void text_entry(FILE *o, int rank, const culonx_sweep_entry *x, int energy, int budget)
+/* the sharding column (shard: the sweep varies or sets ZeRO >= 2, HSDP or
+ * offload): z<stage>, /<shard group> for HSDP, +w, +a, +o for offloaded
+ * weights, activations, optimizer state */
+static void shard_cell(char *buf, size_t len, const culonx_execution *e)
+{
+    int zero = e->zero > 0 ? e->zero : e->distributed_optimizer ? 1 : 0;
+    int k = snprintf(buf, len, "z%d", zero);
+    if (e->shard_group > 0 && e->shard_group < e->dp)
+        k += snprintf(buf + k, len - (size_t)k, "/%lld", (long long)e->shard_group);
+    if (e->offload)
+        snprintf(buf + k, len - (size_t)k, "+%s%s%s",
+                 e->offload & CULONX_OFFLOAD_WEIGHTS ? "w" : "",
+                 e->offload & CULONX_OFFLOAD_ACTIVATIONS ? "a" : "",
+                 e->offload & CULONX_OFFLOAD_OPTIMIZER ? "o" : "");
+}
+
+static void text_entry(FILE *o, int rank, const culonx_sweep_entry *x, int energy, int budget,
+                       int shard)
 {
     const culonx_execution *e = &x->exec;
     const culonx_result *r = &x->res;
@@ -31,21 +48,27 @@ static void text_entry(FILE *o, int rank, const culonx_sweep_entry *x, int energ
             r->memory.peak_bytes / CX_GIB);
     if (energy) fprintf(o, " %12.4g", r->energy.total_j);
     if (budget) fprintf(o, " %8.2f %10.4g", r->time_to_train_s / 86400.0, r->gpu_hours);
+    if (shard) {
+        char cell[48];
+        shard_cell(cell, sizeof cell, e);
+        fprintf(o, " %-9s", cell);
+    }
     fprintf(o, " %6lld %llu\n", (long long)e->global_batch, (unsigned long long)x->index);
 }
 
-static void text_header(FILE *o, int energy, int budget)
+static void text_header(FILE *o, int energy, int budget, int shard)
 {
     fprintf(o, "%4s %6s %4s %4s %5s %-12s %3s %4s %-9s %-3s %-3s %-3s %6s %10s %10s %9s %6s %8s",
             "#", "gpus", "tp", "pp", "dp", "schedule", "vp", "mb", "recompute", "sp", "dop", "ovl",
             "MHz", "iter_s", "tokens/s", "tok/s/gpu", "mfu", "mem_GiB");
     if (energy) fprintf(o, " %12s", "energy_J");
     if (budget) fprintf(o, " %8s %10s", "days", "gpu_hours");
+    if (shard) fprintf(o, " %-9s", "sharding");
     fprintf(o, " %6s %s\n", "batch", "index");
 }
 
 /* what the abbreviated columns mean, once after the tables */
-static void text_legend(FILE *o, int energy, int budget, double tokens)
+static void text_legend(FILE *o, int energy, int budget, int shard, double tokens)
 {
     fprintf(o, "\ncolumns: tp, pp, dp tensor-, pipeline-, data-parallel degrees; vp chunks per "
                "stage;\n  mb microbatch; sp sequence parallelism; dop distributed optimizer; "
@@ -53,6 +76,9 @@ static void text_legend(FILE *o, int energy, int budget, double tokens)
                "tokens/s per GPU; mfu model FLOPs\n  utilisation; mem_GiB peak memory per GPU");
     if (energy) fprintf(o, "; energy_J energy per iteration");
     if (budget) fprintf(o, ";\n  days, gpu_hours to train %.4g tokens (execution.tokens)", tokens);
+    if (shard)
+        fprintf(o, ";\n  sharding ZeRO stage (z3 = FSDP), /N HSDP shard group, +w/a/o offloaded "
+                   "weights,\n  activations, optimizer state");
     fprintf(o, "; batch global batch;\n  index position in the sweep's enumeration\n");
 }
 
@@ -89,6 +115,10 @@ void culonx_sweep_report_text(FILE *o, const culonx_sweep_result *R)
                 "Pareto frontier over (time, memory)\n",
                 run->system.name);
     const int energy = R->energy_available, budget = run->exec.tokens > 0;
+    const int shard = R->spec.list[CULONX_SWEEP_ZERO].n ||
+                      R->spec.list[CULONX_SWEEP_SHARD_GROUP].n ||
+                      R->spec.list[CULONX_SWEEP_OFFLOAD].n || run->exec.zero >= 2 ||
+                      run->exec.shard_group > 0 || run->exec.offload;
     if (R->ntop == 0) {
         fprintf(o, "no feasible configuration\n");
     } else {
@@ -97,21 +127,21 @@ void culonx_sweep_report_text(FILE *o, const culonx_sweep_result *R)
                         R->spec.objective == CULONX_OBJECTIVE_GPU_HOURS
                     ? " (distinct strategies, each at its best clock)"
                     : "");
-        text_header(o, energy, budget);
+        text_header(o, energy, budget, shard);
         for (int i = 0; i < R->ntop; i++)
-            text_entry(o, i + 1, &R->top[i], energy, budget);
+            text_entry(o, i + 1, &R->top[i], energy, budget, shard);
         int rows = R->nfront > FRONT_ROWS ? FRONT_ROWS : R->nfront;
         fprintf(o, "\nPareto frontier over (%s): %d points",
                 energy ? "time, energy, memory" : "time, memory", R->nfront);
         if (rows < R->nfront)
             fprintf(o, ", %d shown evenly spaced by time (--format json lists all)", rows);
         fprintf(o, "\n");
-        text_header(o, energy, budget);
+        text_header(o, energy, budget, shard);
         for (int k = 0; k < rows; k++) {
             int i = rows > 1 ? (int)((int64_t)k * (R->nfront - 1) / (rows - 1)) : 0;
-            text_entry(o, i + 1, &R->front[i], energy, budget);
+            text_entry(o, i + 1, &R->front[i], energy, budget, shard);
         }
-        text_legend(o, energy, budget, run->exec.tokens);
+        text_legend(o, energy, budget, shard, run->exec.tokens);
     }
     if (R->spec.verify_k > 0) {
         fprintf(o, "\nverify: top %d re-evaluated with the graph engine%s\n", R->nverified,
@@ -132,13 +162,15 @@ static void json_entry(FILE *o, const culonx_sweep_entry *x)
 {
     const culonx_execution *e = &x->exec;
     const culonx_result *r = &x->res;
+    char off[64];
     fprintf(o,
             "{\"index\": %llu, \"gpus\": %lld, \"global_batch\": %lld, \"tp\": %lld, \"pp\": %lld, "
             "\"dp\": %lld, \"schedule\": \"%s\", \"vp\": %lld, \"microbatch\": %lld, "
             "\"recompute\": \"%s\", \"sequence_parallel\": %s, \"distributed_optimizer\": %s, "
             "\"dp_overlap\": %s, \"clock_mhz\": %.9g, \"iteration_time_s\": %.9g, "
             "\"tokens_per_s\": %.9g, \"mfu\": %.9g, \"peak_memory_gib\": %.9g, \"energy_j\": %.9g, "
-            "\"objective\": %.9g, \"cp\": %lld, \"attention\": \"%s\", \"tp_overlap\": \"%s\"}",
+            "\"objective\": %.9g, \"cp\": %lld, \"attention\": \"%s\", \"tp_overlap\": \"%s\", "
+            "\"zero\": %d, \"shard_group\": %lld, \"offload\": \"%s\"}",
             (unsigned long long)x->index, (long long)e->gpus, (long long)e->global_batch,
             (long long)e->tp, (long long)e->pp, (long long)e->dp, culonx_schedule_name(e->schedule),
             (long long)e->vp, (long long)e->microbatch, culonx_recompute_name(e->recompute),
@@ -146,7 +178,12 @@ static void json_entry(FILE *o, const culonx_sweep_entry *x)
             e->dp_overlap ? "true" : "false", r->clock_mhz, r->iteration_time_s, r->tokens_per_s,
             r->mfu, r->memory.peak_bytes / CX_GIB, r->energy.total_j, x->objective,
             (long long)(e->cp > 1 ? e->cp : 1), culonx_attention_name(e->attention),
-            culonx_tp_overlap_name(e->tp_overlap));
+            culonx_tp_overlap_name(e->tp_overlap),
+            e->zero > 0                ? e->zero
+            : e->distributed_optimizer ? 1
+                                       : 0,
+            (long long)(e->shard_group > 0 ? e->shard_group : e->dp),
+            culonx_offload_names(e->offload, off, sizeof off));
 }
 
 void culonx_sweep_report_json(FILE *o, const culonx_sweep_result *R)

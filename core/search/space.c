@@ -81,8 +81,22 @@ culonx_status cx_core_space_build(const culonx_run *run, const culonx_sweep_spec
     if (!L[L_ATT].n) push(&L[L_ATT], (int64_t)ex->attention);
     TAKE(L_TPO, CULONX_SWEEP_TP_OVERLAP);
     if (!L[L_TPO].n) push(&L[L_TPO], (int64_t)ex->tp_overlap);
+    /* sharding (core/README.md, "Sharding"): the zero level overrides the
+     * distributed-optimizer level when >= 1 (0: that level decides, so the
+     * default space of a zero <= 1 run is unchanged); given zero values or
+     * a zero >= 2 run fix distributed-optimizer off unless it is listed */
+    TAKE(L_ZERO, CULONX_SWEEP_ZERO);
+    const int zero_fixed = L[L_ZERO].n > 0 || ex->zero >= 2;
+    if (!L[L_ZERO].n) push(&L[L_ZERO], ex->zero >= 2 ? ex->zero : 0);
+    TAKE(L_SHARD, CULONX_SWEEP_SHARD_GROUP);
+    if (!L[L_SHARD].n) push(&L[L_SHARD], ex->shard_group > 0 ? ex->shard_group : 0);
+    TAKE(L_OFF, CULONX_SWEEP_OFFLOAD);
+    if (!L[L_OFF].n) push(&L[L_OFF], ex->offload);
     TAKE(L_DOPT, CULONX_SWEEP_DIST_OPT);
-    if (!L[L_DOPT].n) push(&L[L_DOPT], 0), push(&L[L_DOPT], 1);
+    if (!L[L_DOPT].n) {
+        push(&L[L_DOPT], 0);
+        if (!zero_fixed) push(&L[L_DOPT], 1);
+    }
     TAKE(L_OVL, CULONX_SWEEP_DP_OVERLAP);
     if (!L[L_OVL].n) push(&L[L_OVL], ex->dp_overlap ? 1 : 0);
     TAKE(L_CLK, CULONX_SWEEP_CLOCK);
@@ -221,8 +235,27 @@ int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_executi
     if (cp > 1 && att != CULONX_ATTENTION_FLASH) REJ(L_ATT, CULONX_REJECT_CP);
     int tpo = (int)sp->vals[L_TPO][d[L_TPO]];
     if (tpo != CULONX_TP_OVERLAP_NONE && !sp_on) REJ(L_TPO, CULONX_REJECT_TP_OVERLAP_SP);
+    int zval = (int)sp->vals[L_ZERO][d[L_ZERO]];
+    /* nothing to shard over one gradient rank */
+    if (zval >= 1 && dp * cp == 1) REJ(L_ZERO, CULONX_REJECT_DUP_ZERO);
+    int64_t sg = sp->vals[L_SHARD][d[L_SHARD]];
+    int off = (int)sp->vals[L_OFF][d[L_OFF]];
+    if ((r = cx_core_rule_offload(&(culonx_execution){.offload = off}, &sp->run->system)) !=
+        CULONX_REJECT_NONE)
+        REJ(L_OFF, r);
     int dopt = (int)sp->vals[L_DOPT][d[L_DOPT]];
     if (dp == 1 && d[L_DOPT] != 0) REJ(L_DOPT, CULONX_REJECT_DUP_DIST_OPT);
+    /* zero >= 1 is the distributed optimizer already; zero 0 with it on is
+     * zero 1 when the zero level lists 1 */
+    if (zval >= 1 && dopt) REJ(L_DOPT, CULONX_REJECT_DUP_ZERO);
+    if (zval == 0 && dopt)
+        for (int i = 0; i < sp->n[L_ZERO]; i++)
+            if (sp->vals[L_ZERO][i] == 1) REJ(L_DOPT, CULONX_REJECT_DUP_ZERO);
+    const int zero = zval >= 1 ? zval : dopt;
+    if (sg > 0 && (zero == 0 || dp % sg)) REJ(L_DOPT, CULONX_REJECT_SHARD_GROUP);
+    if (sg == dp) /* one replica: the full shard, when that is listed */
+        for (int i = 0; i < sp->n[L_SHARD]; i++)
+            if (sp->vals[L_SHARD][i] == 0) REJ(L_SHARD, CULONX_REJECT_DUP_ZERO);
     int ovl = (int)sp->vals[L_OVL][d[L_OVL]];
     if (dp == 1 && d[L_OVL] != 0) REJ(L_OVL, CULONX_REJECT_DUP_DP_OVERLAP);
 #undef REJ
@@ -236,7 +269,10 @@ int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_executi
     ex->microbatch = mb;
     ex->recompute = (culonx_recompute)sp->vals[L_RC][d[L_RC]];
     ex->sequence_parallel = sp_on;
-    ex->distributed_optimizer = dopt;
+    ex->distributed_optimizer = zero >= 1;
+    ex->zero = zero;
+    ex->shard_group = sg;
+    ex->offload = off;
     ex->dp_overlap = ovl;
     ex->clock_mhz = (double)sp->vals[L_CLK][d[L_CLK]];
     ex->cp = cp;
