@@ -247,7 +247,8 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         bd->forward_s += m * cc->f_s;
         bd->backward_s += m * (cc->b_s + cc->w_s);
         bd->recompute_s += m * cc->r_s;
-        bd->tp_comm_s += m * (cc->tp_f_s + cc->tp_b_s + cc->tp_r_s - cc->sh_f_s - cc->sh_b_s);
+        bd->tp_comm_s +=
+            m * cx_core_tp_only(cc->tp_f_s + cc->tp_b_s + cc->tp_r_s, cc->sh_f_s + cc->sh_b_s);
         *(c->zero >= 2 ? &bd->shard_comm_s : &bd->offload_s) += m * (cc->sh_f_s + cc->sh_b_s);
         res->side_traffic_s += m * cc->sh_total_s;
     }

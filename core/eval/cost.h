@@ -137,6 +137,9 @@ typedef struct {
     cx_hw_group shard_grp, replica_grp;
     /* per part: the prefetch fill of one instance (forward, backward) */
     double part_fill_f_s[CX_MODEL_MAX_PARTS], part_fill_b_s[CX_MODEL_MAX_PARTS];
+    /* and its exposed time per instance (in the chunks' tp_f_s / tp_b_s;
+     * the op-level graph puts it on the gather stream) */
+    double part_sh_f_s[CX_MODEL_MAX_PARTS], part_sh_b_s[CX_MODEL_MAX_PARTS];
     double host_bw_bps; /* host<->GPU bytes/s per GPU (offload) */
 } cx_cost;
 
@@ -191,7 +194,8 @@ void cx_core_shard_init(cx_cost *c);
  * all-gathers, ZeRO-2/3 gradient reduce-scatters, offload fetches and
  * stores): its exposed time beyond the instance's compute, added to pc's
  * and ot's TP times (op 0) and pc->sh_*; the fill to c->part_fill_*; bytes
- * per tier to pc->tp_tier_bytes. */
+ * per tier to pc->tp_tier_bytes; ot is left as is (the op-level graph
+ * emits c->part_sh_* itself). */
 void cx_core_shard_part(cx_cost *c, int pi, cx_chunk_cost *pc, cx_op_times *ot);
 /* The gradient sync of a stage of P parameters per GPU after its last
  * backward (a, b: the collectives; their times and bytes): ZeRO 0 all-
@@ -203,6 +207,14 @@ double cx_core_shard_dp(const cx_cost *c, double P, cx_hw_comm *a, cx_hw_comm *b
  * known: activations (offload) go to host memory but two layers' worth;
  * peak, host bytes and fits. */
 void cx_core_memory_finish(const cx_cost *c, culonx_memory *mm);
+
+/* The TP part of tp (TP collectives + side time sh): tp - sh, its rounding
+ * residue (below 1e-12 tp) taken as 0. */
+static inline double cx_core_tp_only(double tp, double sh)
+{
+    double x = tp - sh;
+    return sh > 0 && x < 1e-12 * tp ? 0.0 : x;
+}
 
 /* Number of DP gradient buckets of stage s (1 without dp-overlap). */
 int cx_core_dp_buckets(const cx_cost *c, int s);

@@ -234,7 +234,7 @@ void cx_core_graph_result(cx_graph *g, culonx_result *res)
         res->side_traffic_s += (double)g->m * cc->sh_total_s;
     }
     double m = (double)g->m;
-    bd->tp_comm_s = m * (tpf + tpb + tpr - sh);
+    bd->tp_comm_s = m * cx_core_tp_only(tpf + tpb + tpr, sh);
     *(c->zero >= 2 ? &bd->shard_comm_s : &bd->offload_s) = m * sh;
     if (g->detail == CX_DETAIL_OP) {
         bd->forward_s = st->compute_f_s;

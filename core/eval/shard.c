@@ -94,6 +94,7 @@ void cx_core_shard_part(cx_cost *c, int pi, cx_chunk_cost *pc, cx_op_times *ot)
     const int off_a = (ex->offload & CULONX_OFFLOAD_ACTIVATIONS) != 0;
     const int is_layer = pi >= CX_MODEL_PART_LAYER;
     c->part_fill_f_s[pi] = c->part_fill_b_s[pi] = 0.0;
+    c->part_sh_f_s[pi] = c->part_sh_b_s[pi] = 0.0;
     if (c->zero < 2 && !off_w && !(off_a && is_layer)) return;
     double tiers[CULONX_MAX_TIERS] = {0, 0};
     double nf = 0, nb = 0;
@@ -123,8 +124,8 @@ void cx_core_shard_part(cx_cost *c, int pi, cx_chunk_cost *pc, cx_op_times *ot)
     pc->sh_total_s += xf + xb;
     pc->sh_f_s += ef, pc->tp_f_s += ef;
     pc->sh_b_s += eb, pc->tp_b_s += eb;
-    ot->tp_f_s[0] += ef;
-    ot->tp_b_s[0] += eb;
+    (void)ot;
+    c->part_sh_f_s[pi] = ef, c->part_sh_b_s[pi] = eb;
     c->part_fill_f_s[pi] = cx_mind(xf, cf);
     c->part_fill_b_s[pi] = cx_mind(xb, cb);
     for (int i = 0; i < CULONX_MAX_TIERS; i++)

@@ -33,11 +33,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const stream_names[CX_NSTREAMS] = {"compute", "TP comm", "PP comm", "DP comm"};
+static const char *const stream_names[CX_NSTREAMS] = {"compute", "TP comm", "PP comm", "DP comm",
+                                                      "gather"};
 static const char *const cat_names[CX_NODE_KINDS] = {
-    "forward", "backward", "weight-grad", "backward", "recompute", "tp", "pp", "dp", "optimizer"};
-static const char *const kind_names[CX_NODE_KINDS] = {"F",  "B",    "W",         "BW",       "R",
-                                                      "TP", "send", "dp-bucket", "optimizer"};
+    "forward", "backward", "weight-grad", "backward",  "recompute",
+    "tp",      "pp",       "dp",          "optimizer", "gather"};
+static const char *const kind_names[CX_NODE_KINDS] = {
+    "F", "B", "W", "BW", "R", "TP", "send", "dp-bucket", "optimizer", "gather"};
 
 static void num(FILE *out, double v)
 {
@@ -191,7 +193,10 @@ static void write_header(FILE *out, const cx_graph *g, int64_t cut)
                 ",\n{\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": %d, \"tid\": 0, "
                 "\"args\": {\"sort_index\": %d}}",
                 s, s);
-        for (int t = 0; t < CX_NSTREAMS; t++)
+        /* the gather stream (ZeRO-3 / offload) only when the run has one */
+        const int nstreams =
+            g->cost->zero >= 2 || g->run->exec.offload ? CX_NSTREAMS : CX_STREAM_SHARD;
+        for (int t = 0; t < nstreams; t++)
             fprintf(out,
                     ",\n{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, \"tid\": %d, "
                     "\"args\": {\"name\": \"%s\"}}",
