@@ -37,6 +37,10 @@
  * model at most 64 per stage (the tail effect is the last bucket's). */
 #define DDP_BUCKET_PARAMS 40e6
 #define DDP_MAX_BUCKETS 64
+/* DeepSpeed ZeRO-3 defaults (deepspeed/runtime/zero/config.py):
+ * stage3_max_live_parameters 1e9, reduce_bucket_size 5e8 */
+#define DS_MAX_LIVE_PARAMS 1e9
+#define DS_REDUCE_BUCKET_PARAMS 5e8
 
 double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double bytes,
                              double *power_w)
@@ -557,7 +561,13 @@ void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_mem
     /* unsharded working copies in flight: zero 3 the gathered weights of
      * the current and the prefetched piece and the current piece's 16-bit
      * gradient before its reduce-scatter; zero 2 that gradient */
-    if (c->zero >= 3)
+    if (c->zero >= 3 && ex->zero_impl == CULONX_ZERO_IMPL_DEEPSPEED)
+        /* DeepSpeed gathers per parameter, at most stage3_max_live_parameters
+         * (1e9) live, and reduces in reduce_bucket_size (5e8) buckets: its
+         * defaults (core/eval/shard.c) */
+        mm->gathered_bytes = wb * cx_mind(2.0 * piece, DS_MAX_LIVE_PARAMS) +
+                             2.0 * cx_mind(piece, DS_REDUCE_BUCKET_PARAMS);
+    else if (c->zero >= 3)
         mm->gathered_bytes = 2.0 * wb * piece + 2.0 * piece;
     else if (c->zero == 2)
         mm->gathered_bytes = 2.0 * piece;

@@ -43,6 +43,10 @@
  * same iteration time on 768 and 1536 GPUs (bandwidth-bound), which the
  * hierarchical ring undershoots by 3-5x (bench_validate, set SC21-Z3).
  *
+ * Memory of the unsharded copies: core/eval/cost.c, cx_core_stage_memory
+ * (FSDP: two gathered pieces and one 16-bit gradient; DeepSpeed: bounded by
+ * its stage3_max_live_parameters and reduce_bucket_size defaults).
+ *
  * After the last backward of a stage of P parameters per GPU (the DP tail,
  * core/eval/cost.c): zero 0 all-reduce 4P over G; zero 1 reduce-scatter 4P
  * + all-gather 2P over S; zero 2 all-gather 2P over S; zero 3 nothing; with
