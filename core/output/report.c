@@ -149,9 +149,10 @@ void culonx_report_text(FILE *out, const culonx_run *run, const culonx_result *r
     if (zero >= 2 || e->shard_group > 0 || e->offload) {
         char off[64];
         culonx_offload_names(e->offload, off, sizeof off);
-        fprintf(out, "              ZeRO %d (%s), shard group %lld of DP %lld, offload %s\n", zero,
-                culonx_zero_impl_name(e->zero_impl),
-                (long long)(e->shard_group > 0 ? e->shard_group : e->dp), (long long)e->dp, off);
+        fprintf(out, "              ZeRO %d%s%s%s, shard group %lld of DP %lld, offload %s\n", zero,
+                zero >= 3 ? " (" : "", zero >= 3 ? culonx_zero_impl_name(e->zero_impl) : "",
+                zero >= 3 ? ")" : "", (long long)(e->shard_group > 0 ? e->shard_group : e->dp),
+                (long long)e->dp, off);
     }
 
     cx_core_fmt_time(a, sizeof a, r->iteration_time_s);
