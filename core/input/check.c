@@ -155,6 +155,9 @@ static culonx_status check_system(checker *C)
         TRY(dbl_range(C, to, "tier", "efficiency", t->efficiency, 0, 1, 1, 0));
         TRY(dbl_range(C, to, "tier", "pj-per-bit", t->pj_per_bit, 0, 0, 1e4, 0));
     }
+    /* <host> (offload; 0 = absent) */
+    TRY(dbl_range(C, so, "host", "mem-gib", s->host_mem_gib, 0, 0, 1e7, 0));
+    TRY(dbl_range(C, so, "host", "bw-gbps", s->host_bw_gbps, 0, 0, 1e5, 0));
     const culonx_perf_params *pf = &s->perf;
     const culonx_origin *fo = &r->perf_at;
     TRY(dbl_range(C, fo, "perf", "matmul-eff-max", pf->matmul_eff_max, 0, 0, 1, 0));
