@@ -95,6 +95,14 @@ static int draw(culonx_run *r, const culonx_run *sys_a100, const culonx_run *sys
     e->dtype = CULONX_DTYPE_BF16;
     e->tokens = 0;
     e->clock_mhz = 0;
+    /* sharding and offload (core/eval/shard.c): ZeRO 0-3, HSDP halves,
+     * both implementations, offload on a quarter of the draws */
+    e->zero = e->dp > 1 ? (int)rnd(4) : 0;
+    if (e->zero == 0 && e->distributed_optimizer) e->zero = 1;
+    e->distributed_optimizer = e->zero >= 1;
+    e->shard_group = e->zero >= 1 && e->dp % 2 == 0 && rnd(2) ? e->dp / 2 : 0;
+    e->zero_impl = (culonx_zero_impl)rnd(2);
+    e->offload = rnd(4) == 0 ? (int)rnd(8) : 0;
     culonx_error err;
     return culonx_run_check(r, &err) == CULONX_OK;
 }
@@ -195,6 +203,9 @@ int main(int argc, char **argv)
                    (long long)r.exec.vp, (long long)r.exec.microbatch, (long long)rc.microbatches,
                    culonx_schedule_name(r.exec.schedule), culonx_recompute_name(r.exec.recompute),
                    r.exec.sequence_parallel, r.exec.distributed_optimizer, r.exec.dp_overlap);
+        if (!quiet && verbose && (dt > tol_t || dm > 0))
+            printf("    zero %d shard-group %lld impl %d offload %d\n", r.exec.zero,
+                   (long long)r.exec.shard_group, (int)r.exec.zero_impl, r.exec.offload);
         hist[dt == 0 ? 0 : dt < 1e-15 ? 1 : dt < 1e-12 ? 2 : dt <= tol_t ? 3 : 4]++;
         done++;
     }

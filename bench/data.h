@@ -11,8 +11,22 @@
  *    1.7B-1T on 32-3072 A100-80GB (Selene, DGX A100), full recompute. The
  *    table gives TP/PP/DP and global batch, not microbatch or interleaving:
  *    we assume microbatch 1 and non-interleaved 1F1B for every row.
- *  - "SC21-T2": the PTD-P rows of SC'21 Table 2 (microbatch 1 given). The
- *    ZeRO-3 rows are skipped: culonx does not model ZeRO-3/FSDP.
+ *  - "SC21-T2": the PTD-P rows of SC'21 Table 2 (microbatch 1 given).
+ *  - "SC21-Z3": the DeepSpeed ZeRO-3 rows of SC'21 Table 2: tp = pp = 1,
+ *    dp = GPUs, zero 3 over all of them (zero-impl deepspeed,
+ *    core/eval/shard.c), fp16, full recompute, naive
+ *    attention (2021), microbatch as given (global batch / dp: one
+ *    microbatch per GPU per iteration).
+ *  - "MPT": MosaicML llm-foundry's benchmark table (FSDP FULL_SHARD = zero 3
+ *    over all GPUs, bf16, FlashAttention, microbatch and recompute as
+ *    given; measured time = global batch x seq / (tokens/s/GPU x GPUs)).
+ *    The table gives no shapes: MPT-7b/13b/30b/70b are l 32/40/48/80, h
+ *    4096/5120/7168/8192, heads 32/40/64/64, ffn 4h, vocab 50368, seq 2048
+ *    (llm-foundry scripts/train/yamls/pretrain/mpt-*.yaml), expressed as
+ *    GPT layers (MPT drops the biases and uses ALiBi instead of learned
+ *    positions: < 0.1% of the parameters). Systems: h100_80gb rows on the
+ *    DGX H100 system, a100 rows on the DGX A100 system (1600 Gb/s RoCE per
+ *    8-GPU node = 25 GB/s per GPU, as its IB tier), a100_40gb with 40 GiB.
  *  - "BLOOM": BigScience tr11 topology search on Jean Zay (A100-80GB, 4 x
  *    100 Gb/s Omni-Path per 8-GPU node = 6.25 GB/s per GPU), ZeRO-1 =
  *    distributed optimizer, vocab 250880. Rows whose layer count does not
@@ -26,9 +40,8 @@
  *  - "H100": Megatron-Core r0.8.0 weak-scaling table on H100 (per-GPU
  *    TFLOP/s converted to iteration time with Megatron's FLOP formula,
  *    bench_h100_row below for the assumptions).
- * Rows without an iteration time (the strong-scaling MFU line, MosaicML
- * FSDP, OPT) are not expressible as a measured time and are listed as
- * skipped.
+ * Rows without an iteration time (the strong-scaling MFU line, OPT) are
+ * not expressible as a measured time and are listed as skipped.
  */
 #ifndef CX_BENCH_DATA_H
 #define CX_BENCH_DATA_H
@@ -224,6 +237,51 @@ static void bench_h100_row(bench_rows *rs, char **f, const culonx_run *h100)
              tp, pp, dp);
 }
 
+/* A ZeRO-3 / FSDP row (see the top): SC'21 Table 2 (shapes given) or
+ * MosaicML MPT (shapes from the MPT table below). -1: unknown model. */
+static int bench_zero3_row(bench_rows *rs, char **f, const culonx_run *a100, const culonx_run *h100,
+                           double iter)
+{
+    static const struct {
+        const char *name;
+        long l, h, a;
+    } mpt[] = {{"MPT-7b", 32, 4096, 32},
+               {"MPT-13b", 40, 5120, 40},
+               {"MPT-30b", 48, 7168, 64},
+               {"MPT-70b", 80, 8192, 64}};
+    const int is_mpt = strncmp(f[C_MODEL], "MPT-", 4) == 0;
+    long l = atol(f[C_L]), h = atol(f[C_H]), a = atol(f[C_A]), V = atol(f[C_V]);
+    long s = atol(f[C_S]), dp = atol(f[C_DP]), mb = atol(f[C_MBS]), gb = atol(f[C_GBS]);
+    if (is_mpt) {
+        l = 0;
+        for (size_t i = 0; i < sizeof mpt / sizeof mpt[0]; i++)
+            if (strcmp(f[C_MODEL], mpt[i].name) == 0) l = mpt[i].l, h = mpt[i].h, a = mpt[i].a;
+        V = 50368;
+    }
+    if (l <= 0 || h <= 0 || a <= 0 || dp <= 0 || mb <= 0 || gb <= 0) return -1;
+    const int h100_row = strstr(f[C_GPU], "h100") != NULL || strstr(f[C_GPU], "H100") != NULL;
+    if (h100_row && !h100) return -1;
+    bench_row *r = bench_add(rs);
+    r->run = h100_row ? *h100 : *a100;
+    bench_gpt_model(&r->run.model, f[C_MODEL], l, h, a, V, s);
+    bench_exec(&r->run.exec, 1, 1, dp, mb, gb);
+    culonx_execution *e = &r->run.exec;
+    e->zero = 3;
+    e->distributed_optimizer = 1;
+    e->recompute = strcmp(f[C_RECOMP], "full") == 0 ? CULONX_RECOMPUTE_FULL : CULONX_RECOMPUTE_NONE;
+    if (!is_mpt) e->zero_impl = CULONX_ZERO_IMPL_DEEPSPEED;
+    if (is_mpt) {
+        e->dtype = CULONX_DTYPE_BF16;
+        e->attention = CULONX_ATTENTION_FLASH;
+        if (strstr(f[C_GPU], "40gb")) r->run.system.gpu.mem_gib = 40;
+    }
+    r->measured_s = iter;
+    snprintf(r->set, sizeof r->set, is_mpt ? "MPT" : "SC21-Z3");
+    snprintf(r->label, sizeof r->label, "%s %s %ldGPU z3 mb%ld gb%ld", f[C_MODEL],
+             is_mpt ? f[C_GPU] : "", (long)e->gpus, mb, gb);
+    return 0;
+}
+
 static int bench_load_public(bench_rows *rs, const char *path, const culonx_run *a100,
                              const culonx_run *h100)
 {
@@ -249,8 +307,10 @@ static int bench_load_public(bench_rows *rs, const char *path, const culonx_run 
             continue;
         }
         if (strstr(zero, "ZeRO-3") || strstr(zero, "FSDP")) {
-            strncat(why, "ZeRO-3/FSDP not modelled", sizeof why - strlen(why) - 1);
-            bench_skip(rs, why);
+            if (bench_zero3_row(rs, f, a100, h100, iter) != 0) {
+                strncat(why, "ZeRO-3/FSDP model shape unknown", sizeof why - strlen(why) - 1);
+                bench_skip(rs, why);
+            }
             continue;
         }
         long l = atol(f[C_L]), h = atol(f[C_H]), a = atol(f[C_A]), V = atol(f[C_V]);
@@ -346,8 +406,8 @@ static int bench_load_all(bench_rows *rs, const char *data_dir, culonx_run *base
         return -1;
     }
     if (bench_load_public(rs, path, base, &h100) != 0) {
-        const char *sets[] = {"SC21-T1", "SC21-T2", "BLOOM", "H100"};
-        for (int k = 0; k < 4; k++)
+        const char *sets[] = {"SC21-T1", "SC21-T2", "BLOOM", "H100", "SC21-Z3", "MPT"};
+        for (int k = 0; k < 6; k++)
             printf("SKIP %s: %s missing\n", sets[k], path);
         *missing += 4;
     }

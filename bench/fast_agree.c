@@ -85,6 +85,9 @@ static int draw(culonx_run *r, int k, const culonx_run *a100, const culonx_run *
     e->dtype = CULONX_DTYPE_BF16;
     e->tokens = 0;
     e->clock_mhz = 0;
+    /* ZeRO-2/3 side traffic loads stages unevenly (core/eval/shard.c): a
+     * quarter of the draws */
+    if (e->dp > 1 && rnd(4) == 0) e->zero = 2 + (int)rnd(2), e->distributed_optimizer = 1;
     culonx_error err;
     return culonx_run_check(r, &err) == CULONX_OK;
 }

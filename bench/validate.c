@@ -46,13 +46,14 @@ int main(int argc, char **argv)
         missing++;
     }
 
-    enum { NSETS = 7 };
-    const char *sets[NSETS] = {"SC21-T1", "SC21-T2", "BLOOM", "BLOOM-U", "H100", "MoE", "vTrain"};
+    enum { NSETS = 9 };
+    const char *sets[NSETS] = {"SC21-T1", "SC21-T2", "SC21-Z3", "MPT",   "BLOOM",
+                               "BLOOM-U", "H100",    "MoE",     "vTrain"};
     /* --check: MAPE ceilings, generous on purpose (regressions, not targets:
-     * the H100 target of issue 9 is 10% and is reported, not asserted; 0:
-     * reported only — the MoE row measures what culonx does not model yet,
-     * bench/data_moe.h) */
-    const double bound[NSETS] = {0.05, 0.06, 0.10, 0.20, 0.12, 0, 0.15};
+     * the H100 target of issue 9 is 10% and is reported, not asserted);
+     * SC21-Z3 and MPT: issue 10's target, 12%; 0: reported only — the MoE row
+     * measures what culonx does not model yet, bench/data_moe.h */
+    const double bound[NSETS] = {0.05, 0.06, 0.12, 0.12, 0.10, 0.20, 0.12, 0, 0.15};
     int failed = 0;
     double sum[NSETS] = {0}, mx[NSETS] = {0};
     int cnt[NSETS] = {0};

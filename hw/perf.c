@@ -27,10 +27,10 @@
 #include "hw/hw.h"
 
 /* Fitted by bench/fit.c on SC'21 Table 1 + vTrain (see file comment). */
-#define FIT_MATMUL_EFF_MAX 0.7413
-#define FIT_MATMUL_HALF_DIM 0.72
-#define FIT_MEM_EFF 0.6226
-#define FIT_KERNEL_LAUNCH_S 7.805e-05
+#define FIT_MATMUL_EFF_MAX 0.7428
+#define FIT_MATMUL_HALF_DIM 0.42
+#define FIT_MEM_EFF 0.6228
+#define FIT_KERNEL_LAUNCH_S 7.573e-05
 /* Adam step, mixed precision: read fp32 master, m, v, fp32 grad (16 B),
  * write master, m, v (12 B) and the 16-bit weight (2 B) */
 #define OPTIMIZER_BYTES_PER_PARAM 30.0

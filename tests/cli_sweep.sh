@@ -116,7 +116,7 @@ expect 1 "cp needs flash" "$X" sweep $L8 --cp 2 --attention naive --quiet
 grep -q "cp: seq % (2\*cp) or naive attention" "$T/err" || { echo "FAIL: cp reason"; fail=1; }
 expect 2 "bad attention" "$X" sweep $L8 --attention sdpa
 expect 0 "cp rows" "$X" sweep $L8 --cp 2 --tp 8 --top 1 --quiet --all "$T/cp.csv"
-head -1 "$T/cp.csv" | grep -q ',cp,attention,tp_overlap,ep,etp$' || { echo "FAIL: CSV cp columns"; fail=1; }
+head -1 "$T/cp.csv" | grep -q ',cp,attention,tp_overlap,ep,etp,zero,shard_group,offload$' || { echo "FAIL: CSV cp columns"; fail=1; }
 awk -F, 'NR > 1 && $21 != 2 { bad = 1 } END { exit bad }' "$T/cp.csv" || { echo "FAIL: CSV cp value"; fail=1; }
 # the text table: a cp column always; attn and tpo columns only where the space varies them
 expect 0 "cp text" "$X" sweep $L8 --cp 2 --tp 8 --tp-overlap pipe --top 1 --quiet
@@ -139,4 +139,41 @@ expect 0 "ep rows" "$X" sweep $MX --ep 4 --pp 4 --tp 1 --top 1 --quiet --all "$T
 awk -F, 'NR > 1 && ($24 != 4 || $25 != 1) { bad = 1 } END { exit bad }' "$T/ep.csv" || { echo "FAIL: CSV ep value"; fail=1; }
 expect 1 "ep on a dense model" "$X" sweep $L8 --ep 2 --quiet
 grep -q "ep/etp do not split" "$T/err" || { echo "FAIL: dense ep reason"; fail=1; }
+# sharding (issue 10): FSDP, HSDP and 3D strategies of llama3-70b on 512 H100s
+# ranked side by side (zero 3 over all of dp, zero 3 in groups of 8, zero
+# <= 1 with tp or pp); --zero/--shard-group/--offload as dimensions
+F70=configs/llama3-70b-fsdp-h100.xml
+expect 0 "fsdp hsdp 3d" "$X" sweep $F70 --zero 0,1,3 --shard-group full,8 --recompute full --sp on \
+    --top 40 --format json --quiet
+python3 - "$T/out" <<'PY' || { echo "FAIL: FSDP, HSDP and 3D not ranked side by side"; fail=1; }
+import json, sys
+top = json.load(open(sys.argv[1]))["top"]
+kinds = set()
+for e in top:
+    if e["zero"] == 3 and e["shard_group"] == e["dp"] and e["tp"] == 1 and e["pp"] == 1:
+        kinds.add("fsdp")
+    if e["zero"] == 3 and e["shard_group"] < e["dp"]:
+        kinds.add("hsdp")
+    if e["zero"] <= 1 and (e["tp"] > 1 or e["pp"] > 1):
+        kinds.add("3d")
+sys.exit(0 if kinds == {"fsdp", "hsdp", "3d"} else 1)
+PY
+expect 0 "sharding column" "$X" sweep $F70 --zero 3 --shard-group full,8 --tp 8 --pp 1 --top 4 --quiet
+grep -q "sharding" "$T/out" && grep -q " z3/8 " "$T/out" && grep -q " z3 " "$T/out" ||
+    { echo "FAIL: sharding column"; fail=1; }
+expect 0 "default space unchanged" "$X" sweep $L8 --tp 8 --pp 1 --top 1 --quiet
+grep -q "sharding" "$T/out" && { echo "FAIL: sharding column without sharding"; fail=1; }
+expect 0 "offload rows" "$X" sweep $F70 --zero 3 --tp 1 --pp 1 --offload none,optimizer,weights+optimizer \
+    --top 3 --quiet --all "$T/off.csv"
+grep -q ',weights,optimizer$' "$T/off.csv" && grep -q ',3,512,optimizer$' "$T/off.csv" ||
+    { echo "FAIL: offload column"; fail=1; }
+expect 1 "offload needs host" "$X" sweep configs/llama2-7b-v100.xml --offload weights --quiet
+grep -q "offload without a <host> memory tier" "$T/err" || { echo "FAIL: offload reason"; fail=1; }
+expect 1 "shard-group needs zero" "$X" sweep $L8 --zero 0 --dist-opt off --shard-group 2 --quiet
+grep -q "shard-group with zero 0" "$T/err" || { echo "FAIL: shard-group reason"; fail=1; }
+expect 2 "bad zero" "$X" sweep $F70 --zero 4
+expect 2 "bad shard-group" "$X" sweep $F70 --shard-group -8
+expect 2 "bad offload" "$X" sweep $F70 --offload disk
+expect 1 "set zero" "$X" estimate $F70 --set execution.zero=5
+expect 1 "set offload" "$X" estimate $F70 --set execution.offload=gpu
 exit $fail

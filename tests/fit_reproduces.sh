@@ -3,7 +3,9 @@
 # bench_fit_kernels (kernels timed on an H100, bench/data/h100-kernels.csv)
 # gives the fused-attention curves that bench/fit.c fixes, and
 # bench_fit --h100 prints the <perf> element of configs/systems/h100-80g.xml
-# and h200-141g.xml (same die). Fails when a constant is edited by hand.
+# and h200-141g.xml (same die); bench_fit (the A100 fit) prints the
+# FIT_* defines of hw/perf.c, whose half size and mem_eff bench/fit.c
+# mirrors for the H100 fit. Fails when a constant is edited by hand.
 # usage: fit_reproduces.sh BENCH_FIT_KERNELS BENCH_FIT
 set -u
 kern="$1"; fit="$2"; fail=0
@@ -26,5 +28,17 @@ perf=$("$fit" --h100 | grep '^<perf') || { echo "FAIL: bench_fit --h100 printed 
 for f in configs/systems/h100-80g.xml configs/systems/h200-141g.xml; do
   if grep -qF "  $perf" "$f"; then echo "ok   $f carries $perf"
   else echo "FAIL $f: <perf> differs from bench_fit --h100: $perf"; fail=1; fi
+done
+a100=$("$fit" | grep '^#define FIT_') || { echo "FAIL: bench_fit printed no defines"; exit 1; }
+while read -r line; do
+  if grep -qxF "$line" hw/perf.c; then echo "ok   hw/perf.c: $line"
+  else echo "FAIL hw/perf.c lacks: $line"; fail=1; fi
+done <<< "$a100"
+for pair in "FIT_MATMUL_HALF_DIM A100_HALF_DIM_GFLOP" "FIT_MEM_EFF A100_MEM_EFF"; do
+  set -- $pair
+  v=$(echo "$a100" | awk -v k="$1" '$2 == k { print $3 }')
+  w=$(grep -E "^#define $2 " bench/fit.c | awk '{print $3}')
+  if [ "$v" = "$w" ]; then echo "ok   bench/fit.c $2 = $w"
+  else echo "FAIL bench/fit.c $2 = $w, bench_fit prints $1 $v"; fail=1; fi
 done
 exit $fail

@@ -85,7 +85,7 @@ static const struct {
     {1, "\"activation_recompute\": \"full\"", "\"activation_recompute\": \"most\"", 14,
      "expected full, attn_only or none"},
     {1, "\"datatype\": \"float16\"", "\"datatype\": \"int4\"", 11, "expected float16"},
-    {1, "\"weight_offload\": false", "\"weight_offload\": true", 21, "offloading is not modelled"},
+    {2, "\"GBps\": 32", "\"GBps\": -32", 10, "GBps: -32 is outside"},
     {1, "\"training\": true", "\"training\": false", 24, "training only"},
     {1, "\"data_par_overlap\": true", "\"data_par_overlap\": 1", 20, "expected true or false"},
     {2, "\"networks\": [", "\"nets\": [", 0, "networks: needs at least one network"},
@@ -124,6 +124,27 @@ static void test_bad_inputs(void)
         CU_ASSERT(ok);
         free(xml), free(m);
     }
+}
+
+/* Calculon's offload flags and mem2 become offload and <host> */
+static void test_offload(void)
+{
+    const char *t[3] = {text[0], text[1], text[2]};
+    size_t l[3] = {len[0], len[1], len[2]};
+    char *m = replace(text[1], "\"weight_offload\": false", "\"weight_offload\": true");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    t[1] = m, l[1] = strlen(m);
+    char *xml = NULL;
+    size_t xn = 0;
+    culonx_error err;
+    CU_ASSERT_EQUAL_FATAL(import(t, l, &xml, &xn, &err), CULONX_OK);
+    culonx_run *r = calloc(1, sizeof *r);
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load_buffer("imported.xml", xml, xn, NULL, r, &err),
+                          CULONX_OK);
+    CU_ASSERT_EQUAL(r->exec.offload, CULONX_OFFLOAD_WEIGHTS);
+    CU_ASSERT_EQUAL(r->system.host_mem_gib, 512.0 * 8); /* mem2 per GPU x 8 per node */
+    CU_ASSERT_EQUAL(r->system.host_bw_gbps, 32.0);
+    free(r), free(xml), free(m);
 }
 
 static void test_mutations(void)
@@ -178,6 +199,7 @@ int main(void)
     CU_pSuite s = CU_add_suite("calculon", NULL, NULL);
     CU_add_test(s, "megatron-1T imports to the shipped run", test_megatron_1t);
     CU_add_test(s, "bad inputs: file, line, message", test_bad_inputs);
+    CU_add_test(s, "offload and mem2", test_offload);
     CU_add_test(s, "3000 mutations: OK or bad input", test_mutations);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();

@@ -73,6 +73,9 @@ typedef enum {
     CX_OPT_TP_OVERLAP,
     CX_OPT_EP,
     CX_OPT_ETP,
+    CX_OPT_ZERO,
+    CX_OPT_SHARD_GROUP,
+    CX_OPT_OFFLOAD,
     /* sweep: flags and file */
     CX_OPT_TP_ACROSS_NODES,
     CX_OPT_NO_PRUNE,

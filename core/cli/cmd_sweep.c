@@ -36,6 +36,9 @@ static const struct {
     {"tp-overlap", CX_OPT_TP_OVERLAP},
     {"ep", CX_OPT_EP},
     {"etp", CX_OPT_ETP},
+    {"zero", CX_OPT_ZERO},
+    {"shard-group", CX_OPT_SHARD_GROUP},
+    {"offload", CX_OPT_OFFLOAD},
 };
 
 static double now_s(void)

@@ -14,9 +14,9 @@ const cx_cli_command cx_cli_commands[] = {
      "time, memory, FLOPs, MFU (and energy) of one iteration", NULL, "RUN.xml", cx_cli_estimate},
     {"trace", CX_CMD_TRACE, "RUN.xml -o TRACE.json[.gz] [--detail stage|op] [--max-events N]",
      "Chrome/Perfetto timeline of the iteration DAG",
-     "A process per pipeline stage, a thread per stream (compute, TP, PP, DP; EP for MoE); "
-     "integer-ns\n"
-     "times, p2p flow arrows, power and memory counter tracks per stage.\n"
+     "A process per pipeline stage, a thread per stream (compute, TP, PP, DP; EP for MoE;\n"
+     "gather: exposed ZeRO-2/3 gathers and offload transfers); integer-ns times, p2p flow\n"
+     "arrows, power and memory counter tracks per stage.\n"
      "--format chakra -o DIR: Chakra execution traces for ASTRA-sim, DIR/culonx.RANK.et\n"
      "(a rank per pipeline stage).\n",
      "RUN.xml", cx_cli_trace},

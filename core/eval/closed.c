@@ -73,15 +73,19 @@ static double bubble_cached(const cx_sched_desc *d, int p, int m, int v, double 
 }
 
 /* Is c's iteration time replayed? Schedules without an exact formula, and
- * every schedule under an uneven layer split (culonx_run.vstage_layers) or
- * over a stack of several layer kinds (MoE layers after dense ones): the
- * formulas hold for stages of one layer kind, equal but for the first and
- * the last (bench_agree holds this to the graph engine). */
+ * every schedule under an uneven layer split (culonx_run.vstage_layers);
+ * over a stack of several layer kinds (MoE layers after dense ones: their
+ * F:B ratios differ, so a stage's share of fill and drain is no longer the
+ * mean stage's); and with ZeRO-2/3 or offload side traffic (core/eval/shard.c),
+ * whose exposed gathers and fetches load the first and last stages' forward
+ * and backward unevenly (the 1F1B formula then departs from the replay by up
+ * to 10%, bench_agree). The formulas hold for stages of one layer kind, equal
+ * but for the first and the last (bench_agree holds this to the graph engine). */
 static int replays(const cx_cost *c)
 {
     if (!c->sched->closed_exact || c->run->vstage_layers != NULL) return 1;
-    /* several layer kinds (their F:B ratios differ): a stage's share of
-     * fill and drain is no longer the mean stage's */
+    for (int k = 0; k < c->nclass; k++)
+        if (c->cls[k].sh_f_s > 0 || c->cls[k].sh_b_s > 0) return 1;
     return c->p > 1 && c->stack.nseg > 1;
 }
 
@@ -105,19 +109,18 @@ static void memory_result(const cx_cost *c, const double *peak_act, culonx_resul
         if (s == 0 || c->stage_params[s] != c->stage_params[s - 1] ||
             work != c->stage_work_bytes[s - 1])
             cx_core_stage_memory(c, s, work, &mm);
+        culonx_memory x = mm;
         if (peak_act) { /* exact peak of the replay includes the transient */
-            mm.activations_bytes = peak_act[s] - work;
+            x.activations_bytes = peak_act[s] - work;
         } else {
-            mm.activations_bytes = c->sched->inflight(p, c->m, c->v, s) * act;
+            x.activations_bytes = c->sched->inflight(p, c->m, c->v, s) * act;
         }
-        mm.peak_bytes = mm.weights_bytes + mm.gradients_bytes + mm.optimizer_bytes +
-                        mm.activations_bytes + mm.workspace_bytes;
-        if (s == 0 || mm.peak_bytes > best.peak_bytes) {
-            best = mm;
+        cx_core_memory_finish(c, &x); /* offload; peak and fits */
+        if (s == 0 || x.peak_bytes > best.peak_bytes) {
+            best = x;
             res->params_per_gpu = c->stage_params[s];
         }
     }
-    best.fits = best.peak_bytes <= best.capacity_bytes;
     res->memory = best;
 }
 
@@ -246,17 +249,21 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         bd->forward_s += m * cc->f_s;
         bd->backward_s += m * (cc->b_s + cc->w_s);
         bd->recompute_s += m * cc->r_s;
-        bd->tp_comm_s += m * (cc->tp_f_s + cc->tp_b_s + cc->tp_r_s);
-        bd->ep_comm_s += m * (cc->ep_f_s + cc->ep_b_s + cc->ep_r_s);
+        /* tp_*_s hold every blocking collective: TP, the expert ones (reported
+         * as ep_comm) and the exposed ZeRO/offload side traffic (shard/offload) */
+        const double ep = cc->ep_f_s + cc->ep_b_s + cc->ep_r_s, sh = cc->sh_f_s + cc->sh_b_s;
+        bd->tp_comm_s += m * cx_core_tp_only(cc->tp_f_s + cc->tp_b_s + cc->tp_r_s, sh + ep);
+        bd->ep_comm_s += m * ep;
+        *(c->zero >= 2 ? &bd->shard_comm_s : &bd->offload_s) += m * sh;
+        res->side_traffic_s += m * cc->sh_total_s;
     }
-    bd->tp_comm_s -= bd->ep_comm_s; /* expert collectives are reported apart */
     bd->pp_comm_s = (m - 1) * p2p_mb;
     bd->optimizer_s = opt_s;
     if (replayed) { /* the bubble is the rest of the replayed iteration */
         bd->dp_comm_s = dp_replayed;
         bubble = res->iteration_time_s -
                  (bd->forward_s + bd->backward_s + bd->recompute_s + bd->tp_comm_s + bd->ep_comm_s +
-                  bd->pp_comm_s + bd->dp_comm_s + opt_s);
+                  bd->pp_comm_s + bd->dp_comm_s + opt_s + bd->shard_comm_s + bd->offload_s);
         bubble = cx_maxd(0.0, bubble);
     } else {
         bd->dp_comm_s = tail - opt_s;

@@ -37,6 +37,10 @@
  * model at most 64 per stage (the tail effect is the last bucket's). */
 #define DDP_BUCKET_PARAMS 40e6
 #define DDP_MAX_BUCKETS 64
+/* DeepSpeed ZeRO-3 defaults (deepspeed/runtime/zero/config.py):
+ * stage3_max_live_parameters 1e9, reduce_bucket_size 5e8 */
+#define DS_MAX_LIVE_PARAMS 1e9
+#define DS_REDUCE_BUCKET_PARAMS 5e8
 
 double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double bytes,
                              double *power_w)
@@ -370,7 +374,7 @@ static void expert_sync(const cx_cost *c, double Pe, cx_hw_comm *a, cx_hw_comm *
 {
     if (Pe <= 0) return;
     cx_hw_group g = cx_core_layout_expert_group(&c->layout, CX_EXPERT_EDP, c->sys.gpus_per_node);
-    const int dist = c->run->exec.distributed_optimizer;
+    const int dist = c->zero >= 1;
     cx_hw_comm x =
         cx_hw_coll_cost(&c->sys, dist ? CX_HW_REDUCE_SCATTER : CX_HW_ALL_REDUCE, 4.0 * Pe, g);
     a->time_s += x.time_s;
@@ -394,6 +398,7 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     cx_hw_power_default(&c->sys.gpu);
     c->clock_mhz = clock_mhz > 0 ? clock_mhz : run->system.gpu.max_mhz;
     cx_core_layout_init(&c->layout, ex);
+    cx_core_shard_init(c);
     c->sched = cx_sched_get(ex->schedule);
     if (!c->sched)
         return cx_core_fail(err, CULONX_EINPUT, run->path, 0, "schedule '%s' is not available",
@@ -432,6 +437,7 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
         memset(&part[i], 0, sizeof part[i]);
         ops_cost(c, &stk->part[i].ops, 1.0, ex->recompute, stk->part[i].recompute, &part[i],
                  &c->part_t[i]);
+        cx_core_shard_part(c, i, &part[i], &c->part_t[i]);
     }
     const double t = (double)ex->tp;
     for (int k = 0; k < c->nclass; k++) {
@@ -448,7 +454,7 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
             ADD(ep_f_s); ADD(ep_b_s); ADD(ep_r_s);
             ADD(f_flops); ADD(b_flops); ADD(w_flops); ADD(r_flops);
             ADD(f_bytes); ADD(b_bytes); ADD(w_bytes); ADD(r_bytes);
-            ADD(tensor_s);
+            ADD(tensor_s); ADD(sh_f_s); ADD(sh_b_s); ADD(sh_total_s);
 #undef ADD
             /* clang-format on */
             for (int q = 0; q < CULONX_MAX_TIERS; q++)
@@ -457,9 +463,12 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
             /* routed experts are split over ep x etp, the rest over tp */
             const double xe =
                 mp->expert_params / (double)(c->layout.expert_ep * c->layout.expert_etp);
-            cc->params += L * ((mp->params - mp->expert_params) / t + xe);
+            const double piece_params = (mp->params - mp->expert_params) / t + xe;
+            cc->params += L * piece_params;
             cc->expert_params += L * xe;
+            cc->piece_params_max = cx_maxd(cc->piece_params_max, piece_params);
             if (pi >= CX_MODEL_PART_LAYER) {
+                cc->layer_act_max = cx_maxd(cc->layer_act_max, mp->act_bytes[ex->recompute]);
                 cc->layers += cc->piece[i].count;
                 /* full recompute holds one layer's full activations */
                 if (ex->recompute == CULONX_RECOMPUTE_FULL)
@@ -467,6 +476,14 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
             }
             /* a tied output on another chunk than the embedding keeps a copy */
             if (mp->tied_params > 0 && !cc->has_embed) cc->params += mp->tied_params / t;
+        }
+        /* the prefetch fill of each pass: the first piece forward, the last
+         * backward (core/eval/shard.c) */
+        if (cc->npieces > 0) {
+            cc->sh_fill_f_s = c->part_fill_f_s[cc->piece[0].part];
+            cc->sh_fill_b_s = c->part_fill_b_s[cc->piece[cc->npieces - 1].part];
+            cc->sh_f_s += cc->sh_fill_f_s, cc->tp_f_s += cc->sh_fill_f_s;
+            cc->sh_b_s += cc->sh_fill_b_s, cc->tp_b_s += cc->sh_fill_b_s;
         }
         cc->e_f_j = cx_core_pass_energy_j(c, cc->f_s, cc->f_flops, cc->f_bytes, NULL);
         cc->e_b_j = cx_core_pass_energy_j(c, cc->b_s, cc->b_flops, cc->b_bytes, NULL);
@@ -548,19 +565,14 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
         c->dp_nb[s] = 1;
         if (dpcp > 1 || (Pe > 0 && edp > 1)) {
             cx_hw_comm a, b;
-            cx_hw_group dg = cx_core_layout_grad_group(&c->layout, c->sys.gpus_per_node);
-            if (ex->distributed_optimizer) {
-                a = cx_hw_coll_cost(&c->sys, CX_HW_REDUCE_SCATTER, 4.0 * Pd, dg);
-                b = cx_hw_coll_cost(&c->sys, CX_HW_ALL_GATHER, 2.0 * Pd, dg);
-            } else {
-                a = cx_hw_coll_cost(&c->sys, CX_HW_ALL_REDUCE, 4.0 * Pd, dg);
-                memset(&b, 0, sizeof b);
-            }
+            /* dense parameters by ZeRO stage (all-reduce, reduce-scatter +
+             * all-gather, ...), expert parameters over their own group */
+            double ag = cx_core_shard_dp(c, Pd, &a, &b);
             expert_sync(c, Pe, &a, &b);
+            ag = b.time_s;
             /* --overlap-param-gather: the all-gather runs bucket by bucket
              * behind the next iteration's first forward on this stage */
-            double ag = b.time_s;
-            if (ex->param_gather_overlap && ex->distributed_optimizer) {
+            if (ex->param_gather_overlap && ag > 0) {
                 double bucket = cx_maxd(DDP_BUCKET_PARAMS, 1e6 * dpcp);
                 double nbk = cx_maxd(1.0, cx_mind((double)DDP_MAX_BUCKETS, ceil(P / bucket)));
                 ag = cx_maxd(ag / nbk, ag - F);
@@ -574,10 +586,15 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
                 c->dp_nb[s] = n < 1 ? 1 : n > DDP_MAX_BUCKETS ? DDP_MAX_BUCKETS : (int)n;
             }
         }
-        double upd = ex->distributed_optimizer ? Pd / dpcp + Pe / edp : P;
+        /* ZeRO >= 1: the dense shard's and the expert shard's */
+        double upd = Pd / c->shard_n + (c->zero >= 1 ? Pe / edp : Pe);
         c->optimizer_bytes[s] = upd * c->sys.perf.optimizer_bytes_per_param;
         c->optimizer_s[s] =
             c->optimizer_bytes[s] / (c->sys.gpu.hbm_gbps * 1e9 * c->sys.perf.mem_eff);
+        /* optimizer offload: the fp32 state (12 B per parameter) streams in
+         * and back over the host link while the step runs */
+        if ((ex->offload & CULONX_OFFLOAD_OPTIMIZER) && c->host_bw_bps > 0)
+            c->optimizer_s[s] = cx_maxd(c->optimizer_s[s], 2.0 * 12.0 * upd / c->host_bw_bps);
         c->optimizer_j[s] =
             cx_core_pass_energy_j(c, c->optimizer_s[s], 0.0, c->optimizer_bytes[s], NULL);
     }
@@ -593,16 +610,48 @@ void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_mem
     double comm_buf = ex->tp > 1 ? 2.0 * 2.0 * T * (double)c->run->model.hidden : 0.0;
     /* FP8: Transformer Engine keeps an FP8 copy of each weight and of its
      * transpose beside the 16-bit weight (1 + 1 B per parameter) */
-    mm->weights_bytes = (ex->dtype == CULONX_DTYPE_FP8 ? 4.0 : 2.0) * P;
-    mm->gradients_bytes = 4.0 * P;
-    const double dpcp = (double)ex->dp * (ex->cp > 1 ? (double)ex->cp : 1.0);
-    const double Pe = c->stage_expert_params[s];
-    const double edp = (double)cx_core_layout_expert_dp(&c->layout);
-    mm->optimizer_bytes =
-        ex->distributed_optimizer ? 12.0 * (P - Pe) / dpcp + 12.0 * Pe / edp : 12.0 * P;
-    mm->expert_bytes = ((ex->dtype == CULONX_DTYPE_FP8 ? 4.0 : 2.0) + 4.0) * Pe +
-                       (ex->distributed_optimizer ? 12.0 * Pe / edp : 12.0 * Pe);
-    mm->workspace_bytes = WORKSPACE_BYTES + comm_buf + work_bytes;
+    /* ZeRO (core/README.md, "Sharding"): stage >= 1 shards the optimizer
+     * state, >= 2 the gradients, 3 the weights over the shard group (S) */
+    const double S = c->shard_n, wb = ex->dtype == CULONX_DTYPE_FP8 ? 4.0 : 2.0;
+    double piece = 0; /* the stage's largest piece (layer, embedding, head) */
+    for (int k = 0; k < c->v; k++)
+        piece =
+            cx_maxd(piece, cx_core_cost_chunk(c, c->vs_stage_vs[s * c->v + k])->piece_params_max);
+    memset(mm, 0, sizeof *mm);
+    /* experts (MoE; ZeRO-2/3 with experts is refused, core/layout/rules.c):
+     * weights and gradients whole, optimizer state over the expert
+     * data-parallel group with ZeRO 1 */
+    const double Pe = c->stage_expert_params[s], Pd = P - Pe;
+    const double eo = c->zero >= 1 ? (double)cx_core_layout_expert_dp(&c->layout) : 1.0;
+    mm->weights_bytes = wb * (Pd / (c->zero >= 3 ? S : 1.0) + Pe);
+    mm->gradients_bytes = 4.0 * (Pd / (c->zero >= 2 ? S : 1.0) + Pe);
+    mm->optimizer_bytes = 12.0 * Pd / (c->zero >= 1 ? S : 1.0) + 12.0 * Pe / eo;
+    mm->expert_bytes = (wb + 4.0) * Pe + 12.0 * Pe / eo;
+    /* unsharded working copies in flight: zero 3 the gathered weights of
+     * the current and the prefetched piece and the current piece's 16-bit
+     * gradient before its reduce-scatter; zero 2 that gradient */
+    if (c->zero >= 3 && ex->zero_impl == CULONX_ZERO_IMPL_DEEPSPEED)
+        /* DeepSpeed gathers per parameter, at most stage3_max_live_parameters
+         * (1e9) live, and reduces in reduce_bucket_size (5e8) buckets: its
+         * defaults (core/eval/shard.c) */
+        mm->gathered_bytes = wb * cx_mind(2.0 * piece, DS_MAX_LIVE_PARAMS) +
+                             2.0 * cx_mind(piece, DS_REDUCE_BUCKET_PARAMS);
+    else if (c->zero >= 3)
+        mm->gathered_bytes = 2.0 * wb * piece + 2.0 * piece;
+    else if (c->zero == 2)
+        mm->gathered_bytes = 2.0 * piece;
+    /* offload: host memory keeps the weights (the GPU streams the current
+     * and the prefetched piece) and the optimizer state */
+    if (ex->offload & CULONX_OFFLOAD_WEIGHTS) {
+        mm->host_bytes += mm->weights_bytes;
+        mm->weights_bytes = 0;
+        if (c->zero < 3) mm->gathered_bytes += 2.0 * wb * piece;
+    }
+    if (ex->offload & CULONX_OFFLOAD_OPTIMIZER) {
+        mm->host_bytes += mm->optimizer_bytes;
+        mm->optimizer_bytes = 0;
+    }
+    mm->workspace_bytes = WORKSPACE_BYTES + comm_buf + work_bytes + mm->gathered_bytes;
     mm->capacity_bytes = c->run->system.gpu.mem_gib * CX_GIB;
 }
 

@@ -66,6 +66,14 @@ typedef struct {
     double work_bytes;    /* transient: one layer's full activations (recompute) */
     double params;        /* parameters per GPU */
     double expert_params; /* of which routed-expert parameters (/ (ep etp)) */
+    /* ZeRO-2/3 and offload side traffic (core/eval/shard.c): the exposed
+     * part per microbatch, already included in tp_f_s / tp_b_s (it blocks
+     * compute like them), and of it the prefetch fill of the pass (the first
+     * gather / the last reduce-scatter that nothing hides) */
+    double sh_f_s, sh_b_s, sh_fill_f_s, sh_fill_b_s;
+    double sh_total_s;       /* all side time per microbatch, hidden or not */
+    double piece_params_max; /* parameters per GPU of the largest piece */
+    double layer_act_max;    /* saved activations of the largest layer */
     int64_t layers;
     int has_embed, has_head;
     /* content, input to output: what the graph engine expands at op level */
@@ -126,6 +134,17 @@ typedef struct {
     double optimizer_j[CX_STAGE_ARRAY]; /* GPU energy of the step */
     double optimizer_bytes[CX_STAGE_ARRAY];
     double weight_copies;
+    /* sharding (core/eval/shard.c): stage, shard and replica groups of the
+     * layout, shard size S (1 without ZeRO) and replicas R */
+    int zero;
+    double shard_n, replicas;
+    cx_hw_group shard_grp, replica_grp;
+    /* per part: the prefetch fill of one instance (forward, backward) */
+    double part_fill_f_s[CX_MODEL_MAX_PARTS], part_fill_b_s[CX_MODEL_MAX_PARTS];
+    /* and its exposed time per instance (in the chunks' tp_f_s / tp_b_s;
+     * the op-level graph puts it on the gather stream) */
+    double part_sh_f_s[CX_MODEL_MAX_PARTS], part_sh_b_s[CX_MODEL_MAX_PARTS];
+    double host_bw_bps; /* host<->GPU bytes/s per GPU (offload) */
 } cx_cost;
 
 /* The costs of virtual stage vs. */
@@ -172,6 +191,36 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
 void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_memory *mm);
 /* MFU, HFU, tokens/s and the training-budget fields from time and FLOPs. */
 void cx_core_result_rates(const culonx_run *run, culonx_result *res);
+
+/* Sharding and offload (core/eval/shard.c, core/README.md "Sharding",
+ * "Offload"). Groups, shard size and host bandwidth of the run, before the
+ * parts are priced. */
+void cx_core_shard_init(cx_cost *c);
+/* The side traffic of one instance of part `pi` (ZeRO-3 parameter
+ * all-gathers, ZeRO-2/3 gradient reduce-scatters, offload fetches and
+ * stores): its exposed time beyond the instance's compute, added to pc's
+ * and ot's TP times (op 0) and pc->sh_*; the fill to c->part_fill_*; bytes
+ * per tier to pc->tp_tier_bytes; ot is left as is (the op-level graph
+ * emits c->part_sh_* itself). */
+void cx_core_shard_part(cx_cost *c, int pi, cx_chunk_cost *pc, cx_op_times *ot);
+/* The gradient sync of a stage of P parameters per GPU after its last
+ * backward (a, b: the collectives; their times and bytes): ZeRO 0 all-
+ * reduce, 1 reduce-scatter + all-gather, 2 all-gather (the reduce-scatter
+ * ran per layer), 3 nothing; HSDP adds the replicas' all-reduce of the
+ * shards. Returns the all-gather part (the one param-gather-overlap hides). */
+double cx_core_shard_dp(const cx_cost *c, double P, cx_hw_comm *a, cx_hw_comm *b);
+/* Applies offload and sharding to a stage's memory once activations are
+ * known: activations (offload) go to host memory but two layers' worth;
+ * peak, host bytes and fits. */
+void cx_core_memory_finish(const cx_cost *c, culonx_memory *mm);
+
+/* The TP part of tp (TP collectives + side time sh): tp - sh, its rounding
+ * residue (below 1e-12 tp) taken as 0. */
+static inline double cx_core_tp_only(double tp, double sh)
+{
+    double x = tp - sh;
+    return sh > 0 && x < 1e-12 * tp ? 0.0 : x;
+}
 
 /* Number of DP gradient buckets of stage s (1 without dp-overlap). */
 int cx_core_dp_buckets(const cx_cost *c, int s);

@@ -21,21 +21,23 @@ typedef enum {
     CX_STREAM_TP = 1,
     CX_STREAM_PP = 2,
     CX_STREAM_DP = 3,
-    CX_STREAM_EP = 4, /* expert all-to-all and etp collectives (MoE) */
-    CX_NSTREAMS = 5
+    CX_STREAM_EP = 4,    /* expert all-to-all and etp collectives (MoE) */
+    CX_STREAM_SHARD = 5, /* ZeRO-3 gathers / reduce-scatters, offload (exposed part) */
+    CX_NSTREAMS = 6
 } cx_stream;
 
 typedef enum {
-    CX_NODE_F = 0, /* forward of a chunk for a microbatch */
-    CX_NODE_B,     /* input gradient */
-    CX_NODE_W,     /* weight gradient */
-    CX_NODE_BW,    /* fused input + weight gradient */
-    CX_NODE_R,     /* recomputed forward before the backward */
-    CX_NODE_TP,    /* tensor-parallel collective */
-    CX_NODE_SEND,  /* pipeline p2p (activation forward, gradient backward) */
-    CX_NODE_DP,    /* data-parallel gradient bucket */
-    CX_NODE_OPT,   /* optimizer step */
-    CX_NODE_EP,    /* expert collective: all-to-all dispatch/combine, etp gather */
+    CX_NODE_F = 0,  /* forward of a chunk for a microbatch */
+    CX_NODE_B,      /* input gradient */
+    CX_NODE_W,      /* weight gradient */
+    CX_NODE_BW,     /* fused input + weight gradient */
+    CX_NODE_R,      /* recomputed forward before the backward */
+    CX_NODE_TP,     /* tensor-parallel collective */
+    CX_NODE_SEND,   /* pipeline p2p (activation forward, gradient backward) */
+    CX_NODE_DP,     /* data-parallel gradient bucket */
+    CX_NODE_OPT,    /* optimizer step */
+    CX_NODE_EP,     /* expert collective: all-to-all dispatch/combine, etp gather */
+    CX_NODE_GATHER, /* exposed ZeRO-2/3 gather / reduce-scatter or offload transfer */
     CX_NODE_KINDS
 } cx_node_kind;
 

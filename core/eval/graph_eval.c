@@ -227,16 +227,19 @@ void cx_core_graph_result(cx_graph *g, culonx_result *res)
     }
     const cx_stage_stats *st = &g->stage[j];
     culonx_time_breakdown *bd = &res->breakdown;
-    double tpf = 0, tpb = 0, tpr = 0, epc = 0;
+    double tpf = 0, tpb = 0, tpr = 0, epc = 0, sh = 0;
     for (int k = 0; k < c->v; k++) {
         const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->sched->vstage(g->p, g->v, j, k));
         tpf += cc->tp_f_s, tpb += cc->tp_b_s, tpr += cc->tp_r_s;
         epc += cc->ep_f_s + cc->ep_b_s + cc->ep_r_s;
+        sh += cc->sh_f_s + cc->sh_b_s;
+        res->side_traffic_s += (double)g->m * cc->sh_total_s;
     }
     double m = (double)g->m;
-    bd->tp_comm_s = m * (tpf + tpb + tpr);
+    /* expert collectives and ZeRO/offload side traffic are reported apart */
+    bd->tp_comm_s = m * cx_core_tp_only(tpf + tpb + tpr, sh + epc);
     bd->ep_comm_s = m * epc;
-    bd->tp_comm_s -= bd->ep_comm_s; /* expert collectives are reported apart */
+    *(c->zero >= 2 ? &bd->shard_comm_s : &bd->offload_s) = m * sh;
     if (g->detail == CX_DETAIL_OP) {
         bd->forward_s = st->compute_f_s;
         bd->backward_s = st->compute_b_s + st->compute_w_s;
@@ -250,8 +253,9 @@ void cx_core_graph_result(cx_graph *g, culonx_result *res)
     bd->optimizer_s = st->optimizer_s;
     bd->dp_comm_s = fmax(0.0, st->dp_end_s - st->last_compute_end_s);
     bd->bubble_s =
-        g->makespan_s - (bd->forward_s + bd->backward_s + bd->recompute_s + bd->tp_comm_s +
-                         bd->ep_comm_s + bd->pp_comm_s + bd->optimizer_s + bd->dp_comm_s);
+        g->makespan_s -
+        (bd->forward_s + bd->backward_s + bd->recompute_s + bd->tp_comm_s + bd->ep_comm_s +
+         bd->pp_comm_s + bd->optimizer_s + bd->dp_comm_s + bd->shard_comm_s + bd->offload_s);
     if (bd->bubble_s < 0) bd->bubble_s = 0;
     res->bubble_fraction = g->makespan_s > 0 ? bd->bubble_s / g->makespan_s : 0;
 
@@ -268,22 +272,23 @@ void cx_core_graph_result(cx_graph *g, culonx_result *res)
     double ranks = (double)cx_core_layout_stage_ranks(&c->layout);
     res->model_flops = fl * ranks;
     res->hardware_flops = (fl + rec) * ranks;
-    /* memory: the stage with the highest replayed peak */
-    int ms = 0;
-    double mp = -1;
-    for (int s = 0; s < g->p; s++) {
-        double pk = g->stage[s].static_bytes + g->stage[s].peak_act_bytes;
-        if (pk > mp) mp = pk, ms = s;
-    }
+    /* memory: the stage with the highest replayed peak (offload applied,
+     * as the closed form's memory_result does) */
     culonx_memory *mm = &res->memory;
-    double work = 0;
-    for (int k = 0; k < c->v; k++)
-        work = fmax(work, cx_core_cost_chunk(c, c->sched->vstage(g->p, g->v, ms, k))->work_bytes);
-    cx_core_stage_memory(c, ms, work, mm);
-    res->params_per_gpu = c->stage_params[ms];
-    mm->activations_bytes = g->stage[ms].peak_act_bytes - work;
-    mm->peak_bytes = mp;
-    mm->fits = mm->peak_bytes <= mm->capacity_bytes;
+    for (int s = 0; s < g->p; s++) {
+        double work = 0;
+        for (int k = 0; k < c->v; k++)
+            work =
+                fmax(work, cx_core_cost_chunk(c, c->sched->vstage(g->p, g->v, s, k))->work_bytes);
+        culonx_memory x;
+        cx_core_stage_memory(c, s, work, &x);
+        x.activations_bytes = g->stage[s].peak_act_bytes - work;
+        cx_core_memory_finish(c, &x); /* offload; peak and fits */
+        if (s == 0 || x.peak_bytes > mm->peak_bytes) {
+            *mm = x;
+            res->params_per_gpu = c->stage_params[s];
+        }
+    }
     cx_core_result_rates(run, res);
     cx_core_energy_result(c, res);
 }

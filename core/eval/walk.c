@@ -118,6 +118,21 @@ static void emit_tp(walker *w, int32_t after, double dur, double bytes, int mb, 
     w->block = id;
 }
 
+/* exposed ZeRO-2/3 or offload side traffic after a compute node, on the
+ * gather stream; it blocks the next compute (core/eval/shard.c) */
+static void emit_side(walker *w, int32_t after, double dur, int mb, int chunk, int vs)
+{
+    if (dur <= 0) return;
+    int32_t id = emit(w, CX_STREAM_SHARD, CX_NODE_GATHER, dur);
+    tag(w, id, mb, chunk, vs);
+    cx_node *nd = N(w, id);
+    if (nd) {
+        nd->pred[1] = after;
+        nd->energy_j = dur * cx_core_blocked_power_w(w->g->cost); /* compute waits */
+    }
+    w->block = id;
+}
+
 /* pipeline send of an activation or gradient after node `after`; blocks the
  * stage's next compute unless the schedule overlaps p2p */
 static int32_t emit_send(walker *w, int32_t after, int mb, int chunk, int vs)
@@ -171,7 +186,14 @@ static void emit_ops(walker *w, const cx_model_ops *ops, const cx_op_times *ot, 
             kind = CX_NODE_BW;
             break;
         }
-        if (dur <= 0 && tp <= 0) continue;
+        /* the instance's exposed gather / reduce-scatter / host transfer
+         * (core/eval/shard.c) after its first op forward, last backward */
+        const cx_cost *c = w->g->cost;
+        const double side = i != 0                          ? 0.0
+                            : pk == PASS_F                  ? c->part_sh_f_s[part]
+                            : pk == PASS_B || pk == PASS_BW ? c->part_sh_b_s[part]
+                                                            : 0.0;
+        if (dur <= 0 && tp <= 0 && side <= 0) continue;
         int32_t id = emit(w, CX_STREAM_COMPUTE, kind, dur);
         tag(w, id, mb, chunk, vs);
         cx_node *nd = N(w, id);
@@ -183,6 +205,7 @@ static void emit_ops(walker *w, const cx_model_ops *ops, const cx_op_times *ot, 
         /* backward collectives sit before the op's backward in Megatron (f
          * operator); the position inside the group does not change timing */
         emit_tp(w, id, tp, o->coll_bytes, mb, chunk, vs, o->coll_group != CX_GROUP_TP);
+        emit_side(w, id, side, mb, chunk, vs);
     }
 }
 
@@ -251,6 +274,13 @@ static int32_t emit_group(walker *w, const cx_chunk_cost *cc, pass_kind pk, int 
                 emit_ops(w, &st->part[pt].ops, &c->part_t[pt], pt, layer, pk, rmode, mb, chunk, vs);
             }
         }
+        /* ZeRO-3 / offload prefetch fill of the pass (core/eval/shard.c):
+         * the first gather forward, the last reduce-scatter backward; its
+         * place in the group does not change timing */
+        double fill = pk == PASS_F                      ? cc->sh_fill_f_s
+                      : (pk == PASS_B || pk == PASS_BW) ? cc->sh_fill_b_s
+                                                        : 0.0;
+        if (fill > 0 && w->n > first) emit_side(w, w->last[CX_STREAM_COMPUTE], fill, mb, chunk, vs);
         if (w->n == first) { /* empty pass: keep a zero-length marker */
             int32_t id = emit(w, CX_STREAM_COMPUTE, pk == PASS_F ? CX_NODE_F : CX_NODE_B, 0.0);
             tag(w, id, mb, chunk, vs);

@@ -71,6 +71,10 @@ CULONX_API const char *culonx_recompute_name(culonx_recompute r);
 CULONX_API const char *culonx_dtype_name(culonx_dtype d);
 CULONX_API const char *culonx_attention_name(culonx_attention a);
 CULONX_API const char *culonx_tp_overlap_name(culonx_tp_overlap t);
+CULONX_API const char *culonx_zero_impl_name(culonx_zero_impl z);
+/* execution.offload bits as "weights,activations,optimizer" ("none" for 0)
+ * into buf; returns buf. */
+CULONX_API const char *culonx_offload_names(int offload, char *buf, size_t len);
 
 /* Converts Calculon's application, execution and system JSON files into a
  * culonx run file written to out (core/input/calculon.c). */

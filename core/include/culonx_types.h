@@ -138,6 +138,11 @@ typedef struct {
     culonx_perf_params perf;
     double node_overhead_w; /* CPU, NIC, fans per node (0 if unknown) */
     double pue;             /* facility power usage effectiveness (1 = none) */
+    /* host memory tier (<host>, for execution.offload): host memory per
+     * node and the host<->GPU bandwidth per GPU, one direction (PCIe, C2C);
+     * 0 = not given (offload then refused) */
+    double host_mem_gib;
+    double host_bw_gbps;
 } culonx_system;
 
 /* -------------------------------------------------------------- execution */
@@ -164,6 +169,11 @@ typedef enum {
     CULONX_TP_OVERLAP_PIPE = 1,
     CULONX_TP_OVERLAP_RING = 2,
 } culonx_tp_overlap;
+
+/* ZeRO-3 implementation (core/eval/shard.c, "Implementations"): PyTorch
+ * FSDP (hierarchical gathers, one backward gather) or DeepSpeed ZeRO-3
+ * (flat rings, the recomputed forward gathers again). */
+typedef enum { CULONX_ZERO_IMPL_FSDP = 0, CULONX_ZERO_IMPL_DEEPSPEED = 1 } culonx_zero_impl;
 
 typedef enum { CULONX_DTYPE_FP16 = 0, CULONX_DTYPE_BF16 = 1, CULONX_DTYPE_FP8 = 2 } culonx_dtype;
 
@@ -219,7 +229,28 @@ typedef struct {
      * (1 = balanced; 0 counts as 1). */
     int64_t ep, etp;
     double capacity_factor;
+    /* ZeRO stage (core/README.md, "Sharding"): 0 none, 1 optimizer state
+     * sharded (= distributed_optimizer, its alias: the loader keeps
+     * distributed_optimizer == (zero >= 1)), 2 also gradients, 3 also
+     * parameters (FSDP FULL_SHARD: per-layer parameter all-gather in forward
+     * and backward, gradient reduce-scatter). Runs built in code may leave
+     * it 0 and set distributed_optimizer: the stage is then 1. */
+    int zero;
+    /* HSDP: shard within groups of this many DP ranks (x cp), replicate
+     * across dp / shard_group groups; 0 = all of dp (FULL_SHARD) */
+    int64_t shard_group;
+    /* offload to host memory (core/README.md, "Offload"): CULONX_OFFLOAD_* bits */
+    int offload;
+    /* ZeRO-3 implementation (core/eval/shard.c): fsdp or deepspeed */
+    culonx_zero_impl zero_impl;
 } culonx_execution;
+
+/* execution.offload bits (Calculon's weight, activation, optimizer offload) */
+enum {
+    CULONX_OFFLOAD_WEIGHTS = 1,
+    CULONX_OFFLOAD_ACTIVATIONS = 2,
+    CULONX_OFFLOAD_OPTIMIZER = 4,
+};
 
 /* A serving setup (<serving>, core/eval/serve.c): one instance of tp x pp
  * GPUs decoding `batch` sequences of input_tokens prompt tokens and
@@ -281,6 +312,12 @@ typedef struct {
     double dp_comm_s;   /* exposed data-parallel gradient sync */
     double bubble_s;    /* pipeline fill/drain idle time */
     double optimizer_s; /* optimizer step */
+    /* exposed ZeRO-2/3 (FSDP) communication inside the passes: per-layer
+     * parameter all-gathers and gradient reduce-scatters that prefetch did
+     * not hide (core/README.md, "Sharding"); 0 for zero <= 1 */
+    double shard_comm_s;
+    /* exposed host<->GPU offload traffic (core/README.md, "Offload") */
+    double offload_s;
 } culonx_time_breakdown;
 
 typedef struct {
@@ -293,6 +330,13 @@ typedef struct {
     double peak_bytes;
     double capacity_bytes;
     int fits;
+    /* ZeRO-3: unsharded parameter and gradient working copies in flight
+     * (a part of workspace_bytes; core/README.md, "Sharding") */
+    double gathered_bytes;
+    /* offload: bytes this GPU keeps in host memory, and its share of the
+     * node's host memory; fits also needs host_bytes <= host_capacity */
+    double host_bytes;
+    double host_capacity_bytes;
 } culonx_memory;
 
 typedef struct {
@@ -324,6 +368,10 @@ typedef struct {
     double time_to_train_s;
     double gpu_hours;
     double energy_to_train_j;
+    /* ZeRO-2/3 and offload side traffic of the bottleneck stage per
+     * iteration, hidden or not (its exposed part: breakdown.shard_comm_s,
+     * offload_s) */
+    double side_traffic_s;
     /* pipeline shape */
     double bubble_fraction;
     int64_t microbatches; /* m per pipeline per iteration */
@@ -561,16 +609,19 @@ typedef enum {
     CULONX_SWEEP_SCHEDULE, /* values: culonx_schedule ids */
     CULONX_SWEEP_VP,       /* chunks per stage for the interleaved schedule */
     CULONX_SWEEP_MICROBATCH,
-    CULONX_SWEEP_RECOMPUTE,  /* values: culonx_recompute */
-    CULONX_SWEEP_SP,         /* 0 off, 1 on */
-    CULONX_SWEEP_CLOCK,      /* SM clock in MHz */
-    CULONX_SWEEP_DIST_OPT,   /* 0 off, 1 on */
-    CULONX_SWEEP_DP_OVERLAP, /* 0 off, 1 on */
-    CULONX_SWEEP_CP,         /* context-parallel degree */
-    CULONX_SWEEP_ATTENTION,  /* values: culonx_attention */
-    CULONX_SWEEP_TP_OVERLAP, /* values: culonx_tp_overlap */
-    CULONX_SWEEP_EP,         /* expert-parallel degree (MoE) */
-    CULONX_SWEEP_ETP,        /* tensor parallelism inside the experts */
+    CULONX_SWEEP_RECOMPUTE,   /* values: culonx_recompute */
+    CULONX_SWEEP_SP,          /* 0 off, 1 on */
+    CULONX_SWEEP_CLOCK,       /* SM clock in MHz */
+    CULONX_SWEEP_DIST_OPT,    /* 0 off, 1 on */
+    CULONX_SWEEP_DP_OVERLAP,  /* 0 off, 1 on */
+    CULONX_SWEEP_CP,          /* context-parallel degree */
+    CULONX_SWEEP_ATTENTION,   /* values: culonx_attention */
+    CULONX_SWEEP_TP_OVERLAP,  /* values: culonx_tp_overlap */
+    CULONX_SWEEP_ZERO,        /* ZeRO stage 0-3 (0: distributed optimizer decides) */
+    CULONX_SWEEP_SHARD_GROUP, /* HSDP shard group (0: all of dp) */
+    CULONX_SWEEP_OFFLOAD,     /* CULONX_OFFLOAD_* bits */
+    CULONX_SWEEP_EP,          /* expert-parallel degree (MoE) */
+    CULONX_SWEEP_ETP,         /* tensor parallelism inside the experts */
     CULONX_SWEEP_NDIMS
 } culonx_sweep_dim;
 
@@ -606,12 +657,16 @@ typedef enum {
     CULONX_REJECT_DUP_DP_OVERLAP,     /* dp = 1: nothing to overlap */
     CULONX_REJECT_CP,                 /* cp > 1: seq % (2*cp), heads, or naive attention */
     CULONX_REJECT_TP_OVERLAP_SP,      /* tp-overlap without sequence parallelism */
+    CULONX_REJECT_SHARD_GROUP,        /* shard-group with zero 0, or not dividing dp */
+    CULONX_REJECT_DUP_ZERO,           /* duplicate: shard-group = dp, dist-opt beside zero >= 1 */
+    CULONX_REJECT_OFFLOAD_HOST,       /* offload on a system without <host> */
     CULONX_REJECT_EVAL,               /* the evaluator refused it */
     CULONX_REJECT_MEMORY,             /* does not fit in memory (evaluated) */
     CULONX_REJECT_POWER_CAP,          /* facility power over --power-cap-mw (evaluated) */
-    CULONX_REJECT_EP,     /* experts % ep, expert-ffn % etp, tp*cp*dp % (ep*etp), shared % tp */
-    CULONX_REJECT_MOE_SP, /* a MoE model with tp > 1 without sequence parallelism */
-    CULONX_REJECT_COUNT,  /* reasons a sweep counts (its space holds no others) */
+    CULONX_REJECT_EP,       /* experts % ep, expert-ffn % etp, tp*cp*dp % (ep*etp), shared % tp */
+    CULONX_REJECT_MOE_SP,   /* a MoE model with tp > 1 without sequence parallelism */
+    CULONX_REJECT_MOE_ZERO, /* ZeRO-2/3 with a MoE model (not modelled) */
+    CULONX_REJECT_COUNT,    /* reasons a sweep counts (its space holds no others) */
     /* only an execution given in full breaks these (dp is derived and vp
      * only varies for schedules that take it in a sweep) */
     CULONX_REJECT_VP_SCHEDULE = CULONX_REJECT_COUNT, /* vp > 1, schedule takes none */

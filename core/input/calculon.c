@@ -23,12 +23,15 @@
  *        dp-overlap, datatype float16/bfloat16/float8 -> fp16/bf16/fp8;
  *        attention naive (Calculon models the s x s scores, as Megatron
  *        did before FlashAttention).
- *        Offloading (weight/activations/optimizer_offload true) and
- *        training false are refused: culonx does not model them.
+ *        weight/activations/optimizer_offload -> offload (weights,
+ *        activations, optimizer; they need the system's mem2); training
+ *        false is refused: culonx models training only.
  *   sys: matrix.float16 (or bfloat16).tflops -> matrix16-tflops,
  *        matrix.float8.tflops -> matrix8-tflops, vector.float32 (or
  *        float16).tflops -> vector-tflops, mem1.GiB -> mem-gib, mem1.GBps ->
- *        hbm-gbps; networks[0] and [1]: bandwidth (GB/s) -> bw-gbps, latency
+ *        hbm-gbps; mem2 (Calculon's second memory, per processor) -> <host
+ *        mem-gib = mem2.GiB x gpus-per-node, bw-gbps = mem2.GBps>;
+ *        networks[0] and [1]: bandwidth (GB/s) -> bw-gbps, latency
  *        (s) -> latency-us, efficiency; networks[0].size -> gpus-per-node.
  *        Clocks and board power are not in Calculon: those of the shipped
  *        system with the nearest matrix16-tflops (configs/systems/) are used
@@ -177,9 +180,16 @@ static culonx_status convert(doc *app, doc *exe, doc *sys, FILE *out, culonx_err
     if (!training) return bad(err, exe, "training", "culonx models training only");
     static const char *const offloads[] = {"weight_offload", "activations_offload",
                                            "optimizer_offload"};
+    static const char *const parts[] = {"weights", "activations", "optimizer"};
+    char offload[64] = "";
+    const char *first_off = NULL;
     for (int i = 0; i < 3; i++) {
+        off = 0;
         if ((st = flag(exe, exe->root, offloads[i], &off, err))) return st;
-        if (off) return bad(err, exe, offloads[i], "offloading is not modelled by culonx");
+        if (!off) continue;
+        if (!first_off) first_off = offloads[i];
+        size_t k = strlen(offload);
+        snprintf(offload + k, sizeof offload - k, "%s%s", k ? "," : "", parts[i]);
     }
     const char *rc = str(exe->root, "activation_recompute"), *recompute = "none";
     if (rc && !strcmp(rc, "full"))
@@ -210,6 +220,13 @@ static culonx_status convert(doc *app, doc *exe, doc *sys, FILE *out, culonx_err
         (st = num(sys, sys->root, "mem1", "GiB", 1, 1e-3, 1e6, &gib, err)) ||
         (st = num(sys, sys->root, "mem1", "GBps", 1, 1e-3, 1e8, &gbps, err)))
         return st;
+    double host_gib = 0, host_gbps = 0;
+    const int has_mem2 = json_is_object(json_object_get(sys->root, "mem2"));
+    if (has_mem2 && ((st = num(sys, sys->root, "mem2", "GiB", 1, 1e-3, 1e9, &host_gib, err)) ||
+                     (st = num(sys, sys->root, "mem2", "GBps", 1, 1e-3, 1e8, &host_gbps, err))))
+        return st;
+    if (first_off && !has_mem2)
+        return bad(err, exe, first_off, "offloading needs the system's mem2 (host memory)");
     json_t *nets = json_object_get(sys->root, "networks");
     size_t nn = json_is_array(nets) ? json_array_size(nets) : 0;
     if (nn < 1) return bad(err, sys, "networks", "needs at least one network");
@@ -254,18 +271,23 @@ static culonx_status convert(doc *app, doc *exe, doc *sys, FILE *out, culonx_err
                 "      <tier name=\"net%zu\" bw-gbps=\"%.9g\" latency-us=\"%.9g\" "
                 "efficiency=\"%.9g\"/>\n",
                 i, bw[i], lat[i] * 1e6, eff[i]);
+    fprintf(out, "    </network>\n");
+    if (has_mem2)
+        fprintf(out, "    <host mem-gib=\"%.9g\" bw-gbps=\"%.9g\"/>\n", host_gib * size0,
+                host_gbps);
     fprintf(out,
-            "    </network>\n  </system>\n"
+            "  </system>\n"
             "  <execution gpus=\"%lld\" tp=\"%lld\" pp=\"%lld\" dp=\"%lld\" vp=\"%lld\" "
             "microbatch=\"%lld\" global-batch=\"%lld\" recompute=\"%s\" sequence-parallel=\"%s\" "
             "schedule=\"%s\" distributed-optimizer=\"%s\" dtype=\"%s\" dp-overlap=\"%s\" "
-            "attention=\"naive\"/>\n"
+            "attention=\"naive\"%s%s%s/>\n"
             "</run>\n",
             (long long)gpus, (long long)tp, (long long)pp, (long long)dp,
             (long long)(vp > 1 ? vp : 1), (long long)mb, (long long)batch, recompute,
             sp ? "true" : "false",
             culonx_schedule_name(vp > 1 ? CULONX_SCHED_INTERLEAVED : CULONX_SCHED_1F1B),
-            dist ? "true" : "false", dtype, overlap ? "true" : "false");
+            dist ? "true" : "false", dtype, overlap ? "true" : "false",
+            offload[0] ? " offload=\"" : "", offload, offload[0] ? "\"" : "");
     return CULONX_OK;
 }
 

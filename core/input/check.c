@@ -215,6 +215,9 @@ static culonx_status check_system(checker *C)
         TRY(dbl_range(C, to, "tier", "efficiency", t->efficiency, 0, 1, 1, 0));
         TRY(dbl_range(C, to, "tier", "pj-per-bit", t->pj_per_bit, 0, 0, 1e4, 0));
     }
+    /* <host> (offload; 0 = absent) */
+    TRY(dbl_range(C, so, "host", "mem-gib", s->host_mem_gib, 0, 0, 1e7, 0));
+    TRY(dbl_range(C, so, "host", "bw-gbps", s->host_bw_gbps, 0, 0, 1e5, 0));
     const culonx_perf_params *pf = &s->perf;
     const culonx_origin *fo = &r->perf_at;
     TRY(dbl_range(C, fo, "perf", "matmul-eff-max", pf->matmul_eff_max, 0, 0, 1, 0));
@@ -275,6 +278,23 @@ static culonx_status exec_reject(checker *C, culonx_sweep_reject why)
                    (ll)m->layers,
                    (ll)(e->pp * chunks - (e->first_stage_layers > 0) - (e->last_stage_layers > 0)),
                    (ll)e->pp, chunks);
+    case CULONX_REJECT_SHARD_GROUP:
+        if (cx_core_layout_zero(e) == 0)
+            return bad(C, o,
+                       "<execution shard-group=\"%lld\">: sharding needs zero=\"1\", \"2\" or "
+                       "\"3\" (HSDP shards optimizer state, gradients or weights in groups)",
+                       (ll)e->shard_group);
+        return bad(C, o,
+                   "<execution shard-group=\"%lld\">: %lld does not divide dp = %lld (dp / "
+                   "shard-group replicas of the shard group)",
+                   (ll)e->shard_group, (ll)e->shard_group, (ll)e->dp);
+    case CULONX_REJECT_OFFLOAD_HOST: {
+        char off[64];
+        return bad(C, o,
+                   "<execution offload=\"%s\">: system %s has no host memory tier: add <host "
+                   "mem-gib=\"..\" bw-gbps=\"..\"/> to <system>",
+                   culonx_offload_names(e->offload, off, sizeof off), r->system.name);
+    }
     case CULONX_REJECT_CP_SEQ:
         if (e->attention != CULONX_ATTENTION_FLASH)
             return bad(C, o,
@@ -314,6 +334,12 @@ static culonx_status exec_reject(checker *C, culonx_sweep_reject why)
                    "<execution tp=\"%lld\">: a mixture-of-experts model with tp > 1 needs "
                    "sequence-parallel=\"true\" (each TP rank routes its own tokens)",
                    (ll)e->tp);
+    case CULONX_REJECT_MOE_ZERO:
+        return bad(C, o,
+                   "<execution zero=\"%d\">: ZeRO-2/3 with a mixture-of-experts model is not "
+                   "modelled (use zero 0 or 1: the distributed optimizer shards expert and "
+                   "dense optimizer state)",
+                   e->zero);
     case CULONX_REJECT_HEADS_TP:
         return bad(C, o, "<execution tp=\"%lld\">: %lld does not divide %lld heads", (ll)e->tp,
                    (ll)e->tp, (ll)m->heads);
@@ -387,6 +413,17 @@ static culonx_status check_exec(checker *C)
                    "<execution tp-overlap=\"%s\">: TP overlap needs sequence-parallel=\"true\" "
                    "(it splits the reduce-scatter and all-gather of SP)",
                    e->tp_overlap == CULONX_TP_OVERLAP_PIPE ? "pipe" : "ring");
+    if ((unsigned)e->zero > 3) return bad(C, o, "<execution>: unknown zero %d", e->zero);
+    if ((unsigned)e->zero_impl > CULONX_ZERO_IMPL_DEEPSPEED)
+        return bad(C, o, "<execution>: unknown zero-impl %d", (int)e->zero_impl);
+    if ((e->zero >= 1) != (e->distributed_optimizer != 0) && e->zero != 0)
+        return bad(C, o,
+                   "<execution zero=\"%d\">: distributed-optimizer=\"false\" disagrees (it is "
+                   "zero 1; zero >= 1 shards the optimizer state)",
+                   e->zero);
+    if (e->offload &
+        ~(CULONX_OFFLOAD_WEIGHTS | CULONX_OFFLOAD_ACTIVATIONS | CULONX_OFFLOAD_OPTIMIZER))
+        return bad(C, o, "<execution>: unknown offload bits %d", e->offload);
     if (e->param_gather_overlap && !e->distributed_optimizer)
         return bad(C, o,
                    "<execution param-gather-overlap=\"true\">: needs "
@@ -423,6 +460,7 @@ static culonx_status check_exec(checker *C)
                    "(0 = max)",
                    e->clock_mhz, e->clock_mhz, g->name, g->min_mhz, g->max_mhz);
     TRY(exec_reject(C, cx_core_exec_check(m, e)));
+    TRY(exec_reject(C, cx_core_rule_offload(e, &r->system)));
     if (e->dtype == CULONX_DTYPE_FP8 && !(g->matrix8_tflops > 0))
         return bad(C, o, "<execution dtype=\"fp8\">: GPU %s has no fp8 (matrix8-tflops = 0)",
                    g->name);

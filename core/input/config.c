@@ -332,6 +332,10 @@ static culonx_status load_system(loader *L, xmlNodePtr el, const char *file)
         } else if (strcmp(n, "network") == 0 && !have_net) {
             have_net = 1;
             st = load_network(L, c, file);
+        } else if (strcmp(n, "host") == 0) {
+            st = load_attrs(L, c, file, cx_core_host_fields.f, cx_core_host_fields.n, s, &seen);
+            if (!st)
+                st = require_attrs(L, c, file, cx_core_host_fields.f, cx_core_host_fields.n, seen);
         } else if (strcmp(n, "perf") == 0) {
             cx_core_origin_set(&L->run->perf_at, file, elem_line(c));
             st = load_attrs(L, c, file, cx_core_perf_fields.f, cx_core_perf_fields.n, &s->perf,
@@ -371,6 +375,14 @@ static culonx_status load_execution(loader *L, xmlNodePtr el, const char *file)
     if (!has_gpus && !has_dp)
         return cx_core_fail(L->err, CULONX_EINPUT, file, elem_line(el),
                             "<execution>: give gpus or dp (the other is derived: gpus = tp*pp*dp)");
+    const int iz = cx_core_field_find(cx_core_exec_fields.f, cx_core_exec_fields.n, "zero");
+    const int io =
+        cx_core_field_find(cx_core_exec_fields.f, cx_core_exec_fields.n, "distributed-optimizer");
+    if (cx_core_zero_alias(e, (seen >> iz) & 1, (seen >> io) & 1) != 0)
+        return cx_core_fail(L->err, CULONX_EINPUT, file, elem_line(el),
+                            "<execution zero=\"%d\" distributed-optimizer=\"%s\">: they disagree "
+                            "(distributed-optimizer is zero 1: true needs zero >= 1, false zero 0)",
+                            e->zero, e->distributed_optimizer ? "true" : "false");
     L->run->dp_derived = !has_dp;
     L->run->gpus_derived = !has_gpus;
     cx_core_run_derive(L->run);

@@ -131,6 +131,17 @@ static const cx_field exec_fields[] = {
     FLD(culonx_execution, "ep", FT_COUNT, ep, 0, 0),
     FLD(culonx_execution, "etp", FT_COUNT, etp, 0, 0),
     FLD(culonx_execution, "capacity-factor", FT_POSITIVE, capacity_factor, 0, 0),
+    FLD(culonx_execution, "zero", FT_ZERO, zero, 0, 0),
+    FLD(culonx_execution, "shard-group", FT_COUNT, shard_group, 0, 0),
+    FLD(culonx_execution, "offload", FT_OFFLOAD, offload, 0, 0),
+    FLD(culonx_execution, "zero-impl", FT_ZERO_IMPL, zero_impl, 0, 0),
+};
+
+/* <host> inside <system> (offload): host memory per node, host<->GPU
+ * bandwidth per GPU */
+static const cx_field host_fields[] = {
+    FLD(culonx_system, "mem-gib", FT_POSITIVE, host_mem_gib, 0, 1),
+    FLD(culonx_system, "bw-gbps", FT_POSITIVE, host_bw_gbps, 0, 1),
 };
 
 /* <serving> (core/eval/serve.c); kv-dtype sits at SERV_KV_DTYPE (fields.h);
@@ -158,6 +169,17 @@ const cx_fields cx_core_tier_fields = {tier_fields, NFIELDS(tier_fields)};
 const cx_fields cx_core_perf_fields = {perf_fields, NFIELDS(perf_fields)};
 const cx_fields cx_core_exec_fields = {exec_fields, NFIELDS(exec_fields)};
 const cx_fields cx_core_serving_fields = {serving_fields, NFIELDS(serving_fields)};
+const cx_fields cx_core_host_fields = {host_fields, NFIELDS(host_fields)};
+
+int cx_core_zero_alias(culonx_execution *e, int zero_given, int dopt_given)
+{
+    if (zero_given && dopt_given) return (e->zero >= 1) == (e->distributed_optimizer != 0) ? 0 : -1;
+    if (zero_given)
+        e->distributed_optimizer = e->zero >= 1;
+    else if (dopt_given)
+        e->zero = e->distributed_optimizer ? (e->zero >= 1 ? e->zero : 1) : 0;
+    return 0;
+}
 
 /* A run with <serving> and no <execution> gets the execution of one
  * instance (tp, pp, dp 1, microbatch 1, global batch pp: valid for every
@@ -356,6 +378,68 @@ int cx_core_field_parse(const cx_field *f, const char *s, void *base, char *why,
         memcpy(p, &v, sizeof v);
         return 0;
     }
+    case FT_ZERO: {
+        const char *t = cx_core_xml_skip_space(s);
+        if (t[0] < '0' || t[0] > '3' || !only_space(t + 1)) {
+            snprintf(why, whylen, "expected 0, 1, 2 or 3, got '%.64s'", s);
+            return -1;
+        }
+        int v = t[0] - '0';
+        memcpy(p, &v, sizeof v);
+        return 0;
+    }
+    case FT_ZERO_IMPL: {
+        culonx_zero_impl v;
+        if (strcmp(s, "fsdp") == 0)
+            v = CULONX_ZERO_IMPL_FSDP;
+        else if (strcmp(s, "deepspeed") == 0)
+            v = CULONX_ZERO_IMPL_DEEPSPEED;
+        else {
+            snprintf(why, whylen, "expected fsdp or deepspeed, got '%.64s'", s);
+            return -1;
+        }
+        memcpy(p, &v, sizeof v);
+        return 0;
+    }
+    case FT_OFFLOAD: {
+        static const struct {
+            const char *name;
+            int bit;
+        } names[] = {{"weights", CULONX_OFFLOAD_WEIGHTS},
+                     {"activations", CULONX_OFFLOAD_ACTIVATIONS},
+                     {"optimizer", CULONX_OFFLOAD_OPTIMIZER}};
+        int v = 0;
+        const char *t = cx_core_xml_skip_space(s);
+        if (strcmp(t, "none") != 0 && *t) {
+            for (;;) {
+                size_t n = strcspn(t, ", \t\n\r");
+                int bit = 0;
+                for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+                    if (strlen(names[i].name) == n && strncmp(t, names[i].name, n) == 0)
+                        bit = names[i].bit;
+                if (!bit || (v & bit)) {
+                    snprintf(why, whylen,
+                             "expected a list of weights, activations, optimizer (or none), "
+                             "got '%.64s'",
+                             s);
+                    return -1;
+                }
+                v |= bit;
+                t = cx_core_xml_skip_space(t + n);
+                if (*t == '\0') break;
+                if (*t != ',') {
+                    snprintf(why, whylen,
+                             "expected a list of weights, activations, optimizer (or none), "
+                             "got '%.64s'",
+                             s);
+                    return -1;
+                }
+                t = cx_core_xml_skip_space(t + 1);
+            }
+        }
+        memcpy(p, &v, sizeof v);
+        return 0;
+    }
     case FT_DTYPE: {
         culonx_dtype v;
         if (strcmp(s, "fp16") == 0)
@@ -452,6 +536,8 @@ culonx_status culonx_run_set(culonx_run *run, const char *assignment, culonx_err
     } else if (strcmp(sec, "power") == 0) {
         fs = cx_core_power_fields.f, nf = cx_core_power_fields.n, base = &s->gpu.power,
         origin = &run->power_at;
+    } else if (strcmp(sec, "host") == 0) {
+        fs = cx_core_host_fields.f, nf = cx_core_host_fields.n, base = s, origin = &run->system_at;
     } else if (strcmp(sec, "perf") == 0) {
         fs = cx_core_perf_fields.f, nf = cx_core_perf_fields.n, base = &s->perf,
         origin = &run->perf_at;
@@ -467,7 +553,7 @@ culonx_status culonx_run_set(culonx_run *run, const char *assignment, culonx_err
     } else {
         return cx_core_fail(err, CULONX_EINPUT, SET_FILE, 0,
                             "--set %.200s: unknown section '%s' (model, system, gpu, power, "
-                            "network, perf, execution, serving)",
+                            "network, host, perf, execution, serving)",
                             a, sec);
     }
     size_t kl = (size_t)(eq - k);
@@ -508,6 +594,12 @@ culonx_status culonx_run_set(culonx_run *run, const char *assignment, culonx_err
         cx_core_serving_derive(run);
     }
     if (base == &run->exec) {
+        /* zero and its alias distributed-optimizer: the one set last wins */
+        if (strcmp(key, "zero") == 0) cx_core_zero_alias(&run->exec, 1, 0);
+        if (strcmp(key, "distributed-optimizer") == 0) {
+            if (!run->exec.distributed_optimizer) run->exec.zero = 0;
+            cx_core_zero_alias(&run->exec, 0, 1);
+        }
         /* the one of gpus and dp not given is derived; once both are given
          * by --set neither is, and culonx_run_check requires them to agree */
         if (strcmp(key, "dp") == 0) {

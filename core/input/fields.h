@@ -23,6 +23,9 @@ typedef enum {
     FT_DTYPE,
     FT_ATTENTION,
     FT_TP_OVERLAP,
+    FT_ZERO,    /* int 0..3 */
+    FT_OFFLOAD, /* int, CULONX_OFFLOAD_* bits from a comma list (or none) */
+    FT_ZERO_IMPL,
 } cx_field_type;
 
 typedef struct {
@@ -47,7 +50,11 @@ typedef struct {
  * <execution> */
 extern const cx_fields cx_core_model_fields, cx_core_system_fields, cx_core_gpu_fields,
     cx_core_power_fields, cx_core_tier_fields, cx_core_perf_fields, cx_core_exec_fields,
-    cx_core_serving_fields;
+    cx_core_serving_fields, cx_core_host_fields;
+/* execution.zero and its alias distributed-optimizer, after either was set:
+ * zero_given / dopt_given say which; both given must agree (returns -1),
+ * else the other follows (fields.c). */
+int cx_core_zero_alias(culonx_execution *e, int zero_given, int dopt_given);
 
 /* positions in the tables of fields the loader treats specially (defaults
  * that depend on whether they were given) */

@@ -7,6 +7,7 @@
 #include "core/base/base.h"
 #include "schedules/sched.h"
 
+#include <stdio.h>
 #include <string.h>
 
 const char *culonx_schedule_name(culonx_schedule s)
@@ -83,4 +84,25 @@ const char *culonx_tp_overlap_name(culonx_tp_overlap t)
         return "ring";
     }
     return "?";
+}
+
+const char *culonx_zero_impl_name(culonx_zero_impl z)
+{
+    return z == CULONX_ZERO_IMPL_DEEPSPEED ? "deepspeed" : "fsdp";
+}
+
+const char *culonx_offload_names(int offload, char *buf, size_t len)
+{
+    if (!buf || len == 0) return "";
+    buf[0] = '\0';
+    static const char *const names[] = {"weights", "activations", "optimizer"};
+    size_t k = 0;
+    for (int i = 0; i < 3; i++)
+        if (offload & (1 << i)) {
+            int w = snprintf(buf + k, len - k, "%s%s", k ? "," : "", names[i]);
+            if (w < 0 || (size_t)w >= len - k) break;
+            k += (size_t)w;
+        }
+    if (k == 0) snprintf(buf, len, "none");
+    return buf;
 }

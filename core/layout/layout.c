@@ -90,6 +90,47 @@ cx_hw_group cx_core_layout_grad_group(const cx_layout *l, int64_t gpus_per_node)
     return g;
 }
 
+int cx_core_layout_zero(const culonx_execution *ex)
+{
+    if (ex->zero > 0) return ex->zero;
+    return ex->distributed_optimizer ? 1 : 0;
+}
+
+int64_t cx_core_layout_replicas(const cx_layout *l, const culonx_execution *ex)
+{
+    int64_t dp = at_least_1(l->degree[CX_DIM_DP]);
+    if (ex->shard_group <= 0 || ex->shard_group >= dp || dp % ex->shard_group) return 1;
+    return dp / ex->shard_group;
+}
+
+/* a group of n ranks `stride` apart (see the top of layout.h) */
+static cx_hw_group strided_group(int64_t n, int64_t stride, int64_t gpus_per_node)
+{
+    int64_t gpn = at_least_1(gpus_per_node);
+    int64_t r = stride >= gpn ? 1 : gpn / stride;
+    if (r > n) r = n;
+    if (r < 1) r = 1;
+    cx_hw_group g = {n, r};
+    return g;
+}
+
+cx_hw_group cx_core_layout_shard_group(const cx_layout *l, const culonx_execution *ex,
+                                       int64_t gpus_per_node)
+{
+    cx_hw_group g = cx_core_layout_grad_group(l, gpus_per_node);
+    int64_t R = cx_core_layout_replicas(l, ex);
+    if (R == 1) return g;
+    return strided_group(g.size / R, l->stride[CX_DIM_CP], gpus_per_node);
+}
+
+cx_hw_group cx_core_layout_replica_group(const cx_layout *l, const culonx_execution *ex,
+                                         int64_t gpus_per_node)
+{
+    cx_hw_group g = cx_core_layout_grad_group(l, gpus_per_node);
+    int64_t R = cx_core_layout_replicas(l, ex);
+    return strided_group(R, mul_sat(l->stride[CX_DIM_CP], g.size / R), gpus_per_node);
+}
+
 cx_hw_group cx_core_layout_p2p(const cx_layout *l, cx_dim d, int64_t gpus_per_node)
 {
     cx_hw_group g = {2, l->stride[d] >= at_least_1(gpus_per_node) ? 1 : 2};

@@ -78,6 +78,22 @@ cx_hw_group cx_core_layout_grad_group(const cx_layout *l, int64_t gpus_per_node)
 cx_hw_group cx_core_layout_expert_group(const cx_layout *l, cx_expert_dim d, int64_t gpus_per_node);
 /* Ranks of the expert data-parallel group: tp cp dp / (ep etp) (>= 1). */
 int64_t cx_core_layout_expert_dp(const cx_layout *l);
+/* ZeRO / FSDP sharding (core/README.md, "Sharding"). The stage: ex->zero,
+ * or 1 when only distributed_optimizer is set (runs built in code). */
+int cx_core_layout_zero(const culonx_execution *ex);
+/* Replicas R = dp / shard-group of HSDP (1 without shard-group: FULL_SHARD
+ * shards over the whole gradient group). */
+int64_t cx_core_layout_replicas(const cx_layout *l, const culonx_execution *ex);
+/* The shard group: the gradient group's first (cp x ep x dp) / R ranks,
+ * contiguous in the order, stride(cp) apart: parameters, gradients and
+ * optimizer state are sharded over it, parameters all-gathered and
+ * gradients reduce-scattered in it. = the gradient group when R = 1. */
+cx_hw_group cx_core_layout_shard_group(const cx_layout *l, const culonx_execution *ex,
+                                       int64_t gpus_per_node);
+/* The replica group of HSDP: R ranks, stride(cp) x shard size apart (one
+ * per shard group), all-reducing the sharded gradients. */
+cx_hw_group cx_core_layout_replica_group(const cx_layout *l, const culonx_execution *ex,
+                                         int64_t gpus_per_node);
 /* Neighbours along d exchanging p2p (pipeline sends): a group of 2, inside
  * one node iff stride(d) < gpus_per_node. */
 cx_hw_group cx_core_layout_p2p(const cx_layout *l, cx_dim d, int64_t gpus_per_node);

@@ -11,6 +11,7 @@
  *   the schedule's rules on (pp, vp, layers)         (each schedule's supports;
  *     with uneven stages the split's rule, cx_core_rule_split, decides the
  *     layer counts and the schedule sees one layer per virtual stage)
+ *   shard-group: zero >= 1 and dp % shard-group == 0 (HSDP replicas)
  *   global-batch % (microbatch*dp) == 0
  *   the schedule's rules on m = global-batch/(microbatch*dp)
  * and, for the sweep only, the evaluator's capacity: pp <= CX_LAYOUT_MAX_STAGES,
@@ -41,11 +42,15 @@ static const char *const reject_names[CULONX_REJECT_ALL_COUNT] = {
     [CULONX_REJECT_DUP_DP_OVERLAP] = "duplicate: dp overlap with dp = 1",
     [CULONX_REJECT_CP] = "cp: seq % (2*cp) or naive attention",
     [CULONX_REJECT_TP_OVERLAP_SP] = "tp-overlap without sequence parallel",
+    [CULONX_REJECT_SHARD_GROUP] = "shard-group with zero 0 or not dividing dp",
+    [CULONX_REJECT_DUP_ZERO] = "duplicate: shard-group = dp, or dist-opt with zero >= 1",
+    [CULONX_REJECT_OFFLOAD_HOST] = "offload without a <host> memory tier",
     [CULONX_REJECT_EVAL] = "evaluation failed",
     [CULONX_REJECT_MEMORY] = "does not fit in memory",
     [CULONX_REJECT_POWER_CAP] = "over the facility power cap",
     [CULONX_REJECT_EP] = "ep/etp do not split the experts or the ranks",
     [CULONX_REJECT_MOE_SP] = "MoE with tp > 1 needs sequence parallel",
+    [CULONX_REJECT_MOE_ZERO] = "ZeRO-2/3 with a MoE model (not modelled)",
     [CULONX_REJECT_VP_SCHEDULE] = "vp > 1 with a schedule that takes none",
     [CULONX_REJECT_GPUS_DEGREES] = "gpus != tp*cp*pp*dp",
     [CULONX_REJECT_UNEVEN_SPLIT] = "uneven stages leave no even middle",
@@ -154,6 +159,22 @@ culonx_sweep_reject cx_core_rule_moe(const culonx_model *md, const culonx_execut
         (md->shared_experts * md->expert_ffn) % ex->tp)
         return CULONX_REJECT_EP;
     if (ex->tp > 1 && !ex->sequence_parallel) return CULONX_REJECT_MOE_SP;
+    /* sharded expert gradients and gathered expert weights are not modelled */
+    if (cx_core_layout_zero(ex) >= 2) return CULONX_REJECT_MOE_ZERO;
+    return CULONX_REJECT_NONE;
+}
+
+culonx_sweep_reject cx_core_rule_shard(const culonx_execution *ex)
+{
+    if (ex->shard_group <= 0) return CULONX_REJECT_NONE;
+    if (cx_core_layout_zero(ex) == 0 || ex->dp % ex->shard_group) return CULONX_REJECT_SHARD_GROUP;
+    return CULONX_REJECT_NONE;
+}
+
+culonx_sweep_reject cx_core_rule_offload(const culonx_execution *ex, const culonx_system *sys)
+{
+    if (ex->offload && !(sys->host_bw_gbps > 0 && sys->host_mem_gib > 0))
+        return CULONX_REJECT_OFFLOAD_HOST;
     return CULONX_REJECT_NONE;
 }
 
@@ -169,6 +190,7 @@ culonx_sweep_reject cx_core_exec_check(const culonx_model *md, const culonx_exec
     if ((r = cx_core_rule_tp(md, ex->tp)) != CULONX_REJECT_NONE) return r;
     if ((r = cx_core_rule_cp(md, ex)) != CULONX_REJECT_NONE) return r;
     if ((r = cx_core_rule_moe(md, ex)) != CULONX_REJECT_NONE) return r;
+    if ((r = cx_core_rule_shard(ex)) != CULONX_REJECT_NONE) return r;
     cx_sched_shape s = {ex->pp, 0, ex->vp, md->layers};
     if (cx_core_exec_uneven(ex)) { /* the split's own rule replaces layer divisibility */
         int nvs = (int)ex->pp * cx_core_rule_chunks(d, ex->vp);

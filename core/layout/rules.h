@@ -46,11 +46,19 @@ culonx_sweep_reject cx_core_rule_cp(const culonx_model *md, const culonx_executi
  * tp*cp*dp ranks of a stage, tp the shared experts' inner size (EP); tp > 1
  * needs sequence parallelism (MOE_SP). Dense models: ep = etp = 1 (EP). */
 culonx_sweep_reject cx_core_rule_moe(const culonx_model *md, const culonx_execution *ex);
+/* Sharding (core/README.md, "Sharding"): shard-group needs zero >= 1 and
+ * must divide dp (R = dp / shard-group HSDP replicas). ZeRO-3 with pp > 1
+ * is modelled (each stage gathers its own layers per microbatch), so no
+ * rule refuses it. */
+culonx_sweep_reject cx_core_rule_shard(const culonx_execution *ex);
+/* Offload needs the system's host tier (<host mem-gib bw-gbps>). */
+culonx_sweep_reject cx_core_rule_offload(const culonx_execution *ex, const culonx_system *sys);
 /* Chunks per stage of d at requested v, v capped as the sweep caps it. */
 int cx_core_rule_chunks(const cx_sched_desc *d, int64_t v);
 
 /* The rules above for one execution of model md, in this order: gpus, tp,
- * pipeline (m unknown), batch, pipeline (m); stages are left to the
+ * cp, shard, pipeline (m unknown), batch, pipeline (m); offload needs the
+ * system and is checked by the callers; stages are left to the
  * evaluator. Degrees must be >= 1 and the schedule registered (else
  * CULONX_REJECT_EVAL). */
 culonx_sweep_reject cx_core_exec_check(const culonx_model *md, const culonx_execution *ex);

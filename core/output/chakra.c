@@ -145,7 +145,7 @@ static void write_node(et_file *w, const cx_graph *g, int64_t i, const int16_t *
     ChakraProtoMsg__Node n = CHAKRA_PROTO_MSG__NODE__INIT;
     char name[160];
     static const char *const kn[CX_NODE_KINDS] = {
-        "F", "B", "W", "BW", "R", "TP", "send", "dp-bucket", "optimizer", "all-to-all"};
+        "F", "B", "W", "BW", "R", "TP", "send", "dp-bucket", "optimizer", "all-to-all", "gather"};
     const char *k = nd->kind < CX_NODE_KINDS ? kn[nd->kind] : "?";
     if (nd->kind == CX_NODE_OPT)
         snprintf(name, sizeof name, "%s", k);
@@ -168,15 +168,21 @@ static void write_node(et_file *w, const cx_graph *g, int64_t i, const int16_t *
     attrs at = {.n = 0};
     a_bool(&at, "is_cpu_op", 0);
     int64_t size = (int64_t)llround(nd->bytes);
-    if (nd->kind == CX_NODE_TP || nd->kind == CX_NODE_DP || nd->kind == CX_NODE_EP) {
+    if (nd->kind == CX_NODE_TP || nd->kind == CX_NODE_DP || nd->kind == CX_NODE_EP ||
+        nd->kind == CX_NODE_GATHER) {
         n.type = CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE;
         int rs = nd->kind == CX_NODE_DP && g->run->exec.distributed_optimizer;
         a_i64(&at, "comm_type",
-              nd->kind == CX_NODE_EP ? CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_TO_ALL
-              : rs                   ? CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__REDUCE_SCATTER
-                                     : CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_REDUCE);
+              nd->kind == CX_NODE_EP       ? CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_TO_ALL
+              : nd->kind == CX_NODE_GATHER ? CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_GATHER
+              : rs                         ? CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__REDUCE_SCATTER
+                                           : CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_REDUCE);
         a_i64(&at, "comm_size", size);
-        a_str(&at, "pg_name", nd->kind == CX_NODE_TP ? "tp" : nd->kind == CX_NODE_EP ? "ep" : "dp");
+        a_str(&at, "pg_name",
+              nd->kind == CX_NODE_TP   ? "tp"
+              : nd->kind == CX_NODE_DP ? "dp"
+              : nd->kind == CX_NODE_EP ? "ep"
+                                       : "shard");
     } else if (nd->kind == CX_NODE_SEND && dst[i] >= 0) {
         n.type = CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE;
         a_i32(&at, "comm_dst", dst[i]);

@@ -126,15 +126,17 @@ static void summary(FILE *out, const culonx_run *run, const culonx_result *r)
 static void breakdowns(FILE *out, const culonx_result *r)
 {
     const culonx_time_breakdown *t = &r->breakdown;
-    cx_svg_part tp[] = {{"forward", t->forward_s},          {"backward", t->backward_s},
-                        {"recompute", t->recompute_s},      {"TP comm", t->tp_comm_s},
-                        {"PP comm", t->pp_comm_s},          {"pipeline bubble", t->bubble_s},
-                        {"DP comm", t->dp_comm_s},          {"optimizer", t->optimizer_s},
-                        {"expert all-to-all", t->ep_comm_s}};
+    cx_svg_part tp[11] = {{"forward", t->forward_s},     {"backward", t->backward_s},
+                          {"recompute", t->recompute_s}, {"TP comm", t->tp_comm_s},
+                          {"PP comm", t->pp_comm_s},     {"pipeline bubble", t->bubble_s},
+                          {"DP comm", t->dp_comm_s},     {"optimizer", t->optimizer_s}};
+    int ntp = 8; /* expert, ZeRO-2/3 and offload parts only when the run has them */
+    if (t->ep_comm_s > 0) tp[ntp].name = "expert all-to-all", tp[ntp++].value = t->ep_comm_s;
+    if (t->shard_comm_s > 0) tp[ntp].name = "ZeRO gather / RS", tp[ntp++].value = t->shard_comm_s;
+    if (t->offload_s > 0) tp[ntp].name = "offload", tp[ntp++].value = t->offload_s;
     fputs("<h2>Where the time, memory and energy go</h2>\n", out);
     cx_core_html_figure(out, "time-breakdown", NULL);
-    /* the expert part only for MoE runs (dense reports unchanged) */
-    cx_core_svg_stacked_bar(out, "Iteration time", tp, t->ep_comm_s > 0 ? 9 : 8, 0, NULL, fmt_time);
+    cx_core_svg_stacked_bar(out, "Iteration time", tp, ntp, 0, NULL, fmt_time);
     fputs("</figure>\n", out);
     const culonx_memory *m = &r->memory;
     cx_svg_part mp[] = {{"weights", m->weights_bytes},

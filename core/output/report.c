@@ -157,6 +157,15 @@ void culonx_report_text(FILE *out, const culonx_run *run, const culonx_result *r
             culonx_recompute_name(e->recompute), e->sequence_parallel ? "on" : "off",
             e->distributed_optimizer ? "on" : "off", culonx_dtype_name(e->dtype),
             e->dp_overlap ? "on" : "off", r->clock_mhz);
+    const int zero = e->zero > 0 ? e->zero : e->distributed_optimizer ? 1 : 0;
+    if (zero >= 2 || e->shard_group > 0 || e->offload) {
+        char off[64];
+        culonx_offload_names(e->offload, off, sizeof off);
+        fprintf(out, "              ZeRO %d%s%s%s, shard group %lld of DP %lld, offload %s\n", zero,
+                zero >= 3 ? " (" : "", zero >= 3 ? culonx_zero_impl_name(e->zero_impl) : "",
+                zero >= 3 ? ")" : "", (long long)(e->shard_group > 0 ? e->shard_group : e->dp),
+                (long long)e->dp, off);
+    }
 
     cx_core_fmt_time(a, sizeof a, r->iteration_time_s);
     fprintf(out, "\nIteration time %s\n", a);
@@ -171,6 +180,15 @@ void culonx_report_text(FILE *out, const culonx_run *run, const culonx_result *r
     row_time(out, "pipeline bubble", t->bubble_s, T);
     row_time(out, "DP communication", t->dp_comm_s, T);
     row_time(out, "optimizer step", t->optimizer_s, T);
+    if (zero >= 2) row_time(out, "ZeRO gather / RS", t->shard_comm_s, T);
+    if (e->offload) row_time(out, "offload transfers", t->offload_s, T);
+    if (zero >= 2 || e->offload) {
+        cx_core_fmt_time(a, sizeof a, r->side_traffic_s);
+        fprintf(out,
+                "    (gathers, reduce-scatters and host transfers: %s per iteration, the rest "
+                "hidden by prefetch)\n",
+                a);
+    }
 
     const culonx_memory *mm = &r->memory;
     cx_core_fmt_bytes(a, sizeof a, mm->peak_bytes);
@@ -182,6 +200,12 @@ void culonx_report_text(FILE *out, const culonx_run *run, const culonx_result *r
     row_bytes(out, "activations", mm->activations_bytes);
     row_bytes(out, "working buffers", mm->workspace_bytes);
     if (m->arch == CULONX_ARCH_MOE) row_bytes(out, "of which experts", mm->expert_bytes);
+    if (mm->gathered_bytes > 0) row_bytes(out, "  of which unsharded", mm->gathered_bytes);
+    if (e->offload) {
+        cx_core_fmt_bytes(a, sizeof a, mm->host_bytes);
+        cx_core_fmt_bytes(b, sizeof b, mm->host_capacity_bytes);
+        fprintf(out, "  host memory %s of %s per GPU (offload)\n", a, b);
+    }
 
     cx_core_fmt_si(a, sizeof a, r->model_flops, "FLOP");
     cx_core_fmt_si(b, sizeof b, r->hardware_flops, "FLOP");
@@ -255,13 +279,22 @@ void culonx_report_json(FILE *out, const culonx_run *run, const culonx_result *r
     kv(out, "ep", (double)(e->ep > 1 ? e->ep : 1), 1);
     kv(out, "etp", (double)(e->etp > 1 ? e->etp : 1), 1);
     kv(out, "capacity_factor", e->capacity_factor > 1.0 ? e->capacity_factor : 1.0, 1);
-    fprintf(out, "\"embedding_in_split\": %s, \"loss_in_split\": %s},\n",
+    fprintf(out, "\"embedding_in_split\": %s, \"loss_in_split\": %s, ",
             e->embedding_in_split ? "true" : "false", e->loss_in_split ? "true" : "false");
+    {
+        char off[64];
+        culonx_offload_names(e->offload, off, sizeof off);
+        kv(out, "zero", e->zero > 0 ? e->zero : e->distributed_optimizer ? 1 : 0, 1);
+        kv(out, "shard_group", (double)(e->shard_group > 0 ? e->shard_group : e->dp), 1);
+        fprintf(out, "\"zero_impl\": \"%s\", \"offload\": \"%s\"},\n",
+                culonx_zero_impl_name(e->zero_impl), off);
+    }
     fputs(" ", out);
     kv(out, "params", r->params, 1);
     kv(out, "active_params", r->active_params, 1);
     kv(out, "params_per_gpu", r->params_per_gpu, 1);
     kv(out, "iteration_time_s", r->iteration_time_s, 1);
+    kv(out, "side_traffic_s", r->side_traffic_s, 1);
     kv(out, "clock_mhz", r->clock_mhz, 0);
     const culonx_time_breakdown *t = &r->breakdown;
     fputs(",\n \"breakdown_s\": {", out);
@@ -273,7 +306,9 @@ void culonx_report_json(FILE *out, const culonx_run *run, const culonx_result *r
     kv(out, "pp_comm", t->pp_comm_s, 1);
     kv(out, "bubble", t->bubble_s, 1);
     kv(out, "dp_comm", t->dp_comm_s, 1);
-    kv(out, "optimizer", t->optimizer_s, 0);
+    kv(out, "optimizer", t->optimizer_s, 1);
+    kv(out, "shard_comm", t->shard_comm_s, 1);
+    kv(out, "offload", t->offload_s, 0);
     const culonx_memory *mm = &r->memory;
     fputs("},\n \"memory\": {", out);
     kv(out, "weights_bytes", mm->weights_bytes, 1);
@@ -284,6 +319,9 @@ void culonx_report_json(FILE *out, const culonx_run *run, const culonx_result *r
     kv(out, "expert_bytes", mm->expert_bytes, 1);
     kv(out, "peak_bytes", mm->peak_bytes, 1);
     kv(out, "capacity_bytes", mm->capacity_bytes, 1);
+    kv(out, "gathered_bytes", mm->gathered_bytes, 1);
+    kv(out, "host_bytes", mm->host_bytes, 1);
+    kv(out, "host_capacity_bytes", mm->host_capacity_bytes, 1);
     fprintf(out, "\"fits\": %s},\n \"flops\": {", mm->fits ? "true" : "false");
     kv(out, "model", r->model_flops, 1);
     kv(out, "hardware", r->hardware_flops, 0);

@@ -13,13 +13,31 @@ static const char *onoff(int b)
     return b ? "on" : "off";
 }
 
+/* the sharding column (shard: the sweep varies or sets ZeRO >= 2, HSDP or
+ * offload): z<stage>, /<shard group> for HSDP, +w, +a, +o for offloaded
+ * weights, activations, optimizer state */
+static void shard_cell(char *buf, size_t len, const culonx_execution *e)
+{
+    int zero = e->zero > 0 ? e->zero : e->distributed_optimizer ? 1 : 0;
+    int k = snprintf(buf, len, "z%d", zero);
+    if (e->shard_group > 0 && e->shard_group < e->dp)
+        k += snprintf(buf + k, len - (size_t)k, "/%lld", (long long)e->shard_group);
+    if (e->offload)
+        snprintf(buf + k, len - (size_t)k, "+%s%s%s",
+                 e->offload & CULONX_OFFLOAD_WEIGHTS ? "w" : "",
+                 e->offload & CULONX_OFFLOAD_ACTIVATIONS ? "a" : "",
+                 e->offload & CULONX_OFFLOAD_OPTIMIZER ? "o" : "");
+}
+
 /* Optional columns of the text tables: energy (the power model gives
  * energy), budget (the run has a token budget, execution.tokens: time to
  * train and GPU-hours), attn and tpo (the space varies the attention kernel
  * or the TP overlap; otherwise every row has the run's value, stated in the
  * legend). The cp column is always there. */
 typedef struct {
-    int energy, budget, attn, tpo, moe; /* moe: a mixture-of-experts run: ep and etp columns */
+    int energy, budget, attn, tpo;
+    int moe;   /* a mixture-of-experts run: ep and etp columns */
+    int shard; /* the sweep varies or sets ZeRO >= 2, HSDP or offload */
 } text_cols;
 
 static void text_entry(FILE *o, int rank, const culonx_sweep_entry *x, const text_cols *c)
@@ -42,6 +60,11 @@ static void text_entry(FILE *o, int rank, const culonx_sweep_entry *x, const tex
             r->memory.peak_bytes / CX_GIB);
     if (c->energy) fprintf(o, " %12.4g", r->energy.total_j);
     if (c->budget) fprintf(o, " %8.2f %10.4g", r->time_to_train_s / 86400.0, r->gpu_hours);
+    if (c->shard) {
+        char cell[48];
+        shard_cell(cell, sizeof cell, e);
+        fprintf(o, " %-9s", cell);
+    }
     fprintf(o, " %6lld %llu\n", (long long)e->global_batch, (unsigned long long)x->index);
 }
 
@@ -57,6 +80,7 @@ static void text_header(FILE *o, const text_cols *c)
             "mem_GiB");
     if (c->energy) fprintf(o, " %12s", "energy_J");
     if (c->budget) fprintf(o, " %8s %10s", "days", "gpu_hours");
+    if (c->shard) fprintf(o, " %-9s", "sharding");
     fprintf(o, " %6s %s\n", "batch", "index");
 }
 
@@ -84,6 +108,9 @@ static void text_legend(FILE *o, const text_cols *c, const culonx_sweep_result *
     if (c->energy) fprintf(o, ";\n  energy_J energy per iteration");
     if (c->budget)
         fprintf(o, ";\n  days, gpu_hours to train %.4g tokens (execution.tokens)", run->tokens);
+    if (c->shard)
+        fprintf(o, ";\n  sharding ZeRO stage (z3 = FSDP), /N HSDP shard group, +w/a/o offloaded "
+                   "weights,\n  activations, optimizer state");
     fprintf(o, ";\n  batch global batch; index position in the sweep's enumeration\n");
     if (c->moe)
         fprintf(o, "  ep, etp expert-parallel degree and tensor parallelism inside experts\n");
@@ -121,9 +148,16 @@ void culonx_sweep_report_text(FILE *o, const culonx_sweep_result *R)
                 "energy: not available (the power model gives zero energy for %s); "
                 "Pareto frontier over (time, memory)\n",
                 run->system.name);
-    const text_cols cols = {
-        R->energy_available, run->exec.tokens > 0, R->spec.list[CULONX_SWEEP_ATTENTION].n > 1,
-        R->spec.list[CULONX_SWEEP_TP_OVERLAP].n > 1, run->model.arch == CULONX_ARCH_MOE};
+    const int shard = R->spec.list[CULONX_SWEEP_ZERO].n ||
+                      R->spec.list[CULONX_SWEEP_SHARD_GROUP].n ||
+                      R->spec.list[CULONX_SWEEP_OFFLOAD].n || run->exec.zero >= 2 ||
+                      run->exec.shard_group > 0 || run->exec.offload;
+    const text_cols cols = {R->energy_available,
+                            run->exec.tokens > 0,
+                            R->spec.list[CULONX_SWEEP_ATTENTION].n > 1,
+                            R->spec.list[CULONX_SWEEP_TP_OVERLAP].n > 1,
+                            run->model.arch == CULONX_ARCH_MOE,
+                            shard};
     const int energy = cols.energy;
     if (R->ntop == 0) {
         fprintf(o, "no feasible configuration\n");
@@ -168,23 +202,30 @@ static void json_entry(FILE *o, const culonx_sweep_entry *x)
 {
     const culonx_execution *e = &x->exec;
     const culonx_result *r = &x->res;
-    fprintf(o,
-            "{\"index\": %llu, \"gpus\": %lld, \"global_batch\": %lld, \"tp\": %lld, \"pp\": %lld, "
-            "\"dp\": %lld, \"schedule\": \"%s\", \"vp\": %lld, \"microbatch\": %lld, "
-            "\"recompute\": \"%s\", \"sequence_parallel\": %s, \"distributed_optimizer\": %s, "
-            "\"dp_overlap\": %s, \"clock_mhz\": %.9g, \"iteration_time_s\": %.9g, "
-            "\"tokens_per_s\": %.9g, \"mfu\": %.9g, \"peak_memory_gib\": %.9g, \"energy_j\": %.9g, "
-            "\"objective\": %.9g, \"cp\": %lld, \"attention\": \"%s\", \"tp_overlap\": \"%s\", "
-            "\"ep\": %lld, \"etp\": %lld}",
-            (unsigned long long)x->index, (long long)e->gpus, (long long)e->global_batch,
-            (long long)e->tp, (long long)e->pp, (long long)e->dp, culonx_schedule_name(e->schedule),
-            (long long)e->vp, (long long)e->microbatch, culonx_recompute_name(e->recompute),
-            e->sequence_parallel ? "true" : "false", e->distributed_optimizer ? "true" : "false",
-            e->dp_overlap ? "true" : "false", r->clock_mhz, r->iteration_time_s, r->tokens_per_s,
-            r->mfu, r->memory.peak_bytes / CX_GIB, r->energy.total_j, x->objective,
-            (long long)(e->cp > 1 ? e->cp : 1), culonx_attention_name(e->attention),
-            culonx_tp_overlap_name(e->tp_overlap), (long long)(e->ep > 1 ? e->ep : 1),
-            (long long)(e->etp > 1 ? e->etp : 1));
+    char off[64];
+    fprintf(
+        o,
+        "{\"index\": %llu, \"gpus\": %lld, \"global_batch\": %lld, \"tp\": %lld, \"pp\": %lld, "
+        "\"dp\": %lld, \"schedule\": \"%s\", \"vp\": %lld, \"microbatch\": %lld, "
+        "\"recompute\": \"%s\", \"sequence_parallel\": %s, \"distributed_optimizer\": %s, "
+        "\"dp_overlap\": %s, \"clock_mhz\": %.9g, \"iteration_time_s\": %.9g, "
+        "\"tokens_per_s\": %.9g, \"mfu\": %.9g, \"peak_memory_gib\": %.9g, \"energy_j\": %.9g, "
+        "\"objective\": %.9g, \"cp\": %lld, \"attention\": \"%s\", \"tp_overlap\": \"%s\", "
+        "\"ep\": %lld, \"etp\": %lld, \"zero\": %d, \"shard_group\": %lld, \"offload\": \"%s\"}",
+        (unsigned long long)x->index, (long long)e->gpus, (long long)e->global_batch,
+        (long long)e->tp, (long long)e->pp, (long long)e->dp, culonx_schedule_name(e->schedule),
+        (long long)e->vp, (long long)e->microbatch, culonx_recompute_name(e->recompute),
+        e->sequence_parallel ? "true" : "false", e->distributed_optimizer ? "true" : "false",
+        e->dp_overlap ? "true" : "false", r->clock_mhz, r->iteration_time_s, r->tokens_per_s,
+        r->mfu, r->memory.peak_bytes / CX_GIB, r->energy.total_j, x->objective,
+        (long long)(e->cp > 1 ? e->cp : 1), culonx_attention_name(e->attention),
+        culonx_tp_overlap_name(e->tp_overlap), (long long)(e->ep > 1 ? e->ep : 1),
+        (long long)(e->etp > 1 ? e->etp : 1),
+        e->zero > 0                ? e->zero
+        : e->distributed_optimizer ? 1
+                                   : 0,
+        (long long)(e->shard_group > 0 ? e->shard_group : e->dp),
+        culonx_offload_names(e->offload, off, sizeof off));
 }
 
 void culonx_sweep_report_json(FILE *o, const culonx_sweep_result *R)

@@ -33,13 +33,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const stream_names[CX_NSTREAMS] = {"compute", "TP comm", "PP comm", "DP comm",
-                                                      "EP comm"};
+static const char *const stream_names[CX_NSTREAMS] = {"compute", "TP comm", "PP comm",
+                                                      "DP comm", "EP comm", "gather"};
 static const char *const cat_names[CX_NODE_KINDS] = {
-    "forward", "backward", "weight-grad", "backward",  "recompute",
-    "tp",      "pp",       "dp",          "optimizer", "ep"};
+    "forward", "backward", "weight-grad", "backward", "recompute", "tp",
+    "pp",      "dp",       "optimizer",   "ep",       "gather"};
 static const char *const kind_names[CX_NODE_KINDS] = {
-    "F", "B", "W", "BW", "R", "TP", "send", "dp-bucket", "optimizer", "all-to-all"};
+    "F", "B", "W", "BW", "R", "TP", "send", "dp-bucket", "optimizer", "all-to-all", "gather"};
 
 static void num(FILE *out, double v)
 {
@@ -193,13 +193,17 @@ static void write_header(FILE *out, const cx_graph *g, int64_t cut)
                 ",\n{\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": %d, \"tid\": 0, "
                 "\"args\": {\"sort_index\": %d}}",
                 s, s);
-        /* the EP stream only for mixture-of-experts runs */
-        const int nstreams = g->run->model.arch == CULONX_ARCH_MOE ? CX_NSTREAMS : CX_STREAM_EP;
+        /* the EP stream only for mixture-of-experts runs, the gather stream
+         * (ZeRO-2/3 / offload) only when the run has one */
+        const int has_ep = g->run->model.arch == CULONX_ARCH_MOE;
+        const int has_sh = g->cost->zero >= 2 || g->run->exec.offload;
+        const int nstreams = has_sh ? CX_NSTREAMS : has_ep ? CX_STREAM_SHARD : CX_STREAM_EP;
         for (int t = 0; t < nstreams; t++)
-            fprintf(out,
-                    ",\n{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, \"tid\": %d, "
-                    "\"args\": {\"name\": \"%s\"}}",
-                    s, t, stream_names[t]);
+            if (t != CX_STREAM_EP || has_ep)
+                fprintf(out,
+                        ",\n{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, \"tid\": %d, "
+                        "\"args\": {\"name\": \"%s\"}}",
+                        s, t, stream_names[t]);
     }
 }
 

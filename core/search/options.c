@@ -190,6 +190,43 @@ static int look_tp_overlap(const char *s, int64_t *v)
     return -1;
 }
 
+static int look_zero(const char *s, int64_t *v)
+{
+    if (s[0] >= '0' && s[0] <= '3' && s[1] == '\0') return *v = s[0] - '0', 0;
+    return -1;
+}
+
+/* a shard-group size, or full / 0 for all of dp */
+static int look_shard(const char *s, int64_t *v)
+{
+    if (!strcmp(s, "full") || !strcmp(s, "0")) return *v = 0, 0;
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (*end || end == s || errno || x < 1 || x > MAX_INT_VALUE || s[0] == '-' || s[0] == '+')
+        return -1;
+    return *v = x, 0;
+}
+
+/* an offload set: none, or parts joined by '+' (weights+optimizer) */
+static int look_offload(const char *s, int64_t *v)
+{
+    static const char *const names[] = {"weights", "activations", "optimizer"};
+    *v = 0;
+    if (!strcmp(s, "none")) return 0;
+    while (*s) {
+        size_t n = strcspn(s, "+");
+        int bit = 0;
+        for (int i = 0; i < 3; i++)
+            if (strlen(names[i]) == n && !strncmp(s, names[i], n)) bit = 1 << i;
+        if (!bit || (*v & bit)) return -1;
+        *v |= bit;
+        s += n;
+        if (*s == '+' && !*++s) return -1;
+    }
+    return 0;
+}
+
 static int look_bool(const char *s, int64_t *v)
 {
     if (!strcmp(s, "on") || !strcmp(s, "true") || !strcmp(s, "1")) return *v = 1, 0;
@@ -261,6 +298,16 @@ culonx_status culonx_sweep_option(culonx_sweep_spec *s, const char *name, const 
         return parse_name_list(name, value && !strcmp(value, "all") ? "none,pipe,ring" : value,
                                &s->list[CULONX_SWEEP_TP_OVERLAP], look_tp_overlap,
                                "none, pipe, ring or all", err);
+    /* sharding and offload default to the run's values */
+    if (!strcmp(name, "zero"))
+        return parse_name_list(name, value && !strcmp(value, "all") ? "0,1,2,3" : value,
+                               &s->list[CULONX_SWEEP_ZERO], look_zero, "0, 1, 2, 3 or all", err);
+    if (!strcmp(name, "shard-group"))
+        return parse_name_list(name, value, &s->list[CULONX_SWEEP_SHARD_GROUP], look_shard,
+                               "a positive group size or full", err);
+    if (!strcmp(name, "offload"))
+        return parse_name_list(name, value, &s->list[CULONX_SWEEP_OFFLOAD], look_offload,
+                               "none, or weights, activations, optimizer joined by +", err);
     int bdim = !strcmp(name, "sp")           ? CULONX_SWEEP_SP
                : !strcmp(name, "dist-opt")   ? CULONX_SWEEP_DIST_OPT
                : !strcmp(name, "dp-overlap") ? CULONX_SWEEP_DP_OVERLAP

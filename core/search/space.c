@@ -85,8 +85,22 @@ culonx_status cx_core_space_build(const culonx_run *run, const culonx_sweep_spec
     if (!L[L_EP].n) push(&L[L_EP], ex->ep > 1 ? ex->ep : 1);
     TAKE(L_ETP, CULONX_SWEEP_ETP);
     if (!L[L_ETP].n) push(&L[L_ETP], ex->etp > 1 ? ex->etp : 1);
+    /* sharding (core/README.md, "Sharding"): the zero level overrides the
+     * distributed-optimizer level when >= 1 (0: that level decides, so the
+     * default space of a zero <= 1 run is unchanged); given zero values or
+     * a zero >= 2 run fix distributed-optimizer off unless it is listed */
+    TAKE(L_ZERO, CULONX_SWEEP_ZERO);
+    const int zero_fixed = L[L_ZERO].n > 0 || ex->zero >= 2;
+    if (!L[L_ZERO].n) push(&L[L_ZERO], ex->zero >= 2 ? ex->zero : 0);
+    TAKE(L_SHARD, CULONX_SWEEP_SHARD_GROUP);
+    if (!L[L_SHARD].n) push(&L[L_SHARD], ex->shard_group > 0 ? ex->shard_group : 0);
+    TAKE(L_OFF, CULONX_SWEEP_OFFLOAD);
+    if (!L[L_OFF].n) push(&L[L_OFF], ex->offload);
     TAKE(L_DOPT, CULONX_SWEEP_DIST_OPT);
-    if (!L[L_DOPT].n) push(&L[L_DOPT], 0), push(&L[L_DOPT], 1);
+    if (!L[L_DOPT].n) {
+        push(&L[L_DOPT], 0);
+        if (!zero_fixed) push(&L[L_DOPT], 1);
+    }
     TAKE(L_OVL, CULONX_SWEEP_DP_OVERLAP);
     if (!L[L_OVL].n) push(&L[L_OVL], ex->dp_overlap ? 1 : 0);
     TAKE(L_CLK, CULONX_SWEEP_CLOCK);
@@ -233,8 +247,28 @@ int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_executi
     /* expert groups fold into the gpus / pp ranks of a stage */
     if (etp > 1 && (!moe || md->expert_ffn % etp)) REJ(L_ETP, CULONX_REJECT_EP);
     if ((gpus / pp) % (ep * etp)) REJ(L_ETP, CULONX_REJECT_EP);
+    int zval = (int)sp->vals[L_ZERO][d[L_ZERO]];
+    if (moe && zval >= 2) REJ(L_ZERO, CULONX_REJECT_MOE_ZERO);
+    /* nothing to shard over one gradient rank */
+    if (zval >= 1 && dp * cp == 1) REJ(L_ZERO, CULONX_REJECT_DUP_ZERO);
+    int64_t sg = sp->vals[L_SHARD][d[L_SHARD]];
+    int off = (int)sp->vals[L_OFF][d[L_OFF]];
+    if ((r = cx_core_rule_offload(&(culonx_execution){.offload = off}, &sp->run->system)) !=
+        CULONX_REJECT_NONE)
+        REJ(L_OFF, r);
     int dopt = (int)sp->vals[L_DOPT][d[L_DOPT]];
     if (dp == 1 && d[L_DOPT] != 0) REJ(L_DOPT, CULONX_REJECT_DUP_DIST_OPT);
+    /* zero >= 1 is the distributed optimizer already; zero 0 with it on is
+     * zero 1 when the zero level lists 1 */
+    if (zval >= 1 && dopt) REJ(L_DOPT, CULONX_REJECT_DUP_ZERO);
+    if (zval == 0 && dopt)
+        for (int i = 0; i < sp->n[L_ZERO]; i++)
+            if (sp->vals[L_ZERO][i] == 1) REJ(L_DOPT, CULONX_REJECT_DUP_ZERO);
+    const int zero = zval >= 1 ? zval : dopt;
+    if (sg > 0 && (zero == 0 || dp % sg)) REJ(L_DOPT, CULONX_REJECT_SHARD_GROUP);
+    if (sg == dp) /* one replica: the full shard, when that is listed */
+        for (int i = 0; i < sp->n[L_SHARD]; i++)
+            if (sp->vals[L_SHARD][i] == 0) REJ(L_SHARD, CULONX_REJECT_DUP_ZERO);
     int ovl = (int)sp->vals[L_OVL][d[L_OVL]];
     if (dp == 1 && d[L_OVL] != 0) REJ(L_OVL, CULONX_REJECT_DUP_DP_OVERLAP);
 #undef REJ
@@ -248,7 +282,10 @@ int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_executi
     ex->microbatch = mb;
     ex->recompute = (culonx_recompute)sp->vals[L_RC][d[L_RC]];
     ex->sequence_parallel = sp_on;
-    ex->distributed_optimizer = dopt;
+    ex->distributed_optimizer = zero >= 1;
+    ex->zero = zero;
+    ex->shard_group = sg;
+    ex->offload = off;
     ex->dp_overlap = ovl;
     ex->clock_mhz = (double)sp->vals[L_CLK][d[L_CLK]];
     ex->cp = cp;
