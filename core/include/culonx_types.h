@@ -663,6 +663,10 @@ typedef struct {
 typedef struct {
     int op_level;       /* 0: a node per chunk and microbatch; 1: a node per op */
     int64_t max_events; /* keep the earliest events only (0: all) */
+    /* > 0: trace the clock plan at this iteration time (s; the nearest point
+     * of the frontier, culonx_plan): stage level only, each event's clock in
+     * its args, the power track at the plan's clocks. Chrome trace only. */
+    double plan_time_s;
 } culonx_trace_options;
 
 /* What a trace holds once written. */
