@@ -89,6 +89,7 @@ typedef enum {
     CX_OPT_POINTS,
     CX_OPT_EXACT,
     CX_OPT_TRACE_PLAN,
+    CX_OPT_BOUND,
     CX_OPT_POWER_LIMIT,
     CX_OPT_POWER_CAP_MW,
     CX_OPT_CARBON,

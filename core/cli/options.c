@@ -118,6 +118,9 @@ const cx_cli_option cx_cli_options[CX_OPT_COUNT] = {
                            "trace the clock plan at this iteration time (the nearest frontier "
                            "point of `culonx plan`): each event's clock_mhz, the power track at "
                            "the plan's clocks; stage level, JSON only"},
+    [CX_OPT_BOUND] = {"bound", 0, NULL, CX_CMD_PLAN, 0,
+                      "also a lower bound on any plan's energy at the chosen time (LP duality "
+                      "from the plan's critical subgraph): how far from optimal it can be"},
 };
 
 void cx_cli_print_error(const culonx_error *err)

@@ -403,6 +403,14 @@ culonx_status cx_core_plan_run(const culonx_run *run, const culonx_plan_options 
     }
     res->nclocks = nc;
     res->plan_energy_j = E0 + pue * R * (Cs - C0) + K * (fr.snap_time_s - T0);
+    if (o.bound) {
+        /* the certificate: no plan at this time costs less (LP duality) */
+        double lb = 0;
+        st = cx_core_plan_bound(&dag, fr.dur_s, &lb, &res->plan_certified, err);
+        if (st != CULONX_OK) goto done;
+        res->plan_bound_j = E0 + pue * R * (lb - C0) + K * (fr.snap_time_s - T0);
+        if (res->plan_bound_j > res->plan_energy_j) res->plan_bound_j = res->plan_energy_j;
+    }
     if (o.power_limit_w > 0) {
         /* each class at the highest clock whose power fits (q from max) */
         int *qk = malloc(sizeof(int) * (size_t)(cs.n + 1));

@@ -394,6 +394,7 @@ typedef struct {
     int points;              /* fast engine: frontier times (0 = 25) */
     double power_limit_w;    /* > 0: every pass at its highest clock within this GPU power */
     double carbon_g_per_kwh; /* > 0: emissions of the chosen plan's training budget */
+    int bound;               /* 1: a lower bound on the chosen point's energy (LP dual) */
 } culonx_plan_options;
 
 /* A point of the time-energy frontier (whole cluster, one iteration). */
@@ -424,7 +425,13 @@ typedef struct {
     culonx_plan_point *frontier; /* breakpoints, fastest first, monotone */
     int npoints;
     double plan_time_s, plan_energy_j; /* the chosen point */
-    culonx_plan_clock *clocks;         /* per stage and phase at the chosen point */
+    /* options.bound: no plan at plan_time_s uses less than plan_bound_j (a lower bound by
+     * LP duality, core/eval/plan_cut.c); plan_certified 1: from the dual
+     * flow of the plan's critical subgraph, 0: the trivial bound (every pass
+     * at its cheapest clock) */
+    double plan_bound_j;
+    int plan_certified;
+    culonx_plan_clock *clocks; /* per stage and phase at the chosen point */
     int nclocks;
     int64_t nodes;   /* DAG nodes */
     int64_t cuts;    /* minimum cuts solved */
