@@ -300,8 +300,8 @@ static int clock_index(const culonx_dvfs_model *m, double f)
     return -1;
 }
 
-/* Per-clock NNLS of (a_j, b_j) at split (lo, hi); returns the sum of squared
- * relative errors; fills the scales of m. */
+/* Per-clock NNLS of (a_j, e_j, b_j) at split (lo, hi); returns the sum of
+ * squared relative errors; fills the scales of m. */
 static double time_eval(culonx_dvfs_model *m, const kernel_t *k, size_t nk, double lo, double hi,
                         double *work)
 {
@@ -314,24 +314,28 @@ static double time_eval(culonx_dvfs_model *m, const kernel_t *k, size_t nk, doub
             n += k[i].has[j];
         if (n == 0) {
             m->mem_scale[j] = 1.0;
+            m->mem_power_scale[j] = 0.0;
             m->compute_scale[j] = m->max_mhz / m->clock_mhz[j];
             continue;
         }
-        double *a = work, *b = work + 2 * (size_t)n;
+        double *a = work, *b = work + 3 * (size_t)n;
         int q = 0;
         for (size_t i = 0; i < nk; i++) {
             if (!k[i].has[j]) continue;
             double c = cx_hw_dvfs_compute_fraction(m, k[i].ref->dram_active);
+            double pw = k[i].ref->power_w > 0.0 ? k[i].ref->power_w / 100.0 : 0.0;
             double w = 1.0 / k[i].ratio[j];
             a[q] = (1.0 - c) * w;
-            a[n + q] = c * w;
+            a[n + q] = (1.0 - c) * pw * w;
+            a[2 * n + q] = c * w;
             b[q] = 1.0;
             q++;
         }
-        double x[2], rss;
-        if (cx_hw_nnls(a, n, 2, b, x, &rss) != 0) return HUGE_VAL;
+        double x[3], rss;
+        if (cx_hw_nnls(a, n, 3, b, x, &rss) != 0) return HUGE_VAL;
         m->mem_scale[j] = x[0];
-        m->compute_scale[j] = x[1];
+        m->mem_power_scale[j] = x[1];
+        m->compute_scale[j] = x[2];
         total += rss;
     }
     return total;
@@ -418,8 +422,8 @@ static int fit_power_ratio(culonx_dvfs_model *m, const kernel_t *k, size_t nk)
                 if (!(k[i].has[j] && k[i].power[j] > 0.0 && k[i].ref->power_w > 0.0)) continue;
                 const culonx_dvfs_row *r = k[i].ref;
                 double c = cx_hw_dvfs_compute_fraction(m, r->dram_active);
-                double r0 = cx_hw_dvfs_time_factor(m, r->core_mhz, c);
-                double r1 = cx_hw_dvfs_time_factor(m, m->clock_mhz[j], c);
+                double r0 = cx_hw_dvfs_time_factor(m, r->core_mhz, c, r->power_w);
+                double r1 = cx_hw_dvfs_time_factor(m, m->clock_mhz[j], c, r->power_w);
                 double phi[CULONX_DVFS_POWER_TERMS];
                 cx_hw_dvfs_power_terms(r, r->power_w, r0 > 0.0 ? r1 / r0 : 1.0, phi);
                 for (int t = 0; t < nt; t++)
@@ -454,7 +458,7 @@ culonx_status cx_hw_calibrate(const culonx_dvfs_row *const *rows_in, size_t nrow
     const culonx_dvfs_row **rows = malloc(sizeof *rows * nrows);
     const culonx_dvfs_row **prow = malloc(sizeof *prow * nrows);
     kernel_t *k = calloc(nrows, sizeof *k);
-    double *work = malloc(sizeof(double) * (4 * nrows + 8));
+    double *work = malloc(sizeof(double) * (4 * nrows + 8)); /* time_eval: 4 per kernel */
     if (!rows || !prow || !k || !work) {
         st = cx_core_fail(err, CULONX_EINTERNAL, errfile, 0, "out of memory");
         goto out;

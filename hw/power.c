@@ -175,10 +175,12 @@ double cx_hw_dvfs_compute_fraction(const culonx_dvfs_model *d, double dram_activ
     return 1.0 - clamp01((nz(dram_active) - lo) / (hi - lo));
 }
 
-void cx_hw_dvfs_scales(const culonx_dvfs_model *d, double f_mhz, double *mem, double *comp)
+void cx_hw_dvfs_scales(const culonx_dvfs_model *d, double f_mhz, double *mem, double *mem_pw,
+                       double *comp)
 {
     int n = d->nclocks;
     double fmax = d->max_mhz > 0.0 ? d->max_mhz : f_mhz;
+    *mem_pw = 0.0;
     if (n <= 0) {
         double e = d->power.time_exp > 0.0 ? d->power.time_exp : 1.0;
         *mem = 1.0;
@@ -189,12 +191,14 @@ void cx_hw_dvfs_scales(const culonx_dvfs_model *d, double f_mhz, double *mem, do
         /* below the table: compute work scales as 1/f from the lowest clock */
         double f0 = d->clock_mhz[0];
         *mem = d->mem_scale[0];
+        *mem_pw = d->mem_power_scale[0];
         *comp = d->compute_scale[0] * (f_mhz < f0 ? f0 / f_mhz : 1.0);
         return;
     }
     if (f_mhz >= d->clock_mhz[n - 1]) {
         double f1 = d->clock_mhz[n - 1];
         *mem = d->mem_scale[n - 1];
+        *mem_pw = d->mem_power_scale[n - 1];
         *comp = d->compute_scale[n - 1] * f1 / f_mhz;
         return;
     }
@@ -204,14 +208,16 @@ void cx_hw_dvfs_scales(const culonx_dvfs_model *d, double f_mhz, double *mem, do
     double fa = d->clock_mhz[i], fb = d->clock_mhz[i + 1];
     double w = (f_mhz - fa) / (fb - fa);
     *mem = (1.0 - w) * d->mem_scale[i] + w * d->mem_scale[i + 1];
+    *mem_pw = (1.0 - w) * d->mem_power_scale[i] + w * d->mem_power_scale[i + 1];
     *comp = (1.0 - w) * d->compute_scale[i] + w * d->compute_scale[i + 1];
 }
 
-double cx_hw_dvfs_time_factor(const culonx_dvfs_model *d, double f_mhz, double c)
+double cx_hw_dvfs_time_factor(const culonx_dvfs_model *d, double f_mhz, double c, double p0_w)
 {
-    double mem, comp;
-    cx_hw_dvfs_scales(d, f_mhz, &mem, &comp);
-    return (1.0 - c) * mem + c * comp;
+    double mem, mem_pw, comp;
+    cx_hw_dvfs_scales(d, f_mhz, &mem, &mem_pw, &comp);
+    double pw = p0_w > 0.0 ? p0_w / 100.0 : 0.0;
+    return (1.0 - c) * (mem + mem_pw * pw) + c * comp;
 }
 
 cx_hw_util cx_hw_dvfs_row_util(const culonx_dvfs_row *r)
@@ -268,8 +274,8 @@ void cx_hw_dvfs_predict_row(const culonx_dvfs_model *d, const culonx_dvfs_row *r
 {
     double f0 = r->core_mhz > 0.0 ? r->core_mhz : d->max_mhz;
     double c = cx_hw_dvfs_compute_fraction(d, r->dram_active);
-    double r0 = cx_hw_dvfs_time_factor(d, f0, c);
-    double r1 = cx_hw_dvfs_time_factor(d, f_mhz, c);
+    double r0 = cx_hw_dvfs_time_factor(d, f0, c, r->power_w);
+    double r1 = cx_hw_dvfs_time_factor(d, f_mhz, c, r->power_w);
     double t = r0 > 0.0 ? r->time_ms * r1 / r0 : r->time_ms;
     cx_hw_util u0 = cx_hw_dvfs_row_util(r), u = u0;
     double st = t > 0.0 ? r->time_ms / t : 1.0;

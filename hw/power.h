@@ -54,10 +54,13 @@ void cx_hw_power_default(culonx_gpu *gpu);
 
 /* Compute fraction c of a kernel from its profiled DRAM activity. */
 double cx_hw_dvfs_compute_fraction(const culonx_dvfs_model *d, double dram_active);
-/* R(f) = (1-c)*mem_scale(f) + c*compute_scale(f) (interpolated in f). */
-double cx_hw_dvfs_time_factor(const culonx_dvfs_model *d, double f_mhz, double c);
-/* Scales of memory-bound and compute-bound work at clock f. */
-void cx_hw_dvfs_scales(const culonx_dvfs_model *d, double f_mhz, double *mem, double *comp);
+/* R(f) = (1-c)*(mem_scale(f) + mem_power_scale(f)*p0_w/100) + c*compute_scale(f)
+ * (interpolated in f); p0_w is the profiled power (<= 0: that term is 0). */
+double cx_hw_dvfs_time_factor(const culonx_dvfs_model *d, double f_mhz, double c, double p0_w);
+/* Scales of memory-bound work (*mem, *mem_pw per 100 W of profiled power)
+ * and of compute-bound work (*comp) at clock f. */
+void cx_hw_dvfs_scales(const culonx_dvfs_model *d, double f_mhz, double *mem, double *mem_pw,
+                       double *comp);
 /* Utilisations of a profiled row (NaN counters count as 0). */
 cx_hw_util cx_hw_dvfs_row_util(const culonx_dvfs_row *r);
 /* Order of kernels in a clock table: by benchmark, kernel, input, gpu

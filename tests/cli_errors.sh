@@ -41,6 +41,10 @@ expect 2 "--clocks must be MIN:MAX:STEP" "$exe" energy $run --clocks 100:200:0
 expect 1 "outside the GPU" "$exe" energy $run --clocks 100:5000:15
 expect 2 "--format must be" "$exe" energy $run --format xml
 expect 2 "missing -o" "$exe" trace $run
+expect 2 "--plan must be a time in seconds" "$exe" trace $run --plan -1 -o /dev/null
+expect 2 "--plan must be a time in seconds" "$exe" trace $run --plan abc -o /dev/null
+expect 2 "--plan traces the stage-level DAG" "$exe" trace $run --plan 10 --detail op -o /dev/null
+expect 2 "takes no value" "$exe" serve configs/llama2-70b-serve-h100.xml --plan=3
 # numeric policy: conflicting explicit values and degenerate inputs are errors, never nonsense
 expect 1 "gpus must equal tp*pp*dp" "$exe" estimate $run --set execution.gpus=8 --set execution.dp=4
 expect 1 "must be at least 0.001" "$exe" estimate $run --set gpu.matrix16-tflops=1e-300

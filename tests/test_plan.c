@@ -7,6 +7,11 @@
  *    segment in G pieces is within sum_i slope_i x piece_i of the frontier
  *    (rounding the optimum down onto the grid keeps it feasible); the
  *    frontier is monotone; the snapshot plan meets its time at its cost.
+ *  - The LP dual bound (cx_core_plan_bound): at the exact optimum (the
+ *    frontier's snapshot) it equals the cost, from the KKT flow (zero
+ *    duality gap); for any grid plan it is at most the frontier at that
+ *    plan's makespan (weak duality); on real runs the bound from the fast
+ *    plan is at most the exact optimum's energy.
  *  - Shipped runs: the fastest point is the estimate's time, its energy is
  *    at most the all-max-clock energy (= the estimate's), every point is at
  *    least as good as the best single clock, the frontier is monotone.
@@ -91,6 +96,12 @@ static void test_brute_force(void)
             cs += cx_core_plan_cost(&d, i, f.dur_s[i]);
         CU_ASSERT(fabs(cx_core_plan_makespan(&d, f.dur_s) - f.snap_time_s) < 1e-9);
         CU_ASSERT(fabs(cs - f.brk[f.nbrk - 1].cost) < 1e-9);
+        /* the dual bound at the optimum: zero gap */
+        double lbd = 0;
+        int cert = 0;
+        CU_ASSERT_EQUAL(cx_core_plan_bound(&d, f.dur_s, &lbd, &cert, &err), CULONX_OK);
+        CU_ASSERT_EQUAL(cert, 1);
+        CU_ASSERT(fabs(lbd - cs) < 1e-7 * (1 + fabs(cs)));
         /* (a) curve points: never below the frontier */
         int idx[MAXN] = {0};
         for (;;) {
@@ -131,6 +142,13 @@ static void test_brute_force(void)
                 c += cx_core_plan_cost(&d, i, dur[i]);
             }
             gm[ngp] = cx_core_plan_makespan(&d, dur), gc[ngp++] = c;
+            if (ngp % 7 == 1) { /* weak duality: never above the optimum at its makespan */
+                double lbg = 0;
+                int cg = 0;
+                CU_ASSERT_EQUAL(cx_core_plan_bound(&d, dur, &lbg, &cg, &err), CULONX_OK);
+                CU_ASSERT(lbg <= front(&f, gm[ngp - 1]) + 1e-9 * (1 + fabs(lbg)));
+                CU_ASSERT(lbg <= c + 1e-9 * (1 + fabs(c)));
+            }
             int i = 0;
             while (i < n && ++g[i] == ng[i])
                 g[i++] = 0;
@@ -204,7 +222,7 @@ static void fast_vs_exact(const char *path, const char *const *sets, double gap,
     memset(&r, 0, sizeof r);
     CU_ASSERT_EQUAL_FATAL(culonx_run_load(path, sets, sets ? 1 : 0, NULL, &r, &err), CULONX_OK);
     culonx_plan_result fa, ex;
-    culonx_plan_options of = {.points = 0}, oe = {.exact = 1};
+    culonx_plan_options of = {.points = 0, .bound = 1}, oe = {.exact = 1, .bound = 1};
     CU_ASSERT_EQUAL_FATAL(culonx_plan(&r, &of, &fa, &err), CULONX_OK);
     CU_ASSERT_EQUAL_FATAL(culonx_plan(&r, &oe, &ex, &err), CULONX_OK);
     double worst = 0;
@@ -223,6 +241,11 @@ static void fast_vs_exact(const char *path, const char *const *sets, double gap,
         if ((E - Ex) / Ex > worst) worst = (E - Ex) / Ex;
     }
     CU_ASSERT(worst <= gap);
+    /* the fast plan's dual bound is below the exact optimum at that time;
+     * at the exact optimum the bound meets the energy (KKT flow) */
+    CU_ASSERT(fa.plan_bound_j > 0 && fa.plan_bound_j <= ex.plan_energy_j * (1 + 1e-9));
+    CU_ASSERT_EQUAL(ex.plan_certified, 1);
+    CU_ASSERT(ex.plan_bound_j >= ex.plan_energy_j * (1 - 1e-6));
     CU_ASSERT(fa.intrinsic_bloat_j <= ex.intrinsic_bloat_j * (1 + 1e-9));
     CU_ASSERT(fa.intrinsic_bloat_j >= bloat * ex.intrinsic_bloat_j);
     culonx_plan_result_free(&fa);

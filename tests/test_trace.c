@@ -5,7 +5,9 @@
  * the integer nanoseconds the trace writes (exact, 0 ns tolerance);
  * a ".gz" trace decompresses (zlib) to the same bytes as the plain one;
  * --max-events keeps at most that many events; the temporary file is renamed
- * away and an unwritable path fails with CULONX_EINPUT.
+ * away and an unwritable path fails with CULONX_EINPUT; a traced clock plan
+ * (--plan T) lasts the plan's time, carries each compute event's clock and a
+ * power track that falls as T grows.
  */
 #define _GNU_SOURCE
 #include "core/eval/graph.h"
@@ -93,12 +95,82 @@ static void test_gzip_and_limits(void)
     free(r);
 }
 
+/* largest value after `key` in s, and the first one */
+static double scan(const char *s, const char *key, double *first, int *count)
+{
+    double mx = -1;
+    int n = 0;
+    size_t kl = strlen(key);
+    for (const char *p = strstr(s, key); p; p = strstr(p + kl, key)) {
+        double v = strtod(p + kl, NULL);
+        if (n == 0 && first) *first = v;
+        if (v > mx) mx = v;
+        n++;
+    }
+    if (count) *count = n;
+    return mx;
+}
+
+static void test_plan_trace(void)
+{
+    culonx_run *r = calloc(1, sizeof *r);
+    culonx_error err;
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/megatron-22b.xml", NULL, 0, NULL, r, &err),
+                          CULONX_OK);
+    culonx_plan_result pr;
+    CU_ASSERT_EQUAL_FATAL(culonx_plan(r, NULL, &pr, &err), CULONX_OK);
+    const double tmin = pr.min_time_s, tmax = pr.max_time_s;
+    culonx_plan_result_free(&pr);
+    const double ts[3] = {0.5 * tmin, 0.5 * (tmin + tmax), 2 * tmax};
+    double peak_w[3] = {0};
+    for (int k = 0; k < 3; k++) {
+        culonx_plan_options po = {0};
+        po.target_time_s = ts[k];
+        CU_ASSERT_EQUAL_FATAL(culonx_plan(r, &po, &pr, &err), CULONX_OK);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        culonx_trace_options opt = {0};
+        opt.plan_time_s = ts[k];
+        CU_ASSERT_EQUAL(culonx_trace_write_opts(f, r, &opt, NULL, &err), CULONX_OK);
+        fclose(f);
+        CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"plan\": {\"target_time_s\": "));
+        double t_trace = 0, t_plan = 0;
+        scan(buf, "\"iteration_time_s\": ", &t_trace, NULL);
+        /* otherData's iteration time (the DAG timed with the plan's
+         * durations) is the plan's time; the nearest frontier point */
+        scan(strstr(buf, "\"plan\": {"), "\"iteration_time_s\": ", &t_plan, NULL);
+        CU_ASSERT_DOUBLE_EQUAL(t_trace, pr.plan_time_s, 1e-6 * pr.plan_time_s);
+        CU_ASSERT_DOUBLE_EQUAL(t_plan, pr.plan_time_s, 1e-6 * pr.plan_time_s);
+        /* the JSON prints 9 significant digits: compare to that precision */
+        CU_ASSERT(t_trace >= tmin * (1 - 1e-8) && t_trace <= tmax * (1 + 1e-8));
+        int nclk = 0;
+        double maxclk = scan(buf, "\"clock_mhz\": ", NULL, &nclk);
+        CU_ASSERT(nclk > 0 && maxclk <= r->system.gpu.max_mhz + 1e-9);
+        peak_w[k] = scan(buf, "\"W\": ", NULL, NULL);
+        free(buf);
+        culonx_plan_result_free(&pr);
+    }
+    /* slower plans run at lower clocks: the power track's peak falls */
+    CU_ASSERT(peak_w[0] > peak_w[1] && peak_w[1] > peak_w[2]);
+    /* stage level only; a positive time */
+    culonx_trace_options bad = {0};
+    bad.plan_time_s = tmin;
+    bad.op_level = 1;
+    CU_ASSERT_EQUAL(culonx_trace_write_opts(stdout, r, &bad, NULL, &err), CULONX_EUSAGE);
+    bad.op_level = 0;
+    bad.plan_time_s = -1;
+    CU_ASSERT_EQUAL(culonx_trace_write_opts(stdout, r, &bad, NULL, &err), CULONX_EUSAGE);
+    free(r);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 2;
     CU_pSuite s = CU_add_suite("trace", NULL, NULL);
     CU_add_test(s, "shipped runs, stage and op level: 0 ns overlap", test_no_overlap_shipped);
     CU_add_test(s, "gzip, max-events, temporary file", test_gzip_and_limits);
+    CU_add_test(s, "clock plan: plan's time, clocks, power track", test_plan_trace);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();

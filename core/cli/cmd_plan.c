@@ -1,6 +1,6 @@
 /*
  * cmd_plan.c — `culonx plan RUN.xml [--time S] [--straggler F] [--power-limit W]
- * [--points N] [--exact]
+ * [--points N] [--exact] [--bound]
  * [--format text|json|csv]`: per-pass SM clock plans on the iteration DAG,
  * the time-energy frontier, the intrinsic bloat and a plan per stage and
  * phase (culonx_plan, core/eval/plan.c).
@@ -49,6 +49,7 @@ int cx_cli_plan(const cx_cli_args *a)
                      a->value[CX_OPT_CARBON], 0.0, &o.carbon_g_per_kwh)))
         return rc;
     o.exact = a->given[CX_OPT_EXACT] != 0;
+    o.bound = a->given[CX_OPT_BOUND] != 0;
     culonx_run *run = malloc(sizeof *run);
     if (!run) return CX_EXIT_INTERNAL;
     rc = cx_cli_load_run(a, run, 0);

@@ -1,8 +1,8 @@
 /*
  * cmd_trace.c — `culonx trace RUN.xml -o TRACE.json[.gz] [--detail stage|op]
- * [--max-events N]` and `--format chakra -o DIR`: the evaluated iteration DAG as a Chrome trace (a
- * process per stage, a thread per stream); gzip when the name ends in .gz; a warning when the JSON
- * exceeds ~100 MB (Perfetto loads it slowly or not at all).
+ * [--max-events N] [--plan SECONDS]` and `--format chakra -o DIR`: the evaluated iteration DAG as a
+ * Chrome trace (a process per stage, a thread per stream); gzip when the name ends in .gz; a
+ * warning when the JSON exceeds ~100 MB (Perfetto loads it slowly or not at all).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "core/cli/cli.h"
@@ -34,6 +34,20 @@ int cx_cli_trace(const cx_cli_args *a)
                                   "--format chakra writes a directory (-o DIR), without "
                                   "--max-events%s",
                                   "");
+    if (a->value[CX_OPT_TRACE_PLAN]) {
+        const char *v = a->value[CX_OPT_TRACE_PLAN];
+        char *end;
+        double t = strtod(v, &end);
+        if (end == v || *end || !(t > 0) || !(t < 1e300))
+            return cx_cli_usage_error(a->command, "--plan must be a time in seconds > 0, not '%s'",
+                                      v);
+        if (chakra || opt.op_level)
+            return cx_cli_usage_error(a->command,
+                                      "--plan traces the stage-level DAG as JSON (not with "
+                                      "--format chakra or --detail op)%s",
+                                      "");
+        opt.plan_time_s = t;
+    }
     if (a->value[CX_OPT_MAX_EVENTS]) {
         char *end;
         long long v = strtoll(a->value[CX_OPT_MAX_EVENTS], &end, 10);

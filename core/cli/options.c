@@ -121,6 +121,15 @@ const cx_cli_option cx_cli_options[CX_OPT_COUNT] = {
     [CX_OPT_EXACT] = {"exact", 0, NULL, CX_CMD_PLAN, 0,
                       "every frontier breakpoint by minimum cuts (exact; small DAGs only: one "
                       "cut per breakpoint, about nodes x clock steps of them)"},
+    /* the same name as serve's --plan flag: the parser takes the entry of
+     * the command at hand */
+    [CX_OPT_TRACE_PLAN] = {"plan", 0, "SECONDS", CX_CMD_TRACE, 0,
+                           "trace the clock plan at this iteration time (the nearest frontier "
+                           "point of `culonx plan`): each event's clock_mhz, the power track at "
+                           "the plan's clocks; stage level, JSON only"},
+    [CX_OPT_BOUND] = {"bound", 0, NULL, CX_CMD_PLAN, 0,
+                      "also a lower bound on any plan's energy at the chosen time (LP duality "
+                      "from the plan's critical subgraph): how far from optimal it can be"},
 };
 
 void cx_cli_print_error(const culonx_error *err)
@@ -207,16 +216,19 @@ int cx_cli_load_run(const cx_cli_args *a, culonx_run *run, int quiet)
 }
 
 /* the option named by "--name" (or "--name=..."; *eq is set to the value) */
-static int find_long(const char *arg, const char **eq)
+static int find_long(const char *arg, const char **eq, unsigned bit)
 {
     const char *name = arg + 2;
     const char *e = strchr(name, '=');
     size_t len = e ? (size_t)(e - name) : strlen(name);
     *eq = e ? e + 1 : NULL;
+    int any = -1; /* a name may serve two commands (--plan): the command's own first */
     for (int i = 0; i < CX_OPT_COUNT; i++)
-        if (strlen(cx_cli_options[i].name) == len && !strncmp(cx_cli_options[i].name, name, len))
-            return i;
-    return -1;
+        if (strlen(cx_cli_options[i].name) == len && !strncmp(cx_cli_options[i].name, name, len)) {
+            if (cx_cli_options[i].commands & bit) return i;
+            if (any < 0) any = i;
+        }
+    return any;
 }
 
 static int find_short(const char *arg)
@@ -246,7 +258,7 @@ int cx_cli_parse(const cx_cli_command *cmd, int argc, char **argv, cx_cli_args *
             continue;
         }
         const char *value = NULL;
-        int k = arg[1] == '-' ? find_long(arg, &value) : find_short(arg);
+        int k = arg[1] == '-' ? find_long(arg, &value, cmd->bit) : find_short(arg);
         if (k < 0 || !(cx_cli_options[k].commands & cmd->bit)) {
             const char *cands[CX_OPT_COUNT];
             int nc = 0;

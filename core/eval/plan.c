@@ -20,6 +20,10 @@
  * hull (a pass may switch clock once, time-sharing two hull clocks), cut at
  * the least-cost clock. The frontier is exact for this discretised problem.
  *
+ * cx_core_plan_run also returns every node's duration, clock (time-weighted
+ * mean of the one or two hull clocks it runs at) and energy per GPU at the
+ * chosen point, for `culonx trace --plan T` (core/output/trace.c).
+ *
  * Straggler (extrinsic bloat): one DP replica runs factor x slower; the
  * others plan for that time and save (dp-1)/dp x PUE x R x (C_max - C(T)).
  * See core/README.md, "Clock plans".
@@ -152,11 +156,25 @@ void culonx_plan_result_free(culonx_plan_result *res)
     memset(res, 0, sizeof *res);
 }
 
+void cx_core_plan_nodes_free(cx_plan_nodes *pn)
+{
+    if (!pn) return;
+    free(pn->dur_s), free(pn->clock_mhz), free(pn->energy_j);
+    memset(pn, 0, sizeof *pn);
+}
+
 culonx_status culonx_plan(const culonx_run *run, const culonx_plan_options *opts,
                           culonx_plan_result *res, culonx_error *err)
 {
+    return cx_core_plan_run(run, opts, res, NULL, err);
+}
+
+culonx_status cx_core_plan_run(const culonx_run *run, const culonx_plan_options *opts,
+                               culonx_plan_result *res, cx_plan_nodes *pn, culonx_error *err)
+{
     cx_core_error_clear(err);
     memset(res, 0, sizeof *res);
+    if (pn) memset(pn, 0, sizeof *pn);
     culonx_plan_options o = {0};
     if (opts) o = *opts;
     culonx_status st = culonx_run_check(run, err);
@@ -335,11 +353,24 @@ culonx_status culonx_plan(const culonx_run *run, const culonx_plan_options *opts
             pc->stage = s;
             snprintf(pc->phase, sizeof pc->phase, "%s", phase_name[ph]);
         }
+    if (pn) {
+        pn->n = n;
+        pn->dur_s = malloc(sizeof(double) * (size_t)(n + 1));
+        pn->clock_mhz = calloc((size_t)(n + 1), sizeof(double));
+        pn->energy_j = malloc(sizeof(double) * (size_t)(n + 1));
+        if (!pn->dur_s || !pn->clock_mhz || !pn->energy_j) goto oom;
+    }
     for (int64_t i = 0; i < n; i++) {
         int k = cls[i];
         double d = fr.dur_s[i];
-        Cs += cx_core_plan_cost(&dag, k, d);
+        double ci = cx_core_plan_cost(&dag, k, d);
+        Cs += ci;
         int ph = cs.c[k].phase;
+        if (pn) {
+            /* per GPU: E_i + P_b x TP wait = c_i + P_b x t_i (see the top) */
+            pn->dur_s[i] = d;
+            pn->energy_j[i] = ph < 0 ? g->node[i].energy_j : ci + pb * d;
+        }
         if (ph < 0) continue;
         culonx_plan_clock *pc = &res->clocks[g->node[i].stage * NPHASE + ph];
         int32_t a = hoff[k], b = hoff[k + 1] - 1, j = a;
@@ -352,6 +383,7 @@ culonx_status culonx_plan(const culonx_run *run, const culonx_plan_options *opts
         }
         double tf1 = w * ht[j], tf2 = d - tf1;
         pc->mean_clock_mhz += tf1 * f1 + tf2 * f2;
+        if (pn) pn->clock_mhz[i] = d > 0 ? (tf1 * f1 + tf2 * f2) / d : f1;
         pc->time_s += d;
         double lo = w > 0 ? f1 : f2, hi = w < 1 ? f2 : f1;
         if (lo > hi) {
@@ -371,6 +403,14 @@ culonx_status culonx_plan(const culonx_run *run, const culonx_plan_options *opts
     }
     res->nclocks = nc;
     res->plan_energy_j = E0 + pue * R * (Cs - C0) + K * (fr.snap_time_s - T0);
+    if (o.bound) {
+        /* the certificate: no plan at this time costs less (LP duality) */
+        double lb = 0;
+        st = cx_core_plan_bound(&dag, fr.dur_s, &lb, &res->plan_certified, err);
+        if (st != CULONX_OK) goto done;
+        res->plan_bound_j = E0 + pue * R * (lb - C0) + K * (fr.snap_time_s - T0);
+        if (res->plan_bound_j > res->plan_energy_j) res->plan_bound_j = res->plan_energy_j;
+    }
     if (o.power_limit_w > 0) {
         /* each class at the highest clock whose power fits (q from max) */
         int *qk = malloc(sizeof(int) * (size_t)(cs.n + 1));
@@ -417,7 +457,7 @@ culonx_status culonx_plan(const culonx_run *run, const culonx_plan_options *opts
 oom:
     st = cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "out of memory planning clocks");
 done:
-    if (st != CULONX_OK) culonx_plan_result_free(res);
+    if (st != CULONX_OK) culonx_plan_result_free(res), cx_core_plan_nodes_free(pn);
     cx_core_plan_frontier_free(&fr);
     cx_core_graph_free(g);
     free(c), free(cs.c), free(rt), free(rc), free(rf), free(rp), free(ht), free(hc), free(hf);

@@ -55,9 +55,32 @@ culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu
                                 const double *slow_s, double snap_time_s, cx_plan_frontier *out,
                                 culonx_error *err);
 void cx_core_plan_frontier_free(cx_plan_frontier *f);
+/* A lower bound (LP weak duality, plan_cut.c) on sum_i c_i of any plan
+ * whose makespan is at most that of durations dur: *certified = 1 when the
+ * dual (KKT) flow of dur's critical subgraph exists (then the bound is
+ * tight except for non-critical nodes above their cheapest cost), 2 from
+ * that circulation with overflow past the upper bounds, 3 from a maximum
+ * flow of the critical subgraph within its upper bounds, 0 the trivial sum
+ * of the cheapest costs (no critical subgraph). */
+culonx_status cx_core_plan_bound(const cx_plan_dag *d, const double *dur, double *bound,
+                                 int *certified, culonx_error *err);
 /* Makespan of the DAG with durations dur (longest path). */
 double cx_core_plan_makespan(const cx_plan_dag *d, const double *dur);
 /* Cost of class k at duration t (interpolated on its curve). */
 double cx_core_plan_cost(const cx_plan_dag *d, int k, double t);
+
+/* Per node of the stage-level iteration DAG (cx_core_graph_build at the
+ * GPU's max clock, node order), at the plan's chosen point: duration,
+ * clock (MHz; 0 for communication, which keeps its cost) and energy per GPU
+ * (compute: E + P_b x TP wait, as the graph's nodes carry it). */
+typedef struct {
+    int64_t n;
+    double *dur_s, *clock_mhz, *energy_j;
+} cx_plan_nodes;
+
+/* culonx_plan, plus the chosen point per node when pn is non-NULL. */
+culonx_status cx_core_plan_run(const culonx_run *run, const culonx_plan_options *opts,
+                               culonx_plan_result *res, cx_plan_nodes *pn, culonx_error *err);
+void cx_core_plan_nodes_free(cx_plan_nodes *pn); /* NULL-safe */
 
 #endif

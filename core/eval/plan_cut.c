@@ -24,6 +24,26 @@
  * function of the step, each a longest-path pass). No finite cut: the
  * makespan is minimal. Breakpoints are exact frontier vertices; between
  * them the frontier is linear.
+ *
+ * Certificate (cx_core_plan_bound): LP weak duality. For any flow f >= 0
+ * from a source before every node to a sink after every node (node flow
+ * f_i, value v) and any durations of makespan <= T, sum_i f_i d_i <= v T
+ * (decompose f into paths; each path is at most the makespan long), so
+ *   C*(T) >= D(f) = sum_i g_i(f_i) - v T,  g_i(f) = min_d c_i(d) + f d
+ * (g_i: the minimum over the hull points). The flow used is the feasible
+ * circulation of the cut network above at a given plan (node arcs within
+ * [saving of lengthening, cost of shortening], critical nodes and tight
+ * edges only): where it exists, D(f) = sum over critical nodes of c_i(d_i)
+ * + sum over the others of their cheapest cost, so the plan is within
+ * (its cost - D) of the optimum; without one (the plan is not locally
+ * optimal), the same circulation allowed past the upper bounds where the
+ * lower ones cannot be met otherwise (an unbounded arc beside each bounded
+ * node arc, augmented after the bounded flow: only the shortfall
+ * overflows; each overflowing node costs g_i below c_i(d_i) + f_i d_i);
+ * failing that, a maximum flow within the upper bounds ("infinite" capped
+ * at 4x the largest finite slope + 1). A circulation counts as found when
+ * the max flow meets the lower bounds to 1e-6 of their sum (floating-point
+ * augmentation stalls just short of them).
  */
 #include "core/eval/plan.h"
 
@@ -242,6 +262,181 @@ double cx_core_plan_makespan(const cx_plan_dag *d, const double *dur)
         if (es[i] + dur[i] > ms) ms = es[i] + dur[i];
     free(es);
     return ms;
+}
+
+static double g_of(const cx_plan_dag *d, int k, double f)
+{
+    double m = INF;
+    for (int32_t j = d->hoff[k]; j < d->hoff[k + 1]; j++)
+        if (d->hc[j] + f * d->ht[j] < m) m = d->hc[j] + f * d->ht[j];
+    return m;
+}
+
+culonx_status cx_core_plan_bound(const cx_plan_dag *d, const double *dur, double *bound,
+                                 int *certified, culonx_error *err)
+{
+    const int64_t n = d->n;
+    *certified = 0;
+    int32_t *order = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    int32_t *soff = calloc((size_t)n + 2, sizeof(int32_t));
+    int32_t *indeg = calloc((size_t)n + 1, sizeof(int32_t));
+    int32_t *map = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    int32_t *crit = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    int32_t *arc = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    double *es = malloc(sizeof(double) * (size_t)(n + 1));
+    double *ls = malloc(sizeof(double) * (size_t)(n + 1));
+    double *lower = malloc(sizeof(double) * (size_t)(n + 1));
+    double *ex = malloc(sizeof(double) * (size_t)(2 * n + 8));
+    int32_t *path = malloc(sizeof(int32_t) * (size_t)(2 * n + 8));
+    int32_t *succ = NULL;
+    flownet fn = {0};
+    culonx_status st = CULONX_OK;
+    if (!order || !soff || !indeg || !map || !crit || !arc || !es || !ls || !lower || !ex || !path)
+        goto oom;
+    int64_t ne = 0;
+    for (int64_t i = 0; i < n; i++)
+        for (int k = 0; k < CX_PLAN_NPRED; k++) {
+            int32_t q = d->pred[i * CX_PLAN_NPRED + k];
+            if (q >= 0) soff[q + 1]++, indeg[i]++, ne++;
+        }
+    for (int64_t i = 0; i < n; i++)
+        soff[i + 1] += soff[i];
+    succ = malloc(sizeof(int32_t) * (size_t)(ne + 1));
+    if (!succ) goto oom;
+    memcpy(map, soff, sizeof(int32_t) * (size_t)n);
+    for (int64_t i = 0; i < n; i++)
+        for (int k = 0; k < CX_PLAN_NPRED; k++) {
+            int32_t q = d->pred[i * CX_PLAN_NPRED + k];
+            if (q >= 0) succ[map[q]++] = (int32_t)i;
+        }
+    int64_t qt = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (!indeg[i]) order[qt++] = (int32_t)i;
+    for (int64_t qh = 0; qh < qt; qh++) {
+        int32_t u = order[qh];
+        for (int32_t e = soff[u]; e < soff[u + 1]; e++)
+            if (--indeg[succ[e]] == 0) order[qt++] = succ[e];
+    }
+    if (qt != n) {
+        st = cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "plan: the graph has a cycle");
+        goto done;
+    }
+    double T = 0;
+    for (int64_t x = 0; x < n; x++) {
+        int32_t i = order[x];
+        double t0 = 0;
+        for (int k = 0; k < CX_PLAN_NPRED; k++) {
+            int32_t q = d->pred[(int64_t)i * CX_PLAN_NPRED + k];
+            if (q >= 0 && es[q] + dur[q] > t0) t0 = es[q] + dur[q];
+        }
+        es[i] = t0;
+        if (t0 + dur[i] > T) T = t0 + dur[i];
+    }
+    for (int64_t x = n - 1; x >= 0; x--) {
+        int32_t i = order[x];
+        double lf = T;
+        for (int32_t e = soff[i]; e < soff[i + 1]; e++)
+            if (ls[succ[e]] < lf) lf = ls[succ[e]];
+        ls[i] = lf - dur[i];
+    }
+    const double tol = 1e-9 * (T > 0 ? T : 1);
+    int32_t nc = 0;
+    for (int64_t i = 0; i < n; i++) {
+        map[i] = -1;
+        if (ls[i] - es[i] <= tol) map[i] = nc, crit[nc++] = (int32_t)i;
+    }
+    const int32_t src = 2 * nc, snk = src + 1, ss = src + 2, tt = src + 3;
+    /* the largest finite slope: caps "infinite" node arcs in pass 1 */
+    double big = 0;
+    for (int32_t c = 0; c < nc; c++) {
+        double up, dl, lo, dr;
+        slopes(d, d->cls[crit[c]], dur[crit[c]], tol * 1e-3, &up, &dl, &lo, &dr);
+        if (up < INF && up > big) big = up;
+        if (lo > big) big = lo;
+    }
+    big = 4 * big + 1;
+    double lb = 0;
+    int32_t ts = -1, *ov = indeg; /* reuse: overflow arc per critical node */
+    int overflow = 0;
+    /* pass 0: the circulation with lower bounds (the KKT flow of the plan),
+     * else with overflow past the upper bounds; pass 1, if neither exists:
+     * a maximum flow within the upper bounds only (valid, weaker) */
+    for (int pass = 0; pass < 2 && !*certified && nc > 0; pass++) {
+        if (!fn_reset(&fn, 2 * nc + 4)) goto oom;
+        for (int32_t v = 0; v < 2 * nc + 4; v++)
+            ex[v] = 0;
+        for (int32_t c = 0; c < nc; c++) {
+            int32_t i = crit[c];
+            double up, dl, lo, dr;
+            slopes(d, d->cls[i], dur[i], tol * 1e-3, &up, &dl, &lo, &dr);
+            if (pass == 1) lo = 0, up = up >= INF ? big : up;
+            lower[c] = lo;
+            arc[c] = fn_add(&fn, 2 * c, 2 * c + 1, up >= INF ? INF : up - lo);
+            if (arc[c] < 0) goto oom;
+            ex[2 * c + 1] += lo, ex[2 * c] -= lo;
+            if (es[i] <= tol && fn_add(&fn, src, 2 * c, INF) < 0) goto oom;
+            if (es[i] + dur[i] >= T - tol && fn_add(&fn, 2 * c + 1, snk, INF) < 0) goto oom;
+            for (int k = 0; k < CX_PLAN_NPRED; k++) {
+                int32_t q = d->pred[(int64_t)i * CX_PLAN_NPRED + k];
+                if (q < 0 || map[q] < 0 || fabs(es[q] + dur[q] - es[i]) > tol) continue;
+                if (fn_add(&fn, 2 * map[q] + 1, 2 * c, INF) < 0) goto oom;
+            }
+        }
+        double need = 0, got = 0;
+        if (pass == 0) {
+            ts = fn_add(&fn, snk, src, INF);
+            if (ts < 0) goto oom;
+            for (int32_t v = 0; v < 2 * nc + 2; v++) {
+                if (ex[v] > 0 && fn_add(&fn, ss, v, ex[v]) < 0) goto oom;
+                if (ex[v] < 0 && fn_add(&fn, v, tt, -ex[v]) < 0) goto oom;
+                if (ex[v] > 0) need += ex[v];
+            }
+            got = need > 0 ? fn_maxflow(&fn, ss, tt, 1e-12 * need, path) : 0;
+            if (got < need * (1 - 1e-6)) {
+                /* no circulation within the upper bounds (the plan is not
+                 * locally optimal): let the flow exceed them (an unbounded
+                 * arc beside each bounded node arc), continuing from the
+                 * flow found, so only the unmet lower bounds overflow */
+                overflow = 1;
+                for (int32_t c = 0; c < nc; c++) {
+                    ov[c] = -1;
+                    if (fn.e[arc[c]].cap >= INF) continue;
+                    if ((ov[c] = fn_add(&fn, 2 * c, 2 * c + 1, INF)) < 0) goto oom;
+                }
+                got += fn_maxflow(&fn, ss, tt, 1e-12 * need, path);
+                if (got < need * (1 - 1e-6)) continue; /* still none: pass 1 */
+            }
+        } else {
+            fn_maxflow(&fn, src, snk, 1e-12 * big, path);
+        }
+        double *f = ls; /* reuse: node flows (lower + flow on the reduced arc) */
+        for (int64_t i = 0; i < n; i++)
+            f[i] = 0;
+        for (int32_t c = 0; c < nc; c++)
+            f[crit[c]] = lower[c] + fn.e[arc[c] + 1].cap +
+                         (overflow && ov[c] >= 0 ? fn.e[ov[c] + 1].cap : 0);
+        double v = 0; /* flow value: what leaves the source */
+        for (int32_t e = fn.head[src]; e >= 0; e = fn.e[e].next)
+            if (!(e & 1)) v += fn.e[e ^ 1].cap;
+        if (pass == 0) v = fn.e[ts + 1].cap; /* the circulation returns via ts */
+        for (int64_t i = 0; i < n; i++)
+            lb += g_of(d, d->cls[i], f[i]);
+        lb -= v * T;
+        *certified = pass == 1 ? 3 : overflow ? 2 : 1;
+    }
+    if (!*certified) {
+        for (int64_t i = 0; i < n; i++)
+            lb += d->hc[d->hoff[d->cls[i] + 1] - 1];
+    }
+    *bound = lb;
+    goto done;
+oom:
+    st = cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "out of memory bounding the plan");
+done:
+    fn_free(&fn);
+    free(order), free(soff), free(indeg), free(map), free(crit), free(arc), free(es), free(ls);
+    free(lower), free(ex), free(path), free(succ);
+    return st;
 }
 
 void cx_core_plan_frontier_free(cx_plan_frontier *f)

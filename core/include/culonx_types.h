@@ -466,6 +466,7 @@ typedef struct {
     int points;              /* fast engine: frontier times (0 = 25) */
     double power_limit_w;    /* > 0: every pass at its highest clock within this GPU power */
     double carbon_g_per_kwh; /* > 0: emissions of the chosen plan's training budget */
+    int bound;               /* 1: a lower bound on the chosen point's energy (LP dual) */
 } culonx_plan_options;
 
 /* A point of the time-energy frontier (whole cluster, one iteration). */
@@ -496,7 +497,13 @@ typedef struct {
     culonx_plan_point *frontier; /* breakpoints, fastest first, monotone */
     int npoints;
     double plan_time_s, plan_energy_j; /* the chosen point */
-    culonx_plan_clock *clocks;         /* per stage and phase at the chosen point */
+    /* options.bound: no plan at plan_time_s uses less than plan_bound_j (a lower bound by
+     * LP duality, core/eval/plan_cut.c); plan_certified 1: from the dual
+     * flow of the plan's critical subgraph, 0: the trivial bound (every pass
+     * at its cheapest clock) */
+    double plan_bound_j;
+    int plan_certified;
+    culonx_plan_clock *clocks; /* per stage and phase at the chosen point */
     int nclocks;
     int64_t nodes;   /* DAG nodes */
     int64_t cuts;    /* minimum cuts solved */
@@ -546,10 +553,13 @@ typedef struct {
  * scaling fitted on a clock table. With nclocks == 0 only the power model's
  * t(f) = t_mem + t_compute*(f_max/f)^time_exp applies. The time of a kernel
  * profiled at f0 is t(f) = t0 * R(f)/R(f0) with
- *   R(f) = (1 - c) * mem_scale(f) + c * compute_scale(f),
+ *   R(f) = (1 - c) * (mem_scale(f) + mem_power_scale(f) * P0 / 100 W)
+ *          + c * compute_scale(f),
  *   c    = 1 - clamp((dram_active - split_dram_lo)/(split_dram_hi - split_dram_lo), 0, 1)
- * (the compute fraction, from the profiled DRAM activity); the scales are
- * interpolated linearly between the table's clocks. */
+ * (the compute fraction, from the profiled DRAM activity; P0 the profiled
+ * board power, the measured proxy of the core work per byte that limits
+ * memory-bound work at low clocks, hw/README.md "DVFS power"); the scales
+ * are interpolated linearly between the table's clocks. */
 typedef struct {
     culonx_power_model power;
     char gpu[32];
@@ -558,6 +568,9 @@ typedef struct {
     double clock_mhz[CULONX_DVFS_MAX_CLOCKS];     /* ascending */
     double mem_scale[CULONX_DVFS_MAX_CLOCKS];     /* time factor of memory-bound work */
     double compute_scale[CULONX_DVFS_MAX_CLOCKS]; /* time factor of compute-bound work */
+    /* extra time factor of memory-bound work per 100 W of profiled power
+     * (all 0: none, as in models written before it existed) */
+    double mem_power_scale[CULONX_DVFS_MAX_CLOCKS];
     double split_dram_lo, split_dram_hi;
     /* Per-clock power-ratio tables (power_terms == 0: none; then the power
      * model anchored to the profiled power is used). At clock f the power of
@@ -740,6 +753,10 @@ typedef struct {
 typedef struct {
     int op_level;       /* 0: a node per chunk and microbatch; 1: a node per op */
     int64_t max_events; /* keep the earliest events only (0: all) */
+    /* > 0: trace the clock plan at this iteration time (s; the nearest point
+     * of the frontier, culonx_plan): stage level only, each event's clock in
+     * its args, the power track at the plan's clocks. Chrome trace only. */
+    double plan_time_s;
 } culonx_trace_options;
 
 /* What a trace holds once written. */

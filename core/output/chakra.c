@@ -244,6 +244,9 @@ culonx_status culonx_chakra_write(const char *dir, const culonx_run *run,
     if (info) memset(info, 0, sizeof *info);
     if (!dir || !run || !opt)
         return cx_core_fail(err, CULONX_EUSAGE, NULL, 0, "culonx_chakra_write: NULL argument");
+    if (opt->plan_time_s > 0)
+        return cx_core_fail(err, CULONX_EUSAGE, NULL, 0,
+                            "Chakra traces carry no clock plan (use the Chrome trace)");
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         return cx_core_fail(err, CULONX_EINPUT, dir, 0, "cannot create: %s", strerror(errno));
     cx_graph *g = NULL;

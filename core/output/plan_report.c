@@ -101,6 +101,15 @@ void culonx_report_plan(FILE *out, const culonx_run *run, const culonx_plan_resu
         cx_core_json_num(out, r->plan_time_s);
         fputs(", \"energy_j\": ", out);
         cx_core_json_num(out, r->plan_energy_j);
+        if (r->plan_bound_j > 0) {
+            fputs(", \"lower_bound_j\": ", out);
+            cx_core_json_num(out, r->plan_bound_j);
+            fprintf(out, ", \"bound_kind\": \"%s\"",
+                    r->plan_certified == 1   ? "kkt-flow"
+                    : r->plan_certified == 2 ? "kkt-flow-overflow"
+                    : r->plan_certified == 3 ? "max-flow"
+                                             : "trivial");
+        }
         fputs(", \"clocks\": [", out);
         for (int i = 0; i < r->nclocks; i++) {
             const culonx_plan_clock *c = &r->clocks[i];
@@ -198,6 +207,14 @@ void culonx_report_plan(FILE *out, const culonx_run *run, const culonx_plan_resu
     cx_core_fmt_time(a, sizeof a, r->plan_time_s);
     cx_core_fmt_si(b, sizeof b, r->plan_energy_j, "J");
     fprintf(out, "\nPlan at %s (%s): SM clock per stage and phase, MHz\n", a, b);
+    cx_core_fmt_si(b, sizeof b, r->plan_energy_j - r->plan_bound_j, "J");
+    if (r->plan_bound_j > 0)
+        fprintf(out, "  at most %s (%.3f%%) above the best plan at this time (%s)\n", b,
+                pct(r->plan_energy_j - r->plan_bound_j, r->plan_energy_j),
+                r->plan_certified == 1   ? "LP dual bound: the KKT flow of its critical subgraph"
+                : r->plan_certified == 2 ? "LP dual bound: the KKT flow with overflow"
+                : r->plan_certified == 3 ? "LP dual bound: a maximum flow of its critical subgraph"
+                                         : "trivial bound: every pass at its cheapest clock");
     fprintf(out, "  %5s %-9s %7s %8s %8s %8s\n", "stage", "phase", "passes", "mean", "min", "max");
     for (int i = 0; i < r->nclocks; i++) {
         const culonx_plan_clock *c = &r->clocks[i];

@@ -218,7 +218,9 @@ void culonx_report_text(FILE *out, const culonx_run *run, const culonx_result *r
     if (r->energy.total_j > 0) {
         const culonx_energy *en = &r->energy;
         cx_core_fmt_si(a, sizeof a, en->total_j, "J");
-        fprintf(out, "\nEnergy per iteration %s, %.0f W average per GPU\n", a, r->avg_power_w);
+        double tok = (double)e->global_batch * (double)run->model.seq;
+        fprintf(out, "\nEnergy per iteration %s (%.4g J per token), %.0f W average per GPU\n", a,
+                tok > 0 ? en->total_j / tok : 0.0, r->avg_power_w);
         /* HBM traffic energy is part of GPU compute (core/eval/energy.c) */
         const char *names[] = {"GPU compute", "  of which HBM", "GPU idle / blocked",
                                "network",     "node overhead",  "facility (PUE)"};
@@ -331,7 +333,10 @@ void culonx_report_json(FILE *out, const culonx_run *run, const culonx_result *r
     kv(out, "tokens_per_s", r->tokens_per_s, 1);
     kv(out, "bubble_fraction", r->bubble_fraction, 1);
     kv(out, "energy_j", r->energy.total_j, 1);
-    kv(out, "avg_power_w", r->avg_power_w, 0);
+    kv(out, "avg_power_w", r->avg_power_w, 1);
+    /* facility included (PUE, node overhead): energy / (global batch x seq) */
+    double tok = (double)run->exec.global_batch * (double)run->model.seq;
+    kv(out, "energy_per_token_j", tok > 0 ? r->energy.total_j / tok : 0.0, 0);
     const culonx_energy *en = &r->energy;
     fputs(",\n \"energy_breakdown_j\": {", out);
     kv(out, "compute", en->compute_j, 1);

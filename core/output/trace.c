@@ -21,12 +21,20 @@
  *   compute stream runs, the blocked power of cost.c between nodes) and
  *   "memory (bytes)" (static bytes + activations, the replay of
  *   core/eval/graph_eval.c: allocate at start, free at end).
+ * With a clock plan (culonx_trace_options.plan_time_s > 0, stage level
+ * only): the stage-level DAG at the GPU's max clock, every node's duration
+ * and energy replaced by the plan's at that iteration time (the nearest
+ * frontier point; cx_core_plan_run, core/eval/plan.c) and the DAG timed
+ * again; each compute event's args carry its clock_mhz, so the power track
+ * shows the plan's power; otherData gains "plan" (target, planned time and
+ * energy of the whole cluster).
  * max_events keeps the events that start first (a time cutoff), with their
  * flows and counters. otherData carries per-stage busy and idle (bubble) time
  * and idle energy. Numbers are printed deterministically.
  */
 #include "core/eval/energy.h"
 #include "core/eval/graph.h"
+#include "core/eval/plan.h"
 #include "core/output/report.h"
 
 #include <math.h>
@@ -155,7 +163,8 @@ static void stage_counters(FILE *out, const cx_graph *g, int s, int64_t cut, dou
     }
 }
 
-static void write_header(FILE *out, const cx_graph *g, int64_t cut)
+static void write_header(FILE *out, const cx_graph *g, int64_t cut, const culonx_plan_result *pr,
+                         double target_s)
 {
     const culonx_run *run = g->run;
     fputs("{\"displayTimeUnit\": \"ms\", \"otherData\": {\"model\": ", out);
@@ -165,6 +174,19 @@ static void write_header(FILE *out, const cx_graph *g, int64_t cut)
     fprintf(out, ", \"schedule\": \"%s\", \"iteration_time_s\": ",
             culonx_schedule_name(run->exec.schedule));
     num(out, g->makespan_s);
+    if (pr) {
+        fputs(", \"plan\": {\"target_time_s\": ", out);
+        num(out, target_s);
+        fputs(", \"iteration_time_s\": ", out);
+        num(out, pr->plan_time_s);
+        fputs(", \"energy_j\": ", out);
+        num(out, pr->plan_energy_j);
+        fputs(", \"max_clock_time_s\": ", out);
+        num(out, pr->min_time_s);
+        fputs(", \"max_clock_energy_j\": ", out);
+        num(out, pr->max_clock_energy_j);
+        fputs("}", out);
+    }
     fprintf(out, ", \"nodes\": %lld, \"detail\": \"%s\", \"truncated\": %s, \"stages\": [",
             (long long)g->n, g->detail == CX_DETAIL_OP ? "op" : "stage",
             cut == INT64_MAX ? "false" : "true");
@@ -207,7 +229,7 @@ static void write_header(FILE *out, const cx_graph *g, int64_t cut)
     }
 }
 
-static void write_event(FILE *out, const cx_graph *g, int64_t i)
+static void write_event(FILE *out, const cx_graph *g, int64_t i, const double *clock_mhz)
 {
     const cx_node *nd = &g->node[i];
     int64_t a = node_start_ns(nd), b = node_end_ns(nd);
@@ -236,6 +258,10 @@ static void write_event(FILE *out, const cx_graph *g, int64_t i)
     num(out, nd->energy_j);
     fputs(", \"power_w\": ", out);
     num(out, nd->dur_s > 0 ? nd->energy_j / nd->dur_s : 0.0);
+    if (clock_mhz && clock_mhz[i] > 0) {
+        fputs(", \"clock_mhz\": ", out);
+        num(out, clock_mhz[i]);
+    }
     fputs("}}", out);
 }
 
@@ -264,12 +290,12 @@ static int64_t write_flows(FILE *out, const cx_graph *g, int64_t i, int64_t cut,
     return n;
 }
 
-void cx_core_trace_write_opts(FILE *out, const cx_graph *g, int64_t max_events,
-                              culonx_trace_info *info)
+static void trace_write(FILE *out, const cx_graph *g, int64_t max_events, culonx_trace_info *info,
+                        const double *clock_mhz, const culonx_plan_result *pr, double target_s)
 {
     int64_t cut = cutoff_ns(g, max_events);
     culonx_trace_info in = {0};
-    write_header(out, g, cut);
+    write_header(out, g, cut, pr, target_s);
     for (int64_t i = 0; i < g->n; i++) {
         const cx_node *nd = &g->node[i];
         if (nd->dur_s <= 0) continue;
@@ -277,7 +303,7 @@ void cx_core_trace_write_opts(FILE *out, const cx_graph *g, int64_t max_events,
             in.dropped++;
             continue;
         }
-        write_event(out, g, i);
+        write_event(out, g, i, clock_mhz);
         in.events++;
         in.flows += write_flows(out, g, i, cut, in.flows + 1);
     }
@@ -286,6 +312,36 @@ void cx_core_trace_write_opts(FILE *out, const cx_graph *g, int64_t max_events,
         stage_counters(out, g, s, cut, blocked_w);
     fputs("\n]}\n", out);
     if (info) *info = in;
+}
+
+void cx_core_trace_write_opts(FILE *out, const cx_graph *g, int64_t max_events,
+                              culonx_trace_info *info)
+{
+    trace_write(out, g, max_events, info, NULL, NULL, 0);
+}
+
+/* The stage-level DAG timed by the clock plan at target_s: *g (caller
+ * frees), per-node clocks in pn, the plan in pr (caller frees both). */
+static culonx_status plan_graph(const culonx_run *run, double target_s, cx_graph **g,
+                                cx_plan_nodes *pn, culonx_plan_result *pr, culonx_error *err)
+{
+    culonx_run r = *run;
+    r.exec.clock_mhz = run->system.gpu.max_mhz;
+    culonx_status st = cx_core_graph_run(&r, 0, g, err);
+    if (st != CULONX_OK) return st;
+    culonx_plan_options po = {0};
+    po.target_time_s = target_s;
+    st = cx_core_plan_run(run, &po, pr, pn, err);
+    if (st != CULONX_OK) return st;
+    if (pn->n != (*g)->n)
+        return cx_core_fail(err, CULONX_EINTERNAL, NULL, 0,
+                            "trace --plan: plan has %lld nodes, the DAG %lld", (long long)pn->n,
+                            (long long)(*g)->n);
+    for (int64_t i = 0; i < pn->n; i++) {
+        (*g)->node[i].dur_s = pn->dur_s[i];
+        (*g)->node[i].energy_j = pn->energy_j[i];
+    }
+    return cx_core_graph_eval(*g, err);
 }
 
 int64_t cx_core_trace_overlaps(const cx_graph *g)
@@ -316,15 +372,29 @@ culonx_status culonx_trace_write_opts(FILE *out, const culonx_run *run,
     if (info) memset(info, 0, sizeof *info);
     if (!out || !run || !opt)
         return cx_core_fail(err, CULONX_EUSAGE, NULL, 0, "culonx_trace_write_opts: NULL argument");
+    if (opt->plan_time_s > 0 && opt->op_level)
+        return cx_core_fail(err, CULONX_EUSAGE, NULL, 0,
+                            "a clock plan is traced at stage level only (not op level)");
+    if (opt->plan_time_s < 0 || !isfinite(opt->plan_time_s))
+        return cx_core_fail(err, CULONX_EUSAGE, NULL, 0,
+                            "plan time must be a positive number of seconds");
     cx_graph *g = NULL;
-    culonx_status st = cx_core_graph_run(run, opt->op_level, &g, err);
+    cx_plan_nodes pn = {0};
+    culonx_plan_result pr = {0};
+    culonx_status st = opt->plan_time_s > 0 ? plan_graph(run, opt->plan_time_s, &g, &pn, &pr, err)
+                                            : cx_core_graph_run(run, opt->op_level, &g, err);
     if (st == CULONX_OK) {
         long before = ftell(out);
-        cx_core_trace_write_opts(out, g, opt->max_events, info);
+        if (opt->plan_time_s > 0)
+            trace_write(out, g, opt->max_events, info, pn.clock_mhz, &pr, opt->plan_time_s);
+        else
+            cx_core_trace_write_opts(out, g, opt->max_events, info);
         long after = ftell(out);
         if (info && before >= 0 && after >= before) info->bytes = after - before;
     }
     cx_core_graph_free(g);
+    cx_core_plan_nodes_free(&pn);
+    culonx_plan_result_free(&pr);
     return st;
 }
 
