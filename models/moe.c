@@ -47,9 +47,12 @@
  * gradients. Expert FLOPs per rank 6 Tl k h fe: the balanced share. The
  * busiest expert rank holds c times the mean: the expert GEMMs, SwiGLU and
  * the all-to-alls are timed at c times their work (cx_model_op.load) and keep
- * c times the activations, while the FLOPs stay the balanced, useful ones. The GEMM efficiency is
- * that of one expert's GEMM (hw/perf.c, GFLOP per GEMM of the batch): small per-expert token counts
- * run at low efficiency.
+ * c times the activations, while the FLOPs stay the balanced, useful ones
+ * (the weights are read once: weight_bytes). The grouped GEMM runs on the
+ * GEMM size curve of the whole kernel's FLOPs (hw/perf.c, batch 1) and, at
+ * small per-expert token counts, streams the weights of all E/ep local
+ * experts (roofline memory side): both measured on an H100
+ * (bench/data/h100-expert-gemm.csv; models/build.h cx_model_grouped_gemm).
  */
 #include "models/build.h"
 
@@ -81,18 +84,6 @@ static double moe_params(const culonx_model *m)
 static double dense_params(const culonx_model *m)
 {
     return attn_params(m) + 2.0 * (double)m->hidden + 3.0 * (double)m->hidden * (double)m->ffn;
-}
-
-/* A grouped GEMM: `groups` GEMMs [m, k] x [k, n] (one per local expert) in
- * one kernel; its efficiency is that of one of them (w.batch = groups). */
-static cx_model_op *grouped_gemm(cx_model_builder *bd, const char *name, double groups, double m,
-                                 double n, double k, double saved)
-{
-    cx_model_op *o = cx_model_gemm(bd, name, m, n, k, saved);
-    o->batch = groups;
-    o->fwd_flops = o->b_flops = o->w_flops = 2.0 * groups * m * n * k;
-    o->fwd_bytes = o->b_bytes = o->w_bytes = bd->e * groups * (m * k + k * n + m * n);
-    return o;
 }
 
 /* A collective holder with no work of its own (op tables attach one
@@ -222,11 +213,13 @@ static void moe(const culonx_model *m, const cx_model_dims *dm, cx_model_builder
         busiest(marker(bd, "expert_gather", CX_COLL_ALL_GATHER, CX_COLL_REDUCE_SCATTER,
                        copies * etp, CX_GROUP_ETP),
                 c);
-    busiest(grouped_gemm(bd, "expert_gate_up", groups, mx, 2.0 * fe / etp, h, e * Tx * h), c);
+    busiest(cx_model_grouped_gemm(bd, "expert_gate_up", groups, mx, 2.0 * fe / etp, h, e * Tx * h),
+            c);
     busiest(cx_model_elem(bd, "expert_swiglu", 2.0 * Tx * fe / etp, Tx * fe / etp, e,
                           e * 2.0 * Tx * fe / etp),
             c);
-    o = busiest(grouped_gemm(bd, "expert_down", groups, mx, h, fe / etp, e * Tx * fe / etp), c);
+    o = busiest(
+        cx_model_grouped_gemm(bd, "expert_down", groups, mx, h, fe / etp, e * Tx * fe / etp), c);
     if (etp > 1) {
         cx_model_coll(o, CX_COLL_REDUCE_SCATTER, CX_COLL_ALL_GATHER, copies * etp);
         o->coll_group = CX_GROUP_ETP;

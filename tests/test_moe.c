@@ -231,7 +231,8 @@ static void test_grouped_gemm(void)
         const cx_model_op *o = &p->ops.op[i];
         if (strcmp(o->name, "expert_gate_up") != 0) continue;
         found = 1;
-        CU_ASSERT_EQUAL(o->batch, 128.0 / 8.0);
+        CU_ASSERT_EQUAL(o->batch, 1.0); /* the size curve on the whole kernel */
+        CU_ASSERT(rel(o->weight_bytes, 2.0 * 128.0 / 8.0 * 2048.0 * 2.0 * 768.0) < 1e-12);
         CU_ASSERT(rel(o->m, 4096.0 * 8.0 * 8.0 / 128.0) < 1e-12);
         /* balanced share: 2 T k h 2fe */
         CU_ASSERT(rel(o->fwd_flops, 2.0 * 4096.0 * 8.0 * 2048.0 * 2.0 * 768.0) < 1e-12);
@@ -246,6 +247,67 @@ static void test_grouped_gemm(void)
     /* moe-layer-freq 2 after one dense layer: dense, moe, dense, moe ... */
     ds.model.moe_layer_freq = 2, ds.model.layers = 9, ds.model.first_dense_layers = 1;
     CU_ASSERT_EQUAL(cx_model_moe_segments(&ds.model), 9);
+}
+
+/* The model's expert GEMM time against grouped GEMMs timed on an H100
+ * (bench/data/h100-expert-gemm.csv, rows grouped-up / grouped-down; time_us
+ * copied here): Mixtral 8x7B at ep 1 (8 local experts) and DeepSeek-V3 at ep
+ * 8 (32 local experts), 16 tokens per expert (weight-streaming) and 4096
+ * (compute-bound). Bounds of bench_kernels_check --check: MAPE of the rows
+ * <= 20% (grouped GEMMs), each compute-bound row <= 12% (GEMMs); the
+ * weight-streaming rows are predicted 27-34% slow, because the model streams
+ * at mem_eff 0.6226 of the datasheet HBM bandwidth (fitted to whole
+ * iterations, hw/perf.c) while the kernels stream at 0.80-0.84: held to
+ * [0, 40%] (kernels_check's bound for memory-bound kinds), not tuned. The op
+ * times come from core/eval/cost.c as an estimate uses them (CPU launch
+ * floor off: it is a per-pass framework cost, the rows are graph-replayed
+ * kernel times). */
+static void test_expert_gemm_measured(void)
+{
+    static const struct {
+        const char *model, *exec, *op;
+        double tokens, us;
+    } rows[] = {
+        {"mixtral-8x7b", "ep=\"1\"", "expert_gate_up", 16, 674.978},
+        {"mixtral-8x7b", "ep=\"1\"", "expert_gate_up", 4096, 11574.049},
+        {"mixtral-8x7b", "ep=\"1\"", "expert_down", 16, 336.845},
+        {"mixtral-8x7b", "ep=\"1\"", "expert_down", 4096, 5795.592},
+        {"deepseek-v3", "ep=\"8\"", "expert_gate_up", 16, 682.779},
+        {"deepseek-v3", "ep=\"8\"", "expert_gate_up", 4096, 11568.50},
+        {"deepseek-v3", "ep=\"8\"", "expert_down", 16, 357.01},
+        {"deepseek-v3", "ep=\"8\"", "expert_down", 4096, 5949.32},
+    };
+    cx_cost *c = malloc(sizeof *c);
+    double mape = 0;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char ex[256];
+        snprintf(ex, sizeof ex, ONE_NODE " %s", rows[i].exec);
+        culonx_run r = run_of(rows[i].model, ex);
+        /* tokens per local expert T k ep / E at tp 1, b 1: choose s */
+        const double E = (double)r.model.experts, k = (double)r.model.experts_per_token;
+        const double ep = (double)r.exec.ep;
+        r.model.seq = (int64_t)(rows[i].tokens * E / (k * ep));
+        r.system.perf.kernel_launch_s = 1e-15;
+        culonx_error err;
+        CU_ASSERT_EQUAL_FATAL(cx_core_cost_build(&r, 0, c, &err), CULONX_OK);
+        const int part = CX_MODEL_PART_LAYER + 1;
+        const cx_model_ops *ops = &c->stack.part[part].ops;
+        double t_us = -1;
+        for (int j = 0; j < ops->nops; j++)
+            if (!strcmp(ops->op[j].name, rows[i].op)) {
+                CU_ASSERT(rel(ops->op[j].m, rows[i].tokens) < 1e-12);
+                t_us = c->part_t[part].f_s[j] * 1e6;
+            }
+        const double e = t_us / rows[i].us - 1.0;
+        const int ok = rows[i].tokens >= 512 ? fabs(e) <= 0.12 : e >= 0 && e <= 0.40;
+        if (!ok)
+            fprintf(stderr, "%s %s %g tokens: model %.1f us, measured %.1f us (%+.1f%%)\n",
+                    rows[i].model, rows[i].op, rows[i].tokens, t_us, rows[i].us, 100 * e);
+        CU_ASSERT(ok);
+        mape += fabs(e) / (double)(sizeof rows / sizeof rows[0]);
+    }
+    CU_ASSERT(mape <= 0.20);
+    free(c);
 }
 
 static void agree(culonx_run *r)
@@ -295,6 +357,7 @@ int main(void)
     CU_add_test(s, "capacity factor: slower, same model FLOPs", test_capacity_factor);
     CU_add_test(s, "capacity factor: the busiest rank's activations", test_capacity_memory);
     CU_add_test(s, "grouped GEMM shape and segments", test_grouped_gemm);
+    CU_add_test(s, "expert GEMM time vs grouped GEMMs timed on an H100", test_expert_gemm_measured);
     CU_add_test(s, "closed form = graph on MoE runs", test_engines_agree);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();

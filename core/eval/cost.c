@@ -66,7 +66,8 @@ static double op_time(const cx_cost *c, const cx_model_op *o, double flops, doub
     cx_hw_work w;
     /* the busiest expert rank's work (capacity factor; models/moe.c) */
     const double load = o->load > 1.0 ? o->load : 1.0;
-    flops *= load, bytes *= load, cast_elems *= load;
+    const double wb = o->weight_bytes < bytes ? o->weight_bytes : bytes; /* weights: once */
+    flops *= load, bytes = (bytes - wb) * load + wb, cast_elems *= load;
     w.flops = flops;
     w.bytes = bytes;
     w.batch = o->batch;
