@@ -206,6 +206,7 @@ static void moe(const culonx_model *m, const cx_model_dims *dm, cx_model_builder
     cx_model_elem(bd, "router_topk", Tl * E, Tl * k, 4.0, 4.0 * Tl * E);
     o = busiest(cx_model_elem(bd, "permute", Tl * h, Tl * k * h, e, 0.0), c);
     if (ep > 1) {
+        o->a2a_pair = 1; /* its collective is the dispatch */
         cx_model_coll(o, CX_COLL_ALL_TO_ALL, CX_COLL_ALL_TO_ALL, copies);
         o->coll_group = CX_GROUP_EP;
     }
@@ -227,10 +228,14 @@ static void moe(const culonx_model *m, const cx_model_dims *dm, cx_model_builder
     if (ep > 1)
         busiest(
             marker(bd, "a2a_combine", CX_COLL_ALL_TO_ALL, CX_COLL_ALL_TO_ALL, copies, CX_GROUP_EP),
-            c);
+            c)
+            ->a2a_pair = 2;
     cx_model_elem(bd, "unpermute", Tl * k * h, Tl * h, e, e * Tl * k * h);
-    if (S > 0) {
+    if (S > 0) { /* gate+up and SwiGLU can run beside the dispatch, down beside the combine */
+        const int n0 = bd->ops->nops;
         mlp(dm, bd, T, h, S * fe, "shared_gate_up", "shared_swiglu", "shared_down");
+        bd->ops->op[n0].a2a_pair = bd->ops->op[n0 + 1].a2a_pair = 1;
+        bd->ops->op[n0 + 2].a2a_pair = 2;
         cx_model_elem(bd, "shared_add", 2.0 * Tn * h, Tn * h, e, 0.0);
     }
     cx_model_elem(bd, "residual_add2", 2.0 * Tn * h, Tn * h, e, 0.0);
@@ -243,13 +248,27 @@ static int is_moe(const culonx_model *m, int64_t i)
     return i >= m->first_dense_layers && (i - m->first_dense_layers) % freq == 0;
 }
 
+/* Does layer i attend in full although the model has a window (window-every
+ * n > 1: the window applies to layers i % n == 0 only)? */
+static int is_full(const culonx_model *m, int64_t i)
+{
+    return m->window > 0 && m->window_every > 1 && i % m->window_every != 0;
+}
+
+/* Layer kind of layer i: 0 dense, 1 MoE, + 2 when it attends in full
+ * beside windowed layers. */
+static int kind_of(const culonx_model *m, int64_t i)
+{
+    return is_moe(m, i) + 2 * is_full(m, i);
+}
+
 /* Segments of the stack; more runs than CX_MODEL_MAX_SEGMENTS leave nseg 0
  * (the loader refuses such a model first, cx_model_moe_segments). */
-static void segments(const culonx_model *m, cx_model_stack *st, int dense_kind, int moe_kind)
+static void segments(const culonx_model *m, cx_model_stack *st)
 {
     st->nseg = 0;
     for (int64_t i = 0; i < m->layers; i++) {
-        int kind = is_moe(m, i) ? moe_kind : dense_kind;
+        int kind = CX_MODEL_PART_LAYER + kind_of(m, i);
         if (st->nseg > 0 && st->seg[st->nseg - 1].kind == kind) {
             st->seg[st->nseg - 1].count++;
             continue;
@@ -267,7 +286,7 @@ int cx_model_moe_segments(const culonx_model *m)
 {
     int n = 0, prev = -1;
     for (int64_t i = 0; i < m->layers; i++) {
-        int kind = is_moe(m, i);
+        int kind = kind_of(m, i);
         n += kind != prev;
         prev = kind;
     }
@@ -286,7 +305,15 @@ static void build(const culonx_model *m, const cx_model_dims *d, cx_model_stack 
     cx_model_part *ml = cx_model_part_begin(st, km, "moe", moe_params(m), 1);
     ml->expert_params = (double)m->experts * expert_params(m);
     ml->active_params = ml->params - (double)(m->experts - m->experts_per_token) * expert_params(m);
-    segments(m, st, kd, km);
+    /* window-every n > 1: the same two kinds attending in full (no window) */
+    const int alt = m->window > 0 && m->window_every > 1;
+    cx_model_part *dlf = NULL, *mlf = NULL;
+    if (alt) {
+        dlf = cx_model_part_begin(st, kd + 2, "dense-full", dl->params, 1);
+        mlf = cx_model_part_begin(st, km + 2, "moe-full", ml->params, 1);
+        mlf->expert_params = ml->expert_params, mlf->active_params = ml->active_params;
+    }
+    segments(m, st);
     if (!d) return;
 
     const double T = d->b * (double)m->seq / d->cp, in = d->e * T * h / (d->sp ? d->t : 1.0);
@@ -296,6 +323,16 @@ static void build(const culonx_model *m, const cx_model_dims *d, cx_model_stack 
     bd.ops = &ml->ops;
     moe(m, d, &bd);
     cx_model_layer_acts(ml, in);
+    if (alt) {
+        culonx_model full = *m;
+        full.window = 0;
+        bd.ops = &dlf->ops;
+        dense(&full, d, &bd);
+        cx_model_layer_acts(dlf, in);
+        bd.ops = &mlf->ops;
+        moe(&full, d, &bd);
+        cx_model_layer_acts(mlf, in);
+    }
     bd.ops = &emb->ops;
     cx_model_embedding_lookup(&bd, T, h, V, d);
     cx_model_fixed_acts(emb);

@@ -71,6 +71,7 @@ CULONX_API const char *culonx_recompute_name(culonx_recompute r);
 CULONX_API const char *culonx_dtype_name(culonx_dtype d);
 CULONX_API const char *culonx_attention_name(culonx_attention a);
 CULONX_API const char *culonx_tp_overlap_name(culonx_tp_overlap t);
+CULONX_API const char *culonx_a2a_overlap_name(culonx_a2a_overlap a);
 
 /* Converts Calculon's application, execution and system JSON files into a
  * culonx run file written to out (core/input/calculon.c). */

@@ -44,6 +44,7 @@ static const cx_field model_fields[] = {
     FLD(culonx_model, "q-rank", FT_COUNT, q_rank, 0, 0),
     FLD(culonx_model, "kv-rank", FT_COUNT, kv_rank, 0, 0),
     FLD(culonx_model, "rope-dim", FT_COUNT, rope_dim, 0, 0),
+    FLD(culonx_model, "window-every", FT_COUNT, window_every, 0, 0),
 };
 
 static const cx_field system_fields[] = {
@@ -131,6 +132,8 @@ static const cx_field exec_fields[] = {
     FLD(culonx_execution, "ep", FT_COUNT, ep, 0, 0),
     FLD(culonx_execution, "etp", FT_COUNT, etp, 0, 0),
     FLD(culonx_execution, "capacity-factor", FT_POSITIVE, capacity_factor, 0, 0),
+    FLD(culonx_execution, "a2a-overlap", FT_A2A_OVERLAP, a2a_overlap, 0, 0),
+    FLD(culonx_execution, "route-nodes", FT_COUNT, route_nodes, 0, 0),
 };
 
 /* <serving> (core/eval/serve.c); kv-dtype sits at SERV_KV_DTYPE (fields.h);
@@ -351,6 +354,21 @@ int cx_core_field_parse(const cx_field *f, const char *s, void *base, char *why,
             v = CULONX_TP_OVERLAP_RING;
         else {
             snprintf(why, whylen, "expected none, pipe or ring, got '%.64s'", s);
+            return -1;
+        }
+        memcpy(p, &v, sizeof v);
+        return 0;
+    }
+    case FT_A2A_OVERLAP: {
+        culonx_a2a_overlap v;
+        if (strcmp(s, "none") == 0)
+            v = CULONX_A2A_OVERLAP_NONE;
+        else if (strcmp(s, "shared") == 0)
+            v = CULONX_A2A_OVERLAP_SHARED;
+        else if (strcmp(s, "pipe") == 0)
+            v = CULONX_A2A_OVERLAP_PIPE;
+        else {
+            snprintf(why, whylen, "expected none, shared or pipe, got '%.64s'", s);
             return -1;
         }
         memcpy(p, &v, sizeof v);

@@ -23,6 +23,7 @@ typedef enum {
     FT_DTYPE,
     FT_ATTENTION,
     FT_TP_OVERLAP,
+    FT_A2A_OVERLAP,
 } cx_field_type;
 
 typedef struct {

@@ -255,6 +255,8 @@ void culonx_report_json(FILE *out, const culonx_run *run, const culonx_result *r
     kv(out, "ep", (double)(e->ep > 1 ? e->ep : 1), 1);
     kv(out, "etp", (double)(e->etp > 1 ? e->etp : 1), 1);
     kv(out, "capacity_factor", e->capacity_factor > 1.0 ? e->capacity_factor : 1.0, 1);
+    fprintf(out, "\"a2a_overlap\": \"%s\", ", culonx_a2a_overlap_name(e->a2a_overlap));
+    kv(out, "route_nodes", (double)e->route_nodes, 1);
     fprintf(out, "\"embedding_in_split\": %s, \"loss_in_split\": %s},\n",
             e->embedding_in_split ? "true" : "false", e->loss_in_split ? "true" : "false");
     fputs(" ", out);

@@ -69,7 +69,8 @@ static int same_strategy(const culonx_execution *a, const culonx_execution *b)
            a->first_stage_layers == b->first_stage_layers &&
            a->last_stage_layers == b->last_stage_layers &&
            a->embedding_in_split == b->embedding_in_split && a->loss_in_split == b->loss_in_split &&
-           a->ep == b->ep && a->etp == b->etp && a->capacity_factor == b->capacity_factor;
+           a->ep == b->ep && a->etp == b->etp && a->capacity_factor == b->capacity_factor &&
+           a->a2a_overlap == b->a2a_overlap && a->route_nodes == b->route_nodes;
 }
 
 /* moves h->e[i] down the max-heap (towards better entries) */
