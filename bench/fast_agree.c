@@ -64,6 +64,7 @@ static int draw(culonx_run *r, int k, const culonx_run *a100, const culonx_run *
         m->expert_ffn = ms->fe, m->shared_experts = ms->shared;
         m->first_dense_layers = ms->first_dense, m->moe_layer_freq = ms->freq;
         m->q_rank = ms->qr, m->kv_rank = ms->kr, m->rope_dim = ms->dr;
+        m->window = ms->w, m->window_every = ms->every;
     }
     static const int tps[] = {1, 2, 4, 8}, pps[] = {2, 3, 4, 6, 8, 12, 16}, dps[] = {1, 2, 4, 8};
     e->tp = tps[rnd(4)];

@@ -25,7 +25,7 @@
  *
  * --check: exit 1 when a kind's MAPE exceeds its bound (GEMMs 12%, fused
  * attention 15%, grouped expert GEMMs 20%, everything else 40%; now 4.6-8.7%,
- * 9.0-10.3%, 13.0-13.4% and 16.5-32.6%): a regression guard, not a fit.
+ * 9.0-10.3%, 12.8-13.4% and 16.1-32.6%): a regression guard, not a fit.
  *
  * usage: bench_kernels_check [--rows] [--check] [DATA_DIR]   (exit 77: tables missing)
  */
