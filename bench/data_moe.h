@@ -18,7 +18,7 @@
  * DualPipeV, not DualPipe). Not modelled: the multi-token-prediction module,
  * the SMs the report reserves for communication, the batch ramp, and the
  * memory savings that make the run fit. Without the two mechanisms the row
- * reads +63.8%, with both -20.5% (bench/data/README.md).
+ * reads +63.8%, with both -18.8% (bench/data/README.md).
  */
 #ifndef CX_BENCH_DATA_MOE_H
 #define CX_BENCH_DATA_MOE_H

@@ -24,10 +24,14 @@
  *           pairs them the same way in 1F1B): the forward (and recomputed
  *           forward) all-to-alls hide behind the layer's B + W compute, the
  *           backward ones behind its F compute; exposed max(0, A_1 + A_2 -
- *           C), taken from the dispatch first.
- * Assumed (stated, not measured): every microbatch has a partner (the
- * warm-up and cool-down passes of a pipeline have none, so pipe is
- * optimistic by about (p - 1) / m of the all-to-all time); the SMs the
+ *           phi C), taken from the dispatch first, where phi = (m - (p -
+ *           1)) / m (>= 0) is the share of passes that have a partner: the
+ *           first stage runs its p - 1 warm-up forwards and p - 1 cool-down
+ *           backwards alone (MODEL.md, 1F1B holds p microbatches), so on
+ *           average over the m microbatches only phi of the partner's
+ *           compute is there (an average, so that both engines see one op
+ *           time; per microbatch the warm-up ones are blocking).
+ * Assumed (stated, not measured): the SMs the
  * communication kernels occupy (DeepSeek-V3 reserves some for it) do not
  * slow the compute beside them; the etp all-gather / reduce-scatter stay
  * blocking. Bytes on the network are unchanged.
@@ -57,6 +61,8 @@ void cx_core_a2a_overlap(const cx_cost *c, const cx_model_ops *ops, cx_op_times 
 {
     const culonx_a2a_overlap mode = c->run->exec.a2a_overlap;
     if (mode == CULONX_A2A_OVERLAP_NONE) return;
+    const double m = c->m > 0 ? (double)c->m : 1.0, p = c->p > 0 ? (double)c->p : 1.0;
+    const double phi = maxd(0.0, m - (p - 1.0)) / m; /* passes with a partner */
     /* budgets [pair] in forward (and recompute) and in backward */
     double bf[3] = {0, 0, 0}, bb[3] = {0, 0, 0};
     int any = 0;
@@ -64,7 +70,7 @@ void cx_core_a2a_overlap(const cx_cost *c, const cx_model_ops *ops, cx_op_times 
         const cx_model_op *o = &ops->op[i];
         any |= o->coll_group == CX_GROUP_EP && o->coll_fwd == CX_COLL_ALL_TO_ALL;
         if (mode == CULONX_A2A_OVERLAP_PIPE) { /* one pool: the partner's compute */
-            bf[0] += ot->b_s[i] + ot->w_s[i], bb[0] += ot->f_s[i];
+            bf[0] += phi * (ot->b_s[i] + ot->w_s[i]), bb[0] += phi * ot->f_s[i];
         } else if (o->a2a_pair && o->coll_group != CX_GROUP_EP) {
             bf[o->a2a_pair] += ot->f_s[i], bb[o->a2a_pair] += ot->b_s[i];
         }
