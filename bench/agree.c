@@ -7,8 +7,8 @@
  * Generates N configurations (default 30,000) by a fixed pseudo-random walk
  * over models (GPT 1.3B-175B shapes, Llama-3 8B/70B shapes, mixtures of
  * experts: Mixtral, Qwen3-MoE, an MLA model with shared experts and one with
- * dense and MoE layers alternating, with ep, etp and the capacity factor
- * drawn too), systems (DGX
+ * dense and MoE layers alternating, with ep, etp, the capacity factor,
+ * the all-to-all overlap and node-limited routing drawn too), systems (DGX
  * A100, DGX H100), TP, PP, VP, DP, microbatch, microbatch count, recompute,
  * sequence parallelism, distributed optimizer, DP overlap and schedule (all
  * seven equally likely; pp > 1 four draws in five, where the first and last
@@ -57,6 +57,7 @@ static int draw(culonx_run *r, const culonx_run *sys_a100, const culonx_run *sys
         m->expert_ffn = ms->fe, m->shared_experts = ms->shared;
         m->first_dense_layers = ms->first_dense, m->moe_layer_freq = ms->freq;
         m->q_rank = ms->qr, m->kv_rank = ms->kr, m->rope_dim = ms->dr;
+        m->window = ms->w, m->window_every = ms->every;
     }
     static const int tps[] = {1, 2, 4, 8}, pps[] = {1, 2, 3, 4, 8, 16}, dps[] = {1, 2, 4, 8, 16};
     e->tp = tps[rnd(4)];
@@ -89,6 +90,11 @@ static int draw(culonx_run *r, const culonx_run *sys_a100, const culonx_run *sys
         e->ep = eps[rnd(4)], e->etp = etps[rnd(2)];
         e->capacity_factor = rnd(2) ? 1.0 : 1.25;
         if ((e->tp * e->dp) % (e->ep * e->etp)) e->ep = 1, e->etp = 1;
+        /* all-to-all overlap (shared needs shared experts) and node-limited routing */
+        e->a2a_overlap = (culonx_a2a_overlap)rnd(3);
+        if (e->a2a_overlap == CULONX_A2A_OVERLAP_SHARED && !ms->shared)
+            e->a2a_overlap = CULONX_A2A_OVERLAP_PIPE;
+        e->route_nodes = rnd(2) ? 0 : 1 + rnd(3);
     }
     e->distributed_optimizer = e->dp > 1 ? (int)rnd(2) : 0;
     e->dp_overlap = (int)rnd(2);

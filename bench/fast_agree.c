@@ -6,7 +6,10 @@
  *
  * Draws N configurations per schedule (default 25,000) by a fixed
  * pseudo-random walk: models (GPT 1.3B-175B and Llama-3 8B/70B shapes, so
- * the first and last stages carry the embedding and the head), DGX A100 or
+ * the first and last stages carry the embedding and the head; one draw in
+ * four a mixture of experts of bench/shapes.h, whose dense and MoE layer
+ * kinds make the stages differ, with ep, etp, capacity factor, all-to-all
+ * overlap and node-limited routing drawn as in bench/agree.c), DGX A100 or
  * H100, TP, PP 2-16 (1 for one draw in 20), VP, DP, microbatch, microbatch
  * count m anywhere from the schedule's minimum to 40 p (the fast path needs
  * m well above the warm-up), recompute, SP, distributed optimizer, DP
@@ -44,13 +47,25 @@ static int64_t split[2 * 16 * 8];
 /* Draws one valid configuration of schedule k into r. */
 static int draw(culonx_run *r, int k, const culonx_run *a100, const culonx_run *h100)
 {
-    const shape *sh = &shapes[rnd(sizeof shapes / sizeof shapes[0])];
+    /* one draw in four a mixture of experts (bench/shapes.h: several layer kinds) */
+    const uint32_t nmoe = sizeof moe_shapes / sizeof moe_shapes[0];
+    const moe_shape *ms = rnd(4) == 0 ? &moe_shapes[rnd(nmoe)] : NULL;
+    const shape *sh = ms ? &ms->base : &shapes[rnd(sizeof shapes / sizeof shapes[0])];
     *r = rnd(2) ? *a100 : *h100;
     culonx_model *m = &r->model;
     snprintf(m->name, sizeof m->name, "%s", sh->name);
     m->arch = sh->arch, m->layers = sh->l, m->hidden = sh->h, m->heads = sh->a;
     m->kv_heads = sh->k, m->ffn = sh->f, m->vocab = sh->V, m->seq = sh->s;
     culonx_execution *e = &r->exec;
+    e->ep = e->etp = 1, e->capacity_factor = 1.0;
+    e->a2a_overlap = CULONX_A2A_OVERLAP_NONE, e->route_nodes = 0;
+    if (ms) {
+        m->head_dim = ms->d, m->experts = ms->E, m->experts_per_token = ms->k;
+        m->expert_ffn = ms->fe, m->shared_experts = ms->shared;
+        m->first_dense_layers = ms->first_dense, m->moe_layer_freq = ms->freq;
+        m->q_rank = ms->qr, m->kv_rank = ms->kr, m->rope_dim = ms->dr;
+        m->window = ms->w, m->window_every = ms->every;
+    }
     static const int tps[] = {1, 2, 4, 8}, pps[] = {2, 3, 4, 6, 8, 12, 16}, dps[] = {1, 2, 4, 8};
     e->tp = tps[rnd(4)];
     e->pp = rnd(20) ? pps[rnd(7)] : 1;
@@ -80,6 +95,17 @@ static int draw(culonx_run *r, int k, const culonx_run *a100, const culonx_run *
     e->gpus = culonx_execution_gpus(e);
     e->recompute = (culonx_recompute)rnd(3);
     e->sequence_parallel = e->tp > 1 ? (int)rnd(2) : 0;
+    if (ms) { /* MoE with tp > 1 runs SP; ep, etp fold into tp x dp */
+        static const int eps[] = {1, 2, 4, 8}, etps[] = {1, 2};
+        e->sequence_parallel = e->tp > 1;
+        e->ep = eps[rnd(4)], e->etp = etps[rnd(2)];
+        e->capacity_factor = rnd(2) ? 1.0 : 1.25;
+        if ((e->tp * e->dp) % (e->ep * e->etp)) e->ep = 1, e->etp = 1;
+        e->a2a_overlap = (culonx_a2a_overlap)rnd(3);
+        if (e->a2a_overlap == CULONX_A2A_OVERLAP_SHARED && !ms->shared)
+            e->a2a_overlap = CULONX_A2A_OVERLAP_PIPE;
+        e->route_nodes = rnd(2) ? 0 : 1 + rnd(3);
+    }
     e->distributed_optimizer = e->dp > 1 ? (int)rnd(2) : 0;
     e->dp_overlap = (int)rnd(2);
     e->dtype = CULONX_DTYPE_BF16;

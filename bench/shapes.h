@@ -37,10 +37,11 @@ static const shape shapes[] = {
 
 /* Mixture-of-experts shapes (models/moe.c): a Llama-style shape (f is the
  * dense layers' inner size) plus the experts; d head width (0 = h/a), qr,
- * kr, dr the low-rank attention (0 = GQA). */
+ * kr, dr the low-rank attention (0 = GQA); w a sliding window on one layer
+ * in every (0 = none). */
 typedef struct {
     shape base;
-    int64_t d, E, k, fe, shared, first_dense, freq, qr, kr, dr;
+    int64_t d, E, k, fe, shared, first_dense, freq, qr, kr, dr, w, every;
 } moe_shape;
 
 static const moe_shape moe_shapes[] = {
@@ -54,6 +55,8 @@ static const moe_shape moe_shapes[] = {
      1,
      0,
      0,
+     0,
+     0,
      0},
     {{"qwen3-30b-a3b", CULONX_ARCH_MOE, 48, 2048, 32, 4, 8192, 151936, 4096},
      128,
@@ -63,6 +66,8 @@ static const moe_shape moe_shapes[] = {
      0,
      0,
      1,
+     0,
+     0,
      0,
      0,
      0},
@@ -77,7 +82,9 @@ static const moe_shape moe_shapes[] = {
      1,
      512,
      512,
-     64},
+     64,
+     0,
+     0},
     /* every other layer MoE after the first */
     {{"moe-alt", CULONX_ARCH_MOE, 16, 2048, 16, 4, 8192, 32000, 2048},
      0,
@@ -89,7 +96,23 @@ static const moe_shape moe_shapes[] = {
      2,
      0,
      0,
+     0,
+     0,
      0},
+    /* gpt-oss-like, 12 layers: sliding window on one layer in two */
+    {{"moe-window", CULONX_ARCH_MOE, 12, 2880, 64, 8, 11520, 201088, 4096},
+     64,
+     32,
+     4,
+     2880,
+     0,
+     0,
+     1,
+     0,
+     0,
+     0,
+     128,
+     2},
 };
 
 #endif

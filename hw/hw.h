@@ -63,5 +63,10 @@ typedef struct {
  * buffer; gathered size for AG/RS; p2p payload; one rank's send buffer for
  * an all-to-all). */
 cx_hw_comm cx_hw_coll_cost(const culonx_system *sys, cx_hw_coll kind, double bytes, cx_hw_group g);
+/* The expert dispatch/combine all-to-all under node-limited routing: each
+ * token's `fanout` copies (top-k) go to experts on at most route_nodes nodes;
+ * bytes = one rank's send buffer of copies (hw/net.c) */
+cx_hw_comm cx_hw_all_to_all_routed(const culonx_system *sys, double bytes, cx_hw_group g,
+                                   double fanout, double route_nodes);
 
 #endif

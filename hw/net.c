@@ -103,3 +103,38 @@ cx_hw_comm cx_hw_coll_cost(const culonx_system *sys, cx_hw_coll kind, double byt
     c.bytes_tier[inter_tier] += s1;
     return c;
 }
+
+/* Node-limited routing (DeepSeek-V3; core/README.md, "Experts"): the ep
+ * group spans G = N / r nodes; each token's k copies go to experts on M' =
+ * min(M, k, G) nodes (the router picks the nodes first, then the experts in
+ * them); its hidden state crosses the NIC once per remote target node, to
+ * the GPU of the same local index there, which forwards it over the
+ * scale-up links to the experts' GPUs in that node. Expected per rank, with
+ * V = one rank's send buffer of copies and target nodes uniform over G:
+ *   NIC        V (M'/k) (G-1)/G        (each target node remote w.p. (G-1)/G)
+ *   scale-up   V (r-1)/r               (each copy forwarded inside its node)
+ * both at once; time = the slower + (G-1) alpha of the NIC tier + (r-1)
+ * alpha of tier 0 (one send per peer). A group inside one node, or M = 0,
+ * is the plain all-to-all (cx_hw_coll_cost). */
+cx_hw_comm cx_hw_all_to_all_routed(const culonx_system *sys, double bytes, cx_hw_group g,
+                                   double fanout, double route_nodes)
+{
+    int64_t r = g.per_node < 1 ? 1 : g.per_node > g.size ? g.size : g.per_node;
+    if (route_nodes <= 0 || fanout <= 0 || r >= g.size || bytes <= 0)
+        return cx_hw_coll_cost(sys, CX_HW_ALL_TO_ALL, bytes, g);
+    cx_hw_comm c = {0, {0, 0}};
+    const double G = (double)g.size / (double)r, rr = (double)r;
+    double m = route_nodes < fanout ? route_nodes : fanout;
+    if (m > G) m = G;
+    const culonx_net_tier *t0 = &sys->tier[0];
+    const culonx_net_tier *t1 = sys->ntiers > 1 ? &sys->tier[1] : &sys->tier[0];
+    const int inter_tier = sys->ntiers > 1 ? 1 : 0;
+    const double b1 = bytes * (m / fanout) * (G - 1.0) / G, b0 = bytes * (rr - 1.0) / rr;
+    const double e0 = t0->efficiency > 0 ? t0->efficiency : 1.0;
+    const double e1 = t1->efficiency > 0 ? t1->efficiency : 1.0;
+    const double s0 = b0 / (t0->bw_gbps * 1e9 * e0), s1 = b1 / (t1->bw_gbps * 1e9 * e1);
+    c.time_s = (s0 > s1 ? s0 : s1) + (G - 1.0) * t1->latency_s + (rr - 1.0) * t0->latency_s;
+    c.bytes_tier[0] = b0;
+    c.bytes_tier[inter_tier] += b1;
+    return c;
+}

@@ -82,6 +82,13 @@ typedef struct {
      * bytes state (MoE capacity factor; 0 or 1 = balanced): it is timed at
      * load x its work, its FLOPs stay the useful ones */
     double load;
+    /* of each pass's bytes, the weights' (grouped expert GEMMs): read or
+     * written once whatever the load, so not scaled by it */
+    double weight_bytes;
+    /* expert all-to-all overlap (core/eval/cost.c, execution.a2a-overlap):
+     * 1 = the dispatch all-to-all or shared-expert work beside it, 2 = the
+     * combine or the shared work beside it; 0 = neither */
+    int a2a_pair;
     /* TP collective issued after this op in forward and in backward */
     cx_coll_kind coll_fwd, coll_bwd;
     double coll_bytes; /* full (unsharded) message bytes */

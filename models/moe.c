@@ -47,9 +47,12 @@
  * gradients. Expert FLOPs per rank 6 Tl k h fe: the balanced share. The
  * busiest expert rank holds c times the mean: the expert GEMMs, SwiGLU and
  * the all-to-alls are timed at c times their work (cx_model_op.load) and keep
- * c times the activations, while the FLOPs stay the balanced, useful ones. The GEMM efficiency is
- * that of one expert's GEMM (hw/perf.c, GFLOP per GEMM of the batch): small per-expert token counts
- * run at low efficiency.
+ * c times the activations, while the FLOPs stay the balanced, useful ones
+ * (the weights are read once: weight_bytes). The grouped GEMM runs on the
+ * GEMM size curve of the whole kernel's FLOPs (hw/perf.c, batch 1) and, at
+ * small per-expert token counts, streams the weights of all E/ep local
+ * experts (roofline memory side): both measured on an H100
+ * (bench/data/h100-expert-gemm.csv; models/build.h cx_model_grouped_gemm).
  */
 #include "models/build.h"
 
@@ -81,18 +84,6 @@ static double moe_params(const culonx_model *m)
 static double dense_params(const culonx_model *m)
 {
     return attn_params(m) + 2.0 * (double)m->hidden + 3.0 * (double)m->hidden * (double)m->ffn;
-}
-
-/* A grouped GEMM: `groups` GEMMs [m, k] x [k, n] (one per local expert) in
- * one kernel; its efficiency is that of one of them (w.batch = groups). */
-static cx_model_op *grouped_gemm(cx_model_builder *bd, const char *name, double groups, double m,
-                                 double n, double k, double saved)
-{
-    cx_model_op *o = cx_model_gemm(bd, name, m, n, k, saved);
-    o->batch = groups;
-    o->fwd_flops = o->b_flops = o->w_flops = 2.0 * groups * m * n * k;
-    o->fwd_bytes = o->b_bytes = o->w_bytes = bd->e * groups * (m * k + k * n + m * n);
-    return o;
 }
 
 /* A collective holder with no work of its own (op tables attach one
@@ -215,6 +206,7 @@ static void moe(const culonx_model *m, const cx_model_dims *dm, cx_model_builder
     cx_model_elem(bd, "router_topk", Tl * E, Tl * k, 4.0, 4.0 * Tl * E);
     o = busiest(cx_model_elem(bd, "permute", Tl * h, Tl * k * h, e, 0.0), c);
     if (ep > 1) {
+        o->a2a_pair = 1; /* its collective is the dispatch */
         cx_model_coll(o, CX_COLL_ALL_TO_ALL, CX_COLL_ALL_TO_ALL, copies);
         o->coll_group = CX_GROUP_EP;
     }
@@ -222,11 +214,13 @@ static void moe(const culonx_model *m, const cx_model_dims *dm, cx_model_builder
         busiest(marker(bd, "expert_gather", CX_COLL_ALL_GATHER, CX_COLL_REDUCE_SCATTER,
                        copies * etp, CX_GROUP_ETP),
                 c);
-    busiest(grouped_gemm(bd, "expert_gate_up", groups, mx, 2.0 * fe / etp, h, e * Tx * h), c);
+    busiest(cx_model_grouped_gemm(bd, "expert_gate_up", groups, mx, 2.0 * fe / etp, h, e * Tx * h),
+            c);
     busiest(cx_model_elem(bd, "expert_swiglu", 2.0 * Tx * fe / etp, Tx * fe / etp, e,
                           e * 2.0 * Tx * fe / etp),
             c);
-    o = busiest(grouped_gemm(bd, "expert_down", groups, mx, h, fe / etp, e * Tx * fe / etp), c);
+    o = busiest(
+        cx_model_grouped_gemm(bd, "expert_down", groups, mx, h, fe / etp, e * Tx * fe / etp), c);
     if (etp > 1) {
         cx_model_coll(o, CX_COLL_REDUCE_SCATTER, CX_COLL_ALL_GATHER, copies * etp);
         o->coll_group = CX_GROUP_ETP;
@@ -234,10 +228,14 @@ static void moe(const culonx_model *m, const cx_model_dims *dm, cx_model_builder
     if (ep > 1)
         busiest(
             marker(bd, "a2a_combine", CX_COLL_ALL_TO_ALL, CX_COLL_ALL_TO_ALL, copies, CX_GROUP_EP),
-            c);
+            c)
+            ->a2a_pair = 2;
     cx_model_elem(bd, "unpermute", Tl * k * h, Tl * h, e, e * Tl * k * h);
-    if (S > 0) {
+    if (S > 0) { /* gate+up and SwiGLU can run beside the dispatch, down beside the combine */
+        const int n0 = bd->ops->nops;
         mlp(dm, bd, T, h, S * fe, "shared_gate_up", "shared_swiglu", "shared_down");
+        bd->ops->op[n0].a2a_pair = bd->ops->op[n0 + 1].a2a_pair = 1;
+        bd->ops->op[n0 + 2].a2a_pair = 2;
         cx_model_elem(bd, "shared_add", 2.0 * Tn * h, Tn * h, e, 0.0);
     }
     cx_model_elem(bd, "residual_add2", 2.0 * Tn * h, Tn * h, e, 0.0);
@@ -250,13 +248,27 @@ static int is_moe(const culonx_model *m, int64_t i)
     return i >= m->first_dense_layers && (i - m->first_dense_layers) % freq == 0;
 }
 
+/* Does layer i attend in full although the model has a window (window-every
+ * n > 1: the window applies to layers i % n == 0 only)? */
+static int is_full(const culonx_model *m, int64_t i)
+{
+    return m->window > 0 && m->window_every > 1 && i % m->window_every != 0;
+}
+
+/* Layer kind of layer i: 0 dense, 1 MoE, + 2 when it attends in full
+ * beside windowed layers. */
+static int kind_of(const culonx_model *m, int64_t i)
+{
+    return is_moe(m, i) + 2 * is_full(m, i);
+}
+
 /* Segments of the stack; more runs than CX_MODEL_MAX_SEGMENTS leave nseg 0
  * (the loader refuses such a model first, cx_model_moe_segments). */
-static void segments(const culonx_model *m, cx_model_stack *st, int dense_kind, int moe_kind)
+static void segments(const culonx_model *m, cx_model_stack *st)
 {
     st->nseg = 0;
     for (int64_t i = 0; i < m->layers; i++) {
-        int kind = is_moe(m, i) ? moe_kind : dense_kind;
+        int kind = CX_MODEL_PART_LAYER + kind_of(m, i);
         if (st->nseg > 0 && st->seg[st->nseg - 1].kind == kind) {
             st->seg[st->nseg - 1].count++;
             continue;
@@ -274,7 +286,7 @@ int cx_model_moe_segments(const culonx_model *m)
 {
     int n = 0, prev = -1;
     for (int64_t i = 0; i < m->layers; i++) {
-        int kind = is_moe(m, i);
+        int kind = kind_of(m, i);
         n += kind != prev;
         prev = kind;
     }
@@ -293,7 +305,15 @@ static void build(const culonx_model *m, const cx_model_dims *d, cx_model_stack 
     cx_model_part *ml = cx_model_part_begin(st, km, "moe", moe_params(m), 1);
     ml->expert_params = (double)m->experts * expert_params(m);
     ml->active_params = ml->params - (double)(m->experts - m->experts_per_token) * expert_params(m);
-    segments(m, st, kd, km);
+    /* window-every n > 1: the same two kinds attending in full (no window) */
+    const int alt = m->window > 0 && m->window_every > 1;
+    cx_model_part *dlf = NULL, *mlf = NULL;
+    if (alt) {
+        dlf = cx_model_part_begin(st, kd + 2, "dense-full", dl->params, 1);
+        mlf = cx_model_part_begin(st, km + 2, "moe-full", ml->params, 1);
+        mlf->expert_params = ml->expert_params, mlf->active_params = ml->active_params;
+    }
+    segments(m, st);
     if (!d) return;
 
     const double T = d->b * (double)m->seq / d->cp, in = d->e * T * h / (d->sp ? d->t : 1.0);
@@ -303,6 +323,16 @@ static void build(const culonx_model *m, const cx_model_dims *d, cx_model_stack 
     bd.ops = &ml->ops;
     moe(m, d, &bd);
     cx_model_layer_acts(ml, in);
+    if (alt) {
+        culonx_model full = *m;
+        full.window = 0;
+        bd.ops = &dlf->ops;
+        dense(&full, d, &bd);
+        cx_model_layer_acts(dlf, in);
+        bd.ops = &mlf->ops;
+        moe(&full, d, &bd);
+        cx_model_layer_acts(mlf, in);
+    }
     bd.ops = &emb->ops;
     cx_model_embedding_lookup(&bd, T, h, V, d);
     cx_model_fixed_acts(emb);

@@ -272,12 +272,17 @@ static void test_set_random(void)
         "experts",
         "expert-ffn",
         "kv-rank",
+        "a2a-overlap",
+        "route-nodes",
+        "window-every",
+        "window",
     };
-    static const char *const values[] = {"1",           "2",   "8",     "64",
-                                         "0",           "-3",  "0.5",   "1e9",
-                                         "nan",         "abc", "",      "full",
-                                         "interleaved", "gpt", "llama", "moe",
-                                         "true",        "fp8", "1410",  "99999999999999999999"};
+    static const char *const values[] = {"1",           "2",     "8",     "64",
+                                         "0",           "-3",    "0.5",   "1e9",
+                                         "nan",         "abc",   "",      "full",
+                                         "interleaved", "gpt",   "llama", "moe",
+                                         "true",        "fp8",   "1410",  "99999999999999999999",
+                                         "pipe",        "shared"};
     culonx_run good;
     culonx_error err;
     CU_ASSERT_EQUAL_FATAL(

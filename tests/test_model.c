@@ -35,19 +35,35 @@ static void test_params(void)
     double h = 12288;
     CU_ASSERT_DOUBLE_EQUAL(p, 96 * (12 * h * h + 13 * h) + 50257 * h + 2048 * h + 2 * h, 0.5);
     /* Llama-2 7B: 6.74e9 parameters (Touvron et al. 2023) */
-    culonx_model l7 = {
-        "", CULONX_ARCH_LLAMA, 32, 4096, 32, 32, 11008, 32000, 4096, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        0};
+    culonx_model l7 = {"",    CULONX_ARCH_LLAMA,
+                       32,    4096,
+                       32,    32,
+                       11008, 32000,
+                       4096,  0,
+                       0,     0,
+                       0,     0,
+                       0,     0,
+                       0,     0,
+                       0,     0,
+                       0};
     CU_ASSERT(rel(cx_model_total_params(&l7), 6.738e9) < 2e-3);
     /* Llama-2 70B (GQA, 8 kv heads): 68.98e9 */
     culonx_model l70 = {
-        "", CULONX_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 32000, 4096, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        "", CULONX_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 32000, 4096, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
         0};
     CU_ASSERT(rel(cx_model_total_params(&l70), 68.98e9) < 2e-3);
     /* Llama-3 8B: 8.03e9 */
-    culonx_model l38 = {
-        "", CULONX_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 128256, 8192, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        0};
+    culonx_model l38 = {"",    CULONX_ARCH_LLAMA,
+                        32,    4096,
+                        32,    8,
+                        14336, 128256,
+                        8192,  0,
+                        0,     0,
+                        0,     0,
+                        0,     0,
+                        0,     0,
+                        0,     0,
+                        0};
     CU_ASSERT(rel(cx_model_total_params(&l38), 8.03e9) < 2e-3);
 }
 

@@ -70,7 +70,8 @@ static double op_time(const cx_cost *c, const cx_model_op *o, double flops, doub
     cx_hw_work w;
     /* the busiest expert rank's work (capacity factor; models/moe.c) */
     const double load = o->load > 1.0 ? o->load : 1.0;
-    flops *= load, bytes *= load, cast_elems *= load;
+    const double wb = o->weight_bytes < bytes ? o->weight_bytes : bytes; /* weights: once */
+    flops *= load, bytes = (bytes - wb) * load + wb, cast_elems *= load;
     w.flops = flops;
     w.bytes = bytes;
     w.batch = o->batch;
@@ -107,8 +108,13 @@ static void add_coll(const cx_cost *c, const cx_model_op *o, cx_coll_kind k, dou
 {
     if (k == CX_COLL_NONE) return;
     const double load = o->load > 1.0 ? o->load : 1.0;
+    const culonx_execution *ex = &c->run->exec;
     cx_hw_comm cm =
-        cx_hw_coll_cost(&c->sys, cx_core_hw_coll(k), o->coll_bytes * load, coll_group(c, o));
+        k == CX_COLL_ALL_TO_ALL && ex->route_nodes > 0 /* node-limited routing (a2a.c) */
+            ? cx_hw_all_to_all_routed(&c->sys, o->coll_bytes * load, coll_group(c, o),
+                                      (double)c->run->model.experts_per_token,
+                                      (double)ex->route_nodes)
+            : cx_hw_coll_cost(&c->sys, cx_core_hw_coll(k), o->coll_bytes * load, coll_group(c, o));
     *time_s += cm.time_s;
     for (int i = 0; i < CULONX_MAX_TIERS; i++)
         tier_bytes[i] += cm.bytes_tier[i];
@@ -192,6 +198,7 @@ static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int re
             add_coll(c, o, o->coll_fwd, &tp_r[i], tiers);
     }
     tp_overlap(c, ops, ot, tp_r);
+    cx_core_a2a_overlap(c, ops, ot, tp_r);
     double kf = cpu_floor(c, ot->f_s, ot->tp_f_s, no), kb = cpu_floor(c, ot->b_s, ot->tp_b_s, no);
     double kw = cpu_floor(c, ot->w_s, NULL, no), kr = cpu_floor(c, ot->r_s, tp_r, no);
     for (int i = 0; i < no; i++) {

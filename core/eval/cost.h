@@ -175,6 +175,9 @@ double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double 
                              double *power_w);
 /* Power of a GPU waiting in a bubble or blocked in communication. */
 double cx_core_blocked_power_w(const cx_cost *c);
+/* core/eval/a2a.c: the expert all-to-all left exposed by execution.a2a-overlap
+ * in one op table's times (tp_f_s, tp_b_s and the recompute's tp_r) */
+void cx_core_a2a_overlap(const cx_cost *c, const cx_model_ops *ops, cx_op_times *ot, double *tp_r);
 
 /* CULONX_EINPUT when a result is not a usable estimate: iteration time
  * above 1e9 s or any reported quantity not finite (degenerate inputs). */

@@ -75,6 +75,7 @@ CULONX_API const char *culonx_zero_impl_name(culonx_zero_impl z);
 /* execution.offload bits as "weights,activations,optimizer" ("none" for 0)
  * into buf; returns buf. */
 CULONX_API const char *culonx_offload_names(int offload, char *buf, size_t len);
+CULONX_API const char *culonx_a2a_overlap_name(culonx_a2a_overlap a);
 
 /* Converts Calculon's application, execution and system JSON files into a
  * culonx run file written to out (core/input/calculon.c). */

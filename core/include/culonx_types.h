@@ -63,6 +63,10 @@ typedef struct {
      * compression ranks (0 = full-rank projections) and the decoupled
      * rotary width added to each query/key head */
     int64_t q_rank, kv_rank, rope_dim;
+    /* the sliding window applies to layer i iff i % window_every == 0, the
+     * others attend in full (gpt-oss alternates, window-every 2); 0 or 1 =
+     * every layer (arch "moe" only: models/moe.c) */
+    int64_t window_every;
 } culonx_model;
 
 /* ----------------------------------------------------------------- system */
@@ -174,6 +178,17 @@ typedef enum {
  * FSDP (hierarchical gathers, one backward gather) or DeepSpeed ZeRO-3
  * (flat rings, the recomputed forward gathers again). */
 typedef enum { CULONX_ZERO_IMPL_FSDP = 0, CULONX_ZERO_IMPL_DEEPSPEED = 1 } culonx_zero_impl;
+/* Expert all-to-all overlap (core/README.md, "Experts"): none = blocking;
+ * shared = the dispatch runs beside the shared experts' gate+up and SwiGLU,
+ * the combine beside their down projection (Megatron-Core
+ * --moe-shared-expert-overlap); pipe = a MoE layer's all-to-alls of one
+ * microbatch run beside the same layer's compute of another (DualPipe's
+ * forward/backward chunk pairs; Megatron-Core's EP all-to-all overlap). */
+typedef enum {
+    CULONX_A2A_OVERLAP_NONE = 0,
+    CULONX_A2A_OVERLAP_SHARED = 1,
+    CULONX_A2A_OVERLAP_PIPE = 2,
+} culonx_a2a_overlap;
 
 typedef enum { CULONX_DTYPE_FP16 = 0, CULONX_DTYPE_BF16 = 1, CULONX_DTYPE_FP8 = 2 } culonx_dtype;
 
@@ -243,6 +258,12 @@ typedef struct {
     int offload;
     /* ZeRO-3 implementation (core/eval/shard.c): fsdp or deepspeed */
     culonx_zero_impl zero_impl;
+    /* all-to-all overlap with computation, and node-limited routing: each
+     * token's experts lie on at most route_nodes nodes of the ep group, its
+     * hidden state crosses to each such node once (DeepSeek-V3); 0 = unlimited
+     * (core/README.md, "Experts") */
+    culonx_a2a_overlap a2a_overlap;
+    int64_t route_nodes;
 } culonx_execution;
 
 /* execution.offload bits (Calculon's weight, activation, optimizer offload) */

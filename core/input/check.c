@@ -78,13 +78,14 @@ static culonx_status check_moe(checker *C)
     const culonx_origin *o = &C->run->model_at;
     if (m->arch != CULONX_ARCH_MOE) {
         static const char *const keys[] = {
-            "experts",        "experts-per-token", "expert-ffn",
-            "shared-experts", "moe-layer-freq",    "first-dense-layers",
-            "q-rank",         "kv-rank",           "rope-dim"};
+            "experts",        "experts-per-token",  "expert-ffn", "shared-experts",
+            "moe-layer-freq", "first-dense-layers", "q-rank",     "kv-rank",
+            "rope-dim",       "window-every"};
         const int64_t v[] = {m->experts,        m->experts_per_token, m->expert_ffn,
                              m->shared_experts, m->moe_layer_freq,    m->first_dense_layers,
-                             m->q_rank,         m->kv_rank,           m->rope_dim};
-        for (int i = 0; i < 9; i++)
+                             m->q_rank,         m->kv_rank,           m->rope_dim,
+                             m->window_every};
+        for (int i = 0; i < 10; i++)
             if (v[i])
                 return bad(C, o, "<model %s=\"%lld\">: %s needs arch=\"moe\"", keys[i], (ll)v[i],
                            keys[i]);
@@ -105,7 +106,18 @@ static culonx_status check_moe(checker *C)
         return bad(C, o,
                    "<model first-dense-layers=\"%lld\">: leaves no MoE layer among %lld layers",
                    (ll)m->first_dense_layers, (ll)m->layers);
+    if (m->window_every) {
+        TRY(int_range(C, o, "model", "window-every", m->window_every, 1, m->layers));
+        if (!m->window)
+            return bad(C, o, "<model window-every=\"%lld\">: needs a sliding window (window)",
+                       (ll)m->window_every);
+    }
     int nseg = cx_model_moe_segments(m);
+    if (nseg > CX_MODEL_MAX_SEGMENTS && m->window_every > 1)
+        return bad(C, o,
+                   "<model window-every=\"%lld\">: %lld layers alternate in %d runs of layer kinds "
+                   "(dense or MoE, windowed or full attention); at most %d are modelled",
+                   (ll)m->window_every, (ll)m->layers, nseg, CX_MODEL_MAX_SEGMENTS);
     if (nseg > CX_MODEL_MAX_SEGMENTS)
         return bad(C, o,
                    "<model moe-layer-freq=\"%lld\">: %lld layers alternate in %d runs of dense and "
@@ -433,6 +445,24 @@ static culonx_status check_exec(checker *C)
     TRY(int_range(C, o, "execution", "pp", e->pp, 1, e->gpus));
     if (e->ep) TRY(int_range(C, o, "execution", "ep", e->ep, 1, e->gpus));
     if (e->etp) TRY(int_range(C, o, "execution", "etp", e->etp, 1, e->gpus));
+    if ((unsigned)e->a2a_overlap > CULONX_A2A_OVERLAP_PIPE)
+        return bad(C, o, "<execution>: unknown a2a-overlap %d", (int)e->a2a_overlap);
+    if (e->route_nodes)
+        TRY(int_range(C, o, "execution", "route-nodes", e->route_nodes, 1, e->gpus));
+    if (e->route_nodes && m->arch != CULONX_ARCH_MOE)
+        return bad(C, o,
+                   "<execution route-nodes=\"%lld\">: node-limited routing needs a "
+                   "mixture-of-experts model (arch=\"moe\")",
+                   (long long)e->route_nodes);
+    if (e->a2a_overlap != CULONX_A2A_OVERLAP_NONE && m->arch != CULONX_ARCH_MOE)
+        return bad(C, o,
+                   "<execution a2a-overlap=\"%s\">: the expert all-to-all overlap needs a "
+                   "mixture-of-experts model (arch=\"moe\")",
+                   culonx_a2a_overlap_name(e->a2a_overlap));
+    if (e->a2a_overlap == CULONX_A2A_OVERLAP_SHARED && !m->shared_experts)
+        return bad(C, o,
+                   "<execution a2a-overlap=\"shared\">: overlaps the all-to-all with the shared "
+                   "experts, and the model has none (shared-experts); use pipe or none");
     if (e->capacity_factor != 0) {
         TRY(dbl_range(C, o, "execution", "capacity-factor", e->capacity_factor, 1, 0, 1000, 0));
         if (m->arch != CULONX_ARCH_MOE && e->capacity_factor != 1.0)

@@ -96,9 +96,12 @@ static int is_calibration_attr(const char *key)
  * document for messages. Attributes in `skip` (NULL-terminated) are ignored.
  * Sets bit i of *seen for each field i given. */
 static culonx_status load_attrs(loader *L, xmlNodePtr el, const char *file, const cx_field *fs,
-                                int nf, void *base, uint32_t *seen)
+                                int nf, void *base, uint64_t *seen)
 {
     *seen = 0;
+    if (nf > 64) /* a field table outgrew the given-attribute mask */
+        return cx_core_fail(L->err, CULONX_EINTERNAL, file, elem_line(el),
+                            "internal: %d fields in one element, at most 64", nf);
     for (xmlAttrPtr a = el->properties; a; a = a->next) {
         const char *key = (const char *)a->name;
         if (strcmp(key, "file") == 0) continue;
@@ -119,16 +122,16 @@ static culonx_status load_attrs(loader *L, xmlNodePtr el, const char *file, cons
         if (bad)
             return cx_core_fail(L->err, CULONX_EINPUT, file, elem_line(el), "%s: %s: %s", where,
                                 key, why);
-        *seen |= (uint32_t)1 << i;
+        *seen |= (uint64_t)1 << i;
     }
     return CULONX_OK;
 }
 
 static culonx_status require_attrs(loader *L, xmlNodePtr el, const char *file, const cx_field *fs,
-                                   int nf, uint32_t seen)
+                                   int nf, uint64_t seen)
 {
     for (int i = 0; i < nf; i++)
-        if (fs[i].required && !(seen & ((uint32_t)1 << i))) {
+        if (fs[i].required && !(seen & ((uint64_t)1 << i))) {
             char where[256];
             cx_core_xml_render_element(el, "name", where, sizeof where);
             return cx_core_fail(L->err, CULONX_EINPUT, file, elem_line(el),
@@ -222,14 +225,14 @@ static culonx_status inline_or_file(loader *L, xmlNodePtr el, const char *file, 
 static culonx_status load_model(loader *L, xmlNodePtr el, const char *file)
 {
     culonx_model *m = &L->run->model;
-    uint32_t seen;
+    uint64_t seen;
     culonx_status st =
         load_attrs(L, el, file, cx_core_model_fields.f, cx_core_model_fields.n, m, &seen);
     if (!st) st = require_attrs(L, el, file, cx_core_model_fields.f, cx_core_model_fields.n, seen);
     if (st) return st;
     cx_core_origin_set(&L->run->model_at, file, elem_line(el));
-    if (!(seen & (1u << MODEL_KV_HEADS))) m->kv_heads = m->heads;
-    if (!(seen & (1u << MODEL_FFN))) {
+    if (!(seen & ((uint64_t)1 << MODEL_KV_HEADS))) m->kv_heads = m->heads;
+    if (!(seen & ((uint64_t)1 << MODEL_FFN))) {
         const cx_model_family *fam = cx_model_family_of(m->arch);
         if (fam && fam->ffn_per_hidden <= 0) {
             char where[256];
@@ -247,7 +250,7 @@ static culonx_status load_power(loader *L, xmlNodePtr el, const char *file)
     culonx_power_model *p = &L->run->system.gpu.power;
     memset(p, 0, sizeof *p);
     p->time_exp = 1.0;
-    uint32_t seen;
+    uint64_t seen;
     culonx_status st =
         load_attrs(L, el, file, cx_core_power_fields.f, cx_core_power_fields.n, p, &seen);
     if (!st) st = require_attrs(L, el, file, cx_core_power_fields.f, cx_core_power_fields.n, seen);
@@ -260,7 +263,7 @@ static culonx_status load_power(loader *L, xmlNodePtr el, const char *file)
 static culonx_status load_gpu(loader *L, xmlNodePtr el, const char *file)
 {
     culonx_gpu *g = &L->run->system.gpu;
-    uint32_t seen;
+    uint64_t seen;
     culonx_status st =
         load_attrs(L, el, file, cx_core_gpu_fields.f, cx_core_gpu_fields.n, g, &seen);
     if (!st) st = require_attrs(L, el, file, cx_core_gpu_fields.f, cx_core_gpu_fields.n, seen);
@@ -297,7 +300,7 @@ static culonx_status load_network(loader *L, xmlNodePtr el, const char *file)
         culonx_net_tier *t = &s->tier[s->ntiers];
         memset(t, 0, sizeof *t);
         t->efficiency = 1.0;
-        uint32_t seen;
+        uint64_t seen;
         culonx_status st =
             load_attrs(L, c, file, cx_core_tier_fields.f, cx_core_tier_fields.n, t, &seen);
         if (!st) st = require_attrs(L, c, file, cx_core_tier_fields.f, cx_core_tier_fields.n, seen);
@@ -315,7 +318,7 @@ static culonx_status load_system(loader *L, xmlNodePtr el, const char *file)
 {
     culonx_system *s = &L->run->system;
     s->pue = 1.0;
-    uint32_t seen;
+    uint64_t seen;
     culonx_status st =
         load_attrs(L, el, file, cx_core_system_fields.f, cx_core_system_fields.n, s, &seen);
     if (!st)
@@ -365,7 +368,7 @@ static culonx_status load_execution(loader *L, xmlNodePtr el, const char *file)
     e->recompute = CULONX_RECOMPUTE_NONE;
     e->schedule = CULONX_SCHED_1F1B;
     e->dtype = CULONX_DTYPE_BF16;
-    uint32_t seen;
+    uint64_t seen;
     culonx_status st =
         load_attrs(L, el, file, cx_core_exec_fields.f, cx_core_exec_fields.n, e, &seen);
     if (!st) st = require_attrs(L, el, file, cx_core_exec_fields.f, cx_core_exec_fields.n, seen);
@@ -395,7 +398,7 @@ static culonx_status load_serving(loader *L, xmlNodePtr el, const char *file)
     memset(v, 0, sizeof *v);
     v->pp = 1;
     v->dtype = CULONX_DTYPE_BF16;
-    uint32_t seen;
+    uint64_t seen;
     culonx_status st =
         load_attrs(L, el, file, cx_core_serving_fields.f, cx_core_serving_fields.n, v, &seen);
     if (!st)

@@ -44,6 +44,7 @@ static const cx_field model_fields[] = {
     FLD(culonx_model, "q-rank", FT_COUNT, q_rank, 0, 0),
     FLD(culonx_model, "kv-rank", FT_COUNT, kv_rank, 0, 0),
     FLD(culonx_model, "rope-dim", FT_COUNT, rope_dim, 0, 0),
+    FLD(culonx_model, "window-every", FT_COUNT, window_every, 0, 0),
 };
 
 static const cx_field system_fields[] = {
@@ -135,6 +136,8 @@ static const cx_field exec_fields[] = {
     FLD(culonx_execution, "shard-group", FT_COUNT, shard_group, 0, 0),
     FLD(culonx_execution, "offload", FT_OFFLOAD, offload, 0, 0),
     FLD(culonx_execution, "zero-impl", FT_ZERO_IMPL, zero_impl, 0, 0),
+    FLD(culonx_execution, "a2a-overlap", FT_A2A_OVERLAP, a2a_overlap, 0, 0),
+    FLD(culonx_execution, "route-nodes", FT_COUNT, route_nodes, 0, 0),
 };
 
 /* <host> inside <system> (offload): host memory per node, host<->GPU
@@ -396,6 +399,21 @@ int cx_core_field_parse(const cx_field *f, const char *s, void *base, char *why,
             v = CULONX_ZERO_IMPL_DEEPSPEED;
         else {
             snprintf(why, whylen, "expected fsdp or deepspeed, got '%.64s'", s);
+            return -1;
+        }
+        memcpy(p, &v, sizeof v);
+        return 0;
+    }
+    case FT_A2A_OVERLAP: {
+        culonx_a2a_overlap v;
+        if (strcmp(s, "none") == 0)
+            v = CULONX_A2A_OVERLAP_NONE;
+        else if (strcmp(s, "shared") == 0)
+            v = CULONX_A2A_OVERLAP_SHARED;
+        else if (strcmp(s, "pipe") == 0)
+            v = CULONX_A2A_OVERLAP_PIPE;
+        else {
+            snprintf(why, whylen, "expected none, shared or pipe, got '%.64s'", s);
             return -1;
         }
         memcpy(p, &v, sizeof v);

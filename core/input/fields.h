@@ -26,6 +26,7 @@ typedef enum {
     FT_ZERO,    /* int 0..3 */
     FT_OFFLOAD, /* int, CULONX_OFFLOAD_* bits from a comma list (or none) */
     FT_ZERO_IMPL,
+    FT_A2A_OVERLAP,
 } cx_field_type;
 
 typedef struct {

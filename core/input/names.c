@@ -73,6 +73,19 @@ const char *culonx_attention_name(culonx_attention a)
     return "?";
 }
 
+const char *culonx_a2a_overlap_name(culonx_a2a_overlap a)
+{
+    switch (a) {
+    case CULONX_A2A_OVERLAP_NONE:
+        return "none";
+    case CULONX_A2A_OVERLAP_SHARED:
+        return "shared";
+    case CULONX_A2A_OVERLAP_PIPE:
+        return "pipe";
+    }
+    return "?";
+}
+
 const char *culonx_tp_overlap_name(culonx_tp_overlap t)
 {
     switch (t) {

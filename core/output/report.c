@@ -147,10 +147,21 @@ void culonx_report_text(FILE *out, const culonx_run *run, const culonx_result *r
     }
     if (e->cp > 1)
         fprintf(out, "              context parallel CP %lld (ring attention)\n", (long long)e->cp);
-    if (m->arch == CULONX_ARCH_MOE)
-        fprintf(out, "              expert parallel EP %lld, ETP %lld, capacity factor %g\n",
+    if (m->arch == CULONX_ARCH_MOE) {
+        fprintf(out, "              expert parallel EP %lld, ETP %lld, capacity factor %g",
                 (long long)(e->ep > 1 ? e->ep : 1), (long long)(e->etp > 1 ? e->etp : 1),
                 e->capacity_factor > 1.0 ? e->capacity_factor : 1.0);
+        if (e->a2a_overlap != CULONX_A2A_OVERLAP_NONE)
+            fprintf(out, ", all-to-all overlap %s", culonx_a2a_overlap_name(e->a2a_overlap));
+        if (e->route_nodes > 0)
+            fprintf(out, ", routed to at most %lld nodes", (long long)e->route_nodes);
+        fputc('\n', out);
+        if (m->window > 0 && m->window_every > 1)
+            fprintf(out,
+                    "              sliding window %lld on one layer in %lld, full attention on the "
+                    "rest\n",
+                    (long long)m->window, (long long)m->window_every);
+    }
     fprintf(out,
             "              recompute %s, sequence parallel %s, distributed optimizer %s, "
             "%s, DP overlap %s, clock %.0f MHz\n",
@@ -281,6 +292,8 @@ void culonx_report_json(FILE *out, const culonx_run *run, const culonx_result *r
     kv(out, "ep", (double)(e->ep > 1 ? e->ep : 1), 1);
     kv(out, "etp", (double)(e->etp > 1 ? e->etp : 1), 1);
     kv(out, "capacity_factor", e->capacity_factor > 1.0 ? e->capacity_factor : 1.0, 1);
+    fprintf(out, "\"a2a_overlap\": \"%s\", ", culonx_a2a_overlap_name(e->a2a_overlap));
+    kv(out, "route_nodes", (double)e->route_nodes, 1);
     fprintf(out, "\"embedding_in_split\": %s, \"loss_in_split\": %s, ",
             e->embedding_in_split ? "true" : "false", e->loss_in_split ? "true" : "false");
     {

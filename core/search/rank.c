@@ -71,7 +71,8 @@ static int same_strategy(const culonx_execution *a, const culonx_execution *b)
            a->embedding_in_split == b->embedding_in_split && a->loss_in_split == b->loss_in_split &&
            a->ep == b->ep && a->etp == b->etp && a->capacity_factor == b->capacity_factor &&
            a->zero == b->zero && a->shard_group == b->shard_group && a->offload == b->offload &&
-           a->zero_impl == b->zero_impl;
+           a->zero_impl == b->zero_impl && a->a2a_overlap == b->a2a_overlap &&
+           a->route_nodes == b->route_nodes;
 }
 
 /* moves h->e[i] down the max-heap (towards better entries) */
