@@ -45,16 +45,16 @@
  */
 #include "core/base/base.h"
 #include "core/eval/replay.h"
+#include "core/eval/replay_fast.h"
+#include "core/eval/replay_prog.h"
+#include "core/eval/replay_step.h"
 #include "schedules/play.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-    double dF, dB, dBW, dW; /* item durations */
-    double lastB, lastBW;   /* DP-overlap window when a B / BW item is last */
-} vsinfo;
+typedef cx_replay_vsinfo vsinfo;
 
 /* memo keys: per chunk class 7 times (+ p2p) or 2 byte counts, and the
  * class of each virtual stage */
@@ -66,6 +66,8 @@ struct cx_replay_ws {
      * mr = m, or the reduced count of the steady-state fast path (period
      * microbatches, edge as played, tries: edge doublings so far) */
     cx_play *pl;
+    cx_replay_fast *fx;   /* the period-jumping player's scratch */
+    cx_replay_prog *prog; /* the held orders compiled */
     const cx_sched_desc *sd;
     int p, m, v, have_order;
     int mr, period, edge, tries;
@@ -87,7 +89,10 @@ struct cx_replay_ws {
 cx_replay_ws *cx_core_replay_ws_new(void)
 {
     cx_replay_ws *ws = calloc(1, sizeof(cx_replay_ws));
-    if (ws && !(ws->pl = cx_sched_play_new())) {
+    if (ws && (!(ws->pl = cx_sched_play_new()) || !(ws->fx = cx_core_replay_fast_new()) ||
+               !(ws->prog = cx_core_replay_prog_new()))) {
+        cx_sched_play_free(ws->pl);
+        cx_core_replay_fast_free(ws->fx);
         free(ws);
         return NULL;
     }
@@ -103,6 +108,8 @@ void cx_core_replay_ws_free(cx_replay_ws *ws)
 {
     if (!ws) return;
     cx_sched_play_free(ws->pl);
+    cx_core_replay_fast_free(ws->fx);
+    cx_core_replay_prog_free(ws->prog);
     free(ws);
 }
 
@@ -114,16 +121,19 @@ void cx_core_replay_set_full(int on)
     full_replay = on != 0;
 }
 
-/* The microbatch count to play for (d, p, m, v) with the edge scaled by
- * 2^tries (see the top comment); m when the fast path does not apply. */
+/* The microbatch count to play for (d, p, m, v) on the fast path, with
+ * 2^tries times the base count of steady periods (see the top comment): m'
+ * = e/2 + 6 * 2^tries periods, congruent to m modulo the period; m when the
+ * fast path does not apply or would not gain. */
 static int reduced_m(const cx_sched_desc *d, int p, int m, int v, int tries, int *period, int *edge)
 {
     int c, e, c2, e2;
     *period = 0, *edge = 0;
-    if (full_replay || !d->steady || tries > 8 || !d->steady(p, m, v, &c, &e) || c < 1) return m;
-    e <<= tries;
-    int64_t need = 2 * (int64_t)e + 3 * (int64_t)c;
-    if ((int64_t)m < 2 * need) return m; /* no gain: play m */
+    if (full_replay || !d->steady || tries > 6 || !d->steady(p, m, v, &c, &e) || c < 1) return m;
+    int64_t need = (int64_t)e / 2 + ((int64_t)6 << tries) * c;
+    /* the jumping player costs about twice the compiled full play per item
+     * (core/eval/replay_prog.c): worth it from 4 times the items on */
+    if ((int64_t)m < 4 * need) return m;
     int mr = (int)(need + (m - need) % c);
     if (!d->steady(p, mr, v, &c2, &e2) || c2 != c) return m;
     *period = c, *edge = e;
@@ -262,49 +272,18 @@ static void copy_out(cx_replay *dst, const cx_replay *src, int p)
     memcpy(dst->free_s, src->free_s, n);
 }
 
-typedef struct {
-    const vsinfo *vi;
-    double p2p_s;
-    int overlap;
-} timing;
+typedef cx_replay_timing timing;
+enum {
+    R_FREE = CX_R_FREE,
+    R_PP_FREE = CX_R_PP_FREE,
+    R_LAST_END = CX_R_LAST_END,
+    R_LAST_ITEM = CX_R_LAST_ITEM
+};
 
-/* stage registers of the engine */
-enum { R_FREE, R_PP_FREE, R_LAST_END, R_LAST_ITEM };
-
-/* The timing callback: start = max(stage free, dependency), sends serialised
- * on the PP stream and blocking unless the schedule overlaps p2p. */
-CX_PLAY_STEP void step(void *ctx, const cx_play_step *st, cx_play_token *done, cx_play_token *out)
+/* The item durations of c's virtual stages into ws->vi. */
+static timing durations(const cx_cost *c, cx_replay_ws *ws)
 {
-    const timing *tm = ctx;
-    const vsinfo *vi = &tm->vi[st->vs];
-    double *reg = st->reg;
-    const int kind = st->kind;
-    double ready = st->dep ? st->dep->t : 0.0, dur, win;
-    if (kind == CX_WORK_F)
-        dur = win = vi->dF;
-    else if (kind == CX_WORK_W)
-        dur = win = vi->dW;
-    else if (kind == CX_WORK_BW)
-        dur = vi->dBW, win = vi->lastBW;
-    else
-        dur = vi->dB, win = vi->lastB;
-    double start = reg[R_FREE] > ready ? reg[R_FREE] : ready;
-    double end = start + dur, out_t = end;
-    reg[R_FREE] = end;
-    if (st->send) {
-        double ss = end > reg[R_PP_FREE] ? end : reg[R_PP_FREE];
-        out_t = reg[R_PP_FREE] = ss + tm->p2p_s;
-        if (!tm->overlap) reg[R_FREE] = out_t;
-    }
-    reg[R_LAST_END] = end;
-    reg[R_LAST_ITEM] = win;
-    done->t = end;
-    out->t = out_t;
-}
-
-static culonx_status play(const cx_cost *c, cx_replay_ws *ws, cx_replay *out, culonx_error *err)
-{
-    const int p = c->p, nvs = p * c->v;
+    const int nvs = c->p * c->v;
     for (int vs = 0; vs < nvs; vs++) {
         const cx_chunk_cost *cc = cx_core_cost_chunk(c, vs);
         vsinfo *x = &ws->vi[vs];
@@ -316,12 +295,19 @@ static culonx_status play(const cx_cost *c, cx_replay_ws *ws, cx_replay *out, cu
         x->lastBW = x->dBW - cc->r_s - cc->tp_r_s;
     }
     timing tm = {ws->vi, c->p2p_s, c->sched->p2p_overlap};
-    cx_sched_sim_status pst = cx_sched_play_run(ws->pl, step, &tm);
-    if (pst == CX_SCHED_SIM_DEADLOCK)
-        return cx_core_fail(err, CULONX_EINTERNAL, c->run->path, 0,
-                            "schedule %s deadlocks for pp=%d, %d microbatches", c->sched->name, p,
-                            c->m);
-    if (pst != CX_SCHED_SIM_OK) return nomem(err);
+    return tm;
+}
+
+static culonx_status deadlock(const cx_cost *c, culonx_error *err)
+{
+    return cx_core_fail(err, CULONX_EINTERNAL, c->run->path, 0,
+                        "schedule %s deadlocks for pp=%d, %d microbatches", c->sched->name, c->p,
+                        c->m);
+}
+
+/* The result from the stage registers of the engine. */
+static void collect(const cx_replay_ws *ws, int p, cx_replay *out)
+{
     out->makespan_s = 0;
     for (int s = 0; s < p; s++) {
         const double *reg = cx_sched_play_regs(ws->pl, s);
@@ -330,51 +316,35 @@ static culonx_status play(const cx_cost *c, cx_replay_ws *ws, cx_replay *out, cu
         out->free_s[s] = reg[R_FREE];
         if (reg[R_FREE] > out->makespan_s) out->makespan_s = reg[R_FREE];
     }
-    return CULONX_OK;
 }
 
-/* The per-period shift of the played cells, if they are periodic: every
- * token of every microbatch mb in [e/2, e + 2c) advances by the same delta
- * to mb + c (see the top comment); -1 if not. Starting at e/2 covers the
- * tokens that items of the checked periods read (a W reads the B of a
- * microbatch at most e/2 back). */
-static double period_shift(const cx_replay_ws *ws, double makespan_s)
-{
-    const int nvs = ws->pl->nvs, c = ws->period, e = ws->edge;
-    const cx_play_cell *cell = ws->pl->cell;
-    const size_t step = (size_t)c * (size_t)nvs;
-    const double delta = cell[(size_t)(e + c) * nvs].f_out.t - cell[(size_t)e * nvs].f_out.t;
-    const double tol = 1e-12 * makespan_s;
-    if (!(delta > 0)) return -1;
-    for (size_t i = (size_t)(e / 2) * nvs; i < (size_t)(e + 2 * c) * nvs; i++) {
-        const cx_play_cell *a = &cell[i], *b = &cell[i + step];
-        const double t0[3] = {a->f_out.t, a->b_out.t, a->b_done.t},
-                     t1[3] = {b->f_out.t, b->b_out.t, b->b_done.t};
-        for (int k = 0; k < 3; k++)
-            if (t0[k] < 0 || !(fabs(t1[k] - t0[k] - delta) <= tol)) return -1;
-    }
-    return delta;
-}
-
-/* Plays the held orders; on the fast path checks the period and
- * extrapolates to m, else retries with a larger edge, then the full m. */
+/* Plays the held orders: all of them (the engine's worklist), or, on the
+ * fast path (ws->mr < ws->m), those of mr microbatches jumping over the
+ * periods up to m (core/eval/replay_fast.c); when the steady runs of mr are
+ * too short to, retries with more periods, then the full m. */
 static culonx_status play_steady(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
                                  culonx_error *err)
 {
+    timing tm = durations(c, ws);
     for (;;) {
-        culonx_status st = play(c, ws, out, err);
         ws->last_fast = 0;
-        if (st != CULONX_OK || ws->mr == ws->m) return st;
-        double delta = period_shift(ws, out->makespan_s);
-        ws->last_fast = delta > 0;
-        if (delta > 0) {
-            const double add = (double)((ws->m - ws->mr) / ws->period) * delta;
-            out->makespan_s += add;
-            for (int s = 0; s < c->p; s++)
-                out->last_end_s[s] += add, out->free_s[s] += add;
+        if (ws->mr == ws->m) {
+            cx_sched_sim_status pst = cx_core_replay_prog_run(ws->prog, ws->pl, &tm);
+            if (pst == CX_SCHED_SIM_DEADLOCK) return deadlock(c, err);
+            if (pst != CX_SCHED_SIM_OK) return nomem(err);
+            collect(ws, c->p, out);
             return CULONX_OK;
         }
-        /* not periodic yet: a longer warm-up, or the full orders */
+        int r =
+            cx_core_replay_fast_run(ws->fx, ws->pl, &tm, ws->period, (ws->m - ws->mr) / ws->period);
+        if (r == -1) return deadlock(c, err);
+        if (r == -2) return nomem(err);
+        if (r == 1) {
+            collect(ws, c->p, out);
+            ws->last_fast = 1;
+            return CULONX_OK;
+        }
+        /* steady runs too short: more periods, or the full orders */
         ws->have_mem = 0;
         ws->tries++;
         ws->mr = reduced_m(ws->sd, ws->p, ws->m, ws->v, ws->tries, &ws->period, &ws->edge);
