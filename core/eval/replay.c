@@ -45,6 +45,7 @@
  */
 #include "core/base/base.h"
 #include "core/eval/replay.h"
+#include "core/eval/cost_key.h"
 #include "core/eval/replay_fast.h"
 #include "core/eval/replay_prog.h"
 #include "core/eval/replay_step.h"
@@ -68,6 +69,7 @@ struct cx_replay_ws {
     cx_play *pl;
     cx_replay_fast *fx;   /* the period-jumping player's scratch */
     cx_replay_prog *prog; /* the held orders compiled */
+    cx_cost_key *key;     /* inputs of the last cost build (cost_key.c) */
     const cx_sched_desc *sd;
     int p, m, v, have_order;
     int mr, period, edge, tries;
@@ -90,7 +92,8 @@ cx_replay_ws *cx_core_replay_ws_new(void)
 {
     cx_replay_ws *ws = calloc(1, sizeof(cx_replay_ws));
     if (ws && (!(ws->pl = cx_sched_play_new()) || !(ws->fx = cx_core_replay_fast_new()) ||
-               !(ws->prog = cx_core_replay_prog_new()))) {
+               !(ws->prog = cx_core_replay_prog_new()) || !(ws->key = cx_core_cost_key_new()))) {
+        cx_core_replay_prog_free(ws->prog);
         cx_sched_play_free(ws->pl);
         cx_core_replay_fast_free(ws->fx);
         free(ws);
@@ -110,7 +113,13 @@ void cx_core_replay_ws_free(cx_replay_ws *ws)
     cx_sched_play_free(ws->pl);
     cx_core_replay_fast_free(ws->fx);
     cx_core_replay_prog_free(ws->prog);
+    cx_core_cost_key_free(ws->key);
     free(ws);
+}
+
+cx_cost_key *cx_core_replay_ws_key(cx_replay_ws *ws)
+{
+    return ws ? ws->key : NULL;
 }
 
 /* 1: always play the full orders (the reference for bench/fast_agree.c) */

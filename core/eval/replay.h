@@ -30,6 +30,9 @@ cx_replay_ws *cx_core_replay_ws_new(void);
 cx_replay *cx_core_replay_ws_out(cx_replay_ws *ws);
 /* NULL-safe. */
 void cx_core_replay_ws_free(cx_replay_ws *ws);
+/* The cost-build key of the worker owning ws (core/eval/cost_key.h); NULL
+ * for a NULL ws. */
+struct cx_cost_key *cx_core_replay_ws_key(cx_replay_ws *ws);
 
 /* Facts of the per-stage work orders of c's (schedule, p, m, v), used by
  * the sweep's lower bounds (core/eval/closed.c, cx_core_closed_bound). Arrays are
