@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_ITEMS (4 * 1024 * 1024)
+#define MAX_ITEMS (2 * 1024 * 1024)
 #define SEND_BIT 0x8000u
 
 typedef struct {
