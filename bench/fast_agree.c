@@ -1,8 +1,9 @@
 /*
- * fast_agree.c — the closed form's steady-state fast path (core/eval/replay.c:
- * play m' = m - k*period microbatches, check the played cells are periodic,
- * extrapolate k periods) against the full replay of all m microbatches (the
- * reference, cx_core_replay_set_full), per schedule.
+ * fast_agree.c — the closed form's steady-state fast path (core/eval/replay.c,
+ * core/eval/replay_fast.c: play m' = m - k*period microbatches as the orders
+ * of m, inserting the k periods where the play is checked linear) against
+ * the full replay of all m microbatches (the reference,
+ * cx_core_replay_set_full), per schedule.
  *
  * Draws N configurations per schedule (default 25,000) by a fixed
  * pseudo-random walk: models (GPT 1.3B-175B and Llama-3 8B/70B shapes, so

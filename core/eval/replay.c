@@ -4,7 +4,8 @@
  * iteration time has no exact formula under uneven stages and blocking p2p
  * (interleaved, zero-bubble, DualPipeV). The dependency rules are the play
  * engine's (schedules/play.h), which core/eval/walk.c uses too, so both engines
- * give the same times; this file is its timing callback:
+ * give the same times; this file drives it with the timing rule of
+ * core/eval/replay_step.h:
  *   start = max(stage free, dependency token), end = start + duration, with
  *   durations F = f + tp_f, B = r + tp_r + b + tp_b (recompute runs right
  *   before the backward), BW = B + w, W = w;
@@ -16,25 +17,17 @@
  * transient bytes held during B) follows each stage's order alone, so its
  * per-stage peak is computed by a scan of the orders, apart from the times.
  *
- * Steady state (the fast path). Schedules that state one
- * (cx_sched_desc.steady: period c and edge e microbatches) are played with
- * m' = m - k c microbatches, the smallest such m' >= 2e + 3c (tried only
- * when m >= 2 (2e + 3c): a failed check then costs at most m), whose orders
- * are those of m with k periods removed. Before extrapolating, the played
- * cells are checked to be periodic: for every virtual stage and every token
- * (F output, B output, B done) of the microbatches mb in [e/2, e + 2c),
- *     t(mb + c) - t(mb) = delta
- * for one delta (to 1e-12 of the played makespan): the state the periods
- * after e read repeats, shifted by delta. Max-plus recurrences are
- * exactly periodic once their transient has died out, so the k removed
- * periods each add delta to every later token, and
- *     T(m) = T(m') + k delta    (makespan, last ends, stream free times);
- * the durations of the last items, and the activation peaks (the removed
- * periods repeat a window whose activations return to the same level), are
- * those of m'. When the check fails the edge is doubled, then the full
- * orders are played (the reference, cx_core_replay_set_full). The fast path
- * costs O(p v (e + c)) per call, independent of m, and so is the memory of
- * the workspace; bench/fast_agree.c holds it to the full replay.
+ * Fast paths. The held orders are played by a compiled program of the
+ * engine's play order (core/eval/replay_prog.c; bit-identical). Schedules
+ * that state a steady state (cx_sched_desc.steady: period c and edge e
+ * microbatches) are played, when m >= 4 m', with m' = e/2 + 6c microbatches
+ * (congruent to m modulo c) by the period-jumping player
+ * (core/eval/replay_fast.c), which inserts the k = (m - m') / c missing
+ * periods where the play is linear (checked per operand); the durations of
+ * the last items and the activation peaks are those of m'. When the steady
+ * runs of m' are too short to jump k periods, m' doubles its periods, then
+ * the full orders are played (the reference, cx_core_replay_set_full).
+ * bench/fast_agree.c holds the jumping player to the full replay.
  *
  * Cost: O(p m v) time per call; the workspace keeps the engine (orders of
  * the last (schedule, p, m, v), cells, worklist), and the last time and
