@@ -25,8 +25,9 @@
  * (core/eval/replay_fast.c), which inserts the k = (m - m') / c missing
  * periods where the play is linear (checked per operand); the durations of
  * the last items and the activation peaks are those of m'. When the steady
- * runs of m' are too short to jump k periods, m' doubles its periods, then
- * the full orders are played (the reference, cx_core_replay_set_full).
+ * runs of m' are too short to try or the jumps used them up, m' doubles its
+ * periods while m >= 4 m', then the full orders are played (the reference,
+ * cx_core_replay_set_full).
  * bench/fast_agree.c holds the jumping player to the full replay.
  *
  * Cost: O(p m v) time per call; the workspace keeps the engine (orders of
@@ -346,7 +347,9 @@ static culonx_status play_steady(const cx_cost *c, cx_replay_ws *ws, cx_replay *
             ws->last_fast = 1;
             return CULONX_OK;
         }
-        /* steady runs too short: more periods, or the full orders */
+        /* steady runs too short to try, or used up by the regime changes
+         * before all periods were jumped: more periods (each try plays at
+         * most m/4, m' doubling), then the full orders */
         ws->have_mem = 0;
         ws->tries++;
         ws->mr = reduced_m(ws->sd, ws->p, ws->m, ws->v, ws->tries, &ws->period, &ws->edge);

@@ -399,5 +399,5 @@ int cx_core_replay_fast_run(cx_replay_fast *fx, cx_play *pl, const cx_replay_tim
         for (int s = 0; s < p; s++)
             fx->lim[s] = jumping ? fx->lim[s] + step * fx->L[s] : pl->len[s];
     }
-    return k == 0 ? 1 : 0;
+    return k == 0 ? 1 : 2;
 }

@@ -23,8 +23,10 @@ void cx_core_replay_fast_free(cx_replay_fast *fx);
 /* Plays the orders held by pl (m' microbatches, checked periodic with period
  * c by the schedule's steady()) as the orders of m' + k c microbatches:
  * 1 when done (the stage registers of pl are those of the longer orders),
- * 0 when the steady runs of the held orders are too short to jump k
- * periods (play more microbatches), -1 on a deadlock, -2 out of memory. */
+ * 0 when the steady runs of the held orders are too short to try (nothing
+ * played: play more microbatches), 2 when the play could not jump all k
+ * periods (regime changes used up the runs: play the full orders), -1 on a
+ * deadlock, -2 out of memory. */
 int cx_core_replay_fast_run(cx_replay_fast *fx, cx_play *pl, const cx_replay_timing *tm, int c,
                             int64_t k);
 
