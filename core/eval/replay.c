@@ -58,15 +58,17 @@ typedef cx_replay_vsinfo vsinfo;
 
 struct cx_replay_ws {
     /* the play engine, holding the orders of (sd, p, mr, v) for (sd, p, m, v):
-     * mr = m, or the reduced count of the steady-state fast path (period
-     * microbatches, edge as played, tries: edge doublings so far) */
+     * mr = m, or the first count tried by the steady-state fast path
+     * (period microbatches, edge) */
     cx_play *pl;
-    cx_replay_fast *fx;   /* the period-jumping player's scratch */
-    cx_replay_prog *prog; /* the held orders compiled */
-    cx_cost_key *key;     /* inputs of the last cost build (cost_key.c) */
+    cx_replay_fast *fx;        /* the period-jumping player's scratch */
+    cx_replay_prog *prog;      /* the held orders compiled */
+    cx_play *pl_full;          /* the full orders when pl holds those of mr < m */
+    cx_replay_prog *prog_full; /* them compiled */
+    cx_cost_key *key;          /* inputs of the last cost build (cost_key.c) */
     const cx_sched_desc *sd;
     int p, m, v, have_order;
-    int mr, period, edge, tries;
+    int mr, period, edge;
     int last_fast; /* the last time result was extrapolated */
     uint8_t last_kind[CX_COST_MAX_STAGES];
     int16_t last_chunk[CX_COST_MAX_STAGES], lastb_chunk[CX_COST_MAX_STAGES];
@@ -85,9 +87,13 @@ struct cx_replay_ws {
 cx_replay_ws *cx_core_replay_ws_new(void)
 {
     cx_replay_ws *ws = calloc(1, sizeof(cx_replay_ws));
-    if (ws && (!(ws->pl = cx_sched_play_new()) || !(ws->fx = cx_core_replay_fast_new()) ||
-               !(ws->prog = cx_core_replay_prog_new()) || !(ws->key = cx_core_cost_key_new()))) {
+    if (ws &&
+        (!(ws->pl = cx_sched_play_new()) || !(ws->fx = cx_core_replay_fast_new()) ||
+         !(ws->prog = cx_core_replay_prog_new()) || !(ws->key = cx_core_cost_key_new()) ||
+         !(ws->pl_full = cx_sched_play_new()) || !(ws->prog_full = cx_core_replay_prog_new()))) {
         cx_core_replay_prog_free(ws->prog);
+        cx_core_cost_key_free(ws->key);
+        cx_sched_play_free(ws->pl_full);
         cx_sched_play_free(ws->pl);
         cx_core_replay_fast_free(ws->fx);
         free(ws);
@@ -108,6 +114,8 @@ void cx_core_replay_ws_free(cx_replay_ws *ws)
     cx_core_replay_fast_free(ws->fx);
     cx_core_replay_prog_free(ws->prog);
     cx_core_cost_key_free(ws->key);
+    cx_sched_play_free(ws->pl_full);
+    cx_core_replay_prog_free(ws->prog_full);
     free(ws);
 }
 
@@ -160,7 +168,6 @@ static culonx_status orders(const cx_cost *c, cx_replay_ws *ws, culonx_error *er
                             "schedule %s: %d microbatches x %d virtual stages is too many to "
                             "replay (at most %lld work items)",
                             sd->name, m, nvs, (long long)CX_MAX_SCHEDULE_ITEMS);
-    ws->tries = 0;
     ws->mr = reduced_m(sd, p, m, v, 0, &ws->period, &ws->edge);
     cx_sched_sim_status pst = cx_sched_play_orders(ws->pl, sd, p, ws->mr, v, 0);
     if (pst == CX_SCHED_SIM_UNSUPPORTED)
@@ -309,11 +316,11 @@ static culonx_status deadlock(const cx_cost *c, culonx_error *err)
 }
 
 /* The result from the stage registers of the engine. */
-static void collect(const cx_replay_ws *ws, int p, cx_replay *out)
+static void collect(const cx_play *pl, int p, cx_replay *out)
 {
     out->makespan_s = 0;
     for (int s = 0; s < p; s++) {
-        const double *reg = cx_sched_play_regs(ws->pl, s);
+        const double *reg = cx_sched_play_regs(pl, s);
         out->last_end_s[s] = reg[R_LAST_END];
         out->last_item_s[s] = reg[R_LAST_ITEM];
         out->free_s[s] = reg[R_FREE];
@@ -321,45 +328,62 @@ static void collect(const cx_replay_ws *ws, int p, cx_replay *out)
     }
 }
 
-/* Plays the held orders: all of them (the engine's worklist), or, on the
- * fast path (ws->mr < ws->m), those of mr microbatches jumping over the
- * periods up to m (core/eval/replay_fast.c); when the steady runs of mr are
- * too short to, retries with more periods, then the full m. */
+/* Makes pl hold the orders of ws's (schedule, p, v) for mr microbatches. */
+static culonx_status hold(const cx_cost *c, const cx_replay_ws *ws, cx_play *pl, int mr,
+                          culonx_error *err)
+{
+    cx_sched_sim_status pst = cx_sched_play_orders(pl, ws->sd, ws->p, mr, ws->v, 0);
+    if (pst == CX_SCHED_SIM_NOMEM) return nomem(err);
+    if (pst != CX_SCHED_SIM_OK)
+        return cx_core_fail(err, CULONX_EINTERNAL, c->run->path, 0,
+                            "schedule %s gives invalid work orders for pp=%d, %d microbatches",
+                            ws->sd->name, ws->p, mr);
+    return CULONX_OK;
+}
+
+/* Plays the schedule for ws->m microbatches: on the fast path (ws->mr <
+ * ws->m) the orders of m' jumping over the periods up to m
+ * (core/eval/replay_fast.c), m' doubling its periods while the steady runs
+ * are too short; else, or when no try succeeds, the full orders through
+ * their compiled program (core/eval/replay_prog.c). Every call starts from
+ * the first try: the path taken, and so the rounding of the result, depends
+ * on the inputs only, never on earlier calls, which keeps sweeps identical
+ * for any thread or MPI rank count. The full orders live in ws->pl when no
+ * fast path applies, else in a second engine (ws->pl_full), so that both
+ * stay compiled. */
 static culonx_status play_steady(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
                                  culonx_error *err)
 {
     timing tm = durations(c, ws);
-    for (;;) {
-        ws->last_fast = 0;
-        if (ws->mr == ws->m) {
-            cx_sched_sim_status pst = cx_core_replay_prog_run(ws->prog, ws->pl, &tm);
-            if (pst == CX_SCHED_SIM_DEADLOCK) return deadlock(c, err);
-            if (pst != CX_SCHED_SIM_OK) return nomem(err);
-            collect(ws, c->p, out);
-            return CULONX_OK;
-        }
-        int r =
-            cx_core_replay_fast_run(ws->fx, ws->pl, &tm, ws->period, (ws->m - ws->mr) / ws->period);
+    culonx_status st;
+    ws->last_fast = 0;
+    int tries = 0, period = ws->period, edge, mr = ws->mr;
+    while (mr < ws->m) {
+        if ((st = hold(c, ws, ws->pl, mr, err)) != CULONX_OK) return st;
+        int r = cx_core_replay_fast_run(ws->fx, ws->pl, &tm, period, (ws->m - mr) / period);
         if (r == -1) return deadlock(c, err);
         if (r == -2) return nomem(err);
         if (r == 1) {
-            collect(ws, c->p, out);
+            collect(ws->pl, c->p, out);
             ws->last_fast = 1;
-            return CULONX_OK;
+            break;
         }
-        /* steady runs too short to try, or used up by the regime changes
-         * before all periods were jumped: more periods (each try plays at
-         * most m/4, m' doubling), then the full orders */
-        ws->have_mem = 0;
-        ws->tries++;
-        ws->mr = reduced_m(ws->sd, ws->p, ws->m, ws->v, ws->tries, &ws->period, &ws->edge);
-        cx_sched_sim_status pst = cx_sched_play_orders(ws->pl, ws->sd, ws->p, ws->mr, ws->v, 0);
-        if (pst == CX_SCHED_SIM_NOMEM) return nomem(err);
-        if (pst != CX_SCHED_SIM_OK)
-            return cx_core_fail(err, CULONX_EINTERNAL, c->run->path, 0,
-                                "schedule %s gives invalid work orders for pp=%d, %d microbatches",
-                                ws->sd->name, ws->p, ws->mr);
+        mr = reduced_m(ws->sd, ws->p, ws->m, ws->v, ++tries, &period, &edge);
     }
+    if (!ws->last_fast) {
+        cx_play *pl = ws->pl;
+        cx_replay_prog *pr = ws->prog;
+        if (ws->mr < ws->m) {
+            pl = ws->pl_full, pr = ws->prog_full;
+            if ((st = hold(c, ws, pl, ws->m, err)) != CULONX_OK) return st;
+        }
+        cx_sched_sim_status pst = cx_core_replay_prog_run(pr, pl, &tm);
+        if (pst == CX_SCHED_SIM_DEADLOCK) return deadlock(c, err);
+        if (pst != CX_SCHED_SIM_OK) return nomem(err);
+        collect(pl, c->p, out);
+    }
+    /* ws->pl holds the orders of ws->mr again (the memory scan's) */
+    return tries > 0 ? hold(c, ws, ws->pl, ws->mr, err) : CULONX_OK;
 }
 
 culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
