@@ -20,13 +20,14 @@
  * Fast paths. The held orders are played by a compiled program of the
  * engine's play order (core/eval/replay_prog.c; bit-identical). Schedules
  * that state a steady state (cx_sched_desc.steady: period c and edge e
- * microbatches) are played, when m >= 4 m', with m' = e/2 + 6c microbatches
+ * microbatches) are played, when m >= 32 m' (cx_core_replay_set_jump_ratio),
+ * with m' = e/2 + 6c microbatches
  * (congruent to m modulo c) by the period-jumping player
  * (core/eval/replay_fast.c), which inserts the k = (m - m') / c missing
  * periods where the play is linear (checked per operand); the durations of
  * the last items and the activation peaks are those of m'. When the steady
  * runs of m' are too short to try or the jumps used them up, m' doubles its
- * periods while m >= 4 m', then the full orders are played (the reference,
+ * periods while m >= 32 m', then the full orders are played (the reference,
  * cx_core_replay_set_full).
  * bench/fast_agree.c holds the jumping player to the full replay.
  *
@@ -132,6 +133,14 @@ void cx_core_replay_set_full(int on)
     full_replay = on != 0;
 }
 
+/* the fast path's threshold m / m' (see reduced_m) */
+static int jump_ratio = 32;
+
+void cx_core_replay_set_jump_ratio(int ratio)
+{
+    jump_ratio = ratio >= 2 ? ratio : 32;
+}
+
 /* The microbatch count to play for (d, p, m, v) on the fast path, with
  * 2^tries times the base count of steady periods (see the top comment): m'
  * = e/2 + 6 * 2^tries periods, congruent to m modulo the period; m when the
@@ -143,8 +152,12 @@ static int reduced_m(const cx_sched_desc *d, int p, int m, int v, int tries, int
     if (full_replay || !d->steady || tries > 6 || !d->steady(p, m, v, &c, &e) || c < 1) return m;
     int64_t need = (int64_t)e / 2 + ((int64_t)6 << tries) * c;
     /* the jumping player costs about twice the compiled full play per item
-     * (core/eval/replay_prog.c): worth it from 4 times the items on */
-    if ((int64_t)m < 4 * need) return m;
+     * (core/eval/replay_prog.c), fails when regime changes use up the steady
+     * runs, and every call tries it afresh (play_steady): tried only while
+     * m >= jump_ratio m' (default 32: failed tries cost at most 1/8 of a full
+     * play; measured on the megatron-1t 4096-GPU sweep, ratio 8 cost 35%
+     * more CPU than no jumping) */
+    if ((int64_t)m < (int64_t)jump_ratio * need) return m;
     int mr = (int)(need + (m - need) % c);
     if (!d->steady(p, mr, v, &c2, &e2) || c2 != c) return m;
     *period = c, *edge = e;

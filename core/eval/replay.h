@@ -62,6 +62,10 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
  * fast path is held to, bench/fast_agree.c); 0 (default): the fast path.
  * Process-wide; set it before replaying, not while threads replay. */
 void cx_core_replay_set_full(int on);
+/* The steady-state fast path is tried when m >= ratio m' (m' its first
+ * microbatch count; default 32, values below 2 restore it): bench/fast_agree.c
+ * lowers it to test the path on small m. Process-wide, like set_full. */
+void cx_core_replay_set_jump_ratio(int ratio);
 /* 1 if the last time result of ws came from the steady-state fast path. */
 int cx_core_replay_ws_fast(const cx_replay_ws *ws);
 
