@@ -5,7 +5,10 @@
  * optimizer, DP overlap and parameter-gather overlap cleared (they are read
  * only by the per-stage part, cx_core_cost_stages), the clock and the layer
  * split. Any other field, including fields added later, is part of the key,
- * so a reuse never skips a cost that depends on it. A hit skips the op
+ * so a reuse never skips a cost that depends on it; and the chunk costs the
+ * build left in the cost must still be there (a build of other inputs into
+ * the same cost through another workspace, or none, changes them). A hit
+ * skips the op
  * tables, the roofline and the collectives of every part (about 70% of a
  * build); the per-stage part is O(p v).
  * See core/README.md, "Sweeps".
@@ -24,6 +27,11 @@ struct cx_cost_key {
     culonx_execution exec;
     int n_layers;
     int64_t layers[CX_COST_MAX_VSTAGES];
+    /* what the build left in c: a build of other inputs into the same cost
+     * without this key (another workspace, or none) changes it */
+    int nclass;
+    double p2p_s;
+    cx_chunk_cost cls[CX_COST_MAX_CLASSES];
 };
 
 cx_cost_key *cx_core_cost_key_new(void)
@@ -61,7 +69,9 @@ culonx_status cx_core_cost_build_key(const culonx_run *run, double clock_mhz, cx
         if (memcmp(&e, &k->exec, sizeof e) == 0 && n == k->n_layers &&
             (n <= 0 || memcmp(run->vstage_layers, k->layers, (size_t)n * sizeof *k->layers) == 0) &&
             memcmp(&run->model, &k->model, sizeof k->model) == 0 &&
-            memcmp(&run->system, &k->system, sizeof k->system) == 0) {
+            memcmp(&run->system, &k->system, sizeof k->system) == 0 && c->nclass == k->nclass &&
+            c->p2p_s == k->p2p_s &&
+            memcmp(c->cls, k->cls, (size_t)k->nclass * sizeof *k->cls) == 0) {
             c->run = run;
             cx_core_cost_stages(run, c);
             return CULONX_OK;
@@ -79,6 +89,9 @@ culonx_status cx_core_cost_build_key(const culonx_run *run, double clock_mhz, cx
         k->n_layers = run->vstage_layers ? run->n_vstage_layers : -1;
         if (k->n_layers > 0)
             memcpy(k->layers, run->vstage_layers, (size_t)k->n_layers * sizeof *k->layers);
+        k->nclass = c->nclass;
+        k->p2p_s = c->p2p_s;
+        memcpy(k->cls, c->cls, (size_t)c->nclass * sizeof *c->cls);
     }
     return st;
 }
