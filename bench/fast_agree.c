@@ -17,6 +17,8 @@
  * fast and full, and compared: iteration time and energy relative, peak
  * memory to the byte. Prints per schedule the configurations, how many took
  * the fast path (all, and of the uneven splits), the worst differences and CPU time of each path.
+ * Each draw is also evaluated with the DP settings toggled, once reusing the
+ * chunk costs (core/eval/cost_key.c) and once built afresh: bit-identical.
  * With --strict exits 1 when any time or energy differs by more than 1e-9
  * relative or any memory by a byte, or a schedule has fewer than N.
  *
@@ -118,9 +120,9 @@ int main(int argc, char **argv)
     /* the fast path from m >= 4 m' on (sweeps: 32), so that it is tested on
      * the drawn m (up to 40 p) */
     cx_core_replay_set_jump_ratio(4);
-    cx_cost *cost = malloc(sizeof *cost);
+    cx_cost *cost = malloc(sizeof *cost), *cost2 = malloc(sizeof *cost2);
     cx_replay_ws *ws_fast = cx_core_replay_ws_new(), *ws_full = cx_core_replay_ws_new();
-    if (!cost || !ws_fast || !ws_full) return 3;
+    if (!cost || !cost2 || !ws_fast || !ws_full) return 3;
     int bad = 0;
     printf("%-12s %7s %7s %7s %7s %11s %11s %11s %9s %9s\n", "schedule", "configs", "fast",
            "uneven", "fast un", "time worst", "energy worst", "memory worst", "fast cpu",
@@ -166,6 +168,24 @@ int main(int argc, char **argv)
                 outside++;
             }
             max_dt = fmax(max_dt, dt), max_de = fmax(max_de, de), max_dm = fmax(max_dm, dm);
+            /* cost reuse (core/eval/cost_key.c): the run with other DP
+             * settings through the workspace (chunk costs reused) and built
+             * afresh must give the same bits */
+            culonx_run r2 = r;
+            if (r2.exec.dp > 1) r2.exec.distributed_optimizer = !r2.exec.distributed_optimizer;
+            r2.exec.dp_overlap = !r2.exec.dp_overlap;
+            culonx_result ra, rb;
+            if (cx_core_closed_eval_ws(&r2, 0, cost, ws_fast, &ra, &err) == CULONX_OK &&
+                cx_core_closed_eval(&r2, 0, cost2, &rb, &err) == CULONX_OK &&
+                (ra.iteration_time_s != rb.iteration_time_s ||
+                 ra.energy.total_j != rb.energy.total_j ||
+                 ra.memory.peak_bytes != rb.memory.peak_bytes)) {
+                if (outside < 3)
+                    printf("  cost reuse differs: %s %s tp%lld pp%lld dp%lld\n",
+                           culonx_schedule_name(k), r.model.name, (long long)r.exec.tp,
+                           (long long)r.exec.pp, (long long)r.exec.dp);
+                outside++;
+            }
             done++;
         }
         printf("%-12s %7ld %7ld %7ld %7ld %11.3g %11.3g %9.0f B %8.2fs %8.2fs\n",
@@ -176,5 +196,6 @@ int main(int argc, char **argv)
     cx_core_replay_ws_free(ws_fast);
     cx_core_replay_ws_free(ws_full);
     free(cost);
+    free(cost2);
     return strict && bad ? 1 : 0;
 }
