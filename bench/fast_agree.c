@@ -1,8 +1,9 @@
 /*
- * fast_agree.c — the closed form's steady-state fast path (core/eval/replay.c:
- * play m' = m - k*period microbatches, check the played cells are periodic,
- * extrapolate k periods) against the full replay of all m microbatches (the
- * reference, cx_core_replay_set_full), per schedule.
+ * fast_agree.c — the closed form's steady-state fast path (core/eval/replay.c,
+ * core/eval/replay_fast.c: play m' = m - k*period microbatches as the orders
+ * of m, inserting the k periods where the play is checked linear) against
+ * the full replay of all m microbatches (the reference,
+ * cx_core_replay_set_full), per schedule.
  *
  * Draws N configurations per schedule (default 25,000) by a fixed
  * pseudo-random walk: models (GPT 1.3B-175B and Llama-3 8B/70B shapes, so
@@ -18,7 +19,9 @@
  * differ; GPipe and 1F1B are then replayed too). Each is evaluated twice,
  * fast and full, and compared: iteration time and energy relative, peak
  * memory to the byte. Prints per schedule the configurations, how many took
- * the fast path, the worst differences and CPU time of each path.
+ * the fast path (all, and of the uneven splits), the worst differences and CPU time of each path.
+ * Each draw is also evaluated with the DP settings toggled, once reusing the
+ * chunk costs (core/eval/cost_key.c) and once built afresh: bit-identical.
  * With --strict exits 1 when any time or energy differs by more than 1e-9
  * relative or any memory by a byte, or a schedule has fewer than N.
  *
@@ -143,14 +146,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s:%d: error: %s\n", err.file, err.line, err.msg);
         return 1;
     }
-    cx_cost *cost = malloc(sizeof *cost);
+    /* the fast path from m >= 4 m' on (sweeps: 32), so that it is tested on
+     * the drawn m (up to 40 p) */
+    cx_core_replay_set_jump_ratio(4);
+    cx_cost *cost = malloc(sizeof *cost), *cost2 = malloc(sizeof *cost2);
     cx_replay_ws *ws_fast = cx_core_replay_ws_new(), *ws_full = cx_core_replay_ws_new();
-    if (!cost || !ws_fast || !ws_full) return 3;
+    if (!cost || !cost2 || !ws_fast || !ws_full) return 3;
     int bad = 0;
-    printf("%-12s %7s %7s %7s %11s %11s %11s %9s %9s\n", "schedule", "configs", "fast", "uneven",
-           "time worst", "energy worst", "memory worst", "fast cpu", "full cpu");
+    printf("%-12s %7s %7s %7s %7s %11s %11s %11s %9s %9s\n", "schedule", "configs", "fast",
+           "uneven", "fast un", "time worst", "energy worst", "memory worst", "fast cpu",
+           "full cpu");
     for (int k = 0; k < culonx_schedule_count(); k++) {
-        long done = 0, tries = 0, nfast = 0, nuneven = 0, failed = 0, outside = 0;
+        long done = 0, tries = 0, nfast = 0, nuneven = 0, nfast_uneven = 0, failed = 0, outside = 0;
         double max_dt = 0, max_de = 0, max_dm = 0, cpu_fast = 0, cpu_full = 0;
         while (done < n && tries < 100 * n) {
             tries++;
@@ -171,8 +178,11 @@ int main(int argc, char **argv)
             }
             cpu_fast += t1 - t0, cpu_full += t2 - t1;
             const cx_sched_desc *d = cx_sched_get(r.exec.schedule);
-            nfast += (!d->closed_exact || r.vstage_layers) && cx_core_replay_ws_fast(ws_fast);
+            const int fast =
+                (!d->closed_exact || r.vstage_layers) && cx_core_replay_ws_fast(ws_fast);
+            nfast += fast;
             nuneven += r.vstage_layers != NULL;
+            nfast_uneven += fast && r.vstage_layers;
             double dt = fabs(rf.iteration_time_s - rr.iteration_time_s) / rr.iteration_time_s;
             double de = fabs(rf.energy.total_j - rr.energy.total_j) / rr.energy.total_j;
             double dm = fabs(rf.memory.peak_bytes - rr.memory.peak_bytes);
@@ -187,15 +197,34 @@ int main(int argc, char **argv)
                 outside++;
             }
             max_dt = fmax(max_dt, dt), max_de = fmax(max_de, de), max_dm = fmax(max_dm, dm);
+            /* cost reuse (core/eval/cost_key.c): the run with other DP
+             * settings through the workspace (chunk costs reused) and built
+             * afresh must give the same bits */
+            culonx_run r2 = r;
+            if (r2.exec.dp > 1) r2.exec.distributed_optimizer = !r2.exec.distributed_optimizer;
+            r2.exec.dp_overlap = !r2.exec.dp_overlap;
+            culonx_result ra, rb;
+            if (cx_core_closed_eval_ws(&r2, 0, cost, ws_fast, &ra, &err) == CULONX_OK &&
+                cx_core_closed_eval(&r2, 0, cost2, &rb, &err) == CULONX_OK &&
+                (ra.iteration_time_s != rb.iteration_time_s ||
+                 ra.energy.total_j != rb.energy.total_j ||
+                 ra.memory.peak_bytes != rb.memory.peak_bytes)) {
+                if (outside < 3)
+                    printf("  cost reuse differs: %s %s tp%lld pp%lld dp%lld\n",
+                           culonx_schedule_name(k), r.model.name, (long long)r.exec.tp,
+                           (long long)r.exec.pp, (long long)r.exec.dp);
+                outside++;
+            }
             done++;
         }
-        printf("%-12s %7ld %7ld %7ld %11.3g %11.3g %9.0f B %8.2fs %8.2fs\n",
-               culonx_schedule_name(k), done, nfast, nuneven, max_dt, max_de, max_dm, cpu_fast,
-               cpu_full);
+        printf("%-12s %7ld %7ld %7ld %7ld %11.3g %11.3g %9.0f B %8.2fs %8.2fs\n",
+               culonx_schedule_name(k), done, nfast, nuneven, nfast_uneven, max_dt, max_de, max_dm,
+               cpu_fast, cpu_full);
         if (outside || failed || done < n) bad = 1;
     }
     cx_core_replay_ws_free(ws_fast);
     cx_core_replay_ws_free(ws_full);
     free(cost);
+    free(cost2);
     return strict && bad ? 1 : 0;
 }

@@ -24,7 +24,8 @@
  *     replay (the reference): closed-form evaluations/s per core of each
  *     (CPU time), and the agreement of the two: the same top K and frontier
  *     (indices) and the worst relative time difference over them.
- * Usage: bench_sweep_bench [calculon|small|schedules|all] [threads] [noprune]
+ * Usage: bench_sweep_bench [calculon|small|all] [threads] [noprune]
+ *        bench_sweep_bench schedules [SCHEDULE]   (one schedule only)
  * The machine this runs on may be shared: rates are per CPU second.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -149,12 +150,13 @@ static int calculon_spec(culonx_sweep_spec *spec, const char *sched)
     return 0;
 }
 
-static int per_schedule(const culonx_run *run, culonx_sweep_spec *spec)
+static int per_schedule(const culonx_run *run, culonx_sweep_spec *spec, const char *only)
 {
     printf("%-12s %9s %12s %12s %9s %10s\n", "schedule", "evaluated", "fast eval/s", "full eval/s",
            "same top", "worst diff");
     for (int k = 0; k < culonx_schedule_count(); k++) {
         const char *name = culonx_schedule_name(k);
+        if (only && strcmp(only, name)) continue;
         culonx_sweep_result *res[2];
         double rate[2];
         culonx_error err;
@@ -218,7 +220,8 @@ int main(int argc, char **argv)
             return 2;
         rc |= bench("calculon", run, spec);
     }
-    if (!strcmp(which, "schedules") || !strcmp(which, "all")) rc |= per_schedule(run, spec);
+    if (!strcmp(which, "schedules") || !strcmp(which, "all"))
+        rc |= per_schedule(run, spec, !strcmp(which, "schedules") && argc > 2 ? argv[2] : NULL);
     free(run);
     free(spec);
     return rc;

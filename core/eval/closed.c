@@ -27,6 +27,7 @@
 #include "core/base/base.h"
 #include "core/eval/cost.h"
 #include "core/eval/closed.h"
+#include "core/eval/cost_key.h"
 #include "core/eval/energy.h"
 #include "core/eval/replay.h"
 
@@ -133,7 +134,7 @@ culonx_status cx_core_closed_eval(const culonx_run *run, double clock_mhz, cx_co
 culonx_status cx_core_closed_eval_ws(const culonx_run *run, double clock_mhz, cx_cost *c,
                                      cx_replay_ws *ws, culonx_result *res, culonx_error *err)
 {
-    culonx_status st = cx_core_cost_build(run, clock_mhz, c, err);
+    culonx_status st = cx_core_cost_build_key(run, clock_mhz, c, cx_core_replay_ws_key(ws), err);
     if (st != CULONX_OK) return st;
     return cx_core_closed_finish(run, c, ws, res, err);
 }
@@ -372,7 +373,7 @@ static double time_bound(const cx_cost *c, const cx_replay_shape *sh)
 culonx_status cx_core_closed_bound(const culonx_run *run, double clock_mhz, cx_cost *c,
                                    cx_replay_ws *ws, cx_bound *b, culonx_error *err)
 {
-    culonx_status st = cx_core_cost_build(run, clock_mhz, c, err);
+    culonx_status st = cx_core_cost_build_key(run, clock_mhz, c, cx_core_replay_ws_key(ws), err);
     if (st != CULONX_OK) return st;
     culonx_result r;
     memset(&r, 0, sizeof r);

@@ -520,6 +520,14 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
             c->vs_chunk[vs] = (int16_t)k;
             c->vs_stage_vs[s * c->v + k] = (int16_t)vs;
         }
+    cx_core_cost_stages(run, c);
+    return CULONX_OK;
+}
+
+void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
+{
+    const culonx_execution *ex = &run->exec;
+    const int64_t nvs = (int64_t)c->p * c->v;
     /* per stage: sends, chunk aggregates; DP and optimizer are recomputed
      * only when the stage's parameters differ from its predecessor's */
     double prev_P = -1, prev_Pe = -1;
@@ -605,7 +613,6 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
         c->optimizer_j[s] =
             cx_core_pass_energy_j(c, c->optimizer_s[s], 0.0, c->optimizer_bytes[s], NULL);
     }
-    return CULONX_OK;
 }
 
 void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_memory *mm)

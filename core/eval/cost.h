@@ -188,6 +188,10 @@ culonx_status cx_core_result_check(const culonx_run *run, const culonx_result *r
  * model cannot express (e.g. too many stages). */
 culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cost *c,
                                  culonx_error *err);
+/* The per-stage part of cx_core_cost_build (its last step): sends, stage
+ * aggregates, DP gradient sync and optimizer. Reads the chunk costs of c and
+ * run->exec; redone alone when only DP settings changed (cost_key.c). */
+void cx_core_cost_stages(const culonx_run *run, cx_cost *c);
 
 /* Memory of stage s except activations: weights, gradients, optimizer
  * state and working buffers (work_bytes = transient recompute bytes). */

@@ -4,7 +4,8 @@
  * iteration time has no exact formula under uneven stages and blocking p2p
  * (interleaved, zero-bubble, DualPipeV). The dependency rules are the play
  * engine's (schedules/play.h), which core/eval/walk.c uses too, so both engines
- * give the same times; this file is its timing callback:
+ * give the same times; this file drives it with the timing rule of
+ * core/eval/replay_step.h:
  *   start = max(stage free, dependency token), end = start + duration, with
  *   durations F = f + tp_f, B = r + tp_r + b + tp_b (recompute runs right
  *   before the backward), BW = B + w, W = w;
@@ -16,25 +17,19 @@
  * transient bytes held during B) follows each stage's order alone, so its
  * per-stage peak is computed by a scan of the orders, apart from the times.
  *
- * Steady state (the fast path). Schedules that state one
- * (cx_sched_desc.steady: period c and edge e microbatches) are played with
- * m' = m - k c microbatches, the smallest such m' >= 2e + 3c (tried only
- * when m >= 2 (2e + 3c): a failed check then costs at most m), whose orders
- * are those of m with k periods removed. Before extrapolating, the played
- * cells are checked to be periodic: for every virtual stage and every token
- * (F output, B output, B done) of the microbatches mb in [e/2, e + 2c),
- *     t(mb + c) - t(mb) = delta
- * for one delta (to 1e-12 of the played makespan): the state the periods
- * after e read repeats, shifted by delta. Max-plus recurrences are
- * exactly periodic once their transient has died out, so the k removed
- * periods each add delta to every later token, and
- *     T(m) = T(m') + k delta    (makespan, last ends, stream free times);
- * the durations of the last items, and the activation peaks (the removed
- * periods repeat a window whose activations return to the same level), are
- * those of m'. When the check fails the edge is doubled, then the full
- * orders are played (the reference, cx_core_replay_set_full). The fast path
- * costs O(p v (e + c)) per call, independent of m, and so is the memory of
- * the workspace; bench/fast_agree.c holds it to the full replay.
+ * Fast paths. The held orders are played by a compiled program of the
+ * engine's play order (core/eval/replay_prog.c; bit-identical). Schedules
+ * that state a steady state (cx_sched_desc.steady: period c and edge e
+ * microbatches) are played, when m >= 32 m' (cx_core_replay_set_jump_ratio),
+ * with m' = e/2 + 6c microbatches
+ * (congruent to m modulo c) by the period-jumping player
+ * (core/eval/replay_fast.c), which inserts the k = (m - m') / c missing
+ * periods where the play is linear (checked per operand); the durations of
+ * the last items and the activation peaks are those of m'. When the steady
+ * runs of m' are too short to try or the jumps used them up, m' doubles its
+ * periods while m >= 32 m', then the full orders are played (the reference,
+ * cx_core_replay_set_full).
+ * bench/fast_agree.c holds the jumping player to the full replay.
  *
  * Cost: O(p m v) time per call; the workspace keeps the engine (orders of
  * the last (schedule, p, m, v), cells, worklist), and the last time and
@@ -45,16 +40,17 @@
  */
 #include "core/base/base.h"
 #include "core/eval/replay.h"
+#include "core/eval/cost_key.h"
+#include "core/eval/replay_fast.h"
+#include "core/eval/replay_prog.h"
+#include "core/eval/replay_step.h"
 #include "schedules/play.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-    double dF, dB, dBW, dW; /* item durations */
-    double lastB, lastBW;   /* DP-overlap window when a B / BW item is last */
-} vsinfo;
+typedef cx_replay_vsinfo vsinfo;
 
 /* memo keys: per chunk class 7 times (+ p2p) or 2 byte counts, and the
  * class of each virtual stage */
@@ -63,12 +59,17 @@ typedef struct {
 
 struct cx_replay_ws {
     /* the play engine, holding the orders of (sd, p, mr, v) for (sd, p, m, v):
-     * mr = m, or the reduced count of the steady-state fast path (period
-     * microbatches, edge as played, tries: edge doublings so far) */
+     * mr = m, or the first count tried by the steady-state fast path
+     * (period microbatches, edge) */
     cx_play *pl;
+    cx_replay_fast *fx;        /* the period-jumping player's scratch */
+    cx_replay_prog *prog;      /* the held orders compiled */
+    cx_play *pl_full;          /* the full orders when pl holds those of mr < m */
+    cx_replay_prog *prog_full; /* them compiled */
+    cx_cost_key *key;          /* inputs of the last cost build (cost_key.c) */
     const cx_sched_desc *sd;
     int p, m, v, have_order;
-    int mr, period, edge, tries;
+    int mr, period, edge;
     int last_fast; /* the last time result was extrapolated */
     uint8_t last_kind[CX_COST_MAX_STAGES];
     int16_t last_chunk[CX_COST_MAX_STAGES], lastb_chunk[CX_COST_MAX_STAGES];
@@ -87,7 +88,15 @@ struct cx_replay_ws {
 cx_replay_ws *cx_core_replay_ws_new(void)
 {
     cx_replay_ws *ws = calloc(1, sizeof(cx_replay_ws));
-    if (ws && !(ws->pl = cx_sched_play_new())) {
+    if (ws &&
+        (!(ws->pl = cx_sched_play_new()) || !(ws->fx = cx_core_replay_fast_new()) ||
+         !(ws->prog = cx_core_replay_prog_new()) || !(ws->key = cx_core_cost_key_new()) ||
+         !(ws->pl_full = cx_sched_play_new()) || !(ws->prog_full = cx_core_replay_prog_new()))) {
+        cx_core_replay_prog_free(ws->prog);
+        cx_core_cost_key_free(ws->key);
+        cx_sched_play_free(ws->pl_full);
+        cx_sched_play_free(ws->pl);
+        cx_core_replay_fast_free(ws->fx);
         free(ws);
         return NULL;
     }
@@ -103,7 +112,17 @@ void cx_core_replay_ws_free(cx_replay_ws *ws)
 {
     if (!ws) return;
     cx_sched_play_free(ws->pl);
+    cx_core_replay_fast_free(ws->fx);
+    cx_core_replay_prog_free(ws->prog);
+    cx_core_cost_key_free(ws->key);
+    cx_sched_play_free(ws->pl_full);
+    cx_core_replay_prog_free(ws->prog_full);
     free(ws);
+}
+
+cx_cost_key *cx_core_replay_ws_key(cx_replay_ws *ws)
+{
+    return ws ? ws->key : NULL;
 }
 
 /* 1: always play the full orders (the reference for bench/fast_agree.c) */
@@ -114,16 +133,31 @@ void cx_core_replay_set_full(int on)
     full_replay = on != 0;
 }
 
-/* The microbatch count to play for (d, p, m, v) with the edge scaled by
- * 2^tries (see the top comment); m when the fast path does not apply. */
+/* the fast path's threshold m / m' (see reduced_m) */
+static int jump_ratio = 32;
+
+void cx_core_replay_set_jump_ratio(int ratio)
+{
+    jump_ratio = ratio >= 2 ? ratio : 32;
+}
+
+/* The microbatch count to play for (d, p, m, v) on the fast path, with
+ * 2^tries times the base count of steady periods (see the top comment): m'
+ * = e/2 + 6 * 2^tries periods, congruent to m modulo the period; m when the
+ * fast path does not apply or would not gain. */
 static int reduced_m(const cx_sched_desc *d, int p, int m, int v, int tries, int *period, int *edge)
 {
     int c, e, c2, e2;
     *period = 0, *edge = 0;
-    if (full_replay || !d->steady || tries > 8 || !d->steady(p, m, v, &c, &e) || c < 1) return m;
-    e <<= tries;
-    int64_t need = 2 * (int64_t)e + 3 * (int64_t)c;
-    if ((int64_t)m < 2 * need) return m; /* no gain: play m */
+    if (full_replay || !d->steady || tries > 6 || !d->steady(p, m, v, &c, &e) || c < 1) return m;
+    int64_t need = (int64_t)e / 2 + ((int64_t)6 << tries) * c;
+    /* the jumping player costs about twice the compiled full play per item
+     * (core/eval/replay_prog.c), fails when regime changes use up the steady
+     * runs, and every call tries it afresh (play_steady): tried only while
+     * m >= jump_ratio m' (default 32: failed tries cost at most 1/8 of a full
+     * play; measured on the megatron-1t 4096-GPU sweep, ratio 8 cost 35%
+     * more CPU than no jumping) */
+    if ((int64_t)m < (int64_t)jump_ratio * need) return m;
     int mr = (int)(need + (m - need) % c);
     if (!d->steady(p, mr, v, &c2, &e2) || c2 != c) return m;
     *period = c, *edge = e;
@@ -147,7 +181,6 @@ static culonx_status orders(const cx_cost *c, cx_replay_ws *ws, culonx_error *er
                             "schedule %s: %d microbatches x %d virtual stages is too many to "
                             "replay (at most %lld work items)",
                             sd->name, m, nvs, (long long)CX_MAX_SCHEDULE_ITEMS);
-    ws->tries = 0;
     ws->mr = reduced_m(sd, p, m, v, 0, &ws->period, &ws->edge);
     cx_sched_sim_status pst = cx_sched_play_orders(ws->pl, sd, p, ws->mr, v, 0);
     if (pst == CX_SCHED_SIM_UNSUPPORTED)
@@ -262,49 +295,18 @@ static void copy_out(cx_replay *dst, const cx_replay *src, int p)
     memcpy(dst->free_s, src->free_s, n);
 }
 
-typedef struct {
-    const vsinfo *vi;
-    double p2p_s;
-    int overlap;
-} timing;
+typedef cx_replay_timing timing;
+enum {
+    R_FREE = CX_R_FREE,
+    R_PP_FREE = CX_R_PP_FREE,
+    R_LAST_END = CX_R_LAST_END,
+    R_LAST_ITEM = CX_R_LAST_ITEM
+};
 
-/* stage registers of the engine */
-enum { R_FREE, R_PP_FREE, R_LAST_END, R_LAST_ITEM };
-
-/* The timing callback: start = max(stage free, dependency), sends serialised
- * on the PP stream and blocking unless the schedule overlaps p2p. */
-CX_PLAY_STEP void step(void *ctx, const cx_play_step *st, cx_play_token *done, cx_play_token *out)
+/* The item durations of c's virtual stages into ws->vi. */
+static timing durations(const cx_cost *c, cx_replay_ws *ws)
 {
-    const timing *tm = ctx;
-    const vsinfo *vi = &tm->vi[st->vs];
-    double *reg = st->reg;
-    const int kind = st->kind;
-    double ready = st->dep ? st->dep->t : 0.0, dur, win;
-    if (kind == CX_WORK_F)
-        dur = win = vi->dF;
-    else if (kind == CX_WORK_W)
-        dur = win = vi->dW;
-    else if (kind == CX_WORK_BW)
-        dur = vi->dBW, win = vi->lastBW;
-    else
-        dur = vi->dB, win = vi->lastB;
-    double start = reg[R_FREE] > ready ? reg[R_FREE] : ready;
-    double end = start + dur, out_t = end;
-    reg[R_FREE] = end;
-    if (st->send) {
-        double ss = end > reg[R_PP_FREE] ? end : reg[R_PP_FREE];
-        out_t = reg[R_PP_FREE] = ss + tm->p2p_s;
-        if (!tm->overlap) reg[R_FREE] = out_t;
-    }
-    reg[R_LAST_END] = end;
-    reg[R_LAST_ITEM] = win;
-    done->t = end;
-    out->t = out_t;
-}
-
-static culonx_status play(const cx_cost *c, cx_replay_ws *ws, cx_replay *out, culonx_error *err)
-{
-    const int p = c->p, nvs = p * c->v;
+    const int nvs = c->p * c->v;
     for (int vs = 0; vs < nvs; vs++) {
         const cx_chunk_cost *cc = cx_core_cost_chunk(c, vs);
         vsinfo *x = &ws->vi[vs];
@@ -316,75 +318,85 @@ static culonx_status play(const cx_cost *c, cx_replay_ws *ws, cx_replay *out, cu
         x->lastBW = x->dBW - cc->r_s - cc->tp_r_s;
     }
     timing tm = {ws->vi, c->p2p_s, c->sched->p2p_overlap};
-    cx_sched_sim_status pst = cx_sched_play_run(ws->pl, step, &tm);
-    if (pst == CX_SCHED_SIM_DEADLOCK)
-        return cx_core_fail(err, CULONX_EINTERNAL, c->run->path, 0,
-                            "schedule %s deadlocks for pp=%d, %d microbatches", c->sched->name, p,
-                            c->m);
-    if (pst != CX_SCHED_SIM_OK) return nomem(err);
+    return tm;
+}
+
+static culonx_status deadlock(const cx_cost *c, culonx_error *err)
+{
+    return cx_core_fail(err, CULONX_EINTERNAL, c->run->path, 0,
+                        "schedule %s deadlocks for pp=%d, %d microbatches", c->sched->name, c->p,
+                        c->m);
+}
+
+/* The result from the stage registers of the engine. */
+static void collect(const cx_play *pl, int p, cx_replay *out)
+{
     out->makespan_s = 0;
     for (int s = 0; s < p; s++) {
-        const double *reg = cx_sched_play_regs(ws->pl, s);
+        const double *reg = cx_sched_play_regs(pl, s);
         out->last_end_s[s] = reg[R_LAST_END];
         out->last_item_s[s] = reg[R_LAST_ITEM];
         out->free_s[s] = reg[R_FREE];
         if (reg[R_FREE] > out->makespan_s) out->makespan_s = reg[R_FREE];
     }
+}
+
+/* Makes pl hold the orders of ws's (schedule, p, v) for mr microbatches. */
+static culonx_status hold(const cx_cost *c, const cx_replay_ws *ws, cx_play *pl, int mr,
+                          culonx_error *err)
+{
+    cx_sched_sim_status pst = cx_sched_play_orders(pl, ws->sd, ws->p, mr, ws->v, 0);
+    if (pst == CX_SCHED_SIM_NOMEM) return nomem(err);
+    if (pst != CX_SCHED_SIM_OK)
+        return cx_core_fail(err, CULONX_EINTERNAL, c->run->path, 0,
+                            "schedule %s gives invalid work orders for pp=%d, %d microbatches",
+                            ws->sd->name, ws->p, mr);
     return CULONX_OK;
 }
 
-/* The per-period shift of the played cells, if they are periodic: every
- * token of every microbatch mb in [e/2, e + 2c) advances by the same delta
- * to mb + c (see the top comment); -1 if not. Starting at e/2 covers the
- * tokens that items of the checked periods read (a W reads the B of a
- * microbatch at most e/2 back). */
-static double period_shift(const cx_replay_ws *ws, double makespan_s)
-{
-    const int nvs = ws->pl->nvs, c = ws->period, e = ws->edge;
-    const cx_play_cell *cell = ws->pl->cell;
-    const size_t step = (size_t)c * (size_t)nvs;
-    const double delta = cell[(size_t)(e + c) * nvs].f_out.t - cell[(size_t)e * nvs].f_out.t;
-    const double tol = 1e-12 * makespan_s;
-    if (!(delta > 0)) return -1;
-    for (size_t i = (size_t)(e / 2) * nvs; i < (size_t)(e + 2 * c) * nvs; i++) {
-        const cx_play_cell *a = &cell[i], *b = &cell[i + step];
-        const double t0[3] = {a->f_out.t, a->b_out.t, a->b_done.t},
-                     t1[3] = {b->f_out.t, b->b_out.t, b->b_done.t};
-        for (int k = 0; k < 3; k++)
-            if (t0[k] < 0 || !(fabs(t1[k] - t0[k] - delta) <= tol)) return -1;
-    }
-    return delta;
-}
-
-/* Plays the held orders; on the fast path checks the period and
- * extrapolates to m, else retries with a larger edge, then the full m. */
+/* Plays the schedule for ws->m microbatches: on the fast path (ws->mr <
+ * ws->m) the orders of m' jumping over the periods up to m
+ * (core/eval/replay_fast.c), m' doubling its periods while the steady runs
+ * are too short; else, or when no try succeeds, the full orders through
+ * their compiled program (core/eval/replay_prog.c). Every call starts from
+ * the first try: the path taken, and so the rounding of the result, depends
+ * on the inputs only, never on earlier calls, which keeps sweeps identical
+ * for any thread or MPI rank count. The full orders live in ws->pl when no
+ * fast path applies, else in a second engine (ws->pl_full), so that both
+ * stay compiled. */
 static culonx_status play_steady(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
                                  culonx_error *err)
 {
-    for (;;) {
-        culonx_status st = play(c, ws, out, err);
-        ws->last_fast = 0;
-        if (st != CULONX_OK || ws->mr == ws->m) return st;
-        double delta = period_shift(ws, out->makespan_s);
-        ws->last_fast = delta > 0;
-        if (delta > 0) {
-            const double add = (double)((ws->m - ws->mr) / ws->period) * delta;
-            out->makespan_s += add;
-            for (int s = 0; s < c->p; s++)
-                out->last_end_s[s] += add, out->free_s[s] += add;
-            return CULONX_OK;
+    timing tm = durations(c, ws);
+    culonx_status st;
+    ws->last_fast = 0;
+    int tries = 0, period = ws->period, edge, mr = ws->mr;
+    while (mr < ws->m) {
+        if ((st = hold(c, ws, ws->pl, mr, err)) != CULONX_OK) return st;
+        int r = cx_core_replay_fast_run(ws->fx, ws->pl, &tm, period, (ws->m - mr) / period);
+        if (r == -1) return deadlock(c, err);
+        if (r == -2) return nomem(err);
+        if (r == 1) {
+            collect(ws->pl, c->p, out);
+            ws->last_fast = 1;
+            break;
         }
-        /* not periodic yet: a longer warm-up, or the full orders */
-        ws->have_mem = 0;
-        ws->tries++;
-        ws->mr = reduced_m(ws->sd, ws->p, ws->m, ws->v, ws->tries, &ws->period, &ws->edge);
-        cx_sched_sim_status pst = cx_sched_play_orders(ws->pl, ws->sd, ws->p, ws->mr, ws->v, 0);
-        if (pst == CX_SCHED_SIM_NOMEM) return nomem(err);
-        if (pst != CX_SCHED_SIM_OK)
-            return cx_core_fail(err, CULONX_EINTERNAL, c->run->path, 0,
-                                "schedule %s gives invalid work orders for pp=%d, %d microbatches",
-                                ws->sd->name, ws->p, ws->mr);
+        mr = reduced_m(ws->sd, ws->p, ws->m, ws->v, ++tries, &period, &edge);
     }
+    if (!ws->last_fast) {
+        cx_play *pl = ws->pl;
+        cx_replay_prog *pr = ws->prog;
+        if (ws->mr < ws->m) {
+            pl = ws->pl_full, pr = ws->prog_full;
+            if ((st = hold(c, ws, pl, ws->m, err)) != CULONX_OK) return st;
+        }
+        cx_sched_sim_status pst = cx_core_replay_prog_run(pr, pl, &tm);
+        if (pst == CX_SCHED_SIM_DEADLOCK) return deadlock(c, err);
+        if (pst != CX_SCHED_SIM_OK) return nomem(err);
+        collect(pl, c->p, out);
+    }
+    /* ws->pl holds the orders of ws->mr again (the memory scan's) */
+    return tries > 0 ? hold(c, ws, ws->pl, ws->mr, err) : CULONX_OK;
 }
 
 culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,

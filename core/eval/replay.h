@@ -30,6 +30,9 @@ cx_replay_ws *cx_core_replay_ws_new(void);
 cx_replay *cx_core_replay_ws_out(cx_replay_ws *ws);
 /* NULL-safe. */
 void cx_core_replay_ws_free(cx_replay_ws *ws);
+/* The cost-build key of the worker owning ws (core/eval/cost_key.h); NULL
+ * for a NULL ws. */
+struct cx_cost_key *cx_core_replay_ws_key(cx_replay_ws *ws);
 
 /* Facts of the per-stage work orders of c's (schedule, p, m, v), used by
  * the sweep's lower bounds (core/eval/closed.c, cx_core_closed_bound). Arrays are
@@ -59,6 +62,10 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
  * fast path is held to, bench/fast_agree.c); 0 (default): the fast path.
  * Process-wide; set it before replaying, not while threads replay. */
 void cx_core_replay_set_full(int on);
+/* The steady-state fast path is tried when m >= ratio m' (m' its first
+ * microbatch count; default 32, values below 2 restore it): bench/fast_agree.c
+ * lowers it to test the path on small m. Process-wide, like set_full. */
+void cx_core_replay_set_jump_ratio(int ratio);
 /* 1 if the last time result of ws came from the steady-state fast path. */
 int cx_core_replay_ws_fast(const cx_replay_ws *ws);
 

@@ -188,6 +188,14 @@ void cx_core_space_decode(const cx_space *sp, uint64_t idx, int d[NLEVELS])
     }
 }
 
+void cx_core_space_next(const cx_space *sp, int d[NLEVELS])
+{
+    for (int i = NLEVELS - 1; i >= 0; i--) {
+        if (++d[i] < sp->n[i]) return;
+        d[i] = 0;
+    }
+}
+
 /* The first failing rule (reject reason) and its level, or -1; fills ex.
  * The rules of an execution are core/layout/rules.c's predicates (the
  * schedule's own via its descriptor), called level by level; the sweep adds

@@ -196,9 +196,14 @@ static uint64_t run_block(worker *w, uint64_t gblock)
     int d[NLEVELS];
     culonx_sweep_entry x;
     culonx_error err;
-    uint64_t idx = lo, settled = 0;
+    uint64_t idx = lo, settled = 0, didx = UINT64_MAX;
     while (idx < hi) {
-        cx_core_space_decode(sp, idx, d);
+        /* consecutive candidates: step the digits, else decode */
+        if (didx != UINT64_MAX && idx == didx + 1)
+            cx_core_space_next(sp, d);
+        else
+            cx_core_space_decode(sp, idx, d);
+        didx = idx;
         int level = 0;
         int r = cx_core_space_check(sp, d, &w->run.exec, &level);
         if (r >= 0) {

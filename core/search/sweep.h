@@ -109,6 +109,8 @@ culonx_status cx_core_space_build(const culonx_run *run, const culonx_sweep_spec
                                   cx_space_store *st, culonx_error *err);
 /* Digits of an enumeration index. */
 void cx_core_space_decode(const cx_space *sp, uint64_t idx, int d[NLEVELS]);
+/* The digits of index idx + 1 from those of idx (no division). */
+void cx_core_space_next(const cx_space *sp, int d[NLEVELS]);
 /* The first failing rule of digits d (a culonx_sweep_reject) and its level
  * in *level, or -1 when valid; fills ex. */
 int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex, int *level);

@@ -1,0 +1,27 @@
+/*
+ * cost_key.h — reuse of chunk costs between evaluations that differ only in
+ * DP settings (core/eval/cost_key.c): a sweep's innermost levels are the
+ * distributed optimizer and DP overlap, which change the DP gradient sync
+ * and the optimizer step of each stage but no chunk cost.
+ * See core/README.md, "Sweeps".
+ */
+#ifndef CX_CORE_COST_KEY_H
+#define CX_CORE_COST_KEY_H
+
+#include "core/eval/cost.h"
+
+/* The inputs of the last full cost build into a cx_cost (one per worker). */
+typedef struct cx_cost_key cx_cost_key;
+
+cx_cost_key *cx_core_cost_key_new(void);
+/* NULL-safe. */
+void cx_core_cost_key_free(cx_cost_key *k);
+
+/* cx_core_cost_build, or, when k holds the inputs of the last build into c
+ * and run differs from them only in the distributed optimizer, DP overlap and
+ * parameter-gather overlap, only its per-stage part (cx_core_cost_stages):
+ * the same costs either way. k may be NULL (always the full build). */
+culonx_status cx_core_cost_build_key(const culonx_run *run, double clock_mhz, cx_cost *c,
+                                     cx_cost_key *k, culonx_error *err);
+
+#endif
