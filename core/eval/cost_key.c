@@ -44,11 +44,12 @@ void cx_core_cost_key_free(cx_cost_key *k)
     free(k);
 }
 
-/* run's execution without the fields read only by cx_core_cost_stages */
+/* run's execution without the fields read only by cx_core_cost_stages
+ * (distributed_optimizer stays in the key: it sets the ZeRO stage, which
+ * cx_core_shard_init reads before the stage loop) */
 static void exec_key(const culonx_run *run, culonx_execution *e)
 {
     *e = run->exec;
-    e->distributed_optimizer = 0;
     e->dp_overlap = 0;
     e->param_gather_overlap = 0;
 }
