@@ -18,8 +18,8 @@ cx_cost_key *cx_core_cost_key_new(void);
 void cx_core_cost_key_free(cx_cost_key *k);
 
 /* cx_core_cost_build, or, when k holds the inputs of the last build into c
- * and run differs from them only in the distributed optimizer, DP overlap and
- * parameter-gather overlap, only its per-stage part (cx_core_cost_stages):
+ * and run differs from them only in DP overlap and parameter-gather overlap,
+ * only its per-stage part (cx_core_cost_stages):
  * the same costs either way. k may be NULL (always the full build). */
 culonx_status cx_core_cost_build_key(const culonx_run *run, double clock_mhz, cx_cost *c,
                                      cx_cost_key *k, culonx_error *err);
