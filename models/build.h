@@ -143,6 +143,36 @@ static inline void cx_model_ring_attention(cx_model_op *o, double kv_bytes)
     o->coll_cp = 1;
 }
 
+/* The attention core of a layer, between the QKV projection and the output
+ * projection: the fused FlashAttention kernel (ring attention over the cp
+ * group, K and V blocks of head width `width`) or, naive, the materialised
+ * scores BMM (keeping `scores_saved` bytes: Q and K), the softmax, with
+ * `dropout` an attention dropout (GPT; its 1-byte mask kept), and the
+ * context BMM (keeping the dropout output; without dropout it reuses the
+ * softmax output). The s x s ops are what selective recompute drops. */
+static inline void cx_model_attention_core(cx_model_builder *bd, const cx_model_dims *dm,
+                                           double keys, double b, double ah, double kh, double s,
+                                           double width, double scores_saved, int dropout)
+{
+    const double e = bd->e, ss = b * ah * s * s;
+    cx_model_op *o;
+    if (dm->flash) { /* dropout fused, its mask regenerated in backward */
+        o = cx_model_flash(bd, "flash_attn", b * ah, kh / ah, s / dm->cp, keys, width);
+        if (dm->cp > 1) cx_model_ring_attention(o, e * b * s * 2.0 * kh * width);
+        return;
+    }
+    o = cx_model_bmm(bd, "attn_scores", b * ah, s, s, width, scores_saved);
+    o->sel_recompute = 1;
+    o = cx_model_elem(bd, "softmax", ss, ss, e, e * ss);
+    o->attn_core = o->sel_recompute = 1;
+    if (dropout) {
+        o = cx_model_elem(bd, "attn_dropout", ss, ss, e, 1.0 * ss);
+        o->attn_core = o->sel_recompute = 1;
+    }
+    o = cx_model_bmm(bd, "attn_context", b * ah, s, width, s, dropout ? e * ss : 0.0);
+    o->attn_core = o->sel_recompute = 1;
+}
+
 /* Starts part i of st as an empty op table named `name`. */
 static inline cx_model_part *cx_model_part_begin(cx_model_stack *st, int i, const char *name,
                                                  double params, int recompute)

@@ -49,18 +49,8 @@ static void dense(const culonx_model *m, const cx_model_dims *dm, cx_model_build
     if (t > 1) cx_model_coll(o, f_fwd, f_bwd, full);
     cx_model_gemm(bd, "qkv", T, (ah + 2.0 * kh) * d, h, e * T * h / sh);
     /* Q and K for the scores, V for the context: kept from the QKV output */
-    if (dm->flash) {
-        o = cx_model_flash(bd, "flash_attn", b * ah, kh / ah, s / dm->cp, cx_model_attn_keys(m), d);
-        if (dm->cp > 1) cx_model_ring_attention(o, e * b * s * 2.0 * kh * d);
-    } else {
-        o = cx_model_bmm(bd, "attn_scores", b * ah, s, s, d, e * T * d * (ah + 2.0 * kh));
-        o->sel_recompute = 1;
-        o = cx_model_elem(bd, "softmax", b * ah * s * s, b * ah * s * s, e, e * b * ah * s * s);
-        o->attn_core = o->sel_recompute = 1;
-        /* the context BMM reuses the saved softmax output */
-        o = cx_model_bmm(bd, "attn_context", b * ah, s, d, s, 0.0);
-        o->attn_core = o->sel_recompute = 1;
-    }
+    cx_model_attention_core(bd, dm, cx_model_attn_keys(m), b, ah, kh, s, d,
+                            e * T * d * (ah + 2.0 * kh), 0);
     o = cx_model_gemm(bd, "attn_out", T, h, ah * d, e * T * ah * d);
     if (t > 1) cx_model_coll(o, g_fwd, g_bwd, full);
     cx_model_elem(bd, "residual_add1", 2.0 * Tn * h, Tn * h, e, 0.0);
