@@ -84,18 +84,7 @@ static int draw(culonx_run *r, const culonx_run *sys_a100, const culonx_run *sys
     e->gpus = culonx_execution_gpus(e);
     e->recompute = (culonx_recompute)rnd(3);
     e->sequence_parallel = e->tp > 1 ? (int)rnd(2) : 0;
-    if (ms) { /* MoE with tp > 1 runs SP; ep, etp fold into tp x dp */
-        static const int eps[] = {1, 2, 4, 8}, etps[] = {1, 2};
-        e->sequence_parallel = e->tp > 1;
-        e->ep = eps[rnd(4)], e->etp = etps[rnd(2)];
-        e->capacity_factor = rnd(2) ? 1.0 : 1.25;
-        if ((e->tp * e->dp) % (e->ep * e->etp)) e->ep = 1, e->etp = 1;
-        /* all-to-all overlap (shared needs shared experts) and node-limited routing */
-        e->a2a_overlap = (culonx_a2a_overlap)rnd(3);
-        if (e->a2a_overlap == CULONX_A2A_OVERLAP_SHARED && !ms->shared)
-            e->a2a_overlap = CULONX_A2A_OVERLAP_PIPE;
-        e->route_nodes = rnd(2) ? 0 : 1 + rnd(3);
-    }
+    if (ms) draw_moe_exec(e, ms);
     e->distributed_optimizer = e->dp > 1 ? (int)rnd(2) : 0;
     e->dp_overlap = (int)rnd(2);
     e->dtype = CULONX_DTYPE_BF16;

@@ -115,4 +115,21 @@ static const moe_shape moe_shapes[] = {
      2},
 };
 
+/* The MoE execution fields of a random configuration on shape ms (bench
+ * agree and fast_agree draw the same way): tp > 1 runs SP; ep, etp fold into
+ * tp x dp; the all-to-all overlap (shared needs shared experts) and
+ * node-limited routing. */
+static void draw_moe_exec(culonx_execution *e, const moe_shape *ms)
+{
+    static const int eps[] = {1, 2, 4, 8}, etps[] = {1, 2};
+    e->sequence_parallel = e->tp > 1;
+    e->ep = eps[rnd(4)], e->etp = etps[rnd(2)];
+    e->capacity_factor = rnd(2) ? 1.0 : 1.25;
+    if ((e->tp * e->dp) % (e->ep * e->etp)) e->ep = 1, e->etp = 1;
+    e->a2a_overlap = (culonx_a2a_overlap)rnd(3);
+    if (e->a2a_overlap == CULONX_A2A_OVERLAP_SHARED && !ms->shared)
+        e->a2a_overlap = CULONX_A2A_OVERLAP_PIPE;
+    e->route_nodes = rnd(2) ? 0 : 1 + rnd(3);
+}
+
 #endif
