@@ -12,11 +12,15 @@
  * search that halves its step down to 1e-10; V is normalised so V(f_max) = 1:
  * v_min = rho, v_slope = (1 - rho)*1000/(f_max - knee) per GHz.
  * Time: each kernel's highest-clock row is its profile; at clock f_j its
- * time ratio is modelled as (1-c)*a_j + c*b_j with the compute fraction
- * c = 1 - clamp((dram - lo)/(hi - lo)) from the profiled DRAM activity.
- * a_j, b_j >= 0 are fitted per clock by NNLS on relative errors, (lo, hi) by
- * grid search (step 0.025) refined by pattern search. time_exp is the
- * least-squares slope of log b_j against log(f_max/f_j).
+ * time ratio is modelled as
+ *   (1-c)*max(a_j + e_j*P0/100 W + g_j*u, b_j*u) + c*b_j
+ * with the compute fraction c = 1 - clamp((dram - lo)/(hi - lo)) from the
+ * profiled DRAM activity, P0 the profiled power and u the profiled FP +
+ * tensor activity (the max: FP work takes at least its compute-bound time).
+ * a_j, e_j, g_j, b_j >= 0 are fitted per clock by NNLS on relative errors,
+ * each kernel on its active piece of the max until the pieces settle;
+ * (lo, hi) by grid search (step 0.025) refined by pattern search. time_exp
+ * is the least-squares slope of log b_j against log(f_max/f_j).
  * Power ratio: at each clock j, P_j/P0 of every kernel is regressed on the
  * terms phi of its profile (see power.c; R from the time model just fitted)
  * by ridge least squares (LAPACK dgels on the augmented system, lambda =
