@@ -222,9 +222,11 @@ double cx_hw_dvfs_time_factor(const culonx_dvfs_model *d, double f_mhz, double c
     double mem, mem_pw, mem_fp, comp;
     cx_hw_dvfs_scales(d, f_mhz, &mem, &mem_pw, &mem_fp, &comp);
     double pw = p0_w > 0.0 ? p0_w / 100.0 : 0.0, u = clamp01(nz(u_fp));
-    /* memory-bound work takes at least the time of its FP operations at f */
+    /* memory-bound work takes at least the time of its FP operations at f
+     * (calibrated tables only: the bound is part of their fit) */
     double m = mem + mem_pw * pw + mem_fp * u;
-    return (1.0 - c) * (m > comp * u ? m : comp * u) + c * comp;
+    if (d->nclocks > 0 && comp * u > m) m = comp * u;
+    return (1.0 - c) * m + c * comp;
 }
 
 double cx_hw_dvfs_row_fp(const culonx_dvfs_row *r)

@@ -55,7 +55,8 @@ void cx_hw_power_default(culonx_gpu *gpu);
 /* Compute fraction c of a kernel from its profiled DRAM activity. */
 double cx_hw_dvfs_compute_fraction(const culonx_dvfs_model *d, double dram_active);
 /* R(f) = (1-c)*max(mem_scale(f) + mem_power_scale(f)*p0_w/100 + mem_fp_scale(f)*u_fp,
- * compute_scale(f)*u_fp) + c*compute_scale(f) (scales interpolated in f); p0_w is the profiled
+ * compute_scale(f)*u_fp) + c*compute_scale(f) (scales interpolated in f; the
+ * max only with calibrated tables, nclocks > 0); p0_w is the profiled
  * power (<= 0: that term is 0), u_fp the profiled FP + tensor activity (clamped to [0,1]). */
 double cx_hw_dvfs_time_factor(const culonx_dvfs_model *d, double f_mhz, double c, double p0_w,
                               double u_fp);
