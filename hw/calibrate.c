@@ -12,11 +12,15 @@
  * search that halves its step down to 1e-10; V is normalised so V(f_max) = 1:
  * v_min = rho, v_slope = (1 - rho)*1000/(f_max - knee) per GHz.
  * Time: each kernel's highest-clock row is its profile; at clock f_j its
- * time ratio is modelled as (1-c)*a_j + c*b_j with the compute fraction
- * c = 1 - clamp((dram - lo)/(hi - lo)) from the profiled DRAM activity.
- * a_j, b_j >= 0 are fitted per clock by NNLS on relative errors, (lo, hi) by
- * grid search (step 0.025) refined by pattern search. time_exp is the
- * least-squares slope of log b_j against log(f_max/f_j).
+ * time ratio is modelled as
+ *   (1-c)*max(a_j + e_j*P0/100 W + g_j*u, b_j*u) + c*b_j
+ * with the compute fraction c = 1 - clamp((dram - lo)/(hi - lo)) from the
+ * profiled DRAM activity, P0 the profiled power and u the profiled FP +
+ * tensor activity (the max: FP work takes at least its compute-bound time).
+ * a_j, e_j, g_j, b_j >= 0 are fitted per clock by NNLS on relative errors,
+ * each kernel on its active piece of the max until the pieces settle;
+ * (lo, hi) by grid search (step 0.025) refined by pattern search. time_exp
+ * is the least-squares slope of log b_j against log(f_max/f_j).
  * Power ratio: at each clock j, P_j/P0 of every kernel is regressed on the
  * terms phi of its profile (see power.c; R from the time model just fitted)
  * by ridge least squares (LAPACK dgels on the augmented system, lambda =
@@ -300,8 +304,11 @@ static int clock_index(const culonx_dvfs_model *m, double f)
     return -1;
 }
 
-/* Per-clock NNLS of (a_j, e_j, b_j) at split (lo, hi); returns the sum of
- * squared relative errors; fills the scales of m. */
+/* Per-clock fit of (a_j, e_j, g_j, b_j) at split (lo, hi); returns the sum
+ * of squared relative errors; fills the scales of m. R is piecewise linear
+ * in the scales (the memory part is max(a + e*P0/100 + g*u, b*u)): NNLS on
+ * each kernel's active piece, repeated until the pieces stop changing (at
+ * most 8 rounds; a deterministic alternation). */
 static double time_eval(culonx_dvfs_model *m, const kernel_t *k, size_t nk, double lo, double hi,
                         double *work)
 {
@@ -315,27 +322,47 @@ static double time_eval(culonx_dvfs_model *m, const kernel_t *k, size_t nk, doub
         if (n == 0) {
             m->mem_scale[j] = 1.0;
             m->mem_power_scale[j] = 0.0;
+            m->mem_fp_scale[j] = 0.0;
             m->compute_scale[j] = m->max_mhz / m->clock_mhz[j];
             continue;
         }
-        double *a = work, *b = work + 3 * (size_t)n;
-        int q = 0;
-        for (size_t i = 0; i < nk; i++) {
-            if (!k[i].has[j]) continue;
-            double c = cx_hw_dvfs_compute_fraction(m, k[i].ref->dram_active);
-            double pw = k[i].ref->power_w > 0.0 ? k[i].ref->power_w / 100.0 : 0.0;
-            double w = 1.0 / k[i].ratio[j];
-            a[q] = (1.0 - c) * w;
-            a[n + q] = (1.0 - c) * pw * w;
-            a[2 * n + q] = c * w;
-            b[q] = 1.0;
-            q++;
+        double *a = work, *b = work + 4 * (size_t)n;
+        unsigned char *fpb = (unsigned char *)(b + n); /* 1: the FP bound is active */
+        memset(fpb, 0, (size_t)n);
+        double x[4] = {0}, rss = 0.0;
+        for (int round = 0; round < 8; round++) {
+            int q = 0;
+            for (size_t i = 0; i < nk; i++) {
+                if (!k[i].has[j]) continue;
+                double c = cx_hw_dvfs_compute_fraction(m, k[i].ref->dram_active);
+                double pw = k[i].ref->power_w > 0.0 ? k[i].ref->power_w / 100.0 : 0.0;
+                double u = cx_hw_dvfs_row_fp(k[i].ref);
+                double w = 1.0 / k[i].ratio[j];
+                double mw = fpb[q] ? 0.0 : (1.0 - c) * w;
+                a[q] = mw;
+                a[n + q] = mw * pw;
+                a[2 * n + q] = mw * u;
+                a[3 * n + q] = (c + (fpb[q] ? (1.0 - c) * u : 0.0)) * w;
+                b[q] = 1.0;
+                q++;
+            }
+            if (cx_hw_nnls(a, n, 4, b, x, &rss) != 0) return HUGE_VAL;
+            int changed = 0;
+            q = 0;
+            for (size_t i = 0; i < nk; i++) {
+                if (!k[i].has[j]) continue;
+                double pw = k[i].ref->power_w > 0.0 ? k[i].ref->power_w / 100.0 : 0.0;
+                double u = cx_hw_dvfs_row_fp(k[i].ref);
+                unsigned char on = x[3] * u > x[0] + x[1] * pw + x[2] * u;
+                changed |= on != fpb[q];
+                fpb[q++] = on;
+            }
+            if (!changed) break;
         }
-        double x[3], rss;
-        if (cx_hw_nnls(a, n, 3, b, x, &rss) != 0) return HUGE_VAL;
         m->mem_scale[j] = x[0];
         m->mem_power_scale[j] = x[1];
-        m->compute_scale[j] = x[2];
+        m->mem_fp_scale[j] = x[2];
+        m->compute_scale[j] = x[3];
         total += rss;
     }
     return total;
@@ -422,8 +449,9 @@ static int fit_power_ratio(culonx_dvfs_model *m, const kernel_t *k, size_t nk)
                 if (!(k[i].has[j] && k[i].power[j] > 0.0 && k[i].ref->power_w > 0.0)) continue;
                 const culonx_dvfs_row *r = k[i].ref;
                 double c = cx_hw_dvfs_compute_fraction(m, r->dram_active);
-                double r0 = cx_hw_dvfs_time_factor(m, r->core_mhz, c, r->power_w);
-                double r1 = cx_hw_dvfs_time_factor(m, m->clock_mhz[j], c, r->power_w);
+                double ufp = cx_hw_dvfs_row_fp(r);
+                double r0 = cx_hw_dvfs_time_factor(m, r->core_mhz, c, r->power_w, ufp);
+                double r1 = cx_hw_dvfs_time_factor(m, m->clock_mhz[j], c, r->power_w, ufp);
                 double phi[CULONX_DVFS_POWER_TERMS];
                 cx_hw_dvfs_power_terms(r, r->power_w, r0 > 0.0 ? r1 / r0 : 1.0, phi);
                 for (int t = 0; t < nt; t++)
@@ -458,7 +486,7 @@ culonx_status cx_hw_calibrate(const culonx_dvfs_row *const *rows_in, size_t nrow
     const culonx_dvfs_row **rows = malloc(sizeof *rows * nrows);
     const culonx_dvfs_row **prow = malloc(sizeof *prow * nrows);
     kernel_t *k = calloc(nrows, sizeof *k);
-    double *work = malloc(sizeof(double) * (4 * nrows + 8)); /* time_eval: 4 per kernel */
+    double *work = malloc(sizeof(double) * (6 * nrows + 8)); /* time_eval: 6 per kernel */
     if (!rows || !prow || !k || !work) {
         st = cx_core_fail(err, CULONX_EINTERNAL, errfile, 0, "out of memory");
         goto out;

@@ -176,11 +176,12 @@ double cx_hw_dvfs_compute_fraction(const culonx_dvfs_model *d, double dram_activ
 }
 
 void cx_hw_dvfs_scales(const culonx_dvfs_model *d, double f_mhz, double *mem, double *mem_pw,
-                       double *comp)
+                       double *mem_fp, double *comp)
 {
     int n = d->nclocks;
     double fmax = d->max_mhz > 0.0 ? d->max_mhz : f_mhz;
     *mem_pw = 0.0;
+    *mem_fp = 0.0;
     if (n <= 0) {
         double e = d->power.time_exp > 0.0 ? d->power.time_exp : 1.0;
         *mem = 1.0;
@@ -192,6 +193,7 @@ void cx_hw_dvfs_scales(const culonx_dvfs_model *d, double f_mhz, double *mem, do
         double f0 = d->clock_mhz[0];
         *mem = d->mem_scale[0];
         *mem_pw = d->mem_power_scale[0];
+        *mem_fp = d->mem_fp_scale[0];
         *comp = d->compute_scale[0] * (f_mhz < f0 ? f0 / f_mhz : 1.0);
         return;
     }
@@ -199,6 +201,7 @@ void cx_hw_dvfs_scales(const culonx_dvfs_model *d, double f_mhz, double *mem, do
         double f1 = d->clock_mhz[n - 1];
         *mem = d->mem_scale[n - 1];
         *mem_pw = d->mem_power_scale[n - 1];
+        *mem_fp = d->mem_fp_scale[n - 1];
         *comp = d->compute_scale[n - 1] * f1 / f_mhz;
         return;
     }
@@ -209,15 +212,27 @@ void cx_hw_dvfs_scales(const culonx_dvfs_model *d, double f_mhz, double *mem, do
     double w = (f_mhz - fa) / (fb - fa);
     *mem = (1.0 - w) * d->mem_scale[i] + w * d->mem_scale[i + 1];
     *mem_pw = (1.0 - w) * d->mem_power_scale[i] + w * d->mem_power_scale[i + 1];
+    *mem_fp = (1.0 - w) * d->mem_fp_scale[i] + w * d->mem_fp_scale[i + 1];
     *comp = (1.0 - w) * d->compute_scale[i] + w * d->compute_scale[i + 1];
 }
 
-double cx_hw_dvfs_time_factor(const culonx_dvfs_model *d, double f_mhz, double c, double p0_w)
+double cx_hw_dvfs_time_factor(const culonx_dvfs_model *d, double f_mhz, double c, double p0_w,
+                              double u_fp)
 {
-    double mem, mem_pw, comp;
-    cx_hw_dvfs_scales(d, f_mhz, &mem, &mem_pw, &comp);
-    double pw = p0_w > 0.0 ? p0_w / 100.0 : 0.0;
-    return (1.0 - c) * (mem + mem_pw * pw) + c * comp;
+    double mem, mem_pw, mem_fp, comp;
+    cx_hw_dvfs_scales(d, f_mhz, &mem, &mem_pw, &mem_fp, &comp);
+    double pw = p0_w > 0.0 ? p0_w / 100.0 : 0.0, u = clamp01(nz(u_fp));
+    /* memory-bound work takes at least the time of its FP operations at f
+     * (calibrated tables only: the bound is part of their fit) */
+    double m = mem + mem_pw * pw + mem_fp * u;
+    if (d->nclocks > 0 && comp * u > m) m = comp * u;
+    return (1.0 - c) * m + c * comp;
+}
+
+double cx_hw_dvfs_row_fp(const culonx_dvfs_row *r)
+{
+    cx_hw_util u = cx_hw_dvfs_row_util(r);
+    return clamp01(u.fp + u.tensor);
 }
 
 cx_hw_util cx_hw_dvfs_row_util(const culonx_dvfs_row *r)
@@ -274,8 +289,9 @@ void cx_hw_dvfs_predict_row(const culonx_dvfs_model *d, const culonx_dvfs_row *r
 {
     double f0 = r->core_mhz > 0.0 ? r->core_mhz : d->max_mhz;
     double c = cx_hw_dvfs_compute_fraction(d, r->dram_active);
-    double r0 = cx_hw_dvfs_time_factor(d, f0, c, r->power_w);
-    double r1 = cx_hw_dvfs_time_factor(d, f_mhz, c, r->power_w);
+    double ufp = cx_hw_dvfs_row_fp(r);
+    double r0 = cx_hw_dvfs_time_factor(d, f0, c, r->power_w, ufp);
+    double r1 = cx_hw_dvfs_time_factor(d, f_mhz, c, r->power_w, ufp);
     double t = r0 > 0.0 ? r->time_ms * r1 / r0 : r->time_ms;
     cx_hw_util u0 = cx_hw_dvfs_row_util(r), u = u0;
     double st = t > 0.0 ? r->time_ms / t : 1.0;

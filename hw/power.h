@@ -54,13 +54,20 @@ void cx_hw_power_default(culonx_gpu *gpu);
 
 /* Compute fraction c of a kernel from its profiled DRAM activity. */
 double cx_hw_dvfs_compute_fraction(const culonx_dvfs_model *d, double dram_active);
-/* R(f) = (1-c)*(mem_scale(f) + mem_power_scale(f)*p0_w/100) + c*compute_scale(f)
- * (interpolated in f); p0_w is the profiled power (<= 0: that term is 0). */
-double cx_hw_dvfs_time_factor(const culonx_dvfs_model *d, double f_mhz, double c, double p0_w);
-/* Scales of memory-bound work (*mem, *mem_pw per 100 W of profiled power)
- * and of compute-bound work (*comp) at clock f. */
+/* R(f) = (1-c)*max(mem_scale(f) + mem_power_scale(f)*p0_w/100 + mem_fp_scale(f)*u_fp,
+ * compute_scale(f)*u_fp) + c*compute_scale(f) (scales interpolated in f; the
+ * max only with calibrated tables, nclocks > 0); p0_w is the profiled
+ * power (<= 0: that term is 0), u_fp the profiled FP + tensor activity (clamped to [0,1]). */
+double cx_hw_dvfs_time_factor(const culonx_dvfs_model *d, double f_mhz, double c, double p0_w,
+                              double u_fp);
+/* Scales of memory-bound work (*mem, *mem_pw per 100 W of profiled power,
+ * *mem_fp per unit of FP + tensor activity) and of compute-bound work
+ * (*comp) at clock f. */
 void cx_hw_dvfs_scales(const culonx_dvfs_model *d, double f_mhz, double *mem, double *mem_pw,
-                       double *comp);
+                       double *mem_fp, double *comp);
+/* FP16 + FP32 + FP64 + tensor activity of a profiled row, clamped to [0,1]
+ * (NaN counters count as 0): u of the time model and of the power terms. */
+double cx_hw_dvfs_row_fp(const culonx_dvfs_row *r);
 /* Utilisations of a profiled row (NaN counters count as 0). */
 cx_hw_util cx_hw_dvfs_row_util(const culonx_dvfs_row *r);
 /* Order of kernels in a clock table: by benchmark, kernel, input, gpu

@@ -314,6 +314,7 @@ static void test_xml_roundtrip(void)
         m.mem_scale[i] = 1.0 + 0.01 * (2 - i);
         m.compute_scale[i] = 1980.0 / clk[i];
         m.mem_power_scale[i] = 0.05 * (2 - i);
+        m.mem_fp_scale[i] = 0.3 * (2 - i);
     }
     m.split_dram_lo = 0.4;
     m.split_dram_hi = 0.75;
@@ -351,6 +352,7 @@ static void test_xml_roundtrip(void)
         CU_ASSERT_DOUBLE_EQUAL(r.mem_scale[i], m.mem_scale[i], tol);
         CU_ASSERT_DOUBLE_EQUAL(r.compute_scale[i], m.compute_scale[i], tol);
         CU_ASSERT_DOUBLE_EQUAL(r.mem_power_scale[i], m.mem_power_scale[i], tol);
+        CU_ASSERT_DOUBLE_EQUAL(r.mem_fp_scale[i], m.mem_fp_scale[i], tol);
     }
     CU_ASSERT_EQUAL(r.power_terms, CULONX_DVFS_POWER_TERMS);
     for (int i = 0; i < 3; i++)
@@ -384,6 +386,18 @@ static void test_xml_roundtrip(void)
         "<power const-w=\"1\" static-w=\"1\" knee-mhz=\"1\" v-min=\"1\" v-slope=\"1\" "
         "tensor-w=\"1\" fp-w=\"1\" sm-w=\"1\" dram-w=\"1\" blocked-w=\"1\" time-exp=\"1\" "
         "time-mem-power-scale=\"0.1 0.2\"/>",
+        /* time-mem-fp-scale of the wrong length, negative, without clocks */
+        "<power const-w=\"1\" static-w=\"1\" knee-mhz=\"1\" v-min=\"1\" v-slope=\"1\" "
+        "tensor-w=\"1\" fp-w=\"1\" sm-w=\"1\" dram-w=\"1\" blocked-w=\"1\" time-exp=\"1\" "
+        "clocks-mhz=\"1 2\" time-mem-scale=\"1 1\" time-compute-scale=\"2 1\" "
+        "time-mem-fp-scale=\"0.1\"/>",
+        "<power const-w=\"1\" static-w=\"1\" knee-mhz=\"1\" v-min=\"1\" v-slope=\"1\" "
+        "tensor-w=\"1\" fp-w=\"1\" sm-w=\"1\" dram-w=\"1\" blocked-w=\"1\" time-exp=\"1\" "
+        "clocks-mhz=\"1 2\" time-mem-scale=\"1 1\" time-compute-scale=\"2 1\" "
+        "time-mem-fp-scale=\"0.1 -1\"/>",
+        "<power const-w=\"1\" static-w=\"1\" knee-mhz=\"1\" v-min=\"1\" v-slope=\"1\" "
+        "tensor-w=\"1\" fp-w=\"1\" sm-w=\"1\" dram-w=\"1\" blocked-w=\"1\" time-exp=\"1\" "
+        "time-mem-fp-scale=\"0.1 0.2\"/>",
         "<other/>"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         f = fopen(path, "w");

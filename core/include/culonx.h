@@ -196,8 +196,8 @@ CULONX_API culonx_status culonx_power_calibrate(const culonx_dvfs_table *table,
  * tensor-w=.. fp-w=.. sm-w=.. dram-w=.. blocked-w=.. time-exp=..
  * provenance=../>` (plus max-mhz, clocks-mhz, time-mem-scale,
  * time-compute-scale, split-dram when the model has per-clock tables,
- * time-mem-power-scale when any of it is non-zero, and power-ratio: CULONX_DVFS_POWER_TERMS numbers
- * per clock, clock-major). */
+ * time-mem-power-scale and time-mem-fp-scale when any of them is non-zero, and power-ratio:
+ * CULONX_DVFS_POWER_TERMS numbers per clock, clock-major). */
 CULONX_API culonx_status culonx_power_write_xml(FILE *out, const culonx_dvfs_model *model,
                                                 const char *comment, culonx_error *err);
 /* Reads such a file (root element <power>); no network, no entities. */

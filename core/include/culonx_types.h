@@ -574,12 +574,16 @@ typedef struct {
  * scaling fitted on a clock table. With nclocks == 0 only the power model's
  * t(f) = t_mem + t_compute*(f_max/f)^time_exp applies. The time of a kernel
  * profiled at f0 is t(f) = t0 * R(f)/R(f0) with
- *   R(f) = (1 - c) * (mem_scale(f) + mem_power_scale(f) * P0 / 100 W)
+ *   R(f) = (1 - c) * max(mem_scale(f) + mem_power_scale(f) * P0 / 100 W
+ *                         + mem_fp_scale(f) * u,  compute_scale(f) * u)
  *          + c * compute_scale(f),
  *   c    = 1 - clamp((dram_active - split_dram_lo)/(split_dram_hi - split_dram_lo), 0, 1)
  * (the compute fraction, from the profiled DRAM activity; P0 the profiled
  * board power, the measured proxy of the core work per byte that limits
- * memory-bound work at low clocks, hw/README.md "DVFS power"); the scales
+ * memory-bound work at low clocks; u the profiled FP16+FP32+FP64+tensor
+ * activity, clamped to 1: the arithmetic a memory-bound kernel issues at the
+ * SM clock, which it cannot finish faster than compute-bound work would,
+ * hw/README.md "DVFS power"); the scales
  * are interpolated linearly between the table's clocks. */
 typedef struct {
     culonx_power_model power;
@@ -592,6 +596,9 @@ typedef struct {
     /* extra time factor of memory-bound work per 100 W of profiled power
      * (all 0: none, as in models written before it existed) */
     double mem_power_scale[CULONX_DVFS_MAX_CLOCKS];
+    /* extra time factor of memory-bound work per unit of profiled FP +
+     * tensor activity (all 0: none, as in models written before it existed) */
+    double mem_fp_scale[CULONX_DVFS_MAX_CLOCKS];
     double split_dram_lo, split_dram_hi;
     /* Per-clock power-ratio tables (power_terms == 0: none; then the power
      * model anchored to the profiled power is used). At clock f the power of

@@ -84,9 +84,15 @@ void cx_core_origin_set(culonx_origin *o, const char *file, int line)
  * them, the schema checks their syntax. */
 static int is_calibration_attr(const char *key)
 {
-    static const char *const keys[] = {
-        "gpu",        "max-mhz",     "clocks-mhz",          "time-mem-scale", "time-compute-scale",
-        "split-dram", "power-ratio", "time-mem-power-scale"};
+    static const char *const keys[] = {"gpu",
+                                       "max-mhz",
+                                       "clocks-mhz",
+                                       "time-mem-scale",
+                                       "time-compute-scale",
+                                       "split-dram",
+                                       "power-ratio",
+                                       "time-mem-power-scale",
+                                       "time-mem-fp-scale"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (strcmp(key, keys[i]) == 0) return 1;
     return 0;

@@ -472,6 +472,10 @@ culonx_status culonx_power_write_xml(FILE *out, const culonx_dvfs_model *d, cons
         for (int j = 0; j < d->nclocks; j++)
             any_pw |= d->mem_power_scale[j] != 0.0;
         if (any_pw) write_list(out, "time-mem-power-scale", d->mem_power_scale, d->nclocks);
+        int any_fp = 0;
+        for (int j = 0; j < d->nclocks; j++)
+            any_fp |= d->mem_fp_scale[j] != 0.0;
+        if (any_fp) write_list(out, "time-mem-fp-scale", d->mem_fp_scale, d->nclocks);
         fprintf(out, "\n       split-dram=\"%.10g %.10g\"", d->split_dram_lo, d->split_dram_hi);
         if (d->power_terms == CULONX_DVFS_POWER_TERMS)
             write_list(out, "power-ratio", &d->power_ratio[0][0],
@@ -570,7 +574,7 @@ culonx_status cx_core_power_parse_xml(const char *path, const char *buf, size_t 
               {"time-exp", &m->time_exp, 1}, {"max-mhz", &d->max_mhz, 0}};
     const int nsc = (int)(sizeof sc / sizeof sc[0]);
     int seen[16] = {0};
-    int nclk = -1, nmem = -1, ncomp = -1, npr = -1, nmpw = -1;
+    int nclk = -1, nmem = -1, ncomp = -1, npr = -1, nmpw = -1, nmfp = -1;
     for (xmlAttrPtr a = root->properties; a; a = a->next) {
         xmlChar *v = xmlNodeListGetString(doc, a->children, 1);
         const char *name = (const char *)a->name, *val = v ? (const char *)v : "";
@@ -599,6 +603,8 @@ culonx_status cx_core_power_parse_xml(const char *path, const char *buf, size_t 
                 ok = (ncomp = parse_list(val, d->compute_scale, CULONX_DVFS_MAX_CLOCKS)) > 0;
             else if (!strcmp(name, "time-mem-power-scale"))
                 ok = (nmpw = parse_list(val, d->mem_power_scale, CULONX_DVFS_MAX_CLOCKS)) > 0;
+            else if (!strcmp(name, "time-mem-fp-scale"))
+                ok = (nmfp = parse_list(val, d->mem_fp_scale, CULONX_DVFS_MAX_CLOCKS)) > 0;
             else if (!strcmp(name, "power-ratio"))
                 ok = (npr = parse_list(val, &d->power_ratio[0][0],
                                        CULONX_DVFS_MAX_CLOCKS * CULONX_DVFS_POWER_TERMS)) > 0;
@@ -645,6 +651,13 @@ culonx_status cx_core_power_parse_xml(const char *path, const char *buf, size_t 
                               nclk, nmpw);
             goto out;
         }
+        if (nmfp > 0 && nmfp != nclk) {
+            st = cx_core_fail(err, CULONX_EINPUT, path, line,
+                              "<power time-mem-fp-scale>: wants %d numbers (one per clock), "
+                              "got %d",
+                              nclk, nmfp);
+            goto out;
+        }
         d->nclocks = nclk;
         if (npr > 0) {
             if (npr != nclk * CULONX_DVFS_POWER_TERMS) {
@@ -662,6 +675,11 @@ culonx_status cx_core_power_parse_xml(const char *path, const char *buf, size_t 
                           "<power time-mem-power-scale>: needs clocks-mhz and the time tables");
         goto out;
     }
+    if (nmfp > 0 && nclk <= 0) {
+        st = cx_core_fail(err, CULONX_EINPUT, path, line,
+                          "<power time-mem-fp-scale>: needs clocks-mhz and the time tables");
+        goto out;
+    }
     if (npr > 0 && nclk <= 0) {
         st = cx_core_fail(err, CULONX_EINPUT, path, line,
                           "<power power-ratio>: needs clocks-mhz and the time tables");
@@ -677,11 +695,14 @@ culonx_status cx_core_power_parse_xml(const char *path, const char *buf, size_t 
          * the power term carries it all (V100 at 405 MHz) */
         if (!(d->mem_scale[j] >= 0 && d->mem_scale[j] < 1e6 && d->compute_scale[j] > 0 &&
               d->compute_scale[j] < 1e6 && d->mem_power_scale[j] >= 0.0 &&
-              d->mem_power_scale[j] < 1e6 && d->mem_scale[j] + d->mem_power_scale[j] > 0.0)) {
+              d->mem_power_scale[j] < 1e6 && d->mem_fp_scale[j] >= 0.0 &&
+              d->mem_fp_scale[j] < 1e6 &&
+              d->mem_scale[j] + d->mem_power_scale[j] + d->mem_fp_scale[j] > 0.0)) {
             st = cx_core_fail(err, CULONX_EINPUT, path, line,
                               "<power>: time-mem-scale and time-compute-scale must be plausible "
                               "(below 1e6; compute positive, memory non-negative) and "
-                              "time-mem-power-scale non-negative, not both memory scales 0");
+                              "time-mem-power-scale and time-mem-fp-scale non-negative, not "
+                              "all memory scales 0");
             goto out;
         }
     if (d->max_mhz > 1e5) {
