@@ -288,7 +288,9 @@ static void test_set_random(void)
     CU_ASSERT_EQUAL_FATAL(
         culonx_run_load("configs/llama2-70b-h100.xml", NULL, 0, NULL, &good, &err), CULONX_OK);
     int bad = 0, ok = 0;
-    for (int i = 0; i < 3000; i++) {
+    /* its own sequence: independent of what the earlier tests drew */
+    rng_state = 0x243F6A8885A308D3ull;
+    for (int i = 0; i < 6000; i++) {
         culonx_run r = good;
         char set[256];
         snprintf(set, sizeof set, "%s.%s=%s",
@@ -302,6 +304,7 @@ static void test_set_random(void)
             bad += !check_outcome(culonx_run_check(&r, &err), &err, set);
         }
     }
+    fprintf(stderr, " (%d of 6000 sets accepted) ", ok);
     CU_ASSERT(ok > 100);
     CU_ASSERT_EQUAL(bad, 0);
 }

@@ -7,6 +7,8 @@
  * declares the functions. Units are in the names: _s seconds, _bytes, _j
  * joules, _w watts, _mhz, _gbps (GB/s, 1e9 bytes/s), _tflops (1e12 FLOP/s),
  * _gib (2^30 bytes).
+ * Long file: every public type in one header, so that the layers below the
+ * API include one file and never the function declarations.
  */
 #ifndef CULONX_TYPES_H
 #define CULONX_TYPES_H
