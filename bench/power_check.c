@@ -1,0 +1,152 @@
+/*
+ * power_check.c — the shipped H100 power model (configs/power/h100.xml,
+ * hw/power.c) against board power measured on a real H100
+ * (bench/data/h100-power.csv, this project's measurement with
+ * bench/gpu/h100_power.py; provenance in bench/data/README.md): sustained
+ * GEMMs, an FP8 GEMM, cuDNN attention, a device copy and idle, each at the SM
+ * clock the GPU picked itself (the large GEMMs hold the 700 W board limit at
+ * 1230-1590 MHz).
+ *
+ * Each row is priced as culonx prices a pass (cx_hw_pass_energy_j's
+ * utilisations): u_tensor = achieved FLOP/s / (dtype peak x f/f_max), u_dram
+ * = HBM bytes/s / datasheet bandwidth (GEMM bytes: both operands and the
+ * output once per GEMM), u_sm = 1, at the measured median SM clock; idle rows
+ * as const + static x V(f)/V(f_max). Rows whose idle gaps did not take
+ * (the duty-cycle rows: their throughput is within 11% of the continuous
+ * GEMM's) and the GELU row (vector FP work the pass model does not see) are
+ * printed but left out of the summary.
+ *
+ * A report, not a fit and not a test: it shows how far the datasheet-shaped
+ * H100 model is from the board (the next step of issue 11 is to fit it to
+ * these rows and to cap clocks at the board limit).
+ *
+ * usage: bench_power_check [CSV]    (exit 77: table missing)
+ */
+#include "culonx.h"
+
+#include "hw/power.h"
+#include <csv.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BENCH_EXIT_SKIP 77
+#define NCOL 14
+
+typedef struct {
+    char f[NCOL][64];
+    int col, header;
+    const culonx_gpu *gpu;
+    double n, abs_sum, worst;
+} chk;
+
+static void on_field(void *s, size_t len, void *data)
+{
+    chk *C = data;
+    if (C->col < NCOL) {
+        size_t k = len < 63 ? len : 63;
+        memcpy(C->f[C->col], s, k);
+        C->f[C->col][k] = 0;
+    }
+    C->col++;
+}
+
+/* HBM bytes of one square GEMM of side s named "...-<s>" */
+static double gemm_bytes(const char *name, int fp8, double *side)
+{
+    const char *p = strrchr(name, '-');
+    double s = p ? atof(p + 1) : 0;
+    *side = s;
+    return fp8 ? (1.0 + 1.0 + 2.0) * s * s : 3.0 * 2.0 * s * s;
+}
+
+static void on_row(int c, void *data)
+{
+    (void)c;
+    chk *C = data;
+    int ncol = C->col;
+    C->col = 0;
+    if (C->header) {
+        C->header = 0;
+        return;
+    }
+    if (ncol < NCOL) return;
+    const char *name = C->f[0];
+    const double p_meas = atof(C->f[2]), f = atof(C->f[5]), thr = atof(C->f[9]);
+    const double tflops = atof(C->f[11]), gbps = atof(C->f[12]);
+    const culonx_gpu *g = C->gpu;
+    double pred;
+    int counted = 1;
+    if (!strcmp(name, "idle")) {
+        pred = cx_hw_power_idle_w(&g->power, g, f);
+    } else {
+        const int fp8 = strstr(name, "fp8") != NULL;
+        double peak =
+            cx_hw_peak_flops(g, fp8 ? CULONX_DTYPE_FP8 : CULONX_DTYPE_BF16, 1) * (f / g->max_mhz);
+        cx_hw_util u = {0, 0, 1.0, 0};
+        u.tensor = fmin(1.0, tflops * 1e12 / peak);
+        if (!strncmp(name, "gemm-", 5)) {
+            double s, by = gemm_bytes(name, fp8, &s);
+            u.dram = fmin(1.0, by * (tflops * 1e12 / (2.0 * s * s * s)) / (g->hbm_gbps * 1e9));
+        } else if (gbps > 0) {
+            u.dram = fmin(1.0, gbps / g->hbm_gbps);
+        }
+        pred = cx_hw_power_w(&g->power, g, f, &u);
+        counted = !strstr(name, "duty") && strcmp(name, "elementwise-gelu");
+    }
+    double e = pred / p_meas - 1.0;
+    if (counted) {
+        C->n++, C->abs_sum += fabs(e);
+        if (fabs(e) > fabs(C->worst)) C->worst = e;
+    }
+    printf("%-30s %6.0f MHz %s measured %6.1f W  predicted %6.1f W  %+7.1f%%%s\n", name, f,
+           thr >= 0.5 ? "capped" : "      ", p_meas, pred, 100 * e,
+           counted ? "" : "  (not counted)");
+}
+
+int main(int argc, char **argv)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/h100-power.csv", CX_BENCH_DATA_DIR);
+    if (argc > 1) snprintf(path, sizeof path, "%s", argv[1]);
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        printf("SKIP power: %s missing\n", path);
+        return BENCH_EXIT_SKIP;
+    }
+    static culonx_run run;
+    culonx_error err;
+    char cfg[1024];
+    snprintf(cfg, sizeof cfg, "%s/configs/llama3-8b-h100.xml", CX_SOURCE_DIR);
+    if (culonx_run_load(cfg, NULL, 0, NULL, &run, &err) != CULONX_OK) {
+        fprintf(stderr, "%s:%d: %s\n", err.file, err.line, err.msg);
+        fclose(fp);
+        return 1;
+    }
+    static chk C;
+    C.gpu = &run.system.gpu;
+    C.header = 1;
+    printf("H100 power model: %s\n", run.system.gpu.power.provenance);
+    struct csv_parser p;
+    if (csv_init(&p, CSV_APPEND_NULL) != 0) {
+        fclose(fp);
+        return 1;
+    }
+    char buf[65536];
+    size_t got;
+    int rc = 0;
+    while ((got = fread(buf, 1, sizeof buf, fp)) > 0)
+        if (csv_parse(&p, buf, got, on_field, on_row, &C) != got) {
+            fprintf(stderr, "%s: %s\n", path, csv_strerror(csv_error(&p)));
+            rc = 1;
+            break;
+        }
+    if (!rc) csv_fini(&p, on_field, on_row, &C);
+    csv_free(&p);
+    fclose(fp);
+    if (rc) return rc;
+    printf("rows counted %.0f: mean |error| %.1f%%, worst %+.1f%%\n", C.n,
+           C.n > 0 ? 100 * C.abs_sum / C.n : 0.0, 100 * C.worst);
+    return 0;
+}
