@@ -105,8 +105,18 @@ static void memory_result(const cx_cost *c, const double *peak_act, culonx_resul
     memset(&best, 0, sizeof best);
     culonx_memory mm;
     memset(&mm, 0, sizeof mm);
+    double run_inflight = 0; /* the most in flight so far among equal stages */
     for (int s = 0; s < p; s++) {
         double act = c->stage_act_bytes[s], work = c->stage_work_bytes[s];
+        double inflight = 0;
+        if (!peak_act) {
+            /* a stage equal to the previous ones with no more in flight has
+             * no larger peak (the peak is non-decreasing in the activations)
+             * than one of them, so it never replaces the best */
+            inflight = (double)c->sched->inflight(p, c->m, c->v, s);
+            if (s > 0 && c->same_prev[s] && inflight <= run_inflight) continue;
+            run_inflight = s > 0 && c->same_prev[s] ? cx_maxd(run_inflight, inflight) : inflight;
+        }
         if (s == 0 || c->stage_params[s] != c->stage_params[s - 1] ||
             work != c->stage_work_bytes[s - 1])
             cx_core_stage_memory(c, s, work, &mm);
@@ -114,7 +124,7 @@ static void memory_result(const cx_cost *c, const double *peak_act, culonx_resul
         if (peak_act) { /* exact peak of the replay includes the transient */
             x.activations_bytes = peak_act[s] - work;
         } else {
-            x.activations_bytes = c->sched->inflight(p, c->m, c->v, s) * act;
+            x.activations_bytes = inflight * act;
         }
         cx_core_memory_finish(c, &x); /* offload; peak and fits */
         if (s == 0 || x.peak_bytes > best.peak_bytes) {
@@ -211,8 +221,13 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         }
         rp = o;
     }
-    double tail = 0, ahead = 0, opt_s = 0, t_end = 0;
+    double tail = 0, ahead = 0, opt_s = 0, t_end = 0, step = 0;
     for (int s = 0; s < p; s++) {
+        if (!replayed && c->same_prev[s]) {
+            /* as stage s-1 but `step` further ahead: t is no larger */
+            ahead += step;
+            continue;
+        }
         const cx_chunk_cost *c0 = cx_core_cost_chunk(c, c->sched->vstage(p, c->v, s, 0));
         double last_bw = c0->b_s + c0->tp_b_s + c0->w_s; /* last backward group */
         double window = replayed ? rp->last_item_s[s] : c->sched->splits_bw ? c0->w_s : last_bw;
@@ -235,7 +250,8 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
              * (an equal stage later in the pipeline is never the latest) */
             double t = exposed + c->optimizer_s[s] - ahead;
             if (s == 0 || t > tail) tail = t, opt_s = c->optimizer_s[s];
-            ahead += c->p2p_s + last_bw + c0->r_s + c0->tp_r_s;
+            step = c->p2p_s + last_bw + c0->r_s + c0->tp_r_s;
+            ahead += step;
         }
     }
     if (replayed) {

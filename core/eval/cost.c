@@ -520,28 +520,44 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
             c->vs_chunk[vs] = (int16_t)k;
             c->vs_stage_vs[s * c->v + k] = (int16_t)vs;
         }
+    cx_core_cost_stage_sums(c);
     cx_core_cost_stages(run, c);
     return CULONX_OK;
 }
 
-void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
+/* Per stage, from the chunk classes: sends, aggregates of its chunks,
+ * parameters, same_prev. A stage equal to the previous one (same chunk
+ * classes in chunk order, same sends) copies its values, which a
+ * computation would repeat bit for bit (the same sums in the same order). */
+void cx_core_cost_stage_sums(cx_cost *c)
 {
-    const culonx_execution *ex = &run->exec;
     const int64_t nvs = (int64_t)c->p * c->v;
-    /* per stage: sends, chunk aggregates; DP and optimizer are recomputed
-     * only when the stage's parameters differ from its predecessor's */
-    double prev_P = -1, prev_Pe = -1;
-    const double edp = (double)cx_core_layout_expert_dp(&c->layout);
-    const double dpcp = (double)ex->dp * (ex->cp > 1 ? (double)ex->cp : 1.0);
     for (int s = 0; s < c->p; s++) {
         int nf = 0, nb = 0, same = s > 0;
-        double P = 0, Pe = 0, F = 0, B = 0, W = 0, act = 0, work = 0, ej = 0, busy = 0, by = 0;
         for (int k = 0; k < c->v; k++) {
             int vs = c->vs_stage_vs[s * c->v + k];
             if (vs + 1 < nvs && c->vs_stage[vs + 1] != s) nf++;
             if (vs > 0 && c->vs_stage[vs - 1] != s) nb++;
             same = same && c->vs_class[vs] == c->vs_class[c->vs_stage_vs[(s - 1) * c->v + k]];
-            const cx_chunk_cost *cc = cx_core_cost_chunk(c, vs);
+        }
+        c->same_prev[s] =
+            (unsigned char)(same && nf == c->sends_f[s - 1] && nb == c->sends_b[s - 1]);
+        c->sends_f[s] = nf, c->sends_b[s] = nb;
+        if (c->same_prev[s]) {
+            const int q = s - 1;
+            c->stage_f_s[s] = c->stage_f_s[q], c->stage_b_s[s] = c->stage_b_s[q];
+            c->stage_w_s[s] = c->stage_w_s[q];
+            c->stage_act_bytes[s] = c->stage_act_bytes[q];
+            c->stage_work_bytes[s] = c->stage_work_bytes[q];
+            c->stage_e_j[s] = c->stage_e_j[q], c->stage_busy_s[s] = c->stage_busy_s[q];
+            c->stage_bytes[s] = c->stage_bytes[q];
+            c->stage_params[s] = c->stage_params[q];
+            c->stage_expert_params[s] = c->stage_expert_params[q];
+            continue;
+        }
+        double P = 0, Pe = 0, F = 0, B = 0, W = 0, act = 0, work = 0, ej = 0, busy = 0, by = 0;
+        for (int k = 0; k < c->v; k++) {
+            const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->vs_stage_vs[s * c->v + k]);
             P += cc->params;
             Pe += cc->expert_params;
             F += cc->f_s + cc->tp_f_s;
@@ -553,31 +569,30 @@ void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
             busy += cc->f_s + cc->b_s + cc->w_s + cc->r_s;
             by += cc->f_bytes + cc->b_bytes + cc->w_bytes + cc->r_bytes;
         }
-        c->same_prev[s] =
-            (unsigned char)(same && nf == c->sends_f[s - 1] && nb == c->sends_b[s - 1]);
-        c->sends_f[s] = nf, c->sends_b[s] = nb;
         c->stage_f_s[s] = F, c->stage_b_s[s] = B, c->stage_w_s[s] = W;
         c->stage_act_bytes[s] = act, c->stage_work_bytes[s] = work;
         c->stage_e_j[s] = ej, c->stage_busy_s[s] = busy, c->stage_bytes[s] = by;
-        P *= c->weight_copies;
-        Pe *= c->weight_copies;
-        c->stage_params[s] = P;
-        c->stage_expert_params[s] = Pe;
-        if (s > 0 && P == prev_P && Pe == prev_Pe) { /* same parameters as the previous stage */
-            c->dp_s[s] = c->dp_s[s - 1];
-            c->dp_nb[s] = c->dp_nb[s - 1];
-            c->dp_tier_bytes[s][0] = c->dp_tier_bytes[s - 1][0];
-            c->dp_tier_bytes[s][1] = c->dp_tier_bytes[s - 1][1];
-            c->optimizer_s[s] = c->optimizer_s[s - 1];
-            c->optimizer_j[s] = c->optimizer_j[s - 1];
-            c->optimizer_bytes[s] = c->optimizer_bytes[s - 1];
-            continue;
-        }
-        prev_P = P, prev_Pe = Pe;
+        c->stage_params[s] = P * c->weight_copies;
+        c->stage_expert_params[s] = Pe * c->weight_copies;
+    }
+}
+
+void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
+{
+    const culonx_execution *ex = &run->exec;
+    /* DP and optimizer per run of stages with the same parameters:
+     * computed for its first stage, copied to the rest */
+    const double edp = (double)cx_core_layout_expert_dp(&c->layout);
+    const double dpcp = (double)ex->dp * (ex->cp > 1 ? (double)ex->cp : 1.0);
+    for (int s0 = 0, s1; s0 < c->p; s0 = s1) {
+        const int s = s0;
+        const double P = c->stage_params[s], Pe = c->stage_expert_params[s];
+        for (s1 = s0 + 1; s1 < c->p; s1++)
+            if (c->stage_params[s1] != P || c->stage_expert_params[s1] != Pe) break;
+        const double F = c->stage_f_s[s];
         const double Pd = P - Pe; /* dense parameters, reduced over dp x cp */
-        c->dp_s[s] = 0;
-        c->dp_tier_bytes[s][0] = c->dp_tier_bytes[s][1] = 0;
-        c->dp_nb[s] = 1;
+        double dp_s = 0, tier0 = 0, tier1 = 0;
+        int nbk_dp = 1;
         if (dpcp > 1 || (Pe > 0 && edp > 1)) {
             cx_hw_comm a, b;
             /* dense parameters by ZeRO stage (all-reduce, reduce-scatter +
@@ -592,26 +607,30 @@ void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
                 double nbk = cx_maxd(1.0, cx_mind((double)DDP_MAX_BUCKETS, ceil(P / bucket)));
                 ag = cx_maxd(ag / nbk, ag - F);
             }
-            c->dp_s[s] = a.time_s + ag;
-            for (int k = 0; k < CULONX_MAX_TIERS; k++)
-                c->dp_tier_bytes[s][k] = a.bytes_tier[k] + b.bytes_tier[k];
+            dp_s = a.time_s + ag;
+            tier0 = a.bytes_tier[0] + b.bytes_tier[0];
+            tier1 = a.bytes_tier[1] + b.bytes_tier[1];
             if (ex->dp_overlap) {
                 double bucket = cx_maxd(DDP_BUCKET_PARAMS, 1e6 * dpcp);
                 double n = ceil(P / bucket);
-                c->dp_nb[s] = n < 1 ? 1 : n > DDP_MAX_BUCKETS ? DDP_MAX_BUCKETS : (int)n;
+                nbk_dp = n < 1 ? 1 : n > DDP_MAX_BUCKETS ? DDP_MAX_BUCKETS : (int)n;
             }
         }
         /* ZeRO >= 1: the dense shard's and the expert shard's */
         double upd = Pd / c->shard_n + (c->zero >= 1 ? Pe / edp : Pe);
-        c->optimizer_bytes[s] = upd * c->sys.perf.optimizer_bytes_per_param;
-        c->optimizer_s[s] =
-            c->optimizer_bytes[s] / (c->sys.gpu.hbm_gbps * 1e9 * c->sys.perf.mem_eff);
+        const double opt_bytes = upd * c->sys.perf.optimizer_bytes_per_param;
+        double opt_s = opt_bytes / (c->sys.gpu.hbm_gbps * 1e9 * c->sys.perf.mem_eff);
         /* optimizer offload: the fp32 state (12 B per parameter) streams in
          * and back over the host link while the step runs */
         if ((ex->offload & CULONX_OFFLOAD_OPTIMIZER) && c->host_bw_bps > 0)
-            c->optimizer_s[s] = cx_maxd(c->optimizer_s[s], 2.0 * 12.0 * upd / c->host_bw_bps);
-        c->optimizer_j[s] =
-            cx_core_pass_energy_j(c, c->optimizer_s[s], 0.0, c->optimizer_bytes[s], NULL);
+            opt_s = cx_maxd(opt_s, 2.0 * 12.0 * upd / c->host_bw_bps);
+        const double opt_j = cx_core_pass_energy_j(c, opt_s, 0.0, opt_bytes, NULL);
+        for (int q = s0; q < s1; q++) {
+            c->dp_s[q] = dp_s, c->dp_nb[q] = nbk_dp;
+            c->dp_tier_bytes[q][0] = tier0, c->dp_tier_bytes[q][1] = tier1;
+            c->optimizer_s[q] = opt_s, c->optimizer_j[q] = opt_j;
+            c->optimizer_bytes[q] = opt_bytes;
+        }
     }
 }
 

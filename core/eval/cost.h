@@ -188,9 +188,11 @@ culonx_status cx_core_result_check(const culonx_run *run, const culonx_result *r
  * model cannot express (e.g. too many stages). */
 culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cost *c,
                                  culonx_error *err);
-/* The per-stage part of cx_core_cost_build (its last step): sends, stage
- * aggregates, DP gradient sync and optimizer. Reads the chunk costs of c and
- * run->exec; redone alone when only DP settings changed (cost_key.c). */
+/* The per-stage parts of cx_core_cost_build (its last steps): sends and
+ * stage aggregates of the chunk classes (stage_sums; nothing of the DP
+ * settings), then DP gradient sync and optimizer (stages), which reads
+ * run->exec and is redone alone when only DP settings changed (cost_key.c). */
+void cx_core_cost_stage_sums(cx_cost *c);
 void cx_core_cost_stages(const culonx_run *run, cx_cost *c);
 
 /* Memory of stage s except activations: weights, gradients, optimizer
@@ -203,6 +205,9 @@ void cx_core_result_rates(const culonx_run *run, culonx_result *res);
  * "Offload"). Groups, shard size and host bandwidth of the run, before the
  * parts are priced. */
 void cx_core_shard_init(cx_cost *c);
+/* The ZeRO stage and the shard and replica groups of c->run (part of
+ * cx_core_shard_init; redone alone when only DP settings changed). */
+void cx_core_shard_groups(cx_cost *c);
 /* The side traffic of one instance of part `pi` (ZeRO-3 parameter
  * all-gathers, ZeRO-2/3 gradient reduce-scatters, offload fetches and
  * stores): its exposed time beyond the instance's compute, added to pc's

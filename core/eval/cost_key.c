@@ -29,8 +29,9 @@ struct cx_cost_key {
     int64_t layers[CX_COST_MAX_VSTAGES];
     /* what the build left in c: a build of other inputs into the same cost
      * without this key (another workspace, or none) changes it */
-    int nclass;
+    int nclass, p, v;
     double p2p_s;
+    int16_t vs_class[CX_COST_MAX_VSTAGES];
     cx_chunk_cost cls[CX_COST_MAX_CLASSES];
 };
 
@@ -44,14 +45,18 @@ void cx_core_cost_key_free(cx_cost_key *k)
     free(k);
 }
 
-/* run's execution without the fields read only by cx_core_cost_stages
- * (distributed_optimizer stays in the key: it sets the ZeRO stage, which
- * cx_core_shard_init reads before the stage loop) */
+/* run's execution without the fields read only by cx_core_cost_stages.
+ * The ZeRO stage (zero, or 1 with distributed_optimizer) is read before the
+ * stage loop only by the side traffic of ZeRO-2/3 (cx_core_shard_part, which
+ * prices nothing below stage 2 but offload, whose cost does not read the
+ * stage there); stages 0 and 1 share one key, and a hit redoes the shard
+ * groups (cx_core_shard_groups). */
 static void exec_key(const culonx_run *run, culonx_execution *e)
 {
     *e = run->exec;
     e->dp_overlap = 0;
     e->param_gather_overlap = 0;
+    if (cx_core_layout_zero(e) < 2) e->zero = 0, e->distributed_optimizer = 0;
 }
 
 static int layers_ok(const culonx_run *run)
@@ -71,9 +76,11 @@ culonx_status cx_core_cost_build_key(const culonx_run *run, double clock_mhz, cx
             (n <= 0 || memcmp(run->vstage_layers, k->layers, (size_t)n * sizeof *k->layers) == 0) &&
             memcmp(&run->model, &k->model, sizeof k->model) == 0 &&
             memcmp(&run->system, &k->system, sizeof k->system) == 0 && c->nclass == k->nclass &&
-            c->p2p_s == k->p2p_s &&
+            c->p2p_s == k->p2p_s && c->p == k->p && c->v == k->v &&
+            memcmp(c->vs_class, k->vs_class, (size_t)(c->p * c->v) * sizeof *c->vs_class) == 0 &&
             memcmp(c->cls, k->cls, (size_t)k->nclass * sizeof *k->cls) == 0) {
             c->run = run;
+            cx_core_shard_groups(c);
             cx_core_cost_stages(run, c);
             return CULONX_OK;
         }
@@ -90,7 +97,8 @@ culonx_status cx_core_cost_build_key(const culonx_run *run, double clock_mhz, cx
         k->n_layers = run->vstage_layers ? run->n_vstage_layers : -1;
         if (k->n_layers > 0)
             memcpy(k->layers, run->vstage_layers, (size_t)k->n_layers * sizeof *k->layers);
-        k->nclass = c->nclass;
+        k->nclass = c->nclass, k->p = c->p, k->v = c->v;
+        memcpy(k->vs_class, c->vs_class, (size_t)(c->p * c->v) * sizeof *c->vs_class);
         k->p2p_s = c->p2p_s;
         memcpy(k->cls, c->cls, (size_t)c->nclass * sizeof *c->cls);
     }

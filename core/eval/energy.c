@@ -85,13 +85,16 @@ void cx_core_energy_result(const cx_cost *c, culonx_result *res)
     const double m = (double)c->m, T = res->iteration_time_s;
     double hbm_pj = cx_hw_power_hbm_pj_per_byte(&c->sys.gpu.power, &c->sys.gpu);
     /* the sums of cx_core_energy_finish, in the same order, without arrays */
-    double cj = 0, idle = 0, hbm = 0;
+    double cj = 0, idle = 0, hbm = 0, ej = 0, gap = 0, hj = 0;
     for (int s = 0; s < p; s++) {
-        double ej = c->optimizer_j[s] + m * c->stage_e_j[s];
-        double busy = c->optimizer_s[s] + m * c->stage_busy_s[s];
-        double hj = (c->optimizer_bytes[s] + m * c->stage_bytes[s]) * hbm_pj * 1e-12;
+        if (s == 0 || !c->same_prev[s]) { /* else as stage s-1 */
+            ej = c->optimizer_j[s] + m * c->stage_e_j[s];
+            double busy = c->optimizer_s[s] + m * c->stage_busy_s[s];
+            gap = cx_maxd(0.0, T - busy);
+            hj = (c->optimizer_bytes[s] + m * c->stage_bytes[s]) * hbm_pj * 1e-12;
+        }
         cj += ej;
-        idle += cx_maxd(0.0, T - busy);
+        idle += gap;
         hbm += hj;
     }
     finish_sums(c, cj, idle, hbm, res);
