@@ -575,6 +575,15 @@ void cx_core_cost_stage_sums(cx_cost *c)
         c->stage_params[s] = P * c->weight_copies;
         c->stage_expert_params[s] = Pe * c->weight_copies;
     }
+    c->nprun = c->nsrun = 0;
+    for (int s = 0; s < c->p; s++)
+        if (s == 0 || !c->same_prev[s]) c->srun[c->nsrun++] = (int16_t)s;
+    c->srun[c->nsrun] = (int16_t)c->p;
+    for (int s = 0; s < c->p; s++)
+        if (s == 0 || c->stage_params[s] != c->stage_params[s - 1] ||
+            c->stage_expert_params[s] != c->stage_expert_params[s - 1])
+            c->prun[c->nprun++] = (int16_t)s;
+    c->prun[c->nprun] = (int16_t)c->p;
 }
 
 void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
@@ -584,11 +593,9 @@ void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
      * computed for its first stage, copied to the rest */
     const double edp = (double)cx_core_layout_expert_dp(&c->layout);
     const double dpcp = (double)ex->dp * (ex->cp > 1 ? (double)ex->cp : 1.0);
-    for (int s0 = 0, s1; s0 < c->p; s0 = s1) {
-        const int s = s0;
+    for (int r = 0; r < c->nprun; r++) {
+        const int s = c->prun[r], s0 = s, s1 = c->prun[r + 1];
         const double P = c->stage_params[s], Pe = c->stage_expert_params[s];
-        for (s1 = s0 + 1; s1 < c->p; s1++)
-            if (c->stage_params[s1] != P || c->stage_expert_params[s1] != Pe) break;
         const double F = c->stage_f_s[s];
         const double Pd = P - Pe; /* dense parameters, reduced over dp x cp */
         double dp_s = 0, tier0 = 0, tier1 = 0;

@@ -124,6 +124,13 @@ typedef struct {
      * chunk classes in chunk order, same sends): loops may reuse s-1's
      * results */
     unsigned char same_prev[CX_STAGE_ARRAY];
+    /* runs of stages with equal parameters (stage_params and
+     * stage_expert_params): run r is stages [prun[r], prun[r+1]) */
+    int nprun;
+    int16_t prun[CX_STAGE_ARRAY + 1];
+    /* runs of equal stages (same_prev): run r is stages [srun[r], srun[r+1]) */
+    int nsrun;
+    int16_t srun[CX_STAGE_ARRAY + 1];
     int sends_f[CX_STAGE_ARRAY]; /* p2p sends per microbatch, forward */
     int sends_b[CX_STAGE_ARRAY]; /* and backward */
     int16_t vs_stage[CX_COST_MAX_VSTAGES], vs_chunk[CX_COST_MAX_VSTAGES];
