@@ -394,6 +394,9 @@ static void expert_sync(const cx_cost *c, double Pe, cx_hw_comm *a, cx_hw_comm *
         b->bytes_tier[k] += x.bytes_tier[k];
 }
 
+static void price(const culonx_run *run, cx_cost *c);
+static void stage_shape(cx_cost *c);
+
 culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cost *c,
                                  culonx_error *err)
 {
@@ -435,7 +438,27 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     if (st != CULONX_OK) return st;
     st = classify(run, c, (int)nvs, err);
     if (st != CULONX_OK) return st;
+    for (int s = 0; s < c->p; s++)
+        for (int k = 0; k < c->v; k++) {
+            int vs = c->sched->vstage(c->p, c->v, s, k);
+            c->vs_stage[vs] = (int16_t)s;
+            c->vs_chunk[vs] = (int16_t)k;
+            c->vs_stage_vs[s * c->v + k] = (int16_t)vs;
+        }
+    stage_shape(c);
+    price(run, c);
+    return CULONX_OK;
+}
 
+/* Everything of cx_core_cost_build that the clock changes (or the DP
+ * settings): the parts at c->clock_mhz, the classes as sums of parts, the
+ * PP p2p, the stage sums and the DP part; the shape (stack, layout, classes'
+ * contents, virtual-stage maps, equal stages) is kept. */
+static void price(const culonx_run *run, cx_cost *c)
+{
+    const culonx_model *md = &run->model;
+    const culonx_execution *ex = &run->exec;
+    const double e = 2.0; /* 16-bit activations (fp8 runs keep bf16 activations) */
     /* one instance of each part, then each class as a sum of parts */
     const cx_model_stack *stk = &c->stack;
     cx_chunk_cost part[CX_MODEL_MAX_PARTS];
@@ -513,25 +536,35 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     }
 
     /* per physical stage: parameters, DP sync, optimizer */
-    for (int s = 0; s < c->p; s++)
-        for (int k = 0; k < c->v; k++) {
-            int vs = c->sched->vstage(c->p, c->v, s, k);
-            c->vs_stage[vs] = (int16_t)s;
-            c->vs_chunk[vs] = (int16_t)k;
-            c->vs_stage_vs[s * c->v + k] = (int16_t)vs;
-        }
     cx_core_cost_stage_sums(c);
     cx_core_cost_stages(run, c);
-    return CULONX_OK;
+}
+
+void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c)
+{
+    c->run = run;
+    c->clock_mhz = clock_mhz > 0 ? clock_mhz : run->system.gpu.max_mhz;
+    cx_core_shard_groups(c);
+    for (int k = 0; k < c->nclass; k++) { /* costs zeroed, content kept */
+        cx_chunk_cost *cc = &c->cls[k];
+        const int np = cc->npieces, embed = cc->has_embed, head = cc->has_head;
+        cx_chunk_piece pc[CX_COST_MAX_PIECES];
+        memcpy(pc, cc->piece, (size_t)np * sizeof *pc);
+        memset(cc, 0, sizeof *cc);
+        cc->npieces = np, cc->has_embed = embed, cc->has_head = head;
+        memcpy(cc->piece, pc, (size_t)np * sizeof *pc);
+    }
+    price(run, c);
 }
 
 /* Per stage, from the chunk classes: sends, aggregates of its chunks,
  * parameters, same_prev. A stage equal to the previous one (same chunk
  * classes in chunk order, same sends) copies its values, which a
  * computation would repeat bit for bit (the same sums in the same order). */
-void cx_core_cost_stage_sums(cx_cost *c)
+static void stage_shape(cx_cost *c)
 {
     const int64_t nvs = (int64_t)c->p * c->v;
+    c->nsrun = 0;
     for (int s = 0; s < c->p; s++) {
         int nf = 0, nb = 0, same = s > 0;
         for (int k = 0; k < c->v; k++) {
@@ -543,6 +576,14 @@ void cx_core_cost_stage_sums(cx_cost *c)
         c->same_prev[s] =
             (unsigned char)(same && nf == c->sends_f[s - 1] && nb == c->sends_b[s - 1]);
         c->sends_f[s] = nf, c->sends_b[s] = nb;
+        if (!c->same_prev[s]) c->srun[c->nsrun++] = (int16_t)s;
+    }
+    c->srun[c->nsrun] = (int16_t)c->p;
+}
+
+void cx_core_cost_stage_sums(cx_cost *c)
+{
+    for (int s = 0; s < c->p; s++) {
         if (c->same_prev[s]) {
             const int q = s - 1;
             c->stage_f_s[s] = c->stage_f_s[q], c->stage_b_s[s] = c->stage_b_s[q];
@@ -575,10 +616,7 @@ void cx_core_cost_stage_sums(cx_cost *c)
         c->stage_params[s] = P * c->weight_copies;
         c->stage_expert_params[s] = Pe * c->weight_copies;
     }
-    c->nprun = c->nsrun = 0;
-    for (int s = 0; s < c->p; s++)
-        if (s == 0 || !c->same_prev[s]) c->srun[c->nsrun++] = (int16_t)s;
-    c->srun[c->nsrun] = (int16_t)c->p;
+    c->nprun = 0;
     for (int s = 0; s < c->p; s++)
         if (s == 0 || c->stage_params[s] != c->stage_params[s - 1] ||
             c->stage_expert_params[s] != c->stage_expert_params[s - 1])

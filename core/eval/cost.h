@@ -200,6 +200,11 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
  * settings), then DP gradient sync and optimizer (stages), which reads
  * run->exec and is redone alone when only DP settings changed (cost_key.c). */
 void cx_core_cost_stage_sums(cx_cost *c);
+/* c, built for run at some clock (same shape: run differs from that build
+ * at most in the clock and the DP settings the cost key ignores), priced at
+ * clock_mhz: the result of cx_core_cost_build without its shape steps
+ * (cost_key.c). */
+void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c);
 void cx_core_cost_stages(const culonx_run *run, cx_cost *c);
 
 /* Memory of stage s except activations: weights, gradients, optimizer

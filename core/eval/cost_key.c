@@ -1,16 +1,20 @@
 /*
  * cost_key.c — reuse of chunk costs between evaluations that differ only in
- * DP settings (see cost_key.h). The key is everything cx_core_cost_build
- * reads: the model, the system, the execution with the distributed
- * optimizer, DP overlap and parameter-gather overlap cleared (they are read
- * only by the per-stage part, cx_core_cost_stages), the clock and the layer
- * split. Any other field, including fields added later, is part of the key,
- * so a reuse never skips a cost that depends on it; and the chunk costs the
- * build left in the cost must still be there (a build of other inputs into
- * the same cost through another workspace, or none, changes them). A hit
- * skips the op
- * tables, the roofline and the collectives of every part (about 70% of a
- * build); the per-stage part is O(p v).
+ * DP settings or the clock (see cost_key.h). The key is everything
+ * cx_core_cost_build reads: the model, the system, the execution with DP
+ * overlap and parameter-gather overlap cleared (they are read only by the
+ * per-stage part, cx_core_cost_stages), the distributed optimizer and ZeRO
+ * 0/1 folded into one (no chunk cost reads them below ZeRO-2), the clock and
+ * the layer split. Any other field, including fields added later, is part
+ * of the key, so a reuse never skips a cost that depends on it; and the
+ * chunk costs the build left in the cost must still be there (a build of
+ * other inputs into the same cost through another workspace, or none,
+ * changes them). A hit at the same clock skips the op tables, the roofline
+ * and the collectives of every part (about 70% of a build); the per-stage
+ * part is O(p v). A hit at another clock keeps the shape (model stack,
+ * layout, classes' contents, virtual-stage maps, equal stages) and prices
+ * it again (cx_core_cost_reprice): a sweep's clocks are its innermost
+ * structural level.
  * See core/README.md, "Sweeps".
  */
 #include "core/eval/cost_key.h"
@@ -56,6 +60,7 @@ static void exec_key(const culonx_run *run, culonx_execution *e)
     *e = run->exec;
     e->dp_overlap = 0;
     e->param_gather_overlap = 0;
+    e->clock_mhz = 0; /* the build reads its clock argument (the key's clock_mhz) */
     if (cx_core_layout_zero(e) < 2) e->zero = 0, e->distributed_optimizer = 0;
 }
 
@@ -69,7 +74,7 @@ culonx_status cx_core_cost_build_key(const culonx_run *run, double clock_mhz, cx
                                      cx_cost_key *k, culonx_error *err)
 {
     culonx_execution e;
-    if (k && k->valid && k->c == c && k->clock_mhz == clock_mhz && layers_ok(run)) {
+    if (k && k->valid && k->c == c && layers_ok(run)) {
         exec_key(run, &e);
         const int n = run->vstage_layers ? run->n_vstage_layers : -1;
         if (memcmp(&e, &k->exec, sizeof e) == 0 && n == k->n_layers &&
@@ -79,9 +84,17 @@ culonx_status cx_core_cost_build_key(const culonx_run *run, double clock_mhz, cx
             c->p2p_s == k->p2p_s && c->p == k->p && c->v == k->v &&
             memcmp(c->vs_class, k->vs_class, (size_t)(c->p * c->v) * sizeof *c->vs_class) == 0 &&
             memcmp(c->cls, k->cls, (size_t)k->nclass * sizeof *k->cls) == 0) {
-            c->run = run;
-            cx_core_shard_groups(c);
-            cx_core_cost_stages(run, c);
+            if (k->clock_mhz == clock_mhz) {
+                c->run = run;
+                cx_core_shard_groups(c);
+                cx_core_cost_stages(run, c);
+                return CULONX_OK;
+            }
+            /* another clock: the same shape, priced again */
+            cx_core_cost_reprice(run, clock_mhz, c);
+            k->clock_mhz = clock_mhz;
+            k->p2p_s = c->p2p_s;
+            memcpy(k->cls, c->cls, (size_t)c->nclass * sizeof *c->cls);
             return CULONX_OK;
         }
     }
