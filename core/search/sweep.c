@@ -122,6 +122,7 @@ typedef struct {
     uint64_t rep_idx[REP_MEMO];
     int rep_fits[REP_MEMO]; /* -1: empty */
     unsigned rep_next;
+    cx_space_memo memo; /* the enumeration's prefix rules (space.c) */
 } worker;
 
 static void remember(worker *w, uint64_t rep, int fits)
@@ -205,7 +206,7 @@ static uint64_t run_block(worker *w, uint64_t gblock)
             cx_core_space_decode(sp, idx, d);
         didx = idx;
         int level = 0;
-        int r = cx_core_space_check(sp, d, &w->run.exec, &level);
+        int r = cx_core_space_check_memo(sp, d, &w->run.exec, &level, &w->memo);
         if (r >= 0) {
             uint64_t s = sp->stride[level];
             uint64_t end = (idx / s + 1) * s;
