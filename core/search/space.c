@@ -280,9 +280,11 @@ static int check_rest(const cx_space *sp, const int d[NLEVELS], culonx_execution
     if (zval >= 1 && dp * cp == 1) REJ(L_ZERO, CULONX_REJECT_DUP_ZERO);
     int64_t sg = sp->vals[L_SHARD][d[L_SHARD]];
     int off = (int)sp->vals[L_OFF][d[L_OFF]];
-    if ((r = cx_core_rule_offload(&(culonx_execution){.offload = off}, &sp->run->system)) !=
-        CULONX_REJECT_NONE)
-        REJ(L_OFF, r);
+    /* the rule reads the offload set of an execution otherwise zero (kept
+     * per thread: no zeroing of a whole execution per candidate) */
+    static _Thread_local culonx_execution off_ex;
+    off_ex.offload = off;
+    if ((r = cx_core_rule_offload(&off_ex, &sp->run->system)) != CULONX_REJECT_NONE) REJ(L_OFF, r);
     int dopt = (int)sp->vals[L_DOPT][d[L_DOPT]];
     if (dp == 1 && d[L_DOPT] != 0) REJ(L_DOPT, CULONX_REJECT_DUP_DIST_OPT);
     /* zero >= 1 is the distributed optimizer already; zero 0 with it on is
