@@ -102,11 +102,10 @@ static cx_hw_group coll_group(const cx_cost *c, const cx_model_op *o)
     return cx_core_layout_group(&c->layout, CX_DIM_TP, gpn);
 }
 
-/* Collective k of op o; an all-to-all moves the busiest rank's load. */
-static void add_coll(const cx_cost *c, const cx_model_op *o, cx_coll_kind k, double *time_s,
-                     double tier_bytes[CULONX_MAX_TIERS])
+/* Collective k (not none) of op o; an all-to-all moves the busiest rank's
+ * load. */
+static cx_hw_comm coll_comm(const cx_cost *c, const cx_model_op *o, cx_coll_kind k)
 {
-    if (k == CX_COLL_NONE) return;
     const double load = o->load > 1.0 ? o->load : 1.0;
     const culonx_execution *ex = &c->run->exec;
     cx_hw_comm cm =
@@ -115,9 +114,17 @@ static void add_coll(const cx_cost *c, const cx_model_op *o, cx_coll_kind k, dou
                                       (double)c->run->model.experts_per_token,
                                       (double)ex->route_nodes)
             : cx_hw_coll_cost(&c->sys, cx_core_hw_coll(k), o->coll_bytes * load, coll_group(c, o));
-    *time_s += cm.time_s;
+    return cm;
+}
+
+/* Adds a collective's time and bytes (k: whether there is one). */
+static void add_coll(cx_coll_kind k, const cx_hw_comm *cm, double *time_s,
+                     double tier_bytes[CULONX_MAX_TIERS])
+{
+    if (k == CX_COLL_NONE) return;
+    *time_s += cm->time_s;
     for (int i = 0; i < CULONX_MAX_TIERS; i++)
-        tier_bytes[i] += cm.bytes_tier[i];
+        tier_bytes[i] += cm->bytes_tier[i];
 }
 
 /* Costs of one pass over an op list, accumulated into cc with weight n. */
@@ -172,9 +179,12 @@ static void tp_overlap(const cx_cost *c, const cx_model_ops *ops, cx_op_times *o
     }
 }
 
-/* Costs of one pass over an op list, accumulated into cc with weight n. */
+/* Costs of one pass over an op list, accumulated into cc with weight n.
+ * comm: the ops' forward and backward collectives, priced into it unless
+ * reuse (they read no clock: cx_core_cost_reprice keeps them). */
 static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int recompute_mode,
-                     int is_layer, cx_chunk_cost *cc, cx_op_times *ot)
+                     int is_layer, cx_chunk_cost *cc, cx_op_times *ot, cx_hw_comm (*comm)[2],
+                     int reuse)
 {
     double ts_f[CX_MODEL_MAX_OPS], ts_b[CX_MODEL_MAX_OPS], ts_w[CX_MODEL_MAX_OPS];
     double tp_r[CX_MODEL_MAX_OPS];
@@ -189,13 +199,15 @@ static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int re
         ot->b_s[i] = op_time(c, o, o->b_flops, o->b_bytes, &ts_b[i], fp8, fp8 ? o->m * o->n : 0, 1);
         ot->w_s[i] = op_time(c, o, o->w_flops, o->w_bytes, &ts_w[i], fp8, 0, 1);
         ot->tp_f_s[i] = ot->tp_b_s[i] = tp_r[i] = 0;
-        add_coll(c, o, o->coll_fwd, &ot->tp_f_s[i], tiers);
-        add_coll(c, o, o->coll_bwd, &ot->tp_b_s[i], tiers);
+        if (!reuse && o->coll_fwd != CX_COLL_NONE) comm[i][0] = coll_comm(c, o, o->coll_fwd);
+        if (!reuse && o->coll_bwd != CX_COLL_NONE) comm[i][1] = coll_comm(c, o, o->coll_bwd);
+        add_coll(o->coll_fwd, &comm[i][0], &ot->tp_f_s[i], tiers);
+        add_coll(o->coll_bwd, &comm[i][1], &ot->tp_b_s[i], tiers);
         int rec = is_layer && (recompute_mode == CULONX_RECOMPUTE_FULL ||
                                (recompute_mode == CULONX_RECOMPUTE_SELECTIVE && o->sel_recompute));
         ot->r_s[i] = rec ? ot->f_s[i] : 0.0;
         if (rec && recompute_mode == CULONX_RECOMPUTE_FULL)
-            add_coll(c, o, o->coll_fwd, &tp_r[i], tiers);
+            add_coll(o->coll_fwd, &comm[i][0], &tp_r[i], tiers);
     }
     tp_overlap(c, ops, ot, tp_r);
     cx_core_a2a_overlap(c, ops, ot, tp_r);
@@ -396,7 +408,6 @@ static void expert_sync(const cx_cost *c, double Pe, cx_hw_comm *a, cx_hw_comm *
 
 static void price(const culonx_run *run, cx_cost *c);
 static void stage_shape(cx_cost *c);
-
 culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cost *c,
                                  culonx_error *err)
 {
@@ -446,7 +457,9 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
             c->vs_stage_vs[s * c->v + k] = (int16_t)vs;
         }
     stage_shape(c);
+    c->comm_kept = 0;
     price(run, c);
+    c->comm_kept = 1;
     return CULONX_OK;
 }
 
@@ -466,7 +479,7 @@ static void price(const culonx_run *run, cx_cost *c)
         int i = (q + CX_MODEL_PART_LAYER) % stk->nparts; /* layer kinds, embedding, head */
         memset(&part[i], 0, sizeof part[i]);
         ops_cost(c, &stk->part[i].ops, 1.0, ex->recompute, stk->part[i].recompute, &part[i],
-                 &c->part_t[i]);
+                 &c->part_t[i], c->part_comm[i], c->comm_kept);
         cx_core_shard_part(c, i, &part[i], &c->part_t[i]);
     }
     const double t = (double)ex->tp;
@@ -546,13 +559,11 @@ void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c)
     c->clock_mhz = clock_mhz > 0 ? clock_mhz : run->system.gpu.max_mhz;
     cx_core_shard_groups(c);
     for (int k = 0; k < c->nclass; k++) { /* costs zeroed, content kept */
-        cx_chunk_cost *cc = &c->cls[k];
-        const int np = cc->npieces, embed = cc->has_embed, head = cc->has_head;
-        cx_chunk_piece pc[CX_COST_MAX_PIECES];
-        memcpy(pc, cc->piece, (size_t)np * sizeof *pc);
-        memset(cc, 0, sizeof *cc);
-        cc->npieces = np, cc->has_embed = embed, cc->has_head = head;
-        memcpy(cc->piece, pc, (size_t)np * sizeof *pc);
+        const cx_chunk_cost keep = c->cls[k];
+        memset(&c->cls[k], 0, sizeof keep);
+        c->cls[k].npieces = keep.npieces, c->cls[k].has_embed = keep.has_embed;
+        c->cls[k].has_head = keep.has_head;
+        memcpy(c->cls[k].piece, keep.piece, sizeof keep.piece);
     }
     price(run, c);
 }

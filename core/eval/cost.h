@@ -94,6 +94,10 @@ typedef struct {
     /* op tables of this run, and the times of their ops per part */
     cx_model_stack stack;
     cx_op_times part_t[CX_MODEL_MAX_PARTS];
+    /* the forward and backward collective of each op of each part (no clock
+     * in them), and whether a build left them (cx_core_cost_reprice) */
+    cx_hw_comm part_comm[CX_MODEL_MAX_PARTS][CX_MODEL_MAX_OPS][2];
+    int comm_kept;
     culonx_system sys; /* with perf defaults filled */
     const cx_sched_desc *sched;
     cx_layout layout; /* degrees, strides, groups (core/layout/layout.h) */
