@@ -27,7 +27,11 @@
 #include "hw/power.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
+
+/* build numbers (cx_cost.gen), unique over all threads */
+static atomic_uint_fast64_t build_gen;
 
 /* CUDA context, cuBLAS workspaces, NCCL buffers and allocator slack: 1 GiB,
  * a round figure in the range PyTorch users observe (0.5-1.5 GiB); plus two
@@ -407,12 +411,12 @@ static void expert_sync(const cx_cost *c, double Pe, cx_hw_comm *a, cx_hw_comm *
 }
 
 static void price(const culonx_run *run, cx_cost *c);
-static void stage_shape(cx_cost *c);
 culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cost *c,
                                  culonx_error *err)
 {
     const culonx_model *md = &run->model;
     const culonx_execution *ex = &run->exec;
+    c->gen = atomic_fetch_add(&build_gen, 1) + 1;
     c->run = run;
     c->sys = run->system;
     cx_hw_perf_defaults(&c->sys.perf);
@@ -456,7 +460,7 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
             c->vs_chunk[vs] = (int16_t)k;
             c->vs_stage_vs[s * c->v + k] = (int16_t)vs;
         }
-    stage_shape(c);
+    cx_core_cost_stage_shape(c);
     c->comm_kept = 0;
     price(run, c);
     c->comm_kept = 1;
@@ -555,6 +559,7 @@ static void price(const culonx_run *run, cx_cost *c)
 
 void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c)
 {
+    c->gen = atomic_fetch_add(&build_gen, 1) + 1;
     c->run = run;
     c->clock_mhz = clock_mhz > 0 ? clock_mhz : run->system.gpu.max_mhz;
     cx_core_shard_groups(c);
@@ -566,73 +571,6 @@ void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c)
         memcpy(c->cls[k].piece, keep.piece, sizeof keep.piece);
     }
     price(run, c);
-}
-
-/* Per stage, from the chunk classes: sends, aggregates of its chunks,
- * parameters, same_prev. A stage equal to the previous one (same chunk
- * classes in chunk order, same sends) copies its values, which a
- * computation would repeat bit for bit (the same sums in the same order). */
-static void stage_shape(cx_cost *c)
-{
-    const int64_t nvs = (int64_t)c->p * c->v;
-    c->nsrun = 0;
-    for (int s = 0; s < c->p; s++) {
-        int nf = 0, nb = 0, same = s > 0;
-        for (int k = 0; k < c->v; k++) {
-            int vs = c->vs_stage_vs[s * c->v + k];
-            if (vs + 1 < nvs && c->vs_stage[vs + 1] != s) nf++;
-            if (vs > 0 && c->vs_stage[vs - 1] != s) nb++;
-            same = same && c->vs_class[vs] == c->vs_class[c->vs_stage_vs[(s - 1) * c->v + k]];
-        }
-        c->same_prev[s] =
-            (unsigned char)(same && nf == c->sends_f[s - 1] && nb == c->sends_b[s - 1]);
-        c->sends_f[s] = nf, c->sends_b[s] = nb;
-        if (!c->same_prev[s]) c->srun[c->nsrun++] = (int16_t)s;
-    }
-    c->srun[c->nsrun] = (int16_t)c->p;
-}
-
-void cx_core_cost_stage_sums(cx_cost *c)
-{
-    for (int s = 0; s < c->p; s++) {
-        if (c->same_prev[s]) {
-            const int q = s - 1;
-            c->stage_f_s[s] = c->stage_f_s[q], c->stage_b_s[s] = c->stage_b_s[q];
-            c->stage_w_s[s] = c->stage_w_s[q];
-            c->stage_act_bytes[s] = c->stage_act_bytes[q];
-            c->stage_work_bytes[s] = c->stage_work_bytes[q];
-            c->stage_e_j[s] = c->stage_e_j[q], c->stage_busy_s[s] = c->stage_busy_s[q];
-            c->stage_bytes[s] = c->stage_bytes[q];
-            c->stage_params[s] = c->stage_params[q];
-            c->stage_expert_params[s] = c->stage_expert_params[q];
-            continue;
-        }
-        double P = 0, Pe = 0, F = 0, B = 0, W = 0, act = 0, work = 0, ej = 0, busy = 0, by = 0;
-        for (int k = 0; k < c->v; k++) {
-            const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->vs_stage_vs[s * c->v + k]);
-            P += cc->params;
-            Pe += cc->expert_params;
-            F += cc->f_s + cc->tp_f_s;
-            B += cc->b_s + cc->tp_b_s + cc->r_s + cc->tp_r_s;
-            W += cc->w_s;
-            act += cc->act_bytes;
-            work = cx_maxd(work, cc->work_bytes);
-            ej += cc->e_f_j + cc->e_b_j + cc->e_w_j + cc->e_r_j;
-            busy += cc->f_s + cc->b_s + cc->w_s + cc->r_s;
-            by += cc->f_bytes + cc->b_bytes + cc->w_bytes + cc->r_bytes;
-        }
-        c->stage_f_s[s] = F, c->stage_b_s[s] = B, c->stage_w_s[s] = W;
-        c->stage_act_bytes[s] = act, c->stage_work_bytes[s] = work;
-        c->stage_e_j[s] = ej, c->stage_busy_s[s] = busy, c->stage_bytes[s] = by;
-        c->stage_params[s] = P * c->weight_copies;
-        c->stage_expert_params[s] = Pe * c->weight_copies;
-    }
-    c->nprun = 0;
-    for (int s = 0; s < c->p; s++)
-        if (s == 0 || c->stage_params[s] != c->stage_params[s - 1] ||
-            c->stage_expert_params[s] != c->stage_expert_params[s - 1])
-            c->prun[c->nprun++] = (int16_t)s;
-    c->prun[c->nprun] = (int16_t)c->p;
 }
 
 void cx_core_cost_stages(const culonx_run *run, cx_cost *c)

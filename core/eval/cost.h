@@ -98,6 +98,7 @@ typedef struct {
      * in them), and whether a build left them (cx_core_cost_reprice) */
     cx_hw_comm part_comm[CX_MODEL_MAX_PARTS][CX_MODEL_MAX_OPS][2];
     int comm_kept;
+    uint64_t gen;      /* unique to the last build or reprice into this cost */
     culonx_system sys; /* with perf defaults filled */
     const cx_sched_desc *sched;
     cx_layout layout; /* degrees, strides, groups (core/layout/layout.h) */
@@ -203,6 +204,9 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
  * stage aggregates of the chunk classes (stage_sums; nothing of the DP
  * settings), then DP gradient sync and optimizer (stages), which reads
  * run->exec and is redone alone when only DP settings changed (cost_key.c). */
+/* Sends and equal stages of the chunk classes (same_prev, srun); the shape
+ * part of a build (cost_runs.c). */
+void cx_core_cost_stage_shape(cx_cost *c);
 void cx_core_cost_stage_sums(cx_cost *c);
 /* c, built for run at some clock (same shape: run differs from that build
  * at most in the clock and the DP settings the cost key ignores), priced at

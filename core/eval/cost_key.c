@@ -7,9 +7,9 @@
  * 0/1 folded into one (no chunk cost reads them below ZeRO-2), the clock and
  * the layer split. Any other field, including fields added later, is part
  * of the key, so a reuse never skips a cost that depends on it; and the
- * chunk costs the build left in the cost must still be there (a build of
- * other inputs into the same cost through another workspace, or none,
- * changes them). A hit at the same clock skips the op tables, the roofline
+ * cost must hold what the key's build or reprice left (its number,
+ * cx_cost.gen: a build of other inputs into the same cost through another
+ * workspace, or none, changes it). A hit at the same clock skips the op tables, the roofline
  * and the collectives of every part (about 70% of a build); the per-stage
  * part is O(p v). A hit at another clock keeps the shape (model stack,
  * layout, classes' contents, virtual-stage maps, equal stages) and prices
@@ -31,12 +31,10 @@ struct cx_cost_key {
     culonx_execution exec;
     int n_layers;
     int64_t layers[CX_COST_MAX_VSTAGES];
-    /* what the build left in c: a build of other inputs into the same cost
-     * without this key (another workspace, or none) changes it */
-    int nclass, p, v;
-    double p2p_s;
-    int16_t vs_class[CX_COST_MAX_VSTAGES];
-    cx_chunk_cost cls[CX_COST_MAX_CLASSES];
+    /* the build's number (cx_cost.gen): any later build or reprice into
+     * the same cost without this key (another workspace, or none) changes
+     * it */
+    uint64_t gen;
 };
 
 cx_cost_key *cx_core_cost_key_new(void)
@@ -80,10 +78,7 @@ culonx_status cx_core_cost_build_key(const culonx_run *run, double clock_mhz, cx
         if (memcmp(&e, &k->exec, sizeof e) == 0 && n == k->n_layers &&
             (n <= 0 || memcmp(run->vstage_layers, k->layers, (size_t)n * sizeof *k->layers) == 0) &&
             memcmp(&run->model, &k->model, sizeof k->model) == 0 &&
-            memcmp(&run->system, &k->system, sizeof k->system) == 0 && c->nclass == k->nclass &&
-            c->p2p_s == k->p2p_s && c->p == k->p && c->v == k->v &&
-            memcmp(c->vs_class, k->vs_class, (size_t)(c->p * c->v) * sizeof *c->vs_class) == 0 &&
-            memcmp(c->cls, k->cls, (size_t)k->nclass * sizeof *k->cls) == 0) {
+            memcmp(&run->system, &k->system, sizeof k->system) == 0 && c->gen == k->gen) {
             if (k->clock_mhz == clock_mhz) {
                 c->run = run;
                 cx_core_shard_groups(c);
@@ -93,8 +88,7 @@ culonx_status cx_core_cost_build_key(const culonx_run *run, double clock_mhz, cx
             /* another clock: the same shape, priced again */
             cx_core_cost_reprice(run, clock_mhz, c);
             k->clock_mhz = clock_mhz;
-            k->p2p_s = c->p2p_s;
-            memcpy(k->cls, c->cls, (size_t)c->nclass * sizeof *c->cls);
+            k->gen = c->gen;
             return CULONX_OK;
         }
     }
@@ -110,10 +104,7 @@ culonx_status cx_core_cost_build_key(const culonx_run *run, double clock_mhz, cx
         k->n_layers = run->vstage_layers ? run->n_vstage_layers : -1;
         if (k->n_layers > 0)
             memcpy(k->layers, run->vstage_layers, (size_t)k->n_layers * sizeof *k->layers);
-        k->nclass = c->nclass, k->p = c->p, k->v = c->v;
-        memcpy(k->vs_class, c->vs_class, (size_t)(c->p * c->v) * sizeof *c->vs_class);
-        k->p2p_s = c->p2p_s;
-        memcpy(k->cls, c->cls, (size_t)c->nclass * sizeof *c->cls);
+        k->gen = c->gen;
     }
     return st;
 }
