@@ -31,23 +31,13 @@ void cx_core_cost_stage_shape(cx_cost *c)
     c->srun[c->nsrun] = (int16_t)c->p;
 }
 
-/* Per stage: the aggregates of its chunks and its parameters (copied from
- * the previous stage when equal), then the runs of equal parameters. */
+/* Per run of equal stages: the aggregates of its first stage's chunks and
+ * its parameters, filled over the run; then the runs of equal parameters
+ * (stage by stage, as the DP part compares them). */
 void cx_core_cost_stage_sums(cx_cost *c)
 {
-    for (int s = 0; s < c->p; s++) {
-        if (c->same_prev[s]) {
-            const int q = s - 1;
-            c->stage_f_s[s] = c->stage_f_s[q], c->stage_b_s[s] = c->stage_b_s[q];
-            c->stage_w_s[s] = c->stage_w_s[q];
-            c->stage_act_bytes[s] = c->stage_act_bytes[q];
-            c->stage_work_bytes[s] = c->stage_work_bytes[q];
-            c->stage_e_j[s] = c->stage_e_j[q], c->stage_busy_s[s] = c->stage_busy_s[q];
-            c->stage_bytes[s] = c->stage_bytes[q];
-            c->stage_params[s] = c->stage_params[q];
-            c->stage_expert_params[s] = c->stage_expert_params[q];
-            continue;
-        }
+    for (int r = 0; r < c->nsrun; r++) {
+        const int s = c->srun[r], e = c->srun[r + 1];
         double P = 0, Pe = 0, F = 0, B = 0, W = 0, act = 0, work = 0, ej = 0, busy = 0, by = 0;
         for (int k = 0; k < c->v; k++) {
             const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->vs_stage_vs[s * c->v + k]);
@@ -62,11 +52,15 @@ void cx_core_cost_stage_sums(cx_cost *c)
             busy += cc->f_s + cc->b_s + cc->w_s + cc->r_s;
             by += cc->f_bytes + cc->b_bytes + cc->w_bytes + cc->r_bytes;
         }
-        c->stage_f_s[s] = F, c->stage_b_s[s] = B, c->stage_w_s[s] = W;
-        c->stage_act_bytes[s] = act, c->stage_work_bytes[s] = work;
-        c->stage_e_j[s] = ej, c->stage_busy_s[s] = busy, c->stage_bytes[s] = by;
-        c->stage_params[s] = P * c->weight_copies;
-        c->stage_expert_params[s] = Pe * c->weight_copies;
+        P *= c->weight_copies, Pe *= c->weight_copies;
+        /* clang-format off */
+#define FILL(a, x) for (int q = s; q < e; q++) c->a[q] = (x)
+        FILL(stage_f_s, F); FILL(stage_b_s, B); FILL(stage_w_s, W);
+        FILL(stage_act_bytes, act); FILL(stage_work_bytes, work);
+        FILL(stage_e_j, ej); FILL(stage_busy_s, busy); FILL(stage_bytes, by);
+        FILL(stage_params, P); FILL(stage_expert_params, Pe);
+#undef FILL
+        /* clang-format on */
     }
     c->nprun = 0;
     for (int s = 0; s < c->p; s++)
