@@ -205,6 +205,19 @@ int main(int argc, char **argv)
                            (long long)r.exec.pp, (long long)r.exec.dp);
                 outside++;
             }
+            /* and at another clock (the shape kept, priced again) */
+            const double f2 = 0.8 * r.system.gpu.max_mhz;
+            if (f2 > 0 && cx_core_closed_eval_ws(&r2, f2, cost, ws_fast, &ra, &err) == CULONX_OK &&
+                cx_core_closed_eval(&r2, f2, cost2, &rb, &err) == CULONX_OK &&
+                (ra.iteration_time_s != rb.iteration_time_s ||
+                 ra.energy.total_j != rb.energy.total_j ||
+                 ra.memory.peak_bytes != rb.memory.peak_bytes)) {
+                if (outside < 3)
+                    printf("  cost reuse at another clock differs: %s %s tp%lld pp%lld dp%lld\n",
+                           culonx_schedule_name(k), r.model.name, (long long)r.exec.tp,
+                           (long long)r.exec.pp, (long long)r.exec.dp);
+                outside++;
+            }
             done++;
         }
         printf("%-12s %7ld %7ld %7ld %7ld %11.3g %11.3g %9.0f B %8.2fs %8.2fs\n",

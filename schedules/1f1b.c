@@ -42,6 +42,7 @@ const cx_sched_desc cx_sched_1f1b = {
     .min_microbatches = cx_sched_min_mb_one,
     .bubble_s = bubble_s,
     .inflight = inflight,
+    .inflight_falls = 1,
     .weight_copies = 1,
     .closed_exact = 1,
     .p2p_factor = 1.0,

@@ -45,6 +45,7 @@ const cx_sched_desc cx_sched_gpipe = {
     .min_microbatches = cx_sched_min_mb_one,
     .bubble_s = bubble_s,
     .inflight = inflight,
+    .inflight_falls = 1,
     .weight_copies = 1,
     .closed_exact = 1,
     .phased = 1,

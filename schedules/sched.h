@@ -58,6 +58,10 @@ typedef struct {
      * activation of (mb, chunk) counts 1/chunks from its F until the end of
      * its W (or fused BW). */
     double (*inflight)(int p, int m, int v, int stage);
+    /* inflight() is non-increasing in the stage (1F1B, GPipe): a stage
+     * equal to an earlier one never holds more (the closed form's memory
+     * skips it) */
+    int inflight_falls;
     /* weight copies held per stage (DualPipe: 2), 1 otherwise */
     int weight_copies;
     /* p2p overlapped with compute (Megatron's --overlap-p2p-communication,

@@ -245,6 +245,9 @@ static void test_inflight_replay(void)
                             fprintf(stderr, "\n%s p=%d m=%d v=%d stage %d: replay %g inflight %g\n",
                                     d->name, p, m, v, k, rp, cf);
                         CU_ASSERT(close_rel(rp, cf, 1e-12));
+                        /* inflight_falls: non-increasing in the stage */
+                        if (d->inflight_falls && k > 0)
+                            CU_ASSERT(cf <= d->inflight(p, m, v, k - 1));
                     }
                     free(it);
                 }

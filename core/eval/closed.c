@@ -105,8 +105,21 @@ static void memory_result(const cx_cost *c, const double *peak_act, culonx_resul
     memset(&best, 0, sizeof best);
     culonx_memory mm;
     memset(&mm, 0, sizeof mm);
-    for (int s = 0; s < p; s++) {
+    double run_inflight = 0; /* the most in flight so far among equal stages */
+    /* inflight non-increasing: only the first stage of each run of equal
+     * stages can hold the most (see below) */
+    const int heads = !peak_act && c->sched->inflight_falls;
+    for (int r = 0, s = 0; s < p; s = heads ? c->srun[++r] : s + 1) {
         double act = c->stage_act_bytes[s], work = c->stage_work_bytes[s];
+        double inflight = 0;
+        if (!peak_act) {
+            /* a stage equal to the previous ones with no more in flight has
+             * no larger peak (the peak is non-decreasing in the activations)
+             * than one of them, so it never replaces the best */
+            inflight = (double)c->sched->inflight(p, c->m, c->v, s);
+            if (s > 0 && c->same_prev[s] && inflight <= run_inflight) continue;
+            run_inflight = s > 0 && c->same_prev[s] ? cx_maxd(run_inflight, inflight) : inflight;
+        }
         if (s == 0 || c->stage_params[s] != c->stage_params[s - 1] ||
             work != c->stage_work_bytes[s - 1])
             cx_core_stage_memory(c, s, work, &mm);
@@ -114,7 +127,7 @@ static void memory_result(const cx_cost *c, const double *peak_act, culonx_resul
         if (peak_act) { /* exact peak of the replay includes the transient */
             x.activations_bytes = peak_act[s] - work;
         } else {
-            x.activations_bytes = c->sched->inflight(p, c->m, c->v, s) * act;
+            x.activations_bytes = inflight * act;
         }
         cx_core_memory_finish(c, &x); /* offload; peak and fits */
         if (s == 0 || x.peak_bytes > best.peak_bytes) {
@@ -159,11 +172,12 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     int jf = 0, jb = 0;
     double pf = -1, pb = -1;
     double Fj = 0, Bj = 0, Wj = 0, sends_j = 0;
-    for (int s = 0; s < p; s++) {
+    for (int r = 0; r < c->nsrun; r++) { /* runs of equal stages */
+        const int s = c->srun[r], n = c->srun[r + 1] - s;
         double F, B, W;
         cx_core_stage_times(c, s, &F, &B, &W);
-        sumF += F, sumB += B, sumW += W;
-        if (c->same_prev[s]) continue; /* an equal stage came first */
+        for (int k = 0; k < n; k++) /* the per-stage sums, in stage order */
+            sumF += F, sumB += B, sumW += W;
         if (c->sched->phased) {
             double a = F + c->sends_f[s] * P, b = B + W + c->sends_b[s] * P;
             if (a > pf) pf = a, jf = s;
@@ -211,8 +225,8 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         }
         rp = o;
     }
-    double tail = 0, ahead = 0, opt_s = 0, t_end = 0;
-    for (int s = 0; s < p; s++) {
+    double tail = 0, ahead = 0, opt_s = 0, t_end = 0, step = 0;
+    for (int r = 0, s = 0; s < p; s = replayed ? s + 1 : c->srun[++r]) {
         const cx_chunk_cost *c0 = cx_core_cost_chunk(c, c->sched->vstage(p, c->v, s, 0));
         double last_bw = c0->b_s + c0->tp_b_s + c0->w_s; /* last backward group */
         double window = replayed ? rp->last_item_s[s] : c->sched->splits_bw ? c0->w_s : last_bw;
@@ -235,7 +249,11 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
              * (an equal stage later in the pipeline is never the latest) */
             double t = exposed + c->optimizer_s[s] - ahead;
             if (s == 0 || t > tail) tail = t, opt_s = c->optimizer_s[s];
-            ahead += c->p2p_s + last_bw + c0->r_s + c0->tp_r_s;
+            /* the rest of the run: as stage s but `step` further ahead each,
+             * so never later */
+            step = c->p2p_s + last_bw + c0->r_s + c0->tp_r_s;
+            for (int k = c->srun[r + 1] - s; k > 0; k--)
+                ahead += step;
         }
     }
     if (replayed) {

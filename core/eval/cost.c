@@ -27,7 +27,11 @@
 #include "hw/power.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
+
+/* build numbers (cx_cost.gen), unique over all threads */
+static atomic_uint_fast64_t build_gen;
 
 /* CUDA context, cuBLAS workspaces, NCCL buffers and allocator slack: 1 GiB,
  * a round figure in the range PyTorch users observe (0.5-1.5 GiB); plus two
@@ -102,11 +106,10 @@ static cx_hw_group coll_group(const cx_cost *c, const cx_model_op *o)
     return cx_core_layout_group(&c->layout, CX_DIM_TP, gpn);
 }
 
-/* Collective k of op o; an all-to-all moves the busiest rank's load. */
-static void add_coll(const cx_cost *c, const cx_model_op *o, cx_coll_kind k, double *time_s,
-                     double tier_bytes[CULONX_MAX_TIERS])
+/* Collective k (not none) of op o; an all-to-all moves the busiest rank's
+ * load. */
+static cx_hw_comm coll_comm(const cx_cost *c, const cx_model_op *o, cx_coll_kind k)
 {
-    if (k == CX_COLL_NONE) return;
     const double load = o->load > 1.0 ? o->load : 1.0;
     const culonx_execution *ex = &c->run->exec;
     cx_hw_comm cm =
@@ -115,9 +118,17 @@ static void add_coll(const cx_cost *c, const cx_model_op *o, cx_coll_kind k, dou
                                       (double)c->run->model.experts_per_token,
                                       (double)ex->route_nodes)
             : cx_hw_coll_cost(&c->sys, cx_core_hw_coll(k), o->coll_bytes * load, coll_group(c, o));
-    *time_s += cm.time_s;
+    return cm;
+}
+
+/* Adds a collective's time and bytes (k: whether there is one). */
+static void add_coll(cx_coll_kind k, const cx_hw_comm *cm, double *time_s,
+                     double tier_bytes[CULONX_MAX_TIERS])
+{
+    if (k == CX_COLL_NONE) return;
+    *time_s += cm->time_s;
     for (int i = 0; i < CULONX_MAX_TIERS; i++)
-        tier_bytes[i] += cm.bytes_tier[i];
+        tier_bytes[i] += cm->bytes_tier[i];
 }
 
 /* Costs of one pass over an op list, accumulated into cc with weight n. */
@@ -172,9 +183,12 @@ static void tp_overlap(const cx_cost *c, const cx_model_ops *ops, cx_op_times *o
     }
 }
 
-/* Costs of one pass over an op list, accumulated into cc with weight n. */
+/* Costs of one pass over an op list, accumulated into cc with weight n.
+ * comm: the ops' forward and backward collectives, priced into it unless
+ * reuse (they read no clock: cx_core_cost_reprice keeps them). */
 static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int recompute_mode,
-                     int is_layer, cx_chunk_cost *cc, cx_op_times *ot)
+                     int is_layer, cx_chunk_cost *cc, cx_op_times *ot, cx_hw_comm (*comm)[2],
+                     int reuse)
 {
     double ts_f[CX_MODEL_MAX_OPS], ts_b[CX_MODEL_MAX_OPS], ts_w[CX_MODEL_MAX_OPS];
     double tp_r[CX_MODEL_MAX_OPS];
@@ -189,13 +203,15 @@ static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int re
         ot->b_s[i] = op_time(c, o, o->b_flops, o->b_bytes, &ts_b[i], fp8, fp8 ? o->m * o->n : 0, 1);
         ot->w_s[i] = op_time(c, o, o->w_flops, o->w_bytes, &ts_w[i], fp8, 0, 1);
         ot->tp_f_s[i] = ot->tp_b_s[i] = tp_r[i] = 0;
-        add_coll(c, o, o->coll_fwd, &ot->tp_f_s[i], tiers);
-        add_coll(c, o, o->coll_bwd, &ot->tp_b_s[i], tiers);
+        if (!reuse && o->coll_fwd != CX_COLL_NONE) comm[i][0] = coll_comm(c, o, o->coll_fwd);
+        if (!reuse && o->coll_bwd != CX_COLL_NONE) comm[i][1] = coll_comm(c, o, o->coll_bwd);
+        add_coll(o->coll_fwd, &comm[i][0], &ot->tp_f_s[i], tiers);
+        add_coll(o->coll_bwd, &comm[i][1], &ot->tp_b_s[i], tiers);
         int rec = is_layer && (recompute_mode == CULONX_RECOMPUTE_FULL ||
                                (recompute_mode == CULONX_RECOMPUTE_SELECTIVE && o->sel_recompute));
         ot->r_s[i] = rec ? ot->f_s[i] : 0.0;
         if (rec && recompute_mode == CULONX_RECOMPUTE_FULL)
-            add_coll(c, o, o->coll_fwd, &tp_r[i], tiers);
+            add_coll(o->coll_fwd, &comm[i][0], &tp_r[i], tiers);
     }
     tp_overlap(c, ops, ot, tp_r);
     cx_core_a2a_overlap(c, ops, ot, tp_r);
@@ -394,11 +410,13 @@ static void expert_sync(const cx_cost *c, double Pe, cx_hw_comm *a, cx_hw_comm *
         b->bytes_tier[k] += x.bytes_tier[k];
 }
 
+static void price(const culonx_run *run, cx_cost *c);
 culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cost *c,
                                  culonx_error *err)
 {
     const culonx_model *md = &run->model;
     const culonx_execution *ex = &run->exec;
+    c->gen = atomic_fetch_add(&build_gen, 1) + 1;
     c->run = run;
     c->sys = run->system;
     cx_hw_perf_defaults(&c->sys.perf);
@@ -435,7 +453,29 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     if (st != CULONX_OK) return st;
     st = classify(run, c, (int)nvs, err);
     if (st != CULONX_OK) return st;
+    for (int s = 0; s < c->p; s++)
+        for (int k = 0; k < c->v; k++) {
+            int vs = c->sched->vstage(c->p, c->v, s, k);
+            c->vs_stage[vs] = (int16_t)s;
+            c->vs_chunk[vs] = (int16_t)k;
+            c->vs_stage_vs[s * c->v + k] = (int16_t)vs;
+        }
+    cx_core_cost_stage_shape(c);
+    c->comm_kept = 0;
+    price(run, c);
+    c->comm_kept = 1;
+    return CULONX_OK;
+}
 
+/* Everything of cx_core_cost_build that the clock changes (or the DP
+ * settings): the parts at c->clock_mhz, the classes as sums of parts, the
+ * PP p2p, the stage sums and the DP part; the shape (stack, layout, classes'
+ * contents, virtual-stage maps, equal stages) is kept. */
+static void price(const culonx_run *run, cx_cost *c)
+{
+    const culonx_model *md = &run->model;
+    const culonx_execution *ex = &run->exec;
+    const double e = 2.0; /* 16-bit activations (fp8 runs keep bf16 activations) */
     /* one instance of each part, then each class as a sum of parts */
     const cx_model_stack *stk = &c->stack;
     cx_chunk_cost part[CX_MODEL_MAX_PARTS];
@@ -443,7 +483,7 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
         int i = (q + CX_MODEL_PART_LAYER) % stk->nparts; /* layer kinds, embedding, head */
         memset(&part[i], 0, sizeof part[i]);
         ops_cost(c, &stk->part[i].ops, 1.0, ex->recompute, stk->part[i].recompute, &part[i],
-                 &c->part_t[i]);
+                 &c->part_t[i], c->part_comm[i], c->comm_kept);
         cx_core_shard_part(c, i, &part[i], &c->part_t[i]);
     }
     const double t = (double)ex->tp;
@@ -513,71 +553,40 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     }
 
     /* per physical stage: parameters, DP sync, optimizer */
-    for (int s = 0; s < c->p; s++)
-        for (int k = 0; k < c->v; k++) {
-            int vs = c->sched->vstage(c->p, c->v, s, k);
-            c->vs_stage[vs] = (int16_t)s;
-            c->vs_chunk[vs] = (int16_t)k;
-            c->vs_stage_vs[s * c->v + k] = (int16_t)vs;
-        }
+    cx_core_cost_stage_sums(c);
     cx_core_cost_stages(run, c);
-    return CULONX_OK;
+}
+
+void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c)
+{
+    c->gen = atomic_fetch_add(&build_gen, 1) + 1;
+    c->run = run;
+    c->clock_mhz = clock_mhz > 0 ? clock_mhz : run->system.gpu.max_mhz;
+    cx_core_shard_groups(c);
+    for (int k = 0; k < c->nclass; k++) { /* costs zeroed, content kept */
+        const cx_chunk_cost keep = c->cls[k];
+        memset(&c->cls[k], 0, sizeof keep);
+        c->cls[k].npieces = keep.npieces, c->cls[k].has_embed = keep.has_embed;
+        c->cls[k].has_head = keep.has_head;
+        memcpy(c->cls[k].piece, keep.piece, sizeof keep.piece);
+    }
+    price(run, c);
 }
 
 void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
 {
     const culonx_execution *ex = &run->exec;
-    const int64_t nvs = (int64_t)c->p * c->v;
-    /* per stage: sends, chunk aggregates; DP and optimizer are recomputed
-     * only when the stage's parameters differ from its predecessor's */
-    double prev_P = -1, prev_Pe = -1;
+    /* DP and optimizer per run of stages with the same parameters:
+     * computed for its first stage, copied to the rest */
     const double edp = (double)cx_core_layout_expert_dp(&c->layout);
     const double dpcp = (double)ex->dp * (ex->cp > 1 ? (double)ex->cp : 1.0);
-    for (int s = 0; s < c->p; s++) {
-        int nf = 0, nb = 0, same = s > 0;
-        double P = 0, Pe = 0, F = 0, B = 0, W = 0, act = 0, work = 0, ej = 0, busy = 0, by = 0;
-        for (int k = 0; k < c->v; k++) {
-            int vs = c->vs_stage_vs[s * c->v + k];
-            if (vs + 1 < nvs && c->vs_stage[vs + 1] != s) nf++;
-            if (vs > 0 && c->vs_stage[vs - 1] != s) nb++;
-            same = same && c->vs_class[vs] == c->vs_class[c->vs_stage_vs[(s - 1) * c->v + k]];
-            const cx_chunk_cost *cc = cx_core_cost_chunk(c, vs);
-            P += cc->params;
-            Pe += cc->expert_params;
-            F += cc->f_s + cc->tp_f_s;
-            B += cc->b_s + cc->tp_b_s + cc->r_s + cc->tp_r_s;
-            W += cc->w_s;
-            act += cc->act_bytes;
-            work = cx_maxd(work, cc->work_bytes);
-            ej += cc->e_f_j + cc->e_b_j + cc->e_w_j + cc->e_r_j;
-            busy += cc->f_s + cc->b_s + cc->w_s + cc->r_s;
-            by += cc->f_bytes + cc->b_bytes + cc->w_bytes + cc->r_bytes;
-        }
-        c->same_prev[s] =
-            (unsigned char)(same && nf == c->sends_f[s - 1] && nb == c->sends_b[s - 1]);
-        c->sends_f[s] = nf, c->sends_b[s] = nb;
-        c->stage_f_s[s] = F, c->stage_b_s[s] = B, c->stage_w_s[s] = W;
-        c->stage_act_bytes[s] = act, c->stage_work_bytes[s] = work;
-        c->stage_e_j[s] = ej, c->stage_busy_s[s] = busy, c->stage_bytes[s] = by;
-        P *= c->weight_copies;
-        Pe *= c->weight_copies;
-        c->stage_params[s] = P;
-        c->stage_expert_params[s] = Pe;
-        if (s > 0 && P == prev_P && Pe == prev_Pe) { /* same parameters as the previous stage */
-            c->dp_s[s] = c->dp_s[s - 1];
-            c->dp_nb[s] = c->dp_nb[s - 1];
-            c->dp_tier_bytes[s][0] = c->dp_tier_bytes[s - 1][0];
-            c->dp_tier_bytes[s][1] = c->dp_tier_bytes[s - 1][1];
-            c->optimizer_s[s] = c->optimizer_s[s - 1];
-            c->optimizer_j[s] = c->optimizer_j[s - 1];
-            c->optimizer_bytes[s] = c->optimizer_bytes[s - 1];
-            continue;
-        }
-        prev_P = P, prev_Pe = Pe;
+    for (int r = 0; r < c->nprun; r++) {
+        const int s = c->prun[r], s0 = s, s1 = c->prun[r + 1];
+        const double P = c->stage_params[s], Pe = c->stage_expert_params[s];
+        const double F = c->stage_f_s[s];
         const double Pd = P - Pe; /* dense parameters, reduced over dp x cp */
-        c->dp_s[s] = 0;
-        c->dp_tier_bytes[s][0] = c->dp_tier_bytes[s][1] = 0;
-        c->dp_nb[s] = 1;
+        double dp_s = 0, tier0 = 0, tier1 = 0;
+        int nbk_dp = 1;
         if (dpcp > 1 || (Pe > 0 && edp > 1)) {
             cx_hw_comm a, b;
             /* dense parameters by ZeRO stage (all-reduce, reduce-scatter +
@@ -592,26 +601,30 @@ void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
                 double nbk = cx_maxd(1.0, cx_mind((double)DDP_MAX_BUCKETS, ceil(P / bucket)));
                 ag = cx_maxd(ag / nbk, ag - F);
             }
-            c->dp_s[s] = a.time_s + ag;
-            for (int k = 0; k < CULONX_MAX_TIERS; k++)
-                c->dp_tier_bytes[s][k] = a.bytes_tier[k] + b.bytes_tier[k];
+            dp_s = a.time_s + ag;
+            tier0 = a.bytes_tier[0] + b.bytes_tier[0];
+            tier1 = a.bytes_tier[1] + b.bytes_tier[1];
             if (ex->dp_overlap) {
                 double bucket = cx_maxd(DDP_BUCKET_PARAMS, 1e6 * dpcp);
                 double n = ceil(P / bucket);
-                c->dp_nb[s] = n < 1 ? 1 : n > DDP_MAX_BUCKETS ? DDP_MAX_BUCKETS : (int)n;
+                nbk_dp = n < 1 ? 1 : n > DDP_MAX_BUCKETS ? DDP_MAX_BUCKETS : (int)n;
             }
         }
         /* ZeRO >= 1: the dense shard's and the expert shard's */
         double upd = Pd / c->shard_n + (c->zero >= 1 ? Pe / edp : Pe);
-        c->optimizer_bytes[s] = upd * c->sys.perf.optimizer_bytes_per_param;
-        c->optimizer_s[s] =
-            c->optimizer_bytes[s] / (c->sys.gpu.hbm_gbps * 1e9 * c->sys.perf.mem_eff);
+        const double opt_bytes = upd * c->sys.perf.optimizer_bytes_per_param;
+        double opt_s = opt_bytes / (c->sys.gpu.hbm_gbps * 1e9 * c->sys.perf.mem_eff);
         /* optimizer offload: the fp32 state (12 B per parameter) streams in
          * and back over the host link while the step runs */
         if ((ex->offload & CULONX_OFFLOAD_OPTIMIZER) && c->host_bw_bps > 0)
-            c->optimizer_s[s] = cx_maxd(c->optimizer_s[s], 2.0 * 12.0 * upd / c->host_bw_bps);
-        c->optimizer_j[s] =
-            cx_core_pass_energy_j(c, c->optimizer_s[s], 0.0, c->optimizer_bytes[s], NULL);
+            opt_s = cx_maxd(opt_s, 2.0 * 12.0 * upd / c->host_bw_bps);
+        const double opt_j = cx_core_pass_energy_j(c, opt_s, 0.0, opt_bytes, NULL);
+        for (int q = s0; q < s1; q++) {
+            c->dp_s[q] = dp_s, c->dp_nb[q] = nbk_dp;
+            c->dp_tier_bytes[q][0] = tier0, c->dp_tier_bytes[q][1] = tier1;
+            c->optimizer_s[q] = opt_s, c->optimizer_j[q] = opt_j;
+            c->optimizer_bytes[q] = opt_bytes;
+        }
     }
 }
 

@@ -94,6 +94,11 @@ typedef struct {
     /* op tables of this run, and the times of their ops per part */
     cx_model_stack stack;
     cx_op_times part_t[CX_MODEL_MAX_PARTS];
+    /* the forward and backward collective of each op of each part (no clock
+     * in them), and whether a build left them (cx_core_cost_reprice) */
+    cx_hw_comm part_comm[CX_MODEL_MAX_PARTS][CX_MODEL_MAX_OPS][2];
+    int comm_kept;
+    uint64_t gen;      /* unique to the last build or reprice into this cost */
     culonx_system sys; /* with perf defaults filled */
     const cx_sched_desc *sched;
     cx_layout layout; /* degrees, strides, groups (core/layout/layout.h) */
@@ -124,6 +129,13 @@ typedef struct {
      * chunk classes in chunk order, same sends): loops may reuse s-1's
      * results */
     unsigned char same_prev[CX_STAGE_ARRAY];
+    /* runs of stages with equal parameters (stage_params and
+     * stage_expert_params): run r is stages [prun[r], prun[r+1]) */
+    int nprun;
+    int16_t prun[CX_STAGE_ARRAY + 1];
+    /* runs of equal stages (same_prev): run r is stages [srun[r], srun[r+1]) */
+    int nsrun;
+    int16_t srun[CX_STAGE_ARRAY + 1];
     int sends_f[CX_STAGE_ARRAY]; /* p2p sends per microbatch, forward */
     int sends_b[CX_STAGE_ARRAY]; /* and backward */
     int16_t vs_stage[CX_COST_MAX_VSTAGES], vs_chunk[CX_COST_MAX_VSTAGES];
@@ -188,9 +200,19 @@ culonx_status cx_core_result_check(const culonx_run *run, const culonx_result *r
  * model cannot express (e.g. too many stages). */
 culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cost *c,
                                  culonx_error *err);
-/* The per-stage part of cx_core_cost_build (its last step): sends, stage
- * aggregates, DP gradient sync and optimizer. Reads the chunk costs of c and
- * run->exec; redone alone when only DP settings changed (cost_key.c). */
+/* The per-stage parts of cx_core_cost_build (its last steps): sends and
+ * stage aggregates of the chunk classes (stage_sums; nothing of the DP
+ * settings), then DP gradient sync and optimizer (stages), which reads
+ * run->exec and is redone alone when only DP settings changed (cost_key.c). */
+/* Sends and equal stages of the chunk classes (same_prev, srun); the shape
+ * part of a build (cost_runs.c). */
+void cx_core_cost_stage_shape(cx_cost *c);
+void cx_core_cost_stage_sums(cx_cost *c);
+/* c, built for run at some clock (same shape: run differs from that build
+ * at most in the clock and the DP settings the cost key ignores), priced at
+ * clock_mhz: the result of cx_core_cost_build without its shape steps
+ * (cost_key.c). */
+void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c);
 void cx_core_cost_stages(const culonx_run *run, cx_cost *c);
 
 /* Memory of stage s except activations: weights, gradients, optimizer
@@ -203,6 +225,9 @@ void cx_core_result_rates(const culonx_run *run, culonx_result *res);
  * "Offload"). Groups, shard size and host bandwidth of the run, before the
  * parts are priced. */
 void cx_core_shard_init(cx_cost *c);
+/* The ZeRO stage and the shard and replica groups of c->run (part of
+ * cx_core_shard_init; redone alone when only DP settings changed). */
+void cx_core_shard_groups(cx_cost *c);
 /* The side traffic of one instance of part `pi` (ZeRO-3 parameter
  * all-gathers, ZeRO-2/3 gradient reduce-scatters, offload fetches and
  * stores): its exposed time beyond the instance's compute, added to pc's

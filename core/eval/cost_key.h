@@ -18,8 +18,10 @@ cx_cost_key *cx_core_cost_key_new(void);
 void cx_core_cost_key_free(cx_cost_key *k);
 
 /* cx_core_cost_build, or, when k holds the inputs of the last build into c
- * and run differs from them only in DP overlap and parameter-gather overlap,
- * only its per-stage part (cx_core_cost_stages):
+ * and run differs from them only in DP overlap, parameter-gather overlap
+ * and, below ZeRO-2 (no side traffic: the chunk costs do not read the
+ * stage), the distributed optimizer or ZeRO 0/1, only its shard groups and
+ * its per-stage DP part (cx_core_shard_groups, cx_core_cost_stages):
  * the same costs either way. k may be NULL (always the full build). */
 culonx_status cx_core_cost_build_key(const culonx_run *run, double clock_mhz, cx_cost *c,
                                      cx_cost_key *k, culonx_error *err);

@@ -65,7 +65,7 @@
 /* ZeRO-2/3 gradient reduce-scatter: 16-bit gradients (see the top) */
 #define SHARD_GRAD_BYTES 2.0
 
-void cx_core_shard_init(cx_cost *c)
+void cx_core_shard_groups(cx_cost *c)
 {
     const culonx_execution *ex = &c->run->exec;
     const int64_t gpn = c->sys.gpus_per_node;
@@ -75,6 +75,11 @@ void cx_core_shard_init(cx_cost *c)
     c->shard_grp = cx_core_layout_shard_group(&c->layout, ex, gpn);
     c->replica_grp = cx_core_layout_replica_group(&c->layout, ex, gpn);
     c->shard_n = c->zero >= 1 ? (double)g.size / c->replicas : 1.0;
+}
+
+void cx_core_shard_init(cx_cost *c)
+{
+    cx_core_shard_groups(c);
     c->host_bw_bps = c->sys.host_bw_gbps * 1e9;
     memset(c->part_fill_f_s, 0, sizeof c->part_fill_f_s);
     memset(c->part_fill_b_s, 0, sizeof c->part_fill_b_s);

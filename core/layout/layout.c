@@ -14,6 +14,7 @@ static const uint8_t megatron_order[CX_DIM_COUNT] = {CX_DIM_TP, CX_DIM_CP, CX_DI
 static int64_t mul_sat(int64_t a, int64_t b)
 {
     if (a <= 0 || b <= 0) return 0;
+    if (a < ((int64_t)1 << 31) && b < ((int64_t)1 << 31)) return a * b; /* no overflow */
     return a > INT64_MAX / b ? INT64_MAX : a * b;
 }
 

@@ -201,11 +201,14 @@ void cx_core_space_next(const cx_space *sp, int d[NLEVELS])
  * schedule's own via its descriptor), called level by level; the sweep adds
  * its space restrictions (batch range, tp and gpus-per-node) and the
  * duplicates. */
-int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex, int *level)
+#define REJ(lv, r) return (*level = (lv), (r))
+/* The rules of the levels up to L_VAR (the layout's): -1 and dp, or the
+ * first failing rule. */
+static int check_prefix(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex, int *level,
+                        int64_t *dp_out)
 {
     const culonx_model *md = &sp->run->model;
     culonx_sweep_reject r;
-#define REJ(lv, r) return (*level = (lv), (r))
     int64_t gpus = sp->vals[L_GPUS][d[L_GPUS]];
     int64_t gb = sp->vals[L_GB][d[L_GB]];
     if ((sp->gb_min && gb < sp->gb_min) || (sp->gb_max && gb > sp->gb_max))
@@ -239,6 +242,22 @@ int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_executi
     cx_sched_shape shape = {pp, 0, v->vp, md->layers};
     if ((r = cx_core_rule_pipeline(v->desc, &shape)) != CULONX_REJECT_NONE) REJ(L_VAR, r);
     if ((r = cx_core_rule_stages(v->desc, &shape)) != CULONX_REJECT_NONE) REJ(L_VAR, r);
+    *dp_out = dp;
+    return -1;
+}
+
+/* The rules of the levels below L_VAR, given the prefix's dp. */
+static int check_rest(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex, int *level,
+                      int64_t dp)
+{
+    const culonx_model *md = &sp->run->model;
+    culonx_sweep_reject r;
+    const int moe = md->arch == CULONX_ARCH_MOE;
+    const int64_t gpus = sp->vals[L_GPUS][d[L_GPUS]], gb = sp->vals[L_GB][d[L_GB]];
+    const int64_t tp = sp->vals[L_TP][d[L_TP]], cp = sp->vals[L_CP][d[L_CP]];
+    const int64_t pp = sp->vals[L_PP][d[L_PP]];
+    const cx_variant *v = &sp->var[d[L_VAR]];
+    cx_sched_shape shape = {pp, 0, v->vp, md->layers};
     int64_t mb = sp->vals[L_MB][d[L_MB]];
     if ((r = cx_core_rule_batch(gb, mb, dp)) != CULONX_REJECT_NONE) REJ(L_MB, r);
     shape.m = gb / (mb * dp);
@@ -261,9 +280,11 @@ int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_executi
     if (zval >= 1 && dp * cp == 1) REJ(L_ZERO, CULONX_REJECT_DUP_ZERO);
     int64_t sg = sp->vals[L_SHARD][d[L_SHARD]];
     int off = (int)sp->vals[L_OFF][d[L_OFF]];
-    if ((r = cx_core_rule_offload(&(culonx_execution){.offload = off}, &sp->run->system)) !=
-        CULONX_REJECT_NONE)
-        REJ(L_OFF, r);
+    /* the rule reads the offload set of an execution otherwise zero (kept
+     * per thread: no zeroing of a whole execution per candidate) */
+    static _Thread_local culonx_execution off_ex;
+    off_ex.offload = off;
+    if ((r = cx_core_rule_offload(&off_ex, &sp->run->system)) != CULONX_REJECT_NONE) REJ(L_OFF, r);
     int dopt = (int)sp->vals[L_DOPT][d[L_DOPT]];
     if (dp == 1 && d[L_DOPT] != 0) REJ(L_DOPT, CULONX_REJECT_DUP_DIST_OPT);
     /* zero >= 1 is the distributed optimizer already; zero 0 with it on is
@@ -301,4 +322,29 @@ int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_executi
     ex->tp_overlap = (culonx_tp_overlap)tpo;
     ex->ep = ep, ex->etp = etp;
     return -1;
+}
+#undef REJ
+
+int cx_core_space_check_memo(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex,
+                             int *level, cx_space_memo *m)
+{
+    int64_t dp = 0;
+    if (m && m->valid && memcmp(m->d, d, sizeof m->d) == 0) {
+        if (m->r >= 0) return (*level = m->level, m->r);
+        dp = m->dp;
+    } else {
+        int r = check_prefix(sp, d, ex, level, &dp);
+        if (m) {
+            m->valid = 1;
+            memcpy(m->d, d, sizeof m->d);
+            m->r = r, m->level = r >= 0 ? *level : 0, m->dp = dp;
+        }
+        if (r >= 0) return r;
+    }
+    return check_rest(sp, d, ex, level, dp);
+}
+
+int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex, int *level)
+{
+    return cx_core_space_check_memo(sp, d, ex, level, NULL);
 }

@@ -122,6 +122,7 @@ typedef struct {
     uint64_t rep_idx[REP_MEMO];
     int rep_fits[REP_MEMO]; /* -1: empty */
     unsigned rep_next;
+    cx_space_memo memo; /* the enumeration's prefix rules (space.c) */
 } worker;
 
 static void remember(worker *w, uint64_t rep, int fits)
@@ -197,15 +198,41 @@ static uint64_t run_block(worker *w, uint64_t gblock)
     culonx_sweep_entry x;
     culonx_error err;
     uint64_t idx = lo, settled = 0, didx = UINT64_MAX;
+    /* Clock blocks: candidates that differ only in the clock pass the same
+     * rules (no rule reads it) and share the memory representative of
+     * their class (below). When the clock-1 block of a strategy (all its
+     * dist-opt x dp-overlap candidates) attempted no evaluation, every
+     * later clock repeats it exactly: its counts are added once per clock
+     * and those candidates skipped. */
+    uint64_t cb_start = UINT64_MAX, cb_rej[CULONX_REJECT_COUNT], cb_settled = 0, attempts = 0,
+             cb_attempts = 0;
+    const uint64_t cstride = sp->stride[L_CLK];
     while (idx < hi) {
+        if (cb_start != UINT64_MAX && idx >= cb_start + cstride) {
+            if (idx == cb_start + cstride && attempts == cb_attempts) {
+                const uint64_t k = (uint64_t)sp->n[L_CLK] - 2; /* clocks 2.. */
+                for (int i = 0; i < CULONX_REJECT_COUNT; i++)
+                    w->rejected[i] += k * (w->rejected[i] - cb_rej[i]);
+                settled += k * (settled - cb_settled);
+                idx += k * cstride;
+                didx = UINT64_MAX;
+            }
+            cb_start = UINT64_MAX;
+            continue;
+        }
         /* consecutive candidates: step the digits, else decode */
         if (didx != UINT64_MAX && idx == didx + 1)
             cx_core_space_next(sp, d);
         else
             cx_core_space_decode(sp, idx, d);
         didx = idx;
+        if (phase != 2 && d[L_CLK] == 1 && d[L_DOPT] == 0 && d[L_OVL] == 0 &&
+            idx - cstride + (uint64_t)sp->n[L_CLK] * cstride <= hi) {
+            cb_start = idx, cb_settled = settled, cb_attempts = attempts;
+            memcpy(cb_rej, w->rejected, sizeof cb_rej);
+        }
         int level = 0;
-        int r = cx_core_space_check(sp, d, &w->run.exec, &level);
+        int r = cx_core_space_check_memo(sp, d, &w->run.exec, &level, &w->memo);
         if (r >= 0) {
             uint64_t s = sp->stride[level];
             uint64_t end = (idx / s + 1) * s;
@@ -272,6 +299,7 @@ static uint64_t run_block(worker *w, uint64_t gblock)
                 continue;
             }
         }
+        attempts++;
         culonx_status st = built ? cx_core_closed_finish(&w->run, w->cost, w->ws, &x.res, &err)
                                  : cx_core_closed_eval_ws(&w->run, w->run.exec.clock_mhz, w->cost,
                                                           w->ws, &x.res, &err);

@@ -114,6 +114,18 @@ void cx_core_space_next(const cx_space *sp, int d[NLEVELS]);
 /* The first failing rule of digits d (a culonx_sweep_reject) and its level
  * in *level, or -1 when valid; fills ex. */
 int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex, int *level);
+/* The outcome of the levels up to L_VAR (layout, schedule) for their
+ * digits, kept between calls (one per worker; zeroed: empty). */
+typedef struct {
+    int valid;
+    int d[L_VAR + 1];
+    int r, level; /* the prefix's first failing rule and level, or r = -1 */
+    int64_t dp;
+} cx_space_memo;
+/* cx_core_space_check, with the prefix's rules taken from m when its
+ * digits are m's: the same result. */
+int cx_core_space_check_memo(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex,
+                             int *level, cx_space_memo *m);
 
 /* Ranking (rank.c): objective per token, order, top K, Pareto frontier. */
 double cx_core_rank_objective(const cx_space *sp, const culonx_execution *ex,

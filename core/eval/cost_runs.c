@@ -1,0 +1,71 @@
+/*
+ * cost_runs.c — the physical stages of a cost from its chunk classes
+ * (cost.h): sends per stage, equal stages (same_prev) and their runs
+ * (srun), the stage aggregates of the chunk costs, and the runs of equal
+ * parameters (prun) that the DP part walks. A stage equal to the previous
+ * one copies its values, which a computation would repeat bit for bit (the
+ * same sums in the same order). See core/README.md, "Equal stages".
+ */
+#include "core/base/base.h"
+#include "core/eval/cost.h"
+
+/* Per stage: sends, same_prev (same chunk classes in chunk order, same
+ * sends) and the runs of equal stages. */
+void cx_core_cost_stage_shape(cx_cost *c)
+{
+    const int64_t nvs = (int64_t)c->p * c->v;
+    c->nsrun = 0;
+    for (int s = 0; s < c->p; s++) {
+        int nf = 0, nb = 0, same = s > 0;
+        for (int k = 0; k < c->v; k++) {
+            int vs = c->vs_stage_vs[s * c->v + k];
+            if (vs + 1 < nvs && c->vs_stage[vs + 1] != s) nf++;
+            if (vs > 0 && c->vs_stage[vs - 1] != s) nb++;
+            same = same && c->vs_class[vs] == c->vs_class[c->vs_stage_vs[(s - 1) * c->v + k]];
+        }
+        c->same_prev[s] =
+            (unsigned char)(same && nf == c->sends_f[s - 1] && nb == c->sends_b[s - 1]);
+        c->sends_f[s] = nf, c->sends_b[s] = nb;
+        if (!c->same_prev[s]) c->srun[c->nsrun++] = (int16_t)s;
+    }
+    c->srun[c->nsrun] = (int16_t)c->p;
+}
+
+/* Per run of equal stages: the aggregates of its first stage's chunks and
+ * its parameters, filled over the run; then the runs of equal parameters
+ * (stage by stage, as the DP part compares them). */
+void cx_core_cost_stage_sums(cx_cost *c)
+{
+    for (int r = 0; r < c->nsrun; r++) {
+        const int s = c->srun[r], e = c->srun[r + 1];
+        double P = 0, Pe = 0, F = 0, B = 0, W = 0, act = 0, work = 0, ej = 0, busy = 0, by = 0;
+        for (int k = 0; k < c->v; k++) {
+            const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->vs_stage_vs[s * c->v + k]);
+            P += cc->params;
+            Pe += cc->expert_params;
+            F += cc->f_s + cc->tp_f_s;
+            B += cc->b_s + cc->tp_b_s + cc->r_s + cc->tp_r_s;
+            W += cc->w_s;
+            act += cc->act_bytes;
+            work = cx_maxd(work, cc->work_bytes);
+            ej += cc->e_f_j + cc->e_b_j + cc->e_w_j + cc->e_r_j;
+            busy += cc->f_s + cc->b_s + cc->w_s + cc->r_s;
+            by += cc->f_bytes + cc->b_bytes + cc->w_bytes + cc->r_bytes;
+        }
+        P *= c->weight_copies, Pe *= c->weight_copies;
+        /* clang-format off */
+#define FILL(a, x) for (int q = s; q < e; q++) c->a[q] = (x)
+        FILL(stage_f_s, F); FILL(stage_b_s, B); FILL(stage_w_s, W);
+        FILL(stage_act_bytes, act); FILL(stage_work_bytes, work);
+        FILL(stage_e_j, ej); FILL(stage_busy_s, busy); FILL(stage_bytes, by);
+        FILL(stage_params, P); FILL(stage_expert_params, Pe);
+#undef FILL
+        /* clang-format on */
+    }
+    c->nprun = 0;
+    for (int s = 0; s < c->p; s++)
+        if (s == 0 || c->stage_params[s] != c->stage_params[s - 1] ||
+            c->stage_expert_params[s] != c->stage_expert_params[s - 1])
+            c->prun[c->nprun++] = (int16_t)s;
+    c->prun[c->nprun] = (int16_t)c->p;
+}
