@@ -26,13 +26,11 @@
  * usage: bench_fit_kernels [CSV] [--peak-tflops 989] [--hbm-gbps 3350]
  * A missing table prints "SKIP kernels: <path> missing" and exits 77.
  */
-#include <csv.h>
+#include "csv_table.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define BENCH_EXIT_SKIP 77 /* as bench/data.h: ctest reports Skipped */
 
 #define MIN_KERNEL_US 25.0
 #define MAX_ROWS 4096
@@ -44,50 +42,19 @@ typedef struct {
 
 typedef struct {
     krow *rows;
-    int n, col;
-    krow cur;
-    int header;
+    int n;
 } kload;
 
-static void on_field(void *s, size_t len, void *data)
+static void on_row(char f[][CSVT_WIDTH], int nf, void *data)
 {
     kload *L = data;
-    char buf[64];
-    size_t k = len < sizeof buf - 1 ? len : sizeof buf - 1;
-    memcpy(buf, s, k);
-    buf[k] = 0;
-    switch (L->col) {
-    case 0:
-        snprintf(L->cur.kind, sizeof L->cur.kind, "%s", buf);
-        break;
-    case 1:
-        snprintf(L->cur.name, sizeof L->cur.name, "%s", buf);
-        break;
-    case 7:
-        L->cur.flops = atof(buf);
-        break;
-    case 8:
-        L->cur.bytes = atof(buf);
-        break;
-    case 9:
-        L->cur.time_us = atof(buf);
-        break;
-    default:
-        break;
-    }
-    L->col++;
-}
-
-static void on_row(int c, void *data)
-{
-    (void)c;
-    kload *L = data;
-    if (L->header)
-        L->header = 0;
-    else if (L->n < MAX_ROWS && L->cur.time_us > 0)
-        L->rows[L->n++] = L->cur;
-    memset(&L->cur, 0, sizeof L->cur);
-    L->col = 0;
+    if (nf < 10 || L->n >= MAX_ROWS) return;
+    krow r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.kind, sizeof r.kind, "%s", f[0]);
+    snprintf(r.name, sizeof r.name, "%s", f[1]);
+    r.flops = atof(f[7]), r.bytes = atof(f[8]), r.time_us = atof(f[9]);
+    if (r.time_us > 0) L->rows[L->n++] = r;
 }
 
 typedef struct {
@@ -155,27 +122,10 @@ int main(int argc, char **argv)
         else
             snprintf(path, sizeof path, "%s", argv[i]);
     }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        printf("SKIP kernels: %s missing\n", path);
-        return BENCH_EXIT_SKIP;
-    }
     static krow rows[MAX_ROWS];
-    kload L = {rows, 0, 0, {{0}, {0}, 0, 0, 0}, 1};
-    struct csv_parser p;
-    if (csv_init(&p, CSV_APPEND_NULL) != 0) return 1;
-    char buf[65536];
-    size_t got;
-    while ((got = fread(buf, 1, sizeof buf, f)) > 0)
-        if (csv_parse(&p, buf, got, on_field, on_row, &L) != got) {
-            fprintf(stderr, "%s: %s\n", path, csv_strerror(csv_error(&p)));
-            csv_free(&p);
-            fclose(f);
-            return 1;
-        }
-    csv_fini(&p, on_field, on_row, &L);
-    csv_free(&p);
-    fclose(f);
+    kload L = {rows, 0};
+    int rc = csvt_load(path, "kernels", on_row, &L);
+    if (rc) return rc;
     printf("kernels: %s, %d rows, peak %.0f TFLOP/s, HBM %.0f GB/s\n", path, L.n, peak, hbm);
 
     static curve_pts gemm, afwd[2], abwd[2];

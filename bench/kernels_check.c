@@ -33,19 +33,16 @@
 
 #include "hw/hw.h"
 #include "models/build.h"
-#include <csv.h>
+#include "csv_table.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define BENCH_EXIT_SKIP 77
 #define MIN_EAGER_US 25.0
-#define NCOL 16
 
 typedef struct {
-    char f[NCOL][64];
-    int col, header, nkinds;
+    int nkinds;
     const culonx_system *sys;
     int rows_out, expert;
     char kind[32][96];
@@ -61,32 +58,14 @@ static int kind_index(chk *C, const char *k)
     return C->nkinds++;
 }
 
-static void on_field(void *s, size_t len, void *data)
+static void on_row(char f[][CSVT_WIDTH], int ncol, void *data)
 {
     chk *C = data;
-    if (C->col < NCOL) {
-        size_t k = len < 63 ? len : 63;
-        memcpy(C->f[C->col], s, k);
-        C->f[C->col][k] = 0;
-    }
-    C->col++;
-}
-
-static void on_row(int c, void *data)
-{
-    (void)c;
-    chk *C = data;
-    int ncol = C->col;
-    C->col = 0;
-    if (C->header) {
-        C->header = 0;
-        return;
-    }
     /* h100-kernels: kind,name,m,n,k,batch,dtype,flops,bytes,time_us,...
      * h100-expert-gemm: kind,model,tokens,n,k,experts,flops,bytes,time_us,... */
-    const char *kind = C->f[0];
-    double flops = atof(C->f[C->expert ? 6 : 7]), bytes = atof(C->f[C->expert ? 7 : 8]);
-    double t_us = atof(C->f[C->expert ? 8 : 9]);
+    const char *kind = f[0];
+    double flops = atof(f[C->expert ? 6 : 7]), bytes = atof(f[C->expert ? 7 : 8]);
+    double t_us = atof(f[C->expert ? 8 : 9]);
     if (ncol < 10 || t_us <= 0) return;
     if (!C->expert && t_us < MIN_EAGER_US) return;
     cx_hw_work w = {flops, bytes, 1, 1, 0.0};
@@ -97,15 +76,15 @@ static void on_row(int c, void *data)
         w.flops = 0, w.tensor = 0;
     else if (!strcmp(kind, "gemm-fp8"))
         dt = CULONX_DTYPE_FP8;
-    if (!strncmp(kind, "attn-", 5) && strcmp(C->f[1], "cudnn")) return; /* TE's kernel only */
+    if (!strncmp(kind, "attn-", 5) && strcmp(f[1], "cudnn")) return; /* TE's kernel only */
     /* grouped GEMMs: priced as the model builds them (models/build.h
      * cx_model_grouped_gemm: the size curve on the whole kernel, all experts'
      * tiles fill the SMs together; the weights of all experts on the memory side) */
     if (C->expert && !strncmp(kind, "grouped-", 8)) {
         cx_model_ops ops = {.nops = 0};
         cx_model_builder bd = {2.0, &ops};
-        const cx_model_op *o = cx_model_grouped_gemm(&bd, "expert", atof(C->f[5]), atof(C->f[2]),
-                                                     atof(C->f[3]), atof(C->f[4]), 0.0);
+        const cx_model_op *o = cx_model_grouped_gemm(&bd, "expert", atof(f[5]), atof(f[2]),
+                                                     atof(f[3]), atof(f[4]), 0.0);
         w.flops = o->fwd_flops, w.bytes = o->fwd_bytes, w.batch = o->batch;
     }
     double pred_us =
@@ -117,36 +96,8 @@ static void on_row(int c, void *data)
     C->n[i]++, C->sum[i] += e, C->abs_sum[i] += fabs(e);
     if (fabs(e) > fabs(C->worst[i])) C->worst[i] = e;
     if (C->rows_out)
-        printf("%-18s %-26s %10.2f us  predicted %10.2f us  %+7.1f%%\n", key, C->f[1], t_us,
-               pred_us, 100 * e);
-}
-
-static int load(chk *C, const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        printf("SKIP kernels: %s missing\n", path);
-        return BENCH_EXIT_SKIP;
-    }
-    struct csv_parser p;
-    if (csv_init(&p, CSV_APPEND_NULL) != 0) {
-        fclose(f);
-        return 1;
-    }
-    C->header = 1, C->col = 0;
-    char buf[65536];
-    size_t got;
-    int rc = 0;
-    while ((got = fread(buf, 1, sizeof buf, f)) > 0)
-        if (csv_parse(&p, buf, got, on_field, on_row, C) != got) {
-            fprintf(stderr, "%s: %s\n", path, csv_strerror(csv_error(&p)));
-            rc = 1;
-            break;
-        }
-    if (!rc) csv_fini(&p, on_field, on_row, C);
-    csv_free(&p);
-    fclose(f);
-    return rc;
+        printf("%-18s %-26s %10.2f us  predicted %10.2f us  %+7.1f%%\n", key, f[1], t_us, pred_us,
+               100 * e);
 }
 
 int main(int argc, char **argv)
@@ -181,7 +132,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < 2; k++) {
         snprintf(path, sizeof path, "%s/%s", dir, files[k]);
         C.expert = k;
-        int rc = load(&C, path);
+        int rc = csvt_load(path, "kernels", on_row, &C);
         if (rc) return rc;
     }
     printf("%-22s %5s %9s %8s %9s\n", "kind", "rows", "mean", "MAPE", "worst");

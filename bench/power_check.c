@@ -24,33 +24,17 @@
  */
 #include "culonx.h"
 
+#include "csv_table.h"
 #include "hw/power.h"
-#include <csv.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define BENCH_EXIT_SKIP 77
-#define NCOL 14
-
 typedef struct {
-    char f[NCOL][64];
-    int col, header;
     const culonx_gpu *gpu;
     double n, abs_sum, worst;
 } chk;
-
-static void on_field(void *s, size_t len, void *data)
-{
-    chk *C = data;
-    if (C->col < NCOL) {
-        size_t k = len < 63 ? len : 63;
-        memcpy(C->f[C->col], s, k);
-        C->f[C->col][k] = 0;
-    }
-    C->col++;
-}
 
 /* HBM bytes of one square GEMM of side s named "...-<s>" */
 static double gemm_bytes(const char *name, int fp8, double *side)
@@ -61,29 +45,22 @@ static double gemm_bytes(const char *name, int fp8, double *side)
     return fp8 ? (1.0 + 1.0 + 2.0) * s * s : 3.0 * 2.0 * s * s;
 }
 
-static void on_row(int c, void *data)
+static void on_row(char f[][CSVT_WIDTH], int ncol, void *data)
 {
-    (void)c;
     chk *C = data;
-    int ncol = C->col;
-    C->col = 0;
-    if (C->header) {
-        C->header = 0;
-        return;
-    }
-    if (ncol < NCOL) return;
-    const char *name = C->f[0];
-    const double p_meas = atof(C->f[2]), f = atof(C->f[5]), thr = atof(C->f[9]);
-    const double tflops = atof(C->f[11]), gbps = atof(C->f[12]);
+    if (ncol < 14) return;
+    const char *name = f[0];
+    const double p_meas = atof(f[2]), mhz = atof(f[5]), thr = atof(f[9]);
+    const double tflops = atof(f[11]), gbps = atof(f[12]);
     const culonx_gpu *g = C->gpu;
     double pred;
     int counted = 1;
     if (!strcmp(name, "idle")) {
-        pred = cx_hw_power_idle_w(&g->power, g, f);
+        pred = cx_hw_power_idle_w(&g->power, g, mhz);
     } else {
         const int fp8 = strstr(name, "fp8") != NULL;
         double peak =
-            cx_hw_peak_flops(g, fp8 ? CULONX_DTYPE_FP8 : CULONX_DTYPE_BF16, 1) * (f / g->max_mhz);
+            cx_hw_peak_flops(g, fp8 ? CULONX_DTYPE_FP8 : CULONX_DTYPE_BF16, 1) * (mhz / g->max_mhz);
         cx_hw_util u = {0, 0, 1.0, 0};
         u.tensor = fmin(1.0, tflops * 1e12 / peak);
         if (!strncmp(name, "gemm-", 5)) {
@@ -92,7 +69,7 @@ static void on_row(int c, void *data)
         } else if (gbps > 0) {
             u.dram = fmin(1.0, gbps / g->hbm_gbps);
         }
-        pred = cx_hw_power_w(&g->power, g, f, &u);
+        pred = cx_hw_power_w(&g->power, g, mhz, &u);
         counted = !strstr(name, "duty") && strcmp(name, "elementwise-gelu");
     }
     double e = pred / p_meas - 1.0;
@@ -100,7 +77,7 @@ static void on_row(int c, void *data)
         C->n++, C->abs_sum += fabs(e);
         if (fabs(e) > fabs(C->worst)) C->worst = e;
     }
-    printf("%-30s %6.0f MHz %s measured %6.1f W  predicted %6.1f W  %+7.1f%%%s\n", name, f,
+    printf("%-30s %6.0f MHz %s measured %6.1f W  predicted %6.1f W  %+7.1f%%%s\n", name, mhz,
            thr >= 0.5 ? "capped" : "      ", p_meas, pred, 100 * e,
            counted ? "" : "  (not counted)");
 }
@@ -110,41 +87,18 @@ int main(int argc, char **argv)
     char path[1024];
     snprintf(path, sizeof path, "%s/h100-power.csv", CX_BENCH_DATA_DIR);
     if (argc > 1) snprintf(path, sizeof path, "%s", argv[1]);
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        printf("SKIP power: %s missing\n", path);
-        return BENCH_EXIT_SKIP;
-    }
     static culonx_run run;
     culonx_error err;
     char cfg[1024];
     snprintf(cfg, sizeof cfg, "%s/configs/llama3-8b-h100.xml", CX_SOURCE_DIR);
     if (culonx_run_load(cfg, NULL, 0, NULL, &run, &err) != CULONX_OK) {
         fprintf(stderr, "%s:%d: %s\n", err.file, err.line, err.msg);
-        fclose(fp);
         return 1;
     }
     static chk C;
     C.gpu = &run.system.gpu;
-    C.header = 1;
     printf("H100 power model: %s\n", run.system.gpu.power.provenance);
-    struct csv_parser p;
-    if (csv_init(&p, CSV_APPEND_NULL) != 0) {
-        fclose(fp);
-        return 1;
-    }
-    char buf[65536];
-    size_t got;
-    int rc = 0;
-    while ((got = fread(buf, 1, sizeof buf, fp)) > 0)
-        if (csv_parse(&p, buf, got, on_field, on_row, &C) != got) {
-            fprintf(stderr, "%s: %s\n", path, csv_strerror(csv_error(&p)));
-            rc = 1;
-            break;
-        }
-    if (!rc) csv_fini(&p, on_field, on_row, &C);
-    csv_free(&p);
-    fclose(fp);
+    int rc = csvt_load(path, "power", on_row, &C);
     if (rc) return rc;
     printf("rows counted %.0f: mean |error| %.1f%%, worst %+.1f%%\n", C.n,
            C.n > 0 ? 100 * C.abs_sum / C.n : 0.0, 100 * C.worst);
