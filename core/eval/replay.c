@@ -131,6 +131,7 @@ static int full_replay;
 void cx_core_replay_set_full(int on)
 {
     full_replay = on != 0;
+    cx_core_replay_prog_set_jump(!full_replay);
 }
 
 /* the fast path's threshold m / m' (see reduced_m) */
