@@ -51,7 +51,7 @@ struct cx_replay_prog {
     int32_t *wr;
     size_t wr_cap, ra, re, P, gap;
     int32_t shift;
-    int jump_ok;
+    int jump_ok, jumped;                 /* jumped: the last run did */
     uint8_t sends[CX_COST_MAX_STAGES];   /* stage sends within a period */
     double dur[4 * CX_COST_MAX_VSTAGES]; /* per (vs, kind) */
     double free_s[CX_COST_MAX_STAGES], pp_s[CX_COST_MAX_STAGES], end_s[CX_COST_MAX_STAGES];
@@ -333,10 +333,13 @@ static void run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm)
     const double p2p = tm->p2p_s;
     const int overlap = tm->overlap;
     size_t i = 0;
+    pr->jumped = 0;
     if (jump_on && pr->jump_ok) {
         i = pr->ra + pr->gap;
         exec(pr, 0, i, p2p, overlap);
+        const size_t b = i;
         i = jump(pr, p, i, p2p, overlap);
+        pr->jumped = i > b + pr->P;
     }
     exec(pr, i, pr->n, p2p, overlap);
     for (int s = 0; s < p; s++) {
@@ -350,6 +353,11 @@ static void run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm)
     }
 }
 
+int cx_core_replay_prog_jumped(const cx_replay_prog *pr)
+{
+    return pr->have && pr->jumped;
+}
+
 cx_sched_sim_status cx_core_replay_prog_run(cx_replay_prog *pr, cx_play *pl,
                                             const cx_replay_timing *tm)
 {
@@ -358,7 +366,7 @@ cx_sched_sim_status cx_core_replay_prog_run(cx_replay_prog *pr, cx_play *pl,
         run(pr, pl, tm);
         return CX_SCHED_SIM_OK;
     }
-    pr->have = 0;
+    pr->have = 0, pr->jumped = 0;
     size_t items = 0;
     for (int s = 0; s < pl->p; s++)
         items += (size_t)pl->len[s];
