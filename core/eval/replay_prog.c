@@ -16,7 +16,16 @@
  * (about 5x fewer instructions per item). Memory: 16 bytes per item and 24
  * per (microbatch, virtual stage) cell; orders above MAX_ITEMS items always
  * use the engine.
- * See core/README.md, "Closed form" (replayed schedules).
+ * Jump (issue 13): where the schedule's steady period is c >= 2
+ * microbatches (interleaved), the program is reordered by (level, stage)
+ * (same bits, periodic where the dependency graph is: P = n c / m
+ * instructions, cell slots + c microbatches); once one period moves the
+ * whole live state (stage free, PP free, last end, tokens written before
+ * the boundary and read after it) by one shift lam (to 1e-13 of the time),
+ * max-plus homogeneity makes every later period the last + lam, and q
+ * periods are inserted at once: cost warm-up + cool-down, not m.
+ * bench/fast_agree.c holds it to the full replay.
+ * See core/README.md, "Closed form" (replayed schedules, "Program jump").
  */
 #include "core/eval/replay_prog.h"
 #include "core/eval/cost.h"
