@@ -71,6 +71,7 @@ struct cx_replay_ws {
     int p, m, v, have_order;
     int mr, period, edge;
     int last_fast; /* the last time result was extrapolated */
+    int last_jump; /* ... by the compiled program's jump (replay_prog.c) */
     uint8_t last_kind[CX_COST_MAX_STAGES];
     int16_t last_chunk[CX_COST_MAX_STAGES], lastb_chunk[CX_COST_MAX_STAGES];
     int32_t w_after[CX_COST_MAX_VSTAGES];
@@ -131,6 +132,7 @@ static int full_replay;
 void cx_core_replay_set_full(int on)
 {
     full_replay = on != 0;
+    cx_core_replay_prog_set_jump(!full_replay);
 }
 
 /* the fast path's threshold m / m' (see reduced_m) */
@@ -369,7 +371,7 @@ static culonx_status play_steady(const cx_cost *c, cx_replay_ws *ws, cx_replay *
 {
     timing tm = durations(c, ws);
     culonx_status st;
-    ws->last_fast = 0;
+    ws->last_fast = ws->last_jump = 0;
     int tries = 0, period = ws->period, edge, mr = ws->mr;
     while (mr < ws->m) {
         if ((st = hold(c, ws, ws->pl, mr, err)) != CULONX_OK) return st;
@@ -393,6 +395,7 @@ static culonx_status play_steady(const cx_cost *c, cx_replay_ws *ws, cx_replay *
         cx_sched_sim_status pst = cx_core_replay_prog_run(pr, pl, &tm);
         if (pst == CX_SCHED_SIM_DEADLOCK) return deadlock(c, err);
         if (pst != CX_SCHED_SIM_OK) return nomem(err);
+        ws->last_jump = cx_core_replay_prog_jumped(pr);
         collect(pl, c->p, out);
     }
     /* ws->pl holds the orders of ws->mr again (the memory scan's) */
@@ -438,6 +441,11 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
 int cx_core_replay_ws_fast(const cx_replay_ws *ws)
 {
     return ws->last_fast;
+}
+
+int cx_core_replay_ws_jumped(const cx_replay_ws *ws)
+{
+    return ws->last_jump;
 }
 
 culonx_status cx_core_replay(const cx_cost *c, cx_replay *out, culonx_error *err)

@@ -68,6 +68,9 @@ void cx_core_replay_set_full(int on);
 void cx_core_replay_set_jump_ratio(int ratio);
 /* 1 if the last time result of ws came from the steady-state fast path. */
 int cx_core_replay_ws_fast(const cx_replay_ws *ws);
+/* 1 if it came from the compiled program jumping over its periodic region
+ * (core/eval/replay_prog.c). */
+int cx_core_replay_ws_jumped(const cx_replay_ws *ws);
 
 /* Same, with a temporary workspace. */
 culonx_status cx_core_replay(const cx_cost *c, cx_replay *out, culonx_error *err);

@@ -25,4 +25,10 @@ void cx_core_replay_prog_free(cx_replay_prog *pr);
 cx_sched_sim_status cx_core_replay_prog_run(cx_replay_prog *pr, cx_play *pl,
                                             const cx_replay_timing *tm);
 
+/* 0: never jump over the periodic region (the reference for
+ * bench/fast_agree.c; cx_core_replay_set_full sets it); default 1. */
+void cx_core_replay_prog_set_jump(int on);
+/* 1 if the last run of pr's program jumped over periods. */
+int cx_core_replay_prog_jumped(const cx_replay_prog *pr);
+
 #endif
