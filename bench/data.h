@@ -68,6 +68,15 @@ typedef struct {
     char label[96];
     culonx_run run;
     double measured_s;
+    /* > 0: the source does not state the microbatch; bench_estimate tries
+     * every power of two up to this that divides the local batch and keeps
+     * the fastest that fits in memory (what a throughput-tuned benchmark
+     * runs), leaving it in run.exec.microbatch */
+    int tune_microbatch;
+    /* the measurement is forward + backward compute on one GPU (no optimizer
+     * step, no communication): compare with culonx's forward + backward +
+     * recompute time, not the iteration time */
+    int compute_only;
 } bench_row;
 
 typedef struct {
@@ -124,6 +133,42 @@ static bench_row *bench_add(bench_rows *rs)
     bench_row *r = &rs->rows[rs->n++];
     memset(r, 0, sizeof *r);
     return r;
+}
+
+/* culonx_estimate of a row; with tune_microbatch, of its fastest microbatch
+ * and interleaving that fit (see bench_row). */
+static culonx_status bench_estimate(bench_row *r, culonx_result *out, culonx_error *err)
+{
+    if (r->tune_microbatch <= 0) return culonx_estimate(&r->run, out, err);
+    culonx_execution *e = &r->run.exec;
+    const int64_t local = e->global_batch / (e->dp > 0 ? e->dp : 1);
+    const int64_t per_stage = e->pp > 0 ? r->run.model.layers / e->pp : 0;
+    const culonx_schedule sched0 = e->schedule;
+    culonx_status best_st = CULONX_OK;
+    int64_t best_mb = 0, best_vp = 1;
+    culonx_result res;
+    for (int64_t mb = 1; mb <= r->tune_microbatch && mb <= local; mb *= 2) {
+        if (local % mb) continue;
+        for (int64_t vp = 1; vp <= (e->pp > 1 ? r->tune_microbatch : 1); vp++) {
+            if (vp > 1 && per_stage % vp) continue;
+            e->microbatch = mb, e->vp = vp;
+            e->schedule = vp > 1 ? CULONX_SCHED_INTERLEAVED : sched0;
+            culonx_status st = culonx_estimate(&r->run, &res, err);
+            if (st != CULONX_OK) {
+                if (!best_mb) best_st = st;
+                continue;
+            }
+            if (!best_mb || (res.memory.fits &&
+                             (!out->memory.fits || res.iteration_time_s < out->iteration_time_s))) {
+                *out = res;
+                best_mb = mb, best_vp = vp;
+            }
+        }
+    }
+    e->vp = best_vp, e->schedule = best_vp > 1 ? CULONX_SCHED_INTERLEAVED : sched0;
+    if (!best_mb) return best_st;
+    e->microbatch = best_mb;
+    return CULONX_OK;
 }
 
 static void bench_skip(bench_rows *rs, const char *why)
@@ -233,8 +278,8 @@ static void bench_h100_row(bench_rows *rs, char **f, const culonx_run *h100)
         72.0 * (double)gb * S * L * H * H * (1.0 + S / (6.0 * H) + (double)V / (12.0 * L * H));
     r->measured_s = F / ((double)e->gpus * X);
     snprintf(r->set, sizeof r->set, "H100");
-    snprintf(r->label, sizeof r->label, "%s %ldGPU t%ld p%ld d%ld mb1", f[C_MODEL], (long)e->gpus,
-             tp, pp, dp);
+    snprintf(r->label, sizeof r->label, "%s %ldGPU t%ld p%ld d%ld", f[C_MODEL], (long)e->gpus, tp,
+             pp, dp);
 }
 
 /* A ZeRO-3 / FSDP row (see the top): SC'21 Table 2 (shapes given) or
@@ -382,6 +427,45 @@ static int bench_load_vtrain(bench_rows *rs, const char *path, const culonx_run 
     return 0;
 }
 
+/* "H100-1G": whole GPT forward + backward micro-steps timed on one real H100
+ * (bench/data/h100-gpt-step.csv, bench/gpu/h100_gpt_step.py; provenance in
+ * bench/data/README.md): Megatron GPT layers with bias, ffn 4h, MHA, cuDNN
+ * fused attention, no dropout, no recomputation, bf16, vocabulary 131072,
+ * seq 4096; layers reduced for the wide shapes so that one GPU holds them.
+ * Rows of mode "compiled" (torch.compile fuses the elementwise ops, as
+ * Megatron's fused kernels do); "eager" rows are within 1-2% of them. The
+ * GPU ran at its own clocks under its 700 W limit (the sm_mhz column). */
+static int bench_load_h100_step(bench_rows *rs, const char *path, const culonx_run *h100)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) return -1;
+    char line[1024], *f[16];
+    int lineno = 0;
+    while (fgets(line, sizeof line, fp)) {
+        if (++lineno == 1) continue;
+        int n = bench_csv_split(line, f, 16);
+        if (n < 14 || strcmp(f[8], "compiled")) continue;
+        long l = atol(f[1]), h = atol(f[2]), a = atol(f[3]), V = atol(f[5]), s = atol(f[6]);
+        long mb = atol(f[7]);
+        bench_row *r = bench_add(rs);
+        r->run = *h100;
+        bench_gpt_model(&r->run.model, f[0], l, h, a, V, s);
+        bench_exec(&r->run.exec, 1, 1, 1, mb, mb);
+        culonx_execution *e = &r->run.exec;
+        e->recompute = CULONX_RECOMPUTE_NONE;
+        e->dtype = CULONX_DTYPE_BF16;
+        e->attention = CULONX_ATTENTION_FLASH;
+        e->dp_overlap = 0;
+        e->zero = 0; /* one GPU: nothing to shard */
+        r->compute_only = 1;
+        r->measured_s = atof(f[10]) * 1e-3;
+        snprintf(r->set, sizeof r->set, "H100-1G");
+        snprintf(r->label, sizeof r->label, "%s l%ld s%ld mb%ld (%s MHz)", f[0], l, s, mb, f[13]);
+    }
+    fclose(fp);
+    return 0;
+}
+
 /* Loads every expressible row; the A100 system comes from the shipped
  * configs/megatron-1t.xml, the H100 system from configs/llama3-8b-h100.xml
  * (systems/h100-80g.xml). A table that cannot be opened is not an error:
@@ -410,6 +494,11 @@ static int bench_load_all(bench_rows *rs, const char *data_dir, culonx_run *base
         for (int k = 0; k < 6; k++)
             printf("SKIP %s: %s missing\n", sets[k], path);
         *missing += 4;
+    }
+    snprintf(path, sizeof path, "%s/h100-gpt-step.csv", data_dir);
+    if (bench_load_h100_step(rs, path, &h100) != 0) {
+        printf("SKIP H100-1G: %s missing\n", path);
+        *missing += 1;
     }
     snprintf(path, sizeof path, "%s/vtrain-single-node.csv", data_dir);
     if (bench_load_vtrain(rs, path, base) != 0) {

@@ -46,14 +46,15 @@ int main(int argc, char **argv)
         missing++;
     }
 
-    enum { NSETS = 9 };
-    const char *sets[NSETS] = {"SC21-T1", "SC21-T2", "SC21-Z3", "MPT",   "BLOOM",
-                               "BLOOM-U", "H100",    "MoE",     "vTrain"};
+    enum { NSETS = 10 };
+    const char *sets[NSETS] = {"SC21-T1", "SC21-T2", "SC21-Z3", "MPT",     "BLOOM",
+                               "BLOOM-U", "H100",    "MoE",     "H100-1G", "vTrain"};
     /* --check: MAPE ceilings, generous on purpose (regressions, not targets:
      * the H100 target of issue 9 is 10% and is reported, not asserted);
-     * SC21-Z3 and MPT: issue 10's target, 12%; 0: reported only — the MoE row
+     * SC21-Z3 and MPT: issue 10's target, 12%; 0: reported only — H100-1G
+     * (compute on one GPU: where the whole-iteration fit stands) and the MoE row
      * measures what culonx does not model yet, bench/data_moe.h */
-    const double bound[NSETS] = {0.05, 0.06, 0.12, 0.12, 0.10, 0.20, 0.12, 0, 0.15};
+    const double bound[NSETS] = {0.05, 0.06, 0.12, 0.12, 0.10, 0.20, 0.12, 0, 0, 0.15};
     int failed = 0;
     double sum[NSETS] = {0}, mx[NSETS] = {0};
     int cnt[NSETS] = {0};
@@ -63,12 +64,15 @@ int main(int argc, char **argv)
         bench_row *r = &rs.rows[i];
         culonx_result res;
         culonx_error err;
-        if (culonx_estimate(&r->run, &res, &err) != CULONX_OK) {
+        if (bench_estimate(r, &res, &err) != CULONX_OK) {
             printf("%-8s %-44s error: %s\n", r->set, r->label, err.msg);
             failed = 1;
             continue;
         }
-        double e = (res.iteration_time_s - r->measured_s) / r->measured_s;
+        const double pred_s = r->compute_only ? res.breakdown.forward_s + res.breakdown.backward_s +
+                                                    res.breakdown.recompute_s
+                                              : res.iteration_time_s;
+        double e = (pred_s - r->measured_s) / r->measured_s;
         int k = 0;
         while (k < NSETS && strcmp(sets[k], r->set))
             k++;
@@ -78,8 +82,11 @@ int main(int argc, char **argv)
             cnt[k]++;
         }
         if (!quiet || k < NSETS - 1)
-            printf("%-8s %-44s %12.4f %12.4f %+7.1f%%%s\n", r->set, r->label, r->measured_s,
-                   res.iteration_time_s, 100 * e, res.memory.fits ? "" : "  (predicted OOM)");
+            printf("%-8s %-44s %12.4f %12.4f %+7.1f%%%s", r->set, r->label, r->measured_s, pred_s,
+                   100 * e, res.memory.fits ? "" : "  (predicted OOM)");
+        if ((!quiet || k < NSETS - 1) && r->tune_microbatch > 0)
+            printf("  mb%lld vp%lld", (long long)r->run.exec.microbatch, (long long)r->run.exec.vp);
+        if (!quiet || k < NSETS - 1) printf("\n");
     }
     printf("\n%-8s %6s %8s %8s\n", "set", "rows", "MAPE", "max");
     for (int k = 0; k < NSETS; k++) {
