@@ -430,11 +430,15 @@ static int bench_load_vtrain(bench_rows *rs, const char *path, const culonx_run 
 /* "H100-1G": whole GPT forward + backward micro-steps timed on one real H100
  * (bench/data/h100-gpt-step.csv, bench/gpu/h100_gpt_step.py; provenance in
  * bench/data/README.md): Megatron GPT layers with bias, ffn 4h, MHA, cuDNN
- * fused attention, no dropout, no recomputation, bf16, vocabulary 131072,
- * seq 4096; layers reduced for the wide shapes so that one GPU holds them.
- * Rows of mode "compiled" (torch.compile fuses the elementwise ops, as
- * Megatron's fused kernels do); "eager" rows are within 1-2% of them. The
- * GPU ran at its own clocks under its 700 W limit (the sm_mhz column). */
+ * fused attention, no recomputation, bf16, vocabulary 131072, seq 4096;
+ * layers reduced for the wide shapes so that one GPU holds them. Rows of
+ * mode "compiled-drop": torch.compile fuses the elementwise ops as
+ * Megatron's fused kernels do, and dropout 0.1 is on, as culonx's GPT layer
+ * has it (models/gpt.c; Megatron's default). Rows with tp > 1 time one
+ * tensor-parallel rank's share (every GEMM tp-sliced, no communication, no
+ * sequence parallelism): compared with culonx's forward + backward compute
+ * at that tp (TP communication is its own line there). The GPU ran at its
+ * own clocks under its 700 W limit (the sm_mhz column). */
 static int bench_load_h100_step(bench_rows *rs, const char *path, const culonx_run *h100)
 {
     FILE *fp = fopen(path, "r");
@@ -444,13 +448,13 @@ static int bench_load_h100_step(bench_rows *rs, const char *path, const culonx_r
     while (fgets(line, sizeof line, fp)) {
         if (++lineno == 1) continue;
         int n = bench_csv_split(line, f, 16);
-        if (n < 14 || strcmp(f[8], "compiled")) continue;
+        if (n < 15 || strcmp(f[8], "compiled-drop")) continue;
         long l = atol(f[1]), h = atol(f[2]), a = atol(f[3]), V = atol(f[5]), s = atol(f[6]);
-        long mb = atol(f[7]);
+        long mb = atol(f[7]), tp = atol(f[14]);
         bench_row *r = bench_add(rs);
         r->run = *h100;
         bench_gpt_model(&r->run.model, f[0], l, h, a, V, s);
-        bench_exec(&r->run.exec, 1, 1, 1, mb, mb);
+        bench_exec(&r->run.exec, tp, 1, 1, mb, mb);
         culonx_execution *e = &r->run.exec;
         e->recompute = CULONX_RECOMPUTE_NONE;
         e->dtype = CULONX_DTYPE_BF16;
@@ -460,7 +464,7 @@ static int bench_load_h100_step(bench_rows *rs, const char *path, const culonx_r
         r->compute_only = 1;
         r->measured_s = atof(f[10]) * 1e-3;
         snprintf(r->set, sizeof r->set, "H100-1G");
-        snprintf(r->label, sizeof r->label, "%s l%ld s%ld mb%ld (%s MHz)", f[0], l, s, mb, f[13]);
+        snprintf(r->label, sizeof r->label, "%s t%ld mb%ld (%s MHz)", f[0], tp, mb, f[13]);
     }
     fclose(fp);
     return 0;

@@ -21,7 +21,9 @@
 # Transformer Engine fuse them) when the machine can compile.
 # Output: CSV on stdout, one row per (shape, microbatch, mode). The committed
 # result is bench/data/h100-gpt-step.csv (provenance in bench/data/README.md).
-# Run: python3 bench/gpu/h100_gpt_step.py > out.csv
+# Run: python3 bench/gpu/h100_gpt_step.py [MODES [tp]] > out.csv   (MODES: comma list of
+# eager, compiled, eager-drop, compiled-drop; "tp": the per-rank shapes of the
+# tensor-parallel rows instead: each GEMM's tp-sliced width, no communication)
 import csv, statistics, sys, threading, time
 import torch
 import torch.nn as nn
@@ -42,35 +44,37 @@ torch._dynamo.config.cache_size_limit = 64
 
 
 class Layer(nn.Module):
-    def __init__(self, h, a):
+    def __init__(self, h, a, p, tp):
         super().__init__()
-        self.a = a
+        self.a, self.p, self.d = a // tp, p, h // a  # heads on this rank, head dim
         self.ln1 = nn.LayerNorm(h)
-        self.qkv = nn.Linear(h, 3 * h)
-        self.proj = nn.Linear(h, h)
+        self.qkv = nn.Linear(h, 3 * h // tp)
+        self.proj = nn.Linear(h // tp, h)
         self.ln2 = nn.LayerNorm(h)
-        self.fc1 = nn.Linear(h, 4 * h)
-        self.fc2 = nn.Linear(4 * h, h)
+        self.fc1 = nn.Linear(h, 4 * h // tp)
+        self.fc2 = nn.Linear(4 * h // tp, h)
 
     def forward(self, x):  # x: [b, s, h]
         b, s, h = x.shape
-        q, k, v = self.qkv(self.ln1(x)).view(b, s, 3, self.a, h // self.a).unbind(2)
-        with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+        q, k, v = self.qkv(self.ln1(x)).view(b, s, 3, self.a, self.d).unbind(2)
+        with sdpa_kernel([SDPBackend.CUDNN_ATTENTION, SDPBackend.FLASH_ATTENTION]):
             o = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2),
-                                               v.transpose(1, 2), is_causal=True)
-        x = x + self.proj(o.transpose(1, 2).reshape(b, s, h))
-        return x + self.fc2(F.gelu(self.fc1(self.ln2(x)), approximate="tanh"))
+                                               v.transpose(1, 2), is_causal=True,
+                                               dropout_p=self.p)
+        x = x + F.dropout(self.proj(o.transpose(1, 2).reshape(b, s, self.a * self.d)), self.p)
+        y = self.fc2(F.gelu(self.fc1(self.ln2(x)), approximate="tanh"))
+        return x + F.dropout(y, self.p)
 
 
 class GPT(nn.Module):
-    def __init__(self, L, h, a, V, compiled):
+    def __init__(self, L, h, a, V, compiled, p, tp):
         super().__init__()
-        self.emb = nn.Embedding(V, h)
-        self.layers = nn.ModuleList(Layer(h, a) for _ in range(L))
+        self.emb = nn.Embedding(V // tp, h)
+        self.layers = nn.ModuleList(Layer(h, a, p, tp) for _ in range(L))
         if compiled:
             self.layers = nn.ModuleList(torch.compile(m) for m in self.layers)
         self.lnf = nn.LayerNorm(h)
-        self.head = nn.Linear(h, V, bias=False)
+        self.head = nn.Linear(h, V // tp, bias=False)
 
     def forward(self, ids, labels):
         x = self.emb(ids)
@@ -138,29 +142,37 @@ def step_times(model, ids, labels, reps):
     return statistics.median(tf), statistics.median(ts), smp.result()
 
 
-SHAPES = [  # name, layers, hidden, heads, microbatches
-    ("gpt-1.7b", 24, 2048, 16, (1, 2, 4)),
-    ("h4096-l8", 8, 4096, 32, (1, 2)),
-    ("h6144-l4", 4, 6144, 48, (1, 2)),
-    ("h8192-l4", 4, 8192, 64, (1,)),
-    ("h12288-l2", 2, 12288, 96, (1,)),
+SHAPES = [  # name, layers, hidden, heads, microbatches, tp (one TP rank's share, no communication)
+    ("gpt-1.7b", 24, 2048, 16, (1, 2, 4), 1),
+    ("h4096-l8", 8, 4096, 32, (1, 2), 1),
+    ("h6144-l4", 4, 6144, 48, (1, 2), 1),
+    ("h8192-l4", 4, 8192, 64, (1,), 1),
+    ("h12288-l2", 2, 12288, 96, (1,), 1),
+]
+SHAPES_TP = [  # the per-rank shapes of the H100 table's TP rows (GPT-7.1B, 16B, 32B, 70B)
+    ("h4096-tp2-l16", 16, 4096, 32, (1, 2, 4), 2),
+    ("h6144-tp4-l16", 16, 6144, 48, (1, 2, 4), 4),
+    ("h7168-tp8-l16", 16, 7168, 56, (1, 2, 4), 8),
+    ("h8192-tp8-l16", 16, 8192, 64, (1, 2), 8),
 ]
 V, S = 131072, 4096
 
 W = csv.writer(sys.stdout)
 W.writerow(["name", "layers", "hidden", "heads", "ffn", "vocab", "seq", "microbatch", "mode",
-            "fwd_ms", "step_ms", "model_tflops", "power_w", "sm_mhz"])
+            "fwd_ms", "step_ms", "model_tflops", "power_w", "sm_mhz", "tp"])
 modes = ["eager", "compiled"] if len(sys.argv) < 2 else sys.argv[1].split(",")
+shapes = SHAPES_TP if len(sys.argv) > 2 and sys.argv[2] == "tp" else SHAPES
 for mode in modes:
-    for name, L, h, a, mbs in SHAPES:
+    for name, L, h, a, mbs, tp in shapes:
         try:
-            model = GPT(L, h, a, V, mode == "compiled").to(dev, torch.bfloat16)
+            model = GPT(L, h, a, V, mode.startswith("compiled"),
+                        0.1 if mode.endswith("-drop") else 0.0, tp).to(dev, torch.bfloat16)
         except Exception as e:  # noqa: BLE001 (compile unavailable)
             print(f"# {name} {mode}: {e!r}"[:300], file=sys.stderr)
             continue
         for b in mbs:
-            ids = torch.randint(0, V, (b, S), device=dev)
-            labels = torch.randint(0, V, (b, S), device=dev)
+            ids = torch.randint(0, V // tp, (b, S), device=dev)
+            labels = torch.randint(0, V // tp, (b, S), device=dev)
             try:
                 tf, ts, (pw, mhz) = step_times(model, ids, labels, 5)
             except Exception as e:  # noqa: BLE001
@@ -168,9 +180,10 @@ for mode in modes:
                 torch.cuda.empty_cache()
                 continue
             # Megatron's model FLOPs (non-causal attention counted), forward + backward
-            flops = 72.0 * b * S * L * h * h * (1 + S / (6.0 * h) + V / (12.0 * L * h))
+            # (of this rank: the whole model's count divided by tp)
+            flops = 72.0 * b * S * L * h * h * (1 + S / (6.0 * h) + V / (12.0 * L * h)) / tp
             W.writerow([name, L, h, a, 4 * h, V, S, b, mode, f"{tf:.3f}", f"{ts:.3f}",
-                        f"{flops / (ts * 1e-3) / 1e12:.1f}", pw, mhz])
+                        f"{flops / (ts * 1e-3) / 1e12:.1f}", pw, mhz, tp])
             sys.stdout.flush()
             del ids, labels
         del model
