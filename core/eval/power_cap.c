@@ -14,9 +14,10 @@
  * u_tensor = FLOPs / (peak x f/f_max x t), u_dram = bytes / (bw x t),
  * u_sm = 1) over the pass's op times at f (hw/perf.c, the per-pass CPU
  * launch floor left out: a floor-bound pass draws less); P rises with f.
- * The clock: f0 (the run's clock) if P(f0) <= limit, else the highest step
- * f_max - q x step below f0 with P <= limit (bisection), else the GPU's
- * lowest step (the limit unmet there). The same rule as `culonx plan
+ * The clock (hw/power.c cx_hw_power_capped_mhz): f0 (the run's clock) if
+ * P(f0) <= limit, else the highest step f_max - q x step below f0 with
+ * P <= limit (bisection), else the GPU's lowest step (the limit unmet
+ * there). The same rule as `culonx plan
  * --power-limit` (core/eval/plan.c), applied to the board limit here, so
  * estimate, sweep, energy, plan and trace all see capped passes.
  * The optimizer step (HBM-bound, its time does not depend on the clock in
@@ -27,7 +28,6 @@
 #include "core/eval/cost.h"
 #include "hw/power.h"
 
-#include <math.h>
 #include <string.h>
 
 void cx_core_power_cap_init(cx_cost *c)
@@ -77,6 +77,19 @@ static double pass_power(const cx_cost *c, const cx_model_ops *ops, int x, int r
     return p;
 }
 
+typedef struct {
+    const cx_cost *c;
+    const cx_model_ops *ops;
+    int x, rmode, is_layer;
+} pass_ctx;
+
+static double pass_power_at(double f, void *ctx)
+{
+    const pass_ctx *p = ctx;
+    double t;
+    return pass_power(p->c, p->ops, p->x, p->rmode, p->is_layer, f, &t);
+}
+
 double cx_core_power_cap_part(cx_cost *c, const cx_model_ops *ops, int recompute_mode, int is_layer,
                               double clk[4])
 {
@@ -84,31 +97,18 @@ double cx_core_power_cap_part(cx_cost *c, const cx_model_ops *ops, int recompute
     for (int x = 0; x < 4; x++)
         clk[x] = f0;
     if (!(L > 0)) return 0;
-    const culonx_gpu *g = &c->sys.gpu;
-    const double fmax = g->max_mhz, step = g->step_mhz > 0 ? g->step_mhz : 15.0;
-    const double fmin = g->min_mhz > 0 ? g->min_mhz : fmax;
-    const int nclk = (int)floor((fmax - fmin) / step + 1e-9) + 1;
     double added = 0;
     for (int x = 0; x < 4; x++) {
+        pass_ctx px = {c, ops, x, recompute_mode, is_layer};
+        double f = cx_hw_power_capped_mhz(&c->sys.gpu, L, f0, pass_power_at, &px, NULL);
+        if (f == f0) continue;
         double t0, t;
-        if (pass_power(c, ops, x, recompute_mode, is_layer, f0, &t0) <= L) continue;
-        /* steps below f0: q in [qa, nclk - 1], power falling with q */
-        int qa = (int)floor((fmax - f0) / step + 1e-9) + 1, qb = nclk - 1;
-        if (qa > qb) qa = qb;
-        if (pass_power(c, ops, x, recompute_mode, is_layer, fmax - step * qb, &t) <= L) {
-            while (qa < qb) { /* first q whose power fits */
-                int q = (qa + qb) / 2;
-                if (pass_power(c, ops, x, recompute_mode, is_layer, fmax - step * q, &t) <= L)
-                    qb = q;
-                else
-                    qa = q + 1;
-            }
-        }
-        clk[x] = fmax - step * qb;
-        (void)pass_power(c, ops, x, recompute_mode, is_layer, clk[x], &t);
+        (void)pass_power(c, ops, x, recompute_mode, is_layer, f0, &t0);
+        (void)pass_power(c, ops, x, recompute_mode, is_layer, f, &t);
+        clk[x] = f;
         added += t - t0;
         c->capped_parts++;
-        if (clk[x] < c->cap_min_mhz) c->cap_min_mhz = clk[x];
+        if (f < c->cap_min_mhz) c->cap_min_mhz = f;
     }
     return added;
 }
