@@ -41,9 +41,17 @@ static void test_u_shape_every_run(void)
         if (imin <= 0 || imin >= n - 1)
             fprintf(stderr, "%s: minimum energy at row %d of %d\n", gl.gl_pathv[i], imin, n);
         CU_ASSERT(imin > 0 && imin < n - 1);
-        /* the fastest clock is the highest; it is on the frontier */
+        /* the fastest clock is the highest; the fastest row is on the
+         * frontier (under the board power limit, core/eval/power_cap.c,
+         * clocks above the capped ones add no speed: of the rows tied on
+         * time the least energy one) */
         CU_ASSERT(rows[n - 1].result.iteration_time_s < rows[0].result.iteration_time_s);
-        CU_ASSERT(rows[n - 1].pareto);
+        int kf = n - 1;
+        for (int k = n - 2; k >= 0; k--)
+            if (rows[k].result.iteration_time_s <= rows[kf].result.iteration_time_s &&
+                rows[k].result.energy.total_j < rows[kf].result.energy.total_j)
+                kf = k;
+        CU_ASSERT(rows[kf].pareto);
         CU_ASSERT(rows[imin].pareto);
         CU_ASSERT(npareto >= 2);
         /* no clock below the minimum-energy one is on the frontier */
