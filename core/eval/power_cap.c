@@ -21,7 +21,9 @@
  * --power-limit` (core/eval/plan.c), applied to the board limit here, so
  * estimate, sweep, energy, plan and trace all see capped passes.
  * The optimizer step (HBM-bound, its time does not depend on the clock in
- * this model) is not capped. Without tdp-w nothing changes.
+ * this model) is not capped. Without tdp-w, or when full activity at the
+ * requested clock stays within it (the datasheet-shaped models: exactly TDP
+ * at f_max), nothing changes and nothing is searched.
  * See core/README.md, "Board power limit"; hw/README.md, "Checked on a real
  * H100".
  */
@@ -34,6 +36,12 @@ void cx_core_power_cap_init(cx_cost *c)
 {
     const culonx_gpu *g = &c->sys.gpu;
     c->power_limit_w = g->tdp_w > 0 && g->power.present ? g->tdp_w : 0.0;
+    /* no pass can exceed the limit when full activity does not (the
+     * datasheet-shaped models draw exactly TDP at full activity): skip */
+    const cx_hw_util full = {1.0, 0.0, 1.0, 1.0};
+    if (c->power_limit_w > 0 &&
+        cx_hw_power_w(&g->power, g, c->clock_mhz, &full) <= c->power_limit_w)
+        c->power_limit_w = 0;
     c->capped_parts = 0;
     c->cap_min_mhz = c->clock_mhz;
     for (int i = 0; i < CX_MODEL_MAX_PARTS; i++)
