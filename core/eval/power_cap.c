@@ -106,7 +106,13 @@ double cx_core_power_cap_part(cx_cost *c, const cx_model_ops *ops, int recompute
         clk[x] = f0;
     if (!(L > 0)) return 0;
     double added = 0;
+    double added_f = 0;
     for (int x = 0; x < 4; x++) {
+        if (x == CX_PASS_R && is_layer && recompute_mode == CULONX_RECOMPUTE_FULL) {
+            /* full recompute re-runs the forward pass: its clock */
+            if (clk[CX_PASS_F] != f0) clk[x] = clk[CX_PASS_F], added += added_f, c->capped_parts++;
+            continue;
+        }
         pass_ctx px = {c, ops, x, recompute_mode, is_layer};
         double f = cx_hw_power_capped_mhz(&c->sys.gpu, L, f0, pass_power_at, &px, NULL);
         if (f == f0) continue;
@@ -115,6 +121,7 @@ double cx_core_power_cap_part(cx_cost *c, const cx_model_ops *ops, int recompute
         (void)pass_power(c, ops, x, recompute_mode, is_layer, f, &t);
         clk[x] = f;
         added += t - t0;
+        if (x == CX_PASS_F) added_f = t - t0;
         c->capped_parts++;
         if (f < c->cap_min_mhz) c->cap_min_mhz = f;
     }
