@@ -350,6 +350,31 @@ double cx_hw_pass_energy_j(const culonx_gpu *g, culonx_dtype dtype, double f, do
     return p * t_s;
 }
 
+double cx_hw_power_capped_mhz(const culonx_gpu *gpu, double limit_w, double f0_mhz,
+                              double (*power_w)(double f_mhz, void *ctx), void *ctx, int *unmet)
+{
+    if (unmet) *unmet = 0;
+    if (!(limit_w > 0) || power_w(f0_mhz, ctx) <= limit_w) return f0_mhz;
+    const double fmax = gpu->max_mhz, step = gpu->step_mhz > 0 ? gpu->step_mhz : 15.0;
+    const double fmin = gpu->min_mhz > 0 ? gpu->min_mhz : fmax;
+    const int nclk = (int)floor((fmax - fmin) / step + 1e-9) + 1;
+    /* steps below f0: q in [qa, nclk - 1], power falling with q */
+    int qa = (int)floor((fmax - f0_mhz) / step + 1e-9) + 1, qb = nclk - 1;
+    if (qa > qb) qa = qb;
+    if (power_w(fmax - step * qb, ctx) > limit_w) {
+        if (unmet) *unmet = 1;
+        return fmax - step * qb;
+    }
+    while (qa < qb) { /* the first q whose power fits */
+        int q = (qa + qb) / 2;
+        if (power_w(fmax - step * q, ctx) <= limit_w)
+            qb = q;
+        else
+            qa = q + 1;
+    }
+    return fmax - step * qb;
+}
+
 int cx_hw_dvfs_kernel_cmp(const culonx_dvfs_row *a, const culonx_dvfs_row *b)
 {
     int c = strcmp(a->benchmark, b->benchmark);

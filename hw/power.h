@@ -36,6 +36,13 @@ double cx_hw_power_blocked_w(const culonx_power_model *m, const culonx_gpu *gpu)
  * u_sm = 1. *power_w (may be NULL) gets the power. 0 for t_s <= 0. */
 double cx_hw_pass_energy_j(const culonx_gpu *gpu, culonx_dtype dtype, double f_mhz, double t_s,
                            double flops, double bytes, double *power_w);
+/* The board power limit (core/eval/power_cap.c): the clock a pass runs at
+ * when its power at f0 is power_w(f, ctx) and the GPU may draw limit_w:
+ * f0 if it fits (or limit_w <= 0), else the highest step f_max - q x step
+ * below f0 whose power fits (bisection: power rises with f), else the
+ * lowest step (the limit unmet; *unmet set when given). */
+double cx_hw_power_capped_mhz(const culonx_gpu *gpu, double limit_w, double f0_mhz,
+                              double (*power_w)(double f_mhz, void *ctx), void *ctx, int *unmet);
 /* t(f) = t_mem + t_compute*(f_max/f)^time_exp. */
 double cx_hw_power_time_s(const culonx_power_model *m, const culonx_gpu *gpu, double f_mhz,
                           double t_mem_s, double t_compute_s);

@@ -5,10 +5,12 @@
 # bench_fit --h100 prints the <perf> element of configs/systems/h100-80g.xml
 # and h200-141g.xml (same die); bench_fit (the A100 fit) prints the
 # FIT_* defines of hw/perf.c, whose half size and mem_eff bench/fit.c
-# mirrors for the H100 fit. Fails when a constant is edited by hand.
-# usage: fit_reproduces.sh BENCH_FIT_KERNELS BENCH_FIT
+# mirrors for the H100 fit; bench_fit_power (board power measured on an H100,
+# bench/data/h100-power.csv) prints the <power> element of
+# configs/power/h100.xml. Fails when a constant is edited by hand.
+# usage: fit_reproduces.sh BENCH_FIT_KERNELS BENCH_FIT [BENCH_FIT_POWER]
 set -u
-kern="$1"; fit="$2"; fail=0
+kern="$1"; fit="$2"; fitp="${3:-}"; fail=0
 out=$("$kern"); rc=$?
 [ $rc -eq 77 ] && { echo "SKIP: $out"; exit 77; }
 [ $rc -eq 0 ] || { echo "FAIL: bench_fit_kernels exit $rc"; exit 1; }
@@ -41,4 +43,15 @@ for pair in "FIT_MATMUL_HALF_DIM A100_HALF_DIM_GFLOP" "FIT_MEM_EFF A100_MEM_EFF"
   if [ "$v" = "$w" ]; then echo "ok   bench/fit.c $2 = $w"
   else echo "FAIL bench/fit.c $2 = $w, bench_fit prints $1 $v"; fail=1; fi
 done
+if [ -n "$fitp" ]; then
+  pw=$("$fitp"); rc=$?
+  if [ $rc -eq 77 ]; then echo "SKIP power: $pw"
+  elif [ $rc -ne 0 ]; then echo "FAIL: bench_fit_power exit $rc"; fail=1
+  else
+    while read -r line; do
+      if grep -qF "$line" configs/power/h100.xml; then echo "ok   configs/power/h100.xml: $line"
+      else echo "FAIL configs/power/h100.xml lacks (bench_fit_power): $line"; fail=1; fi
+    done < <(echo "$pw" | sed -n '/^<power/,$p' | sed 's/^ *//')
+  fi
+fi
 exit $fail

@@ -53,6 +53,12 @@ double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double 
                                power_w);
 }
 
+double cx_core_pass_energy_at_j(const cx_cost *c, double f_mhz, double t_s, double flops,
+                                double bytes, double *power_w)
+{
+    return cx_hw_pass_energy_j(&c->sys.gpu, c->run->exec.dtype, f_mhz, t_s, flops, bytes, power_w);
+}
+
 double cx_core_blocked_power_w(const cx_cost *c)
 {
     return cx_hw_power_blocked_w(&c->sys.gpu.power, &c->sys.gpu);
@@ -67,8 +73,8 @@ double cx_core_blocked_power_w(const cx_cost *c)
  * both; weights are cast once per iteration and kept, FP8_WEIGHT_BYTES in
  * memory). The amax reductions are scalars and not priced. */
 #define FP8_CAST_BYTES_PER_ELEM 3.0
-static double op_time(const cx_cost *c, const cx_model_op *o, double flops, double bytes,
-                      double *tensor_s, int fp8, double cast_elems, int backward)
+double cx_core_op_time(const cx_cost *c, const cx_model_op *o, double flops, double bytes,
+                       double *tensor_s, int fp8, double cast_elems, int backward, double f_mhz)
 {
     if (flops <= 0 && bytes <= 0) return 0.0;
     cx_hw_work w;
@@ -83,11 +89,11 @@ static double op_time(const cx_cost *c, const cx_model_op *o, double flops, doub
     w.eff = o->fused_attn ? cx_hw_attn_eff(&c->sys.perf, flops, backward) : 0.0;
     culonx_dtype dt = c->run->exec.dtype;
     if (dt == CULONX_DTYPE_FP8 && !fp8) dt = CULONX_DTYPE_BF16;
-    cx_hw_time t = cx_hw_work_time(&c->sys, &c->sys.perf, &w, dt, c->clock_mhz);
+    cx_hw_time t = cx_hw_work_time(&c->sys, &c->sys.perf, &w, dt, f_mhz);
     double cast_s = 0.0;
     if (dt == CULONX_DTYPE_FP8 && cast_elems > 0) {
         cx_hw_work cw = {0.0, FP8_CAST_BYTES_PER_ELEM * cast_elems, 1, 0, 0.0};
-        cast_s = cx_hw_work_time(&c->sys, &c->sys.perf, &cw, dt, c->clock_mhz).time_s;
+        cast_s = cx_hw_work_time(&c->sys, &c->sys.perf, &cw, dt, f_mhz).time_s;
     }
     if (o->tensor && tensor_s) *tensor_s += t.time_s;
     return t.time_s + cast_s;
@@ -185,23 +191,26 @@ static void tp_overlap(const cx_cost *c, const cx_model_ops *ops, cx_op_times *o
 
 /* Costs of one pass over an op list, accumulated into cc with weight n.
  * comm: the ops' forward and backward collectives, priced into it unless
- * reuse (they read no clock: cx_core_cost_reprice keeps them). */
+ * reuse (they read no clock: cx_core_cost_reprice keeps them). clk: the
+ * clock of the F, B, W and R passes (CX_PASS_*; power_cap.c). */
 static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int recompute_mode,
                      int is_layer, cx_chunk_cost *cc, cx_op_times *ot, cx_hw_comm (*comm)[2],
-                     int reuse)
+                     int reuse, const double *clk)
 {
     double ts_f[CX_MODEL_MAX_OPS], ts_b[CX_MODEL_MAX_OPS], ts_w[CX_MODEL_MAX_OPS];
-    double tp_r[CX_MODEL_MAX_OPS];
+    double ts_rr[CX_MODEL_MAX_OPS], tp_r[CX_MODEL_MAX_OPS];
     double tiers[CULONX_MAX_TIERS] = {0, 0};
     const int no = ops->nops;
     for (int i = 0; i < no; i++) {
         const cx_model_op *o = &ops->op[i];
-        ts_f[i] = ts_b[i] = ts_w[i] = 0;
+        ts_f[i] = ts_b[i] = ts_w[i] = ts_rr[i] = 0;
         const int fp8 = is_layer && o->kind == CX_OP_GEMM; /* runs in FP8 when dtype is */
-        ot->f_s[i] =
-            op_time(c, o, o->fwd_flops, o->fwd_bytes, &ts_f[i], fp8, fp8 ? o->m * o->k : 0, 0);
-        ot->b_s[i] = op_time(c, o, o->b_flops, o->b_bytes, &ts_b[i], fp8, fp8 ? o->m * o->n : 0, 1);
-        ot->w_s[i] = op_time(c, o, o->w_flops, o->w_bytes, &ts_w[i], fp8, 0, 1);
+        ot->f_s[i] = cx_core_op_time(c, o, o->fwd_flops, o->fwd_bytes, &ts_f[i], fp8,
+                                     fp8 ? o->m * o->k : 0, 0, clk[CX_PASS_F]);
+        ot->b_s[i] = cx_core_op_time(c, o, o->b_flops, o->b_bytes, &ts_b[i], fp8,
+                                     fp8 ? o->m * o->n : 0, 1, clk[CX_PASS_B]);
+        ot->w_s[i] =
+            cx_core_op_time(c, o, o->w_flops, o->w_bytes, &ts_w[i], fp8, 0, 1, clk[CX_PASS_W]);
         ot->tp_f_s[i] = ot->tp_b_s[i] = tp_r[i] = 0;
         if (!reuse && o->coll_fwd != CX_COLL_NONE) comm[i][0] = coll_comm(c, o, o->coll_fwd);
         if (!reuse && o->coll_bwd != CX_COLL_NONE) comm[i][1] = coll_comm(c, o, o->coll_bwd);
@@ -210,6 +219,10 @@ static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int re
         int rec = is_layer && (recompute_mode == CULONX_RECOMPUTE_FULL ||
                                (recompute_mode == CULONX_RECOMPUTE_SELECTIVE && o->sel_recompute));
         ot->r_s[i] = rec ? ot->f_s[i] : 0.0;
+        ts_rr[i] = rec ? ts_f[i] : 0.0;
+        if (rec && clk[CX_PASS_R] != clk[CX_PASS_F]) /* the recompute pass capped apart */
+            ot->r_s[i] = cx_core_op_time(c, o, o->fwd_flops, o->fwd_bytes, &ts_rr[i], fp8,
+                                         fp8 ? o->m * o->k : 0, 0, clk[CX_PASS_R]);
         if (rec && recompute_mode == CULONX_RECOMPUTE_FULL)
             add_coll(o->coll_fwd, &comm[i][0], &tp_r[i], tiers);
     }
@@ -220,7 +233,7 @@ static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int re
     for (int i = 0; i < no; i++) {
         const cx_model_op *o = &ops->op[i];
         ot->f_s[i] *= kf, ot->b_s[i] *= kb, ot->w_s[i] *= kw;
-        double ts_r = ot->r_s[i] > 0 ? ts_f[i] * kr : 0.0;
+        double ts_r = ot->r_s[i] > 0 ? ts_rr[i] * kr : 0.0;
         ot->r_s[i] *= kr;
         cc->f_s += n * ot->f_s[i], cc->b_s += n * ot->b_s[i], cc->w_s += n * ot->w_s[i];
         cc->r_s += n * ot->r_s[i];
@@ -479,11 +492,15 @@ static void price(const culonx_run *run, cx_cost *c)
     /* one instance of each part, then each class as a sum of parts */
     const cx_model_stack *stk = &c->stack;
     cx_chunk_cost part[CX_MODEL_MAX_PARTS];
+    double added[CX_MODEL_MAX_PARTS]; /* compute time the power cap added */
+    cx_core_power_cap_init(c);
     for (int q = 0; q < stk->nparts; q++) {
         int i = (q + CX_MODEL_PART_LAYER) % stk->nparts; /* layer kinds, embedding, head */
         memset(&part[i], 0, sizeof part[i]);
+        added[i] = cx_core_power_cap_part(c, &stk->part[i].ops, ex->recompute,
+                                          stk->part[i].recompute, c->part_clk[i]);
         ops_cost(c, &stk->part[i].ops, 1.0, ex->recompute, stk->part[i].recompute, &part[i],
-                 &c->part_t[i], c->part_comm[i], c->comm_kept);
+                 &c->part_t[i], c->part_comm[i], c->comm_kept, c->part_clk[i]);
         cx_core_shard_part(c, i, &part[i], &c->part_t[i]);
     }
     const double t = (double)ex->tp;
@@ -536,6 +553,7 @@ static void price(const culonx_run *run, cx_cost *c)
         cc->e_b_j = cx_core_pass_energy_j(c, cc->b_s, cc->b_flops, cc->b_bytes, NULL);
         cc->e_w_j = cx_core_pass_energy_j(c, cc->w_s, cc->w_flops, cc->w_bytes, NULL);
         cc->e_r_j = cx_core_pass_energy_j(c, cc->r_s, cc->r_flops, cc->r_bytes, NULL);
+        if (c->capped_parts > 0) cx_core_power_cap_class(c, k, part, added);
     }
 
     /* PP p2p: the boundary activation, 2sbh bytes (/t with SP scatter-gather) */

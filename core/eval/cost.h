@@ -157,7 +157,20 @@ typedef struct {
      * the op-level graph puts it on the gather stream) */
     double part_sh_f_s[CX_MODEL_MAX_PARTS], part_sh_b_s[CX_MODEL_MAX_PARTS];
     double host_bw_bps; /* host<->GPU bytes/s per GPU (offload) */
+    /* board power limit (core/eval/power_cap.c, core/README.md "Board power
+     * limit"): the GPU's tdp-w, 0 when absent; the clock each part's F, B,
+     * W and R pass runs at (c->clock_mhz unless its power there exceeds the
+     * limit), the per-microbatch compute time the cap added to each class's
+     * passes, the part-passes capped and the lowest clock any ran at */
+    double power_limit_w;
+    double part_clk[CX_MODEL_MAX_PARTS][4];
+    double cap_added_s[CX_COST_MAX_CLASSES];
+    int capped_parts;
+    double cap_min_mhz;
 } cx_cost;
+
+/* Pass indices of cx_cost.part_clk. */
+enum { CX_PASS_F, CX_PASS_B, CX_PASS_W, CX_PASS_R };
 
 /* The costs of virtual stage vs. */
 static inline const cx_chunk_cost *cx_core_cost_chunk(const cx_cost *c, int vs)
@@ -185,6 +198,21 @@ static inline cx_hw_coll cx_core_hw_coll(cx_coll_kind k)
  * *power_w gets the power. */
 double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double bytes,
                              double *power_w);
+/* The same at clock f_mhz (a pass the board limit slowed, power_cap.c). */
+double cx_core_pass_energy_at_j(const cx_cost *c, double f_mhz, double t_s, double flops,
+                                double bytes, double *power_w);
+/* Time of op o doing flops and bytes at clock f_mhz (hw/perf.c; FP8 casts,
+ * expert load); adds it to *tensor_s when o runs on tensor cores. */
+double cx_core_op_time(const cx_cost *c, const cx_model_op *o, double flops, double bytes,
+                       double *tensor_s, int fp8, double cast_elems, int backward, double f_mhz);
+/* Board power limit (core/eval/power_cap.c): resets the cap state of c;
+ * the clocks of one part's passes (CX_PASS_*; returns the compute time per
+ * instance the cap added); a class's pass energies from its parts' at their
+ * own clocks. */
+void cx_core_power_cap_init(cx_cost *c);
+double cx_core_power_cap_part(cx_cost *c, const cx_model_ops *ops, int recompute_mode, int is_layer,
+                              double clk[4]);
+void cx_core_power_cap_class(cx_cost *c, int k, const cx_chunk_cost *part, const double *added);
 /* Power of a GPU waiting in a bubble or blocked in communication. */
 double cx_core_blocked_power_w(const cx_cost *c);
 /* core/eval/a2a.c: the expert all-to-all left exposed by execution.a2a-overlap

@@ -12,7 +12,8 @@
  * compute). Network: bytes sent per tier x 8 x pJ/bit of the tier (TP, PP,
  * DP traffic of every GPU). Node overhead: node-overhead-w x nodes x T.
  * Facility: (PUE - 1) x all of the above. Everything is per iteration over
- * the whole cluster; avg_power_w is the GPU power averaged per GPU.
+ * the whole cluster; avg_power_w is the GPU power averaged per GPU. The
+ * board power limit's toll (power_capped_*) is reported here too.
  * Formulas and constants: core/README.md, "Energy".
  */
 #include "core/base/base.h"
@@ -63,6 +64,20 @@ static void finish_sums(const cx_cost *c, double cj, double idle, double hbm, cu
     e->facility_j = (pue - 1.0) * it;
     e->total_j = it + e->facility_j;
     res->avg_power_w = (e->compute_j + e->idle_j) / ((double)ex->gpus * T);
+    /* the board power limit's toll (core/eval/power_cap.c): per stage, m x
+     * the time its chunks' passes gained; the busiest stage's */
+    res->power_limit_w = res->power_capped_min_mhz = res->power_capped_s = 0;
+    res->power_capped_passes = c->capped_parts;
+    if (c->capped_parts > 0) {
+        res->power_limit_w = c->power_limit_w;
+        res->power_capped_min_mhz = c->cap_min_mhz;
+        for (int s = 0; s < c->p; s++) {
+            double a = 0;
+            for (int k = 0; k < c->v; k++)
+                a += c->cap_added_s[c->vs_class[c->vs_stage_vs[s * c->v + k]]];
+            res->power_capped_s = cx_maxd(res->power_capped_s, m * a);
+        }
+    }
     if (res->iterations > 0) res->energy_to_train_j = res->iterations * e->total_j;
 }
 

@@ -200,7 +200,20 @@ static void emit_ops(walker *w, const cx_model_ops *ops, const cx_op_times *ot, 
         if (nd) {
             nd->flops = flops, nd->bytes = bytes;
             nd->op = (uint8_t)i, nd->part = (uint8_t)part, nd->layer = (int16_t)layer;
-            nd->energy_j = cx_core_pass_energy_j(w->g->cost, dur, flops, bytes, NULL);
+            /* at the clock the board power limit left the pass (power_cap.c) */
+            const double *clk = c->part_clk[part];
+            if (pk == PASS_BW && clk[CX_PASS_B] != clk[CX_PASS_W])
+                nd->energy_j = cx_core_pass_energy_at_j(c, clk[CX_PASS_B], ot->b_s[i], o->b_flops,
+                                                        o->b_bytes, NULL) +
+                               cx_core_pass_energy_at_j(c, clk[CX_PASS_W], ot->w_s[i], o->w_flops,
+                                                        o->w_bytes, NULL);
+            else
+                nd->energy_j = cx_core_pass_energy_at_j(c,
+                                                        clk[pk == PASS_F   ? CX_PASS_F
+                                                            : pk == PASS_R ? CX_PASS_R
+                                                            : pk == PASS_B ? CX_PASS_B
+                                                                           : CX_PASS_W],
+                                                        dur, flops, bytes, NULL);
         }
         /* backward collectives sit before the op's backward in Megatron (f
          * operator); the position inside the group does not change timing */

@@ -386,6 +386,14 @@ typedef struct {
     double clock_mhz;
     culonx_energy energy; /* per iteration */
     double avg_power_w;   /* per GPU, averaged over the iteration */
+    /* board power limit (the GPU's tdp-w; core/eval/power_cap.c): when a
+     * pass would draw more at the requested clock it runs at the highest
+     * clock that fits. power_capped_passes: part-passes (F, B, W, R of a
+     * layer kind, the embedding or the head) slowed; all 0 when none was */
+    double power_limit_w;
+    int power_capped_passes;
+    double power_capped_min_mhz; /* the lowest clock a capped pass ran at */
+    double power_capped_s;       /* compute time the cap added per iteration, busiest stage */
     /* with a token budget (exec.tokens > 0) */
     double iterations;
     double time_to_train_s;

@@ -242,6 +242,15 @@ void culonx_report_text(FILE *out, const culonx_run *run, const culonx_result *r
             fprintf(out, "  %-22s %12s  %5.1f%%\n", names[i], b, 100.0 * vals[i] / en->total_j);
         }
     }
+    if (r->power_capped_passes > 0) {
+        /* the board power limit (core/eval/power_cap.c) */
+        cx_core_fmt_time(a, sizeof a, r->power_capped_s);
+        fprintf(out,
+                "\nPower capped: %d passes (of a layer kind, the embedding or the head) would "
+                "exceed the %.0f W board limit at %.0f MHz; they run at %.0f MHz or above, +%s "
+                "compute per iteration (busiest stage)\n",
+                r->power_capped_passes, r->power_limit_w, r->clock_mhz, r->power_capped_min_mhz, a);
+    }
     if (e->tokens > 0) {
         cx_core_fmt_si(a, sizeof a, e->tokens, "tokens");
         cx_core_fmt_time(b, sizeof b, r->time_to_train_s);
@@ -350,6 +359,14 @@ void culonx_report_json(FILE *out, const culonx_run *run, const culonx_result *r
     /* facility included (PUE, node overhead): energy / (global batch x seq) */
     double tok = (double)run->exec.global_batch * (double)run->model.seq;
     kv(out, "energy_per_token_j", tok > 0 ? r->energy.total_j / tok : 0.0, 0);
+    if (r->power_capped_passes > 0) { /* the board power limit (core/eval/power_cap.c) */
+        fputs(",\n \"power_capped\": {", out);
+        kv(out, "limit_w", r->power_limit_w, 1);
+        kv(out, "passes", (double)r->power_capped_passes, 1);
+        kv(out, "min_clock_mhz", r->power_capped_min_mhz, 1);
+        kv(out, "added_compute_s", r->power_capped_s, 0);
+        fputc('}', out);
+    }
     const culonx_energy *en = &r->energy;
     fputs(",\n \"energy_breakdown_j\": {", out);
     kv(out, "compute", en->compute_j, 1);
