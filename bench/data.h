@@ -171,6 +171,13 @@ static culonx_status bench_estimate(bench_row *r, culonx_result *out, culonx_err
     return CULONX_OK;
 }
 
+/* The time a row's measurement is compared with (see compute_only). */
+static double bench_predicted_s(const bench_row *r, const culonx_result *res)
+{
+    if (!r->compute_only) return res->iteration_time_s;
+    return res->breakdown.forward_s + res->breakdown.backward_s + res->breakdown.recompute_s;
+}
+
 static void bench_skip(bench_rows *rs, const char *why)
 {
     rs->skipped++;

@@ -80,7 +80,7 @@ static double residuals(fit_set *fs, const double *lp, double *res)
         culonx_error err;
         double v = 10.0; /* a failed estimate costs a large residual */
         if (bench_estimate(r, &out, &err) == CULONX_OK)
-            v = log(out.iteration_time_s / r->measured_s);
+            v = log(bench_predicted_s(r, &out) / r->measured_s);
         res[i] = sqrt(fs->w[i]) * v;
         ss += res[i] * res[i];
     }
