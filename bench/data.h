@@ -178,6 +178,18 @@ static double bench_predicted_s(const bench_row *r, const culonx_result *res)
     return res->breakdown.forward_s + res->breakdown.backward_s + res->breakdown.recompute_s;
 }
 
+/* The next data row of a CSV file with one header line (read on the first
+ * call: the file must be at its start), split in place into f; returns its
+ * field count, or -1 at the end. */
+static int bench_csv_data_row(FILE *fp, char *line, int cap, char **f, int maxf)
+{
+    while (fgets(line, cap, fp)) {
+        if (ftell(fp) == (long)strlen(line)) continue; /* the header */
+        return bench_csv_split(line, f, maxf);
+    }
+    return -1;
+}
+
 static void bench_skip(bench_rows *rs, const char *why)
 {
     rs->skipped++;
@@ -406,10 +418,8 @@ static int bench_load_vtrain(bench_rows *rs, const char *path, const culonx_run 
     FILE *fp = fopen(path, "r");
     if (!fp) return -1;
     char line[1024], *f[16];
-    int lineno = 0;
-    while (fgets(line, sizeof line, fp)) {
-        if (++lineno == 1) continue;
-        int n = bench_csv_split(line, f, 16);
+    int n;
+    while ((n = bench_csv_data_row(fp, line, sizeof line, f, 16)) >= 0) {
         if (n < 11) continue;
         long gpus = atol(f[0]), gb = atol(f[1]), mb = atol(f[2]), h = atol(f[3]);
         long a = atol(f[4]), l = atol(f[5]), s = atol(f[6]), tp = atol(f[7]);
@@ -451,10 +461,8 @@ static int bench_load_h100_step(bench_rows *rs, const char *path, const culonx_r
     FILE *fp = fopen(path, "r");
     if (!fp) return -1;
     char line[1024], *f[16];
-    int lineno = 0;
-    while (fgets(line, sizeof line, fp)) {
-        if (++lineno == 1) continue;
-        int n = bench_csv_split(line, f, 16);
+    int n;
+    while ((n = bench_csv_data_row(fp, line, sizeof line, f, 16)) >= 0) {
         if (n < 15 || strcmp(f[8], "compiled-drop")) continue;
         long l = atol(f[1]), h = atol(f[2]), a = atol(f[3]), V = atol(f[5]), s = atol(f[6]);
         long mb = atol(f[7]), tp = atol(f[14]);
