@@ -60,8 +60,9 @@ struct cx_replay_prog {
     int32_t *wr;
     size_t wr_cap, ra, re, P, gap;
     int32_t shift;
-    int jump_ok, jumped;                 /* jumped: the last run did */
-    uint8_t sends[CX_COST_MAX_STAGES];   /* stage sends within a period */
+    int jump_ok, jumped; /* jumped: the last run did */
+    double *rec;         /* [8 P]: operands of two periods (jump) */
+    size_t rec_cap;
     double dur[4 * CX_COST_MAX_VSTAGES]; /* per (vs, kind) */
     double free_s[CX_COST_MAX_STAGES], pp_s[CX_COST_MAX_STAGES], end_s[CX_COST_MAX_STAGES];
 };
@@ -78,6 +79,7 @@ void cx_core_replay_prog_free(cx_replay_prog *pr)
     free(pr->seq);
     free(pr->tok);
     free(pr->wr);
+    free(pr->rec);
     free(pr);
 }
 
@@ -154,15 +156,23 @@ static void compile(cx_replay_prog *pr, const cx_play *pl)
         ins *x = &pr->prog[i];
         x->stage = (uint16_t)s;
         x->di = (uint16_t)(vs * 4 + kind);
+        /* a token written by this stage without a send is the end of one
+         * of its earlier items, never above its free time: the maximum
+         * then takes free (the same bits), so such items read the zero
+         * slot instead (free >= 0), which keeps them out of the state the
+         * jump carries (ZB-H1's deferred W: ~p^2/2 tokens otherwise) */
         if (kind == CX_WORK_F) {
-            x->dep = vs > 0 ? 3 * (ci - 1) : zero;
+            x->dep =
+                vs > 0 && !(pl->stage_of[vs - 1] == s && !pl->send_f[vs - 1]) ? 3 * (ci - 1) : zero;
             x->done = scratch, x->out = 3 * ci;
             if (pl->send_f[vs]) x->di |= SEND_BIT;
         } else if (kind == CX_WORK_W) {
-            x->dep = 3 * ci + 2;
+            x->dep = zero;
             x->done = x->out = scratch;
         } else {
-            x->dep = vs == nvs - 1 ? 3 * ci : 3 * (ci + 1) + 1;
+            const int own =
+                vs == nvs - 1 ? !pl->send_f[vs] : pl->stage_of[vs + 1] == s && !pl->send_b[vs + 1];
+            x->dep = own ? zero : vs == nvs - 1 ? 3 * ci : 3 * (ci + 1) + 1;
             x->done = 3 * ci + 2, x->out = 3 * ci + 1;
             if (pl->send_b[vs]) x->di |= SEND_BIT;
         }
@@ -206,9 +216,20 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
      * rounding would break such ties (tests/golden, schedules) */
     if (pl->p < 2) return;
     if (!sd->steady || !sd->steady(pl->p, pl->m, pl->v, &c, &e) || c < 1 || (size_t)c >= m ||
-        (n * (size_t)c) % m || grow((void **)&pr->wr, &pr->wr_cap, n, sizeof *pr->wr))
+        grow((void **)&pr->wr, &pr->wr_cap, n, sizeof *pr->wr))
         return;
-    const size_t P = n * (size_t)c / m, nslot = 3 * m * nvs + 2;
+    /* P: the items of c microbatches in the middle of the orders (the
+     * steady state; DualPipeV splits some backwards outside it, so n c / m
+     * need not be an integer) */
+    size_t P = 0;
+    const int mid = pl->m / 2;
+    for (int s = 0; s < pl->p; s++) {
+        const cx_sched_item *ord = pl->items + (size_t)s * (size_t)pl->cap;
+        for (int i = 0; i < pl->len[s]; i++)
+            P += ord[i].mb >= mid && ord[i].mb < mid + c;
+    }
+    const size_t nslot = 3 * m * nvs + 2;
+    if (P < 1 || P >= n) return;
     const int32_t zero = (int32_t)(3 * m * nvs), shift = (int32_t)(3 * (size_t)c * nvs);
     const ins *prog = pr->prog;
     size_t ra = 0, len = 0;
@@ -228,21 +249,16 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
     }
     free(writer);
     int seen[CX_COST_MAX_STAGES] = {0};
-    memset(pr->sends, 0, sizeof pr->sends);
-    for (size_t i = ra; i < ra + P; i++) {
+    for (size_t i = ra; i < ra + P; i++)
         seen[prog[i].stage] = 1;
-        if (prog[i].di & SEND_BIT) pr->sends[prog[i].stage] = 1;
-    }
     for (int s = 0; s < pl->p; s++)
         if (!seen[s]) return;
     pr->ra = ra, pr->re = ra + len + P, pr->P = P, pr->gap = gap, pr->shift = shift;
-    /* room for a check and at least one period jumped; and a live window
-     * (gap) of at most two periods: where tokens stay live over many periods
-     * (the one-chunk families: gap ~ p periods of one microbatch) the whole
-     * window must have settled, which the bench_sweep_bench space rarely
-     * reaches, and the level order runs slower than the engine's (ZB-H2
-     * sweep: 15.7k -> 13.4k evaluations/s) */
-    pr->jump_ok = gap <= 2 * P && ra + 3 * P + 2 * gap < pr->re;
+    /* room for a check (two periods) and a jump of a few periods; the
+     * level order runs ~10% slower than the engine's, so it is kept only
+     * where it gains */
+    pr->jump_ok =
+        ra + 8 * P + gap < pr->re && !grow((void **)&pr->rec, &pr->rec_cap, 8 * P, sizeof *pr->rec);
 }
 
 /* Plays instructions [from, to) (see the top comment). */
@@ -270,74 +286,149 @@ static inline void exec(cx_replay_prog *pr, size_t from, size_t to, double p2p, 
     }
 }
 
-/* the most periods one jump inserts: the check's tolerance (1e-13 of the
+/* Plays instructions [from, to) as exec does, recording per instruction
+ * its operands: stage free and ready (the start's maximum), end and PP free
+ * (a send's maximum). */
+static void exec_rec(cx_replay_prog *pr, size_t from, size_t to, double p2p, int overlap,
+                     double *rec)
+{
+    double *const dur = pr->dur, *const free_s = pr->free_s, *const pp_s = pr->pp_s,
+                  *const end_s = pr->end_s, *const tok = pr->tok;
+    const ins *const prog = pr->prog;
+    for (size_t i = from; i < to; i++, rec += 4) {
+        const ins *x = &prog[i];
+        const int s = x->stage;
+        const double ready = tok[x->dep], fr = free_s[s];
+        const double start = fr > ready ? fr : ready;
+        const double end = start + dur[x->di & ~SEND_BIT];
+        double out = end, nf = end;
+        rec[0] = fr, rec[1] = ready, rec[2] = end, rec[3] = pp_s[s];
+        if (x->di & SEND_BIT) {
+            const double pp = pp_s[s], ss = end > pp ? end : pp;
+            out = pp_s[s] = ss + p2p;
+            if (!overlap) nf = out;
+        }
+        free_s[s] = nf;
+        end_s[s] = end;
+        tok[x->done] = end;
+        tok[x->out] = out;
+    }
+}
+
+/* the most periods one jump inserts: the slope tolerance (1e-13 of the
  * time) times this stays below 1e-10 of the makespan */
 #define MAX_JUMP 1000
 
-/* Plays the periodic region from instruction b (jump_scan's region, b at
- * least ra + gap) period by period until the whole state that later
- * instructions read (stage free, PP free of the stages that send, the last
- * end, and every token written before the boundary and read after it)
- * advances by one and the same lam > 0 over a period (to 1e-13 of the
- * time); then inserts q periods at once (state + q lam). Returns the
- * instruction to go on from. */
+/* One maximum max(a, b) seen in two consecutive periods (a0, b0 then a1,
+ * b1): 0 when its winner is not the same in both (beyond the tie tolerance
+ * tol) while the operands advance at different rates; else lowers *K to the
+ * periods after the second before the loser catches up (the winner then
+ * stays for K periods). Operands advancing alike (to tolr) have one affine
+ * maximum whichever wins. */
+static int op_ok(double a0, double b0, double a1, double b1, double tol, double tolr, double *K)
+{
+    const double ra = a1 - a0, rb = b1 - b0;
+    if (fabs(ra - rb) <= tolr) return 1;
+    const double d0 = a0 - b0, d1 = a1 - b1;
+    if (d0 > tol && d1 > tol) {
+        if (rb > ra && d1 / (rb - ra) < *K) *K = d1 / (rb - ra);
+        return 1;
+    }
+    if (d0 < -tol && d1 < -tol) {
+        if (ra > rb && -d1 / (ra - rb) < *K) *K = -d1 / (ra - rb);
+        return 1;
+    }
+    return 0;
+}
+
+/* Plays the periodic region from instruction b (>= jump_scan's ra) and
+ * jumps over periods where the play is affine in the period index (see
+ * core/README.md, "Program jump"): it plays two periods recording every
+ * maximum's operands, with the state X (stage free, PP free, last end and
+ * every token written before the boundary and read after it) at the three
+ * boundaries. When every maximum keeps its winner over the two periods and
+ * the state advances by the same D (per value, to 1e-13 of the time) from
+ * the first boundary to the second and from the second to the third, the
+ * periods with that winner pattern form one affine map X -> A X + c with
+ * A D = D, so X advances by D per period for as long as no winner changes:
+ * K periods, the first crossing of a maximum's loser and winner (each
+ * operand advancing at its own rate). It inserts q = min(K - 1, room,
+ * MAX_JUMP) periods (state + q D) and checks again; a failed check is
+ * retried after 1, 2, 4, ... periods. Returns the instruction to go on
+ * from. */
 static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap)
 {
     const size_t P = pr->P, gap = pr->gap, re = pr->re;
-    const int32_t *const wr = pr->wr;
+    const int32_t *const wr = pr->wr, sh = pr->shift;
     const ins *const prog = pr->prog;
     double *const free_s = pr->free_s, *const pp_s = pr->pp_s, *const end_s = pr->end_s,
-                  *const tok = pr->tok;
-    double f1[CX_COST_MAX_STAGES], q1[CX_COST_MAX_STAGES], e1[CX_COST_MAX_STAGES];
+                  *const tok = pr->tok, *const rec = pr->rec;
+    double x0[3 * CX_COST_MAX_STAGES], x1[3 * CX_COST_MAX_STAGES];
     size_t skip = 1;
-    while (b + 2 * P + gap < re) {
-        memcpy(f1, free_s, (size_t)p * sizeof *f1);
-        memcpy(q1, pp_s, (size_t)p * sizeof *q1);
-        memcpy(e1, end_s, (size_t)p * sizeof *e1);
-        const size_t b2 = b + P;
-        exec(pr, b, b2, p2p, overlap);
+    int jumped = 0;
+    while (b + 3 * P + gap < re) {
+        for (int s = 0; s < p; s++)
+            x0[3 * s] = free_s[s], x0[3 * s + 1] = pp_s[s], x0[3 * s + 2] = end_s[s];
+        exec_rec(pr, b, b + P, p2p, overlap, rec);
+        for (int s = 0; s < p; s++)
+            x1[3 * s] = free_s[s], x1[3 * s + 1] = pp_s[s], x1[3 * s + 2] = end_s[s];
+        exec_rec(pr, b + P, b + 2 * P, p2p, overlap, rec + 4 * P);
+        const size_t b2 = b + 2 * P;
         b = b2;
         double T = 0;
         for (int s = 0; s < p; s++) {
             if (free_s[s] > T) T = free_s[s];
             if (pp_s[s] > T) T = pp_s[s];
         }
-        const double tol = 1e-13 * T, lam = free_s[0] - f1[0];
-        int ok = lam > 0;
-        for (int s = 0; s < p && ok; s++)
-            ok = fabs(free_s[s] - f1[s] - lam) <= tol && fabs(end_s[s] - e1[s] - lam) <= tol &&
-                 (!pr->sends[s] || fabs(pp_s[s] - q1[s] - lam) <= tol);
+        const double tol = 1e-12 * T, tolr = 1e-13 * T;
+        double K = (double)MAX_JUMP + 1;
+        int ok = 1;
+        for (int s = 0; s < p && ok; s++) {
+            const double x2[3] = {free_s[s], pp_s[s], end_s[s]};
+            for (int r = 0; r < 3 && ok; r++)
+                ok = fabs((x2[r] - x1[3 * s + r]) - (x1[3 * s + r] - x0[3 * s + r])) <= tolr;
+        }
         for (size_t r = b2; r <= b2 + gap && ok; r++)
             if (wr[r] >= 0 && (size_t)wr[r] < b2) {
                 const int32_t d = prog[r].dep;
-                ok = fabs(tok[d] - tok[d - pr->shift] - lam) <= tol;
+                ok = fabs((tok[d] - tok[d - sh]) - (tok[d - sh] - tok[d - 2 * sh])) <= tolr;
             }
-        if (!ok) {
-            /* not yet (or never, stages drifting apart): the next check
+        for (size_t i = 0; i < P && ok; i++) {
+            const double *y0 = rec + 4 * i, *y1 = rec + 4 * (P + i);
+            ok = op_ok(y0[0], y0[1], y1[0], y1[1], tol, tolr, &K) &&
+                 (!(prog[b2 - P + i].di & SEND_BIT) ||
+                  op_ok(y0[2], y0[3], y1[2], y1[3], tol, tolr, &K));
+        }
+        size_t q = (re - 1 - gap - b2) / P;
+        if (q > MAX_JUMP) q = MAX_JUMP;
+        if (ok && K - 1 < (double)q) q = K >= 1 ? (size_t)K - 1 : 0;
+        if (!ok || q < 1) {
+            /* not yet (a winner changing, stages settling): the next check
              * after twice as many periods, so that failing checks cost
              * O(log) of the play */
             const size_t to = b + skip * P;
-            if (to + 2 * P + gap >= re) break;
+            if (to + 3 * P + gap >= re) break;
             exec(pr, b, to, p2p, overlap);
             b = to, skip *= 2;
             continue;
         }
-        size_t q = (re - 1 - gap - b2) / P;
-        if (q > MAX_JUMP) q = MAX_JUMP;
         const size_t t = b2 + q * P;
-        const double ql = (double)q * lam;
-        const int32_t qs = (int32_t)q * pr->shift;
+        const double qd = (double)q;
+        const int32_t qs = (int32_t)q * sh;
         for (size_t r = t; r <= t + gap; r++)
             if (wr[r] >= (int32_t)b2 && (size_t)wr[r] < t) {
                 const int32_t d = prog[r].dep;
-                tok[d] = tok[d - qs] + ql;
+                const double v = tok[d - qs];
+                tok[d] = v + qd * (v - tok[d - qs - sh]);
             }
         for (int s = 0; s < p; s++) {
-            free_s[s] += ql, end_s[s] += ql;
-            if (pr->sends[s]) pp_s[s] += ql;
+            free_s[s] += qd * (free_s[s] - x1[3 * s]);
+            pp_s[s] += qd * (pp_s[s] - x1[3 * s + 1]);
+            end_s[s] += qd * (end_s[s] - x1[3 * s + 2]);
         }
-        return t;
+        b = t, skip = 1, jumped = 1;
     }
+    pr->jumped = jumped;
     return b;
 }
 
@@ -360,11 +451,9 @@ static void run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm)
     size_t i = 0;
     pr->jumped = 0;
     if (jump_on && pr->jump_ok) {
-        i = pr->ra + pr->gap;
+        i = pr->ra;
         exec(pr, 0, i, p2p, overlap);
-        const size_t b = i;
         i = jump(pr, p, i, p2p, overlap);
-        pr->jumped = i > b + pr->P;
     }
     exec(pr, i, pr->n, p2p, overlap);
     for (int s = 0; s < p; s++) {
@@ -414,7 +503,7 @@ cx_sched_sim_status cx_core_replay_prog_run(cx_replay_prog *pr, cx_play *pl,
      * tokens stay live over ~p periods, jump_scan refuses them (gap > 2P)
      * and the scan alone cost 8% of the ZB-H2 sweep */
     int c, e;
-    if (pl->sd->steady && pl->sd->steady(pl->p, pl->m, pl->v, &c, &e) && c >= 2) {
+    if (pl->sd->steady && pl->sd->steady(pl->p, pl->m, pl->v, &c, &e)) {
         ins *engine = malloc(pr->n * sizeof *engine);
         if (engine) memcpy(engine, pr->prog, pr->n * sizeof *engine);
         level_order(pr, pl->p, 3 * ncell + 2);
