@@ -138,9 +138,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s:%d: error: %s\n", err.file, err.line, err.msg);
         return 1;
     }
-    /* the fast path from m >= 4 m' on (sweeps: 32), so that it is tested on
-     * the drawn m (up to 40 p) */
-    cx_core_replay_set_jump_ratio(4);
     cx_cost *cost = malloc(sizeof *cost), *cost2 = malloc(sizeof *cost2);
     cx_replay_ws *ws_fast = cx_core_replay_ws_new(), *ws_full = cx_core_replay_ws_new();
     if (!cost || !cost2 || !ws_fast || !ws_full) return 3;

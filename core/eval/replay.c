@@ -41,7 +41,6 @@
 #include "core/base/base.h"
 #include "core/eval/replay.h"
 #include "core/eval/cost_key.h"
-#include "core/eval/replay_fast.h"
 #include "core/eval/replay_prog.h"
 #include "core/eval/replay_step.h"
 #include "schedules/play.h"
@@ -62,7 +61,6 @@ struct cx_replay_ws {
      * mr = m, or the first count tried by the steady-state fast path
      * (period microbatches, edge) */
     cx_play *pl;
-    cx_replay_fast *fx;        /* the period-jumping player's scratch */
     cx_replay_prog *prog;      /* the held orders compiled */
     cx_play *pl_full;          /* the full orders when pl holds those of mr < m */
     cx_replay_prog *prog_full; /* them compiled */
@@ -89,15 +87,13 @@ struct cx_replay_ws {
 cx_replay_ws *cx_core_replay_ws_new(void)
 {
     cx_replay_ws *ws = calloc(1, sizeof(cx_replay_ws));
-    if (ws &&
-        (!(ws->pl = cx_sched_play_new()) || !(ws->fx = cx_core_replay_fast_new()) ||
-         !(ws->prog = cx_core_replay_prog_new()) || !(ws->key = cx_core_cost_key_new()) ||
-         !(ws->pl_full = cx_sched_play_new()) || !(ws->prog_full = cx_core_replay_prog_new()))) {
+    if (ws && (!(ws->pl = cx_sched_play_new()) || !(ws->prog = cx_core_replay_prog_new()) ||
+               !(ws->key = cx_core_cost_key_new()) || !(ws->pl_full = cx_sched_play_new()) ||
+               !(ws->prog_full = cx_core_replay_prog_new()))) {
         cx_core_replay_prog_free(ws->prog);
         cx_core_cost_key_free(ws->key);
         cx_sched_play_free(ws->pl_full);
         cx_sched_play_free(ws->pl);
-        cx_core_replay_fast_free(ws->fx);
         free(ws);
         return NULL;
     }
@@ -113,7 +109,6 @@ void cx_core_replay_ws_free(cx_replay_ws *ws)
 {
     if (!ws) return;
     cx_sched_play_free(ws->pl);
-    cx_core_replay_fast_free(ws->fx);
     cx_core_replay_prog_free(ws->prog);
     cx_core_cost_key_free(ws->key);
     cx_sched_play_free(ws->pl_full);
@@ -136,34 +131,28 @@ void cx_core_replay_set_full(int on)
 }
 
 /* the fast path's threshold m / m' (see reduced_m) */
-static int jump_ratio = 32;
+static int jump_ratio = 1;
 
 void cx_core_replay_set_jump_ratio(int ratio)
 {
-    jump_ratio = ratio >= 2 ? ratio : 32;
+    jump_ratio = ratio >= 1 ? ratio : 1;
 }
 
-/* The microbatch count to play for (d, p, m, v) on the fast path, with
- * 2^tries times the base count of steady periods (see the top comment): m'
- * = e/2 + 6 * 2^tries periods, congruent to m modulo the period; m when the
- * fast path does not apply or would not gain. */
-static int reduced_m(const cx_sched_desc *d, int p, int m, int v, int tries, int *period, int *edge)
+/* The microbatch count to play for (d, p, m, v) on the fast path: the
+ * least m' >= 2 edge + period congruent to m modulo the period, from which
+ * the schedule's steady() states that the orders of m are those of m' with
+ * (m - m') / period periods inserted; m when the fast path does not apply
+ * or would not gain (m < jump_ratio m', or fewer than 4 periods to insert). */
+static int reduced_m(const cx_sched_desc *d, int p, int m, int v, int *period, int *edge)
 {
     int c, e, c2, e2;
     *period = 0, *edge = 0;
-    if (full_replay || !d->steady || tries > 6 || !d->steady(p, m, v, &c, &e) || c < 1) return m;
-    int64_t need = (int64_t)e / 2 + ((int64_t)6 << tries) * c;
-    /* the jumping player costs about twice the compiled full play per item
-     * (core/eval/replay_prog.c), fails when regime changes use up the steady
-     * runs, and every call tries it afresh (play_steady): tried only while
-     * m >= jump_ratio m' (default 32: failed tries cost at most 1/8 of a full
-     * play; measured on the megatron-1t 4096-GPU sweep, ratio 8 cost 35%
-     * more CPU than no jumping) */
-    if ((int64_t)m < (int64_t)jump_ratio * need) return m;
-    int mr = (int)(need + (m - need) % c);
-    if (!d->steady(p, mr, v, &c2, &e2) || c2 != c) return m;
+    if (full_replay || !d->steady || !d->steady(p, m, v, &c, &e) || c < 1) return m;
+    const int64_t lo = 2 * (int64_t)e + c, mr = lo + (((int64_t)m - lo) % c + c) % c;
+    if ((int64_t)m < (int64_t)jump_ratio * mr || (int64_t)m - mr < 4 * (int64_t)c) return m;
+    if (!d->steady(p, (int)mr, v, &c2, &e2) || c2 != c || 2 * (int64_t)e2 + c2 > mr) return m;
     *period = c, *edge = e;
-    return mr;
+    return (int)mr;
 }
 
 static culonx_status nomem(culonx_error *err)
@@ -183,7 +172,7 @@ static culonx_status orders(const cx_cost *c, cx_replay_ws *ws, culonx_error *er
                             "schedule %s: %d microbatches x %d virtual stages is too many to "
                             "replay (at most %lld work items)",
                             sd->name, m, nvs, (long long)CX_MAX_SCHEDULE_ITEMS);
-    ws->mr = reduced_m(sd, p, m, v, 0, &ws->period, &ws->edge);
+    ws->mr = reduced_m(sd, p, m, v, &ws->period, &ws->edge);
     cx_sched_sim_status pst = cx_sched_play_orders(ws->pl, sd, p, ws->mr, v, 0);
     if (pst == CX_SCHED_SIM_UNSUPPORTED)
         return cx_core_fail(err, CULONX_EINPUT, c->run->path, 0,
@@ -357,49 +346,45 @@ static culonx_status hold(const cx_cost *c, const cx_replay_ws *ws, cx_play *pl,
 }
 
 /* Plays the schedule for ws->m microbatches: on the fast path (ws->mr <
- * ws->m) the orders of m' jumping over the periods up to m
- * (core/eval/replay_fast.c), m' doubling its periods while the steady runs
- * are too short; else, or when no try succeeds, the full orders through
- * their compiled program (core/eval/replay_prog.c). Every call starts from
- * the first try: the path taken, and so the rounding of the result, depends
- * on the inputs only, never on earlier calls, which keeps sweeps identical
- * for any thread or MPI rank count. The full orders live in ws->pl when no
- * fast path applies, else in a second engine (ws->pl_full), so that both
- * stay compiled. */
+ * ws->m) the compiled program of the orders of m' = ws->mr, inserting the
+ * k = (m - m') / period missing periods where its jump finds the play
+ * affine (core/eval/replay_prog.c); else, or when the jump could not insert
+ * them all, the full orders through their compiled program (which jumps
+ * over its own periods). Every call starts from the same path: the path
+ * taken, and so the rounding of the result, depends on the inputs only,
+ * never on earlier calls, which keeps sweeps identical for any thread or
+ * MPI rank count. The full orders live in ws->pl when no fast path
+ * applies, else in a second engine (ws->pl_full), so that both stay
+ * compiled. */
 static culonx_status play_steady(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
                                  culonx_error *err)
 {
     timing tm = durations(c, ws);
     culonx_status st;
     ws->last_fast = ws->last_jump = 0;
-    int tries = 0, period = ws->period, edge, mr = ws->mr;
-    while (mr < ws->m) {
-        if ((st = hold(c, ws, ws->pl, mr, err)) != CULONX_OK) return st;
-        int r = cx_core_replay_fast_run(ws->fx, ws->pl, &tm, period, (ws->m - mr) / period);
-        if (r == -1) return deadlock(c, err);
-        if (r == -2) return nomem(err);
-        if (r == 1) {
+    if (ws->mr < ws->m) {
+        cx_sched_sim_status pst =
+            cx_core_replay_prog_run_ext(ws->prog, ws->pl, &tm, (ws->m - ws->mr) / ws->period);
+        if (pst == CX_SCHED_SIM_DEADLOCK) return deadlock(c, err);
+        if (pst == CX_SCHED_SIM_NOMEM) return nomem(err);
+        if (pst == CX_SCHED_SIM_OK) {
             collect(ws->pl, c->p, out);
             ws->last_fast = 1;
-            break;
+            return CULONX_OK;
         }
-        mr = reduced_m(ws->sd, ws->p, ws->m, ws->v, ++tries, &period, &edge);
     }
-    if (!ws->last_fast) {
-        cx_play *pl = ws->pl;
-        cx_replay_prog *pr = ws->prog;
-        if (ws->mr < ws->m) {
-            pl = ws->pl_full, pr = ws->prog_full;
-            if ((st = hold(c, ws, pl, ws->m, err)) != CULONX_OK) return st;
-        }
-        cx_sched_sim_status pst = cx_core_replay_prog_run(pr, pl, &tm);
-        if (pst == CX_SCHED_SIM_DEADLOCK) return deadlock(c, err);
-        if (pst != CX_SCHED_SIM_OK) return nomem(err);
-        ws->last_jump = cx_core_replay_prog_jumped(pr);
-        collect(pl, c->p, out);
+    cx_play *pl = ws->pl;
+    cx_replay_prog *pr = ws->prog;
+    if (ws->mr < ws->m) {
+        pl = ws->pl_full, pr = ws->prog_full;
+        if ((st = hold(c, ws, pl, ws->m, err)) != CULONX_OK) return st;
     }
-    /* ws->pl holds the orders of ws->mr again (the memory scan's) */
-    return tries > 0 ? hold(c, ws, ws->pl, ws->mr, err) : CULONX_OK;
+    cx_sched_sim_status pst = cx_core_replay_prog_run(pr, pl, &tm);
+    if (pst == CX_SCHED_SIM_DEADLOCK) return deadlock(c, err);
+    if (pst != CX_SCHED_SIM_OK) return nomem(err);
+    ws->last_jump = cx_core_replay_prog_jumped(pr);
+    collect(pl, c->p, out);
+    return CULONX_OK;
 }
 
 culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,

@@ -54,15 +54,20 @@ struct cx_replay_prog {
     size_t tok_cap;
     uint16_t last_di[CX_COST_MAX_STAGES]; /* each stage's last item */
     /* the jump (see jump_scan): instructions [ra, re) repeat with period P
-     * instructions, slots + shift, from ra + P on; wr: writer of each
-     * instruction's dep slot (-1: the zero slot); gap: the longest
-     * distance from a writer to its reader in the region */
-    int32_t *wr;
-    size_t wr_cap, ra, re, P, gap;
+     * instructions, slots + shift (i + P is i moved by c microbatches for
+     * i in [ra, re - P)); wr: writer of each instruction's dep slot (-1:
+     * the zero slot); sg[i]: the longest distance from a writer to its
+     * reader among the readers from i on (so the tokens live at a boundary
+     * b have their readers in [b, b + sg[b]]) */
+    int32_t *wr, *sg;
+    size_t wr_cap, sg_cap, ra, re, P;
     int32_t shift;
     int jump_ok, jumped; /* jumped: the last run did */
     double *rec;         /* [8 P]: operands of two periods (jump) */
     size_t rec_cap;
+    int32_t *lv_slot; /* [3 (sg[ra] + 1)]: new values of a virtual insertion */
+    double *lv_val;
+    size_t lv_cap, lvv_cap;
     double dur[4 * CX_COST_MAX_VSTAGES]; /* per (vs, kind) */
     double free_s[CX_COST_MAX_STAGES], pp_s[CX_COST_MAX_STAGES], end_s[CX_COST_MAX_STAGES];
 };
@@ -79,7 +84,10 @@ void cx_core_replay_prog_free(cx_replay_prog *pr)
     free(pr->seq);
     free(pr->tok);
     free(pr->wr);
+    free(pr->sg);
     free(pr->rec);
+    free(pr->lv_slot);
+    free(pr->lv_val);
     free(pr);
 }
 
@@ -239,26 +247,35 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
     }
     if (len < 4 * P) return;
     int32_t *writer = malloc(nslot * sizeof *writer);
-    if (!writer) return;
+    if (!writer || grow((void **)&pr->sg, &pr->sg_cap, n + 1, sizeof *pr->sg)) {
+        free(writer);
+        return;
+    }
     for (size_t i = 0; i < n; i++)
         writer[prog[i].done] = writer[prog[i].out] = (int32_t)i;
-    size_t gap = 0;
     for (size_t i = 0; i < n; i++) {
         pr->wr[i] = prog[i].dep >= zero ? -1 : writer[prog[i].dep];
-        if (i >= ra && pr->wr[i] >= 0 && i - (size_t)pr->wr[i] > gap) gap = i - (size_t)pr->wr[i];
     }
     free(writer);
+    pr->sg[n] = 0;
+    for (size_t i = n; i-- > 0;) {
+        const int32_t d = pr->wr[i] >= 0 ? (int32_t)i - pr->wr[i] : 0;
+        pr->sg[i] = d > pr->sg[i + 1] ? d : pr->sg[i + 1];
+    }
     int seen[CX_COST_MAX_STAGES] = {0};
     for (size_t i = ra; i < ra + P; i++)
         seen[prog[i].stage] = 1;
     for (int s = 0; s < pl->p; s++)
         if (!seen[s]) return;
-    pr->ra = ra, pr->re = ra + len + P, pr->P = P, pr->gap = gap, pr->shift = shift;
-    /* room for a check (two periods) and a jump of a few periods; the
-     * level order runs ~10% slower than the engine's, so it is kept only
-     * where it gains */
-    pr->jump_ok =
-        ra + 8 * P + gap < pr->re && !grow((void **)&pr->rec, &pr->rec_cap, 8 * P, sizeof *pr->rec);
+    pr->ra = ra, pr->re = ra + len + P, pr->P = P, pr->shift = shift;
+    /* room for a check (two periods) and a few periods more; the level
+     * order runs ~10% slower than the engine's, so it is kept only where
+     * the jump may gain */
+    const size_t nlv = 3 * ((size_t)pr->sg[ra] + 1);
+    pr->jump_ok = ra + 6 * P < pr->re &&
+                  !grow((void **)&pr->rec, &pr->rec_cap, 8 * P, sizeof *pr->rec) &&
+                  !grow((void **)&pr->lv_slot, &pr->lv_cap, nlv, sizeof *pr->lv_slot) &&
+                  !grow((void **)&pr->lv_val, &pr->lvv_cap, nlv, sizeof *pr->lv_val);
 }
 
 /* Plays instructions [from, to) (see the top comment). */
@@ -352,21 +369,25 @@ static int op_ok(double a0, double b0, double a1, double b1, double tol, double 
  * periods with that winner pattern form one affine map X -> A X + c with
  * A D = D, so X advances by D per period for as long as no winner changes:
  * K periods, the first crossing of a maximum's loser and winner (each
- * operand advancing at its own rate). It inserts q = min(K - 1, room,
- * MAX_JUMP) periods (state + q D) and checks again; a failed check is
- * retried after 1, 2, 4, ... periods. Returns the instruction to go on
- * from. */
-static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap)
+ * operand advancing at its own rate). It then moves on by q = min(K - 1,
+ * MAX_JUMP) periods: first the *extra periods the orders lack (virtual:
+ * the orders of m' stand for those of m' + extra c, periods inserted at
+ * the boundary; the live tokens and registers + q D, the program goes on
+ * where it is, its microbatches relabelled), then periods of the program
+ * itself (real: the play goes on q periods later, the tokens live there +
+ * q D), and checks again; a failed check is retried after 1, 2, 4, ...
+ * periods. Returns the instruction to go on from. */
+static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap, int64_t *extra)
 {
-    const size_t P = pr->P, gap = pr->gap, re = pr->re;
-    const int32_t *const wr = pr->wr, sh = pr->shift;
+    const size_t P = pr->P, re = pr->re, n = pr->n;
+    const int32_t *const wr = pr->wr, *const sg = pr->sg, sh = pr->shift;
     const ins *const prog = pr->prog;
     double *const free_s = pr->free_s, *const pp_s = pr->pp_s, *const end_s = pr->end_s,
                   *const tok = pr->tok, *const rec = pr->rec;
     double x0[3 * CX_COST_MAX_STAGES], x1[3 * CX_COST_MAX_STAGES];
     size_t skip = 1;
     int jumped = 0;
-    while (b + 3 * P + gap < re) {
+    while (b + 3 * P <= re) {
         for (int s = 0; s < p; s++)
             x0[3 * s] = free_s[s], x0[3 * s + 1] = pp_s[s], x0[3 * s + 2] = end_s[s];
         exec_rec(pr, b, b + P, p2p, overlap, rec);
@@ -388,10 +409,14 @@ static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap)
             for (int r = 0; r < 3 && ok; r++)
                 ok = fabs((x2[r] - x1[3 * s + r]) - (x1[3 * s + r] - x0[3 * s + r])) <= tolr;
         }
-        for (size_t r = b2; r <= b2 + gap && ok; r++)
+        const size_t lend = b2 + (size_t)sg[b2];
+        int vok = 1; /* every live token written in the region */
+        for (size_t r = b2; r <= lend && r < n && ok; r++)
             if (wr[r] >= 0 && (size_t)wr[r] < b2) {
                 const int32_t d = prog[r].dep;
-                ok = fabs((tok[d] - tok[d - sh]) - (tok[d - sh] - tok[d - 2 * sh])) <= tolr;
+                vok &= (size_t)wr[r] >= pr->ra;
+                ok = d >= 2 * sh &&
+                     fabs((tok[d] - tok[d - sh]) - (tok[d - sh] - tok[d - 2 * sh])) <= tolr;
             }
         for (size_t i = 0; i < P && ok; i++) {
             const double *y0 = rec + 4 * i, *y1 = rec + 4 * (P + i);
@@ -399,28 +424,74 @@ static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap)
                  (!(prog[b2 - P + i].di & SEND_BIT) ||
                   op_ok(y0[2], y0[3], y1[2], y1[3], tol, tolr, &K));
         }
-        size_t q = (re - 1 - gap - b2) / P;
+        size_t q = ok && K >= 2 ? (size_t)K - 1 : 0;
         if (q > MAX_JUMP) q = MAX_JUMP;
-        if (ok && K - 1 < (double)q) q = K >= 1 ? (size_t)K - 1 : 0;
-        if (!ok || q < 1) {
+        if (*extra > 0 && !vok) q = 0;
+        if (q >= 1 && *extra > 0) {
+            /* virtual: the program goes on from b2 as that of q more
+             * periods, its microbatches relabelled (+ q c): every token
+             * live at b2 (and the two copies before each, read by the next
+             * check) takes the value of its slot q periods on, written at
+             * w + q P: played (< b2) or in the inserted periods, the copy
+             * in the last played period + o D. New values first, from the
+             * old ones. */
+            if ((int64_t)q > *extra) q = (size_t)*extra;
+            const int32_t qs = (int32_t)q * sh, bk = (int32_t)(b2 - P);
+            size_t nl = 0;
+            for (size_t r = b2; r <= lend && r < n; r++) {
+                if (wr[r] < 0 || (size_t)wr[r] >= b2) continue;
+                for (int j = 0; j < 3; j++) {
+                    const int32_t w = wr[r] - j * (int32_t)P, d = prog[r].dep - j * sh;
+                    if (w < (int32_t)pr->ra) break;
+                    const int32_t v = w + (int32_t)q * (int32_t)P;
+                    double x;
+                    if (v < (int32_t)b2)
+                        x = tok[d + qs];
+                    else {
+                        const int32_t o = (v - bk) / (int32_t)P, base = d + qs - o * sh;
+                        x = tok[base] + (double)o * (tok[base] - tok[base - sh]);
+                    }
+                    pr->lv_slot[nl] = d, pr->lv_val[nl++] = x;
+                }
+            }
+            for (size_t i = 0; i < nl; i++)
+                tok[pr->lv_slot[i]] = pr->lv_val[i];
+            const double qd = (double)q;
+            for (int s = 0; s < p; s++) {
+                free_s[s] += qd * (free_s[s] - x1[3 * s]);
+                pp_s[s] += qd * (pp_s[s] - x1[3 * s + 1]);
+                end_s[s] += qd * (end_s[s] - x1[3 * s + 2]);
+            }
+            *extra -= (int64_t)q;
+            skip = 1, jumped = 1;
+            continue;
+        }
+        /* real: writers in [b2, t) stay in the region (t <= re) */
+        const size_t room = (re - b2) / P;
+        if (q > room) q = room;
+        if (q < 1) {
             /* not yet (a winner changing, stages settling): the next check
              * after twice as many periods, so that failing checks cost
              * O(log) of the play */
             const size_t to = b + skip * P;
-            if (to + 3 * P + gap >= re) break;
+            if (to + 3 * P > re) break;
             exec(pr, b, to, p2p, overlap);
             b = to, skip *= 2;
             continue;
         }
         const size_t t = b2 + q * P;
-        const double qd = (double)q;
-        const int32_t qs = (int32_t)q * sh;
-        for (size_t r = t; r <= t + gap; r++)
-            if (wr[r] >= (int32_t)b2 && (size_t)wr[r] < t) {
-                const int32_t d = prog[r].dep;
-                const double v = tok[d - qs];
-                tok[d] = v + qd * (v - tok[d - qs - sh]);
+        const int32_t bk = (int32_t)(b2 - P);
+        /* the tokens live at t (and the two copies before each, read by
+         * the next check) written in [b2, t), o periods after the last
+         * played one: its copy there + o D */
+        for (size_t r = t; t < n && r <= t + (size_t)sg[t] && r < n; r++)
+            for (int j = 0; j < 3; j++) {
+                const int32_t w = wr[r] - j * (int32_t)P, d = prog[r].dep - j * sh;
+                if (wr[r] < 0 || (size_t)wr[r] >= t || w < (int32_t)b2) break;
+                const int32_t o = (w - bk) / (int32_t)P, base = d - o * sh;
+                tok[d] = tok[base] + (double)o * (tok[base] - tok[base - sh]);
             }
+        const double qd = (double)q;
         for (int s = 0; s < p; s++) {
             free_s[s] += qd * (free_s[s] - x1[3 * s]);
             pp_s[s] += qd * (pp_s[s] - x1[3 * s + 1]);
@@ -432,8 +503,10 @@ static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap)
     return b;
 }
 
-/* Runs the program (see the top comment). */
-static void run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm)
+/* Runs the program (see the top comment) as the orders of m + extra c
+ * microbatches (extra > 0: periods inserted by the jump); returns the
+ * periods it could not insert (0: done). */
+static int64_t run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm, int64_t extra)
 {
     const int p = pl->p, nvs = pl->nvs;
     double *const dur = pr->dur, *const free_s = pr->free_s, *const pp_s = pr->pp_s,
@@ -450,11 +523,12 @@ static void run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm)
     const int overlap = tm->overlap;
     size_t i = 0;
     pr->jumped = 0;
-    if (jump_on && pr->jump_ok) {
+    if ((jump_on || extra > 0) && pr->jump_ok) {
         i = pr->ra;
         exec(pr, 0, i, p2p, overlap);
-        i = jump(pr, p, i, p2p, overlap);
+        i = jump(pr, p, i, p2p, overlap, &extra);
     }
+    if (extra > 0) return extra;
     exec(pr, i, pr->n, p2p, overlap);
     for (int s = 0; s < p; s++) {
         double *reg = pl->regs + (size_t)s * CX_PLAY_REGS, win;
@@ -465,6 +539,7 @@ static void run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm)
         cx_replay_dur(&tm->vi[di / 4], di % 4, &win);
         reg[CX_R_LAST_ITEM] = win;
     }
+    return 0;
 }
 
 int cx_core_replay_prog_jumped(const cx_replay_prog *pr)
@@ -472,14 +547,12 @@ int cx_core_replay_prog_jumped(const cx_replay_prog *pr)
     return pr->have && pr->jumped;
 }
 
-cx_sched_sim_status cx_core_replay_prog_run(cx_replay_prog *pr, cx_play *pl,
-                                            const cx_replay_timing *tm)
+cx_sched_sim_status cx_core_replay_prog_run_ext(cx_replay_prog *pr, cx_play *pl,
+                                                const cx_replay_timing *tm, int64_t extra)
 {
     if (!pl->have_order) return CX_SCHED_SIM_UNSUPPORTED;
-    if (pr->have && pr->sd == pl->sd && pr->p == pl->p && pr->m == pl->m && pr->v == pl->v) {
-        run(pr, pl, tm);
-        return CX_SCHED_SIM_OK;
-    }
+    if (pr->have && pr->sd == pl->sd && pr->p == pl->p && pr->m == pl->m && pr->v == pl->v)
+        return run(pr, pl, tm, extra) ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
     pr->have = 0, pr->jumped = 0, pr->jump_ok = 0;
     size_t items = 0;
     for (int s = 0; s < pl->p; s++)
@@ -490,18 +563,17 @@ cx_sched_sim_status cx_core_replay_prog_run(cx_replay_prog *pr, cx_play *pl,
                      !grow((void **)&pr->seq, &pr->seq_cap, 2 * items, sizeof *pr->seq) &&
                      !grow((void **)&pr->prog, &pr->prog_cap, items, sizeof *pr->prog) &&
                      !grow((void **)&pr->tok, &pr->tok_cap, 3 * ncell + 2, sizeof *pr->tok);
-    if (!fits) return cx_sched_play_run(pl, cx_replay_step_time, (void *)tm);
+    if (!fits) {
+        if (extra > 0) return CX_SCHED_SIM_UNSUPPORTED;
+        return cx_sched_play_run(pl, cx_replay_step_time, (void *)tm);
+    }
     recorder rc = {tm, pr->seq, 0};
     cx_sched_sim_status st = cx_sched_play_run(pl, record_step, &rc);
     if (st != CX_SCHED_SIM_OK || rc.n != items) return st;
     pr->nseq = rc.n;
     compile(pr, pl);
     /* level order where it makes the jump possible, else the engine's
-     * (measured faster to run: ZB-H2 sweep 17%); both give the same bits.
-     * Tried for steady periods of 2 or more microbatches only (interleaved:
-     * one group): with one-microbatch periods (the one-chunk families)
-     * tokens stay live over ~p periods, jump_scan refuses them (gap > 2P)
-     * and the scan alone cost 8% of the ZB-H2 sweep */
+     * (measured faster to run: ZB-H2 sweep 17%); both give the same bits */
     int c, e;
     if (pl->sd->steady && pl->sd->steady(pl->p, pl->m, pl->v, &c, &e)) {
         ins *engine = malloc(pr->n * sizeof *engine);
@@ -513,6 +585,13 @@ cx_sched_sim_status cx_core_replay_prog_run(cx_replay_prog *pr, cx_play *pl,
     }
     /* the result of every call is the program's, jumping or not, whether
      * or not this call compiled it (identical sweeps on any thread count) */
-    if (pr->jump_ok && jump_on) run(pr, pl, tm);
-    return CX_SCHED_SIM_OK;
+    if (pr->jump_ok && (jump_on || extra > 0))
+        return run(pr, pl, tm, extra) ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
+    return extra > 0 ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
+}
+
+cx_sched_sim_status cx_core_replay_prog_run(cx_replay_prog *pr, cx_play *pl,
+                                            const cx_replay_timing *tm)
+{
+    return cx_core_replay_prog_run_ext(pr, pl, tm, 0);
 }
