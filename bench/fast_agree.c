@@ -142,12 +142,12 @@ int main(int argc, char **argv)
     cx_replay_ws *ws_fast = cx_core_replay_ws_new(), *ws_full = cx_core_replay_ws_new();
     if (!cost || !cost2 || !ws_fast || !ws_full) return 3;
     int bad = 0;
-    printf("%-12s %7s %7s %7s %7s %7s %7s %11s %11s %11s %9s %9s\n", "schedule", "configs", "fast",
-           "jumped", "uneven", "fast un", "jump un", "time worst", "energy worst", "memory worst",
-           "fast cpu", "full cpu");
+    printf("%-12s %7s %7s %7s %7s %7s %7s %7s %11s %11s %11s %9s %9s\n", "schedule", "configs",
+           "fast", "fallbk", "jumped", "uneven", "fast un", "jump un", "time worst", "energy worst",
+           "memory worst", "fast cpu", "full cpu");
     for (int k = 0; k < culonx_schedule_count(); k++) {
         long done = 0, tries = 0, njump = 0, njump_uneven = 0, nfast = 0, nuneven = 0,
-             nfast_uneven = 0, failed = 0, outside = 0;
+             nfast_uneven = 0, nback = 0, failed = 0, outside = 0;
         double max_dt = 0, max_de = 0, max_dm = 0, cpu_fast = 0, cpu_full = 0;
         while (done < n && tries < 100 * n) {
             tries++;
@@ -171,6 +171,7 @@ int main(int argc, char **argv)
             const int fast =
                 (!d->closed_exact || r.vstage_layers) && cx_core_replay_ws_fast(ws_fast);
             nfast += fast;
+            nback += (!d->closed_exact || r.vstage_layers) && cx_core_replay_ws_fallback(ws_fast);
             const int jumped =
                 (!d->closed_exact || r.vstage_layers) && cx_core_replay_ws_jumped(ws_fast);
             njump += jumped, njump_uneven += jumped && r.vstage_layers;
@@ -223,9 +224,9 @@ int main(int argc, char **argv)
             }
             done++;
         }
-        printf("%-12s %7ld %7ld %7ld %7ld %7ld %7ld %11.3g %11.3g %9.0f B %8.2fs %8.2fs\n",
-               culonx_schedule_name(k), done, nfast, njump, nuneven, nfast_uneven, njump_uneven,
-               max_dt, max_de, max_dm, cpu_fast, cpu_full);
+        printf("%-12s %7ld %7ld %7ld %7ld %7ld %7ld %7ld %11.3g %11.3g %9.0f B %8.2fs %8.2fs\n",
+               culonx_schedule_name(k), done, nfast, nback, njump, nuneven, nfast_uneven,
+               njump_uneven, max_dt, max_de, max_dm, cpu_fast, cpu_full);
         if (outside || failed || done < n) bad = 1;
     }
     cx_core_replay_ws_free(ws_fast);

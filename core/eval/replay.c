@@ -70,6 +70,7 @@ struct cx_replay_ws {
     int mr, period, edge;
     int last_fast; /* the last time result was extrapolated */
     int last_jump; /* ... by the compiled program's jump (replay_prog.c) */
+    int last_back; /* the m' program could not insert every period */
     uint8_t last_kind[CX_COST_MAX_STAGES];
     int16_t last_chunk[CX_COST_MAX_STAGES], lastb_chunk[CX_COST_MAX_STAGES];
     int32_t w_after[CX_COST_MAX_VSTAGES];
@@ -148,7 +149,10 @@ static int reduced_m(const cx_sched_desc *d, int p, int m, int v, int *period, i
     int c, e, c2, e2;
     *period = 0, *edge = 0;
     if (full_replay || !d->steady || !d->steady(p, m, v, &c, &e) || c < 1) return m;
-    const int64_t lo = 2 * (int64_t)e + c, mr = lo + (((int64_t)m - lo) % c + c) % c;
+    /* 2 e + c for the orders; e more for the jump: a front of winner
+     * changes crossing the stages after the warm-up (~5 p periods measured
+     * on megatron-1t's uneven end stages) before the periods go in */
+    const int64_t lo = 3 * (int64_t)e + c, mr = lo + (((int64_t)m - lo) % c + c) % c;
     if ((int64_t)m < (int64_t)jump_ratio * mr || (int64_t)m - mr < 4 * (int64_t)c) return m;
     if (!d->steady(p, (int)mr, v, &c2, &e2) || c2 != c || 2 * (int64_t)e2 + c2 > mr) return m;
     *period = c, *edge = e;
@@ -361,7 +365,7 @@ static culonx_status play_steady(const cx_cost *c, cx_replay_ws *ws, cx_replay *
 {
     timing tm = durations(c, ws);
     culonx_status st;
-    ws->last_fast = ws->last_jump = 0;
+    ws->last_fast = ws->last_jump = ws->last_back = 0;
     if (ws->mr < ws->m) {
         cx_sched_sim_status pst =
             cx_core_replay_prog_run_ext(ws->prog, ws->pl, &tm, (ws->m - ws->mr) / ws->period);
@@ -372,6 +376,7 @@ static culonx_status play_steady(const cx_cost *c, cx_replay_ws *ws, cx_replay *
             ws->last_fast = 1;
             return CULONX_OK;
         }
+        ws->last_back = 1;
     }
     cx_play *pl = ws->pl;
     cx_replay_prog *pr = ws->prog;
@@ -426,6 +431,11 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
 int cx_core_replay_ws_fast(const cx_replay_ws *ws)
 {
     return ws->last_fast;
+}
+
+int cx_core_replay_ws_fallback(const cx_replay_ws *ws)
+{
+    return ws->last_back;
 }
 
 int cx_core_replay_ws_jumped(const cx_replay_ws *ws)

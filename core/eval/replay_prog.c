@@ -332,9 +332,17 @@ static void exec_rec(cx_replay_prog *pr, size_t from, size_t to, double p2p, int
     }
 }
 
-/* the most periods one jump inserts: the slope tolerance (1e-13 of the
- * time) times this stays below 1e-10 of the makespan */
-#define MAX_JUMP 1000
+/* the most periods one jump inserts: operands advancing alike to the slope
+ * tolerance (1e-13 of the time per period) may part by this times it,
+ * below 1e-9 of the makespan (4.1e-10). Measured slopes carry a few ulp
+ * of rounding, so a jump of q periods leaves the state q of them off its
+ * orbit (~1e-15 q of the time): the next check fails until the play has
+ * washed that out (~60 periods after q = 1000), hence one long jump rather
+ * than several short ones where no winner changes */
+#define MAX_JUMP 4096
+/* the fewest periods worth a jump, the most between failed checks */
+#define MIN_JUMP 4
+#define MAX_SKIP 16
 
 /* One maximum max(a, b) seen in two consecutive periods (a0, b0 then a1,
  * b1): 0 when its winner is not the same in both (beyond the tie tolerance
@@ -387,15 +395,19 @@ static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap,
     double x0[3 * CX_COST_MAX_STAGES], x1[3 * CX_COST_MAX_STAGES];
     size_t skip = 1;
     int jumped = 0;
-    while (b + 3 * P <= re) {
-        for (int s = 0; s < p; s++)
-            x0[3 * s] = free_s[s], x0[3 * s + 1] = pp_s[s], x0[3 * s + 2] = end_s[s];
-        exec_rec(pr, b, b + P, p2p, overlap, rec);
+    int have = 0; /* the period before b is recorded (rec, x0): slide on */
+    while (b + (have ? 2 : 3) * P <= re) {
+        if (!have) {
+            for (int s = 0; s < p; s++)
+                x0[3 * s] = free_s[s], x0[3 * s + 1] = pp_s[s], x0[3 * s + 2] = end_s[s];
+            exec_rec(pr, b, b + P, p2p, overlap, rec);
+            b += P;
+        }
         for (int s = 0; s < p; s++)
             x1[3 * s] = free_s[s], x1[3 * s + 1] = pp_s[s], x1[3 * s + 2] = end_s[s];
-        exec_rec(pr, b + P, b + 2 * P, p2p, overlap, rec + 4 * P);
-        const size_t b2 = b + 2 * P;
-        b = b2;
+        exec_rec(pr, b, b + P, p2p, overlap, rec + 4 * P);
+        const size_t b2 = b + P;
+        b = b2, have = 0;
         double T = 0;
         for (int s = 0; s < p; s++) {
             if (free_s[s] > T) T = free_s[s];
@@ -427,6 +439,11 @@ static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap,
         size_t q = ok && K >= 2 ? (size_t)K - 1 : 0;
         if (q > MAX_JUMP) q = MAX_JUMP;
         if (*extra > 0 && !vok) q = 0;
+        /* a jump of a few periods does not pay for its check (while a
+         * front of winner changes crosses the stages, ~5 p periods after
+         * the warm-up where the stages differ, they come every few
+         * periods) */
+        if (q < MIN_JUMP && !(*extra > 0 && q >= 1 && (int64_t)q >= *extra)) q = 0;
         if (q >= 1 && *extra > 0) {
             /* virtual: the program goes on from b2 as that of q more
              * periods, its microbatches relabelled (+ q c): every token
@@ -470,13 +487,21 @@ static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap,
         const size_t room = (re - b2) / P;
         if (q > room) q = room;
         if (q < 1) {
-            /* not yet (a winner changing, stages settling): the next check
-             * after twice as many periods, so that failing checks cost
-             * O(log) of the play */
-            const size_t to = b + skip * P;
+            /* not yet (a winner changing, stages settling): first one more
+             * period (the last one recorded becomes the first: a winner
+             * that changed in it is settled in the next), then checks
+             * after twice as many periods, up to MAX_SKIP, so that failing
+             * checks cost a small part of the play */
+            if (skip == 1) {
+                memcpy(rec, rec + 4 * P, 4 * P * sizeof *rec);
+                memcpy(x0, x1, 3 * (size_t)p * sizeof *x0);
+                have = 1, skip = 2;
+                continue;
+            }
+            const size_t to = b + (skip - 1) * P;
             if (to + 3 * P > re) break;
             exec(pr, b, to, p2p, overlap);
-            b = to, skip *= 2;
+            b = to, skip = skip < MAX_SKIP ? 2 * skip : MAX_SKIP;
             continue;
         }
         const size_t t = b2 + q * P;
