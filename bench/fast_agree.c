@@ -12,8 +12,8 @@
  * kinds make the stages differ, with ep, etp, capacity factor, all-to-all
  * overlap and node-limited routing drawn as in bench/agree.c), DGX A100 or
  * H100, TP, PP 2-16 (1 for one draw in 20), VP, DP, microbatch, microbatch
- * count m anywhere from the schedule's minimum to 40 p (the fast path needs
- * m well above the warm-up), recompute, SP, distributed optimizer, DP
+ * count m anywhere from the schedule's minimum to 40 p (160 p for one draw
+ * in eight; the fast path needs m well above the warm-up), recompute, SP, distributed optimizer, DP
  * overlap; one draw in three splits the layers unevenly over the virtual
  * stages (culonx_run.vstage_layers: first, middle and last chunks all
  * differ; GPipe and 1F1B are then replayed too). Each is evaluated twice,
@@ -94,7 +94,9 @@ static int draw(culonx_run *r, int k, const culonx_run *a100, const culonx_run *
     }
     if (cx_core_rule_tp(m, e->tp) != CULONX_REJECT_NONE) return 0;
     e->microbatch = 1 << rnd(3);
-    int64_t lo = d->min_microbatches(e->pp, e->vp), hi = 40 * e->pp;
+    /* one draw in eight up to 160 p: the second try of the fast path (the
+     * program of m'' = 4 m', core/eval/replay.c) */
+    int64_t lo = d->min_microbatches(e->pp, e->vp), hi = (rnd(8) ? 40 : 160) * e->pp;
     int64_t mcount = lo + (int64_t)rnd((uint32_t)(hi - lo + 1));
     e->global_batch = mcount * e->microbatch * e->dp;
     e->gpus = culonx_execution_gpus(e);

@@ -64,10 +64,12 @@ struct cx_replay_ws {
     cx_replay_prog *prog;      /* the held orders compiled */
     cx_play *pl_full;          /* the full orders when pl holds those of mr < m */
     cx_replay_prog *prog_full; /* them compiled */
-    cx_cost_key *key;          /* inputs of the last cost build (cost_key.c) */
+    cx_play *pl_mid;           /* the second try's orders (mr2 < m), compiled: */
+    cx_replay_prog *prog_mid;
+    cx_cost_key *key; /* inputs of the last cost build (cost_key.c) */
     const cx_sched_desc *sd;
     int p, m, v, have_order;
-    int mr, period, edge;
+    int mr, mr2, period, edge;
     int last_fast; /* the last time result was extrapolated */
     int last_jump; /* ... by the compiled program's jump (replay_prog.c) */
     int last_back; /* the m' program could not insert every period */
@@ -88,9 +90,13 @@ struct cx_replay_ws {
 cx_replay_ws *cx_core_replay_ws_new(void)
 {
     cx_replay_ws *ws = calloc(1, sizeof(cx_replay_ws));
-    if (ws && (!(ws->pl = cx_sched_play_new()) || !(ws->prog = cx_core_replay_prog_new()) ||
-               !(ws->key = cx_core_cost_key_new()) || !(ws->pl_full = cx_sched_play_new()) ||
-               !(ws->prog_full = cx_core_replay_prog_new()))) {
+    if (ws &&
+        (!(ws->pl = cx_sched_play_new()) || !(ws->prog = cx_core_replay_prog_new()) ||
+         !(ws->key = cx_core_cost_key_new()) || !(ws->pl_full = cx_sched_play_new()) ||
+         !(ws->prog_full = cx_core_replay_prog_new()) || !(ws->pl_mid = cx_sched_play_new()) ||
+         !(ws->prog_mid = cx_core_replay_prog_new()))) {
+        cx_sched_play_free(ws->pl_mid);
+        cx_core_replay_prog_free(ws->prog_full);
         cx_core_replay_prog_free(ws->prog);
         cx_core_cost_key_free(ws->key);
         cx_sched_play_free(ws->pl_full);
@@ -114,6 +120,8 @@ void cx_core_replay_ws_free(cx_replay_ws *ws)
     cx_core_cost_key_free(ws->key);
     cx_sched_play_free(ws->pl_full);
     cx_core_replay_prog_free(ws->prog_full);
+    cx_sched_play_free(ws->pl_mid);
+    cx_core_replay_prog_free(ws->prog_mid);
     free(ws);
 }
 
@@ -144,7 +152,7 @@ void cx_core_replay_set_jump_ratio(int ratio)
  * the schedule's steady() states that the orders of m are those of m' with
  * (m - m') / period periods inserted; m when the fast path does not apply
  * or would not gain (m < jump_ratio m', or fewer than 4 periods to insert). */
-static int reduced_m(const cx_sched_desc *d, int p, int m, int v, int *period, int *edge)
+static int reduced_m(const cx_sched_desc *d, int p, int m, int v, int scale, int *period, int *edge)
 {
     int c, e, c2, e2;
     *period = 0, *edge = 0;
@@ -152,7 +160,7 @@ static int reduced_m(const cx_sched_desc *d, int p, int m, int v, int *period, i
     /* 2 e + c for the orders; e more for the jump: a front of winner
      * changes crossing the stages after the warm-up (~5 p periods measured
      * on megatron-1t's uneven end stages) before the periods go in */
-    const int64_t lo = 3 * (int64_t)e + c, mr = lo + (((int64_t)m - lo) % c + c) % c;
+    const int64_t lo = scale * (3 * (int64_t)e + c), mr = lo + (((int64_t)m - lo) % c + c) % c;
     if ((int64_t)m < (int64_t)jump_ratio * mr || (int64_t)m - mr < 4 * (int64_t)c) return m;
     if (!d->steady(p, (int)mr, v, &c2, &e2) || c2 != c || 2 * (int64_t)e2 + c2 > mr) return m;
     *period = c, *edge = e;
@@ -176,7 +184,9 @@ static culonx_status orders(const cx_cost *c, cx_replay_ws *ws, culonx_error *er
                             "schedule %s: %d microbatches x %d virtual stages is too many to "
                             "replay (at most %lld work items)",
                             sd->name, m, nvs, (long long)CX_MAX_SCHEDULE_ITEMS);
-    ws->mr = reduced_m(sd, p, m, v, &ws->period, &ws->edge);
+    ws->mr = reduced_m(sd, p, m, v, 1, &ws->period, &ws->edge);
+    int c2, e2;
+    ws->mr2 = ws->mr < m ? reduced_m(sd, p, m, v, 4, &c2, &e2) : m;
     cx_sched_sim_status pst = cx_sched_play_orders(ws->pl, sd, p, ws->mr, v, 0);
     if (pst == CX_SCHED_SIM_UNSUPPORTED)
         return cx_core_fail(err, CULONX_EINPUT, c->run->path, 0,
@@ -349,17 +359,34 @@ static culonx_status hold(const cx_cost *c, const cx_replay_ws *ws, cx_play *pl,
     return CULONX_OK;
 }
 
+/* Plays the held orders of mr < m microbatches through their program as
+ * those of m; 1 done, 0 when the jump could not insert every period. */
+static int try_reduced(const cx_cost *c, cx_replay_ws *ws, cx_play *pl, cx_replay_prog *pr, int mr,
+                       const timing *tm, cx_replay *out, culonx_status *st, culonx_error *err)
+{
+    cx_sched_sim_status pst = cx_core_replay_prog_run_ext(pr, pl, tm, (ws->m - mr) / ws->period);
+    *st = CULONX_OK;
+    if (pst == CX_SCHED_SIM_DEADLOCK) *st = deadlock(c, err);
+    if (pst == CX_SCHED_SIM_NOMEM) *st = nomem(err);
+    if (pst != CX_SCHED_SIM_OK) return *st != CULONX_OK;
+    collect(pl, c->p, out);
+    ws->last_fast = 1;
+    return 1;
+}
+
 /* Plays the schedule for ws->m microbatches: on the fast path (ws->mr <
  * ws->m) the compiled program of the orders of m' = ws->mr, inserting the
  * k = (m - m') / period missing periods where its jump finds the play
- * affine (core/eval/replay_prog.c); else, or when the jump could not insert
- * them all, the full orders through their compiled program (which jumps
- * over its own periods). Every call starts from the same path: the path
- * taken, and so the rounding of the result, depends on the inputs only,
- * never on earlier calls, which keeps sweeps identical for any thread or
- * MPI rank count. The full orders live in ws->pl when no fast path
- * applies, else in a second engine (ws->pl_full), so that both stay
- * compiled. */
+ * affine (core/eval/replay_prog.c); when the jump could not insert them
+ * all (a long transient used up the steady region), the same with m'' =
+ * ws->mr2 (a steady region four times as long) if below m; else the full
+ * orders through their compiled program (which jumps over its own
+ * periods). Every call starts from the same path: the path taken, and so
+ * the rounding of the result, depends on the inputs only, never on earlier
+ * calls, which keeps sweeps identical for any thread or MPI rank count.
+ * The full orders live in ws->pl when no fast path applies, else in their
+ * own engine (ws->pl_full), as do those of m'' (ws->pl_mid), so that all
+ * stay compiled. */
 static culonx_status play_steady(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
                                  culonx_error *err)
 {
@@ -367,16 +394,13 @@ static culonx_status play_steady(const cx_cost *c, cx_replay_ws *ws, cx_replay *
     culonx_status st;
     ws->last_fast = ws->last_jump = ws->last_back = 0;
     if (ws->mr < ws->m) {
-        cx_sched_sim_status pst =
-            cx_core_replay_prog_run_ext(ws->prog, ws->pl, &tm, (ws->m - ws->mr) / ws->period);
-        if (pst == CX_SCHED_SIM_DEADLOCK) return deadlock(c, err);
-        if (pst == CX_SCHED_SIM_NOMEM) return nomem(err);
-        if (pst == CX_SCHED_SIM_OK) {
-            collect(ws->pl, c->p, out);
-            ws->last_fast = 1;
-            return CULONX_OK;
-        }
+        if (try_reduced(c, ws, ws->pl, ws->prog, ws->mr, &tm, out, &st, err)) return st;
         ws->last_back = 1;
+        if (ws->mr2 < ws->m) {
+            if ((st = hold(c, ws, ws->pl_mid, ws->mr2, err)) != CULONX_OK) return st;
+            if (try_reduced(c, ws, ws->pl_mid, ws->prog_mid, ws->mr2, &tm, out, &st, err))
+                return st;
+        }
     }
     cx_play *pl = ws->pl;
     cx_replay_prog *pr = ws->prog;
