@@ -1,9 +1,10 @@
 /*
- * fast_agree.c — the closed form's steady-state fast path (core/eval/replay.c,
- * core/eval/replay_fast.c: play m' = m - k*period microbatches as the orders
- * of m, inserting the k periods where the play is checked linear) against
+ * fast_agree.c — the closed form's replay fast paths (core/eval/replay.c,
+ * core/eval/replay_prog.c: the compiled program of m' = m - k*period
+ * microbatches standing for m, its jump inserting the k periods where the
+ * play is checked affine, or the program of m jumping over its own) against
  * the full replay of all m microbatches (the reference,
- * cx_core_replay_set_full), per schedule.
+ * cx_core_replay_set_full: no jump), per schedule.
  *
  * Draws N configurations per schedule (default 25,000) by a fixed
  * pseudo-random walk: models (GPT 1.3B-175B and Llama-3 8B/70B shapes, so
@@ -19,9 +20,10 @@
  * differ; GPipe and 1F1B are then replayed too). Each is evaluated twice,
  * fast and full, and compared: iteration time and energy relative, peak
  * memory to the byte. Prints per schedule the configurations, how many took
- * the fast path (all, and of the uneven splits), how many the compiled
- * program's jump (core/eval/replay_prog.c; the full replay turns it off
- * too), the worst differences and CPU time of each path.
+ * the program of m' (all, and of the uneven splits), how many tried it and
+ * fell back to the full orders, how many the full orders' program jumped
+ * (all, and of the uneven splits), the worst differences and CPU time of
+ * each path.
  * Each draw is also evaluated with the DP settings toggled, once reusing the
  * chunk costs (core/eval/cost_key.c) and once built afresh: bit-identical.
  * With --strict exits 1 when any time or energy differs by more than 1e-9

@@ -18,20 +18,20 @@
  * per-stage peak is computed by a scan of the orders, apart from the times.
  *
  * Fast paths. The held orders are played by a compiled program of the
- * engine's play order (core/eval/replay_prog.c; bit-identical). Schedules
+ * engine's play order (core/eval/replay_prog.c; bit-identical), which jumps
+ * over periods where the play is affine in the period index. Schedules
  * that state a steady state (cx_sched_desc.steady: period c and edge e
- * microbatches) are played, when m >= 32 m' (cx_core_replay_set_jump_ratio),
- * with m' = e/2 + 6c microbatches
- * (congruent to m modulo c) by the period-jumping player
- * (core/eval/replay_fast.c), which inserts the k = (m - m') / c missing
- * periods where the play is linear (checked per operand); the durations of
- * the last items and the activation peaks are those of m'. When the steady
- * runs of m' are too short to try or the jumps used them up, m' doubles its
- * periods while m >= 32 m', then the full orders are played (the reference,
- * cx_core_replay_set_full).
- * bench/fast_agree.c holds the jumping player to the full replay.
+ * microbatches) are played, when m >= m' + 4c, from the program of m' = 3e
+ * + c microbatches (congruent to m modulo c), whose jump inserts the k =
+ * (m - m') / c missing periods; the durations of the last items and the
+ * activation peaks are those of m'. When the jump could not insert them all
+ * (a transient longer than the steady region of m'), the program of m'' =
+ * 4 (3e + c) is tried if m'' < m, then the full orders are played (the
+ * reference, cx_core_replay_set_full, plays them without jumping).
+ * bench/fast_agree.c holds both to the full replay.
  *
- * Cost: O(p m v) time per call; the workspace keeps the engine (orders of
+ * Cost: O(p v (warm-up + transient + cool-down)) time per call, independent
+ * of m where the jump applies, else O(p m v); the workspace keeps the engine (orders of
  * the last (schedule, p, m, v), cells, worklist), and the last time and
  * memory results keyed by the bit patterns of their inputs, so repeated
  * calls allocate nothing and calls that differ only in what the replay does
@@ -58,8 +58,7 @@ typedef cx_replay_vsinfo vsinfo;
 
 struct cx_replay_ws {
     /* the play engine, holding the orders of (sd, p, mr, v) for (sd, p, m, v):
-     * mr = m, or the first count tried by the steady-state fast path
-     * (period microbatches, edge) */
+     * mr = m, or the count m' of the fast path (period microbatches, edge) */
     cx_play *pl;
     cx_replay_prog *prog;      /* the held orders compiled */
     cx_play *pl_full;          /* the full orders when pl holds those of mr < m */
@@ -148,10 +147,11 @@ void cx_core_replay_set_jump_ratio(int ratio)
 }
 
 /* The microbatch count to play for (d, p, m, v) on the fast path: the
- * least m' >= 2 edge + period congruent to m modulo the period, from which
- * the schedule's steady() states that the orders of m are those of m' with
- * (m - m') / period periods inserted; m when the fast path does not apply
- * or would not gain (m < jump_ratio m', or fewer than 4 periods to insert). */
+ * least m' >= scale (3 edge + period) congruent to m modulo the period
+ * (from 2 edge + period on, the schedule's steady() states that the orders
+ * of m are those of m' with (m - m') / period periods inserted); m when the
+ * fast path does not apply or would not gain (m < jump_ratio m', or fewer
+ * than 4 periods to insert). */
 static int reduced_m(const cx_sched_desc *d, int p, int m, int v, int scale, int *period, int *edge)
 {
     int c, e, c2, e2;

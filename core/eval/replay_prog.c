@@ -16,15 +16,23 @@
  * (about 5x fewer instructions per item). Memory: 16 bytes per item and 24
  * per (microbatch, virtual stage) cell; orders above MAX_ITEMS items always
  * use the engine.
- * Jump (issue 13): where the schedule's steady period is c >= 2
- * microbatches (interleaved), the program is reordered by (level, stage)
- * (same bits, periodic where the dependency graph is: P = n c / m
- * instructions, cell slots + c microbatches); once one period moves the
- * whole live state (stage free, PP free, last end, tokens written before
- * the boundary and read after it) by one shift lam (to 1e-13 of the time),
- * max-plus homogeneity makes every later period the last + lam, and q
- * periods are inserted at once: cost warm-up + cool-down, not m.
- * bench/fast_agree.c holds it to the full replay.
+ * Jump (issue 13): for schedules that state a steady period of c
+ * microbatches, the program is reordered by (level, stage) (same bits,
+ * periodic where the dependency graph is: P instructions per period, cell
+ * slots + c microbatches). The play is a max-plus system; two periods are
+ * recorded with every maximum's operands and the state X (stage free, PP
+ * free, last end, every token written before the boundary and read after
+ * it) at three boundaries. When every maximum keeps its winner and X
+ * advances by the same D per value over both periods, the period map is
+ * one affine map X -> A X + c with A D = D for as long as no winner
+ * changes: the first crossing of a loser with its winner, each operand
+ * advancing at its own rate, is K periods away, and q < K periods are
+ * skipped (real: further in the program) or inserted (virtual: the program
+ * of m' stands for m' + k c) at once, X + q D. Items reading a token their
+ * own stage wrote without a send read the zero slot instead (free is never
+ * below it: same bits), so that only tokens between stages are state.
+ * Cost: warm-up, transients (winner changes, a few periods each) and
+ * cool-down, not m. bench/fast_agree.c holds it to the full replay.
  * See core/README.md, "Closed form" (replayed schedules, "Program jump").
  */
 #include "core/eval/replay_prog.h"
@@ -453,19 +461,19 @@ static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap,
              * in the last played period + o D. New values first, from the
              * old ones. */
             if ((int64_t)q > *extra) q = (size_t)*extra;
-            const int32_t qs = (int32_t)q * sh, bk = (int32_t)(b2 - P);
+            const int64_t qs = (int64_t)q * sh, bk = (int64_t)(b2 - P);
             size_t nl = 0;
             for (size_t r = b2; r <= lend && r < n; r++) {
                 if (wr[r] < 0 || (size_t)wr[r] >= b2) continue;
                 for (int j = 0; j < 3; j++) {
                     const int32_t w = wr[r] - j * (int32_t)P, d = prog[r].dep - j * sh;
                     if (w < (int32_t)pr->ra) break;
-                    const int32_t v = w + (int32_t)q * (int32_t)P;
+                    const int64_t v = w + (int64_t)q * (int64_t)P;
                     double x;
-                    if (v < (int32_t)b2)
-                        x = tok[d + qs];
+                    if (v < (int64_t)b2)
+                        x = tok[(int64_t)d + qs];
                     else {
-                        const int32_t o = (v - bk) / (int32_t)P, base = d + qs - o * sh;
+                        const int64_t o = (v - bk) / (int64_t)P, base = d + qs - o * sh;
                         x = tok[base] + (double)o * (tok[base] - tok[base - sh]);
                     }
                     pr->lv_slot[nl] = d, pr->lv_val[nl++] = x;
