@@ -73,7 +73,8 @@ struct cx_replay_prog {
     int jump_ok, jumped; /* jumped: the last run did */
     double *rec;         /* [8 P]: operands of two periods (jump) */
     size_t rec_cap;
-    int32_t *lv_slot; /* [3 (sg[ra] + 1)]: new values of a virtual insertion */
+    uint8_t sends[CX_COST_MAX_STAGES]; /* the stage sends within a period */
+    int32_t *lv_slot;                  /* [3 (sg[ra] + 1)]: new values of a virtual insertion */
     double *lv_val;
     size_t lv_cap, lvv_cap;
     double dur[4 * CX_COST_MAX_VSTAGES]; /* per (vs, kind) */
@@ -271,8 +272,11 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
         pr->sg[i] = d > pr->sg[i + 1] ? d : pr->sg[i + 1];
     }
     int seen[CX_COST_MAX_STAGES] = {0};
-    for (size_t i = ra; i < ra + P; i++)
+    memset(pr->sends, 0, sizeof pr->sends);
+    for (size_t i = ra; i < ra + P; i++) {
         seen[prog[i].stage] = 1;
+        if (prog[i].di & SEND_BIT) pr->sends[prog[i].stage] = 1;
+    }
     for (int s = 0; s < pl->p; s++)
         if (!seen[s]) return;
     pr->ra = ra, pr->re = ra + len + P, pr->P = P, pr->shift = shift;
@@ -393,6 +397,102 @@ static int op_ok(double a0, double b0, double a1, double b1, double tol, double 
  * itself (real: the play goes on q periods later, the tokens live there +
  * q D), and checks again; a failed check is retried after 1, 2, 4, ...
  * periods. Returns the instruction to go on from. */
+/* The advance per period of the value in slot d written in the period
+ * before b2 (its copy one period earlier: d - shift), or lam when the whole
+ * state moved by one shift (uni). */
+static inline double slope(const double *tok, int64_t d, int32_t sh, int uni, double lam)
+{
+    return uni ? lam : tok[d] - tok[d - sh];
+}
+
+/* Registers + q D (D: x2 - x1 per value, or lam; the PP register of a
+ * stage that sends nothing in a period stays). */
+static void move_regs(cx_replay_prog *pr, int p, const double *x1, double q, int uni, double lam)
+{
+    for (int s = 0; s < p; s++) {
+        double *const r[3] = {&pr->free_s[s], &pr->pp_s[s], &pr->end_s[s]};
+        for (int k = 0; k < 3; k++)
+            if (!uni || k != 1 || pr->sends[s]) *r[k] += q * (uni ? lam : *r[k] - x1[3 * s + k]);
+    }
+}
+
+/* Virtual insertion of q periods at b2 (see jump): every token live at b2
+ * (and the two copies before each, read by the next check) takes the value
+ * of its slot q periods on, written at w + q P: played (< b2), or in the
+ * inserted periods, the copy in the last played period + o D. New values
+ * first, from the old ones. */
+static void insert(cx_replay_prog *pr, int p, size_t b2, size_t q, const double *x1, int uni,
+                   double lam)
+{
+    const size_t P = pr->P, n = pr->n, lend = b2 + (size_t)pr->sg[b2];
+    const int32_t *const wr = pr->wr, sh = pr->shift;
+    const ins *const prog = pr->prog;
+    double *const tok = pr->tok;
+    const int64_t qs = (int64_t)q * sh, bk = (int64_t)(b2 - P);
+    size_t nl = 0;
+    for (size_t r = b2; r <= lend && r < n; r++) {
+        if (wr[r] < 0 || (size_t)wr[r] >= b2) continue;
+        for (int j = 0; j < 3; j++) {
+            const int32_t w = wr[r] - j * (int32_t)P, d = prog[r].dep - j * sh;
+            if (w < (int32_t)pr->ra) break;
+            const int64_t v = w + (int64_t)q * (int64_t)P;
+            double x;
+            if (v < (int64_t)b2)
+                x = tok[(int64_t)d + qs];
+            else {
+                const int64_t o = (v - bk) / (int64_t)P, base = d + qs - o * sh;
+                x = tok[base] + (double)o * slope(tok, base, sh, uni, lam);
+            }
+            pr->lv_slot[nl] = d, pr->lv_val[nl++] = x;
+        }
+    }
+    for (size_t i = 0; i < nl; i++)
+        tok[pr->lv_slot[i]] = pr->lv_val[i];
+    move_regs(pr, p, x1, (double)q, uni, lam);
+}
+
+/* Real jump of q periods from b2 to t = b2 + q P (see jump): the tokens
+ * live at t (and the two copies before each, read by the next check)
+ * written in [b2, t), o periods after the last played one: its copy there
+ * + o D. Returns t. */
+static size_t skip_to(cx_replay_prog *pr, int p, size_t b2, size_t q, const double *x1, int uni,
+                      double lam)
+{
+    const size_t P = pr->P, n = pr->n, t = b2 + q * P;
+    const int32_t *const wr = pr->wr, *const sg = pr->sg, sh = pr->shift;
+    const ins *const prog = pr->prog;
+    double *const tok = pr->tok;
+    const int32_t bk = (int32_t)(b2 - P);
+    for (size_t r = t; t < n && r <= t + (size_t)sg[t] && r < n; r++)
+        for (int j = 0; j < 3; j++) {
+            const int32_t w = wr[r] - j * (int32_t)P, d = prog[r].dep - j * sh;
+            if (wr[r] < 0 || (size_t)wr[r] >= t || w < (int32_t)b2) break;
+            const int32_t o = (w - bk) / (int32_t)P, base = d - o * sh;
+            tok[d] = tok[base] + (double)o * slope(tok, base, sh, uni, lam);
+        }
+    move_regs(pr, p, x1, (double)q, uni, lam);
+    return t;
+}
+
+/* Plays the periodic region from instruction b (>= jump_scan's ra) and
+ * jumps over periods where the play is affine in the period index (see
+ * core/README.md, "Program jump"). After each period it first tries the
+ * uniform case: the whole state X (stage free, PP free of the stages that
+ * send, last end, every token written before the boundary and read after
+ * it) moved by one lam > 0 (to 1e-13 of the time); max-plus homogeneity
+ * then makes every later period the last + lam, with no winner change
+ * ever. Else, with two periods recorded (every maximum's operands, X at
+ * three boundaries): when every maximum keeps its winner over both and X
+ * advanced by the same D per value over both, the period map is one affine
+ * map X -> A X + c with A D = D for as long as no winner changes: K
+ * periods, the first crossing of a loser with its winner, each operand
+ * advancing at its own rate. It then moves on by q = min(K - 1, MAX_JUMP)
+ * periods: first the *extra periods the orders lack (virtual: the orders
+ * of m' stand for those of m' + extra c, periods inserted at the boundary,
+ * the program goes on where it is, its microbatches relabelled), then
+ * periods of the program itself (real), and checks again; a failed check
+ * slides by one period, then is retried after 2, 4, ... up to MAX_SKIP
+ * periods. Returns the instruction to go on from. */
 static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap, int64_t *extra)
 {
     const size_t P = pr->P, re = pr->re, n = pr->n;
@@ -410,6 +510,41 @@ static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap,
                 x0[3 * s] = free_s[s], x0[3 * s + 1] = pp_s[s], x0[3 * s + 2] = end_s[s];
             exec_rec(pr, b, b + P, p2p, overlap, rec);
             b += P;
+            /* uniform: one shift lam over one period */
+            double T = 0;
+            for (int s = 0; s < p; s++)
+                T = fmax(T, fmax(free_s[s], pp_s[s]));
+            double lam = 0; /* the mean advance: ulps of rounding average out */
+            for (int s = 0; s < p; s++)
+                lam += free_s[s] - x0[3 * s];
+            lam /= p;
+            const double tolr = 1e-13 * T;
+            int uni = lam > 0;
+            for (int s = 0; s < p && uni; s++)
+                uni = fabs(free_s[s] - x0[3 * s] - lam) <= tolr &&
+                      fabs(end_s[s] - x0[3 * s + 2] - lam) <= tolr &&
+                      (!pr->sends[s] || fabs(pp_s[s] - x0[3 * s + 1] - lam) <= tolr);
+            int uvok = 1; /* every live token written in the region */
+            for (size_t r = b; r <= b + (size_t)sg[b] && r < n && uni; r++)
+                if (wr[r] >= 0 && (size_t)wr[r] < b) {
+                    const int32_t d = prog[r].dep;
+                    uvok &= (size_t)wr[r] >= pr->ra;
+                    uni = d >= sh && fabs(tok[d] - tok[d - sh] - lam) <= tolr;
+                }
+            size_t q = uni && (uvok || *extra == 0) ? MAX_JUMP : 0;
+            if (*extra > 0) {
+                if ((int64_t)q > *extra) q = (size_t)*extra;
+            } else if (q > (re - b) / P)
+                q = (re - b) / P;
+            if (q >= MIN_JUMP || (q >= 1 && *extra > 0 && (int64_t)q == *extra)) {
+                if (*extra > 0)
+                    insert(pr, p, b, q, x0, 1, lam), *extra -= (int64_t)q;
+                else
+                    b = skip_to(pr, p, b, q, x0, 1, lam);
+                skip = 1, jumped = 1;
+                continue;
+            }
+            if (b + 2 * P > re) break;
         }
         for (int s = 0; s < p; s++)
             x1[3 * s] = free_s[s], x1[3 * s + 1] = pp_s[s], x1[3 * s + 2] = end_s[s];
@@ -447,53 +582,13 @@ static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap,
         size_t q = ok && K >= 2 ? (size_t)K - 1 : 0;
         if (q > MAX_JUMP) q = MAX_JUMP;
         if (*extra > 0 && !vok) q = 0;
+        if (*extra > 0 && (int64_t)q > *extra) q = (size_t)*extra;
+        if (*extra == 0 && q > (re - b2) / P) q = (re - b2) / P;
         /* a jump of a few periods does not pay for its check (while a
          * front of winner changes crosses the stages, ~5 p periods after
          * the warm-up where the stages differ, they come every few
          * periods) */
-        if (q < MIN_JUMP && !(*extra > 0 && q >= 1 && (int64_t)q >= *extra)) q = 0;
-        if (q >= 1 && *extra > 0) {
-            /* virtual: the program goes on from b2 as that of q more
-             * periods, its microbatches relabelled (+ q c): every token
-             * live at b2 (and the two copies before each, read by the next
-             * check) takes the value of its slot q periods on, written at
-             * w + q P: played (< b2) or in the inserted periods, the copy
-             * in the last played period + o D. New values first, from the
-             * old ones. */
-            if ((int64_t)q > *extra) q = (size_t)*extra;
-            const int64_t qs = (int64_t)q * sh, bk = (int64_t)(b2 - P);
-            size_t nl = 0;
-            for (size_t r = b2; r <= lend && r < n; r++) {
-                if (wr[r] < 0 || (size_t)wr[r] >= b2) continue;
-                for (int j = 0; j < 3; j++) {
-                    const int32_t w = wr[r] - j * (int32_t)P, d = prog[r].dep - j * sh;
-                    if (w < (int32_t)pr->ra) break;
-                    const int64_t v = w + (int64_t)q * (int64_t)P;
-                    double x;
-                    if (v < (int64_t)b2)
-                        x = tok[(int64_t)d + qs];
-                    else {
-                        const int64_t o = (v - bk) / (int64_t)P, base = d + qs - o * sh;
-                        x = tok[base] + (double)o * (tok[base] - tok[base - sh]);
-                    }
-                    pr->lv_slot[nl] = d, pr->lv_val[nl++] = x;
-                }
-            }
-            for (size_t i = 0; i < nl; i++)
-                tok[pr->lv_slot[i]] = pr->lv_val[i];
-            const double qd = (double)q;
-            for (int s = 0; s < p; s++) {
-                free_s[s] += qd * (free_s[s] - x1[3 * s]);
-                pp_s[s] += qd * (pp_s[s] - x1[3 * s + 1]);
-                end_s[s] += qd * (end_s[s] - x1[3 * s + 2]);
-            }
-            *extra -= (int64_t)q;
-            skip = 1, jumped = 1;
-            continue;
-        }
-        /* real: writers in [b2, t) stay in the region (t <= re) */
-        const size_t room = (re - b2) / P;
-        if (q > room) q = room;
+        if (q < MIN_JUMP && !(*extra > 0 && q >= 1 && (int64_t)q == *extra)) q = 0;
         if (q < 1) {
             /* not yet (a winner changing, stages settling): first one more
              * period (the last one recorded becomes the first: a winner
@@ -512,25 +607,11 @@ static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap,
             b = to, skip = skip < MAX_SKIP ? 2 * skip : MAX_SKIP;
             continue;
         }
-        const size_t t = b2 + q * P;
-        const int32_t bk = (int32_t)(b2 - P);
-        /* the tokens live at t (and the two copies before each, read by
-         * the next check) written in [b2, t), o periods after the last
-         * played one: its copy there + o D */
-        for (size_t r = t; t < n && r <= t + (size_t)sg[t] && r < n; r++)
-            for (int j = 0; j < 3; j++) {
-                const int32_t w = wr[r] - j * (int32_t)P, d = prog[r].dep - j * sh;
-                if (wr[r] < 0 || (size_t)wr[r] >= t || w < (int32_t)b2) break;
-                const int32_t o = (w - bk) / (int32_t)P, base = d - o * sh;
-                tok[d] = tok[base] + (double)o * (tok[base] - tok[base - sh]);
-            }
-        const double qd = (double)q;
-        for (int s = 0; s < p; s++) {
-            free_s[s] += qd * (free_s[s] - x1[3 * s]);
-            pp_s[s] += qd * (pp_s[s] - x1[3 * s + 1]);
-            end_s[s] += qd * (end_s[s] - x1[3 * s + 2]);
-        }
-        b = t, skip = 1, jumped = 1;
+        if (*extra > 0)
+            insert(pr, p, b2, q, x1, 0, 0.0), *extra -= (int64_t)q;
+        else
+            b = skip_to(pr, p, b2, q, x1, 0, 0.0);
+        skip = 1, jumped = 1;
     }
     pr->jumped = jumped;
     return b;
