@@ -1,9 +1,10 @@
 /*
- * fast_agree.c — the closed form's steady-state fast path (core/eval/replay.c,
- * core/eval/replay_fast.c: play m' = m - k*period microbatches as the orders
- * of m, inserting the k periods where the play is checked linear) against
+ * fast_agree.c — the closed form's replay fast paths (core/eval/replay.c,
+ * core/eval/replay_prog.c: the compiled program of m' = m - k*period
+ * microbatches standing for m, its jump inserting the k periods where the
+ * play is checked affine, or the program of m jumping over its own) against
  * the full replay of all m microbatches (the reference,
- * cx_core_replay_set_full), per schedule.
+ * cx_core_replay_set_full: no jump), per schedule.
  *
  * Draws N configurations per schedule (default 25,000) by a fixed
  * pseudo-random walk: models (GPT 1.3B-175B and Llama-3 8B/70B shapes, so
@@ -12,16 +13,17 @@
  * kinds make the stages differ, with ep, etp, capacity factor, all-to-all
  * overlap and node-limited routing drawn as in bench/agree.c), DGX A100 or
  * H100, TP, PP 2-16 (1 for one draw in 20), VP, DP, microbatch, microbatch
- * count m anywhere from the schedule's minimum to 40 p (the fast path needs
- * m well above the warm-up), recompute, SP, distributed optimizer, DP
+ * count m anywhere from the schedule's minimum to 40 p (160 p for one draw
+ * in eight; the fast path needs m well above the warm-up), recompute, SP, distributed optimizer, DP
  * overlap; one draw in three splits the layers unevenly over the virtual
  * stages (culonx_run.vstage_layers: first, middle and last chunks all
  * differ; GPipe and 1F1B are then replayed too). Each is evaluated twice,
  * fast and full, and compared: iteration time and energy relative, peak
  * memory to the byte. Prints per schedule the configurations, how many took
- * the fast path (all, and of the uneven splits), how many the compiled
- * program's jump (core/eval/replay_prog.c; the full replay turns it off
- * too), the worst differences and CPU time of each path.
+ * the program of m' (all, and of the uneven splits), how many tried it and
+ * fell back to the full orders, how many the full orders' program jumped
+ * (all, and of the uneven splits), the worst differences and CPU time of
+ * each path.
  * Each draw is also evaluated with the DP settings toggled, once reusing the
  * chunk costs (core/eval/cost_key.c) and once built afresh: bit-identical.
  * With --strict exits 1 when any time or energy differs by more than 1e-9
@@ -94,7 +96,9 @@ static int draw(culonx_run *r, int k, const culonx_run *a100, const culonx_run *
     }
     if (cx_core_rule_tp(m, e->tp) != CULONX_REJECT_NONE) return 0;
     e->microbatch = 1 << rnd(3);
-    int64_t lo = d->min_microbatches(e->pp, e->vp), hi = 40 * e->pp;
+    /* one draw in eight up to 160 p: the second try of the fast path (the
+     * program of m'' = 4 m', core/eval/replay.c) */
+    int64_t lo = d->min_microbatches(e->pp, e->vp), hi = (rnd(8) ? 40 : 160) * e->pp;
     int64_t mcount = lo + (int64_t)rnd((uint32_t)(hi - lo + 1));
     e->global_batch = mcount * e->microbatch * e->dp;
     e->gpus = culonx_execution_gpus(e);
@@ -138,19 +142,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s:%d: error: %s\n", err.file, err.line, err.msg);
         return 1;
     }
-    /* the fast path from m >= 4 m' on (sweeps: 32), so that it is tested on
-     * the drawn m (up to 40 p) */
-    cx_core_replay_set_jump_ratio(4);
     cx_cost *cost = malloc(sizeof *cost), *cost2 = malloc(sizeof *cost2);
     cx_replay_ws *ws_fast = cx_core_replay_ws_new(), *ws_full = cx_core_replay_ws_new();
     if (!cost || !cost2 || !ws_fast || !ws_full) return 3;
     int bad = 0;
-    printf("%-12s %7s %7s %7s %7s %7s %7s %11s %11s %11s %9s %9s\n", "schedule", "configs", "fast",
-           "jumped", "uneven", "fast un", "jump un", "time worst", "energy worst", "memory worst",
-           "fast cpu", "full cpu");
+    printf("%-12s %7s %7s %7s %7s %7s %7s %7s %11s %11s %11s %9s %9s\n", "schedule", "configs",
+           "fast", "fallbk", "jumped", "uneven", "fast un", "jump un", "time worst", "energy worst",
+           "memory worst", "fast cpu", "full cpu");
     for (int k = 0; k < culonx_schedule_count(); k++) {
         long done = 0, tries = 0, njump = 0, njump_uneven = 0, nfast = 0, nuneven = 0,
-             nfast_uneven = 0, failed = 0, outside = 0;
+             nfast_uneven = 0, nback = 0, failed = 0, outside = 0;
         double max_dt = 0, max_de = 0, max_dm = 0, cpu_fast = 0, cpu_full = 0;
         while (done < n && tries < 100 * n) {
             tries++;
@@ -174,6 +175,7 @@ int main(int argc, char **argv)
             const int fast =
                 (!d->closed_exact || r.vstage_layers) && cx_core_replay_ws_fast(ws_fast);
             nfast += fast;
+            nback += (!d->closed_exact || r.vstage_layers) && cx_core_replay_ws_fallback(ws_fast);
             const int jumped =
                 (!d->closed_exact || r.vstage_layers) && cx_core_replay_ws_jumped(ws_fast);
             njump += jumped, njump_uneven += jumped && r.vstage_layers;
@@ -226,9 +228,9 @@ int main(int argc, char **argv)
             }
             done++;
         }
-        printf("%-12s %7ld %7ld %7ld %7ld %7ld %7ld %11.3g %11.3g %9.0f B %8.2fs %8.2fs\n",
-               culonx_schedule_name(k), done, nfast, njump, nuneven, nfast_uneven, njump_uneven,
-               max_dt, max_de, max_dm, cpu_fast, cpu_full);
+        printf("%-12s %7ld %7ld %7ld %7ld %7ld %7ld %7ld %11.3g %11.3g %9.0f B %8.2fs %8.2fs\n",
+               culonx_schedule_name(k), done, nfast, nback, njump, nuneven, nfast_uneven,
+               njump_uneven, max_dt, max_de, max_dm, cpu_fast, cpu_full);
         if (outside || failed || done < n) bad = 1;
     }
     cx_core_replay_ws_free(ws_fast);

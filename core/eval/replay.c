@@ -18,20 +18,20 @@
  * per-stage peak is computed by a scan of the orders, apart from the times.
  *
  * Fast paths. The held orders are played by a compiled program of the
- * engine's play order (core/eval/replay_prog.c; bit-identical). Schedules
+ * engine's play order (core/eval/replay_prog.c; bit-identical), which jumps
+ * over periods where the play is affine in the period index. Schedules
  * that state a steady state (cx_sched_desc.steady: period c and edge e
- * microbatches) are played, when m >= 32 m' (cx_core_replay_set_jump_ratio),
- * with m' = e/2 + 6c microbatches
- * (congruent to m modulo c) by the period-jumping player
- * (core/eval/replay_fast.c), which inserts the k = (m - m') / c missing
- * periods where the play is linear (checked per operand); the durations of
- * the last items and the activation peaks are those of m'. When the steady
- * runs of m' are too short to try or the jumps used them up, m' doubles its
- * periods while m >= 32 m', then the full orders are played (the reference,
- * cx_core_replay_set_full).
- * bench/fast_agree.c holds the jumping player to the full replay.
+ * microbatches) are played, when m >= m' + 4c, from the program of m' = 3e
+ * + c microbatches (congruent to m modulo c), whose jump inserts the k =
+ * (m - m') / c missing periods; the durations of the last items and the
+ * activation peaks are those of m'. When the jump could not insert them all
+ * (a transient longer than the steady region of m'), the program of m'' =
+ * 4 (3e + c) is tried if m'' < m, then the full orders are played (the
+ * reference, cx_core_replay_set_full, plays them without jumping).
+ * bench/fast_agree.c holds both to the full replay.
  *
- * Cost: O(p m v) time per call; the workspace keeps the engine (orders of
+ * Cost: O(p v (warm-up + transient + cool-down)) time per call, independent
+ * of m where the jump applies, else O(p m v); the workspace keeps the engine (orders of
  * the last (schedule, p, m, v), cells, worklist), and the last time and
  * memory results keyed by the bit patterns of their inputs, so repeated
  * calls allocate nothing and calls that differ only in what the replay does
@@ -41,7 +41,6 @@
 #include "core/base/base.h"
 #include "core/eval/replay.h"
 #include "core/eval/cost_key.h"
-#include "core/eval/replay_fast.h"
 #include "core/eval/replay_prog.h"
 #include "core/eval/replay_step.h"
 #include "schedules/play.h"
@@ -59,19 +58,20 @@ typedef cx_replay_vsinfo vsinfo;
 
 struct cx_replay_ws {
     /* the play engine, holding the orders of (sd, p, mr, v) for (sd, p, m, v):
-     * mr = m, or the first count tried by the steady-state fast path
-     * (period microbatches, edge) */
+     * mr = m, or the count m' of the fast path (period microbatches, edge) */
     cx_play *pl;
-    cx_replay_fast *fx;        /* the period-jumping player's scratch */
     cx_replay_prog *prog;      /* the held orders compiled */
     cx_play *pl_full;          /* the full orders when pl holds those of mr < m */
     cx_replay_prog *prog_full; /* them compiled */
-    cx_cost_key *key;          /* inputs of the last cost build (cost_key.c) */
+    cx_play *pl_mid;           /* the second try's orders (mr2 < m), compiled: */
+    cx_replay_prog *prog_mid;
+    cx_cost_key *key; /* inputs of the last cost build (cost_key.c) */
     const cx_sched_desc *sd;
     int p, m, v, have_order;
-    int mr, period, edge;
+    int mr, mr2, period, edge;
     int last_fast; /* the last time result was extrapolated */
     int last_jump; /* ... by the compiled program's jump (replay_prog.c) */
+    int last_back; /* the m' program could not insert every period */
     uint8_t last_kind[CX_COST_MAX_STAGES];
     int16_t last_chunk[CX_COST_MAX_STAGES], lastb_chunk[CX_COST_MAX_STAGES];
     int32_t w_after[CX_COST_MAX_VSTAGES];
@@ -90,14 +90,16 @@ cx_replay_ws *cx_core_replay_ws_new(void)
 {
     cx_replay_ws *ws = calloc(1, sizeof(cx_replay_ws));
     if (ws &&
-        (!(ws->pl = cx_sched_play_new()) || !(ws->fx = cx_core_replay_fast_new()) ||
-         !(ws->prog = cx_core_replay_prog_new()) || !(ws->key = cx_core_cost_key_new()) ||
-         !(ws->pl_full = cx_sched_play_new()) || !(ws->prog_full = cx_core_replay_prog_new()))) {
+        (!(ws->pl = cx_sched_play_new()) || !(ws->prog = cx_core_replay_prog_new()) ||
+         !(ws->key = cx_core_cost_key_new()) || !(ws->pl_full = cx_sched_play_new()) ||
+         !(ws->prog_full = cx_core_replay_prog_new()) || !(ws->pl_mid = cx_sched_play_new()) ||
+         !(ws->prog_mid = cx_core_replay_prog_new()))) {
+        cx_sched_play_free(ws->pl_mid);
+        cx_core_replay_prog_free(ws->prog_full);
         cx_core_replay_prog_free(ws->prog);
         cx_core_cost_key_free(ws->key);
         cx_sched_play_free(ws->pl_full);
         cx_sched_play_free(ws->pl);
-        cx_core_replay_fast_free(ws->fx);
         free(ws);
         return NULL;
     }
@@ -113,11 +115,12 @@ void cx_core_replay_ws_free(cx_replay_ws *ws)
 {
     if (!ws) return;
     cx_sched_play_free(ws->pl);
-    cx_core_replay_fast_free(ws->fx);
     cx_core_replay_prog_free(ws->prog);
     cx_core_cost_key_free(ws->key);
     cx_sched_play_free(ws->pl_full);
     cx_core_replay_prog_free(ws->prog_full);
+    cx_sched_play_free(ws->pl_mid);
+    cx_core_replay_prog_free(ws->prog_mid);
     free(ws);
 }
 
@@ -136,34 +139,32 @@ void cx_core_replay_set_full(int on)
 }
 
 /* the fast path's threshold m / m' (see reduced_m) */
-static int jump_ratio = 32;
+static int jump_ratio = 1;
 
 void cx_core_replay_set_jump_ratio(int ratio)
 {
-    jump_ratio = ratio >= 2 ? ratio : 32;
+    jump_ratio = ratio >= 1 ? ratio : 1;
 }
 
-/* The microbatch count to play for (d, p, m, v) on the fast path, with
- * 2^tries times the base count of steady periods (see the top comment): m'
- * = e/2 + 6 * 2^tries periods, congruent to m modulo the period; m when the
- * fast path does not apply or would not gain. */
-static int reduced_m(const cx_sched_desc *d, int p, int m, int v, int tries, int *period, int *edge)
+/* The microbatch count to play for (d, p, m, v) on the fast path: the
+ * least m' >= scale (3 edge + period) congruent to m modulo the period
+ * (from 2 edge + period on, the schedule's steady() states that the orders
+ * of m are those of m' with (m - m') / period periods inserted); m when the
+ * fast path does not apply or would not gain (m < jump_ratio m', or fewer
+ * than 4 periods to insert). */
+static int reduced_m(const cx_sched_desc *d, int p, int m, int v, int scale, int *period, int *edge)
 {
     int c, e, c2, e2;
     *period = 0, *edge = 0;
-    if (full_replay || !d->steady || tries > 6 || !d->steady(p, m, v, &c, &e) || c < 1) return m;
-    int64_t need = (int64_t)e / 2 + ((int64_t)6 << tries) * c;
-    /* the jumping player costs about twice the compiled full play per item
-     * (core/eval/replay_prog.c), fails when regime changes use up the steady
-     * runs, and every call tries it afresh (play_steady): tried only while
-     * m >= jump_ratio m' (default 32: failed tries cost at most 1/8 of a full
-     * play; measured on the megatron-1t 4096-GPU sweep, ratio 8 cost 35%
-     * more CPU than no jumping) */
-    if ((int64_t)m < (int64_t)jump_ratio * need) return m;
-    int mr = (int)(need + (m - need) % c);
-    if (!d->steady(p, mr, v, &c2, &e2) || c2 != c) return m;
+    if (full_replay || !d->steady || !d->steady(p, m, v, &c, &e) || c < 1) return m;
+    /* 2 e + c for the orders; e more for the jump: a front of winner
+     * changes crossing the stages after the warm-up (~5 p periods measured
+     * on megatron-1t's uneven end stages) before the periods go in */
+    const int64_t lo = scale * (3 * (int64_t)e + c), mr = lo + (((int64_t)m - lo) % c + c) % c;
+    if ((int64_t)m < (int64_t)jump_ratio * mr || (int64_t)m - mr < 4 * (int64_t)c) return m;
+    if (!d->steady(p, (int)mr, v, &c2, &e2) || c2 != c || 2 * (int64_t)e2 + c2 > mr) return m;
     *period = c, *edge = e;
-    return mr;
+    return (int)mr;
 }
 
 static culonx_status nomem(culonx_error *err)
@@ -183,7 +184,9 @@ static culonx_status orders(const cx_cost *c, cx_replay_ws *ws, culonx_error *er
                             "schedule %s: %d microbatches x %d virtual stages is too many to "
                             "replay (at most %lld work items)",
                             sd->name, m, nvs, (long long)CX_MAX_SCHEDULE_ITEMS);
-    ws->mr = reduced_m(sd, p, m, v, 0, &ws->period, &ws->edge);
+    ws->mr = reduced_m(sd, p, m, v, 1, &ws->period, &ws->edge);
+    int c2, e2;
+    ws->mr2 = ws->mr < m ? reduced_m(sd, p, m, v, 4, &c2, &e2) : m;
     cx_sched_sim_status pst = cx_sched_play_orders(ws->pl, sd, p, ws->mr, v, 0);
     if (pst == CX_SCHED_SIM_UNSUPPORTED)
         return cx_core_fail(err, CULONX_EINPUT, c->run->path, 0,
@@ -356,50 +359,61 @@ static culonx_status hold(const cx_cost *c, const cx_replay_ws *ws, cx_play *pl,
     return CULONX_OK;
 }
 
+/* Plays the held orders of mr < m microbatches through their program as
+ * those of m; 1 done, 0 when the jump could not insert every period. */
+static int try_reduced(const cx_cost *c, cx_replay_ws *ws, cx_play *pl, cx_replay_prog *pr, int mr,
+                       const timing *tm, cx_replay *out, culonx_status *st, culonx_error *err)
+{
+    cx_sched_sim_status pst = cx_core_replay_prog_run_ext(pr, pl, tm, (ws->m - mr) / ws->period);
+    *st = CULONX_OK;
+    if (pst == CX_SCHED_SIM_DEADLOCK) *st = deadlock(c, err);
+    if (pst == CX_SCHED_SIM_NOMEM) *st = nomem(err);
+    if (pst != CX_SCHED_SIM_OK) return *st != CULONX_OK;
+    collect(pl, c->p, out);
+    ws->last_fast = 1;
+    return 1;
+}
+
 /* Plays the schedule for ws->m microbatches: on the fast path (ws->mr <
- * ws->m) the orders of m' jumping over the periods up to m
- * (core/eval/replay_fast.c), m' doubling its periods while the steady runs
- * are too short; else, or when no try succeeds, the full orders through
- * their compiled program (core/eval/replay_prog.c). Every call starts from
- * the first try: the path taken, and so the rounding of the result, depends
- * on the inputs only, never on earlier calls, which keeps sweeps identical
- * for any thread or MPI rank count. The full orders live in ws->pl when no
- * fast path applies, else in a second engine (ws->pl_full), so that both
+ * ws->m) the compiled program of the orders of m' = ws->mr, inserting the
+ * k = (m - m') / period missing periods where its jump finds the play
+ * affine (core/eval/replay_prog.c); when the jump could not insert them
+ * all (a long transient used up the steady region), the same with m'' =
+ * ws->mr2 (a steady region four times as long) if below m; else the full
+ * orders through their compiled program (which jumps over its own
+ * periods). Every call starts from the same path: the path taken, and so
+ * the rounding of the result, depends on the inputs only, never on earlier
+ * calls, which keeps sweeps identical for any thread or MPI rank count.
+ * The full orders live in ws->pl when no fast path applies, else in their
+ * own engine (ws->pl_full), as do those of m'' (ws->pl_mid), so that all
  * stay compiled. */
 static culonx_status play_steady(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
                                  culonx_error *err)
 {
     timing tm = durations(c, ws);
     culonx_status st;
-    ws->last_fast = ws->last_jump = 0;
-    int tries = 0, period = ws->period, edge, mr = ws->mr;
-    while (mr < ws->m) {
-        if ((st = hold(c, ws, ws->pl, mr, err)) != CULONX_OK) return st;
-        int r = cx_core_replay_fast_run(ws->fx, ws->pl, &tm, period, (ws->m - mr) / period);
-        if (r == -1) return deadlock(c, err);
-        if (r == -2) return nomem(err);
-        if (r == 1) {
-            collect(ws->pl, c->p, out);
-            ws->last_fast = 1;
-            break;
+    ws->last_fast = ws->last_jump = ws->last_back = 0;
+    if (ws->mr < ws->m) {
+        if (try_reduced(c, ws, ws->pl, ws->prog, ws->mr, &tm, out, &st, err)) return st;
+        ws->last_back = 1;
+        if (ws->mr2 < ws->m) {
+            if ((st = hold(c, ws, ws->pl_mid, ws->mr2, err)) != CULONX_OK) return st;
+            if (try_reduced(c, ws, ws->pl_mid, ws->prog_mid, ws->mr2, &tm, out, &st, err))
+                return st;
         }
-        mr = reduced_m(ws->sd, ws->p, ws->m, ws->v, ++tries, &period, &edge);
     }
-    if (!ws->last_fast) {
-        cx_play *pl = ws->pl;
-        cx_replay_prog *pr = ws->prog;
-        if (ws->mr < ws->m) {
-            pl = ws->pl_full, pr = ws->prog_full;
-            if ((st = hold(c, ws, pl, ws->m, err)) != CULONX_OK) return st;
-        }
-        cx_sched_sim_status pst = cx_core_replay_prog_run(pr, pl, &tm);
-        if (pst == CX_SCHED_SIM_DEADLOCK) return deadlock(c, err);
-        if (pst != CX_SCHED_SIM_OK) return nomem(err);
-        ws->last_jump = cx_core_replay_prog_jumped(pr);
-        collect(pl, c->p, out);
+    cx_play *pl = ws->pl;
+    cx_replay_prog *pr = ws->prog;
+    if (ws->mr < ws->m) {
+        pl = ws->pl_full, pr = ws->prog_full;
+        if ((st = hold(c, ws, pl, ws->m, err)) != CULONX_OK) return st;
     }
-    /* ws->pl holds the orders of ws->mr again (the memory scan's) */
-    return tries > 0 ? hold(c, ws, ws->pl, ws->mr, err) : CULONX_OK;
+    cx_sched_sim_status pst = cx_core_replay_prog_run(pr, pl, &tm);
+    if (pst == CX_SCHED_SIM_DEADLOCK) return deadlock(c, err);
+    if (pst != CX_SCHED_SIM_OK) return nomem(err);
+    ws->last_jump = cx_core_replay_prog_jumped(pr);
+    collect(pl, c->p, out);
+    return CULONX_OK;
 }
 
 culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
@@ -441,6 +455,11 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
 int cx_core_replay_ws_fast(const cx_replay_ws *ws)
 {
     return ws->last_fast;
+}
+
+int cx_core_replay_ws_fallback(const cx_replay_ws *ws)
+{
+    return ws->last_back;
 }
 
 int cx_core_replay_ws_jumped(const cx_replay_ws *ws)

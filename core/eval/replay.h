@@ -58,18 +58,22 @@ culonx_status cx_core_replay_memory(const cx_cost *c, cx_replay_ws *ws, double *
 /* Plays the schedule of c; fills out. ws may be NULL (a temporary one). */
 culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
                                 culonx_error *err);
-/* 1: every replay plays the full orders (the reference the steady-state
- * fast path is held to, bench/fast_agree.c); 0 (default): the fast path.
- * Process-wide; set it before replaying, not while threads replay. */
+/* 1: every replay plays the full orders without jumping (the reference
+ * the fast paths are held to, bench/fast_agree.c); 0 (default): the fast
+ * paths. Process-wide; set it before replaying, not while threads replay. */
 void cx_core_replay_set_full(int on);
-/* The steady-state fast path is tried when m >= ratio m' (m' its first
- * microbatch count; default 32, values below 2 restore it): bench/fast_agree.c
- * lowers it to test the path on small m. Process-wide, like set_full. */
+/* The program of m' microbatches stands for m (periods inserted by its
+ * jump, core/eval/replay_prog.c) when m >= ratio m' (default and least 1;
+ * m' = 2 edge + period of the schedule's steady state, congruent to m).
+ * Process-wide, like set_full. */
 void cx_core_replay_set_jump_ratio(int ratio);
-/* 1 if the last time result of ws came from the steady-state fast path. */
+/* 1 if the last time result of ws came from the program of m' < m. */
 int cx_core_replay_ws_fast(const cx_replay_ws *ws);
-/* 1 if it came from the compiled program jumping over its periodic region
- * (core/eval/replay_prog.c). */
+/* 1 if the program of m' was tried for it and could not insert every
+ * period (the full orders were played). */
+int cx_core_replay_ws_fallback(const cx_replay_ws *ws);
+/* 1 if it came from the compiled program of all m microbatches jumping
+ * over its periodic region (core/eval/replay_prog.c). */
 int cx_core_replay_ws_jumped(const cx_replay_ws *ws);
 
 /* Same, with a temporary workspace. */

@@ -16,15 +16,23 @@
  * (about 5x fewer instructions per item). Memory: 16 bytes per item and 24
  * per (microbatch, virtual stage) cell; orders above MAX_ITEMS items always
  * use the engine.
- * Jump (issue 13): where the schedule's steady period is c >= 2
- * microbatches (interleaved), the program is reordered by (level, stage)
- * (same bits, periodic where the dependency graph is: P = n c / m
- * instructions, cell slots + c microbatches); once one period moves the
- * whole live state (stage free, PP free, last end, tokens written before
- * the boundary and read after it) by one shift lam (to 1e-13 of the time),
- * max-plus homogeneity makes every later period the last + lam, and q
- * periods are inserted at once: cost warm-up + cool-down, not m.
- * bench/fast_agree.c holds it to the full replay.
+ * Jump (issue 13): for schedules that state a steady period of c
+ * microbatches, the program is reordered by (level, stage) (same bits,
+ * periodic where the dependency graph is: P instructions per period, cell
+ * slots + c microbatches). The play is a max-plus system; two periods are
+ * recorded with every maximum's operands and the state X (stage free, PP
+ * free, last end, every token written before the boundary and read after
+ * it) at three boundaries. When every maximum keeps its winner and X
+ * advances by the same D per value over both periods, the period map is
+ * one affine map X -> A X + c with A D = D for as long as no winner
+ * changes: the first crossing of a loser with its winner, each operand
+ * advancing at its own rate, is K periods away, and q < K periods are
+ * skipped (real: further in the program) or inserted (virtual: the program
+ * of m' stands for m' + k c) at once, X + q D. Items reading a token their
+ * own stage wrote without a send read the zero slot instead (free is never
+ * below it: same bits), so that only tokens between stages are state.
+ * Cost: warm-up, transients (winner changes, a few periods each) and
+ * cool-down, not m. bench/fast_agree.c holds it to the full replay.
  * See core/README.md, "Closed form" (replayed schedules, "Program jump").
  */
 #include "core/eval/replay_prog.h"
@@ -54,14 +62,21 @@ struct cx_replay_prog {
     size_t tok_cap;
     uint16_t last_di[CX_COST_MAX_STAGES]; /* each stage's last item */
     /* the jump (see jump_scan): instructions [ra, re) repeat with period P
-     * instructions, slots + shift, from ra + P on; wr: writer of each
-     * instruction's dep slot (-1: the zero slot); gap: the longest
-     * distance from a writer to its reader in the region */
-    int32_t *wr;
-    size_t wr_cap, ra, re, P, gap;
+     * instructions, slots + shift (i + P is i moved by c microbatches for
+     * i in [ra, re - P)); wr: writer of each instruction's dep slot (-1:
+     * the zero slot); sg[i]: the longest distance from a writer to its
+     * reader among the readers from i on (so the tokens live at a boundary
+     * b have their readers in [b, b + sg[b]]) */
+    int32_t *wr, *sg;
+    size_t wr_cap, sg_cap, ra, re, P;
     int32_t shift;
-    int jump_ok, jumped;                 /* jumped: the last run did */
-    uint8_t sends[CX_COST_MAX_STAGES];   /* stage sends within a period */
+    int jump_ok, jumped; /* jumped: the last run did */
+    double *rec;         /* [8 P]: operands of two periods (jump) */
+    size_t rec_cap;
+    uint8_t sends[CX_COST_MAX_STAGES]; /* the stage sends within a period */
+    int32_t *lv_slot;                  /* [3 (sg[ra] + 1)]: new values of a virtual insertion */
+    double *lv_val;
+    size_t lv_cap, lvv_cap;
     double dur[4 * CX_COST_MAX_VSTAGES]; /* per (vs, kind) */
     double free_s[CX_COST_MAX_STAGES], pp_s[CX_COST_MAX_STAGES], end_s[CX_COST_MAX_STAGES];
 };
@@ -78,6 +93,10 @@ void cx_core_replay_prog_free(cx_replay_prog *pr)
     free(pr->seq);
     free(pr->tok);
     free(pr->wr);
+    free(pr->sg);
+    free(pr->rec);
+    free(pr->lv_slot);
+    free(pr->lv_val);
     free(pr);
 }
 
@@ -154,15 +173,23 @@ static void compile(cx_replay_prog *pr, const cx_play *pl)
         ins *x = &pr->prog[i];
         x->stage = (uint16_t)s;
         x->di = (uint16_t)(vs * 4 + kind);
+        /* a token written by this stage without a send is the end of one
+         * of its earlier items, never above its free time: the maximum
+         * then takes free (the same bits), so such items read the zero
+         * slot instead (free >= 0), which keeps them out of the state the
+         * jump carries (ZB-H1's deferred W: ~p^2/2 tokens otherwise) */
         if (kind == CX_WORK_F) {
-            x->dep = vs > 0 ? 3 * (ci - 1) : zero;
+            x->dep =
+                vs > 0 && !(pl->stage_of[vs - 1] == s && !pl->send_f[vs - 1]) ? 3 * (ci - 1) : zero;
             x->done = scratch, x->out = 3 * ci;
             if (pl->send_f[vs]) x->di |= SEND_BIT;
         } else if (kind == CX_WORK_W) {
-            x->dep = 3 * ci + 2;
+            x->dep = zero;
             x->done = x->out = scratch;
         } else {
-            x->dep = vs == nvs - 1 ? 3 * ci : 3 * (ci + 1) + 1;
+            const int own =
+                vs == nvs - 1 ? !pl->send_f[vs] : pl->stage_of[vs + 1] == s && !pl->send_b[vs + 1];
+            x->dep = own ? zero : vs == nvs - 1 ? 3 * ci : 3 * (ci + 1) + 1;
             x->done = 3 * ci + 2, x->out = 3 * ci + 1;
             if (pl->send_b[vs]) x->di |= SEND_BIT;
         }
@@ -206,9 +233,20 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
      * rounding would break such ties (tests/golden, schedules) */
     if (pl->p < 2) return;
     if (!sd->steady || !sd->steady(pl->p, pl->m, pl->v, &c, &e) || c < 1 || (size_t)c >= m ||
-        (n * (size_t)c) % m || grow((void **)&pr->wr, &pr->wr_cap, n, sizeof *pr->wr))
+        grow((void **)&pr->wr, &pr->wr_cap, n, sizeof *pr->wr))
         return;
-    const size_t P = n * (size_t)c / m, nslot = 3 * m * nvs + 2;
+    /* P: the items of c microbatches in the middle of the orders (the
+     * steady state; DualPipeV splits some backwards outside it, so n c / m
+     * need not be an integer) */
+    size_t P = 0;
+    const int mid = pl->m / 2;
+    for (int s = 0; s < pl->p; s++) {
+        const cx_sched_item *ord = pl->items + (size_t)s * (size_t)pl->cap;
+        for (int i = 0; i < pl->len[s]; i++)
+            P += ord[i].mb >= mid && ord[i].mb < mid + c;
+    }
+    const size_t nslot = 3 * m * nvs + 2;
+    if (P < 1 || P >= n) return;
     const int32_t zero = (int32_t)(3 * m * nvs), shift = (int32_t)(3 * (size_t)c * nvs);
     const ins *prog = pr->prog;
     size_t ra = 0, len = 0;
@@ -218,15 +256,21 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
     }
     if (len < 4 * P) return;
     int32_t *writer = malloc(nslot * sizeof *writer);
-    if (!writer) return;
+    if (!writer || grow((void **)&pr->sg, &pr->sg_cap, n + 1, sizeof *pr->sg)) {
+        free(writer);
+        return;
+    }
     for (size_t i = 0; i < n; i++)
         writer[prog[i].done] = writer[prog[i].out] = (int32_t)i;
-    size_t gap = 0;
     for (size_t i = 0; i < n; i++) {
         pr->wr[i] = prog[i].dep >= zero ? -1 : writer[prog[i].dep];
-        if (i >= ra && pr->wr[i] >= 0 && i - (size_t)pr->wr[i] > gap) gap = i - (size_t)pr->wr[i];
     }
     free(writer);
+    pr->sg[n] = 0;
+    for (size_t i = n; i-- > 0;) {
+        const int32_t d = pr->wr[i] >= 0 ? (int32_t)i - pr->wr[i] : 0;
+        pr->sg[i] = d > pr->sg[i + 1] ? d : pr->sg[i + 1];
+    }
     int seen[CX_COST_MAX_STAGES] = {0};
     memset(pr->sends, 0, sizeof pr->sends);
     for (size_t i = ra; i < ra + P; i++) {
@@ -235,14 +279,15 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
     }
     for (int s = 0; s < pl->p; s++)
         if (!seen[s]) return;
-    pr->ra = ra, pr->re = ra + len + P, pr->P = P, pr->gap = gap, pr->shift = shift;
-    /* room for a check and at least one period jumped; and a live window
-     * (gap) of at most two periods: where tokens stay live over many periods
-     * (the one-chunk families: gap ~ p periods of one microbatch) the whole
-     * window must have settled, which the bench_sweep_bench space rarely
-     * reaches, and the level order runs slower than the engine's (ZB-H2
-     * sweep: 15.7k -> 13.4k evaluations/s) */
-    pr->jump_ok = gap <= 2 * P && ra + 3 * P + 2 * gap < pr->re;
+    pr->ra = ra, pr->re = ra + len + P, pr->P = P, pr->shift = shift;
+    /* room for a check (two periods) and a few periods more; the level
+     * order runs ~10% slower than the engine's, so it is kept only where
+     * the jump may gain */
+    const size_t nlv = 3 * ((size_t)pr->sg[ra] + 1);
+    pr->jump_ok = ra + 6 * P < pr->re &&
+                  !grow((void **)&pr->rec, &pr->rec_cap, 8 * P, sizeof *pr->rec) &&
+                  !grow((void **)&pr->lv_slot, &pr->lv_cap, nlv, sizeof *pr->lv_slot) &&
+                  !grow((void **)&pr->lv_val, &pr->lvv_cap, nlv, sizeof *pr->lv_val);
 }
 
 /* Plays instructions [from, to) (see the top comment). */
@@ -270,79 +315,312 @@ static inline void exec(cx_replay_prog *pr, size_t from, size_t to, double p2p, 
     }
 }
 
-/* the most periods one jump inserts: the check's tolerance (1e-13 of the
- * time) times this stays below 1e-10 of the makespan */
-#define MAX_JUMP 1000
-
-/* Plays the periodic region from instruction b (jump_scan's region, b at
- * least ra + gap) period by period until the whole state that later
- * instructions read (stage free, PP free of the stages that send, the last
- * end, and every token written before the boundary and read after it)
- * advances by one and the same lam > 0 over a period (to 1e-13 of the
- * time); then inserts q periods at once (state + q lam). Returns the
- * instruction to go on from. */
-static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap)
+/* Plays instructions [from, to) as exec does, recording per instruction
+ * its operands: stage free and ready (the start's maximum), end and PP free
+ * (a send's maximum). */
+static void exec_rec(cx_replay_prog *pr, size_t from, size_t to, double p2p, int overlap,
+                     double *rec)
 {
-    const size_t P = pr->P, gap = pr->gap, re = pr->re;
-    const int32_t *const wr = pr->wr;
+    double *const dur = pr->dur, *const free_s = pr->free_s, *const pp_s = pr->pp_s,
+                  *const end_s = pr->end_s, *const tok = pr->tok;
+    const ins *const prog = pr->prog;
+    for (size_t i = from; i < to; i++, rec += 4) {
+        const ins *x = &prog[i];
+        const int s = x->stage;
+        const double ready = tok[x->dep], fr = free_s[s];
+        const double start = fr > ready ? fr : ready;
+        const double end = start + dur[x->di & ~SEND_BIT];
+        double out = end, nf = end;
+        rec[0] = fr, rec[1] = ready, rec[2] = end, rec[3] = pp_s[s];
+        if (x->di & SEND_BIT) {
+            const double pp = pp_s[s], ss = end > pp ? end : pp;
+            out = pp_s[s] = ss + p2p;
+            if (!overlap) nf = out;
+        }
+        free_s[s] = nf;
+        end_s[s] = end;
+        tok[x->done] = end;
+        tok[x->out] = out;
+    }
+}
+
+/* the most periods one jump inserts: operands advancing alike to the slope
+ * tolerance (1e-13 of the time per period) may part by this times it,
+ * below 1e-9 of the makespan (4.1e-10). Measured slopes carry a few ulp
+ * of rounding, so a jump of q periods leaves the state q of them off its
+ * orbit (~1e-15 q of the time): the next check fails until the play has
+ * washed that out (~60 periods after q = 1000), hence one long jump rather
+ * than several short ones where no winner changes */
+#define MAX_JUMP 4096
+/* the fewest periods worth a jump, the most between failed checks */
+#define MIN_JUMP 4
+#define MAX_SKIP 16
+
+/* One maximum max(a, b) seen in two consecutive periods (a0, b0 then a1,
+ * b1): 0 when its winner is not the same in both (beyond the tie tolerance
+ * tol) while the operands advance at different rates; else lowers *K to the
+ * periods after the second before the loser catches up (the winner then
+ * stays for K periods). Operands advancing alike (to tolr) have one affine
+ * maximum whichever wins. */
+static int op_ok(double a0, double b0, double a1, double b1, double tol, double tolr, double *K)
+{
+    const double ra = a1 - a0, rb = b1 - b0;
+    if (fabs(ra - rb) <= tolr) return 1;
+    const double d0 = a0 - b0, d1 = a1 - b1;
+    if (d0 > tol && d1 > tol) {
+        if (rb > ra && d1 / (rb - ra) < *K) *K = d1 / (rb - ra);
+        return 1;
+    }
+    if (d0 < -tol && d1 < -tol) {
+        if (ra > rb && -d1 / (ra - rb) < *K) *K = -d1 / (ra - rb);
+        return 1;
+    }
+    return 0;
+}
+
+/* Plays the periodic region from instruction b (>= jump_scan's ra) and
+ * jumps over periods where the play is affine in the period index (see
+ * core/README.md, "Program jump"): it plays two periods recording every
+ * maximum's operands, with the state X (stage free, PP free, last end and
+ * every token written before the boundary and read after it) at the three
+ * boundaries. When every maximum keeps its winner over the two periods and
+ * the state advances by the same D (per value, to 1e-13 of the time) from
+ * the first boundary to the second and from the second to the third, the
+ * periods with that winner pattern form one affine map X -> A X + c with
+ * A D = D, so X advances by D per period for as long as no winner changes:
+ * K periods, the first crossing of a maximum's loser and winner (each
+ * operand advancing at its own rate). It then moves on by q = min(K - 1,
+ * MAX_JUMP) periods: first the *extra periods the orders lack (virtual:
+ * the orders of m' stand for those of m' + extra c, periods inserted at
+ * the boundary; the live tokens and registers + q D, the program goes on
+ * where it is, its microbatches relabelled), then periods of the program
+ * itself (real: the play goes on q periods later, the tokens live there +
+ * q D), and checks again; a failed check is retried after 1, 2, 4, ...
+ * periods. Returns the instruction to go on from. */
+/* The advance per period of the value in slot d written in the period
+ * before b2 (its copy one period earlier: d - shift), or lam when the whole
+ * state moved by one shift (uni). */
+static inline double slope(const double *tok, int64_t d, int32_t sh, int uni, double lam)
+{
+    return uni ? lam : tok[d] - tok[d - sh];
+}
+
+/* Registers + q D (D: x2 - x1 per value, or lam; the PP register of a
+ * stage that sends nothing in a period stays). */
+static void move_regs(cx_replay_prog *pr, int p, const double *x1, double q, int uni, double lam)
+{
+    for (int s = 0; s < p; s++) {
+        double *const r[3] = {&pr->free_s[s], &pr->pp_s[s], &pr->end_s[s]};
+        for (int k = 0; k < 3; k++)
+            if (!uni || k != 1 || pr->sends[s]) *r[k] += q * (uni ? lam : *r[k] - x1[3 * s + k]);
+    }
+}
+
+/* Virtual insertion of q periods at b2 (see jump): every token live at b2
+ * (and the two copies before each, read by the next check) takes the value
+ * of its slot q periods on, written at w + q P: played (< b2), or in the
+ * inserted periods, the copy in the last played period + o D. New values
+ * first, from the old ones. */
+static void insert(cx_replay_prog *pr, int p, size_t b2, size_t q, const double *x1, int uni,
+                   double lam)
+{
+    const size_t P = pr->P, n = pr->n, lend = b2 + (size_t)pr->sg[b2];
+    const int32_t *const wr = pr->wr, sh = pr->shift;
+    const ins *const prog = pr->prog;
+    double *const tok = pr->tok;
+    const int64_t qs = (int64_t)q * sh, bk = (int64_t)(b2 - P);
+    size_t nl = 0;
+    for (size_t r = b2; r <= lend && r < n; r++) {
+        if (wr[r] < 0 || (size_t)wr[r] >= b2) continue;
+        for (int j = 0; j < 3; j++) {
+            const int32_t w = wr[r] - j * (int32_t)P, d = prog[r].dep - j * sh;
+            if (w < (int32_t)pr->ra) break;
+            const int64_t v = w + (int64_t)q * (int64_t)P;
+            double x;
+            if (v < (int64_t)b2)
+                x = tok[(int64_t)d + qs];
+            else {
+                const int64_t o = (v - bk) / (int64_t)P, base = d + qs - o * sh;
+                x = tok[base] + (double)o * slope(tok, base, sh, uni, lam);
+            }
+            pr->lv_slot[nl] = d, pr->lv_val[nl++] = x;
+        }
+    }
+    for (size_t i = 0; i < nl; i++)
+        tok[pr->lv_slot[i]] = pr->lv_val[i];
+    move_regs(pr, p, x1, (double)q, uni, lam);
+}
+
+/* Real jump of q periods from b2 to t = b2 + q P (see jump): the tokens
+ * live at t (and the two copies before each, read by the next check)
+ * written in [b2, t), o periods after the last played one: its copy there
+ * + o D. Returns t. */
+static size_t skip_to(cx_replay_prog *pr, int p, size_t b2, size_t q, const double *x1, int uni,
+                      double lam)
+{
+    const size_t P = pr->P, n = pr->n, t = b2 + q * P;
+    const int32_t *const wr = pr->wr, *const sg = pr->sg, sh = pr->shift;
+    const ins *const prog = pr->prog;
+    double *const tok = pr->tok;
+    const int32_t bk = (int32_t)(b2 - P);
+    for (size_t r = t; t < n && r <= t + (size_t)sg[t] && r < n; r++)
+        for (int j = 0; j < 3; j++) {
+            const int32_t w = wr[r] - j * (int32_t)P, d = prog[r].dep - j * sh;
+            if (wr[r] < 0 || (size_t)wr[r] >= t || w < (int32_t)b2) break;
+            const int32_t o = (w - bk) / (int32_t)P, base = d - o * sh;
+            tok[d] = tok[base] + (double)o * slope(tok, base, sh, uni, lam);
+        }
+    move_regs(pr, p, x1, (double)q, uni, lam);
+    return t;
+}
+
+/* Plays the periodic region from instruction b (>= jump_scan's ra) and
+ * jumps over periods where the play is affine in the period index (see
+ * core/README.md, "Program jump"). After each period it first tries the
+ * uniform case: the whole state X (stage free, PP free of the stages that
+ * send, last end, every token written before the boundary and read after
+ * it) moved by one lam > 0 (to 1e-13 of the time); max-plus homogeneity
+ * then makes every later period the last + lam, with no winner change
+ * ever. Else, with two periods recorded (every maximum's operands, X at
+ * three boundaries): when every maximum keeps its winner over both and X
+ * advanced by the same D per value over both, the period map is one affine
+ * map X -> A X + c with A D = D for as long as no winner changes: K
+ * periods, the first crossing of a loser with its winner, each operand
+ * advancing at its own rate. It then moves on by q = min(K - 1, MAX_JUMP)
+ * periods: first the *extra periods the orders lack (virtual: the orders
+ * of m' stand for those of m' + extra c, periods inserted at the boundary,
+ * the program goes on where it is, its microbatches relabelled), then
+ * periods of the program itself (real), and checks again; a failed check
+ * slides by one period, then is retried after 2, 4, ... up to MAX_SKIP
+ * periods. Returns the instruction to go on from. */
+static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap, int64_t *extra)
+{
+    const size_t P = pr->P, re = pr->re, n = pr->n;
+    const int32_t *const wr = pr->wr, *const sg = pr->sg, sh = pr->shift;
     const ins *const prog = pr->prog;
     double *const free_s = pr->free_s, *const pp_s = pr->pp_s, *const end_s = pr->end_s,
-                  *const tok = pr->tok;
-    double f1[CX_COST_MAX_STAGES], q1[CX_COST_MAX_STAGES], e1[CX_COST_MAX_STAGES];
+                  *const tok = pr->tok, *const rec = pr->rec;
+    double x0[3 * CX_COST_MAX_STAGES], x1[3 * CX_COST_MAX_STAGES];
     size_t skip = 1;
-    while (b + 2 * P + gap < re) {
-        memcpy(f1, free_s, (size_t)p * sizeof *f1);
-        memcpy(q1, pp_s, (size_t)p * sizeof *q1);
-        memcpy(e1, end_s, (size_t)p * sizeof *e1);
+    int jumped = 0;
+    int have = 0; /* the period before b is recorded (rec, x0): slide on */
+    while (b + (have ? 2 : 3) * P <= re) {
+        if (!have) {
+            for (int s = 0; s < p; s++)
+                x0[3 * s] = free_s[s], x0[3 * s + 1] = pp_s[s], x0[3 * s + 2] = end_s[s];
+            exec_rec(pr, b, b + P, p2p, overlap, rec);
+            b += P;
+            /* uniform: one shift lam over one period */
+            double T = 0;
+            for (int s = 0; s < p; s++)
+                T = fmax(T, fmax(free_s[s], pp_s[s]));
+            double lam = 0; /* the mean advance: ulps of rounding average out */
+            for (int s = 0; s < p; s++)
+                lam += free_s[s] - x0[3 * s];
+            lam /= p;
+            const double tolr = 1e-13 * T;
+            int uni = lam > 0;
+            for (int s = 0; s < p && uni; s++)
+                uni = fabs(free_s[s] - x0[3 * s] - lam) <= tolr &&
+                      fabs(end_s[s] - x0[3 * s + 2] - lam) <= tolr &&
+                      (!pr->sends[s] || fabs(pp_s[s] - x0[3 * s + 1] - lam) <= tolr);
+            int uvok = 1; /* every live token written in the region */
+            for (size_t r = b; r <= b + (size_t)sg[b] && r < n && uni; r++)
+                if (wr[r] >= 0 && (size_t)wr[r] < b) {
+                    const int32_t d = prog[r].dep;
+                    uvok &= (size_t)wr[r] >= pr->ra;
+                    uni = d >= sh && fabs(tok[d] - tok[d - sh] - lam) <= tolr;
+                }
+            size_t q = uni && (uvok || *extra == 0) ? MAX_JUMP : 0;
+            if (*extra > 0) {
+                if ((int64_t)q > *extra) q = (size_t)*extra;
+            } else if (q > (re - b) / P)
+                q = (re - b) / P;
+            if (q >= MIN_JUMP || (q >= 1 && *extra > 0 && (int64_t)q == *extra)) {
+                if (*extra > 0)
+                    insert(pr, p, b, q, x0, 1, lam), *extra -= (int64_t)q;
+                else
+                    b = skip_to(pr, p, b, q, x0, 1, lam);
+                skip = 1, jumped = 1;
+                continue;
+            }
+            if (b + 2 * P > re) break;
+        }
+        for (int s = 0; s < p; s++)
+            x1[3 * s] = free_s[s], x1[3 * s + 1] = pp_s[s], x1[3 * s + 2] = end_s[s];
+        exec_rec(pr, b, b + P, p2p, overlap, rec + 4 * P);
         const size_t b2 = b + P;
-        exec(pr, b, b2, p2p, overlap);
-        b = b2;
+        b = b2, have = 0;
         double T = 0;
         for (int s = 0; s < p; s++) {
             if (free_s[s] > T) T = free_s[s];
             if (pp_s[s] > T) T = pp_s[s];
         }
-        const double tol = 1e-13 * T, lam = free_s[0] - f1[0];
-        int ok = lam > 0;
-        for (int s = 0; s < p && ok; s++)
-            ok = fabs(free_s[s] - f1[s] - lam) <= tol && fabs(end_s[s] - e1[s] - lam) <= tol &&
-                 (!pr->sends[s] || fabs(pp_s[s] - q1[s] - lam) <= tol);
-        for (size_t r = b2; r <= b2 + gap && ok; r++)
+        const double tol = 1e-12 * T, tolr = 1e-13 * T;
+        double K = (double)MAX_JUMP + 1;
+        int ok = 1;
+        for (int s = 0; s < p && ok; s++) {
+            const double x2[3] = {free_s[s], pp_s[s], end_s[s]};
+            for (int r = 0; r < 3 && ok; r++)
+                ok = fabs((x2[r] - x1[3 * s + r]) - (x1[3 * s + r] - x0[3 * s + r])) <= tolr;
+        }
+        const size_t lend = b2 + (size_t)sg[b2];
+        int vok = 1; /* every live token written in the region */
+        for (size_t r = b2; r <= lend && r < n && ok; r++)
             if (wr[r] >= 0 && (size_t)wr[r] < b2) {
                 const int32_t d = prog[r].dep;
-                ok = fabs(tok[d] - tok[d - pr->shift] - lam) <= tol;
+                vok &= (size_t)wr[r] >= pr->ra;
+                ok = d >= 2 * sh &&
+                     fabs((tok[d] - tok[d - sh]) - (tok[d - sh] - tok[d - 2 * sh])) <= tolr;
             }
-        if (!ok) {
-            /* not yet (or never, stages drifting apart): the next check
-             * after twice as many periods, so that failing checks cost
-             * O(log) of the play */
-            const size_t to = b + skip * P;
-            if (to + 2 * P + gap >= re) break;
+        for (size_t i = 0; i < P && ok; i++) {
+            const double *y0 = rec + 4 * i, *y1 = rec + 4 * (P + i);
+            ok = op_ok(y0[0], y0[1], y1[0], y1[1], tol, tolr, &K) &&
+                 (!(prog[b2 - P + i].di & SEND_BIT) ||
+                  op_ok(y0[2], y0[3], y1[2], y1[3], tol, tolr, &K));
+        }
+        size_t q = ok && K >= 2 ? (size_t)K - 1 : 0;
+        if (q > MAX_JUMP) q = MAX_JUMP;
+        if (*extra > 0 && !vok) q = 0;
+        if (*extra > 0 && (int64_t)q > *extra) q = (size_t)*extra;
+        if (*extra == 0 && q > (re - b2) / P) q = (re - b2) / P;
+        /* a jump of a few periods does not pay for its check (while a
+         * front of winner changes crosses the stages, ~5 p periods after
+         * the warm-up where the stages differ, they come every few
+         * periods) */
+        if (q < MIN_JUMP && !(*extra > 0 && q >= 1 && (int64_t)q == *extra)) q = 0;
+        if (q < 1) {
+            /* not yet (a winner changing, stages settling): first one more
+             * period (the last one recorded becomes the first: a winner
+             * that changed in it is settled in the next), then checks
+             * after twice as many periods, up to MAX_SKIP, so that failing
+             * checks cost a small part of the play */
+            if (skip == 1) {
+                memcpy(rec, rec + 4 * P, 4 * P * sizeof *rec);
+                memcpy(x0, x1, 3 * (size_t)p * sizeof *x0);
+                have = 1, skip = 2;
+                continue;
+            }
+            const size_t to = b + (skip - 1) * P;
+            if (to + 3 * P > re) break;
             exec(pr, b, to, p2p, overlap);
-            b = to, skip *= 2;
+            b = to, skip = skip < MAX_SKIP ? 2 * skip : MAX_SKIP;
             continue;
         }
-        size_t q = (re - 1 - gap - b2) / P;
-        if (q > MAX_JUMP) q = MAX_JUMP;
-        const size_t t = b2 + q * P;
-        const double ql = (double)q * lam;
-        const int32_t qs = (int32_t)q * pr->shift;
-        for (size_t r = t; r <= t + gap; r++)
-            if (wr[r] >= (int32_t)b2 && (size_t)wr[r] < t) {
-                const int32_t d = prog[r].dep;
-                tok[d] = tok[d - qs] + ql;
-            }
-        for (int s = 0; s < p; s++) {
-            free_s[s] += ql, end_s[s] += ql;
-            if (pr->sends[s]) pp_s[s] += ql;
-        }
-        return t;
+        if (*extra > 0)
+            insert(pr, p, b2, q, x1, 0, 0.0), *extra -= (int64_t)q;
+        else
+            b = skip_to(pr, p, b2, q, x1, 0, 0.0);
+        skip = 1, jumped = 1;
     }
+    pr->jumped = jumped;
     return b;
 }
 
-/* Runs the program (see the top comment). */
-static void run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm)
+/* Runs the program (see the top comment) as the orders of m + extra c
+ * microbatches (extra > 0: periods inserted by the jump); returns the
+ * periods it could not insert (0: done). */
+static int64_t run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm, int64_t extra)
 {
     const int p = pl->p, nvs = pl->nvs;
     double *const dur = pr->dur, *const free_s = pr->free_s, *const pp_s = pr->pp_s,
@@ -359,13 +637,12 @@ static void run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm)
     const int overlap = tm->overlap;
     size_t i = 0;
     pr->jumped = 0;
-    if (jump_on && pr->jump_ok) {
-        i = pr->ra + pr->gap;
+    if ((jump_on || extra > 0) && pr->jump_ok) {
+        i = pr->ra;
         exec(pr, 0, i, p2p, overlap);
-        const size_t b = i;
-        i = jump(pr, p, i, p2p, overlap);
-        pr->jumped = i > b + pr->P;
+        i = jump(pr, p, i, p2p, overlap, &extra);
     }
+    if (extra > 0) return extra;
     exec(pr, i, pr->n, p2p, overlap);
     for (int s = 0; s < p; s++) {
         double *reg = pl->regs + (size_t)s * CX_PLAY_REGS, win;
@@ -376,6 +653,7 @@ static void run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm)
         cx_replay_dur(&tm->vi[di / 4], di % 4, &win);
         reg[CX_R_LAST_ITEM] = win;
     }
+    return 0;
 }
 
 int cx_core_replay_prog_jumped(const cx_replay_prog *pr)
@@ -383,14 +661,12 @@ int cx_core_replay_prog_jumped(const cx_replay_prog *pr)
     return pr->have && pr->jumped;
 }
 
-cx_sched_sim_status cx_core_replay_prog_run(cx_replay_prog *pr, cx_play *pl,
-                                            const cx_replay_timing *tm)
+cx_sched_sim_status cx_core_replay_prog_run_ext(cx_replay_prog *pr, cx_play *pl,
+                                                const cx_replay_timing *tm, int64_t extra)
 {
     if (!pl->have_order) return CX_SCHED_SIM_UNSUPPORTED;
-    if (pr->have && pr->sd == pl->sd && pr->p == pl->p && pr->m == pl->m && pr->v == pl->v) {
-        run(pr, pl, tm);
-        return CX_SCHED_SIM_OK;
-    }
+    if (pr->have && pr->sd == pl->sd && pr->p == pl->p && pr->m == pl->m && pr->v == pl->v)
+        return run(pr, pl, tm, extra) ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
     pr->have = 0, pr->jumped = 0, pr->jump_ok = 0;
     size_t items = 0;
     for (int s = 0; s < pl->p; s++)
@@ -401,20 +677,19 @@ cx_sched_sim_status cx_core_replay_prog_run(cx_replay_prog *pr, cx_play *pl,
                      !grow((void **)&pr->seq, &pr->seq_cap, 2 * items, sizeof *pr->seq) &&
                      !grow((void **)&pr->prog, &pr->prog_cap, items, sizeof *pr->prog) &&
                      !grow((void **)&pr->tok, &pr->tok_cap, 3 * ncell + 2, sizeof *pr->tok);
-    if (!fits) return cx_sched_play_run(pl, cx_replay_step_time, (void *)tm);
+    if (!fits) {
+        if (extra > 0) return CX_SCHED_SIM_UNSUPPORTED;
+        return cx_sched_play_run(pl, cx_replay_step_time, (void *)tm);
+    }
     recorder rc = {tm, pr->seq, 0};
     cx_sched_sim_status st = cx_sched_play_run(pl, record_step, &rc);
     if (st != CX_SCHED_SIM_OK || rc.n != items) return st;
     pr->nseq = rc.n;
     compile(pr, pl);
     /* level order where it makes the jump possible, else the engine's
-     * (measured faster to run: ZB-H2 sweep 17%); both give the same bits.
-     * Tried for steady periods of 2 or more microbatches only (interleaved:
-     * one group): with one-microbatch periods (the one-chunk families)
-     * tokens stay live over ~p periods, jump_scan refuses them (gap > 2P)
-     * and the scan alone cost 8% of the ZB-H2 sweep */
+     * (measured faster to run: ZB-H2 sweep 17%); both give the same bits */
     int c, e;
-    if (pl->sd->steady && pl->sd->steady(pl->p, pl->m, pl->v, &c, &e) && c >= 2) {
+    if (pl->sd->steady && pl->sd->steady(pl->p, pl->m, pl->v, &c, &e)) {
         ins *engine = malloc(pr->n * sizeof *engine);
         if (engine) memcpy(engine, pr->prog, pr->n * sizeof *engine);
         level_order(pr, pl->p, 3 * ncell + 2);
@@ -424,6 +699,13 @@ cx_sched_sim_status cx_core_replay_prog_run(cx_replay_prog *pr, cx_play *pl,
     }
     /* the result of every call is the program's, jumping or not, whether
      * or not this call compiled it (identical sweeps on any thread count) */
-    if (pr->jump_ok && jump_on) run(pr, pl, tm);
-    return CX_SCHED_SIM_OK;
+    if (pr->jump_ok && (jump_on || extra > 0))
+        return run(pr, pl, tm, extra) ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
+    return extra > 0 ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
+}
+
+cx_sched_sim_status cx_core_replay_prog_run(cx_replay_prog *pr, cx_play *pl,
+                                            const cx_replay_timing *tm)
+{
+    return cx_core_replay_prog_run_ext(pr, pl, tm, 0);
 }

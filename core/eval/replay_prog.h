@@ -25,6 +25,14 @@ void cx_core_replay_prog_free(cx_replay_prog *pr);
 cx_sched_sim_status cx_core_replay_prog_run(cx_replay_prog *pr, cx_play *pl,
                                             const cx_replay_timing *tm);
 
+/* Same, playing the orders held by pl (m' microbatches, steady with
+ * period c microbatches) as those of m' + extra c: the jump inserts the
+ * extra periods where the play is affine (see replay_prog.c).
+ * CX_SCHED_SIM_UNSUPPORTED when it could not insert them all (play the
+ * full orders), else as cx_core_replay_prog_run. */
+cx_sched_sim_status cx_core_replay_prog_run_ext(cx_replay_prog *pr, cx_play *pl,
+                                                const cx_replay_timing *tm, int64_t extra);
+
 /* 0: never jump over the periodic region (the reference for
  * bench/fast_agree.c; cx_core_replay_set_full sets it); default 1. */
 void cx_core_replay_prog_set_jump(int on);

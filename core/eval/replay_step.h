@@ -1,7 +1,8 @@
 /*
  * replay_step.h — the timing rule of the closed form's replay, shared by the
- * play of the full orders (core/eval/replay.c) and the period-jumping player
- * (core/eval/replay_fast.c), so that both compute every item the same way:
+ * engine's play of the orders (core/eval/replay.c) and their compiled
+ * program (core/eval/replay_prog.c), so that both compute every item the
+ * same way:
  *   start = max(stage free, dependency token), end = start + duration;
  *   an item whose output crosses to another stage sends it on the stage's PP
  *   stream: ss = max(end, PP free), output token = PP free = ss + p2p, and
