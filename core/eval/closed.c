@@ -98,7 +98,36 @@ void cx_core_stage_times(const cx_cost *c, int s, double *f, double *b, double *
 /* Peak memory of the most loaded stage (res->memory, res->params_per_gpu);
  * peak_act: the replay's per-stage activation peaks, NULL for schedules in
  * closed form (inflight x activations). */
-static void memory_result(const cx_cost *c, const double *peak_act, culonx_result *res)
+static void memory_scan(const cx_cost *c, const double *peak_act, culonx_result *res);
+/* Without a replay the result reads the shape and the execution, never the
+ * clock (nor a time): kept per execution (clock cleared) in the cost across
+ * reprices (cx_cost.keep_mem), so a sweep's later clocks copy it. */
+static void memory_result(cx_cost *c, const double *peak_act, culonx_result *res)
+{
+    if (peak_act) {
+        memory_scan(c, peak_act, res);
+        return;
+    }
+    culonx_execution key;
+    memcpy(&key, &c->run->exec, sizeof key);
+    key.clock_mhz = 0;
+    for (int i = 0; i < c->nkeep_mem; i++) {
+        const cx_keep_mem *e = &c->keep_mem[i];
+        if (memcmp(&e->exec, &key, sizeof key) == 0) {
+            res->memory = e->memory;
+            res->params_per_gpu = e->params_per_gpu;
+            return;
+        }
+    }
+    memory_scan(c, NULL, res);
+    int i = c->nkeep_mem < CX_COST_KEEP ? c->nkeep_mem++ : c->keep_mem_next++ % CX_COST_KEEP;
+    cx_keep_mem *e = &c->keep_mem[i];
+    memcpy(&e->exec, &key, sizeof key);
+    e->memory = res->memory;
+    e->params_per_gpu = res->params_per_gpu;
+}
+
+static void memory_scan(const cx_cost *c, const double *peak_act, culonx_result *res)
 {
     const int p = c->p;
     culonx_memory best;

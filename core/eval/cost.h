@@ -39,6 +39,31 @@
 /* most pieces of a chunk: the embedding, the segments it cuts, the head */
 #define CX_COST_MAX_PIECES (CX_MODEL_MAX_SEGMENTS + 2)
 
+/* Entries of the clock-independent results a cost keeps per execution
+ * (below), and the most runs of equal parameters an entry holds. */
+#define CX_COST_KEEP 8
+#define CX_COST_KEEP_RUNS 8
+
+/* The DP part of cx_core_cost_stages for one execution (its clock
+ * cleared), per run of equal parameters: everything but the optimizer
+ * step's energy, which reads the clock. f_bits: the stage forward time the
+ * parameter-gather overlap reads (0 without it). */
+typedef struct {
+    culonx_execution exec;
+    int nprun;
+    uint64_t f_bits[CX_COST_KEEP_RUNS];
+    double dp_s[CX_COST_KEEP_RUNS], tier0[CX_COST_KEEP_RUNS], tier1[CX_COST_KEEP_RUNS];
+    double opt_s[CX_COST_KEEP_RUNS], opt_bytes[CX_COST_KEEP_RUNS];
+    int nb[CX_COST_KEEP_RUNS];
+} cx_keep_dp;
+
+/* The closed form's memory result for one execution (clock cleared). */
+typedef struct {
+    culonx_execution exec;
+    culonx_memory memory;
+    double params_per_gpu;
+} cx_keep_mem;
+
 /* A run of consecutive instances of one part (model.h) inside a chunk. */
 typedef struct {
     int16_t part; /* CX_MODEL_PART_* or a layer kind */
@@ -157,6 +182,12 @@ typedef struct {
      * the op-level graph puts it on the gather stream) */
     double part_sh_f_s[CX_MODEL_MAX_PARTS], part_sh_b_s[CX_MODEL_MAX_PARTS];
     double host_bw_bps; /* host<->GPU bytes/s per GPU (offload) */
+    /* clock-independent results of this shape, kept across reprices and
+     * reset by every full build (cost.c cx_core_cost_stages, closed.c
+     * memory): a sweep prices one shape at every clock */
+    int nkeep_dp, keep_dp_next, nkeep_mem, keep_mem_next;
+    cx_keep_dp keep_dp[CX_COST_KEEP];
+    cx_keep_mem keep_mem[CX_COST_KEEP];
 } cx_cost;
 
 /* The costs of virtual stage vs. */
