@@ -444,6 +444,25 @@ culonx_status cx_core_closed_bound(const culonx_run *run, double clock_mhz, cx_c
     return CULONX_OK;
 }
 
+culonx_status cx_core_closed_memory(const culonx_run *run, double clock_mhz, cx_cost *c,
+                                    cx_replay_ws *ws, double *peak_bytes, culonx_error *err)
+{
+    if (!ws) return cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "cx_core_closed_memory: no ws");
+    culonx_status st = cx_core_cost_build_key(run, clock_mhz, c, cx_core_replay_ws_key(ws), err);
+    if (st != CULONX_OK) return st;
+    culonx_result r;
+    memset(&r, 0, sizeof r);
+    if (replays(c)) { /* the peaks cx_core_replay_ws gives with the times */
+        double *peak_act = cx_core_replay_ws_out(ws)->peak_act_bytes;
+        if ((st = cx_core_replay_memory(c, ws, peak_act, err)) != CULONX_OK) return st;
+        memory_result(c, peak_act, &r);
+    } else {
+        memory_result(c, NULL, &r);
+    }
+    *peak_bytes = r.memory.peak_bytes;
+    return CULONX_OK;
+}
+
 culonx_status culonx_estimate(const culonx_run *run, culonx_result *res, culonx_error *err)
 {
     cx_core_error_clear(err);

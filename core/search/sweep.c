@@ -300,6 +300,27 @@ static uint64_t run_block(worker *w, uint64_t gblock)
             }
         }
         attempts++;
+        /* memory first (no --all row wanted): a candidate that does not fit
+         * is settled as evaluated and infeasible without timing it (the
+         * time, energy and rank of an infeasible candidate reach no output
+         * but --all; its exact peak is the one the evaluation reports) */
+        if (!built && phase != 2 && !w->sh->spec->all) {
+            double peak;
+            if (cx_core_closed_memory(&w->run, w->run.exec.clock_mhz, w->cost, w->ws, &peak,
+                                      &err) != CULONX_OK) {
+                w->rejected[CULONX_REJECT_EVAL]++;
+                idx++;
+                continue;
+            }
+            built = 1;
+            if (!(peak <= sp->mem_limit)) {
+                w->evaluated++;
+                if (rep == idx) remember(w, idx, 0);
+                w->rejected[CULONX_REJECT_MEMORY]++;
+                idx++;
+                continue;
+            }
+        }
         culonx_status st = built ? cx_core_closed_finish(&w->run, w->cost, w->ws, &x.res, &err)
                                  : cx_core_closed_eval_ws(&w->run, w->run.exec.clock_mhz, w->cost,
                                                           w->ws, &x.res, &err);
