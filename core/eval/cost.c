@@ -49,6 +49,9 @@ static atomic_uint_fast64_t build_gen;
 double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double bytes,
                              double *power_w)
 {
+    /* prepared for the cost's clock at its build or reprice: same bits */
+    if (c->pe.f_in == c->clock_mhz && c->pe.dtype == c->run->exec.dtype)
+        return cx_hw_pass_energy_prepared_j(&c->pe, t_s, flops, bytes, power_w);
     return cx_hw_pass_energy_j(&c->sys.gpu, c->run->exec.dtype, c->clock_mhz, t_s, flops, bytes,
                                power_w);
 }
@@ -423,6 +426,7 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
     cx_hw_perf_defaults(&c->sys.perf);
     cx_hw_power_default(&c->sys.gpu);
     c->clock_mhz = clock_mhz > 0 ? clock_mhz : run->system.gpu.max_mhz;
+    cx_hw_pass_energy_prepare(&c->sys.gpu, ex->dtype, c->clock_mhz, &c->pe);
     cx_core_layout_init(&c->layout, ex);
     cx_core_shard_init(c);
     c->sched = cx_sched_get(ex->schedule);
@@ -563,6 +567,7 @@ void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c)
     c->gen = atomic_fetch_add(&build_gen, 1) + 1;
     c->run = run;
     c->clock_mhz = clock_mhz > 0 ? clock_mhz : run->system.gpu.max_mhz;
+    cx_hw_pass_energy_prepare(&c->sys.gpu, run->exec.dtype, c->clock_mhz, &c->pe);
     cx_core_shard_groups(c);
     for (int k = 0; k < c->nclass; k++) { /* costs zeroed, content kept */
         const cx_chunk_cost keep = c->cls[k];

@@ -22,6 +22,7 @@
 #include "culonx.h"
 #include "core/layout/layout.h"
 #include "hw/hw.h"
+#include "hw/power.h"
 #include "models/model.h"
 #include "schedules/sched.h"
 
@@ -129,6 +130,7 @@ typedef struct {
     cx_layout layout; /* degrees, strides, groups (core/layout/layout.h) */
     int p, v, m;      /* v = chunks per stage for the schedule */
     double clock_mhz;
+    cx_hw_pass_prep pe; /* pass energy at clock_mhz (cx_core_pass_energy_j) */
     /* chunk classes (see the top): cls[vs_class[vs]] is virtual stage vs;
      * class_vstages[k] virtual stages are of class k */
     cx_chunk_cost cls[CX_COST_MAX_CLASSES];

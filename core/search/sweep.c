@@ -220,12 +220,15 @@ static uint64_t run_block(worker *w, uint64_t gblock)
             cb_start = UINT64_MAX;
             continue;
         }
-        /* consecutive candidates: step the digits, else decode */
-        if (didx != UINT64_MAX && idx == didx + 1)
-            cx_core_space_next(sp, d);
-        else
-            cx_core_space_decode(sp, idx, d);
-        didx = idx;
+        /* consecutive candidates: step the digits, else decode (didx: the
+         * index d holds) */
+        if (didx != idx) {
+            if (didx != UINT64_MAX && idx == didx + 1)
+                cx_core_space_next(sp, d);
+            else
+                cx_core_space_decode(sp, idx, d);
+            didx = idx;
+        }
         if (phase != 2 && d[L_CLK] == 1 && d[L_DOPT] == 0 && d[L_OVL] == 0 &&
             idx - cstride + (uint64_t)sp->n[L_CLK] * cstride <= hi) {
             cb_start = idx, cb_settled = settled, cb_attempts = attempts;
@@ -238,6 +241,13 @@ static uint64_t run_block(worker *w, uint64_t gblock)
             uint64_t end = (idx / s + 1) * s;
             if (end > hi) end = hi;
             if (phase != 2) w->rejected[r] += end - idx, settled += end - idx;
+            if (end == (idx / s + 1) * s) { /* the digits of end: level + 1, inner 0 */
+                for (int l = level + 1; l < NLEVELS; l++)
+                    d[l] = 0;
+                for (int l = level; l >= 0 && ++d[l] == sp->n[l]; l--)
+                    d[l] = 0;
+                didx = end;
+            }
             idx = end;
             continue;
         }
