@@ -37,10 +37,6 @@ static atomic_uint_fast64_t build_gen;
  * a round figure in the range PyTorch users observe (0.5-1.5 GiB); plus two
  * gathered activation buffers (2sbh bytes each) for TP communication. */
 #define WORKSPACE_BYTES (1.0 * CX_GIB)
-/* Megatron DDP gradient buckets: max(40M, 1M x dp) parameters each; we
- * model at most 64 per stage (the tail effect is the last bucket's). */
-#define DDP_BUCKET_PARAMS 40e6
-#define DDP_MAX_BUCKETS 64
 /* DeepSpeed ZeRO-3 defaults (deepspeed/runtime/zero/config.py):
  * stage3_max_live_parameters 1e9, reduce_bucket_size 5e8 */
 #define DS_MAX_LIVE_PARAMS 1e9
@@ -70,10 +66,26 @@ double cx_core_blocked_power_w(const cx_cost *c)
  * both; weights are cast once per iteration and kept, FP8_WEIGHT_BYTES in
  * memory). The amax reductions are scalars and not priced. */
 #define FP8_CAST_BYTES_PER_ELEM 3.0
+static void op_split(const cx_cost *c, const cx_model_op *o, double flops, double bytes, int fp8,
+                     double cast_elems, int backward, cx_op_keep *k);
+/* k: the op's clock-independent parts (work and FP8 cast), split into it
+ * unless reuse (a reprice of the same shape: they read no clock) */
 static double op_time(const cx_cost *c, const cx_model_op *o, double flops, double bytes,
-                      double *tensor_s, int fp8, double cast_elems, int backward)
+                      double *tensor_s, int fp8, double cast_elems, int backward, cx_op_keep *k,
+                      int reuse)
 {
     if (flops <= 0 && bytes <= 0) return 0.0;
+    if (!reuse) op_split(c, o, flops, bytes, fp8, cast_elems, backward, k);
+    cx_hw_time t = cx_hw_work_time_at(&c->sys.gpu, &k->work, c->clock_mhz);
+    double cast_s =
+        k->cast ? cx_hw_work_time_at(&c->sys.gpu, &k->cast_work, c->clock_mhz).time_s : 0.0;
+    if (o->tensor && tensor_s) *tensor_s += t.time_s;
+    return t.time_s + cast_s;
+}
+
+static void op_split(const cx_cost *c, const cx_model_op *o, double flops, double bytes, int fp8,
+                     double cast_elems, int backward, cx_op_keep *k)
+{
     cx_hw_work w;
     /* the busiest expert rank's work (capacity factor; models/moe.c) */
     const double load = o->load > 1.0 ? o->load : 1.0;
@@ -86,14 +98,12 @@ static double op_time(const cx_cost *c, const cx_model_op *o, double flops, doub
     w.eff = o->fused_attn ? cx_hw_attn_eff(&c->sys.perf, flops, backward) : 0.0;
     culonx_dtype dt = c->run->exec.dtype;
     if (dt == CULONX_DTYPE_FP8 && !fp8) dt = CULONX_DTYPE_BF16;
-    cx_hw_time t = cx_hw_work_time(&c->sys, &c->sys.perf, &w, dt, c->clock_mhz);
-    double cast_s = 0.0;
-    if (dt == CULONX_DTYPE_FP8 && cast_elems > 0) {
+    cx_hw_work_split(&c->sys, &c->sys.perf, &w, dt, &k->work);
+    k->cast = dt == CULONX_DTYPE_FP8 && cast_elems > 0;
+    if (k->cast) {
         cx_hw_work cw = {0.0, FP8_CAST_BYTES_PER_ELEM * cast_elems, 1, 0, 0.0};
-        cast_s = cx_hw_work_time(&c->sys, &c->sys.perf, &cw, dt, c->clock_mhz).time_s;
+        cx_hw_work_split(&c->sys, &c->sys.perf, &cw, dt, &k->cast_work);
     }
-    if (o->tensor && tensor_s) *tensor_s += t.time_s;
-    return t.time_s + cast_s;
 }
 
 /* The group op o's collective runs over: tp, cp (ring attention), or an
@@ -191,7 +201,7 @@ static void tp_overlap(const cx_cost *c, const cx_model_ops *ops, cx_op_times *o
  * reuse (they read no clock: cx_core_cost_reprice keeps them). */
 static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int recompute_mode,
                      int is_layer, cx_chunk_cost *cc, cx_op_times *ot, cx_hw_comm (*comm)[2],
-                     int reuse)
+                     cx_op_keep (*keep)[3], int reuse)
 {
     double ts_f[CX_MODEL_MAX_OPS], ts_b[CX_MODEL_MAX_OPS], ts_w[CX_MODEL_MAX_OPS];
     double tp_r[CX_MODEL_MAX_OPS];
@@ -201,10 +211,11 @@ static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int re
         const cx_model_op *o = &ops->op[i];
         ts_f[i] = ts_b[i] = ts_w[i] = 0;
         const int fp8 = is_layer && o->kind == CX_OP_GEMM; /* runs in FP8 when dtype is */
-        ot->f_s[i] =
-            op_time(c, o, o->fwd_flops, o->fwd_bytes, &ts_f[i], fp8, fp8 ? o->m * o->k : 0, 0);
-        ot->b_s[i] = op_time(c, o, o->b_flops, o->b_bytes, &ts_b[i], fp8, fp8 ? o->m * o->n : 0, 1);
-        ot->w_s[i] = op_time(c, o, o->w_flops, o->w_bytes, &ts_w[i], fp8, 0, 1);
+        ot->f_s[i] = op_time(c, o, o->fwd_flops, o->fwd_bytes, &ts_f[i], fp8, fp8 ? o->m * o->k : 0,
+                             0, &keep[i][0], reuse);
+        ot->b_s[i] = op_time(c, o, o->b_flops, o->b_bytes, &ts_b[i], fp8, fp8 ? o->m * o->n : 0, 1,
+                             &keep[i][1], reuse);
+        ot->w_s[i] = op_time(c, o, o->w_flops, o->w_bytes, &ts_w[i], fp8, 0, 1, &keep[i][2], reuse);
         ot->tp_f_s[i] = ot->tp_b_s[i] = tp_r[i] = 0;
         if (!reuse && o->coll_fwd != CX_COLL_NONE) comm[i][0] = coll_comm(c, o, o->coll_fwd);
         if (!reuse && o->coll_bwd != CX_COLL_NONE) comm[i][1] = coll_comm(c, o, o->coll_bwd);
@@ -396,22 +407,6 @@ static culonx_status classify(const culonx_run *run, cx_cost *c, int nvs, culonx
  * data-parallel group, tp cp dp / (ep etp) ranks (core/layout/layout.h),
  * the same collectives as the dense ones; added to a (reduce-scatter or
  * all-reduce) and b (all-gather) so the DP stream runs them in turn. */
-static void expert_sync(const cx_cost *c, double Pe, cx_hw_comm *a, cx_hw_comm *b)
-{
-    if (Pe <= 0) return;
-    cx_hw_group g = cx_core_layout_expert_group(&c->layout, CX_EXPERT_EDP, c->sys.gpus_per_node);
-    const int dist = c->zero >= 1;
-    cx_hw_comm x =
-        cx_hw_coll_cost(&c->sys, dist ? CX_HW_REDUCE_SCATTER : CX_HW_ALL_REDUCE, 4.0 * Pe, g);
-    a->time_s += x.time_s;
-    for (int k = 0; k < CULONX_MAX_TIERS; k++)
-        a->bytes_tier[k] += x.bytes_tier[k];
-    if (!dist) return;
-    x = cx_hw_coll_cost(&c->sys, CX_HW_ALL_GATHER, 2.0 * Pe, g);
-    b->time_s += x.time_s;
-    for (int k = 0; k < CULONX_MAX_TIERS; k++)
-        b->bytes_tier[k] += x.bytes_tier[k];
-}
 
 static void price(const culonx_run *run, cx_cost *c);
 culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cost *c,
@@ -488,7 +483,7 @@ static void price(const culonx_run *run, cx_cost *c)
         int i = (q + CX_MODEL_PART_LAYER) % stk->nparts; /* layer kinds, embedding, head */
         memset(&part[i], 0, sizeof part[i]);
         ops_cost(c, &stk->part[i].ops, 1.0, ex->recompute, stk->part[i].recompute, &part[i],
-                 &c->part_t[i], c->part_comm[i], c->comm_kept);
+                 &c->part_t[i], c->part_comm[i], c->part_keep[i], c->comm_kept);
         cx_core_shard_part(c, i, &part[i], &c->part_t[i]);
     }
     const double t = (double)ex->tp;
@@ -577,107 +572,6 @@ void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c)
         memcpy(c->cls[k].piece, keep.piece, sizeof keep.piece);
     }
     price(run, c);
-}
-
-/* The kept DP part of execution key (clock cleared) at the forward times
- * f_bits, or NULL. */
-static const cx_keep_dp *kept_dp(const cx_cost *c, const culonx_execution *key,
-                                 const uint64_t *f_bits)
-{
-    for (int i = 0; i < c->nkeep_dp; i++) {
-        const cx_keep_dp *e = &c->keep_dp[i];
-        if (e->nprun == c->nprun && memcmp(&e->exec, key, sizeof *key) == 0 &&
-            memcmp(e->f_bits, f_bits, (size_t)c->nprun * sizeof *f_bits) == 0)
-            return e;
-    }
-    return NULL;
-}
-
-void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
-{
-    const culonx_execution *ex = &run->exec;
-    /* The DP sync and the optimizer step's time and bytes read the shape,
-     * the execution and (parameter-gather overlap) the stage forward time,
-     * never the clock: kept per execution across reprices, so a sweep's
-     * later clocks compute only the step's energy (same bits). */
-    culonx_execution key;
-    memcpy(&key, ex, sizeof key);
-    key.clock_mhz = 0;
-    uint64_t f_bits[CX_COST_KEEP_RUNS];
-    const int keep = c->nprun <= CX_COST_KEEP_RUNS;
-    for (int r = 0; keep && r < c->nprun; r++) {
-        f_bits[r] = 0;
-        if (ex->param_gather_overlap)
-            memcpy(&f_bits[r], &c->stage_f_s[c->prun[r]], sizeof f_bits[r]);
-    }
-    const cx_keep_dp *kd = keep ? kept_dp(c, &key, f_bits) : NULL;
-    cx_keep_dp *nk = NULL;
-    if (keep && !kd) {
-        int i = c->nkeep_dp < CX_COST_KEEP ? c->nkeep_dp++ : c->keep_dp_next++ % CX_COST_KEEP;
-        nk = &c->keep_dp[i];
-        memcpy(&nk->exec, &key, sizeof key);
-        nk->nprun = c->nprun;
-        memcpy(nk->f_bits, f_bits, (size_t)c->nprun * sizeof *f_bits);
-    }
-    /* DP and optimizer per run of stages with the same parameters:
-     * computed for its first stage, copied to the rest */
-    const double edp = (double)cx_core_layout_expert_dp(&c->layout);
-    const double dpcp = (double)ex->dp * (ex->cp > 1 ? (double)ex->cp : 1.0);
-    for (int r = 0; r < c->nprun; r++) {
-        const int s = c->prun[r], s0 = s, s1 = c->prun[r + 1];
-        double dp_s = 0, tier0 = 0, tier1 = 0, opt_s, opt_bytes;
-        int nbk_dp = 1;
-        if (kd) {
-            dp_s = kd->dp_s[r], tier0 = kd->tier0[r], tier1 = kd->tier1[r];
-            opt_s = kd->opt_s[r], opt_bytes = kd->opt_bytes[r], nbk_dp = kd->nb[r];
-        } else {
-            const double P = c->stage_params[s], Pe = c->stage_expert_params[s];
-            const double F = c->stage_f_s[s];
-            const double Pd = P - Pe; /* dense parameters, reduced over dp x cp */
-            if (dpcp > 1 || (Pe > 0 && edp > 1)) {
-                cx_hw_comm a, b;
-                /* dense parameters by ZeRO stage (all-reduce, reduce-scatter +
-                 * all-gather, ...), expert parameters over their own group */
-                double ag = cx_core_shard_dp(c, Pd, &a, &b);
-                expert_sync(c, Pe, &a, &b);
-                ag = b.time_s;
-                /* --overlap-param-gather: the all-gather runs bucket by bucket
-                 * behind the next iteration's first forward on this stage */
-                if (ex->param_gather_overlap && ag > 0) {
-                    double bucket = cx_maxd(DDP_BUCKET_PARAMS, 1e6 * dpcp);
-                    double nbk = cx_maxd(1.0, cx_mind((double)DDP_MAX_BUCKETS, ceil(P / bucket)));
-                    ag = cx_maxd(ag / nbk, ag - F);
-                }
-                dp_s = a.time_s + ag;
-                tier0 = a.bytes_tier[0] + b.bytes_tier[0];
-                tier1 = a.bytes_tier[1] + b.bytes_tier[1];
-                if (ex->dp_overlap) {
-                    double bucket = cx_maxd(DDP_BUCKET_PARAMS, 1e6 * dpcp);
-                    double n = ceil(P / bucket);
-                    nbk_dp = n < 1 ? 1 : n > DDP_MAX_BUCKETS ? DDP_MAX_BUCKETS : (int)n;
-                }
-            }
-            /* ZeRO >= 1: the dense shard's and the expert shard's */
-            double upd = Pd / c->shard_n + (c->zero >= 1 ? Pe / edp : Pe);
-            opt_bytes = upd * c->sys.perf.optimizer_bytes_per_param;
-            opt_s = opt_bytes / (c->sys.gpu.hbm_gbps * 1e9 * c->sys.perf.mem_eff);
-            /* optimizer offload: the fp32 state (12 B per parameter) streams in
-             * and back over the host link while the step runs */
-            if ((ex->offload & CULONX_OFFLOAD_OPTIMIZER) && c->host_bw_bps > 0)
-                opt_s = cx_maxd(opt_s, 2.0 * 12.0 * upd / c->host_bw_bps);
-            if (nk) {
-                nk->dp_s[r] = dp_s, nk->tier0[r] = tier0, nk->tier1[r] = tier1;
-                nk->opt_s[r] = opt_s, nk->opt_bytes[r] = opt_bytes, nk->nb[r] = nbk_dp;
-            }
-        }
-        const double opt_j = cx_core_pass_energy_j(c, opt_s, 0.0, opt_bytes, NULL);
-        for (int q = s0; q < s1; q++) {
-            c->dp_s[q] = dp_s, c->dp_nb[q] = nbk_dp;
-            c->dp_tier_bytes[q][0] = tier0, c->dp_tier_bytes[q][1] = tier1;
-            c->optimizer_s[q] = opt_s, c->optimizer_j[q] = opt_j;
-            c->optimizer_bytes[q] = opt_bytes;
-        }
-    }
 }
 
 void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_memory *mm)

@@ -65,6 +65,12 @@ typedef struct {
     double params_per_gpu;
 } cx_keep_mem;
 
+/* The clock-independent parts of one op's work (and of its FP8 cast) */
+typedef struct {
+    cx_hw_work_parts work, cast_work;
+    int cast;
+} cx_op_keep;
+
 /* A run of consecutive instances of one part (model.h) inside a chunk. */
 typedef struct {
     int16_t part; /* CX_MODEL_PART_* or a layer kind */
@@ -123,6 +129,9 @@ typedef struct {
     /* the forward and backward collective of each op of each part (no clock
      * in them), and whether a build left them (cx_core_cost_reprice) */
     cx_hw_comm part_comm[CX_MODEL_MAX_PARTS][CX_MODEL_MAX_OPS][2];
+    /* and the clock-independent parts of its forward, backward and
+     * weight-gradient work (kept with them) */
+    cx_op_keep part_keep[CX_MODEL_MAX_PARTS][CX_MODEL_MAX_OPS][3];
     int comm_kept;
     uint64_t gen;      /* unique to the last build or reprice into this cost */
     culonx_system sys; /* with perf defaults filled */

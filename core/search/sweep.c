@@ -215,7 +215,17 @@ static uint64_t run_block(worker *w, uint64_t gblock)
                     w->rejected[i] += k * (w->rejected[i] - cb_rej[i]);
                 settled += k * (settled - cb_settled);
                 idx += k * cstride;
-                didx = UINT64_MAX;
+                /* the next strategy: unless d holds it already (a rejected
+                 * range ended there), d holds a candidate of this one,
+                 * [cb_start - cstride, idx): its last candidate, stepped */
+                if (didx != idx && didx != UINT64_MAX && didx >= cb_start - cstride) {
+                    for (int l = L_CLK; l < NLEVELS; l++)
+                        d[l] = sp->n[l] - 1;
+                    cx_core_space_next(sp, d);
+                    didx = idx;
+                } else if (didx != idx) {
+                    didx = UINT64_MAX;
+                }
             }
             cb_start = UINT64_MAX;
             continue;
