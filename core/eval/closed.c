@@ -445,10 +445,12 @@ culonx_status cx_core_closed_bound(const culonx_run *run, double clock_mhz, cx_c
 }
 
 culonx_status cx_core_closed_memory(const culonx_run *run, double clock_mhz, cx_cost *c,
-                                    cx_replay_ws *ws, double *peak_bytes, culonx_error *err)
+                                    cx_replay_ws *ws, double *peak_bytes, int *complete,
+                                    culonx_error *err)
 {
     if (!ws) return cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "cx_core_closed_memory: no ws");
-    culonx_status st = cx_core_cost_build_key(run, clock_mhz, c, cx_core_replay_ws_key(ws), err);
+    culonx_status st =
+        cx_core_cost_build_key_mem(run, clock_mhz, c, cx_core_replay_ws_key(ws), complete, err);
     if (st != CULONX_OK) return st;
     culonx_result r;
     memset(&r, 0, sizeof r);

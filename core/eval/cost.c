@@ -408,9 +408,24 @@ static culonx_status classify(const culonx_run *run, cx_cost *c, int nvs, culonx
  * the same collectives as the dense ones; added to a (reduce-scatter or
  * all-reduce) and b (all-gather) so the DP stream runs them in turn. */
 
-static void price(const culonx_run *run, cx_cost *c);
+static void price(const culonx_run *run, cx_cost *c, int times);
+static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, int mem_only,
+                           culonx_error *err);
+
 culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cost *c,
                                  culonx_error *err)
+{
+    return build(run, clock_mhz, c, 0, err);
+}
+
+culonx_status cx_core_cost_build_mem(const culonx_run *run, double clock_mhz, cx_cost *c,
+                                     culonx_error *err)
+{
+    return build(run, clock_mhz, c, 1, err);
+}
+
+static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, int mem_only,
+                           culonx_error *err)
 {
     const culonx_model *md = &run->model;
     const culonx_execution *ex = &run->exec;
@@ -461,9 +476,12 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
             c->vs_stage_vs[s * c->v + k] = (int16_t)vs;
         }
     cx_core_cost_stage_shape(c);
+    /* side traffic (ZeRO-2/3, offload) makes the replay decision read
+     * times (closed.c replays): priced whole */
+    const int times = !mem_only || c->zero >= 2 || ex->offload != 0;
     c->comm_kept = 0;
-    price(run, c);
-    c->comm_kept = 1;
+    price(run, c, times);
+    c->comm_kept = c->priced = times;
     return CULONX_OK;
 }
 
@@ -471,7 +489,7 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
  * settings): the parts at c->clock_mhz, the classes as sums of parts, the
  * PP p2p, the stage sums and the DP part; the shape (stack, layout, classes'
  * contents, virtual-stage maps, equal stages) is kept. */
-static void price(const culonx_run *run, cx_cost *c)
+static void price(const culonx_run *run, cx_cost *c, int times)
 {
     const culonx_model *md = &run->model;
     const culonx_execution *ex = &run->exec;
@@ -482,6 +500,7 @@ static void price(const culonx_run *run, cx_cost *c)
     for (int q = 0; q < stk->nparts; q++) {
         int i = (q + CX_MODEL_PART_LAYER) % stk->nparts; /* layer kinds, embedding, head */
         memset(&part[i], 0, sizeof part[i]);
+        if (!times) continue; /* memory only: no op is priced */
         ops_cost(c, &stk->part[i].ops, 1.0, ex->recompute, stk->part[i].recompute, &part[i],
                  &c->part_t[i], c->part_comm[i], c->part_keep[i], c->comm_kept);
         cx_core_shard_part(c, i, &part[i], &c->part_t[i]);
@@ -532,6 +551,7 @@ static void price(const culonx_run *run, cx_cost *c)
             cc->sh_f_s += cc->sh_fill_f_s, cc->tp_f_s += cc->sh_fill_f_s;
             cc->sh_b_s += cc->sh_fill_b_s, cc->tp_b_s += cc->sh_fill_b_s;
         }
+        if (!times) continue;
         cc->e_f_j = cx_core_pass_energy_j(c, cc->f_s, cc->f_flops, cc->f_bytes, NULL);
         cc->e_b_j = cx_core_pass_energy_j(c, cc->b_s, cc->b_flops, cc->b_bytes, NULL);
         cc->e_w_j = cx_core_pass_energy_j(c, cc->w_s, cc->w_flops, cc->w_bytes, NULL);
@@ -544,7 +564,7 @@ static void price(const culonx_run *run, cx_cost *c)
                    (ex->sequence_parallel && ex->tp > 1 ? t : 1.0);
     c->p2p_s = 0;
     c->p2p_tier = 0;
-    if (c->p > 1) {
+    if (c->p > 1 && times) {
         cx_hw_comm cm =
             cx_hw_coll_cost(&c->sys, CX_HW_P2P, c->p2p_bytes,
                             cx_core_layout_p2p(&c->layout, CX_DIM_PP, c->sys.gpus_per_node));
@@ -554,7 +574,7 @@ static void price(const culonx_run *run, cx_cost *c)
 
     /* per physical stage: parameters, DP sync, optimizer */
     cx_core_cost_stage_sums(c);
-    cx_core_cost_stages(run, c);
+    if (times) cx_core_cost_stages(run, c);
 }
 
 void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c)
@@ -571,7 +591,8 @@ void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c)
         c->cls[k].has_head = keep.has_head;
         memcpy(c->cls[k].piece, keep.piece, sizeof keep.piece);
     }
-    price(run, c);
+    price(run, c, 1); /* the ops' parts are kept unless a memory-only build left none */
+    c->comm_kept = c->priced = 1;
 }
 
 void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_memory *mm)

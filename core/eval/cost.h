@@ -133,6 +133,9 @@ typedef struct {
      * weight-gradient work (kept with them) */
     cx_op_keep part_keep[CX_MODEL_MAX_PARTS][CX_MODEL_MAX_OPS][3];
     int comm_kept;
+    /* 0: a memory-only build (cx_core_cost_build_mem): shape, parameters
+     * and bytes exact, times and energies not priced */
+    int priced;
     uint64_t gen;      /* unique to the last build or reprice into this cost */
     culonx_system sys; /* with perf defaults filled */
     const cx_sched_desc *sched;
@@ -242,6 +245,12 @@ culonx_status cx_core_result_check(const culonx_run *run, const culonx_result *r
  * model cannot express (e.g. too many stages). */
 culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cost *c,
                                  culonx_error *err);
+/* The same shape, parameters and bytes (everything memory reads), times and
+ * energies left unpriced (c->priced = 0) when no side traffic can exist
+ * (ZeRO < 2, no offload: then whether the schedule is replayed reads no
+ * time); else cx_core_cost_build. cx_core_cost_reprice completes it. */
+culonx_status cx_core_cost_build_mem(const culonx_run *run, double clock_mhz, cx_cost *c,
+                                     culonx_error *err);
 /* The per-stage parts of cx_core_cost_build (its last steps): sends and
  * stage aggregates of the chunk classes (stage_sums; nothing of the DP
  * settings), then DP gradient sync and optimizer (stages), which reads

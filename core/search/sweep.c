@@ -326,13 +326,12 @@ static uint64_t run_block(worker *w, uint64_t gblock)
          * but --all; its exact peak is the one the evaluation reports) */
         if (!built && phase != 2 && !w->sh->spec->all) {
             double peak;
-            if (cx_core_closed_memory(&w->run, w->run.exec.clock_mhz, w->cost, w->ws, &peak,
+            if (cx_core_closed_memory(&w->run, w->run.exec.clock_mhz, w->cost, w->ws, &peak, &built,
                                       &err) != CULONX_OK) {
                 w->rejected[CULONX_REJECT_EVAL]++;
                 idx++;
                 continue;
             }
-            built = 1;
             if (!(peak <= sp->mem_limit)) {
                 w->evaluated++;
                 if (rep == idx) remember(w, idx, 0);
