@@ -371,6 +371,54 @@ static char *run_to_string(const culonx_run *run, culonx_sweep_spec *s, int json
     return out;
 }
 
+/* Memory first (core/README.md, "Sweeps"): without --all a candidate that
+ * does not fit is settled from its exact peak memory (its cost possibly
+ * built for memory only) and never timed; with --all every one is timed.
+ * Both give the same counts, top K and frontier to the bit. */
+static void test_memory_first(void)
+{
+    for (int space = 0; space < 2; space++)
+        for (int t = 1; t <= 2; t++) {
+            culonx_run run;
+            culonx_sweep_spec *s = spec_new();
+            tiny(&run, 16, 4, 64, 256);
+            run.model.hidden = 2048, run.model.heads = 16, run.model.kv_heads = 16;
+            run.model.ffn = 8192, run.model.seq = 1024;
+            opt(s, "clocks", "1410,1000,800");
+            opt(s, "dp-overlap", "on,off");
+            opt(s, "max-memory-gib", space ? "4" : "7");
+            if (space) opt(s, "zero", "0,1,2,3");
+            opt(s, "objective", space ? "energy" : "time");
+            opt(s, "threads", t == 1 ? "1" : "2");
+            opt(s, "no-prune", ""); /* --all does not prune */
+            culonx_sweep_result *R[2] = {NULL, NULL};
+            culonx_error err;
+            for (int all = 0; all < 2; all++) {
+                FILE *a = all ? tmpfile() : NULL;
+                s->all = a;
+                CU_ASSERT_EQUAL_FATAL(culonx_sweep_run(&run, s, &R[all], &err), CULONX_OK);
+                s->all = NULL;
+                if (a) fclose(a);
+            }
+            const culonx_sweep_result *A = R[0], *B = R[1];
+            CU_ASSERT(A->rejected[CULONX_REJECT_MEMORY] > 0 && A->feasible > 0);
+            CU_ASSERT_EQUAL(A->evaluated, B->evaluated);
+            CU_ASSERT_EQUAL(A->feasible, B->feasible);
+            CU_ASSERT(memcmp(A->rejected, B->rejected, sizeof A->rejected) == 0);
+            CU_ASSERT_EQUAL_FATAL(A->ntop, B->ntop);
+            CU_ASSERT_EQUAL_FATAL(A->nfront, B->nfront);
+            for (int k = 0; k < A->ntop; k++)
+                CU_ASSERT(A->top[k].index == B->top[k].index &&
+                          memcmp(&A->top[k].res, &B->top[k].res, sizeof A->top[k].res) == 0);
+            for (int k = 0; k < A->nfront; k++)
+                CU_ASSERT(A->front[k].index == B->front[k].index &&
+                          memcmp(&A->front[k].res, &B->front[k].res, sizeof A->front[k].res) == 0);
+            culonx_sweep_result_free(R[0]);
+            culonx_sweep_result_free(R[1]);
+            free(s);
+        }
+}
+
 static void test_threads_deterministic(void)
 {
     culonx_run run;
@@ -571,9 +619,10 @@ static void test_bounds_sound(void)
     static const int sch[] = {CULONX_SCHED_GPIPE,     CULONX_SCHED_1F1B,  CULONX_SCHED_INTERLEAVED,
                               CULONX_SCHED_ZB_H1,     CULONX_SCHED_ZB_H2, CULONX_SCHED_ZB_V,
                               CULONX_SCHED_DUALPIPE_V};
-    cx_cost *c = malloc(sizeof *c), *cold = malloc(sizeof *cold);
-    cx_replay_ws *ws = cx_core_replay_ws_new();
+    cx_cost *c = malloc(sizeof *c), *cold = malloc(sizeof *cold), *cm = malloc(sizeof *cm);
+    cx_replay_ws *ws = cx_core_replay_ws_new(), *wm = cx_core_replay_ws_new();
     CU_ASSERT_PTR_NOT_NULL_FATAL(ws);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(wm);
     long n = 0, tight = 0;
     for (int model = 0; model < 2; model++)
         for (size_t si = 0; si < sizeof sch / sizeof sch[0]; si++)
@@ -620,6 +669,20 @@ static void test_bounds_sound(void)
                                 CU_ASSERT(memcmp(&ex.memory.peak_bytes, &cr.memory.peak_bytes,
                                                  sizeof(double)) == 0);
                                 CU_ASSERT(b.peak_bytes == ex.memory.peak_bytes);
+                                /* memory first (a memory-only build, completed
+                                 * by a reprice): the same result to the bit */
+                                double peak;
+                                int complete;
+                                culonx_result mr;
+                                CU_ASSERT_EQUAL_FATAL(
+                                    cx_core_closed_memory(&r, clk, cm, wm, &peak, &complete, &err),
+                                    CULONX_OK);
+                                CU_ASSERT(peak == cr.memory.peak_bytes);
+                                CU_ASSERT_EQUAL_FATAL(
+                                    complete ? cx_core_closed_finish(&r, cm, wm, &mr, &err)
+                                             : cx_core_closed_eval_ws(&r, clk, cm, wm, &mr, &err),
+                                    CULONX_OK);
+                                CU_ASSERT(memcmp(&mr, &cr, sizeof mr) == 0);
                                 if (cx_sched_get(e->schedule)->closed_exact) continue;
                                 n++;
                                 CU_ASSERT(b.time_s > 0 && b.time_s <= ex.iteration_time_s);
@@ -629,8 +692,9 @@ static void test_bounds_sound(void)
     CU_ASSERT(n > 1000);
     CU_ASSERT(tight > n / 2); /* useful bounds, not just sound ones */
     cx_core_replay_ws_free(ws);
+    cx_core_replay_ws_free(wm);
     cx_core_replay_ws_free(NULL);
-    free(c), free(cold);
+    free(c), free(cold), free(cm);
 }
 
 /* The text report from the top-K line on, and the summary without the
@@ -748,6 +812,8 @@ int main(void)
     CU_add_test(s, "verify with the graph engine", test_verify);
     CU_add_test(s, "pruning bounds sound, workspace memos bit-exact", test_bounds_sound);
     CU_add_test(s, "pruned sweeps identical to unpruned ones", test_prune_identical);
+    CU_add_test(s, "memory first: the counts and results of timing every candidate",
+                test_memory_first);
     CU_basic_set_mode(CU_BRM_NORMAL);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();
