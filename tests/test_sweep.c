@@ -6,8 +6,9 @@
  * option validation, the bubble memo of core/eval/closed.c bit-exact against
  * cold evaluations, the pruning bounds (cx_core_closed_bound) sound against
  * exact evaluations over many configurations, the replay workspace memos
- * bit-exact against cold replays, and pruned sweeps identical to unpruned
- * ones (top K, frontier, printed numbers; 1 and 2 threads).
+ * and the memory-first evaluation (memory-only builds completed by a
+ * reprice) bit-exact against cold evaluations, and pruned sweeps identical
+ * to unpruned ones (top K, frontier, printed numbers; 1 and 2 threads).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -369,54 +370,6 @@ static char *run_to_string(const culonx_run *run, culonx_sweep_spec *s, int json
     fclose(f);
     fclose(a);
     return out;
-}
-
-/* Memory first (core/README.md, "Sweeps"): without --all a candidate that
- * does not fit is settled from its exact peak memory (its cost possibly
- * built for memory only) and never timed; with --all every one is timed.
- * Both give the same counts, top K and frontier to the bit. */
-static void test_memory_first(void)
-{
-    for (int space = 0; space < 2; space++)
-        for (int t = 1; t <= 2; t++) {
-            culonx_run run;
-            culonx_sweep_spec *s = spec_new();
-            tiny(&run, 16, 4, 64, 256);
-            run.model.hidden = 2048, run.model.heads = 16, run.model.kv_heads = 16;
-            run.model.ffn = 8192, run.model.seq = 1024;
-            opt(s, "clocks", "1410,1000,800");
-            opt(s, "dp-overlap", "on,off");
-            opt(s, "max-memory-gib", space ? "4" : "7");
-            if (space) opt(s, "zero", "0,1,2,3");
-            opt(s, "objective", space ? "energy" : "time");
-            opt(s, "threads", t == 1 ? "1" : "2");
-            opt(s, "no-prune", ""); /* --all does not prune */
-            culonx_sweep_result *R[2] = {NULL, NULL};
-            culonx_error err;
-            for (int all = 0; all < 2; all++) {
-                FILE *a = all ? tmpfile() : NULL;
-                s->all = a;
-                CU_ASSERT_EQUAL_FATAL(culonx_sweep_run(&run, s, &R[all], &err), CULONX_OK);
-                s->all = NULL;
-                if (a) fclose(a);
-            }
-            const culonx_sweep_result *A = R[0], *B = R[1];
-            CU_ASSERT(A->rejected[CULONX_REJECT_MEMORY] > 0 && A->feasible > 0);
-            CU_ASSERT_EQUAL(A->evaluated, B->evaluated);
-            CU_ASSERT_EQUAL(A->feasible, B->feasible);
-            CU_ASSERT(memcmp(A->rejected, B->rejected, sizeof A->rejected) == 0);
-            CU_ASSERT_EQUAL_FATAL(A->ntop, B->ntop);
-            CU_ASSERT_EQUAL_FATAL(A->nfront, B->nfront);
-            for (int k = 0; k < A->ntop; k++)
-                CU_ASSERT(A->top[k].index == B->top[k].index &&
-                          memcmp(&A->top[k].res, &B->top[k].res, sizeof A->top[k].res) == 0);
-            for (int k = 0; k < A->nfront; k++)
-                CU_ASSERT(A->front[k].index == B->front[k].index &&
-                          memcmp(&A->front[k].res, &B->front[k].res, sizeof A->front[k].res) == 0);
-            culonx_sweep_result_free(R[0]);
-            culonx_sweep_result_free(R[1]);
-            free(s);
-        }
 }
 
 static void test_threads_deterministic(void)
@@ -812,8 +765,6 @@ int main(void)
     CU_add_test(s, "verify with the graph engine", test_verify);
     CU_add_test(s, "pruning bounds sound, workspace memos bit-exact", test_bounds_sound);
     CU_add_test(s, "pruned sweeps identical to unpruned ones", test_prune_identical);
-    CU_add_test(s, "memory first: the counts and results of timing every candidate",
-                test_memory_first);
     CU_basic_set_mode(CU_BRM_NORMAL);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();

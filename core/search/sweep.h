@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#define BLOCK 256  /* candidates per work unit */
+#define BLOCK 2048 /* candidates per work unit */
 #define REP_MEMO 8 /* memory-fit memo entries per worker */
 #define WINDOW 4   /* --all: blocks in flight per thread */
 #define DEFAULT_TOP_K 10
