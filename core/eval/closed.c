@@ -113,7 +113,7 @@ static void memory_result(cx_cost *c, const double *peak_act, culonx_result *res
     key.clock_mhz = 0;
     for (int i = 0; i < c->nkeep_mem; i++) {
         const cx_keep_mem *e = &c->keep_mem[i];
-        if (memcmp(&e->exec, &key, sizeof key) == 0) {
+        if (cx_core_exec_dp_same(&e->exec, &key) && memcmp(&e->exec, &key, sizeof key) == 0) {
             res->memory = e->memory;
             res->params_per_gpu = e->params_per_gpu;
             return;

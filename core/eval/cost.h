@@ -204,6 +204,16 @@ typedef struct {
     cx_keep_mem keep_mem[CX_COST_KEEP];
 } cx_cost;
 
+/* The fields in which the executions kept per shape (cx_keep_dp,
+ * cx_keep_mem) differ in a sweep, compared before the whole execution:
+ * equal executions always pass, most others fail here. */
+static inline int cx_core_exec_dp_same(const culonx_execution *a, const culonx_execution *b)
+{
+    return a->dp_overlap == b->dp_overlap && a->distributed_optimizer == b->distributed_optimizer &&
+           a->zero == b->zero && a->param_gather_overlap == b->param_gather_overlap &&
+           a->shard_group == b->shard_group;
+}
+
 /* The costs of virtual stage vs. */
 static inline const cx_chunk_cost *cx_core_cost_chunk(const cx_cost *c, int vs)
 {

@@ -47,7 +47,8 @@ static const cx_keep_dp *kept_dp(const cx_cost *c, const culonx_execution *key,
 {
     for (int i = 0; i < c->nkeep_dp; i++) {
         const cx_keep_dp *e = &c->keep_dp[i];
-        if (e->nprun == c->nprun && memcmp(&e->exec, key, sizeof *key) == 0 &&
+        if (e->nprun == c->nprun && cx_core_exec_dp_same(&e->exec, key) &&
+            memcmp(&e->exec, key, sizeof *key) == 0 &&
             memcmp(e->f_bits, f_bits, (size_t)c->nprun * sizeof *f_bits) == 0)
             return e;
     }
