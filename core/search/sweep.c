@@ -41,6 +41,10 @@
  * representative (same digits, clock and dp-overlap digits 0) does not fit
  * is rejected for memory without being evaluated (it is not an --all row);
  * this is a pure function of the index, like every other rule.
+ * Without --all a candidate's exact peak memory comes first
+ * (cx_core_closed_memory, no replay, the cost possibly built for memory
+ * only): one that does not fit is counted evaluated and infeasible without
+ * being timed (its time reaches no output but --all rows).
  *
  * Objectives are per token so that runs at different global batches and GPU
  * counts compare: time = iteration time / tokens per iteration (the order of
