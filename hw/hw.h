@@ -37,6 +37,17 @@ double cx_hw_matmul_eff(const culonx_perf_params *p, double gemm_flops);
 double cx_hw_attn_eff(const culonx_perf_params *p, double kernel_flops, int backward);
 cx_hw_time cx_hw_work_time(const culonx_system *sys, const culonx_perf_params *p,
                            const cx_hw_work *w, culonx_dtype dt, double clock_mhz);
+/* cx_hw_work_time in two steps: the parts that read no clock (the
+ * arithmetic time at f_max before the clock factor, when there are FLOPs;
+ * the HBM time), and the time at a clock from them: the same operations in
+ * the same order, so the same bits (cx_hw_work_time is the two). */
+typedef struct {
+    double arith_s, mem_s;
+    int arith; /* FLOPs > 0 */
+} cx_hw_work_parts;
+void cx_hw_work_split(const culonx_system *sys, const culonx_perf_params *p, const cx_hw_work *w,
+                      culonx_dtype dt, cx_hw_work_parts *out);
+cx_hw_time cx_hw_work_time_at(const culonx_gpu *g, const cx_hw_work_parts *w, double clock_mhz);
 
 typedef enum {
     CX_HW_ALL_REDUCE = 1,

@@ -74,20 +74,36 @@ double cx_hw_matmul_eff(const culonx_perf_params *p, double gemm_flops)
     return p->matmul_eff_max * g / (g + p->matmul_half_dim);
 }
 
-cx_hw_time cx_hw_work_time(const culonx_system *sys, const culonx_perf_params *p,
-                           const cx_hw_work *w, culonx_dtype dt, double clock_mhz)
+void cx_hw_work_split(const culonx_system *sys, const culonx_perf_params *p, const cx_hw_work *w,
+                      culonx_dtype dt, cx_hw_work_parts *out)
 {
     const culonx_gpu *g = &sys->gpu;
-    cx_hw_time t = {0, 0, 0};
-    double fmax = g->max_mhz > 0 ? g->max_mhz : 1.0;
-    double f = clock_mhz > 0 ? clock_mhz : fmax;
-    if (w->flops > 0) {
+    out->arith_s = out->mem_s = 0;
+    out->arith = w->flops > 0;
+    if (out->arith) {
         double eff = w->eff > 0  ? w->eff
                      : w->tensor ? cx_hw_matmul_eff(p, w->flops / (w->batch > 0 ? w->batch : 1))
                                  : 0.5;
-        t.compute_s = w->flops / (cx_hw_peak_flops(g, dt, w->tensor) * eff) * (fmax / f);
+        out->arith_s = w->flops / (cx_hw_peak_flops(g, dt, w->tensor) * eff);
     }
-    if (w->bytes > 0) t.mem_s = w->bytes / (g->hbm_gbps * 1e9 * p->mem_eff);
+    if (w->bytes > 0) out->mem_s = w->bytes / (g->hbm_gbps * 1e9 * p->mem_eff);
+}
+
+cx_hw_time cx_hw_work_time_at(const culonx_gpu *g, const cx_hw_work_parts *w, double clock_mhz)
+{
+    cx_hw_time t = {0, 0, 0};
+    double fmax = g->max_mhz > 0 ? g->max_mhz : 1.0;
+    double f = clock_mhz > 0 ? clock_mhz : fmax;
+    if (w->arith) t.compute_s = w->arith_s * (fmax / f);
+    t.mem_s = w->mem_s;
     t.time_s = t.compute_s > t.mem_s ? t.compute_s : t.mem_s;
     return t;
+}
+
+cx_hw_time cx_hw_work_time(const culonx_system *sys, const culonx_perf_params *p,
+                           const cx_hw_work *w, culonx_dtype dt, double clock_mhz)
+{
+    cx_hw_work_parts parts;
+    cx_hw_work_split(sys, p, w, dt, &parts);
+    return cx_hw_work_time_at(&sys->gpu, &parts, clock_mhz);
 }

@@ -329,6 +329,43 @@ void cx_hw_dvfs_predict_row(const culonx_dvfs_model *d, const culonx_dvfs_row *r
     *power_w = p;
 }
 
+void cx_hw_pass_energy_prepare(const culonx_gpu *g, culonx_dtype dtype, double f,
+                               cx_hw_pass_prep *pp)
+{
+    const culonx_power_model *m = &g->power;
+    pp->f_in = f, pp->dtype = dtype;
+    double fmax = g->max_mhz > 0 ? g->max_mhz : f;
+    pp->peak = cx_hw_peak_flops(g, dtype, 1) * (f / fmax);
+    pp->hbm_bps = g->hbm_gbps * 1e9;
+    /* cx_hw_power_w_at's defaults and its terms that read no utilisation */
+    double max_mhz = g->max_mhz;
+    if (!(max_mhz > 0.0)) max_mhz = f;
+    if (!(f > 0.0)) f = max_mhz;
+    pp->f = f, pp->fmax = max_mhz;
+    pp->vn = cx_hw_power_vnorm(m, f, max_mhz);
+    pp->base_w = m->const_w + m->static_w * pp->vn;
+    pp->tensor_w = m->tensor_w, pp->fp0_w = m->fp_w * nz(0.0), pp->sm1_w = m->sm_w * nz(1.0);
+    pp->dram_w = m->dram_w;
+}
+
+double cx_hw_pass_energy_prepared_j(const cx_hw_pass_prep *pp, double t_s, double flops,
+                                    double bytes, double *power_w)
+{
+    if (t_s <= 0) {
+        if (power_w) *power_w = 0;
+        return 0;
+    }
+    double tensor = flops / (pp->peak * t_s);
+    if (tensor > 1.0) tensor = 1.0;
+    double dram = bytes / (pp->hbm_bps * t_s);
+    if (dram > 1.0) dram = 1.0;
+    /* cx_hw_power_w_at with u = (tensor, fp 0, sm 1, dram) */
+    double dyn = pp->tensor_w * nz(tensor) + pp->fp0_w + pp->sm1_w;
+    double p = pp->base_w + dyn * pp->vn * pp->vn * pp->f / pp->fmax + pp->dram_w * nz(dram);
+    if (power_w) *power_w = p;
+    return p * t_s;
+}
+
 double cx_hw_pass_energy_j(const culonx_gpu *g, culonx_dtype dtype, double f, double t_s,
                            double flops, double bytes, double *power_w)
 {
@@ -336,18 +373,9 @@ double cx_hw_pass_energy_j(const culonx_gpu *g, culonx_dtype dtype, double f, do
         if (power_w) *power_w = 0;
         return 0;
     }
-    double fmax = g->max_mhz > 0 ? g->max_mhz : f;
-    double peak = cx_hw_peak_flops(g, dtype, 1) * (f / fmax);
-    cx_hw_util u;
-    u.tensor = flops / (peak * t_s);
-    if (u.tensor > 1.0) u.tensor = 1.0;
-    u.fp = 0.0;
-    u.sm = 1.0;
-    u.dram = bytes / (g->hbm_gbps * 1e9 * t_s);
-    if (u.dram > 1.0) u.dram = 1.0;
-    double p = cx_hw_power_w(&g->power, g, f, &u);
-    if (power_w) *power_w = p;
-    return p * t_s;
+    cx_hw_pass_prep pp;
+    cx_hw_pass_energy_prepare(g, dtype, f, &pp);
+    return cx_hw_pass_energy_prepared_j(&pp, t_s, flops, bytes, power_w);
 }
 
 double cx_hw_power_capped_mhz(const culonx_gpu *gpu, double limit_w, double f0_mhz,

@@ -43,6 +43,21 @@ double cx_hw_pass_energy_j(const culonx_gpu *gpu, culonx_dtype dtype, double f_m
  * lowest step (the limit unmet; *unmet set when given). */
 double cx_hw_power_capped_mhz(const culonx_gpu *gpu, double limit_w, double f0_mhz,
                               double (*power_w)(double f_mhz, void *ctx), void *ctx, int *unmet);
+/* cx_hw_pass_energy_j in two steps: what reads only the GPU, the dtype
+ * and the clock (prepared once per clock), and the per-pass rest; the same
+ * operations in the same order, so the same bits (cx_hw_pass_energy_j is
+ * the two). */
+typedef struct {
+    double f_in; /* the clock asked for */
+    culonx_dtype dtype;
+    double peak, hbm_bps;                  /* tensor peak at f (FLOP/s), HBM bytes/s */
+    double base_w, vn, f, fmax;            /* const + static Vn; Vn; clocks of P(f, u) */
+    double tensor_w, fp0_w, sm1_w, dram_w; /* fp at u 0, SM at u 1 */
+} cx_hw_pass_prep;
+void cx_hw_pass_energy_prepare(const culonx_gpu *gpu, culonx_dtype dtype, double f_mhz,
+                               cx_hw_pass_prep *pp);
+double cx_hw_pass_energy_prepared_j(const cx_hw_pass_prep *pp, double t_s, double flops,
+                                    double bytes, double *power_w);
 /* t(f) = t_mem + t_compute*(f_max/f)^time_exp. */
 double cx_hw_power_time_s(const culonx_power_model *m, const culonx_gpu *gpu, double f_mhz,
                           double t_mem_s, double t_compute_s);

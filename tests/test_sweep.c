@@ -6,8 +6,9 @@
  * option validation, the bubble memo of core/eval/closed.c bit-exact against
  * cold evaluations, the pruning bounds (cx_core_closed_bound) sound against
  * exact evaluations over many configurations, the replay workspace memos
- * bit-exact against cold replays, and pruned sweeps identical to unpruned
- * ones (top K, frontier, printed numbers; 1 and 2 threads).
+ * and the memory-first evaluation (memory-only builds completed by a
+ * reprice) bit-exact against cold evaluations, and pruned sweeps identical
+ * to unpruned ones (top K, frontier, printed numbers; 1 and 2 threads).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -571,9 +572,10 @@ static void test_bounds_sound(void)
     static const int sch[] = {CULONX_SCHED_GPIPE,     CULONX_SCHED_1F1B,  CULONX_SCHED_INTERLEAVED,
                               CULONX_SCHED_ZB_H1,     CULONX_SCHED_ZB_H2, CULONX_SCHED_ZB_V,
                               CULONX_SCHED_DUALPIPE_V};
-    cx_cost *c = malloc(sizeof *c), *cold = malloc(sizeof *cold);
-    cx_replay_ws *ws = cx_core_replay_ws_new();
+    cx_cost *c = malloc(sizeof *c), *cold = malloc(sizeof *cold), *cm = malloc(sizeof *cm);
+    cx_replay_ws *ws = cx_core_replay_ws_new(), *wm = cx_core_replay_ws_new();
     CU_ASSERT_PTR_NOT_NULL_FATAL(ws);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(wm);
     long n = 0, tight = 0;
     for (int model = 0; model < 2; model++)
         for (size_t si = 0; si < sizeof sch / sizeof sch[0]; si++)
@@ -620,6 +622,20 @@ static void test_bounds_sound(void)
                                 CU_ASSERT(memcmp(&ex.memory.peak_bytes, &cr.memory.peak_bytes,
                                                  sizeof(double)) == 0);
                                 CU_ASSERT(b.peak_bytes == ex.memory.peak_bytes);
+                                /* memory first (a memory-only build, completed
+                                 * by a reprice): the same result to the bit */
+                                double peak;
+                                int complete;
+                                culonx_result mr;
+                                CU_ASSERT_EQUAL_FATAL(
+                                    cx_core_closed_memory(&r, clk, cm, wm, &peak, &complete, &err),
+                                    CULONX_OK);
+                                CU_ASSERT(peak == cr.memory.peak_bytes);
+                                CU_ASSERT_EQUAL_FATAL(
+                                    complete ? cx_core_closed_finish(&r, cm, wm, &mr, &err)
+                                             : cx_core_closed_eval_ws(&r, clk, cm, wm, &mr, &err),
+                                    CULONX_OK);
+                                CU_ASSERT(memcmp(&mr, &cr, sizeof mr) == 0);
                                 if (cx_sched_get(e->schedule)->closed_exact) continue;
                                 n++;
                                 CU_ASSERT(b.time_s > 0 && b.time_s <= ex.iteration_time_s);
@@ -629,8 +645,9 @@ static void test_bounds_sound(void)
     CU_ASSERT(n > 1000);
     CU_ASSERT(tight > n / 2); /* useful bounds, not just sound ones */
     cx_core_replay_ws_free(ws);
+    cx_core_replay_ws_free(wm);
     cx_core_replay_ws_free(NULL);
-    free(c), free(cold);
+    free(c), free(cold), free(cm);
 }
 
 /* The text report from the top-K line on, and the summary without the

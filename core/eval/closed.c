@@ -98,7 +98,36 @@ void cx_core_stage_times(const cx_cost *c, int s, double *f, double *b, double *
 /* Peak memory of the most loaded stage (res->memory, res->params_per_gpu);
  * peak_act: the replay's per-stage activation peaks, NULL for schedules in
  * closed form (inflight x activations). */
-static void memory_result(const cx_cost *c, const double *peak_act, culonx_result *res)
+static void memory_scan(const cx_cost *c, const double *peak_act, culonx_result *res);
+/* Without a replay the result reads the shape and the execution, never the
+ * clock (nor a time): kept per execution (clock cleared) in the cost across
+ * reprices (cx_cost.keep_mem), so a sweep's later clocks copy it. */
+static void memory_result(cx_cost *c, const double *peak_act, culonx_result *res)
+{
+    if (peak_act) {
+        memory_scan(c, peak_act, res);
+        return;
+    }
+    culonx_execution key;
+    memcpy(&key, &c->run->exec, sizeof key);
+    key.clock_mhz = 0;
+    for (int i = 0; i < c->nkeep_mem; i++) {
+        const cx_keep_mem *e = &c->keep_mem[i];
+        if (cx_core_exec_dp_same(&e->exec, &key) && memcmp(&e->exec, &key, sizeof key) == 0) {
+            res->memory = e->memory;
+            res->params_per_gpu = e->params_per_gpu;
+            return;
+        }
+    }
+    memory_scan(c, NULL, res);
+    int i = c->nkeep_mem < CX_COST_KEEP ? c->nkeep_mem++ : c->keep_mem_next++ % CX_COST_KEEP;
+    cx_keep_mem *e = &c->keep_mem[i];
+    memcpy(&e->exec, &key, sizeof key);
+    e->memory = res->memory;
+    e->params_per_gpu = res->params_per_gpu;
+}
+
+static void memory_scan(const cx_cost *c, const double *peak_act, culonx_result *res)
 {
     const int p = c->p;
     culonx_memory best;
@@ -412,6 +441,27 @@ culonx_status cx_core_closed_bound(const culonx_run *run, double clock_mhz, cx_c
     b->time_s = r.iteration_time_s;
     cx_core_energy_result(c, &r); /* non-decreasing in the iteration time */
     b->energy_j = r.energy.total_j;
+    return CULONX_OK;
+}
+
+culonx_status cx_core_closed_memory(const culonx_run *run, double clock_mhz, cx_cost *c,
+                                    cx_replay_ws *ws, double *peak_bytes, int *complete,
+                                    culonx_error *err)
+{
+    if (!ws) return cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "cx_core_closed_memory: no ws");
+    culonx_status st =
+        cx_core_cost_build_key_mem(run, clock_mhz, c, cx_core_replay_ws_key(ws), complete, err);
+    if (st != CULONX_OK) return st;
+    culonx_result r;
+    memset(&r, 0, sizeof r);
+    if (replays(c)) { /* the peaks cx_core_replay_ws gives with the times */
+        double *peak_act = cx_core_replay_ws_out(ws)->peak_act_bytes;
+        if ((st = cx_core_replay_memory(c, ws, peak_act, err)) != CULONX_OK) return st;
+        memory_result(c, peak_act, &r);
+    } else {
+        memory_result(c, NULL, &r);
+    }
+    *peak_bytes = r.memory.peak_bytes;
     return CULONX_OK;
 }
 

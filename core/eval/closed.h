@@ -40,4 +40,15 @@ typedef struct {
 culonx_status cx_core_closed_bound(const culonx_run *run, double clock_mhz, cx_cost *c,
                                    cx_replay_ws *ws, cx_bound *b, culonx_error *err);
 
+/* Builds what memory reads into c and gives the exact peak memory per GPU
+ * that cx_core_closed_eval_ws would report (the replay's activation peaks
+ * come from the orders, not the times: no play; the cost may be left
+ * unpriced, cx_core_cost_build_key_mem), so that a sweep can settle a
+ * candidate that does not fit without timing it. Then *complete = 1:
+ * cx_core_closed_finish completes the evaluation from c; 0:
+ * cx_core_closed_eval_ws does (it prices c first). ws must not be NULL. */
+culonx_status cx_core_closed_memory(const culonx_run *run, double clock_mhz, cx_cost *c,
+                                    cx_replay_ws *ws, double *peak_bytes, int *complete,
+                                    culonx_error *err);
+
 #endif

@@ -37,10 +37,6 @@ static atomic_uint_fast64_t build_gen;
  * a round figure in the range PyTorch users observe (0.5-1.5 GiB); plus two
  * gathered activation buffers (2sbh bytes each) for TP communication. */
 #define WORKSPACE_BYTES (1.0 * CX_GIB)
-/* Megatron DDP gradient buckets: max(40M, 1M x dp) parameters each; we
- * model at most 64 per stage (the tail effect is the last bucket's). */
-#define DDP_BUCKET_PARAMS 40e6
-#define DDP_MAX_BUCKETS 64
 /* DeepSpeed ZeRO-3 defaults (deepspeed/runtime/zero/config.py):
  * stage3_max_live_parameters 1e9, reduce_bucket_size 5e8 */
 #define DS_MAX_LIVE_PARAMS 1e9
@@ -49,6 +45,9 @@ static atomic_uint_fast64_t build_gen;
 double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double bytes,
                              double *power_w)
 {
+    /* prepared for the cost's clock at its build or reprice: same bits */
+    if (c->pe.f_in == c->clock_mhz && c->pe.dtype == c->run->exec.dtype)
+        return cx_hw_pass_energy_prepared_j(&c->pe, t_s, flops, bytes, power_w);
     return cx_hw_pass_energy_j(&c->sys.gpu, c->run->exec.dtype, c->clock_mhz, t_s, flops, bytes,
                                power_w);
 }
@@ -73,10 +72,33 @@ double cx_core_blocked_power_w(const cx_cost *c)
  * both; weights are cast once per iteration and kept, FP8_WEIGHT_BYTES in
  * memory). The amax reductions are scalars and not priced. */
 #define FP8_CAST_BYTES_PER_ELEM 3.0
+static void op_split(const cx_cost *c, const cx_model_op *o, double flops, double bytes, int fp8,
+                     double cast_elems, int backward, cx_op_keep *k);
+/* k: the op's clock-independent parts (work and FP8 cast), split into it
+ * unless reuse (a reprice of the same shape: they read no clock); f_mhz the
+ * clock its pass runs at (power_cap.c) */
+static double op_time(const cx_cost *c, const cx_model_op *o, double flops, double bytes,
+                      double *tensor_s, int fp8, double cast_elems, int backward, cx_op_keep *k,
+                      int reuse, double f_mhz)
+{
+    if (flops <= 0 && bytes <= 0) return 0.0;
+    if (!reuse) op_split(c, o, flops, bytes, fp8, cast_elems, backward, k);
+    cx_hw_time t = cx_hw_work_time_at(&c->sys.gpu, &k->work, f_mhz);
+    double cast_s = k->cast ? cx_hw_work_time_at(&c->sys.gpu, &k->cast_work, f_mhz).time_s : 0.0;
+    if (o->tensor && tensor_s) *tensor_s += t.time_s;
+    return t.time_s + cast_s;
+}
+
 double cx_core_op_time(const cx_cost *c, const cx_model_op *o, double flops, double bytes,
                        double *tensor_s, int fp8, double cast_elems, int backward, double f_mhz)
 {
-    if (flops <= 0 && bytes <= 0) return 0.0;
+    cx_op_keep k;
+    return op_time(c, o, flops, bytes, tensor_s, fp8, cast_elems, backward, &k, 0, f_mhz);
+}
+
+static void op_split(const cx_cost *c, const cx_model_op *o, double flops, double bytes, int fp8,
+                     double cast_elems, int backward, cx_op_keep *k)
+{
     cx_hw_work w;
     /* the busiest expert rank's work (capacity factor; models/moe.c) */
     const double load = o->load > 1.0 ? o->load : 1.0;
@@ -89,14 +111,12 @@ double cx_core_op_time(const cx_cost *c, const cx_model_op *o, double flops, dou
     w.eff = o->fused_attn ? cx_hw_attn_eff(&c->sys.perf, flops, backward) : 0.0;
     culonx_dtype dt = c->run->exec.dtype;
     if (dt == CULONX_DTYPE_FP8 && !fp8) dt = CULONX_DTYPE_BF16;
-    cx_hw_time t = cx_hw_work_time(&c->sys, &c->sys.perf, &w, dt, f_mhz);
-    double cast_s = 0.0;
-    if (dt == CULONX_DTYPE_FP8 && cast_elems > 0) {
+    cx_hw_work_split(&c->sys, &c->sys.perf, &w, dt, &k->work);
+    k->cast = dt == CULONX_DTYPE_FP8 && cast_elems > 0;
+    if (k->cast) {
         cx_hw_work cw = {0.0, FP8_CAST_BYTES_PER_ELEM * cast_elems, 1, 0, 0.0};
-        cast_s = cx_hw_work_time(&c->sys, &c->sys.perf, &cw, dt, f_mhz).time_s;
+        cx_hw_work_split(&c->sys, &c->sys.perf, &cw, dt, &k->cast_work);
     }
-    if (o->tensor && tensor_s) *tensor_s += t.time_s;
-    return t.time_s + cast_s;
 }
 
 /* The group op o's collective runs over: tp, cp (ring attention), or an
@@ -195,7 +215,7 @@ static void tp_overlap(const cx_cost *c, const cx_model_ops *ops, cx_op_times *o
  * clock of the F, B, W and R passes (CX_PASS_*; power_cap.c). */
 static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int recompute_mode,
                      int is_layer, cx_chunk_cost *cc, cx_op_times *ot, cx_hw_comm (*comm)[2],
-                     int reuse, const double *clk)
+                     cx_op_keep (*keep)[3], int reuse, const double *clk)
 {
     double ts_f[CX_MODEL_MAX_OPS], ts_b[CX_MODEL_MAX_OPS], ts_w[CX_MODEL_MAX_OPS];
     double ts_rr[CX_MODEL_MAX_OPS], tp_r[CX_MODEL_MAX_OPS];
@@ -205,12 +225,12 @@ static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int re
         const cx_model_op *o = &ops->op[i];
         ts_f[i] = ts_b[i] = ts_w[i] = ts_rr[i] = 0;
         const int fp8 = is_layer && o->kind == CX_OP_GEMM; /* runs in FP8 when dtype is */
-        ot->f_s[i] = cx_core_op_time(c, o, o->fwd_flops, o->fwd_bytes, &ts_f[i], fp8,
-                                     fp8 ? o->m * o->k : 0, 0, clk[CX_PASS_F]);
-        ot->b_s[i] = cx_core_op_time(c, o, o->b_flops, o->b_bytes, &ts_b[i], fp8,
-                                     fp8 ? o->m * o->n : 0, 1, clk[CX_PASS_B]);
-        ot->w_s[i] =
-            cx_core_op_time(c, o, o->w_flops, o->w_bytes, &ts_w[i], fp8, 0, 1, clk[CX_PASS_W]);
+        ot->f_s[i] = op_time(c, o, o->fwd_flops, o->fwd_bytes, &ts_f[i], fp8, fp8 ? o->m * o->k : 0,
+                             0, &keep[i][0], reuse, clk[CX_PASS_F]);
+        ot->b_s[i] = op_time(c, o, o->b_flops, o->b_bytes, &ts_b[i], fp8, fp8 ? o->m * o->n : 0, 1,
+                             &keep[i][1], reuse, clk[CX_PASS_B]);
+        ot->w_s[i] = op_time(c, o, o->w_flops, o->w_bytes, &ts_w[i], fp8, 0, 1, &keep[i][2], reuse,
+                             clk[CX_PASS_W]);
         ot->tp_f_s[i] = ot->tp_b_s[i] = tp_r[i] = 0;
         if (!reuse && o->coll_fwd != CX_COLL_NONE) comm[i][0] = coll_comm(c, o, o->coll_fwd);
         if (!reuse && o->coll_bwd != CX_COLL_NONE) comm[i][1] = coll_comm(c, o, o->coll_bwd);
@@ -220,9 +240,9 @@ static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int re
                                (recompute_mode == CULONX_RECOMPUTE_SELECTIVE && o->sel_recompute));
         ot->r_s[i] = rec ? ot->f_s[i] : 0.0;
         ts_rr[i] = rec ? ts_f[i] : 0.0;
-        if (rec && clk[CX_PASS_R] != clk[CX_PASS_F]) /* the recompute pass capped apart */
-            ot->r_s[i] = cx_core_op_time(c, o, o->fwd_flops, o->fwd_bytes, &ts_rr[i], fp8,
-                                         fp8 ? o->m * o->k : 0, 0, clk[CX_PASS_R]);
+        if (rec && clk[CX_PASS_R] != clk[CX_PASS_F]) /* the recompute pass capped apart: */
+            ot->r_s[i] = op_time(c, o, o->fwd_flops, o->fwd_bytes, &ts_rr[i], fp8, /* F's parts */
+                                 fp8 ? o->m * o->k : 0, 0, &keep[i][0], 1, clk[CX_PASS_R]);
         if (rec && recompute_mode == CULONX_RECOMPUTE_FULL)
             add_coll(o->coll_fwd, &comm[i][0], &tp_r[i], tiers);
     }
@@ -406,35 +426,36 @@ static culonx_status classify(const culonx_run *run, cx_cost *c, int nvs, culonx
  * data-parallel group, tp cp dp / (ep etp) ranks (core/layout/layout.h),
  * the same collectives as the dense ones; added to a (reduce-scatter or
  * all-reduce) and b (all-gather) so the DP stream runs them in turn. */
-static void expert_sync(const cx_cost *c, double Pe, cx_hw_comm *a, cx_hw_comm *b)
-{
-    if (Pe <= 0) return;
-    cx_hw_group g = cx_core_layout_expert_group(&c->layout, CX_EXPERT_EDP, c->sys.gpus_per_node);
-    const int dist = c->zero >= 1;
-    cx_hw_comm x =
-        cx_hw_coll_cost(&c->sys, dist ? CX_HW_REDUCE_SCATTER : CX_HW_ALL_REDUCE, 4.0 * Pe, g);
-    a->time_s += x.time_s;
-    for (int k = 0; k < CULONX_MAX_TIERS; k++)
-        a->bytes_tier[k] += x.bytes_tier[k];
-    if (!dist) return;
-    x = cx_hw_coll_cost(&c->sys, CX_HW_ALL_GATHER, 2.0 * Pe, g);
-    b->time_s += x.time_s;
-    for (int k = 0; k < CULONX_MAX_TIERS; k++)
-        b->bytes_tier[k] += x.bytes_tier[k];
-}
 
-static void price(const culonx_run *run, cx_cost *c);
+static void price(const culonx_run *run, cx_cost *c, int times);
+static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, int mem_only,
+                           culonx_error *err);
+
 culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cost *c,
                                  culonx_error *err)
+{
+    return build(run, clock_mhz, c, 0, err);
+}
+
+culonx_status cx_core_cost_build_mem(const culonx_run *run, double clock_mhz, cx_cost *c,
+                                     culonx_error *err)
+{
+    return build(run, clock_mhz, c, 1, err);
+}
+
+static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, int mem_only,
+                           culonx_error *err)
 {
     const culonx_model *md = &run->model;
     const culonx_execution *ex = &run->exec;
     c->gen = atomic_fetch_add(&build_gen, 1) + 1;
+    c->nkeep_dp = c->keep_dp_next = c->nkeep_mem = c->keep_mem_next = 0; /* a new shape */
     c->run = run;
     c->sys = run->system;
     cx_hw_perf_defaults(&c->sys.perf);
     cx_hw_power_default(&c->sys.gpu);
     c->clock_mhz = clock_mhz > 0 ? clock_mhz : run->system.gpu.max_mhz;
+    cx_hw_pass_energy_prepare(&c->sys.gpu, ex->dtype, c->clock_mhz, &c->pe);
     cx_core_layout_init(&c->layout, ex);
     cx_core_shard_init(c);
     c->sched = cx_sched_get(ex->schedule);
@@ -474,9 +495,12 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
             c->vs_stage_vs[s * c->v + k] = (int16_t)vs;
         }
     cx_core_cost_stage_shape(c);
+    /* side traffic (ZeRO-2/3, offload) makes the replay decision read
+     * times (closed.c replays): priced whole */
+    const int times = !mem_only || c->zero >= 2 || ex->offload != 0;
     c->comm_kept = 0;
-    price(run, c);
-    c->comm_kept = 1;
+    price(run, c, times);
+    c->comm_kept = c->priced = times;
     return CULONX_OK;
 }
 
@@ -484,7 +508,7 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
  * settings): the parts at c->clock_mhz, the classes as sums of parts, the
  * PP p2p, the stage sums and the DP part; the shape (stack, layout, classes'
  * contents, virtual-stage maps, equal stages) is kept. */
-static void price(const culonx_run *run, cx_cost *c)
+static void price(const culonx_run *run, cx_cost *c, int times)
 {
     const culonx_model *md = &run->model;
     const culonx_execution *ex = &run->exec;
@@ -497,10 +521,12 @@ static void price(const culonx_run *run, cx_cost *c)
     for (int q = 0; q < stk->nparts; q++) {
         int i = (q + CX_MODEL_PART_LAYER) % stk->nparts; /* layer kinds, embedding, head */
         memset(&part[i], 0, sizeof part[i]);
+        added[i] = 0.0;
+        if (!times) continue; /* memory only: no op is priced */
         added[i] = cx_core_power_cap_part(c, &stk->part[i].ops, ex->recompute,
                                           stk->part[i].recompute, c->part_clk[i]);
         ops_cost(c, &stk->part[i].ops, 1.0, ex->recompute, stk->part[i].recompute, &part[i],
-                 &c->part_t[i], c->part_comm[i], c->comm_kept, c->part_clk[i]);
+                 &c->part_t[i], c->part_comm[i], c->part_keep[i], c->comm_kept, c->part_clk[i]);
         cx_core_shard_part(c, i, &part[i], &c->part_t[i]);
     }
     const double t = (double)ex->tp;
@@ -549,6 +575,7 @@ static void price(const culonx_run *run, cx_cost *c)
             cc->sh_f_s += cc->sh_fill_f_s, cc->tp_f_s += cc->sh_fill_f_s;
             cc->sh_b_s += cc->sh_fill_b_s, cc->tp_b_s += cc->sh_fill_b_s;
         }
+        if (!times) continue;
         cc->e_f_j = cx_core_pass_energy_j(c, cc->f_s, cc->f_flops, cc->f_bytes, NULL);
         cc->e_b_j = cx_core_pass_energy_j(c, cc->b_s, cc->b_flops, cc->b_bytes, NULL);
         cc->e_w_j = cx_core_pass_energy_j(c, cc->w_s, cc->w_flops, cc->w_bytes, NULL);
@@ -562,7 +589,7 @@ static void price(const culonx_run *run, cx_cost *c)
                    (ex->sequence_parallel && ex->tp > 1 ? t : 1.0);
     c->p2p_s = 0;
     c->p2p_tier = 0;
-    if (c->p > 1) {
+    if (c->p > 1 && times) {
         cx_hw_comm cm =
             cx_hw_coll_cost(&c->sys, CX_HW_P2P, c->p2p_bytes,
                             cx_core_layout_p2p(&c->layout, CX_DIM_PP, c->sys.gpus_per_node));
@@ -572,7 +599,7 @@ static void price(const culonx_run *run, cx_cost *c)
 
     /* per physical stage: parameters, DP sync, optimizer */
     cx_core_cost_stage_sums(c);
-    cx_core_cost_stages(run, c);
+    if (times) cx_core_cost_stages(run, c);
 }
 
 void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c)
@@ -580,6 +607,7 @@ void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c)
     c->gen = atomic_fetch_add(&build_gen, 1) + 1;
     c->run = run;
     c->clock_mhz = clock_mhz > 0 ? clock_mhz : run->system.gpu.max_mhz;
+    cx_hw_pass_energy_prepare(&c->sys.gpu, run->exec.dtype, c->clock_mhz, &c->pe);
     cx_core_shard_groups(c);
     for (int k = 0; k < c->nclass; k++) { /* costs zeroed, content kept */
         const cx_chunk_cost keep = c->cls[k];
@@ -588,62 +616,8 @@ void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c)
         c->cls[k].has_head = keep.has_head;
         memcpy(c->cls[k].piece, keep.piece, sizeof keep.piece);
     }
-    price(run, c);
-}
-
-void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
-{
-    const culonx_execution *ex = &run->exec;
-    /* DP and optimizer per run of stages with the same parameters:
-     * computed for its first stage, copied to the rest */
-    const double edp = (double)cx_core_layout_expert_dp(&c->layout);
-    const double dpcp = (double)ex->dp * (ex->cp > 1 ? (double)ex->cp : 1.0);
-    for (int r = 0; r < c->nprun; r++) {
-        const int s = c->prun[r], s0 = s, s1 = c->prun[r + 1];
-        const double P = c->stage_params[s], Pe = c->stage_expert_params[s];
-        const double F = c->stage_f_s[s];
-        const double Pd = P - Pe; /* dense parameters, reduced over dp x cp */
-        double dp_s = 0, tier0 = 0, tier1 = 0;
-        int nbk_dp = 1;
-        if (dpcp > 1 || (Pe > 0 && edp > 1)) {
-            cx_hw_comm a, b;
-            /* dense parameters by ZeRO stage (all-reduce, reduce-scatter +
-             * all-gather, ...), expert parameters over their own group */
-            double ag = cx_core_shard_dp(c, Pd, &a, &b);
-            expert_sync(c, Pe, &a, &b);
-            ag = b.time_s;
-            /* --overlap-param-gather: the all-gather runs bucket by bucket
-             * behind the next iteration's first forward on this stage */
-            if (ex->param_gather_overlap && ag > 0) {
-                double bucket = cx_maxd(DDP_BUCKET_PARAMS, 1e6 * dpcp);
-                double nbk = cx_maxd(1.0, cx_mind((double)DDP_MAX_BUCKETS, ceil(P / bucket)));
-                ag = cx_maxd(ag / nbk, ag - F);
-            }
-            dp_s = a.time_s + ag;
-            tier0 = a.bytes_tier[0] + b.bytes_tier[0];
-            tier1 = a.bytes_tier[1] + b.bytes_tier[1];
-            if (ex->dp_overlap) {
-                double bucket = cx_maxd(DDP_BUCKET_PARAMS, 1e6 * dpcp);
-                double n = ceil(P / bucket);
-                nbk_dp = n < 1 ? 1 : n > DDP_MAX_BUCKETS ? DDP_MAX_BUCKETS : (int)n;
-            }
-        }
-        /* ZeRO >= 1: the dense shard's and the expert shard's */
-        double upd = Pd / c->shard_n + (c->zero >= 1 ? Pe / edp : Pe);
-        const double opt_bytes = upd * c->sys.perf.optimizer_bytes_per_param;
-        double opt_s = opt_bytes / (c->sys.gpu.hbm_gbps * 1e9 * c->sys.perf.mem_eff);
-        /* optimizer offload: the fp32 state (12 B per parameter) streams in
-         * and back over the host link while the step runs */
-        if ((ex->offload & CULONX_OFFLOAD_OPTIMIZER) && c->host_bw_bps > 0)
-            opt_s = cx_maxd(opt_s, 2.0 * 12.0 * upd / c->host_bw_bps);
-        const double opt_j = cx_core_pass_energy_j(c, opt_s, 0.0, opt_bytes, NULL);
-        for (int q = s0; q < s1; q++) {
-            c->dp_s[q] = dp_s, c->dp_nb[q] = nbk_dp;
-            c->dp_tier_bytes[q][0] = tier0, c->dp_tier_bytes[q][1] = tier1;
-            c->optimizer_s[q] = opt_s, c->optimizer_j[q] = opt_j;
-            c->optimizer_bytes[q] = opt_bytes;
-        }
-    }
+    price(run, c, 1); /* the ops' parts are kept unless a memory-only build left none */
+    c->comm_kept = c->priced = 1;
 }
 
 void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_memory *mm)

@@ -22,6 +22,7 @@
 #include "culonx.h"
 #include "core/layout/layout.h"
 #include "hw/hw.h"
+#include "hw/power.h"
 #include "models/model.h"
 #include "schedules/sched.h"
 
@@ -38,6 +39,37 @@
 #define CX_COST_MAX_CLASSES 64
 /* most pieces of a chunk: the embedding, the segments it cuts, the head */
 #define CX_COST_MAX_PIECES (CX_MODEL_MAX_SEGMENTS + 2)
+
+/* Entries of the clock-independent results a cost keeps per execution
+ * (below), and the most runs of equal parameters an entry holds. */
+#define CX_COST_KEEP 8
+#define CX_COST_KEEP_RUNS 8
+
+/* The DP part of cx_core_cost_stages for one execution (its clock
+ * cleared), per run of equal parameters: everything but the optimizer
+ * step's energy, which reads the clock. f_bits: the stage forward time the
+ * parameter-gather overlap reads (0 without it). */
+typedef struct {
+    culonx_execution exec;
+    int nprun;
+    uint64_t f_bits[CX_COST_KEEP_RUNS];
+    double dp_s[CX_COST_KEEP_RUNS], tier0[CX_COST_KEEP_RUNS], tier1[CX_COST_KEEP_RUNS];
+    double opt_s[CX_COST_KEEP_RUNS], opt_bytes[CX_COST_KEEP_RUNS];
+    int nb[CX_COST_KEEP_RUNS];
+} cx_keep_dp;
+
+/* The closed form's memory result for one execution (clock cleared). */
+typedef struct {
+    culonx_execution exec;
+    culonx_memory memory;
+    double params_per_gpu;
+} cx_keep_mem;
+
+/* The clock-independent parts of one op's work (and of its FP8 cast) */
+typedef struct {
+    cx_hw_work_parts work, cast_work;
+    int cast;
+} cx_op_keep;
 
 /* A run of consecutive instances of one part (model.h) inside a chunk. */
 typedef struct {
@@ -97,13 +129,20 @@ typedef struct {
     /* the forward and backward collective of each op of each part (no clock
      * in them), and whether a build left them (cx_core_cost_reprice) */
     cx_hw_comm part_comm[CX_MODEL_MAX_PARTS][CX_MODEL_MAX_OPS][2];
+    /* and the clock-independent parts of its forward, backward and
+     * weight-gradient work (kept with them) */
+    cx_op_keep part_keep[CX_MODEL_MAX_PARTS][CX_MODEL_MAX_OPS][3];
     int comm_kept;
+    /* 0: a memory-only build (cx_core_cost_build_mem): shape, parameters
+     * and bytes exact, times and energies not priced */
+    int priced;
     uint64_t gen;      /* unique to the last build or reprice into this cost */
     culonx_system sys; /* with perf defaults filled */
     const cx_sched_desc *sched;
     cx_layout layout; /* degrees, strides, groups (core/layout/layout.h) */
     int p, v, m;      /* v = chunks per stage for the schedule */
     double clock_mhz;
+    cx_hw_pass_prep pe; /* pass energy at clock_mhz (cx_core_pass_energy_j) */
     /* chunk classes (see the top): cls[vs_class[vs]] is virtual stage vs;
      * class_vstages[k] virtual stages are of class k */
     cx_chunk_cost cls[CX_COST_MAX_CLASSES];
@@ -167,10 +206,26 @@ typedef struct {
     double cap_added_s[CX_COST_MAX_CLASSES];
     int capped_parts;
     double cap_min_mhz;
+    /* clock-independent results of this shape, kept across reprices and
+     * reset by every full build (cost.c cx_core_cost_stages, closed.c
+     * memory): a sweep prices one shape at every clock */
+    int nkeep_dp, keep_dp_next, nkeep_mem, keep_mem_next;
+    cx_keep_dp keep_dp[CX_COST_KEEP];
+    cx_keep_mem keep_mem[CX_COST_KEEP];
 } cx_cost;
 
 /* Pass indices of cx_cost.part_clk. */
 enum { CX_PASS_F, CX_PASS_B, CX_PASS_W, CX_PASS_R };
+
+/* The fields in which the executions kept per shape (cx_keep_dp,
+ * cx_keep_mem) differ in a sweep, compared before the whole execution:
+ * equal executions always pass, most others fail here. */
+static inline int cx_core_exec_dp_same(const culonx_execution *a, const culonx_execution *b)
+{
+    return a->dp_overlap == b->dp_overlap && a->distributed_optimizer == b->distributed_optimizer &&
+           a->zero == b->zero && a->param_gather_overlap == b->param_gather_overlap &&
+           a->shard_group == b->shard_group;
+}
 
 /* The costs of virtual stage vs. */
 static inline const cx_chunk_cost *cx_core_cost_chunk(const cx_cost *c, int vs)
@@ -228,6 +283,12 @@ culonx_status cx_core_result_check(const culonx_run *run, const culonx_result *r
  * model cannot express (e.g. too many stages). */
 culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cost *c,
                                  culonx_error *err);
+/* The same shape, parameters and bytes (everything memory reads), times and
+ * energies left unpriced (c->priced = 0) when no side traffic can exist
+ * (ZeRO < 2, no offload: then whether the schedule is replayed reads no
+ * time); else cx_core_cost_build. cx_core_cost_reprice completes it. */
+culonx_status cx_core_cost_build_mem(const culonx_run *run, double clock_mhz, cx_cost *c,
+                                     culonx_error *err);
 /* The per-stage parts of cx_core_cost_build (its last steps): sends and
  * stage aggregates of the chunk classes (stage_sums; nothing of the DP
  * settings), then DP gradient sync and optimizer (stages), which reads

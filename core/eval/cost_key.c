@@ -68,10 +68,27 @@ static int layers_ok(const culonx_run *run)
            (run->n_vstage_layers >= 0 && run->n_vstage_layers <= CX_COST_MAX_VSTAGES);
 }
 
+static culonx_status build_key(const culonx_run *run, double clock_mhz, cx_cost *c, cx_cost_key *k,
+                               int mem_only, int *complete, culonx_error *err);
+
 culonx_status cx_core_cost_build_key(const culonx_run *run, double clock_mhz, cx_cost *c,
                                      cx_cost_key *k, culonx_error *err)
 {
+    int complete;
+    return build_key(run, clock_mhz, c, k, 0, &complete, err);
+}
+
+culonx_status cx_core_cost_build_key_mem(const culonx_run *run, double clock_mhz, cx_cost *c,
+                                         cx_cost_key *k, int *complete, culonx_error *err)
+{
+    return build_key(run, clock_mhz, c, k, 1, complete, err);
+}
+
+static culonx_status build_key(const culonx_run *run, double clock_mhz, cx_cost *c, cx_cost_key *k,
+                               int mem_only, int *complete, culonx_error *err)
+{
     culonx_execution e;
+    *complete = 1;
     if (k && k->valid && k->c == c && layers_ok(run)) {
         exec_key(run, &e);
         const int n = run->vstage_layers ? run->n_vstage_layers : -1;
@@ -79,7 +96,13 @@ culonx_status cx_core_cost_build_key(const culonx_run *run, double clock_mhz, cx
             (n <= 0 || memcmp(run->vstage_layers, k->layers, (size_t)n * sizeof *k->layers) == 0) &&
             memcmp(&run->model, &k->model, sizeof k->model) == 0 &&
             memcmp(&run->system, &k->system, sizeof k->system) == 0 && c->gen == k->gen) {
-            if (k->clock_mhz == clock_mhz) {
+            if (!c->priced && mem_only) { /* memory reads no time */
+                c->run = run;
+                cx_core_shard_groups(c);
+                *complete = 0;
+                return CULONX_OK;
+            }
+            if (k->clock_mhz == clock_mhz && c->priced) {
                 c->run = run;
                 cx_core_shard_groups(c);
                 cx_core_cost_stages(run, c);
@@ -92,7 +115,9 @@ culonx_status cx_core_cost_build_key(const culonx_run *run, double clock_mhz, cx
             return CULONX_OK;
         }
     }
-    culonx_status st = cx_core_cost_build(run, clock_mhz, c, err);
+    culonx_status st = mem_only ? cx_core_cost_build_mem(run, clock_mhz, c, err)
+                                : cx_core_cost_build(run, clock_mhz, c, err);
+    *complete = st == CULONX_OK && c->priced;
     if (!k) return st;
     k->valid = st == CULONX_OK && layers_ok(run);
     if (k->valid) {

@@ -26,4 +26,12 @@ void cx_core_cost_key_free(cx_cost_key *k);
 culonx_status cx_core_cost_build_key(const culonx_run *run, double clock_mhz, cx_cost *c,
                                      cx_cost_key *k, culonx_error *err);
 
+/* The same for a caller that first needs only memory (the sweep's memory
+ * check): a build it has to make may be memory-only (cx_core_cost_build_mem)
+ * and a memory-only cost is not priced on a hit; *complete = 0 then, and
+ * cx_core_cost_build_key completes the cost (a reprice) before any time is
+ * read. *complete = 1: c is as cx_core_cost_build_key leaves it. */
+culonx_status cx_core_cost_build_key_mem(const culonx_run *run, double clock_mhz, cx_cost *c,
+                                         cx_cost_key *k, int *complete, culonx_error *err);
+
 #endif

@@ -41,6 +41,7 @@
 #include "core/base/base.h"
 #include "core/eval/replay.h"
 #include "core/eval/cost_key.h"
+#include "core/eval/replay_memo.h"
 #include "core/eval/replay_prog.h"
 #include "core/eval/replay_step.h"
 #include "schedules/play.h"
@@ -65,7 +66,8 @@ struct cx_replay_ws {
     cx_replay_prog *prog_full; /* them compiled */
     cx_play *pl_mid;           /* the second try's orders (mr2 < m), compiled: */
     cx_replay_prog *prog_mid;
-    cx_cost_key *key; /* inputs of the last cost build (cost_key.c) */
+    cx_cost_key *key;     /* inputs of the last cost build (cost_key.c) */
+    cx_replay_memo *memo; /* recent time results (replay_memo.c) */
     const cx_sched_desc *sd;
     int p, m, v, have_order;
     int mr, mr2, period, edge;
@@ -93,7 +95,8 @@ cx_replay_ws *cx_core_replay_ws_new(void)
         (!(ws->pl = cx_sched_play_new()) || !(ws->prog = cx_core_replay_prog_new()) ||
          !(ws->key = cx_core_cost_key_new()) || !(ws->pl_full = cx_sched_play_new()) ||
          !(ws->prog_full = cx_core_replay_prog_new()) || !(ws->pl_mid = cx_sched_play_new()) ||
-         !(ws->prog_mid = cx_core_replay_prog_new()))) {
+         !(ws->prog_mid = cx_core_replay_prog_new()) || !(ws->memo = cx_core_replay_memo_new()))) {
+        cx_core_replay_memo_free(ws->memo);
         cx_sched_play_free(ws->pl_mid);
         cx_core_replay_prog_free(ws->prog_full);
         cx_core_replay_prog_free(ws->prog);
@@ -121,6 +124,7 @@ void cx_core_replay_ws_free(cx_replay_ws *ws)
     cx_core_replay_prog_free(ws->prog_full);
     cx_sched_play_free(ws->pl_mid);
     cx_core_replay_prog_free(ws->prog_mid);
+    cx_core_replay_memo_free(ws->memo);
     free(ws);
 }
 
@@ -441,8 +445,21 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
         copy_out(out, &ws->time_out, c->p);
     } else {
         ws->have_time = 0;
-        st = play_steady(c, ws, out, err);
-        if (st != CULONX_OK) return st;
+        /* not the last inputs: a recent play of the same inputs (same
+         * bits), else play and remember */
+        cx_replay_memo_key mk = {
+            ws->sd, ws->p,     ws->m,      ws->v, full_replay | jump_ratio << 1,
+            key,    (int)nkey, c->vs_class};
+        int flags;
+        if (cx_core_replay_memo_get(ws->memo, &mk, out, &flags)) {
+            ws->last_fast = flags & 1, ws->last_jump = flags >> 1 & 1,
+            ws->last_back = flags >> 2 & 1;
+        } else {
+            st = play_steady(c, ws, out, err);
+            if (st != CULONX_OK) return st;
+            cx_core_replay_memo_put(ws->memo, &mk, out,
+                                    ws->last_fast | ws->last_jump << 1 | ws->last_back << 2);
+        }
         memcpy(ws->time_key, key, nkey * sizeof *key);
         ws->time_nclass = c->nclass;
         memcpy(ws->time_cls, c->vs_class, (size_t)(c->p * c->v) * sizeof *ws->time_cls);

@@ -246,9 +246,10 @@ static int check_prefix(const cx_space *sp, const int d[NLEVELS], culonx_executi
     return -1;
 }
 
-/* The rules of the levels below L_VAR, given the prefix's dp. */
-static int check_rest(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex, int *level,
-                      int64_t dp)
+/* The rules of the levels below L_VAR, given the prefix's dp: those of
+ * the levels L_MB..L_OFF (check_mid), then those below and the execution
+ * (check_tail), in the order of one pass. */
+static int check_mid(const cx_space *sp, const int d[NLEVELS], int *level, int64_t dp)
 {
     const culonx_model *md = &sp->run->model;
     culonx_sweep_reject r;
@@ -278,13 +279,33 @@ static int check_rest(const cx_space *sp, const int d[NLEVELS], culonx_execution
     if (moe && zval >= 2) REJ(L_ZERO, CULONX_REJECT_MOE_ZERO);
     /* nothing to shard over one gradient rank */
     if (zval >= 1 && dp * cp == 1) REJ(L_ZERO, CULONX_REJECT_DUP_ZERO);
-    int64_t sg = sp->vals[L_SHARD][d[L_SHARD]];
     int off = (int)sp->vals[L_OFF][d[L_OFF]];
     /* the rule reads the offload set of an execution otherwise zero (kept
      * per thread: no zeroing of a whole execution per candidate) */
     static _Thread_local culonx_execution off_ex;
     off_ex.offload = off;
     if ((r = cx_core_rule_offload(&off_ex, &sp->run->system)) != CULONX_REJECT_NONE) REJ(L_OFF, r);
+    (void)gpus, (void)ep, (void)etp;
+    return -1;
+}
+
+static int check_tail(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex, int *level,
+                      int64_t dp)
+{
+    const culonx_model *md = &sp->run->model;
+    const int64_t gpus = sp->vals[L_GPUS][d[L_GPUS]], gb = sp->vals[L_GB][d[L_GB]];
+    const int64_t tp = sp->vals[L_TP][d[L_TP]], cp = sp->vals[L_CP][d[L_CP]];
+    const int64_t pp = sp->vals[L_PP][d[L_PP]];
+    const cx_variant *v = &sp->var[d[L_VAR]];
+    const int64_t mb = sp->vals[L_MB][d[L_MB]];
+    const int sp_on = (int)sp->vals[L_SP][d[L_SP]];
+    const int att = (int)sp->vals[L_ATT][d[L_ATT]];
+    const int tpo = (int)sp->vals[L_TPO][d[L_TPO]];
+    const int64_t ep = sp->vals[L_EP][d[L_EP]], etp = sp->vals[L_ETP][d[L_ETP]];
+    const int zval = (int)sp->vals[L_ZERO][d[L_ZERO]];
+    const int64_t sg = sp->vals[L_SHARD][d[L_SHARD]];
+    const int off = (int)sp->vals[L_OFF][d[L_OFF]];
+    (void)md;
     int dopt = (int)sp->vals[L_DOPT][d[L_DOPT]];
     if (dp == 1 && d[L_DOPT] != 0) REJ(L_DOPT, CULONX_REJECT_DUP_DIST_OPT);
     /* zero >= 1 is the distributed optimizer already; zero 0 with it on is
@@ -341,7 +362,19 @@ int cx_core_space_check_memo(const cx_space *sp, const int d[NLEVELS], culonx_ex
         }
         if (r >= 0) return r;
     }
-    return check_rest(sp, d, ex, level, dp);
+    int r;
+    if (m && m->mid_valid && memcmp(m->md, d, sizeof m->md) == 0) {
+        r = m->mr, *level = m->mlevel;
+    } else {
+        r = check_mid(sp, d, level, dp);
+        if (m) {
+            m->mid_valid = 1;
+            memcpy(m->md, d, sizeof m->md);
+            m->mr = r, m->mlevel = r >= 0 ? *level : 0;
+        }
+    }
+    if (r >= 0) return r;
+    return check_tail(sp, d, ex, level, dp);
 }
 
 int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex, int *level)

@@ -41,6 +41,10 @@
  * representative (same digits, clock and dp-overlap digits 0) does not fit
  * is rejected for memory without being evaluated (it is not an --all row);
  * this is a pure function of the index, like every other rule.
+ * Without --all a candidate's exact peak memory comes first
+ * (cx_core_closed_memory, no replay, the cost possibly built for memory
+ * only): one that does not fit is counted evaluated and infeasible without
+ * being timed (its time reaches no output but --all rows).
  *
  * Objectives are per token so that runs at different global batches and GPU
  * counts compare: time = iteration time / tokens per iteration (the order of
@@ -215,17 +219,30 @@ static uint64_t run_block(worker *w, uint64_t gblock)
                     w->rejected[i] += k * (w->rejected[i] - cb_rej[i]);
                 settled += k * (settled - cb_settled);
                 idx += k * cstride;
-                didx = UINT64_MAX;
+                /* the next strategy: unless d holds it already (a rejected
+                 * range ended there), d holds a candidate of this one,
+                 * [cb_start - cstride, idx): its last candidate, stepped */
+                if (didx != idx && didx != UINT64_MAX && didx >= cb_start - cstride) {
+                    for (int l = L_CLK; l < NLEVELS; l++)
+                        d[l] = sp->n[l] - 1;
+                    cx_core_space_next(sp, d);
+                    didx = idx;
+                } else if (didx != idx) {
+                    didx = UINT64_MAX;
+                }
             }
             cb_start = UINT64_MAX;
             continue;
         }
-        /* consecutive candidates: step the digits, else decode */
-        if (didx != UINT64_MAX && idx == didx + 1)
-            cx_core_space_next(sp, d);
-        else
-            cx_core_space_decode(sp, idx, d);
-        didx = idx;
+        /* consecutive candidates: step the digits, else decode (didx: the
+         * index d holds) */
+        if (didx != idx) {
+            if (didx != UINT64_MAX && idx == didx + 1)
+                cx_core_space_next(sp, d);
+            else
+                cx_core_space_decode(sp, idx, d);
+            didx = idx;
+        }
         if (phase != 2 && d[L_CLK] == 1 && d[L_DOPT] == 0 && d[L_OVL] == 0 &&
             idx - cstride + (uint64_t)sp->n[L_CLK] * cstride <= hi) {
             cb_start = idx, cb_settled = settled, cb_attempts = attempts;
@@ -238,6 +255,13 @@ static uint64_t run_block(worker *w, uint64_t gblock)
             uint64_t end = (idx / s + 1) * s;
             if (end > hi) end = hi;
             if (phase != 2) w->rejected[r] += end - idx, settled += end - idx;
+            if (end == (idx / s + 1) * s) { /* the digits of end: level + 1, inner 0 */
+                for (int l = level + 1; l < NLEVELS; l++)
+                    d[l] = 0;
+                for (int l = level; l >= 0 && ++d[l] == sp->n[l]; l--)
+                    d[l] = 0;
+                didx = end;
+            }
             idx = end;
             continue;
         }
@@ -300,6 +324,26 @@ static uint64_t run_block(worker *w, uint64_t gblock)
             }
         }
         attempts++;
+        /* memory first (no --all row wanted): a candidate that does not fit
+         * is settled as evaluated and infeasible without timing it (the
+         * time, energy and rank of an infeasible candidate reach no output
+         * but --all; its exact peak is the one the evaluation reports) */
+        if (!built && phase != 2 && !w->sh->spec->all) {
+            double peak;
+            if (cx_core_closed_memory(&w->run, w->run.exec.clock_mhz, w->cost, w->ws, &peak, &built,
+                                      &err) != CULONX_OK) {
+                w->rejected[CULONX_REJECT_EVAL]++;
+                idx++;
+                continue;
+            }
+            if (!(peak <= sp->mem_limit)) {
+                w->evaluated++;
+                if (rep == idx) remember(w, idx, 0);
+                w->rejected[CULONX_REJECT_MEMORY]++;
+                idx++;
+                continue;
+            }
+        }
         culonx_status st = built ? cx_core_closed_finish(&w->run, w->cost, w->ws, &x.res, &err)
                                  : cx_core_closed_eval_ws(&w->run, w->run.exec.clock_mhz, w->cost,
                                                           w->ws, &x.res, &err);

@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#define BLOCK 256  /* candidates per work unit */
+#define BLOCK 2048 /* candidates per work unit */
 #define REP_MEMO 8 /* memory-fit memo entries per worker */
 #define WINDOW 4   /* --all: blocks in flight per thread */
 #define DEFAULT_TOP_K 10
@@ -121,6 +121,12 @@ typedef struct {
     int d[L_VAR + 1];
     int r, level; /* the prefix's first failing rule and level, or r = -1 */
     int64_t dp;
+    /* and of the levels L_MB..L_OFF (no rule of theirs reads a digit
+     * below): the sweep's clock, distributed-optimizer and DP-overlap
+     * levels check only their own rules */
+    int mid_valid;
+    int md[L_OFF + 1];
+    int mr, mlevel;
 } cx_space_memo;
 /* cx_core_space_check, with the prefix's rules taken from m when its
  * digits are m's: the same result. */

@@ -1,0 +1,143 @@
+/*
+ * cost_dp.c — the per-stage DP part of a cost (cx_core_cost_stages, moved
+ * out of cost.c): the gradient sync of each run of stages with equal
+ * parameters (dense parameters by ZeRO stage over the layout's gradient,
+ * shard and replica groups, core/eval/shard.c; expert parameters over their
+ * expert-data-parallel group), Megatron's DDP buckets for its overlap and
+ * the parameter-gather overlap, and the optimizer step (HBM bytes per
+ * updated parameter; optimizer offload streams the fp32 state, 12 B per
+ * parameter, both ways over the host link). Equations and constants:
+ * core/README.md, "Chunk costs" (DDP buckets) and "Sharding".
+ * Everything here but the step's energy reads no clock: it is kept per
+ * execution in the cost across reprices of one shape (cx_cost.keep_dp;
+ * core/README.md, "Sweeps").
+ */
+#include "core/eval/cost.h"
+#include "core/base/base.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Megatron DDP gradient buckets: max(40M, 1M x dp) parameters each; we
+ * model at most 64 per stage (the tail effect is the last bucket's). */
+#define DDP_BUCKET_PARAMS 40e6
+#define DDP_MAX_BUCKETS 64
+
+static void expert_sync(const cx_cost *c, double Pe, cx_hw_comm *a, cx_hw_comm *b)
+{
+    if (Pe <= 0) return;
+    cx_hw_group g = cx_core_layout_expert_group(&c->layout, CX_EXPERT_EDP, c->sys.gpus_per_node);
+    const int dist = c->zero >= 1;
+    cx_hw_comm x =
+        cx_hw_coll_cost(&c->sys, dist ? CX_HW_REDUCE_SCATTER : CX_HW_ALL_REDUCE, 4.0 * Pe, g);
+    a->time_s += x.time_s;
+    for (int k = 0; k < CULONX_MAX_TIERS; k++)
+        a->bytes_tier[k] += x.bytes_tier[k];
+    if (!dist) return;
+    x = cx_hw_coll_cost(&c->sys, CX_HW_ALL_GATHER, 2.0 * Pe, g);
+    b->time_s += x.time_s;
+    for (int k = 0; k < CULONX_MAX_TIERS; k++)
+        b->bytes_tier[k] += x.bytes_tier[k];
+}
+
+/* The kept DP part of execution key (clock cleared) at the forward times
+ * f_bits, or NULL. */
+static const cx_keep_dp *kept_dp(const cx_cost *c, const culonx_execution *key,
+                                 const uint64_t *f_bits)
+{
+    for (int i = 0; i < c->nkeep_dp; i++) {
+        const cx_keep_dp *e = &c->keep_dp[i];
+        if (e->nprun == c->nprun && cx_core_exec_dp_same(&e->exec, key) &&
+            memcmp(&e->exec, key, sizeof *key) == 0 &&
+            memcmp(e->f_bits, f_bits, (size_t)c->nprun * sizeof *f_bits) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
+{
+    const culonx_execution *ex = &run->exec;
+    /* The DP sync and the optimizer step's time and bytes read the shape,
+     * the execution and (parameter-gather overlap) the stage forward time,
+     * never the clock: kept per execution across reprices, so a sweep's
+     * later clocks compute only the step's energy (same bits). */
+    culonx_execution key;
+    memcpy(&key, ex, sizeof key);
+    key.clock_mhz = 0;
+    uint64_t f_bits[CX_COST_KEEP_RUNS];
+    const int keep = c->nprun <= CX_COST_KEEP_RUNS;
+    for (int r = 0; keep && r < c->nprun; r++) {
+        f_bits[r] = 0;
+        if (ex->param_gather_overlap)
+            memcpy(&f_bits[r], &c->stage_f_s[c->prun[r]], sizeof f_bits[r]);
+    }
+    const cx_keep_dp *kd = keep ? kept_dp(c, &key, f_bits) : NULL;
+    cx_keep_dp *nk = NULL;
+    if (keep && !kd) {
+        int i = c->nkeep_dp < CX_COST_KEEP ? c->nkeep_dp++ : c->keep_dp_next++ % CX_COST_KEEP;
+        nk = &c->keep_dp[i];
+        memcpy(&nk->exec, &key, sizeof key);
+        nk->nprun = c->nprun;
+        memcpy(nk->f_bits, f_bits, (size_t)c->nprun * sizeof *f_bits);
+    }
+    /* DP and optimizer per run of stages with the same parameters:
+     * computed for its first stage, copied to the rest */
+    const double edp = (double)cx_core_layout_expert_dp(&c->layout);
+    const double dpcp = (double)ex->dp * (ex->cp > 1 ? (double)ex->cp : 1.0);
+    for (int r = 0; r < c->nprun; r++) {
+        const int s = c->prun[r], s0 = s, s1 = c->prun[r + 1];
+        double dp_s = 0, tier0 = 0, tier1 = 0, opt_s, opt_bytes;
+        int nbk_dp = 1;
+        if (kd) {
+            dp_s = kd->dp_s[r], tier0 = kd->tier0[r], tier1 = kd->tier1[r];
+            opt_s = kd->opt_s[r], opt_bytes = kd->opt_bytes[r], nbk_dp = kd->nb[r];
+        } else {
+            const double P = c->stage_params[s], Pe = c->stage_expert_params[s];
+            const double F = c->stage_f_s[s];
+            const double Pd = P - Pe; /* dense parameters, reduced over dp x cp */
+            if (dpcp > 1 || (Pe > 0 && edp > 1)) {
+                cx_hw_comm a, b;
+                /* dense parameters by ZeRO stage (all-reduce, reduce-scatter +
+                 * all-gather, ...), expert parameters over their own group */
+                double ag = cx_core_shard_dp(c, Pd, &a, &b);
+                expert_sync(c, Pe, &a, &b);
+                ag = b.time_s;
+                /* --overlap-param-gather: the all-gather runs bucket by bucket
+                 * behind the next iteration's first forward on this stage */
+                if (ex->param_gather_overlap && ag > 0) {
+                    double bucket = cx_maxd(DDP_BUCKET_PARAMS, 1e6 * dpcp);
+                    double nbk = cx_maxd(1.0, cx_mind((double)DDP_MAX_BUCKETS, ceil(P / bucket)));
+                    ag = cx_maxd(ag / nbk, ag - F);
+                }
+                dp_s = a.time_s + ag;
+                tier0 = a.bytes_tier[0] + b.bytes_tier[0];
+                tier1 = a.bytes_tier[1] + b.bytes_tier[1];
+                if (ex->dp_overlap) {
+                    double bucket = cx_maxd(DDP_BUCKET_PARAMS, 1e6 * dpcp);
+                    double n = ceil(P / bucket);
+                    nbk_dp = n < 1 ? 1 : n > DDP_MAX_BUCKETS ? DDP_MAX_BUCKETS : (int)n;
+                }
+            }
+            /* ZeRO >= 1: the dense shard's and the expert shard's */
+            double upd = Pd / c->shard_n + (c->zero >= 1 ? Pe / edp : Pe);
+            opt_bytes = upd * c->sys.perf.optimizer_bytes_per_param;
+            opt_s = opt_bytes / (c->sys.gpu.hbm_gbps * 1e9 * c->sys.perf.mem_eff);
+            /* optimizer offload: the fp32 state (12 B per parameter) streams in
+             * and back over the host link while the step runs */
+            if ((ex->offload & CULONX_OFFLOAD_OPTIMIZER) && c->host_bw_bps > 0)
+                opt_s = cx_maxd(opt_s, 2.0 * 12.0 * upd / c->host_bw_bps);
+            if (nk) {
+                nk->dp_s[r] = dp_s, nk->tier0[r] = tier0, nk->tier1[r] = tier1;
+                nk->opt_s[r] = opt_s, nk->opt_bytes[r] = opt_bytes, nk->nb[r] = nbk_dp;
+            }
+        }
+        const double opt_j = cx_core_pass_energy_j(c, opt_s, 0.0, opt_bytes, NULL);
+        for (int q = s0; q < s1; q++) {
+            c->dp_s[q] = dp_s, c->dp_nb[q] = nbk_dp;
+            c->dp_tier_bytes[q][0] = tier0, c->dp_tier_bytes[q][1] = tier1;
+            c->optimizer_s[q] = opt_s, c->optimizer_j[q] = opt_j;
+            c->optimizer_bytes[q] = opt_bytes;
+        }
+    }
+}

@@ -1,0 +1,158 @@
+/*
+ * replay_memo.c — recent replay time results of one thread, looked up by
+ * the exact bits of every input the replay reads (replay_memo.h). A sweep
+ * meets the same replay inputs many times and not back to back: strategies
+ * that differ only in what no chunk duration reads (ZeRO 0 and 1, the
+ * optimizer offload, the distributed optimizer, DP overlap) or in choices
+ * that happen to price the same, with other candidates between them (the
+ * offload, clock and DP levels are inside the zero level). The replay is a
+ * pure function of its inputs (replay.c: every call starts from the first
+ * try, so the path taken and the rounding depend on the inputs only), so an
+ * entry that matches to the bit returns exactly the play's result; sweeps
+ * stay byte-identical for any thread or MPI rank count.
+ *
+ * Table: NSET sets of WAYS entries, set = hash of the inputs; a miss
+ * replaces the least recently stored entry of the set. An entry holds the
+ * key (7 durations per chunk class + p2p), the class of each virtual stage
+ * and the result (makespan, and per stage last end, last item, free time:
+ * 1 + 3p doubles); entries above MAX_ENTRY_BYTES are not stored, so a
+ * worker holds at most NSET * WAYS * MAX_ENTRY_BYTES (16 MiB), whatever the
+ * microbatch count. No constants from outside: sizes chosen on the
+ * megatron-1t 4096-GPU whole-space sweep (core/README.md, "Sweeps").
+ */
+#include "core/eval/replay_memo.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NSET 2048
+#define WAYS 2
+#define MAX_ENTRY_BYTES (16 * 1024)
+
+typedef struct {
+    uint64_t hash;
+    const void *sched;
+    int p, m, v, mode, nkey, nvs, flags, used;
+    unsigned stamp;
+    size_t cap;
+    double *buf; /* key[nkey], makespan, last_end[p], last_item[p], free[p], cls[nvs] */
+} entry;
+
+struct cx_replay_memo {
+    entry e[NSET * WAYS];
+    unsigned clock;
+};
+
+cx_replay_memo *cx_core_replay_memo_new(void)
+{
+    return calloc(1, sizeof(cx_replay_memo));
+}
+
+void cx_core_replay_memo_free(cx_replay_memo *mm)
+{
+    if (!mm) return;
+    for (int i = 0; i < NSET * WAYS; i++)
+        free(mm->e[i].buf);
+    free(mm);
+}
+
+static uint64_t mix(uint64_t h, uint64_t w)
+{
+    h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 29);
+}
+
+static uint64_t hash_of(const cx_replay_memo_key *k)
+{
+    uint64_t h = mix(0x243f6a8885a308d3ull, (uint64_t)(uintptr_t)k->sched);
+    h = mix(h, (uint64_t)(uint32_t)k->p | (uint64_t)(uint32_t)k->m << 32);
+    h = mix(h, (uint64_t)(uint32_t)k->v | (uint64_t)(uint32_t)k->mode << 32);
+    for (int i = 0; i < k->nkey; i++) {
+        uint64_t w;
+        memcpy(&w, &k->key[i], sizeof w);
+        h = mix(h, w);
+    }
+    const int nvs = k->p * k->v;
+    int i = 0;
+    for (; i + 4 <= nvs; i += 4) {
+        uint64_t w;
+        memcpy(&w, &k->cls[i], sizeof w);
+        h = mix(h, w);
+    }
+    for (; i < nvs; i++)
+        h = mix(h, (uint64_t)(uint16_t)k->cls[i]);
+    return h;
+}
+
+static size_t doubles_of(const cx_replay_memo_key *k)
+{
+    return (size_t)k->nkey + 1 + 3 * (size_t)k->p;
+}
+
+static int matches(const entry *e, uint64_t h, const cx_replay_memo_key *k)
+{
+    const int nvs = k->p * k->v;
+    return e->used && e->hash == h && e->sched == k->sched && e->p == k->p && e->m == k->m &&
+           e->v == k->v && e->mode == k->mode && e->nkey == k->nkey && e->nvs == nvs &&
+           memcmp(e->buf, k->key, (size_t)k->nkey * sizeof *k->key) == 0 &&
+           memcmp(e->buf + doubles_of(k), k->cls, (size_t)nvs * sizeof *k->cls) == 0;
+}
+
+int cx_core_replay_memo_get(cx_replay_memo *mm, const cx_replay_memo_key *k, cx_replay *out,
+                            int *flags)
+{
+    if (!mm) return 0;
+    const uint64_t h = hash_of(k);
+    entry *set = &mm->e[(h % NSET) * WAYS];
+    for (int w = 0; w < WAYS; w++) {
+        const entry *e = &set[w];
+        if (!matches(e, h, k)) continue;
+        const double *r = e->buf + k->nkey;
+        const size_t n = (size_t)k->p * sizeof(double);
+        out->makespan_s = r[0];
+        memcpy(out->last_end_s, r + 1, n);
+        memcpy(out->last_item_s, r + 1 + k->p, n);
+        memcpy(out->free_s, r + 1 + 2 * (size_t)k->p, n);
+        *flags = e->flags;
+        return 1;
+    }
+    return 0;
+}
+
+void cx_core_replay_memo_put(cx_replay_memo *mm, const cx_replay_memo_key *k, const cx_replay *res,
+                             int flags)
+{
+    if (!mm) return;
+    const int nvs = k->p * k->v;
+    const size_t bytes = doubles_of(k) * sizeof(double) + (size_t)nvs * sizeof(int16_t);
+    if (bytes > MAX_ENTRY_BYTES) return;
+    const uint64_t h = hash_of(k);
+    entry *set = &mm->e[(h % NSET) * WAYS], *e = &set[0];
+    for (int w = 0; w < WAYS; w++) {
+        if (!set[w].used) {
+            e = &set[w];
+            break;
+        }
+        if (set[w].stamp < e->stamp) e = &set[w];
+    }
+    if (e->cap < bytes) {
+        double *nb = realloc(e->buf, bytes);
+        if (!nb) {
+            e->used = 0;
+            return;
+        }
+        e->buf = nb, e->cap = bytes;
+    }
+    double *r = e->buf;
+    memcpy(r, k->key, (size_t)k->nkey * sizeof *k->key);
+    r += k->nkey;
+    const size_t n = (size_t)k->p * sizeof(double);
+    r[0] = res->makespan_s;
+    memcpy(r + 1, res->last_end_s, n);
+    memcpy(r + 1 + k->p, res->last_item_s, n);
+    memcpy(r + 1 + 2 * (size_t)k->p, res->free_s, n);
+    memcpy(e->buf + doubles_of(k), k->cls, (size_t)nvs * sizeof *k->cls);
+    e->hash = h, e->sched = k->sched, e->p = k->p, e->m = k->m, e->v = k->v;
+    e->mode = k->mode, e->nkey = k->nkey, e->nvs = nvs, e->flags = flags;
+    e->stamp = ++mm->clock, e->used = 1;
+}

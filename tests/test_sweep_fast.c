@@ -1,0 +1,117 @@
+/*
+ * test_sweep_fast.c — the sweep's shortcuts that must not change a result
+ * (core/README.md, "Sweeps", "Clock-independent work, done once"): memory
+ * first (a candidate that does not fit is settled from its exact peak
+ * memory, its cost possibly built for memory only, and never timed) gives
+ * the counts, top K and frontier of timing every candidate (--all), with
+ * and without ZeRO-2/3 (whose side traffic forces whole builds), on 1 and 2
+ * threads. The bit-for-bit check of memory-only builds against cold
+ * evaluations is in test_sweep.c (test_bounds_sound).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "culonx.h"
+
+#include <CUnit/Basic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A tiny GPT on DGX-A100-like nodes of `gpn` GPUs. */
+static void tiny(culonx_run *r, int64_t layers, int64_t gpn, int64_t gpus, int64_t gb)
+{
+    memset(r, 0, sizeof *r);
+    culonx_model *m = &r->model;
+    snprintf(m->name, sizeof m->name, "tiny");
+    m->arch = CULONX_ARCH_GPT;
+    m->layers = layers, m->hidden = 256, m->heads = 8, m->kv_heads = 8, m->ffn = 1024;
+    m->vocab = 1024, m->seq = 256;
+    culonx_system *s = &r->system;
+    snprintf(s->name, sizeof s->name, "a100x%lld", (long long)gpn);
+    snprintf(s->gpu.name, sizeof s->gpu.name, "A100");
+    s->gpu.matrix16_tflops = 312, s->gpu.vector_tflops = 19.5, s->gpu.hbm_gbps = 2039;
+    s->gpu.mem_gib = 80, s->gpu.min_mhz = 210, s->gpu.max_mhz = 1410, s->gpu.step_mhz = 15;
+    s->gpu.tdp_w = 400, s->gpu.idle_w = 60;
+    s->gpus_per_node = gpn, s->ntiers = 2, s->pue = 1.0;
+    s->tier[0] = (culonx_net_tier){"nvlink", 300, 2e-6, 0.75, 2.0};
+    s->tier[1] = (culonx_net_tier){"ib", 25, 5e-6, 0.85, 25.0};
+    culonx_execution *e = &r->exec;
+    e->gpus = gpus, e->tp = 1, e->pp = 1, e->dp = gpus, e->vp = 1, e->microbatch = 1;
+    e->global_batch = gb, e->recompute = CULONX_RECOMPUTE_NONE, e->schedule = CULONX_SCHED_1F1B;
+    e->dp_overlap = 1;
+}
+
+static culonx_sweep_spec *spec_new(void)
+{
+    culonx_sweep_spec *s = malloc(sizeof *s);
+    culonx_sweep_spec_init(s);
+    return s;
+}
+
+static void opt(culonx_sweep_spec *s, const char *k, const char *v)
+{
+    culonx_error err;
+    culonx_status st = culonx_sweep_option(s, k, v, &err);
+    CU_ASSERT_EQUAL_FATAL(st, CULONX_OK);
+}
+
+/* Memory first (core/README.md, "Sweeps"): without --all a candidate that
+ * does not fit is settled from its exact peak memory (its cost possibly
+ * built for memory only) and never timed; with --all every one is timed.
+ * Both give the same counts, top K and frontier to the bit. */
+static void test_memory_first(void)
+{
+    for (int space = 0; space < 2; space++)
+        for (int t = 1; t <= 2; t++) {
+            culonx_run run;
+            culonx_sweep_spec *s = spec_new();
+            tiny(&run, 16, 4, 64, 256);
+            run.model.hidden = 2048, run.model.heads = 16, run.model.kv_heads = 16;
+            run.model.ffn = 8192, run.model.seq = 1024;
+            opt(s, "clocks", "1410,1000,800");
+            opt(s, "dp-overlap", "on,off");
+            opt(s, "max-memory-gib", space ? "4" : "7");
+            if (space) opt(s, "zero", "0,1,2,3");
+            opt(s, "objective", space ? "energy" : "time");
+            opt(s, "threads", t == 1 ? "1" : "2");
+            opt(s, "no-prune", ""); /* --all does not prune */
+            culonx_sweep_result *R[2] = {NULL, NULL};
+            culonx_error err;
+            for (int all = 0; all < 2; all++) {
+                FILE *a = all ? tmpfile() : NULL;
+                s->all = a;
+                CU_ASSERT_EQUAL_FATAL(culonx_sweep_run(&run, s, &R[all], &err), CULONX_OK);
+                s->all = NULL;
+                if (a) fclose(a);
+            }
+            const culonx_sweep_result *A = R[0], *B = R[1];
+            CU_ASSERT(A->rejected[CULONX_REJECT_MEMORY] > 0 && A->feasible > 0);
+            CU_ASSERT_EQUAL(A->evaluated, B->evaluated);
+            CU_ASSERT_EQUAL(A->feasible, B->feasible);
+            CU_ASSERT(memcmp(A->rejected, B->rejected, sizeof A->rejected) == 0);
+            CU_ASSERT_EQUAL_FATAL(A->ntop, B->ntop);
+            CU_ASSERT_EQUAL_FATAL(A->nfront, B->nfront);
+            for (int k = 0; k < A->ntop; k++)
+                CU_ASSERT(A->top[k].index == B->top[k].index &&
+                          memcmp(&A->top[k].res, &B->top[k].res, sizeof A->top[k].res) == 0);
+            for (int k = 0; k < A->nfront; k++)
+                CU_ASSERT(A->front[k].index == B->front[k].index &&
+                          memcmp(&A->front[k].res, &B->front[k].res, sizeof A->front[k].res) == 0);
+            culonx_sweep_result_free(R[0]);
+            culonx_sweep_result_free(R[1]);
+            free(s);
+        }
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS) return 1;
+    CU_pSuite s = CU_add_suite("sweep_fast", NULL, NULL);
+    CU_add_test(s, "memory first: the counts and results of timing every candidate",
+                test_memory_first);
+    CU_basic_set_mode(CU_BRM_NORMAL);
+    CU_basic_run_tests();
+    unsigned f = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    return f ? 1 : 0;
+}
