@@ -290,29 +290,34 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
                   !grow((void **)&pr->lv_val, &pr->lvv_cap, nlv, sizeof *pr->lv_val);
 }
 
+/* One instruction of the timing rule (replay_step.h); with rec, its
+ * operands are recorded: stage free and ready (the start's maximum), end and
+ * PP free (a send's maximum). Inlined, so exec's loop has no rec test. */
+static inline void step(cx_replay_prog *pr, const ins *x, double p2p, int overlap, double *rec)
+{
+    double *const free_s = pr->free_s, *const pp_s = pr->pp_s, *const tok = pr->tok;
+    const int s = x->stage;
+    const double ready = tok[x->dep], fr = free_s[s];
+    const double start = fr > ready ? fr : ready;
+    const double end = start + pr->dur[x->di & ~SEND_BIT];
+    double out = end, nf = end;
+    if (rec) rec[0] = fr, rec[1] = ready, rec[2] = end, rec[3] = pp_s[s];
+    if (x->di & SEND_BIT) {
+        const double pp = pp_s[s], ss = end > pp ? end : pp;
+        out = pp_s[s] = ss + p2p;
+        if (!overlap) nf = out;
+    }
+    free_s[s] = nf;
+    pr->end_s[s] = end;
+    tok[x->done] = end;
+    tok[x->out] = out;
+}
+
 /* Plays instructions [from, to) (see the top comment). */
 static inline void exec(cx_replay_prog *pr, size_t from, size_t to, double p2p, int overlap)
 {
-    double *const dur = pr->dur, *const free_s = pr->free_s, *const pp_s = pr->pp_s,
-                  *const end_s = pr->end_s, *const tok = pr->tok;
-    const ins *const prog = pr->prog;
-    for (size_t i = from; i < to; i++) {
-        const ins *x = &prog[i];
-        const int s = x->stage;
-        const double ready = tok[x->dep], fr = free_s[s];
-        const double start = fr > ready ? fr : ready;
-        const double end = start + dur[x->di & ~SEND_BIT];
-        double out = end, nf = end;
-        if (x->di & SEND_BIT) {
-            const double pp = pp_s[s], ss = end > pp ? end : pp;
-            out = pp_s[s] = ss + p2p;
-            if (!overlap) nf = out;
-        }
-        free_s[s] = nf;
-        end_s[s] = end;
-        tok[x->done] = end;
-        tok[x->out] = out;
-    }
+    for (size_t i = from; i < to; i++)
+        step(pr, &pr->prog[i], p2p, overlap, NULL);
 }
 
 /* Plays instructions [from, to) as exec does, recording per instruction
@@ -321,27 +326,8 @@ static inline void exec(cx_replay_prog *pr, size_t from, size_t to, double p2p, 
 static void exec_rec(cx_replay_prog *pr, size_t from, size_t to, double p2p, int overlap,
                      double *rec)
 {
-    double *const dur = pr->dur, *const free_s = pr->free_s, *const pp_s = pr->pp_s,
-                  *const end_s = pr->end_s, *const tok = pr->tok;
-    const ins *const prog = pr->prog;
-    for (size_t i = from; i < to; i++, rec += 4) {
-        const ins *x = &prog[i];
-        const int s = x->stage;
-        const double ready = tok[x->dep], fr = free_s[s];
-        const double start = fr > ready ? fr : ready;
-        const double end = start + dur[x->di & ~SEND_BIT];
-        double out = end, nf = end;
-        rec[0] = fr, rec[1] = ready, rec[2] = end, rec[3] = pp_s[s];
-        if (x->di & SEND_BIT) {
-            const double pp = pp_s[s], ss = end > pp ? end : pp;
-            out = pp_s[s] = ss + p2p;
-            if (!overlap) nf = out;
-        }
-        free_s[s] = nf;
-        end_s[s] = end;
-        tok[x->done] = end;
-        tok[x->out] = out;
-    }
+    for (size_t i = from; i < to; i++, rec += 4)
+        step(pr, &pr->prog[i], p2p, overlap, rec);
 }
 
 /* the most periods one jump inserts: operands advancing alike to the slope
