@@ -50,6 +50,8 @@ static double front(const cx_plan_frontier *f, double T)
     return INFINITY; /* faster than possible */
 }
 
+static double descent_vs_frontier(const cx_plan_dag *d, const cx_plan_frontier *f, double *dur);
+
 static void test_brute_force(void)
 {
     for (int trial = 0; trial < 60; trial++) {
@@ -161,8 +163,167 @@ static void test_brute_force(void)
             CU_ASSERT(best >= f.brk[b].cost - 1e-9);
             CU_ASSERT(best <= f.brk[b].cost + bound + 1e-9);
         }
+        /* the cut descent at every breakpoint and midpoint */
+        (void)descent_vs_frontier(&d, &f, dur);
         cx_core_plan_frontier_free(&f);
     }
+}
+
+/* cut descent (plan_exact.c) from a plan meeting T against the exact
+ * frontier (plan_cut.c) at T, to 1e-9 relative; returns the worst error */
+static double descent_vs_frontier(const cx_plan_dag *d, const cx_plan_frontier *f, double *dur)
+{
+    const int64_t n = d->n;
+    int32_t *order = malloc(sizeof(int32_t) * (size_t)n), *soff = calloc((size_t)n + 2, 4);
+    int32_t *indeg = calloc((size_t)n + 1, 4),
+            *succ = malloc(sizeof(int32_t) * (size_t)(4 * n + 1));
+    int32_t *fill = malloc(sizeof(int32_t) * (size_t)n);
+    for (int64_t i = 0; i < n; i++)
+        for (int k = 0; k < CX_PLAN_NPRED; k++) {
+            int32_t q = d->pred[i * CX_PLAN_NPRED + k];
+            if (q >= 0) soff[q + 1]++, indeg[i]++;
+        }
+    for (int64_t i = 0; i < n; i++)
+        soff[i + 1] += soff[i];
+    memcpy(fill, soff, sizeof(int32_t) * (size_t)n);
+    for (int64_t i = 0; i < n; i++)
+        for (int k = 0; k < CX_PLAN_NPRED; k++) {
+            int32_t q = d->pred[i * CX_PLAN_NPRED + k];
+            if (q >= 0) succ[fill[q]++] = (int32_t)i;
+        }
+    int64_t qt = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (!indeg[i]) order[qt++] = (int32_t)i;
+    for (int64_t qh = 0; qh < qt; qh++)
+        for (int32_t e = soff[order[qh]]; e < soff[order[qh] + 1]; e++)
+            if (--indeg[succ[e]] == 0) order[qt++] = succ[e];
+    CU_ASSERT_EQUAL_FATAL(qt, n);
+    cx_plan_descent D;
+    CU_ASSERT_FATAL(cx_core_plan_descent_init(&D, d, order, soff, succ));
+    double worst = 0;
+    /* breakpoints and midpoints between them (about 16, the fastest too) */
+    const int nb = 2 * f->nbrk - 1, every = nb / 16 + 1;
+    for (int b = 0; b < nb; b = b + every < nb || b == nb - 1 ? b + every : nb - 1) {
+        double T =
+            b % 2 ? 0.5 * (f->brk[b / 2].time_s + f->brk[b / 2 + 1].time_s) : f->brk[b / 2].time_s;
+        for (int64_t i = 0; i < n; i++) /* start: every node at its fastest */
+            dur[i] = d->ht[d->hoff[d->cls[i]]];
+        int64_t steps = 0;
+        CU_ASSERT_EQUAL(cx_core_plan_descent(&D, T, dur, 100000, &steps), 1);
+        double c = 0;
+        for (int64_t i = 0; i < n; i++)
+            c += cx_core_plan_cost(d, d->cls[i], dur[i]);
+        double ex = front(f, T), err = fabs(c - ex) / (fabs(ex) > 1 ? fabs(ex) : 1);
+        CU_ASSERT(cx_core_plan_makespan(d, dur) <= T * (1 + 1e-9));
+        CU_ASSERT(err <= 1e-9);
+        if (err > worst) worst = err;
+    }
+    cx_core_plan_descent_free(&D);
+    free(order), free(soff), free(indeg), free(succ), free(fill);
+    return worst;
+}
+
+/* random convex decreasing curve of np points at ht/hc[at..] */
+static void rand_curve(double *ht, double *hc, int at, int np)
+{
+    double t = 1 + 4 * urand(), c = 10 + 10 * urand(), slope = 1 + 5 * urand();
+    for (int k = 0; k < np; k++) {
+        ht[at + k] = t, hc[at + k] = c;
+        double dt = 0.2 + 1.5 * urand();
+        t += dt, c -= slope * dt;
+        slope *= 0.2 + 0.7 * urand();
+    }
+}
+
+/* 1F1B pipelines (pp 2-4, m 2-8): F and B per stage and microbatch, a
+ * fixed-duration send between stages; classes per stage and phase (all
+ * stages alike in every other trial: the symmetric case) */
+static void test_descent(void)
+{
+    double worst = 0;
+    for (int trial = 0; trial < 40; trial++) {
+        int p = 2 + trial % 3, m = 2 + (trial / 3) % 7, same = trial % 2;
+        int nmax = 4 * p * m;
+        int32_t *pred = malloc(sizeof(int32_t) * (size_t)nmax * CX_PLAN_NPRED);
+        int32_t *cls = malloc(sizeof(int32_t) * (size_t)nmax);
+        int32_t hoff[2 * 4 + 2];
+        double ht[(2 * 4 + 1) * MAXP], hc[(2 * 4 + 1) * MAXP], dur[4 * 4 * 8];
+        int nk = 0, at = 0;
+        for (int k = 0; k < (same ? 2 : 2 * p); k++) {
+            int np = 2 + (int)(urand() * (MAXP - 1));
+            hoff[nk++] = at;
+            rand_curve(ht, hc, at, np);
+            at += np;
+        }
+        hoff[nk] = at; /* the send: one fixed point */
+        ht[at] = 0.3 + urand(), hc[at] = 0;
+        at++, nk++;
+        hoff[nk] = at;
+        int32_t fid[4][8], bid[4][8], last[4];
+        int n = 0;
+        for (int s = 0; s < 4; s++)
+            for (int j = 0; j < 8; j++)
+                fid[s][j] = bid[s][j] = -1;
+        for (int i = 0; i < nmax * CX_PLAN_NPRED; i++)
+            pred[i] = -1;
+        for (int s = 0; s < p; s++)
+            last[s] = -1;
+        /* stage orders of 1F1B, built stage by stage from the last */
+        int ops[4][16], nops[4];
+        for (int s = 0; s < p; s++) {
+            int w = p - 1 - s < m ? p - 1 - s : m, f = 0, b = 0;
+            nops[s] = 0;
+            for (; f < w; f++)
+                ops[s][nops[s]++] = f;
+            while (b < m) {
+                if (f < m) ops[s][nops[s]++] = f++;
+                ops[s][nops[s]++] = 100 + b++;
+            }
+        }
+        int pos[4] = {0};
+        /* place nodes in a topological order: round-robin until done */
+        for (int progress = 1; progress;) {
+            progress = 0;
+            for (int s = 0; s < p; s++) {
+                if (pos[s] == nops[s]) continue;
+                int op = ops[s][pos[s]], j = op % 100, isb = op >= 100;
+                int32_t x = -1; /* cross-stage dependency */
+                if (!isb && s > 0) {
+                    if (fid[s - 1][j] < 0) continue;
+                    x = fid[s - 1][j];
+                }
+                if (isb && s < p - 1) {
+                    if (bid[s + 1][j] < 0) continue;
+                    x = bid[s + 1][j];
+                }
+                if (isb && fid[s][j] < 0) continue;
+                if (x >= 0) { /* the send */
+                    pred[n * CX_PLAN_NPRED] = x;
+                    cls[n] = nk - 1;
+                    x = n++;
+                }
+                int q = 0;
+                if (last[s] >= 0) pred[n * CX_PLAN_NPRED + q++] = last[s];
+                if (x >= 0) pred[n * CX_PLAN_NPRED + q++] = x;
+                if (isb) pred[n * CX_PLAN_NPRED + q++] = fid[s][j];
+                cls[n] = (same ? 0 : 2 * s) + isb;
+                (isb ? bid : fid)[s][j] = n;
+                last[s] = n++;
+                pos[s]++;
+                progress = 1;
+            }
+        }
+        CU_ASSERT_EQUAL(n, 2 * p * m + 2 * (p - 1) * m);
+        cx_plan_dag d = {n, pred, cls, nk, hoff, ht, hc};
+        cx_plan_frontier f;
+        culonx_error err;
+        CU_ASSERT_EQUAL_FATAL(cx_core_plan_frontier(&d, 0, &f, &err), CULONX_OK);
+        double w = descent_vs_frontier(&d, &f, dur);
+        if (w > worst) worst = w;
+        cx_core_plan_frontier_free(&f);
+        free(pred), free(cls);
+    }
+    printf("\n  cut descent vs exact frontier on pipelines: worst relative error %.3g\n", worst);
 }
 
 static void check_run(const char *path)
@@ -265,6 +426,7 @@ int main(void)
     if (CU_initialize_registry() != CUE_SUCCESS) return 2;
     CU_pSuite s = CU_add_suite("plan", NULL, NULL);
     CU_add_test(s, "frontier against brute force", test_brute_force);
+    CU_add_test(s, "cut descent = exact frontier on pipelines", test_descent);
     CU_add_test(s, "shipped runs: fastest = estimate, beats one clock", test_shipped);
     CU_add_test(s, "fast engine close to the exact one", test_fast_vs_exact);
     CU_basic_set_mode(CU_BRM_VERBOSE);

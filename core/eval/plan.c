@@ -310,8 +310,8 @@ culonx_status cx_core_plan_run(const culonx_run *run, const culonx_plan_options 
     if (o.exact)
         st = cx_core_plan_frontier(&dag, target, &fr, err);
     else
-        st =
-            cx_core_plan_fast(&dag, rt, nclk, o.points > 0 ? o.points : 25, slow, target, &fr, err);
+        st = cx_core_plan_fast(&dag, rt, nclk, o.points > 0 ? o.points : 25, slow, target,
+                               getenv("CX_DESCENT") != NULL, &fr, err);
     free(slow);
     if (st != CULONX_OK) goto done;
     /* frontier, fastest first, Pareto (energy strictly falling) */

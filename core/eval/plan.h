@@ -34,6 +34,7 @@ typedef struct {
     double *dur_s;      /* [n] durations at the snapshot time (malloc'd) */
     double snap_time_s; /* makespan of the snapshot */
     int64_t cuts;       /* min cuts solved */
+    int inexact;        /* points where the cut descent hit its step limit */
 } cx_plan_frontier;
 
 /* Phillips–Dessouky: from every node at its cheapest (longest) duration,
@@ -52,9 +53,31 @@ culonx_status cx_core_plan_frontier(const cx_plan_dag *d, double snap_time_s, cx
  * clock. slow_s[k] (NULL: the curves' ends): class durations whose makespan
  * is the slowest time of the frontier. */
 culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu, int npoints,
-                                const double *slow_s, double snap_time_s, cx_plan_frontier *out,
-                                culonx_error *err);
+                                const double *slow_s, double snap_time_s, int exact,
+                                cx_plan_frontier *out, culonx_error *err);
 void cx_core_plan_frontier_free(cx_plan_frontier *f);
+
+/* Cut descent to the exact LP optimum at one time (core/eval/plan_exact.c):
+ * workspace over a DAG with its topological order and successors (CSR
+ * soff/succ, borrowed). */
+struct cx_flownet;
+typedef struct {
+    const cx_plan_dag *d;
+    const int32_t *order, *soff, *succ;
+    double *es, *ls, *rate, *l0, *sg, *lower, *upper, *lim, *dl, *dr, *ex;
+    int32_t *map, *crit, *arc, *path;
+    struct cx_flownet *fn;
+} cx_plan_descent;
+/* 1 on success, 0 when out of memory (free it either way). */
+int cx_core_plan_descent_init(cx_plan_descent *D, const cx_plan_dag *d, const int32_t *order,
+                              const int32_t *soff, const int32_t *succ);
+void cx_core_plan_descent_free(cx_plan_descent *D);
+/* From durations dur whose makespan is at most T (to 1e-12), descends to
+ * the minimum of sum_i c_i at makespan <= T, in place. Returns 1 at the
+ * optimum (KKT conditions hold), 0 after max_steps cuts, -1 out of memory,
+ * -2 internal inconsistency; adds the cuts solved to *steps. */
+int cx_core_plan_descent(cx_plan_descent *D, double T, double *dur, int64_t max_steps,
+                         int64_t *steps);
 /* A lower bound (LP weak duality, plan_cut.c) on sum_i c_i of any plan
  * whose makespan is at most that of durations dur: *certified = 1 when the
  * dual (KKT) flow of dur's critical subgraph exists (then the bound is

@@ -139,9 +139,10 @@ static void mix(const double *a, double ma, const double *b, double mb, double T
 }
 
 culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu, int npoints,
-                                const double *slow_s, double snap_time_s, cx_plan_frontier *out,
-                                culonx_error *err)
+                                const double *slow_s, double snap_time_s, int exact,
+                                cx_plan_frontier *out, culonx_error *err)
 {
+    cx_plan_descent D = {0};
     memset(out, 0, sizeof *out);
     const int64_t n = d->n;
     const int nk = d->nclass;
@@ -194,6 +195,7 @@ culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu
         st = cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "plan: the graph has a cycle");
         goto done;
     }
+    if (exact && !cx_core_plan_descent_init(&D, d, F.order, F.soff, F.succ)) goto oom;
     /* distinct prices: every hull slope, ascending, plus 0 and +inf */
     int ns = 0;
     slopes = malloc(sizeof(double) * (size_t)(d->hoff[nk] + 2));
@@ -273,18 +275,31 @@ culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu
             c = relax(&F, cand, T);
             if (c < bc) bc = c, memcpy(best, cand, sizeof(double) * (size_t)n);
         }
+        if (exact) {
+            int r = cx_core_plan_descent(&D, T, best, 4 * n + 1000, &out->cuts);
+            if (r < 0) {
+                if (r == -1) goto oom;
+                st = cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "plan: cut descent failed");
+                goto done;
+            }
+            if (r == 0) out->inexact++;
+            bc = 0;
+            for (int64_t i = 0; i < n; i++)
+                bc += cx_core_plan_cost(d, d->cls[i], best[i]);
+        }
         double M = fwd(&F, best);
         if (p < npoints)
             out->brk[out->nbrk++] = (cx_plan_break){M, bc};
         else
             memcpy(out->dur_s, best, sizeof(double) * (size_t)n), out->snap_time_s = M;
-        out->cuts++;
+        if (!exact) out->cuts++;
     }
     goto done;
 oom:
     st = cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "out of memory planning clocks");
 done:
     if (st != CULONX_OK) cx_core_plan_frontier_free(out);
+    cx_core_plan_descent_free(&D);
     free(indeg), free(F.order), free(F.soff), free(F.succ), free(F.es), free(F.ls), free(F.ext),
         free(F.tmp), free(slopes), free(cd);
     free(um), free(pa), free(pb), free(best), free(cand);

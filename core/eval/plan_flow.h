@@ -16,7 +16,7 @@ typedef struct {
     double cap;
 } cx_fedge;
 
-typedef struct {
+typedef struct cx_flownet {
     int32_t nv, ne, cape;
     int32_t *head, *level, *it, *queue;
     cx_fedge *e;
