@@ -64,8 +64,9 @@ struct cx_flownet;
 typedef struct {
     const cx_plan_dag *d;
     const int32_t *order, *soff, *succ;
-    double *es, *ls, *rate, *l0, *sg, *lower, *upper, *lim, *dl, *dr, *ex;
-    int32_t *map, *crit, *arc, *path;
+    double *es, *ls, *rate, *l0, *sg, *lower, *upper, *lim, *dl, *dr, *ex, *ev, *hd;
+    int32_t *map, *crit, *arc, *path, *hi;
+    int64_t nheap;
     struct cx_flownet *fn;
 } cx_plan_descent;
 /* 1 on success, 0 when out of memory (free it either way). */

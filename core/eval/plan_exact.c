@@ -53,6 +53,8 @@ int cx_core_plan_descent_init(cx_plan_descent *D, const cx_plan_dag *d, const in
     D->sg = malloc(sizeof(double) * n), D->lower = malloc(sizeof(double) * n);
     D->upper = malloc(sizeof(double) * n), D->lim = malloc(sizeof(double) * n);
     D->dl = malloc(sizeof(double) * n), D->dr = malloc(sizeof(double) * n);
+    D->ev = malloc(sizeof(double) * n), D->hd = malloc(sizeof(double) * n);
+    D->hi = malloc(sizeof(int32_t) * n);
     D->ex = malloc(sizeof(double) * (2 * n + 8));
     D->map = malloc(sizeof(int32_t) * n), D->crit = malloc(sizeof(int32_t) * n);
     D->arc = malloc(sizeof(int32_t) * n), D->path = malloc(sizeof(int32_t) * (2 * n + 8));
@@ -65,14 +67,29 @@ void cx_core_plan_descent_free(cx_plan_descent *D)
 {
     if (D->fn) cx_core_fn_free(D->fn);
     free(D->fn), free(D->es), free(D->ls), free(D->rate), free(D->l0), free(D->sg);
-    free(D->lower), free(D->upper), free(D->lim), free(D->dl), free(D->dr), free(D->ex),
-        free(D->map), free(D->crit);
+    free(D->lower), free(D->upper), free(D->lim), free(D->dl), free(D->dr), free(D->ev),
+        free(D->hd), free(D->hi), free(D->ex), free(D->map), free(D->crit);
     free(D->arc), free(D->path);
     memset(D, 0, sizeof *D);
 }
 
-/* Earliest starts with durations dur + rate * step; returns the makespan
- * and, for its path, the length at step 0 (*L0) and the rate sum (*Sg). */
+/* duration of node i at step a along its rate, clamped to its curve */
+static double moved(const cx_plan_descent *D, const double *dur, int64_t i, double a, int *clamped)
+{
+    const cx_plan_dag *d = D->d;
+    double r = D->rate[i], t = dur[i] + r * a;
+    *clamped = 0;
+    if (r == 0) return dur[i];
+    int k = d->cls[i];
+    double lo = d->ht[d->hoff[k]], hi = d->ht[d->hoff[k + 1] - 1];
+    if (t < lo) t = lo, *clamped = 1;
+    if (t > hi) t = hi, *clamped = 1;
+    return t;
+}
+
+/* Earliest starts with every node moved by step (clamped); returns the
+ * makespan and, for its path, the linear model's value at step 0 (*L0) and
+ * slope (*Sg): clamped nodes count as constants. */
 static double forward(cx_plan_descent *D, const double *dur, double step, double *L0, double *Sg)
 {
     const int32_t *pred = D->d->pred;
@@ -83,16 +100,81 @@ static double forward(cx_plan_descent *D, const double *dur, double step, double
         for (int k = 0; k < CX_PLAN_NPRED; k++) {
             int32_t q = pred[(int64_t)i * CX_PLAN_NPRED + k];
             if (q < 0) continue;
-            double e = D->es[q] + dur[q] + D->rate[q] * step;
-            if (e > st) st = e, l = D->l0[q] + dur[q], sg = D->sg[q] + D->rate[q];
+            if (D->es[q] + D->lim[q] > st) st = D->es[q] + D->lim[q], l = D->l0[q], sg = D->sg[q];
         }
-        D->es[i] = st, D->l0[i] = l, D->sg[i] = sg;
-        double e = st + dur[i] + D->rate[i] * step;
-        if (e > best) best = e, bl = l + dur[i], bs = sg + D->rate[i];
+        int cl;
+        double t = step > 0 ? moved(D, dur, i, step, &cl) : dur[i];
+        D->es[i] = st, D->lim[i] = t;
+        D->l0[i] = l + (step > 0 && !cl ? dur[i] : t),
+        D->sg[i] = sg + (step > 0 && !cl ? D->rate[i] : 0);
+        if (st + t > best) best = st + t, bl = D->l0[i], bs = D->sg[i];
     }
     if (L0) *L0 = bl;
     if (Sg) *Sg = bs;
     return best;
+}
+
+/* binary heap of (distance, node) events */
+static void hpush(cx_plan_descent *D, double dist, int32_t i)
+{
+    int64_t k = D->nheap++;
+    while (k > 0) {
+        int64_t p = (k - 1) / 2;
+        if (D->hd[p] <= dist) break;
+        D->hd[k] = D->hd[p], D->hi[k] = D->hi[p];
+        k = p;
+    }
+    D->hd[k] = dist, D->hi[k] = i;
+}
+
+static void hpop(cx_plan_descent *D)
+{
+    int64_t n = --D->nheap, k = 0;
+    double dist = D->hd[n];
+    int32_t i = D->hi[n];
+    for (;;) {
+        int64_t c = 2 * k + 1;
+        if (c >= n) break;
+        if (c + 1 < n && D->hd[c + 1] < D->hd[c]) c++;
+        if (D->hd[c] >= dist) break;
+        D->hd[k] = D->hd[c], D->hi[k] = D->hi[c];
+        k = c;
+    }
+    D->hd[k] = dist, D->hi[k] = i;
+}
+
+/* segment slope (cost saved per second) between hull points j and j+1 */
+static double seg(const cx_plan_dag *d, int32_t j)
+{
+    return (d->hc[j] - d->hc[j + 1]) / (d->ht[j + 1] - d->ht[j]);
+}
+
+/* The next event of moving node i past distance `from` (its duration at
+ * step `from` is dur + rate * from): the distance to its next hull point
+ * along its rate and the change of the cost derivative there (*dphi);
+ * INFINITY when none. */
+static double next_event(const cx_plan_descent *D, const double *dur, int32_t i, double from,
+                         double tol, double *dphi)
+{
+    const cx_plan_dag *d = D->d;
+    int k = d->cls[i];
+    int32_t a = d->hoff[k], b = d->hoff[k + 1] - 1;
+    double t = dur[i] + D->rate[i] * from;
+    if (D->rate[i] > 0) { /* lengthening: the first point beyond t */
+        int32_t j = a;
+        while (j <= b && d->ht[j] <= t + tol)
+            j++;
+        if (j > b) return INFINITY;
+        /* lo falls from seg(j-1) to seg(j) (0 at the cheapest) */
+        *dphi = seg(d, j - 1) - (j < b ? seg(d, j) : 0);
+        return from + (d->ht[j] - t);
+    }
+    int32_t j = b; /* shortening: the first point below t */
+    while (j >= a && d->ht[j] >= t - tol)
+        j--;
+    if (j <= a) return INFINITY; /* the fastest point: the step's bound */
+    *dphi = seg(d, j - 1) - seg(d, j);
+    return from + (t - d->ht[j]);
 }
 
 /* Slopes of class k at t: cost per second of shortening (*up, INF at the
@@ -147,7 +229,9 @@ int cx_core_plan_descent(cx_plan_descent *D, double T, double *dur, int64_t max_
     cx_flownet *fn = D->fn;
     for (int64_t it = 0; it < max_steps; it++) {
         free_float(D, T, dur);
-        forward(D, dur, 0, NULL, NULL);
+        /* the longest path may exceed T by rounding (moving nodes by a
+         * step changes sums by an ulp): allowed 1e-12 T over T or the start */
+        double M0 = forward(D, dur, 0, NULL, NULL), ok = (M0 > T ? M0 : T) + tol * 1e-3;
         for (int64_t x = n - 1; x >= 0; x--) { /* latest starts against T */
             int32_t i = D->order[x];
             double lf = T;
@@ -165,7 +249,7 @@ int cx_core_plan_descent(cx_plan_descent *D, double T, double *dur, int64_t max_
             }
             double up, dl, lo, dr;
             slopes_at(d, d->cls[i], dur[i], tol * 1e-3, &up, &dl, &lo, &dr);
-            if (lo > 0) D->rate[i] = 1, D->lim[i] = dr, loose = 1;
+            if (lo > 0) D->rate[i] = 1, loose = 1;
         }
         const int32_t src = 2 * nc, snk = src + 1, ss = src + 2, tt = src + 3;
         if (!cx_core_fn_reset(fn, 2 * nc + 4)) return -1;
@@ -224,27 +308,82 @@ int cx_core_plan_descent(cx_plan_descent *D, double T, double *dur, int64_t max_
                 return 1;
             }
         }
-        for (int64_t i = 0; i < n; i++)
-            if (D->map[i] < 0 && D->rate[i] > 0 && D->lim[i] < step) step = D->lim[i];
-        if (!(step < INFINITY)) return -2; /* cannot happen: every mover has a limit */
-        /* the longest path must stay within T: Newton from the right */
-        for (int k = 0; k < 100; k++) {
-            double L0, Sg;
-            double M = forward(D, dur, step, &L0, &Sg);
-            if (M <= T + tol * 1e-3 || Sg <= 0) break;
-            double ns = (T - L0) / Sg;
-            if (!(ns < step)) break;
-            step = ns > 0 ? ns : 0;
-        }
+        /* exact line search: the cost along the direction is convex (each
+         * node's is; a lengthened node stops at its cheapest); its slope phi
+         * starts at `rate` and rises at every hull point passed. Bound:
+         * the first shortened node reaching its fastest point (past it
+         * the critical paths would grow). */
+        double amax = INFINITY, phi = 0;
+        D->nheap = 0;
         for (int64_t i = 0; i < n; i++) {
             if (D->rate[i] == 0) continue;
             int k = d->cls[i];
+            double up, dl, lo, dr, dp = 0;
+            slopes_at(d, k, dur[i], tol * 1e-3, &up, &dl, &lo, &dr);
+            if (D->rate[i] < 0) {
+                phi += up;
+                double room = dur[i] - d->ht[d->hoff[k]];
+                if (room < amax) amax = room;
+            } else
+                phi -= lo;
+            double e = next_event(D, dur, (int32_t)i, 0, tol * 1e-3, &dp);
+            if (e < INFINITY) D->ev[i] = dp, hpush(D, e, (int32_t)i);
+        }
+        step = amax;
+        const double flat = 1e-12 * (need > 0 ? need : 1);
+        while (D->nheap > 0 && phi < -flat) {
+            double e = D->hd[0];
+            int32_t i = D->hi[0];
+            if (e >= amax) break;
+            hpop(D);
+            phi += D->ev[i];
+            step = e;
+            if (phi >= -flat) break;
+            double dp = 0, e2 = next_event(D, dur, i, e, tol * 1e-3, &dp);
+            if (e2 < INFINITY) D->ev[i] = dp, hpush(D, e2, i);
+            step = amax;
+        }
+        if (!(step < INFINITY)) { /* only lengthening, every node to its cheapest */
+            step = 0;
+            for (int64_t i = 0; i < n; i++)
+                if (D->rate[i] > 0) {
+                    double r = d->ht[d->hoff[d->cls[i] + 1] - 1] - dur[i];
+                    if (r > step) step = r;
+                }
+        }
+        /* the longest path must stay within T: Newton from the right on
+         * the clamped makespan, bisection where it stalls */
+        double okstep = 0;
+        int feasible = 0;
+        for (int k = 0; k < 100; k++) {
+            double L0, Sg;
+            double M = forward(D, dur, step, &L0, &Sg);
+            if (M <= ok) {
+                feasible = 1;
+                break;
+            }
+            double ns = Sg > 0 ? (ok - L0) / Sg : -1;
+            if (!(ns < step) || ns <= 0) break;
+            step = ns;
+        }
+        if (!feasible) { /* bisection: lo feasible (0), hi not */
+            double lo = okstep, hi = step;
+            for (int k = 0; k < 60; k++) {
+                double mid = 0.5 * (lo + hi);
+                if (forward(D, dur, mid, NULL, NULL) <= ok)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            step = lo;
+        }
+        for (int64_t i = 0; i < n; i++) {
+            if (D->rate[i] == 0) continue;
+            int k = d->cls[i], cl;
             int32_t a = d->hoff[k], b = d->hoff[k + 1] - 1;
-            dur[i] += D->rate[i] * step;
-            for (int32_t j = a; j <= b; j++) /* snap onto hull points */
-                if (fabs(dur[i] - d->ht[j]) <= tol * 1e-3) dur[i] = d->ht[j];
-            if (dur[i] < d->ht[a]) dur[i] = d->ht[a];
-            if (dur[i] > d->ht[b]) dur[i] = d->ht[b];
+            dur[i] = moved(D, dur, i, step, &cl);
+            for (int32_t j = a; j <= b; j++) /* snap down onto hull points */
+                if (dur[i] >= d->ht[j] && dur[i] - d->ht[j] <= tol * 1e-3) dur[i] = d->ht[j];
             D->rate[i] = 0;
         }
     }
