@@ -5,7 +5,12 @@
  * clock step, the DAG, the plans at every frontier time. Prints nodes, the
  * frontier and the best and mean wall time over repeats (one thread: the
  * library is single-threaded here). The issue's target: <= 1 s on one core.
- * usage: bench_plan_speed [RUN.xml] [repeats]   (from the repository root)
+ * With a third argument N > 0 it then times the exact frontier at N points
+ * (culonx_plan with exact = 1, points = N: the fast plans carried to the LP
+ * optimum by cut descent, core/eval/plan_exact.c) once and prints the gap of
+ * the fast engine at the fastest point (intrinsic bloat); core/README.md
+ * "Clock plans" has the measured times (megatron-1t: out of reach).
+ * usage: bench_plan_speed [RUN.xml] [repeats] [exact points]
  */
 #define _POSIX_C_SOURCE 200809L
 #include "culonx.h"
@@ -44,6 +49,21 @@ int main(int argc, char **argv)
            res.max_clock_energy_j, 100.0 * res.intrinsic_bloat_j / res.max_clock_energy_j);
     printf("  whole frontier: best %.3f s, mean %.3f s over %d runs; peak RSS %.0f MiB\n", best,
            sum / reps, reps, bench_peak_rss_mib());
+    int npts = argc > 3 ? atoi(argv[3]) : 0;
+    if (npts > 0) {
+        culonx_plan_options o = {.exact = 1, .points = npts};
+        culonx_plan_result ex = {0};
+        double t0 = bench_now_s();
+        if (culonx_plan(&run, &o, &ex, &err) != CULONX_OK) {
+            fprintf(stderr, "plan: %s\n", err.msg);
+            return 1;
+        }
+        double dt = bench_now_s() - t0;
+        printf("  exact frontier at %d points: %.3f s (%lld cuts); intrinsic bloat exact %.6g J, "
+               "fast %.6g J\n",
+               npts, dt, (long long)ex.cuts, ex.intrinsic_bloat_j, res.intrinsic_bloat_j);
+        culonx_plan_result_free(&ex);
+    }
     culonx_plan_result_free(&res);
     return 0;
 }

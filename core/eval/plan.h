@@ -51,7 +51,9 @@ culonx_status cx_core_plan_frontier(const cx_plan_dag *d, double snap_time_s, cx
  * common-price plan and a single-clock plan (udur[k * nu + q]: duration of
  * class k at clock q), slack reclaimed. Not exact; never worse than one
  * clock. slow_s[k] (NULL: the curves' ends): class durations whose makespan
- * is the slowest time of the frontier. */
+ * is the slowest time of the frontier. exact: each plan is then carried to
+ * the LP optimum at its time by cx_core_plan_descent (exact at every point;
+ * cuts counts the descent's steps). */
 culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu, int npoints,
                                 const double *slow_s, double snap_time_s, int exact,
                                 cx_plan_frontier *out, culonx_error *err);

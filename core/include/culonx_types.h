@@ -485,7 +485,7 @@ typedef struct {
 typedef struct {
     double target_time_s;    /* plan to report: 0 = the fastest (intrinsic bloat) */
     double straggler;        /* > 1: one DP replica's pipeline is that much slower */
-    int exact;               /* 1: every breakpoint by minimum cuts (small DAGs) */
+    int exact;               /* 1: exact (cut engine; with points: cut descent) */
     int points;              /* fast engine: frontier times (0 = 25) */
     double power_limit_w;    /* > 0: every pass at its highest clock within this GPU power */
     double carbon_g_per_kwh; /* > 0: emissions of the chosen plan's training budget */
