@@ -413,6 +413,48 @@ static void fast_vs_exact(const char *path, const char *const *sets, double gap,
     culonx_plan_result_free(&ex);
 }
 
+/* the exact points (cut descent, exact = 1 with points) on a pipelined run
+ * against the Phillips-Dessouky frontier (exact between its breakpoints):
+ * equal to 1e-9 at every point; the fast engine never below */
+static void test_exact_points(void)
+{
+    static const char *const pp2[] = {"execution.global-batch=128", NULL};
+    culonx_run r;
+    culonx_error err;
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/llama2-7b-v100.xml", pp2, 1, NULL, &r, &err),
+                          CULONX_OK);
+    culonx_plan_result pd, xp, fa;
+    culonx_plan_options op = {.exact = 1}, ox = {.exact = 1, .points = 9}, of = {.points = 9};
+    CU_ASSERT_EQUAL_FATAL(culonx_plan(&r, &op, &pd, &err), CULONX_OK);
+    CU_ASSERT_EQUAL_FATAL(culonx_plan(&r, &ox, &xp, &err), CULONX_OK);
+    CU_ASSERT_EQUAL_FATAL(culonx_plan(&r, &of, &fa, &err), CULONX_OK);
+    double worst = 0;
+    int checked = 0;
+    for (int i = 0; i < xp.npoints; i++) {
+        double T = xp.frontier[i].iteration_time_s, E = xp.frontier[i].energy_j, Ex = NAN;
+        for (int j = 1; j < pd.npoints && isnan(Ex); j++) {
+            const culonx_plan_point *a = &pd.frontier[j - 1], *b = &pd.frontier[j];
+            if (T >= a->iteration_time_s * (1 - 1e-12) && T <= b->iteration_time_s * (1 + 1e-12)) {
+                double u = (T - a->iteration_time_s) / (b->iteration_time_s - a->iteration_time_s);
+                Ex = a->energy_j + u * (b->energy_j - a->energy_j);
+            }
+        }
+        if (i == 0) Ex = pd.frontier[0].energy_j; /* the fastest point */
+        if (isnan(Ex)) continue;
+        checked++;
+        if (fabs(E - Ex) / Ex > worst) worst = fabs(E - Ex) / Ex;
+    }
+    CU_ASSERT(checked >= xp.npoints - 1);
+    CU_ASSERT(worst <= 1e-9);
+    CU_ASSERT(fabs(xp.intrinsic_bloat_j - pd.intrinsic_bloat_j) <= 1e-9 * xp.max_clock_energy_j);
+    CU_ASSERT(fa.intrinsic_bloat_j <= xp.intrinsic_bloat_j * (1 + 1e-9));
+    printf("\n  exact points vs the cut frontier (llama2-7b-v100, batch 128): worst %.3g, "
+           "%d points\n",
+           worst, checked);
+    culonx_plan_result_free(&pd), culonx_plan_result_free(&xp), culonx_plan_result_free(&fa);
+}
+
 static void test_fast_vs_exact(void)
 {
     fast_vs_exact("configs/llama3-8b-h100.xml", NULL, 0.01, 0.99);
@@ -429,6 +471,7 @@ int main(void)
     CU_add_test(s, "cut descent = exact frontier on pipelines", test_descent);
     CU_add_test(s, "shipped runs: fastest = estimate, beats one clock", test_shipped);
     CU_add_test(s, "fast engine close to the exact one", test_fast_vs_exact);
+    CU_add_test(s, "exact points = the cut frontier on a pipeline", test_exact_points);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();

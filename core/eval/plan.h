@@ -34,7 +34,6 @@ typedef struct {
     double *dur_s;      /* [n] durations at the snapshot time (malloc'd) */
     double snap_time_s; /* makespan of the snapshot */
     int64_t cuts;       /* min cuts solved */
-    int inexact;        /* points where the cut descent hit its step limit */
 } cx_plan_frontier;
 
 /* Phillips–Dessouky: from every node at its cheapest (longest) duration,
