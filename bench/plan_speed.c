@@ -9,8 +9,12 @@
  * (culonx_plan with exact = 1, points = N: the fast plans carried to the LP
  * optimum by cut descent, core/eval/plan_exact.c) once and prints the gap of
  * the fast engine at the fastest point (intrinsic bloat); core/README.md
- * "Clock plans" has the measured times (megatron-1t: out of reach).
- * usage: bench_plan_speed [RUN.xml] [repeats] [exact points]
+ * "Clock plans" has the measured times (megatron-1t: out of reach). A
+ * fourth argument B caps the descent at B cuts per point: the exact
+ * engine's energies are then upper bounds on the optimum, so the printed
+ * exact bloat is a lower bound on the true intrinsic bloat (and its excess
+ * over the fast engine's a lower bound on the fast engine's gap there).
+ * usage: bench_plan_speed [RUN.xml] [repeats] [exact points] [cuts per point]
  */
 #define _POSIX_C_SOURCE 200809L
 #include "culonx.h"
@@ -52,6 +56,7 @@ int main(int argc, char **argv)
     int npts = argc > 3 ? atoi(argv[3]) : 0;
     if (npts > 0) {
         culonx_plan_options o = {.exact = 1, .points = npts};
+        o.exact_steps = argc > 4 ? atol(argv[4]) : 0;
         culonx_plan_result ex = {0};
         double t0 = bench_now_s();
         if (culonx_plan(&run, &o, &ex, &err) != CULONX_OK) {
@@ -59,9 +64,14 @@ int main(int argc, char **argv)
             return 1;
         }
         double dt = bench_now_s() - t0;
+        if (o.exact_steps > 0)
+            printf("  at most %ld cuts per point: 'exact' below is an improved plan, an upper "
+                   "bound on the optimum's energy\n",
+                   o.exact_steps);
         printf("  exact frontier at %d points: %.3f s (%lld cuts); intrinsic bloat exact %.6g J, "
-               "fast %.6g J\n",
-               npts, dt, (long long)ex.cuts, ex.intrinsic_bloat_j, res.intrinsic_bloat_j);
+               "fast %.6g J; fastest point %.9g s (fast %.9g s)\n",
+               npts, dt, (long long)ex.cuts, ex.intrinsic_bloat_j, res.intrinsic_bloat_j,
+               ex.frontier[0].iteration_time_s, res.frontier[0].iteration_time_s);
         culonx_plan_result_free(&ex);
     }
     culonx_plan_result_free(&res);

@@ -120,9 +120,7 @@ const cx_cli_option cx_cli_options[CX_OPT_COUNT] = {
                        "grid carbon intensity: emissions of the plan's token budget"},
     [CX_OPT_EXACT] = {"exact", 0, NULL, CX_CMD_PLAN, 0,
                       "every frontier breakpoint by minimum cuts (exact; small DAGs only: one "
-                      "cut per breakpoint, about nodes x clock steps of them); with --points N "
-                      "the exact optimum at the N frontier times of the default engine (cut "
-                      "descent from its plans; as slow on pipelines)"},
+                      "cut per breakpoint, about nodes x clock steps of them)"},
     /* the same name as serve's --plan flag: the parser takes the entry of
      * the command at hand */
     [CX_OPT_TRACE_PLAN] = {"plan", 0, "SECONDS", CX_CMD_TRACE, 0,

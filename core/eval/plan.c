@@ -311,7 +311,7 @@ culonx_status cx_core_plan_run(const culonx_run *run, const culonx_plan_options 
         st = cx_core_plan_frontier(&dag, target, &fr, err);
     else
         st = cx_core_plan_fast(&dag, rt, nclk, o.points > 0 ? o.points : 25, slow, target,
-                               o.exact && o.points > 0, &fr, err);
+                               o.exact && o.points > 0, o.exact_steps, &fr, err);
     free(slow);
     if (st != CULONX_OK) goto done;
     /* frontier, fastest first, Pareto (energy strictly falling) */

@@ -34,6 +34,7 @@ typedef struct {
     double *dur_s;      /* [n] durations at the snapshot time (malloc'd) */
     double snap_time_s; /* makespan of the snapshot */
     int64_t cuts;       /* min cuts solved */
+    int uncertified;    /* exact points whose descent ran out of steps */
 } cx_plan_frontier;
 
 /* Phillips–Dessouky: from every node at its cheapest (longest) duration,
@@ -52,10 +53,11 @@ culonx_status cx_core_plan_frontier(const cx_plan_dag *d, double snap_time_s, cx
  * clock. slow_s[k] (NULL: the curves' ends): class durations whose makespan
  * is the slowest time of the frontier. exact: each plan is then carried to
  * the LP optimum at its time by cx_core_plan_descent (exact at every point;
- * cuts counts the descent's steps). */
+ * cuts counts the descent's steps); max_steps > 0: at most that many cuts
+ * per point, the points where they run out counted in out->uncertified. */
 culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu, int npoints,
                                 const double *slow_s, double snap_time_s, int exact,
-                                cx_plan_frontier *out, culonx_error *err);
+                                int64_t max_steps, cx_plan_frontier *out, culonx_error *err);
 void cx_core_plan_frontier_free(cx_plan_frontier *f);
 
 /* Cut descent to the exact LP optimum at one time (core/eval/plan_exact.c):

@@ -140,7 +140,7 @@ static void mix(const double *a, double ma, const double *b, double mb, double T
 
 culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu, int npoints,
                                 const double *slow_s, double snap_time_s, int exact,
-                                cx_plan_frontier *out, culonx_error *err)
+                                int64_t max_steps, cx_plan_frontier *out, culonx_error *err)
 {
     cx_plan_descent D = {0};
     double *keep = NULL, tkeep = 0; /* exact: the fastest target's plan */
@@ -284,7 +284,9 @@ culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu
                 out->snap_time_s = fwd(&F, keep);
                 break;
             }
-            int r = cx_core_plan_descent(&D, T, best, 1000 * n + 100000, &out->cuts);
+            int r = cx_core_plan_descent(&D, T, best, max_steps > 0 ? max_steps : 1000 * n + 100000,
+                                         &out->cuts);
+            if (max_steps > 0 && r == 0) r = 1, out->uncertified++;
             if (r < 0) {
                 if (r == -1) goto oom;
                 st = cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "plan: cut descent failed");
