@@ -20,6 +20,7 @@
 #include "culonx.h"
 #include "clock.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -72,6 +73,22 @@ int main(int argc, char **argv)
                "fast %.6g J; fastest point %.9g s (fast %.9g s)\n",
                npts, dt, (long long)ex.cuts, ex.intrinsic_bloat_j, res.intrinsic_bloat_j,
                ex.frontier[0].iteration_time_s, res.frontier[0].iteration_time_s);
+        for (int i = 0; i < ex.npoints; i++) { /* against the fast frontier, interpolated */
+            double T = ex.frontier[i].iteration_time_s, Ef = NAN;
+            for (int j = 0; j < res.npoints && isnan(Ef); j++) {
+                const culonx_plan_point *a = &res.frontier[j];
+                if (fabs(T - a->iteration_time_s) <= 1e-9 * T) Ef = a->energy_j;
+                if (j + 1 < res.npoints && T > a->iteration_time_s &&
+                    T < res.frontier[j + 1].iteration_time_s) {
+                    const culonx_plan_point *b = &res.frontier[j + 1];
+                    double u =
+                        (T - a->iteration_time_s) / (b->iteration_time_s - a->iteration_time_s);
+                    Ef = a->energy_j + u * (b->energy_j - a->energy_j);
+                }
+            }
+            printf("    %.6g s: exact %.6g J, fast %.6g J (%+.3f%%)\n", T, ex.frontier[i].energy_j,
+                   Ef, 100 * (Ef - ex.frontier[i].energy_j) / ex.frontier[i].energy_j);
+        }
         culonx_plan_result_free(&ex);
     }
     culonx_plan_result_free(&res);

@@ -446,6 +446,14 @@ static void test_exact_points(void)
         if (fabs(E - Ex) / Ex > worst) worst = fabs(E - Ex) / Ex;
     }
     CU_ASSERT(checked >= xp.npoints - 1);
+    CU_ASSERT(fabs(xp.frontier[0].iteration_time_s - pd.min_time_s) <= 1e-9 * pd.min_time_s);
+    CU_ASSERT(xp.frontier[0].energy_j <= xp.max_clock_energy_j * (1 + 1e-12));
+    for (int i = 0; i < xp.npoints; i++) {
+        const culonx_plan_point *q = &xp.frontier[i];
+        if (i) CU_ASSERT(q->iteration_time_s > xp.frontier[i - 1].iteration_time_s);
+        if (i) CU_ASSERT(q->energy_j < xp.frontier[i - 1].energy_j);
+        if (q->uniform_clock_mhz > 0) CU_ASSERT(q->energy_j <= q->uniform_energy_j * (1 + 1e-9));
+    }
     CU_ASSERT(worst <= 1e-9);
     CU_ASSERT(fabs(xp.intrinsic_bloat_j - pd.intrinsic_bloat_j) <= 1e-9 * xp.max_clock_energy_j);
     CU_ASSERT(fa.intrinsic_bloat_j <= xp.intrinsic_bloat_j * (1 + 1e-9));
