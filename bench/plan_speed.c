@@ -5,12 +5,22 @@
  * clock step, the DAG, the plans at every frontier time. Prints nodes, the
  * frontier and the best and mean wall time over repeats (one thread: the
  * library is single-threaded here). The issue's target: <= 1 s on one core.
- * usage: bench_plan_speed [RUN.xml] [repeats]   (from the repository root)
+ * With a third argument N > 0 it then times the exact frontier at N points
+ * (culonx_plan with exact = 1, points = N: the fast plans carried to the LP
+ * optimum by cut descent, core/eval/plan_exact.c) once and prints the gap of
+ * the fast engine at the fastest point (intrinsic bloat); core/README.md
+ * "Clock plans" has the measured times (megatron-1t: out of reach). A
+ * fourth argument B caps the descent at B cuts per point: the exact
+ * engine's energies are then upper bounds on the optimum, so the printed
+ * exact bloat is a lower bound on the true intrinsic bloat (and its excess
+ * over the fast engine's a lower bound on the fast engine's gap there).
+ * usage: bench_plan_speed [RUN.xml] [repeats] [exact points] [cuts per point]
  */
 #define _POSIX_C_SOURCE 200809L
 #include "culonx.h"
 #include "clock.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -44,6 +54,43 @@ int main(int argc, char **argv)
            res.max_clock_energy_j, 100.0 * res.intrinsic_bloat_j / res.max_clock_energy_j);
     printf("  whole frontier: best %.3f s, mean %.3f s over %d runs; peak RSS %.0f MiB\n", best,
            sum / reps, reps, bench_peak_rss_mib());
+    int npts = argc > 3 ? atoi(argv[3]) : 0;
+    if (npts > 0) {
+        culonx_plan_options o = {.exact = 1, .points = npts};
+        o.exact_steps = argc > 4 ? atol(argv[4]) : 0;
+        culonx_plan_result ex = {0};
+        double t0 = bench_now_s();
+        if (culonx_plan(&run, &o, &ex, &err) != CULONX_OK) {
+            fprintf(stderr, "plan: %s\n", err.msg);
+            return 1;
+        }
+        double dt = bench_now_s() - t0;
+        if (o.exact_steps > 0)
+            printf("  at most %ld cuts per point: 'exact' below is an improved plan, an upper "
+                   "bound on the optimum's energy\n",
+                   o.exact_steps);
+        printf("  exact frontier at %d points: %.3f s (%lld cuts); intrinsic bloat exact %.6g J, "
+               "fast %.6g J; fastest point %.9g s (fast %.9g s)\n",
+               npts, dt, (long long)ex.cuts, ex.intrinsic_bloat_j, res.intrinsic_bloat_j,
+               ex.frontier[0].iteration_time_s, res.frontier[0].iteration_time_s);
+        for (int i = 0; i < ex.npoints; i++) { /* against the fast frontier, interpolated */
+            double T = ex.frontier[i].iteration_time_s, Ef = NAN;
+            for (int j = 0; j < res.npoints && isnan(Ef); j++) {
+                const culonx_plan_point *a = &res.frontier[j];
+                if (fabs(T - a->iteration_time_s) <= 1e-9 * T) Ef = a->energy_j;
+                if (j + 1 < res.npoints && T > a->iteration_time_s &&
+                    T < res.frontier[j + 1].iteration_time_s) {
+                    const culonx_plan_point *b = &res.frontier[j + 1];
+                    double u =
+                        (T - a->iteration_time_s) / (b->iteration_time_s - a->iteration_time_s);
+                    Ef = a->energy_j + u * (b->energy_j - a->energy_j);
+                }
+            }
+            printf("    %.6g s: exact %.6g J, fast %.6g J (%+.3f%%)\n", T, ex.frontier[i].energy_j,
+                   Ef, 100 * (Ef - ex.frontier[i].energy_j) / ex.frontier[i].energy_j);
+        }
+        culonx_plan_result_free(&ex);
+    }
     culonx_plan_result_free(&res);
     return 0;
 }

@@ -50,6 +50,8 @@ static double front(const cx_plan_frontier *f, double T)
     return INFINITY; /* faster than possible */
 }
 
+static double descent_vs_frontier(const cx_plan_dag *d, const cx_plan_frontier *f, double *dur);
+
 static void test_brute_force(void)
 {
     for (int trial = 0; trial < 60; trial++) {
@@ -161,8 +163,167 @@ static void test_brute_force(void)
             CU_ASSERT(best >= f.brk[b].cost - 1e-9);
             CU_ASSERT(best <= f.brk[b].cost + bound + 1e-9);
         }
+        /* the cut descent at every breakpoint and midpoint */
+        (void)descent_vs_frontier(&d, &f, dur);
         cx_core_plan_frontier_free(&f);
     }
+}
+
+/* cut descent (plan_exact.c) from a plan meeting T against the exact
+ * frontier (plan_cut.c) at T, to 1e-9 relative; returns the worst error */
+static double descent_vs_frontier(const cx_plan_dag *d, const cx_plan_frontier *f, double *dur)
+{
+    const int64_t n = d->n;
+    int32_t *order = malloc(sizeof(int32_t) * (size_t)n), *soff = calloc((size_t)n + 2, 4);
+    int32_t *indeg = calloc((size_t)n + 1, 4),
+            *succ = malloc(sizeof(int32_t) * (size_t)(4 * n + 1));
+    int32_t *fill = malloc(sizeof(int32_t) * (size_t)n);
+    for (int64_t i = 0; i < n; i++)
+        for (int k = 0; k < CX_PLAN_NPRED; k++) {
+            int32_t q = d->pred[i * CX_PLAN_NPRED + k];
+            if (q >= 0) soff[q + 1]++, indeg[i]++;
+        }
+    for (int64_t i = 0; i < n; i++)
+        soff[i + 1] += soff[i];
+    memcpy(fill, soff, sizeof(int32_t) * (size_t)n);
+    for (int64_t i = 0; i < n; i++)
+        for (int k = 0; k < CX_PLAN_NPRED; k++) {
+            int32_t q = d->pred[i * CX_PLAN_NPRED + k];
+            if (q >= 0) succ[fill[q]++] = (int32_t)i;
+        }
+    int64_t qt = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (!indeg[i]) order[qt++] = (int32_t)i;
+    for (int64_t qh = 0; qh < qt; qh++)
+        for (int32_t e = soff[order[qh]]; e < soff[order[qh] + 1]; e++)
+            if (--indeg[succ[e]] == 0) order[qt++] = succ[e];
+    CU_ASSERT_EQUAL_FATAL(qt, n);
+    cx_plan_descent D;
+    CU_ASSERT_FATAL(cx_core_plan_descent_init(&D, d, order, soff, succ));
+    double worst = 0;
+    /* breakpoints and midpoints between them (about 16, the fastest too) */
+    const int nb = 2 * f->nbrk - 1, every = nb / 16 + 1;
+    for (int b = 0; b < nb; b = b + every < nb || b == nb - 1 ? b + every : nb - 1) {
+        double T =
+            b % 2 ? 0.5 * (f->brk[b / 2].time_s + f->brk[b / 2 + 1].time_s) : f->brk[b / 2].time_s;
+        for (int64_t i = 0; i < n; i++) /* start: every node at its fastest */
+            dur[i] = d->ht[d->hoff[d->cls[i]]];
+        int64_t steps = 0;
+        CU_ASSERT_EQUAL(cx_core_plan_descent(&D, T, dur, 20000, &steps), 1);
+        double c = 0;
+        for (int64_t i = 0; i < n; i++)
+            c += cx_core_plan_cost(d, d->cls[i], dur[i]);
+        double ex = front(f, T), err = fabs(c - ex) / (fabs(ex) > 1 ? fabs(ex) : 1);
+        CU_ASSERT(cx_core_plan_makespan(d, dur) <= T * (1 + 1e-9));
+        CU_ASSERT(err <= 1e-9);
+        if (err > worst) worst = err;
+    }
+    cx_core_plan_descent_free(&D);
+    free(order), free(soff), free(indeg), free(succ), free(fill);
+    return worst;
+}
+
+/* random convex decreasing curve of np points at ht/hc[at..] */
+static void rand_curve(double *ht, double *hc, int at, int np)
+{
+    double t = 1 + 4 * urand(), c = 10 + 10 * urand(), slope = 1 + 5 * urand();
+    for (int k = 0; k < np; k++) {
+        ht[at + k] = t, hc[at + k] = c;
+        double dt = 0.2 + 1.5 * urand();
+        t += dt, c -= slope * dt;
+        slope *= 0.2 + 0.7 * urand();
+    }
+}
+
+/* 1F1B pipelines (pp 2-4, m 2-8): F and B per stage and microbatch, a
+ * fixed-duration send between stages; classes per stage and phase (all
+ * stages alike in every other trial: the symmetric case) */
+static void test_descent(void)
+{
+    double worst = 0;
+    for (int trial = 0; trial < 40; trial++) {
+        int p = 2 + trial % 3, m = 2 + (trial / 3) % 7, same = trial % 2;
+        int nmax = 4 * p * m;
+        int32_t *pred = malloc(sizeof(int32_t) * (size_t)nmax * CX_PLAN_NPRED);
+        int32_t *cls = malloc(sizeof(int32_t) * (size_t)nmax);
+        int32_t hoff[2 * 4 + 2];
+        double ht[(2 * 4 + 1) * MAXP], hc[(2 * 4 + 1) * MAXP], dur[4 * 4 * 8];
+        int nk = 0, at = 0;
+        for (int k = 0; k < (same ? 2 : 2 * p); k++) {
+            int np = 2 + (int)(urand() * (MAXP - 1));
+            hoff[nk++] = at;
+            rand_curve(ht, hc, at, np);
+            at += np;
+        }
+        hoff[nk] = at; /* the send: one fixed point */
+        ht[at] = 0.3 + urand(), hc[at] = 0;
+        at++, nk++;
+        hoff[nk] = at;
+        int32_t fid[4][8], bid[4][8], last[4];
+        int n = 0;
+        for (int s = 0; s < 4; s++)
+            for (int j = 0; j < 8; j++)
+                fid[s][j] = bid[s][j] = -1;
+        for (int i = 0; i < nmax * CX_PLAN_NPRED; i++)
+            pred[i] = -1;
+        for (int s = 0; s < p; s++)
+            last[s] = -1;
+        /* stage orders of 1F1B, built stage by stage from the last */
+        int ops[4][16], nops[4];
+        for (int s = 0; s < p; s++) {
+            int w = p - 1 - s < m ? p - 1 - s : m, f = 0, b = 0;
+            nops[s] = 0;
+            for (; f < w; f++)
+                ops[s][nops[s]++] = f;
+            while (b < m) {
+                if (f < m) ops[s][nops[s]++] = f++;
+                ops[s][nops[s]++] = 100 + b++;
+            }
+        }
+        int pos[4] = {0};
+        /* place nodes in a topological order: round-robin until done */
+        for (int progress = 1; progress;) {
+            progress = 0;
+            for (int s = 0; s < p; s++) {
+                if (pos[s] == nops[s]) continue;
+                int op = ops[s][pos[s]], j = op % 100, isb = op >= 100;
+                int32_t x = -1; /* cross-stage dependency */
+                if (!isb && s > 0) {
+                    if (fid[s - 1][j] < 0) continue;
+                    x = fid[s - 1][j];
+                }
+                if (isb && s < p - 1) {
+                    if (bid[s + 1][j] < 0) continue;
+                    x = bid[s + 1][j];
+                }
+                if (isb && fid[s][j] < 0) continue;
+                if (x >= 0) { /* the send */
+                    pred[n * CX_PLAN_NPRED] = x;
+                    cls[n] = nk - 1;
+                    x = n++;
+                }
+                int q = 0;
+                if (last[s] >= 0) pred[n * CX_PLAN_NPRED + q++] = last[s];
+                if (x >= 0) pred[n * CX_PLAN_NPRED + q++] = x;
+                if (isb) pred[n * CX_PLAN_NPRED + q++] = fid[s][j];
+                cls[n] = (same ? 0 : 2 * s) + isb;
+                (isb ? bid : fid)[s][j] = n;
+                last[s] = n++;
+                pos[s]++;
+                progress = 1;
+            }
+        }
+        CU_ASSERT_EQUAL(n, 2 * p * m + 2 * (p - 1) * m);
+        cx_plan_dag d = {n, pred, cls, nk, hoff, ht, hc};
+        cx_plan_frontier f;
+        culonx_error err;
+        CU_ASSERT_EQUAL_FATAL(cx_core_plan_frontier(&d, 0, &f, &err), CULONX_OK);
+        double w = descent_vs_frontier(&d, &f, dur);
+        if (w > worst) worst = w;
+        cx_core_plan_frontier_free(&f);
+        free(pred), free(cls);
+    }
+    printf("\n  cut descent vs exact frontier on pipelines: worst relative error %.3g\n", worst);
 }
 
 static void check_run(const char *path)
@@ -252,6 +413,56 @@ static void fast_vs_exact(const char *path, const char *const *sets, double gap,
     culonx_plan_result_free(&ex);
 }
 
+/* the exact points (cut descent, exact = 1 with points) on a pipelined run
+ * against the Phillips-Dessouky frontier (exact between its breakpoints):
+ * equal to 1e-9 at every point; the fast engine never below */
+static void test_exact_points(void)
+{
+    static const char *const pp2[] = {"execution.global-batch=128", NULL};
+    culonx_run r;
+    culonx_error err;
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/llama2-7b-v100.xml", pp2, 1, NULL, &r, &err),
+                          CULONX_OK);
+    culonx_plan_result pd, xp, fa;
+    culonx_plan_options op = {.exact = 1}, ox = {.exact = 1, .points = 9}, of = {.points = 9};
+    CU_ASSERT_EQUAL_FATAL(culonx_plan(&r, &op, &pd, &err), CULONX_OK);
+    CU_ASSERT_EQUAL_FATAL(culonx_plan(&r, &ox, &xp, &err), CULONX_OK);
+    CU_ASSERT_EQUAL_FATAL(culonx_plan(&r, &of, &fa, &err), CULONX_OK);
+    double worst = 0;
+    int checked = 0;
+    for (int i = 0; i < xp.npoints; i++) {
+        double T = xp.frontier[i].iteration_time_s, E = xp.frontier[i].energy_j, Ex = NAN;
+        for (int j = 1; j < pd.npoints && isnan(Ex); j++) {
+            const culonx_plan_point *a = &pd.frontier[j - 1], *b = &pd.frontier[j];
+            if (T >= a->iteration_time_s * (1 - 1e-12) && T <= b->iteration_time_s * (1 + 1e-12)) {
+                double u = (T - a->iteration_time_s) / (b->iteration_time_s - a->iteration_time_s);
+                Ex = a->energy_j + u * (b->energy_j - a->energy_j);
+            }
+        }
+        if (i == 0) Ex = pd.frontier[0].energy_j; /* the fastest point */
+        if (isnan(Ex)) continue;
+        checked++;
+        if (fabs(E - Ex) / Ex > worst) worst = fabs(E - Ex) / Ex;
+    }
+    CU_ASSERT(checked >= xp.npoints - 1);
+    CU_ASSERT(fabs(xp.frontier[0].iteration_time_s - pd.min_time_s) <= 1e-9 * pd.min_time_s);
+    CU_ASSERT(xp.frontier[0].energy_j <= xp.max_clock_energy_j * (1 + 1e-12));
+    for (int i = 0; i < xp.npoints; i++) {
+        const culonx_plan_point *q = &xp.frontier[i];
+        if (i) CU_ASSERT(q->iteration_time_s > xp.frontier[i - 1].iteration_time_s);
+        if (i) CU_ASSERT(q->energy_j < xp.frontier[i - 1].energy_j);
+        if (q->uniform_clock_mhz > 0) CU_ASSERT(q->energy_j <= q->uniform_energy_j * (1 + 1e-9));
+    }
+    CU_ASSERT(worst <= 1e-9);
+    CU_ASSERT(fabs(xp.intrinsic_bloat_j - pd.intrinsic_bloat_j) <= 1e-9 * xp.max_clock_energy_j);
+    CU_ASSERT(fa.intrinsic_bloat_j <= xp.intrinsic_bloat_j * (1 + 1e-9));
+    printf("\n  exact points vs the cut frontier (llama2-7b-v100, batch 128): worst %.3g, "
+           "%d points\n",
+           worst, checked);
+    culonx_plan_result_free(&pd), culonx_plan_result_free(&xp), culonx_plan_result_free(&fa);
+}
+
 static void test_fast_vs_exact(void)
 {
     fast_vs_exact("configs/llama3-8b-h100.xml", NULL, 0.01, 0.99);
@@ -265,8 +476,10 @@ int main(void)
     if (CU_initialize_registry() != CUE_SUCCESS) return 2;
     CU_pSuite s = CU_add_suite("plan", NULL, NULL);
     CU_add_test(s, "frontier against brute force", test_brute_force);
+    CU_add_test(s, "cut descent = exact frontier on pipelines", test_descent);
     CU_add_test(s, "shipped runs: fastest = estimate, beats one clock", test_shipped);
     CU_add_test(s, "fast engine close to the exact one", test_fast_vs_exact);
+    CU_add_test(s, "exact points = the cut frontier on a pipeline", test_exact_points);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();

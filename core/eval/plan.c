@@ -305,20 +305,20 @@ culonx_status cx_core_plan_run(const culonx_run *run, const culonx_plan_options 
     }
     for (int64_t i = 0; i < n; i++)
         sdur[i] = slow[cls[i]];
-    const double tslow = o.exact ? cx_core_plan_makespan(&dag, sdur) : 0;
+    const double tslow = o.exact && o.points <= 0 ? cx_core_plan_makespan(&dag, sdur) : 0;
     free(sdur);
-    if (o.exact)
+    if (o.exact && o.points <= 0)
         st = cx_core_plan_frontier(&dag, target, &fr, err);
     else
-        st =
-            cx_core_plan_fast(&dag, rt, nclk, o.points > 0 ? o.points : 25, slow, target, &fr, err);
+        st = cx_core_plan_fast(&dag, rt, nclk, o.points > 0 ? o.points : 25, slow, target,
+                               o.exact && o.points > 0, o.exact_steps, &fr, err);
     free(slow);
     if (st != CULONX_OK) goto done;
     /* frontier, fastest first, Pareto (energy strictly falling) */
     res->frontier = calloc((size_t)fr.nbrk, sizeof *res->frontier);
     if (!res->frontier) goto oom;
     res->min_time_s = T0;
-    res->max_time_s = o.exact ? tslow : fr.brk[0].time_s;
+    res->max_time_s = o.exact && o.points <= 0 ? tslow : fr.brk[0].time_s;
     res->max_clock_energy_j = E0;
     for (int b = fr.nbrk - 1; b >= 0; b--) {
         double T = fr.brk[b].time_s, E = E0 + pue * R * (fr.brk[b].cost - C0) + K * (T - T0);

@@ -34,6 +34,7 @@ typedef struct {
     double *dur_s;      /* [n] durations at the snapshot time (malloc'd) */
     double snap_time_s; /* makespan of the snapshot */
     int64_t cuts;       /* min cuts solved */
+    int uncertified;    /* exact points whose descent ran out of steps */
 } cx_plan_frontier;
 
 /* Phillips–Dessouky: from every node at its cheapest (longest) duration,
@@ -50,11 +51,37 @@ culonx_status cx_core_plan_frontier(const cx_plan_dag *d, double snap_time_s, cx
  * common-price plan and a single-clock plan (udur[k * nu + q]: duration of
  * class k at clock q), slack reclaimed. Not exact; never worse than one
  * clock. slow_s[k] (NULL: the curves' ends): class durations whose makespan
- * is the slowest time of the frontier. */
+ * is the slowest time of the frontier. exact: each plan is then carried to
+ * the LP optimum at its time by cx_core_plan_descent (exact at every point;
+ * cuts counts the descent's steps); max_steps > 0: at most that many cuts
+ * per point, the points where they run out counted in out->uncertified. */
 culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu, int npoints,
-                                const double *slow_s, double snap_time_s, cx_plan_frontier *out,
-                                culonx_error *err);
+                                const double *slow_s, double snap_time_s, int exact,
+                                int64_t max_steps, cx_plan_frontier *out, culonx_error *err);
 void cx_core_plan_frontier_free(cx_plan_frontier *f);
+
+/* Cut descent to the exact LP optimum at one time (core/eval/plan_exact.c):
+ * workspace over a DAG with its topological order and successors (CSR
+ * soff/succ, borrowed). */
+struct cx_flownet;
+typedef struct {
+    const cx_plan_dag *d;
+    const int32_t *order, *soff, *succ;
+    double *es, *ls, *rate, *l0, *sg, *lower, *upper, *lim, *dl, *dr, *ex, *ev, *hd;
+    int32_t *map, *crit, *arc, *path, *hi;
+    int64_t nheap;
+    struct cx_flownet *fn;
+} cx_plan_descent;
+/* 1 on success, 0 when out of memory (free it either way). */
+int cx_core_plan_descent_init(cx_plan_descent *D, const cx_plan_dag *d, const int32_t *order,
+                              const int32_t *soff, const int32_t *succ);
+void cx_core_plan_descent_free(cx_plan_descent *D);
+/* From durations dur whose makespan is at most T (to 1e-12), descends to
+ * the minimum of sum_i c_i at makespan <= T, in place. Returns 1 at the
+ * optimum (KKT conditions hold), 0 after max_steps cuts, -1 out of memory,
+ * -2 internal inconsistency; adds the cuts solved to *steps. */
+int cx_core_plan_descent(cx_plan_descent *D, double T, double *dur, int64_t max_steps,
+                         int64_t *steps);
 /* A lower bound (LP weak duality, plan_cut.c) on sum_i c_i of any plan
  * whose makespan is at most that of durations dur: *certified = 1 when the
  * dual (KKT) flow of dur's critical subgraph exists (then the bound is

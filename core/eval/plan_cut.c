@@ -46,127 +46,11 @@
  * augmentation stalls just short of them).
  */
 #include "core/eval/plan.h"
+#include "core/eval/plan_flow.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define INF 1e30
-
-typedef struct {
-    int32_t to, next;
-    double cap;
-} fedge;
-
-typedef struct {
-    int32_t nv, ne, cape;
-    int32_t *head, *level, *it, *queue;
-    fedge *e;
-} flownet;
-
-static int fn_reset(flownet *f, int32_t nv)
-{
-    if (nv > f->nv) {
-        free(f->head), free(f->level), free(f->it), free(f->queue);
-        f->head = malloc(sizeof(int32_t) * (size_t)nv);
-        f->level = malloc(sizeof(int32_t) * (size_t)nv);
-        f->it = malloc(sizeof(int32_t) * (size_t)nv);
-        f->queue = malloc(sizeof(int32_t) * (size_t)nv);
-        if (!f->head || !f->level || !f->it || !f->queue) return 0;
-    }
-    f->nv = nv;
-    f->ne = 0;
-    for (int32_t i = 0; i < nv; i++)
-        f->head[i] = -1;
-    return 1;
-}
-
-/* edge u->v with capacity cap and its reverse (id ^ 1); returns the id */
-static int32_t fn_add(flownet *f, int32_t u, int32_t v, double cap)
-{
-    if (f->ne + 2 > f->cape) {
-        int32_t nc = f->cape ? 2 * f->cape : 1024;
-        fedge *ne = realloc(f->e, sizeof *ne * (size_t)nc);
-        if (!ne) return -1;
-        f->e = ne, f->cape = nc;
-    }
-    int32_t id = f->ne;
-    f->e[id] = (fedge){v, f->head[u], cap};
-    f->head[u] = id;
-    f->e[id + 1] = (fedge){u, f->head[v], 0.0};
-    f->head[v] = id + 1;
-    f->ne += 2;
-    return id;
-}
-
-static int fn_bfs(flownet *f, int32_t s, int32_t t, double eps)
-{
-    for (int32_t i = 0; i < f->nv; i++)
-        f->level[i] = -1;
-    int32_t qh = 0, qt = 0;
-    f->queue[qt++] = s;
-    f->level[s] = 0;
-    while (qh < qt) {
-        int32_t u = f->queue[qh++];
-        for (int32_t k = f->head[u]; k >= 0; k = f->e[k].next)
-            if (f->e[k].cap > eps && f->level[f->e[k].to] < 0) {
-                f->level[f->e[k].to] = f->level[u] + 1;
-                f->queue[qt++] = f->e[k].to;
-            }
-    }
-    return t < 0 || f->level[t] >= 0;
-}
-
-/* blocking-flow DFS, iterative over an explicit path */
-static double fn_push(flownet *f, int32_t s, int32_t t, double eps, int32_t *path)
-{
-    double total = 0;
-    for (;;) {
-        int32_t depth = 0, u = s;
-        for (;;) {
-            if (u == t) break;
-            int32_t k = f->it[u];
-            while (k >= 0 && !(f->e[k].cap > eps && f->level[f->e[k].to] == f->level[u] + 1))
-                k = f->e[k].next;
-            f->it[u] = k;
-            if (k < 0) { /* dead end: retreat */
-                if (depth == 0) return total;
-                f->level[u] = -1;
-                depth--;
-                u = f->e[path[depth] ^ 1].to;
-                continue;
-            }
-            path[depth++] = k;
-            u = f->e[k].to;
-        }
-        double b = INF * 4;
-        for (int32_t i = 0; i < depth; i++)
-            if (f->e[path[i]].cap < b) b = f->e[path[i]].cap;
-        for (int32_t i = 0; i < depth; i++) {
-            f->e[path[i]].cap -= b;
-            f->e[path[i] ^ 1].cap += b;
-        }
-        total += b;
-    }
-}
-
-static double fn_maxflow(flownet *f, int32_t s, int32_t t, double eps, int32_t *path)
-{
-    double flow = 0;
-    while (fn_bfs(f, s, t, eps)) {
-        for (int32_t i = 0; i < f->nv; i++)
-            f->it[i] = f->head[i];
-        double pushed = fn_push(f, s, t, eps, path);
-        flow += pushed;
-        if (pushed <= 0) break;
-    }
-    return flow;
-}
-
-static void fn_free(flownet *f)
-{
-    free(f->head), free(f->level), free(f->it), free(f->queue), free(f->e);
-}
 
 double cx_core_plan_cost(const cx_plan_dag *d, int k, double t)
 {
@@ -186,7 +70,7 @@ static void slopes(const cx_plan_dag *d, int k, double t, double tol, double *up
                    double *lo, double *dr)
 {
     int32_t a = d->hoff[k], b = d->hoff[k + 1] - 1;
-    *up = INF, *dl = INF, *lo = 0, *dr = INF;
+    *up = CX_FLOW_INF, *dl = CX_FLOW_INF, *lo = 0, *dr = CX_FLOW_INF;
     if (a == b) return;
     int32_t j = a; /* segment [j, j+1] holding t, t at a point: j is it */
     while (j + 1 <= b && d->ht[j + 1] <= t + tol)
@@ -266,7 +150,7 @@ double cx_core_plan_makespan(const cx_plan_dag *d, const double *dur)
 
 static double g_of(const cx_plan_dag *d, int k, double f)
 {
-    double m = INF;
+    double m = CX_FLOW_INF;
     for (int32_t j = d->hoff[k]; j < d->hoff[k + 1]; j++)
         if (d->hc[j] + f * d->ht[j] < m) m = d->hc[j] + f * d->ht[j];
     return m;
@@ -289,7 +173,7 @@ culonx_status cx_core_plan_bound(const cx_plan_dag *d, const double *dur, double
     double *ex = malloc(sizeof(double) * (size_t)(2 * n + 8));
     int32_t *path = malloc(sizeof(int32_t) * (size_t)(2 * n + 8));
     int32_t *succ = NULL;
-    flownet fn = {0};
+    cx_flownet fn = {0};
     culonx_status st = CULONX_OK;
     if (!order || !soff || !indeg || !map || !crit || !arc || !es || !ls || !lower || !ex || !path)
         goto oom;
@@ -351,7 +235,7 @@ culonx_status cx_core_plan_bound(const cx_plan_dag *d, const double *dur, double
     for (int32_t c = 0; c < nc; c++) {
         double up, dl, lo, dr;
         slopes(d, d->cls[crit[c]], dur[crit[c]], tol * 1e-3, &up, &dl, &lo, &dr);
-        if (up < INF && up > big) big = up;
+        if (up < CX_FLOW_INF && up > big) big = up;
         if (lo > big) big = lo;
     }
     big = 4 * big + 1;
@@ -362,36 +246,38 @@ culonx_status cx_core_plan_bound(const cx_plan_dag *d, const double *dur, double
      * else with overflow past the upper bounds; pass 1, if neither exists:
      * a maximum flow within the upper bounds only (valid, weaker) */
     for (int pass = 0; pass < 2 && !*certified && nc > 0; pass++) {
-        if (!fn_reset(&fn, 2 * nc + 4)) goto oom;
+        if (!cx_core_fn_reset(&fn, 2 * nc + 4)) goto oom;
         for (int32_t v = 0; v < 2 * nc + 4; v++)
             ex[v] = 0;
         for (int32_t c = 0; c < nc; c++) {
             int32_t i = crit[c];
             double up, dl, lo, dr;
             slopes(d, d->cls[i], dur[i], tol * 1e-3, &up, &dl, &lo, &dr);
-            if (pass == 1) lo = 0, up = up >= INF ? big : up;
+            if (pass == 1) lo = 0, up = up >= CX_FLOW_INF ? big : up;
             lower[c] = lo;
-            arc[c] = fn_add(&fn, 2 * c, 2 * c + 1, up >= INF ? INF : up - lo);
+            arc[c] =
+                cx_core_fn_add(&fn, 2 * c, 2 * c + 1, up >= CX_FLOW_INF ? CX_FLOW_INF : up - lo);
             if (arc[c] < 0) goto oom;
             ex[2 * c + 1] += lo, ex[2 * c] -= lo;
-            if (es[i] <= tol && fn_add(&fn, src, 2 * c, INF) < 0) goto oom;
-            if (es[i] + dur[i] >= T - tol && fn_add(&fn, 2 * c + 1, snk, INF) < 0) goto oom;
+            if (es[i] <= tol && cx_core_fn_add(&fn, src, 2 * c, CX_FLOW_INF) < 0) goto oom;
+            if (es[i] + dur[i] >= T - tol && cx_core_fn_add(&fn, 2 * c + 1, snk, CX_FLOW_INF) < 0)
+                goto oom;
             for (int k = 0; k < CX_PLAN_NPRED; k++) {
                 int32_t q = d->pred[(int64_t)i * CX_PLAN_NPRED + k];
                 if (q < 0 || map[q] < 0 || fabs(es[q] + dur[q] - es[i]) > tol) continue;
-                if (fn_add(&fn, 2 * map[q] + 1, 2 * c, INF) < 0) goto oom;
+                if (cx_core_fn_add(&fn, 2 * map[q] + 1, 2 * c, CX_FLOW_INF) < 0) goto oom;
             }
         }
         double need = 0, got = 0;
         if (pass == 0) {
-            ts = fn_add(&fn, snk, src, INF);
+            ts = cx_core_fn_add(&fn, snk, src, CX_FLOW_INF);
             if (ts < 0) goto oom;
             for (int32_t v = 0; v < 2 * nc + 2; v++) {
-                if (ex[v] > 0 && fn_add(&fn, ss, v, ex[v]) < 0) goto oom;
-                if (ex[v] < 0 && fn_add(&fn, v, tt, -ex[v]) < 0) goto oom;
+                if (ex[v] > 0 && cx_core_fn_add(&fn, ss, v, ex[v]) < 0) goto oom;
+                if (ex[v] < 0 && cx_core_fn_add(&fn, v, tt, -ex[v]) < 0) goto oom;
                 if (ex[v] > 0) need += ex[v];
             }
-            got = need > 0 ? fn_maxflow(&fn, ss, tt, 1e-12 * need, path) : 0;
+            got = need > 0 ? cx_core_fn_maxflow(&fn, ss, tt, 1e-12 * need, path) : 0;
             if (got < need * (1 - 1e-6)) {
                 /* no circulation within the upper bounds (the plan is not
                  * locally optimal): let the flow exceed them (an unbounded
@@ -400,14 +286,14 @@ culonx_status cx_core_plan_bound(const cx_plan_dag *d, const double *dur, double
                 overflow = 1;
                 for (int32_t c = 0; c < nc; c++) {
                     ov[c] = -1;
-                    if (fn.e[arc[c]].cap >= INF) continue;
-                    if ((ov[c] = fn_add(&fn, 2 * c, 2 * c + 1, INF)) < 0) goto oom;
+                    if (fn.e[arc[c]].cap >= CX_FLOW_INF) continue;
+                    if ((ov[c] = cx_core_fn_add(&fn, 2 * c, 2 * c + 1, CX_FLOW_INF)) < 0) goto oom;
                 }
-                got += fn_maxflow(&fn, ss, tt, 1e-12 * need, path);
+                got += cx_core_fn_maxflow(&fn, ss, tt, 1e-12 * need, path);
                 if (got < need * (1 - 1e-6)) continue; /* still none: pass 1 */
             }
         } else {
-            fn_maxflow(&fn, src, snk, 1e-12 * big, path);
+            cx_core_fn_maxflow(&fn, src, snk, 1e-12 * big, path);
         }
         double *f = ls; /* reuse: node flows (lower + flow on the reduced arc) */
         for (int64_t i = 0; i < n; i++)
@@ -433,7 +319,7 @@ culonx_status cx_core_plan_bound(const cx_plan_dag *d, const double *dur, double
 oom:
     st = cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "out of memory bounding the plan");
 done:
-    fn_free(&fn);
+    cx_core_fn_free(&fn);
     free(order), free(soff), free(indeg), free(map), free(crit), free(arc), free(es), free(ls);
     free(lower), free(ex), free(path), free(succ);
     return st;
@@ -464,7 +350,7 @@ culonx_status cx_core_plan_frontier(const cx_plan_dag *d, double snap_time_s, cx
     memset(out, 0, sizeof *out);
     const int64_t n = d->n;
     solver S = {.d = d, .n = n};
-    flownet fn = {0};
+    cx_flownet fn = {0};
     int32_t *indeg = calloc((size_t)n + 1, sizeof(int32_t));
     int32_t *map = malloc(sizeof(int32_t) * (size_t)(n + 1));
     int32_t *crit = malloc(sizeof(int32_t) * (size_t)(n + 1));
@@ -551,7 +437,7 @@ culonx_status cx_core_plan_frontier(const cx_plan_dag *d, double snap_time_s, cx
             if (S.ls[i] - S.es[i] <= tol) map[i] = nc, crit[nc++] = (int32_t)i;
         }
         const int32_t src = 2 * nc, snk = src + 1, ss = src + 2, tt = src + 3;
-        if (!fn_reset(&fn, 2 * nc + 4)) goto oom;
+        if (!cx_core_fn_reset(&fn, 2 * nc + 4)) goto oom;
         for (int32_t v = 0; v < 2 * nc + 4; v++)
             ex[v] = 0;
         int32_t *arc = indeg; /* reuse: edge id of node arc per critical node */
@@ -560,40 +446,43 @@ culonx_status cx_core_plan_frontier(const cx_plan_dag *d, double snap_time_s, cx
             double up, dl, lo, dr;
             slopes(d, d->cls[i], S.dur[i], tol * 1e-3, &up, &dl, &lo, &dr);
             upper[c] = up, lower[c] = lo, dlim[c] = dl, rlim[c] = dr;
-            arc[c] = fn_add(&fn, 2 * c, 2 * c + 1, up >= INF ? INF : up - lo);
+            arc[c] =
+                cx_core_fn_add(&fn, 2 * c, 2 * c + 1, up >= CX_FLOW_INF ? CX_FLOW_INF : up - lo);
             if (arc[c] < 0) goto oom;
             ex[2 * c + 1] += lo, ex[2 * c] -= lo;
-            if (S.es[i] <= tol && fn_add(&fn, src, 2 * c, INF) < 0) goto oom;
-            if (S.es[i] + S.dur[i] >= T - tol && fn_add(&fn, 2 * c + 1, snk, INF) < 0) goto oom;
+            if (S.es[i] <= tol && cx_core_fn_add(&fn, src, 2 * c, CX_FLOW_INF) < 0) goto oom;
+            if (S.es[i] + S.dur[i] >= T - tol &&
+                cx_core_fn_add(&fn, 2 * c + 1, snk, CX_FLOW_INF) < 0)
+                goto oom;
             for (int k = 0; k < CX_PLAN_NPRED; k++) {
                 int32_t q = d->pred[(int64_t)i * CX_PLAN_NPRED + k];
                 if (q < 0 || map[q] < 0) continue;
                 if (fabs(S.es[q] + S.dur[q] - S.es[i]) > tol) continue;
-                if (fn_add(&fn, 2 * map[q] + 1, 2 * c, INF) < 0) goto oom;
+                if (cx_core_fn_add(&fn, 2 * map[q] + 1, 2 * c, CX_FLOW_INF) < 0) goto oom;
             }
         }
-        int32_t ts = fn_add(&fn, snk, src, INF);
+        int32_t ts = cx_core_fn_add(&fn, snk, src, CX_FLOW_INF);
         int32_t first_aux = fn.ne;
         for (int32_t v = 0; v < 2 * nc + 2; v++) {
-            if (ex[v] > 0 && fn_add(&fn, ss, v, ex[v]) < 0) goto oom;
-            if (ex[v] < 0 && fn_add(&fn, v, tt, -ex[v]) < 0) goto oom;
+            if (ex[v] > 0 && cx_core_fn_add(&fn, ss, v, ex[v]) < 0) goto oom;
+            if (ex[v] < 0 && cx_core_fn_add(&fn, v, tt, -ex[v]) < 0) goto oom;
         }
         const double feps = 1e-12;
-        fn_maxflow(&fn, ss, tt, feps, path); /* feasible flow */
+        cx_core_fn_maxflow(&fn, ss, tt, feps, path); /* feasible flow */
         fn.e[ts].cap = fn.e[ts + 1].cap = 0;
         for (int32_t k = first_aux; k < fn.ne; k++)
             fn.e[k].cap = 0;
-        fn_maxflow(&fn, src, snk, feps, path);
-        fn_bfs(&fn, src, -1, feps); /* S side: level >= 0 */
+        cx_core_fn_maxflow(&fn, src, snk, feps, path);
+        cx_core_fn_bfs(&fn, src, -1, feps); /* S side: level >= 0 */
         out->cuts++;
-        double step = INF;
+        double step = CX_FLOW_INF;
         int finite = 1;
         for (int32_t c = 0; c < nc; c++) {
             int32_t i = crit[c];
             int in_s = fn.level[2 * c] >= 0, out_s = fn.level[2 * c + 1] >= 0;
             S.rate[i] = 0;
             if (in_s && !out_s) {
-                if (upper[c] >= INF) finite = 0;
+                if (upper[c] >= CX_FLOW_INF) finite = 0;
                 S.rate[i] = -1;
                 if (dlim[c] < step) step = dlim[c];
             } else if (!in_s && out_s && lower[c] > 0) {
@@ -649,7 +538,7 @@ oom:
     st = cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "out of memory planning clocks");
 done:
     if (st != CULONX_OK) cx_core_plan_frontier_free(out);
-    fn_free(&fn);
+    cx_core_fn_free(&fn);
     free(indeg), free(map), free(crit), free(path), free(lower), free(upper), free(dlim);
     free(rlim), free(ex), free(S.order), free(S.soff), free(S.succ), free(S.es), free(S.ls);
     free(S.dur), free(S.rate), free(S.l0), free(S.sg);

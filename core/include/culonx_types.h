@@ -493,11 +493,14 @@ typedef struct {
 typedef struct {
     double target_time_s;    /* plan to report: 0 = the fastest (intrinsic bloat) */
     double straggler;        /* > 1: one DP replica's pipeline is that much slower */
-    int exact;               /* 1: every breakpoint by minimum cuts (small DAGs) */
+    int exact;               /* 1: exact (cuts; with points > 0: at those points) */
     int points;              /* fast engine: frontier times (0 = 25) */
     double power_limit_w;    /* > 0: every pass at its highest clock within this GPU power */
     double carbon_g_per_kwh; /* > 0: emissions of the chosen plan's training budget */
     int bound;               /* 1: a lower bound on the chosen point's energy (LP dual) */
+    /* exact with points > 0: cuts allowed per point (0 = until the optimum); where spent,
+     * the point is the improved plan, not certified (an upper bound on the optimum) */
+    long exact_steps;
 } culonx_plan_options;
 
 /* A point of the time-energy frontier (whole cluster, one iteration). */
