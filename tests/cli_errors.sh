@@ -91,6 +91,10 @@ expect 2 "--straggler must be a factor" "$exe" plan $run --straggler 0.5
 expect 2 "--straggler must be a factor" "$exe" plan $run --straggler fast
 expect 2 "--time must be a time" "$exe" plan $run --time -3
 expect 2 "--points must be a count" "$exe" plan $run --points x
+expect 2 "--exact-at must be a count" "$exe" plan $run --exact-at 0
+expect 2 "--exact-cuts must be a count" "$exe" plan $run --exact-at 2 --exact-cuts -1
+expect 2 "--exact-cuts needs --exact-at" "$exe" plan $run --exact-cuts 5
+expect 2 "--exact and --exact-at exclude" "$exe" plan $run --exact --exact-at 2
 expect 2 "--format must be" "$exe" plan $run --format xml
 expect 1 "error:" "$exe" plan tests/bad/01-malformed.xml
 expect 2 "--power-limit must be" "$exe" plan $run --power-limit 0

@@ -49,6 +49,25 @@ int cx_cli_plan(const cx_cli_args *a)
                      a->value[CX_OPT_CARBON], 0.0, &o.carbon_g_per_kwh)))
         return rc;
     o.exact = a->given[CX_OPT_EXACT] != 0;
+    if (a->value[CX_OPT_EXACT_AT]) {
+        double n = 0;
+        if ((rc = number(a->command, "--exact-at must be a count of times >= 1, not '%s'",
+                         a->value[CX_OPT_EXACT_AT], 1.0, &n)))
+            return rc;
+        if (o.exact)
+            return cx_cli_usage_error(a->command, "--exact and --exact-at exclude each other%s",
+                                      "");
+        o.exact = 1, o.points = (int)n;
+    }
+    if (a->value[CX_OPT_EXACT_CUTS]) {
+        double k = 0;
+        if ((rc = number(a->command, "--exact-cuts must be a count >= 1, not '%s'",
+                         a->value[CX_OPT_EXACT_CUTS], 1.0, &k)))
+            return rc;
+        if (!a->value[CX_OPT_EXACT_AT])
+            return cx_cli_usage_error(a->command, "--exact-cuts needs --exact-at%s", "");
+        o.exact_steps = (long)k;
+    }
     o.bound = a->given[CX_OPT_BOUND] != 0;
     culonx_run *run = malloc(sizeof *run);
     if (!run) return CX_EXIT_INTERNAL;

@@ -398,7 +398,10 @@ culonx_status cx_core_plan_run(const culonx_run *run, const culonx_plan_options 
     for (int q = 0; q < g->p * NPHASE; q++) {
         culonx_plan_clock *pc = &res->clocks[q];
         if (!pc->passes) continue;
-        if (pc->time_s > 0) pc->mean_clock_mhz /= pc->time_s;
+        if (pc->time_s > 0)
+            pc->mean_clock_mhz /= pc->time_s;
+        else /* passes of no duration (a recompute with nothing to redo) */
+            pc->mean_clock_mhz = pc->max_clock_mhz;
         res->clocks[nc++] = *pc;
     }
     res->nclocks = nc;
