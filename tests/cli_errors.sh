@@ -143,5 +143,11 @@ expect 2 "missing --profile" "$exe" dvfs-predict --power configs/power/v100.xml
 [ "$(wc -l < "$tmp/e.csv")" -eq 9 ] || { echo "energy csv rows: $(wc -l < "$tmp/e.csv")"; fail=1; }
 "$exe" schedules $run > /dev/null || { echo "schedules failed"; fail=1; }
 "$exe" version | grep -q "culonx" || { echo "version"; fail=1; }
+# a cut cap the descent runs into is said, in text and JSON
+"$exe" plan configs/llama2-7b-v100.xml --exact-at 2 --exact-cuts 3 > "$tmp/p.txt" &&
+  grep -q "2 frontier times reached the --exact-cuts cap" "$tmp/p.txt" ||
+  { echo "plan --exact-cuts: cap not reported"; fail=1; }
+"$exe" plan configs/llama2-7b-v100.xml --exact-at 2 --exact-cuts 3 --format json |
+  grep -q '"uncertified_points": 2' || { echo "plan json: uncertified_points"; fail=1; }
 [ $fail -eq 0 ] && echo "cli_errors: ok"
 exit $fail

@@ -341,6 +341,7 @@ culonx_status cx_core_plan_run(const culonx_run *run, const culonx_plan_options 
     res->intrinsic_bloat_j = E0 - res->frontier[0].energy_j;
     res->nodes = n;
     res->cuts = fr.cuts;
+    res->uncertified_points = fr.uncertified;
     res->hull_clocks = nclk;
     /* the chosen plan: clocks per stage and phase */
     res->plan_time_s = fr.snap_time_s;

@@ -542,6 +542,9 @@ typedef struct {
     int64_t nodes;   /* DAG nodes */
     int64_t cuts;    /* minimum cuts solved */
     int hull_clocks; /* clock steps the curves were built from */
+    /* exact with points > 0 and exact_steps > 0: frontier times whose cut
+     * descent ran out of steps (improved plans, not certified optima) */
+    int uncertified_points;
     /* straggler (options.straggler > 1) */
     double straggler_time_s;   /* iteration time set by the slow replica */
     double straggler_saving_j; /* energy the other replicas save by planning */

@@ -51,6 +51,8 @@ void culonx_report_plan(FILE *out, const culonx_run *run, const culonx_plan_resu
         cx_core_json_num(out, r->intrinsic_bloat_j);
         fprintf(out, ", \"nodes\": %lld, \"cuts\": %lld, \"clock_steps\": %d", (long long)r->nodes,
                 (long long)r->cuts, r->hull_clocks);
+        if (r->uncertified_points > 0)
+            fprintf(out, ", \"uncertified_points\": %d", r->uncertified_points);
         if (r->straggler_time_s > 0) {
             fputs(", \"straggler\": {\"iteration_time_s\": ", out);
             cx_core_json_num(out, r->straggler_time_s);
@@ -157,6 +159,11 @@ void culonx_report_plan(FILE *out, const culonx_run *run, const culonx_plan_resu
     fprintf(out, "Fastest: %s per iteration; every pass at max clock: %s\n", d, a);
     fprintf(out, "Intrinsic bloat at the fastest time: %s (%.2f%%), removed with no slowdown\n\n",
             b, pct(r->intrinsic_bloat_j, r->max_clock_energy_j));
+    if (r->uncertified_points > 0)
+        fprintf(out,
+                "Note: %d frontier time%s reached the --exact-cuts cap: improved plans, not "
+                "certified optima\n\n",
+                r->uncertified_points, r->uncertified_points == 1 ? "" : "s");
     fprintf(out, "  %12s %12s %10s %10s %16s\n", "iteration", "energy", "vs max", "slowdown",
             "vs best 1 clock");
     for (int k = 0, j = -1; k < shown; k++) {
