@@ -49,53 +49,132 @@ static double fwd(fast *F, const double *dur)
     return ms;
 }
 
-/* slack reclaim at time T; returns the cost. First rounds of total float:
- * every node grows by the same share a of min(its total float, its room to
- * its cheapest duration), a the largest share (bisection) that keeps the
- * makespan within T (two rounds); then two rounds of free float. */
-static double relax(fast *F, double *dur, double T)
+/* latest starts ls against T for durations dur (es need not be current) */
+static void late(fast *F, const double *dur, double T)
+{
+    for (int64_t x = F->n - 1; x >= 0; x--) {
+        int32_t i = F->order[x];
+        double lf = T;
+        for (int32_t e = F->soff[i]; e < F->soff[i + 1]; e++)
+            if (F->ls[F->succ[e]] < lf) lf = F->ls[F->succ[e]];
+        F->ls[i] = lf - dur[i];
+    }
+}
+
+/* ext[i] = min(total float, room to the cheapest duration), >= 0 (es and ls
+ * current); returns whether any node has room */
+static int room(fast *F, const double *dur, double T)
 {
     const cx_plan_dag *d = F->d;
-    for (int round = 0; round < 2; round++) {
-        fwd(F, dur);
-        for (int64_t x = F->n - 1; x >= 0; x--) { /* latest starts */
-            int32_t i = F->order[x];
-            double lf = T;
-            for (int32_t e = F->soff[i]; e < F->soff[i + 1]; e++)
-                if (F->ls[F->succ[e]] < lf) lf = F->ls[F->succ[e]];
-            F->ls[i] = lf - dur[i];
-        }
-        for (int64_t i = 0; i < F->n; i++) {
-            double room = d->ht[d->hoff[d->cls[i] + 1] - 1] - dur[i], tf = F->ls[i] - F->es[i];
-            F->ext[i] = tf < room ? tf : room;
-            if (F->ext[i] < 0) F->ext[i] = 0;
-        }
-        double lo = 0, hi = 1;
-        for (int k = 0; k < 5; k++) {
-            double a = k == 0 ? 1 : 0.5 * (lo + hi);
-            for (int64_t i = 0; i < F->n; i++)
-                F->tmp[i] = dur[i] + a * F->ext[i];
-            if (fwd(F, F->tmp) <= T * (1 + 1e-12)) {
-                lo = a;
-                if (k == 0) break;
-            } else
-                hi = a;
-        }
-        if (lo <= 0) break;
-        for (int64_t i = 0; i < F->n; i++)
-            dur[i] += lo * F->ext[i];
+    int any = 0;
+    for (int64_t i = 0; i < F->n; i++) {
+        double r = d->ht[d->hoff[d->cls[i] + 1] - 1] - dur[i], tf = F->ls[i] - F->es[i];
+        F->ext[i] = tf < r ? tf : r;
+        if (F->ext[i] <= 1e-12 * T)
+            F->ext[i] = 0;
+        else
+            any = 1;
     }
-    for (int round = 0; round < 2; round++) {
-        fwd(F, dur);
-        for (int64_t i = 0; i < F->n; i++) {
-            double lf = T;
-            for (int32_t e = F->soff[i]; e < F->soff[i + 1]; e++)
-                if (F->es[F->succ[e]] < lf) lf = F->es[F->succ[e]];
-            double hmax = d->ht[d->hoff[d->cls[i] + 1] - 1];
-            double nd = lf - F->es[i];
-            if (nd > hmax) nd = hmax;
-            if (nd > dur[i]) dur[i] = nd;
+    return any;
+}
+
+/* one round of a common share: every node grows by a x ext_i, a the largest
+ * (bisection, 5 tries) that keeps the makespan within T */
+static void share_common(fast *F, double *dur, double T)
+{
+    fwd(F, dur);
+    late(F, dur, T);
+    if (!room(F, dur, T)) return;
+    double lo = 0, hi = 1;
+    for (int k = 0; k < 5; k++) {
+        double a = k == 0 ? 1 : 0.5 * (lo + hi);
+        for (int64_t i = 0; i < F->n; i++)
+            F->tmp[i] = dur[i] + a * F->ext[i];
+        if (fwd(F, F->tmp) <= T * (1 + 1e-12)) {
+            lo = a;
+            if (k == 0) break;
+        } else
+            hi = a;
+    }
+    for (int64_t i = 0; i < F->n; i++)
+        dur[i] += lo * F->ext[i];
+}
+
+/* one round of path shares: node i grows by ext_i^2 / W_i, W_i the largest
+ * sum of ext over the paths through i (a forward and a backward pass).
+ * Feasible: on any path P every ext_i <= T - len(P) and W_i >= the sum of
+ * ext over P, so P grows by at most max ext_i <= T - len(P). A lone
+ * non-critical node takes all its float, k alike nodes of a chain share it
+ * evenly, and no node waits on the deepest chain of the DAG (as one common
+ * share must: ~1/p of the float in a deep pipeline). */
+static void share_path(fast *F, double *dur, double T)
+{
+    const int32_t *pred = F->d->pred;
+    fwd(F, dur);
+    late(F, dur, T);
+    if (!room(F, dur, T)) return;
+    for (int64_t x = 0; x < F->n; x++) { /* es: largest ext-sum ending at i */
+        int32_t i = F->order[x];
+        double m = 0;
+        for (int k = 0; k < CX_PLAN_NPRED; k++) {
+            int32_t q = pred[(int64_t)i * CX_PLAN_NPRED + k];
+            if (q >= 0 && F->es[q] > m) m = F->es[q];
         }
+        F->es[i] = m + F->ext[i];
+    }
+    for (int64_t x = F->n - 1; x >= 0; x--) { /* ls: starting at i */
+        int32_t i = F->order[x];
+        double m = 0;
+        for (int32_t e = F->soff[i]; e < F->soff[i + 1]; e++)
+            if (F->ls[F->succ[e]] > m) m = F->ls[F->succ[e]];
+        F->ls[i] = m + F->ext[i];
+    }
+    for (int64_t i = 0; i < F->n; i++) {
+        double W = F->es[i] + F->ls[i] - F->ext[i];
+        F->tmp[i] = dur[i] + (W > 0 ? F->ext[i] * (F->ext[i] / W) : 0);
+    }
+    if (fwd(F, F->tmp) <= T * (1 + 1e-12)) /* rounding: else keep dur */
+        memcpy(dur, F->tmp, sizeof(double) * (size_t)F->n);
+}
+
+/* slack reclaim at time T; returns the cost. full: first one round of a
+ * common share and two of path shares (spreading float over chains of
+ * non-critical nodes). Then the latest-finish pass: in reverse topological
+ * order each node finishes at the latest start of its successors (or T),
+ * growing up to its cheapest duration from its earliest start (its
+ * predecessors, treated later, finish by that start: feasible); this uses
+ * every node's total float, giving a chain's float to its last nodes.
+ * Last, one round of free float (each node runs until its first successor
+ * starts). The makespan stays within T. */
+static double relax(fast *F, double *dur, double T, int full)
+{
+    const cx_plan_dag *d = F->d;
+    if (full) {
+        share_common(F, dur, T);
+        share_path(F, dur, T);
+        share_path(F, dur, T);
+    }
+    fwd(F, dur);
+    for (int64_t x = F->n - 1; x >= 0; x--) {
+        int32_t i = F->order[x];
+        double lf = T;
+        for (int32_t e = F->soff[i]; e < F->soff[i + 1]; e++)
+            if (F->ls[F->succ[e]] < lf) lf = F->ls[F->succ[e]];
+        double hmax = d->ht[d->hoff[d->cls[i] + 1] - 1];
+        double nd = lf - F->es[i];
+        if (nd > hmax) nd = hmax;
+        if (nd > dur[i]) dur[i] = nd;
+        F->ls[i] = lf - dur[i];
+    }
+    fwd(F, dur);
+    for (int64_t i = 0; i < F->n; i++) {
+        double lf = T;
+        for (int32_t e = F->soff[i]; e < F->soff[i + 1]; e++)
+            if (F->es[F->succ[e]] < lf) lf = F->es[F->succ[e]];
+        double hmax = d->ht[d->hoff[d->cls[i] + 1] - 1];
+        double nd = lf - F->es[i];
+        if (nd > hmax) nd = hmax;
+        if (nd > dur[i]) dur[i] = nd;
     }
     double c = 0;
     for (int64_t i = 0; i < F->n; i++)
@@ -254,7 +333,7 @@ culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu
             memcpy(cand, pb, sizeof(double) * (size_t)n);
         else
             mix(pa, ma, pb, mb, T, n, cand);
-        double c = relax(&F, cand, T);
+        double c = relax(&F, cand, T, 1);
         if (c < bc) bc = c, memcpy(best, cand, sizeof(double) * (size_t)n);
         /* uniform plan: the slowest clock meeting T, mixed with the next */
         int qa = -1;
@@ -274,7 +353,7 @@ culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu
                 mix(pa, um[qa], pb, um[qb], T, n, cand);
             } else
                 memcpy(cand, pa, sizeof(double) * (size_t)n);
-            c = relax(&F, cand, T);
+            c = relax(&F, cand, T, 0);
             if (c < bc) bc = c, memcpy(best, cand, sizeof(double) * (size_t)n);
         }
         if (exact) {
