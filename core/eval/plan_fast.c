@@ -13,9 +13,17 @@
  *    durations, the cost is convex: the mix meets T);
  *  - uniform plan: every node at the same clock step (the best single
  *    clock of `culonx energy`), the two clocks around T mixed the same way.
- * Relaxation (slack reclaim): with earliest starts fixed, each node runs
- * until the earliest start of its first successor (or T), at most to its
- * cheapest duration (see relax). The result is never worse than the
+ * Relaxation (slack reclaim, see relax): the price plan's float is spread
+ * over chains of non-critical nodes (a common share, then path shares),
+ * then handed out by a latest-finish pass (reverse topological order, each
+ * node finishing at its successors' latest start) and an earliest-start
+ * pass (its mirror), the two mixed; the uniform plan gets the latest-finish
+ * pass alone. Why: at the fastest time every critical pass stays at max
+ * clock and the saving is all in float (warm-up/cool-down bubbles, stage
+ * imbalance); one common share of total float for every node is bounded by
+ * the deepest chain of non-critical nodes (~1/p of the float in a p-stage
+ * pipeline), and free float (grow until the first successor starts) misses
+ * chains that must slow together. The result is never worse than the
  * single clock and, at the fastest time, never worse than all at max clock.
  * Not exact: tests/test_plan.c measures it against the cut engine.
  */
