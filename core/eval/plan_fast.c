@@ -13,9 +13,17 @@
  *    durations, the cost is convex: the mix meets T);
  *  - uniform plan: every node at the same clock step (the best single
  *    clock of `culonx energy`), the two clocks around T mixed the same way.
- * Relaxation (slack reclaim): with earliest starts fixed, each node runs
- * until the earliest start of its first successor (or T), at most to its
- * cheapest duration (see relax). The result is never worse than the
+ * Relaxation (slack reclaim, see relax): the price plan's float is spread
+ * over chains of non-critical nodes (a common share, then path shares),
+ * then handed out by a latest-finish pass (reverse topological order, each
+ * node finishing at its successors' latest start) and an earliest-start
+ * pass (its mirror), the two mixed; the uniform plan gets the latest-finish
+ * pass alone. Why: at the fastest time every critical pass stays at max
+ * clock and the saving is all in float (warm-up/cool-down bubbles, stage
+ * imbalance); one common share of total float for every node is bounded by
+ * the deepest chain of non-critical nodes (~1/p of the float in a p-stage
+ * pipeline), and free float (grow until the first successor starts) misses
+ * chains that must slow together. The result is never worse than the
  * single clock and, at the fastest time, never worse than all at max clock.
  * Not exact: tests/test_plan.c measures it against the cut engine.
  */
@@ -29,7 +37,7 @@ typedef struct {
     const cx_plan_dag *d;
     int64_t n;
     int32_t *order, *soff, *succ;
-    double *es, *ls, *ext, *tmp;
+    double *es, *ls, *ext, *tmp, *alt;
 } fast;
 
 static double fwd(fast *F, const double *dur)
@@ -49,58 +57,186 @@ static double fwd(fast *F, const double *dur)
     return ms;
 }
 
-/* slack reclaim at time T; returns the cost. First rounds of total float:
- * every node grows by the same share a of min(its total float, its room to
- * its cheapest duration), a the largest share (bisection) that keeps the
- * makespan within T (two rounds); then two rounds of free float. */
-static double relax(fast *F, double *dur, double T)
+/* latest starts ls against T for durations dur (es need not be current) */
+static void late(fast *F, const double *dur, double T)
+{
+    for (int64_t x = F->n - 1; x >= 0; x--) {
+        int32_t i = F->order[x];
+        double lf = T;
+        for (int32_t e = F->soff[i]; e < F->soff[i + 1]; e++)
+            if (F->ls[F->succ[e]] < lf) lf = F->ls[F->succ[e]];
+        F->ls[i] = lf - dur[i];
+    }
+}
+
+/* ext[i] = min(total float, room to the cheapest duration), >= 0 (es and ls
+ * current); returns whether any node has room */
+static int room(fast *F, const double *dur, double T)
 {
     const cx_plan_dag *d = F->d;
-    for (int round = 0; round < 2; round++) {
-        fwd(F, dur);
-        for (int64_t x = F->n - 1; x >= 0; x--) { /* latest starts */
-            int32_t i = F->order[x];
-            double lf = T;
-            for (int32_t e = F->soff[i]; e < F->soff[i + 1]; e++)
-                if (F->ls[F->succ[e]] < lf) lf = F->ls[F->succ[e]];
-            F->ls[i] = lf - dur[i];
-        }
-        for (int64_t i = 0; i < F->n; i++) {
-            double room = d->ht[d->hoff[d->cls[i] + 1] - 1] - dur[i], tf = F->ls[i] - F->es[i];
-            F->ext[i] = tf < room ? tf : room;
-            if (F->ext[i] < 0) F->ext[i] = 0;
-        }
-        double lo = 0, hi = 1;
-        for (int k = 0; k < 5; k++) {
-            double a = k == 0 ? 1 : 0.5 * (lo + hi);
-            for (int64_t i = 0; i < F->n; i++)
-                F->tmp[i] = dur[i] + a * F->ext[i];
-            if (fwd(F, F->tmp) <= T * (1 + 1e-12)) {
-                lo = a;
-                if (k == 0) break;
-            } else
-                hi = a;
-        }
-        if (lo <= 0) break;
+    int any = 0;
+    for (int64_t i = 0; i < F->n; i++) {
+        double r = d->ht[d->hoff[d->cls[i] + 1] - 1] - dur[i], tf = F->ls[i] - F->es[i];
+        F->ext[i] = tf < r ? tf : r;
+        if (F->ext[i] <= 1e-12 * T)
+            F->ext[i] = 0;
+        else
+            any = 1;
+    }
+    return any;
+}
+
+/* one round of a common share: every node grows by a x ext_i, a the largest
+ * (bisection, 5 tries) that keeps the makespan within T. Here and below es
+ * holds the earliest starts of dur on entry and on return. */
+static void share_common(fast *F, double *dur, double T)
+{
+    late(F, dur, T);
+    if (!room(F, dur, T)) return;
+    double lo = 0, hi = 1;
+    int cur = 1; /* es is of dur */
+    for (int k = 0; k < 5; k++) {
+        double a = k == 0 ? 1 : 0.5 * (lo + hi);
         for (int64_t i = 0; i < F->n; i++)
-            dur[i] += lo * F->ext[i];
+            F->tmp[i] = dur[i] + a * F->ext[i];
+        cur = fwd(F, F->tmp) <= T * (1 + 1e-12);
+        if (cur) {
+            lo = a;
+            if (k == 0) break;
+        } else
+            hi = a;
     }
-    for (int round = 0; round < 2; round++) {
-        fwd(F, dur);
-        for (int64_t i = 0; i < F->n; i++) {
-            double lf = T;
-            for (int32_t e = F->soff[i]; e < F->soff[i + 1]; e++)
-                if (F->es[F->succ[e]] < lf) lf = F->es[F->succ[e]];
-            double hmax = d->ht[d->hoff[d->cls[i] + 1] - 1];
-            double nd = lf - F->es[i];
-            if (nd > hmax) nd = hmax;
-            if (nd > dur[i]) dur[i] = nd;
-        }
-    }
-    double c = 0;
     for (int64_t i = 0; i < F->n; i++)
+        dur[i] += lo * F->ext[i];
+    if (!cur) fwd(F, dur);
+}
+
+/* one round of path shares: node i grows by ext_i^2 / W_i, W_i the largest
+ * sum of ext over the paths through i (a forward and a backward pass).
+ * Feasible: on any path P every ext_i <= T - len(P) and W_i >= the sum of
+ * ext over P, so P grows by at most max ext_i <= T - len(P). A lone
+ * non-critical node takes all its float, k alike nodes of a chain share it
+ * evenly, and no node waits on the deepest chain of the DAG (as one common
+ * share must: ~1/p of the float in a deep pipeline). */
+static void share_path(fast *F, double *dur, double T)
+{
+    const int32_t *pred = F->d->pred;
+    late(F, dur, T);
+    if (!room(F, dur, T)) return;
+    for (int64_t x = 0; x < F->n; x++) { /* es: largest ext-sum ending at i */
+        int32_t i = F->order[x];
+        double m = 0;
+        for (int k = 0; k < CX_PLAN_NPRED; k++) {
+            int32_t q = pred[(int64_t)i * CX_PLAN_NPRED + k];
+            if (q >= 0 && F->es[q] > m) m = F->es[q];
+        }
+        F->es[i] = m + F->ext[i];
+    }
+    for (int64_t x = F->n - 1; x >= 0; x--) { /* ls: starting at i */
+        int32_t i = F->order[x];
+        double m = 0;
+        for (int32_t e = F->soff[i]; e < F->soff[i + 1]; e++)
+            if (F->ls[F->succ[e]] > m) m = F->ls[F->succ[e]];
+        F->ls[i] = m + F->ext[i];
+    }
+    for (int64_t i = 0; i < F->n; i++) {
+        double W = F->es[i] + F->ls[i] - F->ext[i];
+        F->tmp[i] = dur[i] + (W > 0 ? F->ext[i] * (F->ext[i] / W) : 0);
+    }
+    if (fwd(F, F->tmp) <= T * (1 + 1e-12)) /* rounding: else keep dur */
+        memcpy(dur, F->tmp, sizeof(double) * (size_t)F->n);
+    else
+        fwd(F, dur);
+}
+
+/* latest-finish pass: in reverse topological order each node finishes at
+ * the latest start of its successors (or T), growing up to its cheapest
+ * duration from its earliest start es (of the durations on entry, current; its
+ * predecessors, treated later, finish by that start: feasible). Uses every
+ * node's total float, a chain's float going to its last nodes. */
+static void latest_finish(fast *F, double *dur, double T)
+{
+    const cx_plan_dag *d = F->d;
+    for (int64_t x = F->n - 1; x >= 0; x--) {
+        int32_t i = F->order[x];
+        double lf = T;
+        for (int32_t e = F->soff[i]; e < F->soff[i + 1]; e++)
+            if (F->ls[F->succ[e]] < lf) lf = F->ls[F->succ[e]];
+        double hmax = d->ht[d->hoff[d->cls[i] + 1] - 1];
+        double nd = lf - F->es[i];
+        if (nd > hmax) nd = hmax;
+        if (nd > dur[i]) dur[i] = nd;
+        F->ls[i] = lf - dur[i];
+    }
+}
+
+/* earliest-start pass, the mirror: with latest starts ls of the durations
+ * on entry, in topological order each node starts when its predecessors
+ * (already grown) finish and runs until the latest start of its successors
+ * (or T), at most to its cheapest duration: a chain's float goes to its
+ * first nodes. */
+static void earliest_start(fast *F, double *dur, double T)
+{
+    const cx_plan_dag *d = F->d;
+    const int32_t *pred = d->pred;
+    late(F, dur, T);
+    for (int64_t x = 0; x < F->n; x++) {
+        int32_t i = F->order[x];
+        double st = 0, lf = T;
+        for (int k = 0; k < CX_PLAN_NPRED; k++) {
+            int32_t q = pred[(int64_t)i * CX_PLAN_NPRED + k];
+            if (q >= 0 && F->es[q] + dur[q] > st) st = F->es[q] + dur[q];
+        }
+        F->es[i] = st;
+        for (int32_t e = F->soff[i]; e < F->soff[i + 1]; e++)
+            if (F->ls[F->succ[e]] < lf) lf = F->ls[F->succ[e]];
+        double hmax = d->ht[d->hoff[d->cls[i] + 1] - 1];
+        double nd = lf - st;
+        if (nd > hmax) nd = hmax;
+        if (nd > dur[i]) dur[i] = nd;
+    }
+}
+
+static double total_cost(const cx_plan_dag *d, const double *dur)
+{
+    double c = 0;
+    for (int64_t i = 0; i < d->n; i++)
         c += cx_core_plan_cost(d, d->cls[i], dur[i]);
     return c;
+}
+
+/* slack reclaim at time T; returns the cost. Not full (the uniform plan):
+ * the latest-finish pass alone. full (the price plan): first one round of a
+ * common share and two of path shares (spreading float over chains of
+ * non-critical nodes); then the latest-finish pass (plan A) and, from the
+ * same start, the earliest-start pass (plan B); their mean (within T: the
+ * makespan is convex in the durations; its cost at most the mean of theirs:
+ * a chain's float split between its first and last nodes) gets a
+ * latest-finish pass for what it leaves. The cheaper of A and that. The
+ * makespan stays within T. */
+static double relax(fast *F, double *dur, double T, int full)
+{
+    fwd(F, dur);
+    if (!full) {
+        latest_finish(F, dur, T);
+        return total_cost(F->d, dur);
+    }
+    share_common(F, dur, T);
+    share_path(F, dur, T);
+    share_path(F, dur, T);
+    memcpy(F->alt, dur, sizeof(double) * (size_t)F->n);
+    latest_finish(F, F->alt, T);
+    earliest_start(F, dur, T);
+    for (int64_t i = 0; i < F->n; i++)
+        dur[i] = 0.5 * (dur[i] + F->alt[i]);
+    fwd(F, dur);
+    latest_finish(F, dur, T);
+    double ca = total_cost(F->d, F->alt), cm = total_cost(F->d, dur);
+    if (ca < cm) {
+        memcpy(dur, F->alt, sizeof(double) * (size_t)F->n);
+        return ca;
+    }
+    return cm;
 }
 
 /* durations of every class at price x */
@@ -156,14 +292,15 @@ culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu
     F.ls = malloc(sizeof(double) * (size_t)(n + 1));
     F.ext = malloc(sizeof(double) * (size_t)(n + 1));
     F.tmp = malloc(sizeof(double) * (size_t)(n + 1));
+    F.alt = malloc(sizeof(double) * (size_t)(n + 1));
     double *slopes = NULL, *cd = malloc(sizeof(double) * (size_t)(nk + 1));
     double *um = malloc(sizeof(double) * (size_t)(nu + 1));
     double *pa = malloc(sizeof(double) * (size_t)(n + 1)),
            *pb = malloc(sizeof(double) * (size_t)(n + 1));
     double *best = malloc(sizeof(double) * (size_t)(n + 1)),
            *cand = malloc(sizeof(double) * (size_t)(n + 1));
-    if (!indeg || !F.order || !F.soff || !F.es || !F.ls || !F.ext || !F.tmp || !cd || !um || !pa ||
-        !pb || !best || !cand)
+    if (!indeg || !F.order || !F.soff || !F.es || !F.ls || !F.ext || !F.tmp || !F.alt || !cd ||
+        !um || !pa || !pb || !best || !cand)
         goto oom;
     int64_t ne = 0;
     for (int64_t i = 0; i < n; i++)
@@ -229,12 +366,15 @@ culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu
     double snap = snap_time_s > 0 ? snap_time_s : tmin;
     if (snap < tmin) snap = tmin;
     if (snap > tmax) snap = tmax;
+    int plo = 0;
     /* targets slowest first; the snapshot as an extra last target */
     for (int p = 0; p <= npoints; p++) {
         double T = p < npoints ? tmax - (tmax - tmin) * p / (npoints - 1) : snap;
         double bc = INFINITY;
         /* price plan: smallest price index whose makespan meets T */
-        int lo = 0, hi = ns - 1; /* M(slopes[hi]) = tmin <= T */
+        /* M(slopes[hi]) = tmin <= T; targets fall until the snapshot, so
+         * the last lo (makespan above the last T) stays below T */
+        int lo = p < npoints ? plo : 0, hi = ns - 1;
         while (hi - lo > 1) {
             int mid = (lo + hi) / 2;
             at_price(d, slopes[mid], cd);
@@ -244,6 +384,7 @@ culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu
             else
                 lo = mid;
         }
+        if (p < npoints) plo = lo;
         at_price(d, slopes[hi], cd);
         spread(d, cd, pa);
         double ma = fwd(&F, pa);
@@ -254,7 +395,7 @@ culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu
             memcpy(cand, pb, sizeof(double) * (size_t)n);
         else
             mix(pa, ma, pb, mb, T, n, cand);
-        double c = relax(&F, cand, T);
+        double c = relax(&F, cand, T, 1);
         if (c < bc) bc = c, memcpy(best, cand, sizeof(double) * (size_t)n);
         /* uniform plan: the slowest clock meeting T, mixed with the next */
         int qa = -1;
@@ -274,7 +415,7 @@ culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu
                 mix(pa, um[qa], pb, um[qb], T, n, cand);
             } else
                 memcpy(cand, pa, sizeof(double) * (size_t)n);
-            c = relax(&F, cand, T);
+            c = relax(&F, cand, T, 0);
             if (c < bc) bc = c, memcpy(best, cand, sizeof(double) * (size_t)n);
         }
         if (exact) {
@@ -317,7 +458,7 @@ done:
     cx_core_plan_descent_free(&D);
     free(keep);
     free(indeg), free(F.order), free(F.soff), free(F.succ), free(F.es), free(F.ls), free(F.ext),
-        free(F.tmp), free(slopes), free(cd);
+        free(F.tmp), free(F.alt), free(slopes), free(cd);
     free(um), free(pa), free(pb), free(best), free(cand);
     return st;
 }
