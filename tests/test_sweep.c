@@ -16,7 +16,7 @@
 #include "core/layout/rules.h"
 #include "core/search/sweep.h"
 
-#include "tiny_gpt.h"
+#include "sweep_fixture.h"
 
 #include <CUnit/Basic.h>
 #include <math.h>
@@ -91,20 +91,6 @@ static void test_exec_check(void)
     CU_ASSERT_EQUAL(cx_core_exec_check(m, e), CULONX_REJECT_GPUS_TP_PP);
     for (int i = 0; i < CULONX_REJECT_ALL_COUNT; i++)
         CU_ASSERT_STRING_NOT_EQUAL(culonx_sweep_reject_name((culonx_sweep_reject)i), "?");
-}
-
-static culonx_sweep_spec *spec_new(void)
-{
-    culonx_sweep_spec *s = malloc(sizeof *s);
-    culonx_sweep_spec_init(s);
-    return s;
-}
-
-static void opt(culonx_sweep_spec *s, const char *k, const char *v)
-{
-    culonx_error err;
-    culonx_status st = culonx_sweep_option(s, k, v, &err);
-    CU_ASSERT_EQUAL_FATAL(st, CULONX_OK);
 }
 
 /* Hand count (see the derivation in the comments). gpus 8, gb 8, 4 layers,

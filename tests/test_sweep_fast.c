@@ -11,26 +11,12 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "culonx.h"
-#include "tiny_gpt.h"
+#include "sweep_fixture.h"
 
 #include <CUnit/Basic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static culonx_sweep_spec *spec_new(void)
-{
-    culonx_sweep_spec *s = malloc(sizeof *s);
-    culonx_sweep_spec_init(s);
-    return s;
-}
-
-static void opt(culonx_sweep_spec *s, const char *k, const char *v)
-{
-    culonx_error err;
-    culonx_status st = culonx_sweep_option(s, k, v, &err);
-    CU_ASSERT_EQUAL_FATAL(st, CULONX_OK);
-}
 
 /* Memory first (core/README.md, "Sweeps"): without --all a candidate that
  * does not fit is settled from its exact peak memory (its cost possibly

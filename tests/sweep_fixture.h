@@ -1,15 +1,18 @@
 /*
- * tiny_gpt.h — the tiny GPT run on DGX-A100-like nodes that the sweep tests
- * (test_sweep.c, test_sweep_fast.c) enumerate: small enough to time every
- * candidate; A100 datasheet numbers as configs/systems/a100-80g.xml gives
- * them (hw/README.md), network tiers rounded.
+ * sweep_fixture.h — what the sweep tests (test_sweep.c, test_sweep_fast.c)
+ * share: the tiny GPT run on DGX-A100-like nodes they enumerate (small
+ * enough to time every candidate; A100 datasheet numbers as
+ * configs/systems/a100-80g.xml gives them, hw/README.md; network tiers
+ * rounded), and building a sweep spec option by option.
  */
-#ifndef CX_TESTS_TINY_GPT_H
-#define CX_TESTS_TINY_GPT_H
+#ifndef CX_TESTS_SWEEP_FIXTURE_H
+#define CX_TESTS_SWEEP_FIXTURE_H
 
 #include "culonx.h"
 
+#include <CUnit/Basic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A tiny GPT on DGX-A100-like nodes of `gpn` GPUs. */
@@ -34,6 +37,20 @@ static void tiny(culonx_run *r, int64_t layers, int64_t gpn, int64_t gpus, int64
     e->gpus = gpus, e->tp = 1, e->pp = 1, e->dp = gpus, e->vp = 1, e->microbatch = 1;
     e->global_batch = gb, e->recompute = CULONX_RECOMPUTE_NONE, e->schedule = CULONX_SCHED_1F1B;
     e->dp_overlap = 1;
+}
+
+static culonx_sweep_spec *spec_new(void)
+{
+    culonx_sweep_spec *s = malloc(sizeof *s);
+    culonx_sweep_spec_init(s);
+    return s;
+}
+
+static void opt(culonx_sweep_spec *s, const char *k, const char *v)
+{
+    culonx_error err;
+    culonx_status st = culonx_sweep_option(s, k, v, &err);
+    CU_ASSERT_EQUAL_FATAL(st, CULONX_OK);
 }
 
 #endif
