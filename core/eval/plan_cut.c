@@ -57,9 +57,14 @@ double cx_core_plan_cost(const cx_plan_dag *d, int k, double t)
     int32_t a = d->hoff[k], b = d->hoff[k + 1] - 1;
     if (t <= d->ht[a]) return d->hc[a];
     if (t >= d->ht[b]) return d->hc[b];
-    int32_t j = a;
-    while (j + 1 < b && d->ht[j + 1] <= t)
-        j++;
+    int32_t j = a, hi = b - 1; /* the last j in [a, b-1] with ht[j] <= t */
+    while (j < hi) {
+        int32_t mid = j + (hi - j + 1) / 2;
+        if (d->ht[mid] <= t)
+            j = mid;
+        else
+            hi = mid - 1;
+    }
     double u = (t - d->ht[j]) / (d->ht[j + 1] - d->ht[j]);
     return d->hc[j] + u * (d->hc[j + 1] - d->hc[j]);
 }

@@ -33,10 +33,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Every pass below works in topological positions: node x of d is the
+ * x-th node of a topological order (pred, cls and the successor lists
+ * renumbered once), so the passes stream through their arrays in order
+ * instead of gathering through an order array (about twice as fast on
+ * megatron-1t's 169k nodes; the same operations on the same values, so the
+ * same bits). */
 typedef struct {
-    const cx_plan_dag *d;
+    const cx_plan_dag *d;  /* renumbered view */
+    const cx_plan_dag *d0; /* as given: node ids */
+    const int32_t *pos;    /* [node id]: its position */
     int64_t n;
-    int32_t *order, *soff, *succ;
+    int32_t *soff, *succ;
     double *es, *ls, *ext, *tmp, *alt;
 } fast;
 
@@ -44,11 +52,10 @@ static double fwd(fast *F, const double *dur)
 {
     const int32_t *pred = F->d->pred;
     double ms = 0;
-    for (int64_t x = 0; x < F->n; x++) {
-        int32_t i = F->order[x];
+    for (int64_t i = 0; i < F->n; i++) {
         double st = 0;
         for (int k = 0; k < CX_PLAN_NPRED; k++) {
-            int32_t q = pred[(int64_t)i * CX_PLAN_NPRED + k];
+            int32_t q = pred[i * CX_PLAN_NPRED + k];
             if (q >= 0 && F->es[q] + dur[q] > st) st = F->es[q] + dur[q];
         }
         F->es[i] = st;
@@ -60,8 +67,7 @@ static double fwd(fast *F, const double *dur)
 /* latest starts ls against T for durations dur (es need not be current) */
 static void late(fast *F, const double *dur, double T)
 {
-    for (int64_t x = F->n - 1; x >= 0; x--) {
-        int32_t i = F->order[x];
+    for (int64_t i = F->n - 1; i >= 0; i--) {
         double lf = T;
         for (int32_t e = F->soff[i]; e < F->soff[i + 1]; e++)
             if (F->ls[F->succ[e]] < lf) lf = F->ls[F->succ[e]];
@@ -123,17 +129,15 @@ static void share_path(fast *F, double *dur, double T)
     const int32_t *pred = F->d->pred;
     late(F, dur, T);
     if (!room(F, dur, T)) return;
-    for (int64_t x = 0; x < F->n; x++) { /* es: largest ext-sum ending at i */
-        int32_t i = F->order[x];
+    for (int64_t i = 0; i < F->n; i++) { /* es: largest ext-sum ending at i */
         double m = 0;
         for (int k = 0; k < CX_PLAN_NPRED; k++) {
-            int32_t q = pred[(int64_t)i * CX_PLAN_NPRED + k];
+            int32_t q = pred[i * CX_PLAN_NPRED + k];
             if (q >= 0 && F->es[q] > m) m = F->es[q];
         }
         F->es[i] = m + F->ext[i];
     }
-    for (int64_t x = F->n - 1; x >= 0; x--) { /* ls: starting at i */
-        int32_t i = F->order[x];
+    for (int64_t i = F->n - 1; i >= 0; i--) { /* ls: starting at i */
         double m = 0;
         for (int32_t e = F->soff[i]; e < F->soff[i + 1]; e++)
             if (F->ls[F->succ[e]] > m) m = F->ls[F->succ[e]];
@@ -157,8 +161,7 @@ static void share_path(fast *F, double *dur, double T)
 static void latest_finish(fast *F, double *dur, double T)
 {
     const cx_plan_dag *d = F->d;
-    for (int64_t x = F->n - 1; x >= 0; x--) {
-        int32_t i = F->order[x];
+    for (int64_t i = F->n - 1; i >= 0; i--) {
         double lf = T;
         for (int32_t e = F->soff[i]; e < F->soff[i + 1]; e++)
             if (F->ls[F->succ[e]] < lf) lf = F->ls[F->succ[e]];
@@ -180,11 +183,10 @@ static void earliest_start(fast *F, double *dur, double T)
     const cx_plan_dag *d = F->d;
     const int32_t *pred = d->pred;
     late(F, dur, T);
-    for (int64_t x = 0; x < F->n; x++) {
-        int32_t i = F->order[x];
+    for (int64_t i = 0; i < F->n; i++) {
         double st = 0, lf = T;
         for (int k = 0; k < CX_PLAN_NPRED; k++) {
-            int32_t q = pred[(int64_t)i * CX_PLAN_NPRED + k];
+            int32_t q = pred[i * CX_PLAN_NPRED + k];
             if (q >= 0 && F->es[q] + dur[q] > st) st = F->es[q] + dur[q];
         }
         F->es[i] = st;
@@ -197,12 +199,21 @@ static void earliest_start(fast *F, double *dur, double T)
     }
 }
 
-static double total_cost(const cx_plan_dag *d, const double *dur)
+/* summed in node-id order (dur in positions) */
+static double total_cost(const fast *F, const double *dur)
 {
+    const cx_plan_dag *d = F->d0;
     double c = 0;
     for (int64_t i = 0; i < d->n; i++)
-        c += cx_core_plan_cost(d, d->cls[i], dur[i]);
+        c += cx_core_plan_cost(d, d->cls[i], dur[F->pos[i]]);
     return c;
+}
+
+/* out[node id] = in[its position] */
+static void to_ids(const fast *F, const double *in, double *out)
+{
+    for (int64_t i = 0; i < F->n; i++)
+        out[i] = in[F->pos[i]];
 }
 
 /* slack reclaim at time T; returns the cost. Not full (the uniform plan):
@@ -219,7 +230,7 @@ static double relax(fast *F, double *dur, double T, int full)
     fwd(F, dur);
     if (!full) {
         latest_finish(F, dur, T);
-        return total_cost(F->d, dur);
+        return total_cost(F, dur);
     }
     share_common(F, dur, T);
     share_path(F, dur, T);
@@ -231,7 +242,7 @@ static double relax(fast *F, double *dur, double T, int full)
         dur[i] = 0.5 * (dur[i] + F->alt[i]);
     fwd(F, dur);
     latest_finish(F, dur, T);
-    double ca = total_cost(F->d, F->alt), cm = total_cost(F->d, dur);
+    double ca = total_cost(F, F->alt), cm = total_cost(F, dur);
     if (ca < cm) {
         memcpy(dur, F->alt, sizeof(double) * (size_t)F->n);
         return ca;
@@ -283,11 +294,16 @@ culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu
     memset(out, 0, sizeof *out);
     const int64_t n = d->n;
     const int nk = d->nclass;
-    fast F = {.d = d, .n = n};
+    cx_plan_dag dv = *d; /* the renumbered view */
+    fast F = {.d = &dv, .d0 = d, .n = n};
     culonx_status st = CULONX_OK;
     int32_t *indeg = calloc((size_t)n + 1, sizeof(int32_t));
-    F.order = malloc(sizeof(int32_t) * (size_t)(n + 1));
-    F.soff = calloc((size_t)n + 2, sizeof(int32_t));
+    int32_t *order = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    int32_t *soff = calloc((size_t)n + 2, sizeof(int32_t)), *succ = NULL;
+    int32_t *pos = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    int32_t *predp = malloc(sizeof(int32_t) * (size_t)(n * CX_PLAN_NPRED + 1));
+    int32_t *clsp = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    F.soff = malloc(sizeof(int32_t) * (size_t)(n + 2));
     F.es = malloc(sizeof(double) * (size_t)(n + 1));
     F.ls = malloc(sizeof(double) * (size_t)(n + 1));
     F.ext = malloc(sizeof(double) * (size_t)(n + 1));
@@ -299,41 +315,60 @@ culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu
            *pb = malloc(sizeof(double) * (size_t)(n + 1));
     double *best = malloc(sizeof(double) * (size_t)(n + 1)),
            *cand = malloc(sizeof(double) * (size_t)(n + 1));
-    if (!indeg || !F.order || !F.soff || !F.es || !F.ls || !F.ext || !F.tmp || !F.alt || !cd ||
-        !um || !pa || !pb || !best || !cand)
+    if (!indeg || !order || !soff || !pos || !predp || !clsp || !F.soff || !F.es || !F.ls ||
+        !F.ext || !F.tmp || !F.alt || !cd || !um || !pa || !pb || !best || !cand)
         goto oom;
     int64_t ne = 0;
     for (int64_t i = 0; i < n; i++)
         for (int k = 0; k < CX_PLAN_NPRED; k++) {
             int32_t q = d->pred[i * CX_PLAN_NPRED + k];
-            if (q >= 0) F.soff[q + 1]++, indeg[i]++, ne++;
+            if (q >= 0) soff[q + 1]++, indeg[i]++, ne++;
         }
     for (int64_t i = 0; i < n; i++)
-        F.soff[i + 1] += F.soff[i];
+        soff[i + 1] += soff[i];
+    succ = malloc(sizeof(int32_t) * (size_t)(ne + 1));
     F.succ = malloc(sizeof(int32_t) * (size_t)(ne + 1));
-    if (!F.succ) goto oom;
+    if (!succ || !F.succ) goto oom;
     {
         int32_t *fill = (int32_t *)pa; /* scratch: n int32 fit in n doubles */
-        memcpy(fill, F.soff, sizeof(int32_t) * (size_t)n);
+        memcpy(fill, soff, sizeof(int32_t) * (size_t)n);
         for (int64_t i = 0; i < n; i++)
             for (int k = 0; k < CX_PLAN_NPRED; k++) {
                 int32_t q = d->pred[i * CX_PLAN_NPRED + k];
-                if (q >= 0) F.succ[fill[q]++] = (int32_t)i;
+                if (q >= 0) succ[fill[q]++] = (int32_t)i;
             }
     }
     int64_t qt = 0;
     for (int64_t i = 0; i < n; i++)
-        if (!indeg[i]) F.order[qt++] = (int32_t)i;
+        if (!indeg[i]) order[qt++] = (int32_t)i;
     for (int64_t qh = 0; qh < qt; qh++) {
-        int32_t u = F.order[qh];
-        for (int32_t e = F.soff[u]; e < F.soff[u + 1]; e++)
-            if (--indeg[F.succ[e]] == 0) F.order[qt++] = F.succ[e];
+        int32_t u = order[qh];
+        for (int32_t e = soff[u]; e < soff[u + 1]; e++)
+            if (--indeg[succ[e]] == 0) order[qt++] = succ[e];
     }
     if (qt != n) {
         st = cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "plan: the graph has a cycle");
         goto done;
     }
-    if (exact && !cx_core_plan_descent_init(&D, d, F.order, F.soff, F.succ)) goto oom;
+    /* the renumbered view: position x holds node order[x] */
+    for (int64_t x = 0; x < n; x++)
+        pos[order[x]] = (int32_t)x;
+    F.soff[0] = 0;
+    for (int64_t x = 0; x < n; x++) {
+        int32_t i = order[x];
+        clsp[x] = d->cls[i];
+        for (int k = 0; k < CX_PLAN_NPRED; k++) {
+            int32_t q = d->pred[(int64_t)i * CX_PLAN_NPRED + k];
+            predp[x * CX_PLAN_NPRED + k] = q >= 0 ? pos[q] : -1;
+        }
+        int32_t o = F.soff[x];
+        for (int32_t e = soff[i]; e < soff[i + 1]; e++)
+            F.succ[o++] = pos[succ[e]];
+        F.soff[x + 1] = o;
+    }
+    dv.pred = predp, dv.cls = clsp;
+    F.pos = pos;
+    if (exact && !cx_core_plan_descent_init(&D, d, order, soff, succ)) goto oom;
     if (exact && !(keep = malloc(sizeof(double) * (size_t)(n + 1)))) goto oom;
     /* distinct prices: every hull slope, ascending, plus 0 and +inf */
     int ns = 0;
@@ -349,14 +384,14 @@ culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu
     for (int q = 0; q < nu; q++) {
         for (int k = 0; k < nk; k++)
             cd[k] = udur[(size_t)k * nu + q];
-        spread(d, cd, pa);
+        spread(&dv, cd, pa);
         um[q] = fwd(&F, pa);
     }
     at_price(d, INFINITY, cd);
-    spread(d, cd, pa);
+    spread(&dv, cd, pa);
     const double tmin = fwd(&F, pa);
     at_price(d, 0, cd);
-    spread(d, slow_s ? slow_s : cd, pa);
+    spread(&dv, slow_s ? slow_s : cd, pa);
     double tmax = fwd(&F, pa);
     if (tmax < tmin) tmax = tmin;
     if (npoints < 2) npoints = 2;
@@ -378,7 +413,7 @@ culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu
         while (hi - lo > 1) {
             int mid = (lo + hi) / 2;
             at_price(d, slopes[mid], cd);
-            spread(d, cd, pa);
+            spread(&dv, cd, pa);
             if (fwd(&F, pa) <= T * (1 + 1e-12))
                 hi = mid;
             else
@@ -386,10 +421,10 @@ culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu
         }
         if (p < npoints) plo = lo;
         at_price(d, slopes[hi], cd);
-        spread(d, cd, pa);
+        spread(&dv, cd, pa);
         double ma = fwd(&F, pa);
         at_price(d, slopes[lo], cd);
-        spread(d, cd, pb);
+        spread(&dv, cd, pb);
         double mb = fwd(&F, pb);
         if (mb <= T * (1 + 1e-12))
             memcpy(cand, pb, sizeof(double) * (size_t)n);
@@ -404,14 +439,14 @@ culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu
         if (qa >= 0) {
             for (int k = 0; k < nk; k++)
                 cd[k] = udur[(size_t)k * nu + qa];
-            spread(d, cd, pa);
+            spread(&dv, cd, pa);
             int qb = -1;
             for (int q = 0; q < nu; q++)
                 if (um[q] > T * (1 + 1e-12) && (qb < 0 || um[q] < um[qb])) qb = q;
             if (qb >= 0) {
                 for (int k = 0; k < nk; k++)
                     cd[k] = udur[(size_t)k * nu + qb];
-                spread(d, cd, pb);
+                spread(&dv, cd, pb);
                 mix(pa, um[qa], pb, um[qb], T, n, cand);
             } else
                 memcpy(cand, pa, sizeof(double) * (size_t)n);
@@ -421,11 +456,12 @@ culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu
         if (exact) {
             if (p == npoints && keep && fabs(T - tkeep) <= 1e-15 * T) {
                 /* the snapshot is the fastest target: solved already */
-                memcpy(out->dur_s, keep, sizeof(double) * (size_t)n);
+                to_ids(&F, keep, out->dur_s);
                 out->snap_time_s = fwd(&F, keep);
                 break;
             }
-            int r = cx_core_plan_descent(&D, T, best, max_steps > 0 ? max_steps : 1000 * n + 100000,
+            to_ids(&F, best, cand); /* the descent works in node ids */
+            int r = cx_core_plan_descent(&D, T, cand, max_steps > 0 ? max_steps : 1000 * n + 100000,
                                          &out->cuts);
             if (max_steps > 0 && r == 0) r = 1, out->uncertified++;
             if (r < 0) {
@@ -440,14 +476,14 @@ culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu
             }
             bc = 0;
             for (int64_t i = 0; i < n; i++)
-                bc += cx_core_plan_cost(d, d->cls[i], best[i]);
+                bc += cx_core_plan_cost(d, d->cls[i], cand[i]), best[pos[i]] = cand[i];
         }
         if (keep && p == npoints - 1) memcpy(keep, best, sizeof(double) * (size_t)n), tkeep = T;
         double M = fwd(&F, best);
         if (p < npoints)
             out->brk[out->nbrk++] = (cx_plan_break){M, bc};
         else
-            memcpy(out->dur_s, best, sizeof(double) * (size_t)n), out->snap_time_s = M;
+            to_ids(&F, best, out->dur_s), out->snap_time_s = M;
         if (!exact) out->cuts++;
     }
     goto done;
@@ -457,8 +493,9 @@ done:
     if (st != CULONX_OK) cx_core_plan_frontier_free(out);
     cx_core_plan_descent_free(&D);
     free(keep);
-    free(indeg), free(F.order), free(F.soff), free(F.succ), free(F.es), free(F.ls), free(F.ext),
-        free(F.tmp), free(F.alt), free(slopes), free(cd);
+    free(order), free(soff), free(succ), free(pos), free(predp), free(clsp);
+    free(indeg), free(F.soff), free(F.succ), free(F.es), free(F.ls), free(F.ext), free(F.tmp),
+        free(F.alt), free(slopes), free(cd);
     free(um), free(pa), free(pb), free(best), free(cand);
     return st;
 }
