@@ -41,6 +41,7 @@
 #include "core/base/base.h"
 #include "core/eval/replay.h"
 #include "core/eval/cost_key.h"
+#include "core/eval/replay_formula.h"
 #include "core/eval/replay_memo.h"
 #include "core/eval/replay_prog.h"
 #include "core/eval/replay_step.h"
@@ -71,6 +72,8 @@ struct cx_replay_ws {
     const cx_sched_desc *sd;
     int p, m, v, have_order;
     int mr, mr2, period, edge;
+    /* the last time result came from an exact closed form (replay_formula.c) */
+    int last_formula;
     int last_fast; /* the last time result was extrapolated */
     int last_jump; /* ... by the compiled program's jump (replay_prog.c) */
     int last_back; /* the m' program could not insert every period */
@@ -445,13 +448,18 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
         copy_out(out, &ws->time_out, c->p);
     } else {
         ws->have_time = 0;
-        /* not the last inputs: a recent play of the same inputs (same
+        ws->last_formula = 0;
+        /* not the last inputs: the schedule's closed form where it holds
+         * (replay_formula.c), else a recent play of the same inputs (same
          * bits), else play and remember */
         cx_replay_memo_key mk = {
             ws->sd, ws->p,     ws->m,      ws->v, full_replay | jump_ratio << 1,
             key,    (int)nkey, c->vs_class};
         int flags;
-        if (cx_core_replay_memo_get(ws->memo, &mk, out, &flags)) {
+        if (!full_replay && cx_core_replay_formula(c, out)) {
+            ws->last_fast = ws->last_jump = ws->last_back = 0;
+            ws->last_formula = 1;
+        } else if (cx_core_replay_memo_get(ws->memo, &mk, out, &flags)) {
             ws->last_fast = flags & 1, ws->last_jump = flags >> 1 & 1,
             ws->last_back = flags >> 2 & 1;
         } else {
@@ -472,6 +480,11 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
 int cx_core_replay_ws_fast(const cx_replay_ws *ws)
 {
     return ws->last_fast;
+}
+
+int cx_core_replay_ws_formula(const cx_replay_ws *ws)
+{
+    return ws->last_formula;
 }
 
 int cx_core_replay_ws_fallback(const cx_replay_ws *ws)

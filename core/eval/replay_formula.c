@@ -1,0 +1,179 @@
+/*
+ * replay_formula.c — exact closed form of the interleaved 1F1B replay
+ * (schedules/interleaved.c orders, replay_step.h timing rule, blocking p2p),
+ * evaluated in O(p·v) instead of playing the p·m·v items; issue 13.
+ *
+ * Blocking sends make the replay a pure max-plus system: an item that sends
+ * (every F but that of the last virtual stage, every BW but that of virtual
+ * stage 0) frees its stage and hands its token over at end + P, so it acts as
+ * an item of duration d' = d + P (P = p2p_s); the others have d' = d. The
+ * end of a stage's last item (free_s) is then the longest path of d' through
+ * the orders and the dependencies (schedules/README.md). With Fu', Gu' the F
+ * and BW durations of virtual stage u (u = c·p + r: chunk c of stage r), the
+ * stage orders give, for k = m/p groups of p microbatches:
+ *   nw_r = 2(p−1−r) + (v−1)p warm-up forwards, then pairs, then the drain
+ *   (Megatron's table with N = p); S_r(n) = sum of d' over the first n items
+ *   of stage r's order (closed form: the items of each chunk among the first
+ *   n are counted from the table's period, O(1) with the three classes).
+ * Measured on the replay's critical paths (bench-free derivation, see
+ * core/README.md "Closed form"): when the last stage is the bottleneck, the
+ * critical path to stage r's last item is
+ *   fill:  stage 0 runs F(chunk 0, mb 0..a), mb a's chunk-0 forward climbs
+ *          stages 1..p−2 (one item each) to stage p−1;
+ *   busy:  stage p−1 runs its order from F(0, a) through BW(chunk c, m−1);
+ *   drain: that BW descends stages p−2..i+1 (one item each), stage i runs its
+ *          order from BW(c, m−1) to its end, then BW(0, m−1) descends i−1..r.
+ * so, with U = max_a [S_0(a+1) + Σ_{s=1}^{p−2} F'_s − S_{p−1}(a)],
+ *   E_{p−1} = U + S_{p−1}(2mv),
+ *   E_i     = max_c [U + S_{p−1}(pos_{p−1}(B_c) + 1) + Σ_{s=i+1}^{p−2} G'_{cp+s}
+ *                    + S_i(2mv) − S_i(pos_i(B_c))]           (i < p−1),
+ *   free_r  = T_r = max(E_r, T_{r+1} + G'_r),  T_{p−1} = E_{p−1},
+ * B_c = BW(chunk c, microbatch m−1), pos_r its index in stage r's order;
+ * last_end_r = T_r − P (r > 0; T_0 for r = 0), last_item_r = the BW window
+ * of virtual stage r (the last item of every stage is BW(chunk 0, m−1)),
+ * makespan = max_r T_r. Every term is a real path of the replay, so the
+ * formula never exceeds it; it equals it where that family holds the
+ * critical path.
+ *
+ * Preconditions (checked per call, else 0 and the replay plays):
+ *   interleaved, blocking p2p, p >= 2, v >= 2, m >= 2p, p | m (N = p);
+ *   virtual stages 1..pv−2 of equal F and BW durations (the even split:
+ *   first, middle, last classes; embedding and head anywhere in 0 / pv−1);
+ *   the last stage the bottleneck: W_{p−1} >= W_0 and W_{p−1} >= W_mid with
+ *   W_r = Σ_c (F'_{cp+r} + G'_{cp+r}) (the head's stage; 99% of the sweep's
+ *   calls on megatron-1t, see core/README.md).
+ * Outside them the family misses paths (stage 0 or middle bottleneck: the
+ * steady state runs on another stage; m = p: all forwards first; p ∤ m: the
+ * last group of N > p shifts the fill; uneven splits), found by the same
+ * random tests. Checked against the full replay to 1e-12 on random uneven
+ * F, B, W, P (tests/test_replay_formula.c, bench/fast_agree.c).
+ */
+#include "core/eval/replay_formula.h"
+
+#include <math.h>
+
+typedef struct {
+    int64_t p, v, m, pv, mv;
+    double fa, ga, fm, gm, fc, gc; /* F', G' of vs 0, middle, vs pv-1 */
+} shape;
+
+/* entries of chunk c among Megatron's table entries [0, x) (groups of p) */
+static int64_t cnt(const shape *s, int64_t c, int64_t x)
+{
+    int64_t in = x % s->pv - c * s->p;
+    return (x / s->pv) * s->p + (in < 0 ? 0 : in > s->p ? s->p : in);
+}
+
+static int64_t warm(const shape *s, int64_t r)
+{
+    int64_t nw = 2 * (s->p - 1 - r) + (s->v - 1) * s->p;
+    return nw < s->mv ? nw : s->mv;
+}
+
+/* S_r(n): sum of d' over the first n items of stage r's order */
+static double prefix(const shape *s, int64_t r, int64_t n)
+{
+    int64_t w = warm(s, r), nf, nb;
+    if (n <= w) {
+        nf = n, nb = 0;
+    } else if (n - w <= 2 * (s->mv - w)) {
+        nf = w + (n - w + 1) / 2, nb = (n - w) / 2;
+    } else {
+        nf = s->mv, nb = n - s->mv;
+    }
+    double t = (double)nf * s->fm + (double)nb * s->gm;
+    /* backward entry of table chunk q runs chunk v-1-q */
+    if (r == 0)
+        t += (double)cnt(s, 0, nf) * (s->fa - s->fm) +
+             (double)cnt(s, s->v - 1, nb) * (s->ga - s->gm);
+    if (r == s->p - 1)
+        t += (double)cnt(s, s->v - 1, nf) * (s->fc - s->fm) +
+             (double)cnt(s, 0, nb) * (s->gc - s->gm);
+    return t;
+}
+
+/* index in stage r's order of forward / backward table entry k */
+static int64_t pos_f(const shape *s, int64_t r, int64_t k)
+{
+    int64_t w = warm(s, r);
+    return k < w ? k : w + 2 * (k - w);
+}
+
+static int64_t pos_b(const shape *s, int64_t r, int64_t k)
+{
+    int64_t w = warm(s, r);
+    return k < s->mv - w ? w + 2 * k + 1 : s->mv + k;
+}
+
+/* the replay's durations (replay.c, durations(): same operations) */
+static double dur_f(const cx_chunk_cost *cc)
+{
+    return cc->f_s + cc->tp_f_s;
+}
+
+static double dur_bw(const cx_chunk_cost *cc)
+{
+    return cc->r_s + cc->tp_r_s + cc->b_s + cc->tp_b_s + cc->w_s;
+}
+
+static double win_bw(const cx_chunk_cost *cc)
+{
+    return dur_bw(cc) - cc->r_s - cc->tp_r_s;
+}
+
+int cx_core_replay_formula(const cx_cost *c, cx_replay *out)
+{
+    const cx_sched_desc *sd = c->sched;
+    if (sd != &cx_sched_interleaved || sd->p2p_overlap) return 0;
+    const int p = c->p, v = c->v, m = c->m, nv = p * v;
+    if (p < 2 || v < 2 || m < 2 * p || m % p || nv > CX_COST_MAX_VSTAGES) return 0;
+    const double pp = c->p2p_s;
+    const cx_chunk_cost *c0 = cx_core_cost_chunk(c, 0), *cm = cx_core_cost_chunk(c, 1),
+                        *cl = cx_core_cost_chunk(c, nv - 1);
+    const double fm = dur_f(cm), gm = dur_bw(cm);
+    for (int u = 2; u < nv - 1; u++) {
+        const cx_chunk_cost *cu = cx_core_cost_chunk(c, u);
+        if (cu != cm && (dur_f(cu) != fm || dur_bw(cu) != gm)) return 0;
+    }
+    shape s = {p,          v,       m,       (int64_t)p * v, (int64_t)m * v, dur_f(c0) + pp,
+               dur_bw(c0), fm + pp, gm + pp, dur_f(cl),      dur_bw(cl) + pp};
+    const double mid = s.fm + s.gm, wl = s.fc + s.gc + (v - 1) * mid;
+    if (!(wl >= s.fa + s.ga + (v - 1) * mid) || (p > 2 && !(wl >= v * mid))) return 0;
+
+    const int64_t last = p - 1, len = 2 * s.mv;
+    double u = 0;
+    for (int64_t a = 0; a < p; a++) {
+        double x =
+            prefix(&s, 0, a + 1) + (double)(p - 2) * s.fm - prefix(&s, last, pos_f(&s, last, a));
+        if (a == 0 || x > u) u = x;
+    }
+    double e[CX_COST_MAX_STAGES];
+    e[last] = u + prefix(&s, last, len);
+    for (int64_t i = 0; i < last; i++)
+        e[i] = -HUGE_VAL;
+    for (int64_t ch = 0; ch < v; ch++) {
+        /* table entry of BW(chunk ch, microbatch m-1): last group, table
+         * chunk v-1-ch, last of its p */
+        const int64_t k = (s.mv - s.pv) + (v - 1 - ch) * s.p + (p - 1);
+        const double base = u + prefix(&s, last, pos_b(&s, last, k) + 1);
+        for (int64_t i = last - 1; i >= 0; i--) {
+            double x = base + (double)(last - 1 - i) * s.gm + prefix(&s, i, len) -
+                       prefix(&s, i, pos_b(&s, i, k));
+            if (x > e[i]) e[i] = x;
+        }
+    }
+    double t = e[last];
+    out->makespan_s = 0;
+    for (int64_t r = last; r >= 0; r--) {
+        if (r < last) {
+            double chain = t + (r == 0 ? s.ga : s.gm);
+            t = e[r] > chain ? e[r] : chain;
+        }
+        const cx_chunk_cost *cr = cx_core_cost_chunk(c, (int)r);
+        out->free_s[r] = t;
+        out->last_end_s[r] = r > 0 ? t - pp : t;
+        out->last_item_s[r] = win_bw(cr);
+        if (t > out->makespan_s) out->makespan_s = t;
+    }
+    return 1;
+}
