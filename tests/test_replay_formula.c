@@ -11,6 +11,8 @@
  * last item) must equal the full replay's to 1e-12 relative to the makespan;
  * it must answer exactly where its preconditions hold (checked here from
  * their statement) and the workspace path (cx_core_replay_ws) must report it.
+ * The activation peaks' closed form (integer bytes of the end classes drawn
+ * at random) must give the full replay's scan to the bit.
  */
 #include "core/eval/replay.h"
 #include "core/eval/replay_formula.h"
@@ -76,7 +78,7 @@ static void test_formula_vs_full(void)
     cx_replay *full = malloc(sizeof *full), *fo = malloc(sizeof *fo), *wo = malloc(sizeof *wo);
     CU_ASSERT_FATAL(c && ws && wf && full && fo && wo);
     static const int pps[] = {2, 3, 4, 8}, vps[] = {2, 4, 8};
-    int answered = 0, declined = 0, mismatched = 0;
+    int answered = 0, declined = 0, mismatched = 0, mem_answered = 0, mem_bad = 0;
     for (int ip = 0; ip < 4; ip++)
         for (int iv = 0; iv < 3; iv++) {
             const int p = pps[ip], v = vps[iv];
@@ -99,9 +101,23 @@ static void test_formula_vs_full(void)
                         draw_class(&c->cls[3], &mid, 0.9, 1.1);
                         c->vs_class[2] = 3, c->nclass = 4;
                     }
+                    /* integer activation and work bytes of the end classes */
+                    c->cls[c->vs_class[0]].act_bytes = floor(mid.act_bytes * uni(0.3, 2.5));
+                    c->cls[c->vs_class[0]].work_bytes = floor(mid.work_bytes * uni(0, 2.5));
+                    c->cls[c->vs_class[p * v - 1]].act_bytes = floor(mid.act_bytes * uni(0.3, 2.5));
+                    c->cls[c->vs_class[p * v - 1]].work_bytes = floor(mid.work_bytes * uni(0, 2.5));
                     cx_core_replay_set_full(1);
                     CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, wf, full, &err), CULONX_OK);
                     cx_core_replay_set_full(0);
+                    /* the memory closed form: the scan's bits, where it answers */
+                    double peak[CX_COST_MAX_STAGES];
+                    const int mem = cx_core_replay_formula_memory(c, NULL, peak);
+                    CU_ASSERT_EQUAL(mem, m >= 2 * p && m % p == 0); /* class 3 keeps the bytes */
+                    for (int st = 0; mem && st < p; st++)
+                        if (peak[st] != full->peak_act_bytes[st] && mem_bad++ < 5)
+                            printf("\n  memory p %d v %d m %d stage %d: %.17g vs %.17g\n", p, v, m,
+                                   st, peak[st], full->peak_act_bytes[st]);
+                    mem_answered += mem;
                     const int want = covered(c), got = cx_core_replay_formula(c, fo);
                     CU_ASSERT_EQUAL(got, want);
                     if (!got) {
@@ -127,8 +143,11 @@ static void test_formula_vs_full(void)
                 }
             }
         }
-    printf("\n  formula answered %d, declined %d\n", answered, declined);
+    printf("\n  formula answered %d, declined %d; memory answered %d\n", answered, declined,
+           mem_answered);
     CU_ASSERT_EQUAL(mismatched, 0);
+    CU_ASSERT_EQUAL(mem_bad, 0);
+    CU_ASSERT(mem_answered > 100);
     CU_ASSERT(answered > 100 && declined > 100);
     cx_core_replay_ws_free(ws);
     cx_core_replay_ws_free(wf);

@@ -89,6 +89,7 @@ struct cx_replay_ws {
     cx_replay time_out; /* first p entries of each array */
     cx_replay result;   /* cx_core_replay_ws_out */
     double mem_peak[CX_COST_MAX_STAGES];
+    cx_replay_formula_memo fmemo; /* replay_formula.c's memory memo */
 };
 
 cx_replay_ws *cx_core_replay_ws_new(void)
@@ -252,6 +253,10 @@ static int key_hit(const cx_cost *c, const double *key, const double *memo_key, 
 culonx_status cx_core_replay_memory(const cx_cost *c, cx_replay_ws *ws, double *peak_act,
                                     culonx_error *err)
 {
+    /* the schedule's exact closed form (replay_formula.c), the same bits */
+    if (!full_replay && (int64_t)c->m * c->p * c->v * 3 <= CX_MAX_SCHEDULE_ITEMS &&
+        cx_core_replay_formula_memory(c, &ws->fmemo, peak_act))
+        return CULONX_OK;
     culonx_status st = orders(c, ws, err);
     if (st != CULONX_OK) return st;
     const int p = c->p, v = c->v;
@@ -432,6 +437,15 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
         culonx_status st = cx_core_replay_ws(c, tmp, out, err);
         cx_core_replay_ws_free(tmp);
         return st;
+    }
+    /* an exact closed form of times and memory (replay_formula.c) needs no
+     * orders */
+    if (!full_replay && (int64_t)c->m * c->p * c->v * 3 <= CX_MAX_SCHEDULE_ITEMS &&
+        cx_core_replay_formula(c, out) &&
+        cx_core_replay_formula_memory(c, &ws->fmemo, out->peak_act_bytes)) {
+        ws->last_fast = ws->last_jump = ws->last_back = 0;
+        ws->last_formula = 1;
+        return CULONX_OK;
     }
     culonx_status st = orders(c, ws, err);
     if (st != CULONX_OK) return st;

@@ -51,6 +51,7 @@
 #include "core/eval/replay_formula.h"
 
 #include <math.h>
+#include <string.h>
 
 typedef struct {
     int64_t p, v, m, pv, mv;
@@ -174,6 +175,107 @@ int cx_core_replay_formula(const cx_cost *c, cx_replay *out)
         out->last_end_s[r] = r > 0 ? t - pp : t;
         out->last_item_s[r] = win_bw(cr);
         if (t > out->makespan_s) out->makespan_s = t;
+    }
+    return 1;
+}
+
+/* Activation peak of stage r, exactly as replay.c's scan of the order
+ * (cx_core_replay_memory): F adds its chunk's act bytes, B/BW peaks at act
+ * + work bytes then frees them. With SF(x), SB(x) the act bytes of the first
+ * x forward / backward table entries, the scan's candidates are SF(nw) (end
+ * of the warm-up), per pair k: A_k = SF(k + nw + 1) − SB(k) and A_k + work
+ * of B_k's chunk, and per drain entry k: SF(mv) − SB(k) + work. A_k repeats
+ * every p·v entries (p | m) and the drain's act only falls while its work
+ * repeats, so one period of each suffices: O(p·v) per stage, O(1) for the
+ * middle stages (one chunk class). All bytes are integers below 2^53
+ * (checked by the caller): every sum is exact in any order. */
+static double stage_peak(const cx_cost *c, const shape *s, int r, int uniform)
+{
+    const int64_t nw = warm(s, r), mv = s->mv, pv = s->pv, p = s->p, pairs = mv - nw;
+    const int v = (int)s->v;
+    if (uniform) {
+        const cx_chunk_cost *cc = cx_core_cost_chunk(c, r);
+        return (double)(nw + 1) * cc->act_bytes + cc->work_bytes;
+    }
+    /* per table chunk q: forward act, backward (chunk v-1-q) act and work */
+    double af[CX_COST_MAX_VSTAGES], ab[CX_COST_MAX_VSTAGES], wb[CX_COST_MAX_VSTAGES];
+    for (int q = 0; q < v; q++) {
+        const cx_chunk_cost *f = cx_core_cost_chunk(c, q * (int)p + r),
+                            *b = cx_core_cost_chunk(c, (v - 1 - q) * (int)p + r);
+        af[q] = f->act_bytes, ab[q] = b->act_bytes, wb[q] = b->work_bytes;
+    }
+    double sf = 0, sb = 0, all = 0;
+    for (int q = 0; q < v; q++) {
+        sf += (double)cnt(s, q, nw) * af[q];
+        all += (double)cnt(s, q, mv) * af[q];
+    }
+    double peak = sf;
+    const int64_t scan = pairs < pv ? pairs : pv;
+    int64_t ef = nw % pv, eb = 0;
+    for (int64_t k = 0; k < scan; k++) {
+        sf += af[ef / p];
+        const int q = (int)(eb / p);
+        const double a = sf - sb, w = a + wb[q];
+        if (a > peak) peak = a;
+        if (w > peak) peak = w;
+        sb += ab[q];
+        if (++ef == pv) ef = 0;
+        if (++eb == pv) eb = 0;
+    }
+    sb = 0;
+    for (int q = 0; q < v; q++)
+        sb += (double)cnt(s, q, pairs) * ab[q];
+    const int64_t end = nw < pv ? mv : pairs + pv;
+    eb = pairs % pv;
+    for (int64_t k = pairs; k < end; k++) {
+        const int q = (int)(eb / p);
+        const double w = all - sb + wb[q];
+        if (w > peak) peak = w;
+        sb += ab[q];
+        if (++eb == pv) eb = 0;
+    }
+    return peak;
+}
+
+int cx_core_replay_formula_memory(const cx_cost *c, cx_replay_formula_memo *memo,
+                                  double *peak_act_bytes)
+{
+    const cx_sched_desc *sd = c->sched;
+    if (sd != &cx_sched_interleaved) return 0;
+    const int p = c->p, v = c->v, m = c->m, nv = p * v;
+    if (p < 2 || v < 2 || m < 2 * p || m % p || nv > CX_COST_MAX_VSTAGES) return 0;
+    double most = 0;
+    for (int k = 0; k < c->nclass; k++) {
+        const double a = c->cls[k].act_bytes, w = c->cls[k].work_bytes;
+        if (!(a >= 0 && w >= 0 && a == floor(a) && w == floor(w))) return 0;
+        most = fmax(most, a + w);
+    }
+    /* every sum of the scan an integer below 2^53: exact */
+    if (!((double)m * v * most < 4503599627370496.0)) return 0;
+    const int16_t mid = c->vs_class[1];
+    const cx_chunk_cost *cm = &c->cls[mid];
+    for (int u = 2; u < nv - 1; u++) {
+        const cx_chunk_cost *cu = &c->cls[c->vs_class[u]];
+        if (c->vs_class[u] != mid &&
+            (cu->act_bytes != cm->act_bytes || cu->work_bytes != cm->work_bytes))
+            return 0;
+    }
+    /* under the checks above the peaks read these bytes only */
+    const cx_chunk_cost *c0 = &c->cls[c->vs_class[0]], *cl = &c->cls[c->vs_class[nv - 1]];
+    const double key[6] = {c0->act_bytes,  c0->work_bytes, cm->act_bytes,
+                           cm->work_bytes, cl->act_bytes,  cl->work_bytes};
+    if (memo && memo->sched == (const void *)sd && memo->p == p && memo->m == m && memo->v == v &&
+        !memcmp(memo->key, key, sizeof key)) {
+        memcpy(peak_act_bytes, memo->peak, (size_t)p * sizeof *peak_act_bytes);
+        return 1;
+    }
+    shape s = {p, v, m, (int64_t)p * v, (int64_t)m * v, 0, 0, 0, 0, 0, 0};
+    for (int r = 0; r < p; r++)
+        peak_act_bytes[r] = stage_peak(c, &s, r, r > 0 && r < p - 1);
+    if (memo) {
+        memo->sched = sd, memo->p = p, memo->m = m, memo->v = v;
+        memcpy(memo->key, key, sizeof key);
+        memcpy(memo->peak, peak_act_bytes, (size_t)p * sizeof *peak_act_bytes);
     }
     return 1;
 }

@@ -14,4 +14,21 @@
  * c meets; 0 (out untouched) otherwise: the caller replays. */
 int cx_core_replay_formula(const cx_cost *c, cx_replay *out);
 
+/* The last memory result of cx_core_replay_formula_memory and its inputs
+ * (the schedule's shape and the bytes of the first, middle and last chunk
+ * classes); zero-initialised means empty. One per replay workspace. */
+typedef struct {
+    const void *sched;
+    int p, m, v;
+    double key[6];
+    double peak[CX_COST_MAX_STAGES];
+} cx_replay_formula_memo;
+
+/* 1 and peak_act_bytes[s] (s < p) filled with exactly the values of
+ * cx_core_replay_memory when c's schedule has a closed form of its
+ * activation peak whose preconditions c meets; 0 otherwise. memo (may be
+ * NULL) answers repeated inputs. */
+int cx_core_replay_formula_memory(const cx_cost *c, cx_replay_formula_memo *memo,
+                                  double *peak_act_bytes);
+
 #endif
