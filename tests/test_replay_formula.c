@@ -5,7 +5,7 @@
  * interleaved run (64 layers) over p in {2, 3, 4, 8}, v in {2, 4, 8}, m in
  * {p .. 8p}, 30 draws each, the chunk classes (first, middle, last) and the p2p time are
  * redrawn at random (F, B, W, recompute, TP parts; the first and last
- * classes from 0.3x to 2.5x the middle one, P from 0 to 0.5x), and one draw
+ * classes from 0.3x (or 1x, half the draws) to 2.5x the middle one, P from 0 to 0.5x), and one draw
  * in four makes one middle virtual stage differ (an uneven chunk). Where the
  * formula answers, every per-stage value (makespan, free, last compute end,
  * last item) must equal the full replay's to 1e-12 relative to the makespan;
@@ -51,6 +51,12 @@ static int covered(const cx_cost *c)
     }
     for (int u = 2; u < nv - 1; u++)
         if (fd[u] != fd[1] || gd[u] != gd[1]) return 0;
+    /* end chunks at least the middle ones (P added alike to F of 0 and 1) */
+    const cx_chunk_cost *c0 = cx_core_cost_chunk(c, 0), *c1 = cx_core_cost_chunk(c, 1),
+                        *cl = cx_core_cost_chunk(c, nv - 1);
+    if (!(c0->f_s + c0->tp_f_s >= c1->f_s + c1->tp_f_s && gd[0] >= gd[1] - c->p2p_s &&
+          cl->f_s + cl->tp_f_s >= c1->f_s + c1->tp_f_s && gd[nv - 1] >= gd[1]))
+        return 0;
     double wl = 0;
     for (int k = 0; k < v; k++)
         wl += fd[k * p + p - 1] + gd[k * p + p - 1];
@@ -90,8 +96,10 @@ static void test_formula_vs_full(void)
                 CU_ASSERT_EQUAL_FATAL(c->nclass, 3);
                 const cx_chunk_cost mid = c->cls[c->vs_class[1]];
                 for (int trial = 0; trial < 30; trial++) {
-                    draw_class(&c->cls[c->vs_class[0]], &mid, 0.3, 2.5);
-                    draw_class(&c->cls[c->vs_class[p * v - 1]], &mid, 0.3, 2.5);
+                    /* half the draws with end chunks at least the middle */
+                    const double lo = trial % 2 ? 1.0 : 0.3;
+                    draw_class(&c->cls[c->vs_class[0]], &mid, lo, 2.5);
+                    draw_class(&c->cls[c->vs_class[p * v - 1]], &mid, lo, 2.5);
                     c->p2p_s = mid.f_s * uni(0, 0.5) * (trial % 3 == 0 ? 0 : 1);
                     c->nclass = 3;
                     if (p * v > 3) c->vs_class[2] = c->vs_class[1];
