@@ -21,11 +21,10 @@
  * fast and full, and compared: iteration time and energy relative, peak
  * memory to the byte. Prints per schedule the configurations, how many an
  * exact closed form answered (core/eval/replay_formula.c; one draw in three
- * has p | m for it), how many took the program of m' (all, and of the uneven
- * splits), how many tried it and
- * fell back to the full orders, how many the full orders' program jumped
- * (all, and of the uneven splits), the worst differences and CPU time of
- * each path.
+ * has p | m for it, a quarter of those m = p), how many took the program
+ * of m' (all, and of the uneven splits), how many tried it and fell back to
+ * the full orders, how many the full orders' program jumped (all, and of
+ * the uneven splits), the worst differences and CPU time of each path.
  * Each draw is also evaluated with the DP settings toggled, once reusing the
  * chunk costs (core/eval/cost_key.c) and once built afresh: bit-identical.
  * With --strict exits 1 when any time or energy differs by more than 1e-9
@@ -102,9 +101,9 @@ static int draw(culonx_run *r, int k, const culonx_run *a100, const culonx_run *
      * program of m'' = 4 m', core/eval/replay.c) */
     int64_t lo = d->min_microbatches(e->pp, e->vp), hi = (rnd(8) ? 40 : 160) * e->pp;
     int64_t mcount = lo + (int64_t)rnd((uint32_t)(hi - lo + 1));
-    /* one draw in three a multiple of pp: the exact closed forms of
-     * core/eval/replay_formula.c need p | m */
-    if (rnd(3) == 0 && mcount >= 2 * e->pp) mcount -= mcount % e->pp;
+    /* one draw in three a multiple of pp, a quarter of those m = pp: the
+     * exact closed forms of core/eval/replay_formula.c need p | m */
+    if (rnd(3) == 0 && mcount >= 2 * e->pp) mcount = rnd(4) ? mcount - mcount % e->pp : e->pp;
     e->global_batch = mcount * e->microbatch * e->dp;
     e->gpus = culonx_execution_gpus(e);
     e->recompute = (culonx_recompute)rnd(3);

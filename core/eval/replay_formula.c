@@ -1,7 +1,8 @@
 /*
  * replay_formula.c — exact closed form of the interleaved 1F1B replay
  * (schedules/interleaved.c orders, replay_step.h timing rule, blocking p2p),
- * evaluated in O(p·v) instead of playing the p·m·v items; issue 13.
+ * evaluated in O(p·v) instead of playing the p·m·v items, and of its
+ * activation peaks; issue 13.
  *
  * Blocking sends make the replay a pure max-plus system: an item that sends
  * (every F but that of the last virtual stage, every BW but that of virtual
@@ -35,7 +36,11 @@
  * formula never exceeds it; it equals it where that family holds the
  * critical path.
  *
- * Preconditions (checked per call, else 0 and the replay plays):
+ * m = p (every stage all forwards, then all backwards): an exact
+ * recurrence over "columns" instead (formula_m_eq_p below), any chunk
+ * costs, O(p·v).
+ *
+ * Preconditions of the family (checked per call, else 0 and the replay plays):
  *   interleaved, blocking p2p, p >= 2, v >= 2, m >= 2p, p | m (N = p);
  *   virtual stages 1..pv−2 of equal F and BW durations (the even split:
  *   first, middle, last classes), virtual stages 0 and pv−1 of F and BW
@@ -48,7 +53,7 @@
  *   W_r = Σ_c (F'_{cp+r} + G'_{cp+r}) (the head's stage; 99% of the sweep's
  *   calls on megatron-1t, see core/README.md).
  * Outside them the family misses paths (stage 0 or middle bottleneck: the
- * steady state runs on another stage; m = p: all forwards first; p ∤ m: the
+ * steady state runs on another stage; p ∤ m: the
  * last group of N > p adds cool-down paths that touch stage 0 and wrap
  * back up; uneven middle chunks), found by the same random tests. Checked against the full replay
  * to 1e-12 on random uneven F, B, W, P (tests/test_replay_formula.c, bench/fast_agree.c).
@@ -127,12 +132,99 @@ static double win_bw(const cx_chunk_cost *cc)
     return dur_bw(cc) - cc->r_s - cc->tp_r_s;
 }
 
+/* ---- m = p: every stage runs all its forwards, then all its backwards,
+ * chunk by chunk ("columns": virtual stage u = c·p + r for microbatches
+ * 0..p−1 in a row), so the replay is the longest path of a grid whose node
+ * weights depend on the column only. The end times of a column as a
+ * function of the microbatch, g_u(mb), are then a maximum of lines
+ * α + mb·β with β among the durations:
+ *   g_u(mb) = (mb+1)·d_u + max( max_{a<=mb} [g_{u−1}(a) − a·d_u],  pred_u )
+ * (the data dependency on column u−1, entered at any a; pred_u the stage's
+ * item before the column, entered at mb 0), and a line of slope β >= d_u
+ * stays a line of slope β (best a = mb), one of β < d_u becomes a line of
+ * slope d_u (best a = 0). Forward columns run u = 0..pv−1 (pred: column
+ * u−p at mb p−1), backward columns u = pv−1..0 (data dependency on column
+ * u+1; pred: column u+p, or the stage's last forward), with d = F' and G'.
+ * Exact (the replay's own recurrence), O(p·v·lines), any chunk costs. */
+#define CX_MP_LINES 8
+
+typedef struct {
+    int n;
+    double a[CX_MP_LINES], b[CX_MP_LINES];
+} lineset;
+
+static double line_eval(const lineset *l, double x)
+{
+    double t = l->a[0] + x * l->b[0];
+    for (int i = 1; i < l->n; i++)
+        if (l->a[i] + x * l->b[i] > t) t = l->a[i] + x * l->b[i];
+    return t;
+}
+
+/* adds α + mb·β, keeping one line per slope; 0 when full */
+static int line_put(lineset *l, double a, double b)
+{
+    for (int i = 0; i < l->n; i++)
+        if (l->b[i] == b) {
+            if (a > l->a[i]) l->a[i] = a;
+            return 1;
+        }
+    if (l->n == CX_MP_LINES) return 0;
+    l->a[l->n] = a, l->b[l->n] = b, l->n++;
+    return 1;
+}
+
+/* the column after prev (NULL: none) with duration d and machine
+ * predecessor pred (has_pred) */
+static int line_step(const lineset *prev, double d, int has_pred, double pred, lineset *out)
+{
+    lineset t = {0, {0}, {0}};
+    if (prev)
+        for (int i = 0; i < prev->n; i++)
+            if (!line_put(&t, prev->a[i] + d, prev->b[i] >= d ? prev->b[i] : d)) return 0;
+    if (has_pred && !line_put(&t, pred + d, d)) return 0;
+    if (!prev && !has_pred) line_put(&t, d, d);
+    *out = t;
+    return 1;
+}
+
+static int formula_m_eq_p(const cx_cost *c, cx_replay *out)
+{
+    const int p = c->p, v = c->v, nv = p * v;
+    const double pp = c->p2p_s, last = p - 1;
+    double val[CX_COST_MAX_VSTAGES]; /* g_u(p−1), then h_u(p−1) */
+    lineset l = {0, {0}, {0}};
+    for (int u = 0; u < nv; u++) {
+        const double d = dur_f(cx_core_cost_chunk(c, u)) + (u < nv - 1 ? pp : 0);
+        if (!line_step(u > 0 ? &l : NULL, d, u >= p, u >= p ? val[u - p] : 0, &l)) return 0;
+        val[u] = line_eval(&l, last);
+    }
+    for (int u = nv - 1; u >= 0; u--) {
+        const double d = dur_bw(cx_core_cost_chunk(c, u)) + (u > 0 ? pp : 0);
+        /* pred: the stage's last forward (val[u] still g) or column u+p */
+        const double pred = u >= nv - p ? val[u] : val[u + p];
+        if (!line_step(u < nv - 1 ? &l : NULL, d, 1, pred, &l)) return 0;
+        val[u] = line_eval(&l, last);
+    }
+    out->makespan_s = 0;
+    for (int r = 0; r < p; r++) {
+        const double t = val[r];
+        out->free_s[r] = t;
+        out->last_end_s[r] = r > 0 ? t - pp : t;
+        out->last_item_s[r] = win_bw(cx_core_cost_chunk(c, r));
+        if (t > out->makespan_s) out->makespan_s = t;
+    }
+    return 1;
+}
+
 int cx_core_replay_formula(const cx_cost *c, cx_replay *out)
 {
     const cx_sched_desc *sd = c->sched;
     if (sd != &cx_sched_interleaved || sd->p2p_overlap) return 0;
     const int p = c->p, v = c->v, m = c->m, nv = p * v;
-    if (p < 2 || v < 2 || m < 2 * p || m % p || nv > CX_COST_MAX_VSTAGES) return 0;
+    if (p < 2 || v < 2 || nv > CX_COST_MAX_VSTAGES) return 0;
+    if (m == p) return formula_m_eq_p(c, out);
+    if (m < 2 * p || m % p) return 0;
     const double pp = c->p2p_s;
     const cx_chunk_cost *c0 = cx_core_cost_chunk(c, 0), *cm = cx_core_cost_chunk(c, 1),
                         *cl = cx_core_cost_chunk(c, nv - 1);
@@ -194,12 +286,26 @@ int cx_core_replay_formula(const cx_cost *c, cx_replay *out)
  * of B_k's chunk, and per drain entry k: SF(mv) − SB(k) + work. A_k repeats
  * every p·v entries (p | m) and the drain's act only falls while its work
  * repeats, so one period of each suffices: O(p·v) per stage, O(1) for the
- * middle stages (one chunk class). All bytes are integers below 2^53
+ * middle stages (one chunk class). m = p: O(v) per stage (below). All bytes are integers below 2^53
  * (checked by the caller): every sum is exact in any order. */
 static double stage_peak(const cx_cost *c, const shape *s, int r, int uniform)
 {
     const int64_t nw = warm(s, r), mv = s->mv, pv = s->pv, p = s->p, pairs = mv - nw;
     const int v = (int)s->v;
+    if (s->m == s->p) {
+        /* all forwards (act rising to the total), then the backward columns,
+         * chunk v-1 first: each column peaks at its first item */
+        double total = 0, peak;
+        for (int q = 0; q < v; q++)
+            total += (double)p * cx_core_cost_chunk(c, q * (int)p + r)->act_bytes;
+        peak = total;
+        for (int q = v - 1; q >= 0; q--) {
+            const cx_chunk_cost *b = cx_core_cost_chunk(c, q * (int)p + r);
+            if (total + b->work_bytes > peak) peak = total + b->work_bytes;
+            total -= (double)p * b->act_bytes;
+        }
+        return peak;
+    }
     if (uniform) {
         const cx_chunk_cost *cc = cx_core_cost_chunk(c, r);
         return (double)(nw + 1) * cc->act_bytes + cc->work_bytes;
@@ -250,7 +356,7 @@ int cx_core_replay_formula_memory(const cx_cost *c, cx_replay_formula_memo *memo
     const cx_sched_desc *sd = c->sched;
     if (sd != &cx_sched_interleaved) return 0;
     const int p = c->p, v = c->v, m = c->m, nv = p * v;
-    if (p < 2 || v < 2 || m < 2 * p || m % p || nv > CX_COST_MAX_VSTAGES) return 0;
+    if (p < 2 || v < 2 || nv > CX_COST_MAX_VSTAGES || (m != p && (m < 2 * p || m % p))) return 0;
     double most = 0;
     for (int k = 0; k < c->nclass; k++) {
         const double a = c->cls[k].act_bytes, w = c->cls[k].work_bytes;
