@@ -103,13 +103,7 @@ static double prefix(const shape *s, int64_t r, int64_t n)
     return t;
 }
 
-/* index in stage r's order of forward / backward table entry k */
-static int64_t pos_f(const shape *s, int64_t r, int64_t k)
-{
-    int64_t w = warm(s, r);
-    return k < w ? k : w + 2 * (k - w);
-}
-
+/* index in stage r's order of backward table entry k */
 static int64_t pos_b(const shape *s, int64_t r, int64_t k)
 {
     int64_t w = warm(s, r);
@@ -240,35 +234,37 @@ int cx_core_replay_formula(const cx_cost *c, cx_replay *out)
     const double mid = s.fm + s.gm, wl = s.fc + s.gc + (v - 1) * mid;
     if (!(wl >= s.fa + s.ga + (v - 1) * mid) || (p > 2 && !(wl >= v * mid))) return 0;
 
+    /* The family in O(v + p) (core/README.md): the fill's S_0(a+1) −
+     * S_{p−1}(a) = (a+1)F'_0 − a F'_mid is largest at a = p−1 (F_0 >=
+     * F_mid); every B_c of the last group lies in the drain of stages
+     * 0..p−2 (its table entry k_c >= mv − nw_i), whose suffix from it is
+     * the backwards k_c..mv−1: (mv − k_c) G'_mid plus, on stage 0, those of
+     * chunk 0 at G'_0; so E_i = M + (p−2−i) G'_mid on the middle stages and
+     * T_r = T_{p−2} + (p−2−r) G'_mid there. */
     const int64_t last = p - 1, len = 2 * s.mv;
-    double u = 0;
-    for (int64_t a = 0; a < p; a++) {
-        double x =
-            prefix(&s, 0, a + 1) + (double)(p - 2) * s.fm - prefix(&s, last, pos_f(&s, last, a));
-        if (a == 0 || x > u) u = x;
-    }
-    double e[CX_COST_MAX_STAGES];
-    e[last] = u + prefix(&s, last, len);
-    for (int64_t i = 0; i < last; i++)
-        e[i] = -HUGE_VAL;
+    const double u = (double)p * s.fa - s.fm;
+    const double e_last = u + prefix(&s, last, len);
+    double mid_best = -HUGE_VAL, e0 = -HUGE_VAL;
     for (int64_t ch = 0; ch < v; ch++) {
         /* table entry of BW(chunk ch, microbatch m-1): last group, table
          * chunk v-1-ch, last of its p */
         const int64_t k = (s.mv - s.pv) + (v - 1 - ch) * s.p + (p - 1);
         const double base = u + prefix(&s, last, pos_b(&s, last, k) + 1);
-        for (int64_t i = last - 1; i >= 0; i--) {
-            double x = base + (double)(last - 1 - i) * s.gm + prefix(&s, i, len) -
-                       prefix(&s, i, pos_b(&s, i, k));
-            if (x > e[i]) e[i] = x;
-        }
+        const double tail = base + (double)(s.mv - k) * s.gm;
+        if (tail > mid_best) mid_best = tail;
+        const int64_t n0 = cnt(&s, v - 1, s.mv) - cnt(&s, v - 1, k);
+        const double x = tail + (double)(p - 2) * s.gm + (double)n0 * (s.ga - s.gm);
+        if (x > e0) e0 = x;
     }
-    double t = e[last];
+    double t = e_last;
     out->makespan_s = 0;
     for (int64_t r = last; r >= 0; r--) {
-        if (r < last) {
-            double chain = t + (r == 0 ? s.ga : s.gm);
-            t = e[r] > chain ? e[r] : chain;
-        }
+        if (r == last - 1 && r > 0)
+            t = mid_best > t + s.gm ? mid_best : t + s.gm;
+        else if (r < last && r > 0)
+            t += s.gm;
+        else if (r == 0 && last > 0)
+            t = e0 > t + s.ga ? e0 : t + s.ga;
         const cx_chunk_cost *cr = cx_core_cost_chunk(c, (int)r);
         out->free_s[r] = t;
         out->last_end_s[r] = r > 0 ? t - pp : t;
