@@ -17,6 +17,9 @@
  * transient bytes held during B) follows each stage's order alone, so its
  * per-stage peak is computed by a scan of the orders, apart from the times.
  *
+ * Exact formulas first: where replay_formula.c has a closed form of the
+ * times and the activation peaks (interleaved 1F1B, its preconditions), the
+ * result comes from it, no orders built.
  * Fast paths. The held orders are played by a compiled program of the
  * engine's play order (core/eval/replay_prog.c; bit-identical), which jumps
  * over periods where the play is affine in the period index. Schedules

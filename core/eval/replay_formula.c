@@ -16,9 +16,9 @@
  *   (Megatron's table with N = p); S_r(n) = sum of d' over the first n items
  *   of stage r's order (closed form: the items of each chunk among the first
  *   n are counted from the table's period, O(1) with the three classes).
- * Measured on the replay's critical paths (bench-free derivation, see
- * core/README.md "Closed form"): when the last stage is the bottleneck, the
- * critical path to stage r's last item is
+ * Found by tracing the full replay's critical paths on random uneven costs
+ * (core/README.md "Closed form"): when the last stage is the bottleneck,
+ * the critical path to stage r's last item is
  *   fill:  stage 0 runs F(chunk 0, mb 0..a), mb a's chunk-0 forward climbs
  *          stages 1..p−2 (one item each) to stage p−1;
  *   busy:  stage p−1 runs its order from F(0, a) through BW(chunk c, m−1);
@@ -34,7 +34,8 @@
  * of virtual stage r (the last item of every stage is BW(chunk 0, m−1)),
  * makespan = max_r T_r. Every term is a real path of the replay, so the
  * formula never exceeds it; it equals it where that family holds the
- * critical path.
+ * critical path. Evaluated in O(v + p) (cx_core_replay_formula below: a =
+ * p−1 maximises U, and the B_c lie in the drain of every stage below p−1).
  *
  * m = p (every stage all forwards, then all backwards): an exact
  * recurrence over "columns" instead (formula_m_eq_p below), any chunk
@@ -50,13 +51,14 @@
  *   stage p−1 later than p−1 gets there by itself: bench_fast_agree found
  *   one, p = 2, m = 38, 1.3e-3 off);
  *   the last stage the bottleneck: W_{p−1} >= W_0 and W_{p−1} >= W_mid with
- *   W_r = Σ_c (F'_{cp+r} + G'_{cp+r}) (the head's stage; 99% of the sweep's
- *   calls on megatron-1t, see core/README.md).
+ *   W_r = Σ_c (F'_{cp+r} + G'_{cp+r}) (the head's stage; 99% of the
+ *   replay calls of bench_sweep_bench's megatron-1t space).
  * Outside them the family misses paths (stage 0 or middle bottleneck: the
- * steady state runs on another stage; p ∤ m: the
- * last group of N > p adds cool-down paths that touch stage 0 and wrap
- * back up; uneven middle chunks), found by the same random tests. Checked against the full replay
- * to 1e-12 on random uneven F, B, W, P (tests/test_replay_formula.c, bench/fast_agree.c).
+ * steady state runs on another stage; p ∤ m: the last group of N > p adds
+ * cool-down paths that touch stage 0 and wrap back up; uneven middle
+ * chunks), found by the same random tests. Checked against the full replay
+ * to 1e-12 on random uneven F, B, W, P (tests/test_replay_formula.c,
+ * bench/fast_agree.c).
  */
 #include "core/eval/replay_formula.h"
 
