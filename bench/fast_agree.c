@@ -19,11 +19,12 @@
  * stages (culonx_run.vstage_layers: first, middle and last chunks all
  * differ; GPipe and 1F1B are then replayed too). Each is evaluated twice,
  * fast and full, and compared: iteration time and energy relative, peak
- * memory to the byte. Prints per schedule the configurations, how many took
- * the program of m' (all, and of the uneven splits), how many tried it and
- * fell back to the full orders, how many the full orders' program jumped
- * (all, and of the uneven splits), the worst differences and CPU time of
- * each path.
+ * memory to the byte. Prints per schedule the configurations, how many an
+ * exact closed form answered (core/eval/replay_formula.c; one draw in three
+ * has p | m for it, a quarter of those m = p), how many took the program
+ * of m' (all, and of the uneven splits), how many tried it and fell back to
+ * the full orders, how many the full orders' program jumped (all, and of
+ * the uneven splits), the worst differences and CPU time of each path.
  * Each draw is also evaluated with the DP settings toggled, once reusing the
  * chunk costs (core/eval/cost_key.c) and once built afresh: bit-identical.
  * With --strict exits 1 when any time or energy differs by more than 1e-9
@@ -100,6 +101,9 @@ static int draw(culonx_run *r, int k, const culonx_run *a100, const culonx_run *
      * program of m'' = 4 m', core/eval/replay.c) */
     int64_t lo = d->min_microbatches(e->pp, e->vp), hi = (rnd(8) ? 40 : 160) * e->pp;
     int64_t mcount = lo + (int64_t)rnd((uint32_t)(hi - lo + 1));
+    /* one draw in three a multiple of pp, a quarter of those m = pp: the
+     * exact closed forms of core/eval/replay_formula.c need p | m */
+    if (rnd(3) == 0 && mcount >= 2 * e->pp) mcount = rnd(4) ? mcount - mcount % e->pp : e->pp;
     e->global_batch = mcount * e->microbatch * e->dp;
     e->gpus = culonx_execution_gpus(e);
     e->recompute = (culonx_recompute)rnd(3);
@@ -146,11 +150,11 @@ int main(int argc, char **argv)
     cx_replay_ws *ws_fast = cx_core_replay_ws_new(), *ws_full = cx_core_replay_ws_new();
     if (!cost || !cost2 || !ws_fast || !ws_full) return 3;
     int bad = 0;
-    printf("%-12s %7s %7s %7s %7s %7s %7s %7s %11s %11s %11s %9s %9s\n", "schedule", "configs",
-           "fast", "fallbk", "jumped", "uneven", "fast un", "jump un", "time worst", "energy worst",
-           "memory worst", "fast cpu", "full cpu");
+    printf("%-12s %7s %7s %7s %7s %7s %7s %7s %7s %11s %11s %11s %9s %9s\n", "schedule", "configs",
+           "formula", "fast", "fallbk", "jumped", "uneven", "fast un", "jump un", "time worst",
+           "energy worst", "memory worst", "fast cpu", "full cpu");
     for (int k = 0; k < culonx_schedule_count(); k++) {
-        long done = 0, tries = 0, njump = 0, njump_uneven = 0, nfast = 0, nuneven = 0,
+        long nformula = 0, done = 0, tries = 0, njump = 0, njump_uneven = 0, nfast = 0, nuneven = 0,
              nfast_uneven = 0, nback = 0, failed = 0, outside = 0;
         double max_dt = 0, max_de = 0, max_dm = 0, cpu_fast = 0, cpu_full = 0;
         while (done < n && tries < 100 * n) {
@@ -175,6 +179,7 @@ int main(int argc, char **argv)
             const int fast =
                 (!d->closed_exact || r.vstage_layers) && cx_core_replay_ws_fast(ws_fast);
             nfast += fast;
+            nformula += (!d->closed_exact || r.vstage_layers) && cx_core_replay_ws_formula(ws_fast);
             nback += (!d->closed_exact || r.vstage_layers) && cx_core_replay_ws_fallback(ws_fast);
             const int jumped =
                 (!d->closed_exact || r.vstage_layers) && cx_core_replay_ws_jumped(ws_fast);
@@ -228,9 +233,10 @@ int main(int argc, char **argv)
             }
             done++;
         }
-        printf("%-12s %7ld %7ld %7ld %7ld %7ld %7ld %7ld %11.3g %11.3g %9.0f B %8.2fs %8.2fs\n",
-               culonx_schedule_name(k), done, nfast, nback, njump, nuneven, nfast_uneven,
-               njump_uneven, max_dt, max_de, max_dm, cpu_fast, cpu_full);
+        printf(
+            "%-12s %7ld %7ld %7ld %7ld %7ld %7ld %7ld %7ld %11.3g %11.3g %9.0f B %8.2fs %8.2fs\n",
+            culonx_schedule_name(k), done, nformula, nfast, nback, njump, nuneven, nfast_uneven,
+            njump_uneven, max_dt, max_de, max_dm, cpu_fast, cpu_full);
         if (outside || failed || done < n) bad = 1;
     }
     cx_core_replay_ws_free(ws_fast);

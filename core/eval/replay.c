@@ -17,6 +17,9 @@
  * transient bytes held during B) follows each stage's order alone, so its
  * per-stage peak is computed by a scan of the orders, apart from the times.
  *
+ * Exact formulas first: where replay_formula.c has a closed form of the
+ * times and the activation peaks (interleaved 1F1B, its preconditions), the
+ * result comes from it, no orders built.
  * Fast paths. The held orders are played by a compiled program of the
  * engine's play order (core/eval/replay_prog.c; bit-identical), which jumps
  * over periods where the play is affine in the period index. Schedules
@@ -41,6 +44,7 @@
 #include "core/base/base.h"
 #include "core/eval/replay.h"
 #include "core/eval/cost_key.h"
+#include "core/eval/replay_formula.h"
 #include "core/eval/replay_memo.h"
 #include "core/eval/replay_prog.h"
 #include "core/eval/replay_step.h"
@@ -71,6 +75,8 @@ struct cx_replay_ws {
     const cx_sched_desc *sd;
     int p, m, v, have_order;
     int mr, mr2, period, edge;
+    /* the last time result came from an exact closed form (replay_formula.c) */
+    int last_formula;
     int last_fast; /* the last time result was extrapolated */
     int last_jump; /* ... by the compiled program's jump (replay_prog.c) */
     int last_back; /* the m' program could not insert every period */
@@ -86,6 +92,7 @@ struct cx_replay_ws {
     cx_replay time_out; /* first p entries of each array */
     cx_replay result;   /* cx_core_replay_ws_out */
     double mem_peak[CX_COST_MAX_STAGES];
+    cx_replay_formula_memo fmemo; /* replay_formula.c's memory memo */
 };
 
 cx_replay_ws *cx_core_replay_ws_new(void)
@@ -249,6 +256,10 @@ static int key_hit(const cx_cost *c, const double *key, const double *memo_key, 
 culonx_status cx_core_replay_memory(const cx_cost *c, cx_replay_ws *ws, double *peak_act,
                                     culonx_error *err)
 {
+    /* the schedule's exact closed form (replay_formula.c), the same bits */
+    if (!full_replay && (int64_t)c->m * c->p * c->v * 3 <= CX_MAX_SCHEDULE_ITEMS &&
+        cx_core_replay_formula_memory(c, &ws->fmemo, peak_act))
+        return CULONX_OK;
     culonx_status st = orders(c, ws, err);
     if (st != CULONX_OK) return st;
     const int p = c->p, v = c->v;
@@ -430,6 +441,15 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
         cx_core_replay_ws_free(tmp);
         return st;
     }
+    /* an exact closed form of times and memory (replay_formula.c) needs no
+     * orders */
+    if (!full_replay && (int64_t)c->m * c->p * c->v * 3 <= CX_MAX_SCHEDULE_ITEMS &&
+        cx_core_replay_formula(c, out) &&
+        cx_core_replay_formula_memory(c, &ws->fmemo, out->peak_act_bytes)) {
+        ws->last_fast = ws->last_jump = ws->last_back = 0;
+        ws->last_formula = 1;
+        return CULONX_OK;
+    }
     culonx_status st = orders(c, ws, err);
     if (st != CULONX_OK) return st;
     double key[TIME_KEY];
@@ -445,13 +465,18 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
         copy_out(out, &ws->time_out, c->p);
     } else {
         ws->have_time = 0;
-        /* not the last inputs: a recent play of the same inputs (same
+        ws->last_formula = 0;
+        /* not the last inputs: the schedule's closed form where it holds
+         * (replay_formula.c), else a recent play of the same inputs (same
          * bits), else play and remember */
         cx_replay_memo_key mk = {
             ws->sd, ws->p,     ws->m,      ws->v, full_replay | jump_ratio << 1,
             key,    (int)nkey, c->vs_class};
         int flags;
-        if (cx_core_replay_memo_get(ws->memo, &mk, out, &flags)) {
+        if (!full_replay && cx_core_replay_formula(c, out)) {
+            ws->last_fast = ws->last_jump = ws->last_back = 0;
+            ws->last_formula = 1;
+        } else if (cx_core_replay_memo_get(ws->memo, &mk, out, &flags)) {
             ws->last_fast = flags & 1, ws->last_jump = flags >> 1 & 1,
             ws->last_back = flags >> 2 & 1;
         } else {
@@ -472,6 +497,11 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
 int cx_core_replay_ws_fast(const cx_replay_ws *ws)
 {
     return ws->last_fast;
+}
+
+int cx_core_replay_ws_formula(const cx_replay_ws *ws)
+{
+    return ws->last_formula;
 }
 
 int cx_core_replay_ws_fallback(const cx_replay_ws *ws)
