@@ -48,10 +48,10 @@ static int group(int p, int m)
     return n;
 }
 
-/* k-th entry of the schedule table: microbatch and chunk */
-static void table(int p, int m, int v, int k, int *mb, int *chunk)
+/* k-th entry of the schedule table (groups of n = group(p, m), found once
+ * per order): microbatch and chunk */
+static void table(int n, int m, int v, int k, int *mb, int *chunk)
 {
-    int n = group(p, m);
     /* groups of n; the last one starts at the first multiple of n with
      * start + n >= m and holds the rest */
     int full = ((m - 1) / n) * n;
@@ -66,9 +66,9 @@ static void table(int p, int m, int v, int k, int *mb, int *chunk)
     }
 }
 
-static long warmup(int p, int m, int v, int stage)
+static long warmup(int p, int m, int v, int stage, int n)
 {
-    long total = (long)m * v, nw = 2L * (p - 1 - stage) + (long)(v - 1) * group(p, m);
+    long total = (long)m * v, nw = 2L * (p - 1 - stage) + (long)(v - 1) * n;
     if (m == p || nw > total) nw = total;
     return nw;
 }
@@ -78,17 +78,17 @@ static int order(int p, int m, int v, int stage, cx_sched_item *out, int cap)
     if (p < 1 || m < 1 || stage < 0 || stage >= p || v > 255) return -1;
     if (v <= 1) return cx_sched_family_order(m, p - stage, 0, 1, out, cap);
     if (m < p) return -1;
-    int n = 0, total = m * v, nw = (int)warmup(p, m, v, stage), mb, ch;
+    int g = group(p, m), n = 0, total = m * v, nw = (int)warmup(p, m, v, stage, g), mb, ch;
     for (int k = 0; k < nw; k++) {
-        table(p, m, v, k, &mb, &ch);
+        table(g, m, v, k, &mb, &ch);
         if (cx_sched_push(out, cap, &n, CX_WORK_F, ch, mb)) return -1;
     }
     for (int k = 0; k < total; k++) {
         if (k + nw < total) {
-            table(p, m, v, k + nw, &mb, &ch);
+            table(g, m, v, k + nw, &mb, &ch);
             if (cx_sched_push(out, cap, &n, CX_WORK_F, ch, mb)) return -1;
         }
-        table(p, m, v, k, &mb, &ch);
+        table(g, m, v, k, &mb, &ch);
         if (cx_sched_push(out, cap, &n, CX_WORK_BW, v - 1 - ch, mb)) return -1;
     }
     return n;
@@ -133,7 +133,7 @@ static double bubble_s(int p, int m, int v, double f_s, double b_s, double w_s)
 static double inflight(int p, int m, int v, int stage)
 {
     if (v <= 1) return cx_sched_family_peak(m, p - stage, 0, 1);
-    long total = (long)m * v, nw = warmup(p, m, v, stage);
+    long total = (long)m * v, nw = warmup(p, m, v, stage, group(p, m));
     if (nw >= total) return m;
     return (double)(nw + 1) / v;
 }
