@@ -50,6 +50,12 @@ typedef struct {
     uint16_t stage, di;     /* di: vs * 4 + kind, SEND_BIT for a send */
 } ins;
 
+/* a stage's registers, together (one cache line per stage's chain: the
+ * program reads free and PP and writes all three per item) */
+typedef struct {
+    double free, pp, end, pad;
+} stage_regs;
+
 struct cx_replay_prog {
     /* the orders compiled: key of the engine's orders */
     const cx_sched_desc *sd;
@@ -78,7 +84,7 @@ struct cx_replay_prog {
     double *lv_val;
     size_t lv_cap, lvv_cap;
     double dur[4 * CX_COST_MAX_VSTAGES]; /* per (vs, kind) */
-    double free_s[CX_COST_MAX_STAGES], pp_s[CX_COST_MAX_STAGES], end_s[CX_COST_MAX_STAGES];
+    stage_regs rg[CX_COST_MAX_STAGES];
 };
 
 cx_replay_prog *cx_core_replay_prog_new(void)
@@ -295,21 +301,22 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
  * PP free (a send's maximum). Inlined, so exec's loop has no rec test. */
 static inline void step(cx_replay_prog *pr, const ins *x, double p2p, int overlap, double *rec)
 {
-    double *const free_s = pr->free_s, *const pp_s = pr->pp_s, *const tok = pr->tok;
-    const int s = x->stage;
-    const double ready = tok[x->dep], fr = free_s[s];
+    double *const tok = pr->tok;
+    stage_regs *const r = &pr->rg[x->stage];
+    const double ready = tok[x->dep], fr = r->free;
     const double start = fr > ready ? fr : ready;
     const double end = start + pr->dur[x->di & ~SEND_BIT];
     double out = end, nf = end;
-    if (rec) rec[0] = fr, rec[1] = ready, rec[2] = end, rec[3] = pp_s[s];
+    if (rec) rec[0] = fr, rec[1] = ready, rec[2] = end, rec[3] = r->pp;
     if (x->di & SEND_BIT) {
-        const double pp = pp_s[s], ss = end > pp ? end : pp;
-        out = pp_s[s] = ss + p2p;
+        const double pp = r->pp, ss = end > pp ? end : pp;
+        out = r->pp = ss + p2p;
         if (!overlap) nf = out;
     }
-    free_s[s] = nf;
-    pr->end_s[s] = end;
-    tok[x->done] = end;
+    r->free = nf;
+    r->end = end;
+    /* the done slot (an item's end) is read by no item (a W reads the zero
+     * slot: see compile), only by level_order: not stored */
     tok[x->out] = out;
 }
 
@@ -396,7 +403,7 @@ static inline double slope(const double *tok, int64_t d, int32_t sh, int uni, do
 static void move_regs(cx_replay_prog *pr, int p, const double *x1, double q, int uni, double lam)
 {
     for (int s = 0; s < p; s++) {
-        double *const r[3] = {&pr->free_s[s], &pr->pp_s[s], &pr->end_s[s]};
+        double *const r[3] = {&pr->rg[s].free, &pr->rg[s].pp, &pr->rg[s].end};
         for (int k = 0; k < 3; k++)
             if (!uni || k != 1 || pr->sends[s]) *r[k] += q * (uni ? lam : *r[k] - x1[3 * s + k]);
     }
@@ -484,8 +491,8 @@ static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap,
     const size_t P = pr->P, re = pr->re, n = pr->n;
     const int32_t *const wr = pr->wr, *const sg = pr->sg, sh = pr->shift;
     const ins *const prog = pr->prog;
-    double *const free_s = pr->free_s, *const pp_s = pr->pp_s, *const end_s = pr->end_s,
-                  *const tok = pr->tok, *const rec = pr->rec;
+    const stage_regs *const rg = pr->rg;
+    double *const tok = pr->tok, *const rec = pr->rec;
     double x0[3 * CX_COST_MAX_STAGES], x1[3 * CX_COST_MAX_STAGES];
     size_t skip = 1;
     int jumped = 0;
@@ -493,23 +500,23 @@ static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap,
     while (b + (have ? 2 : 3) * P <= re) {
         if (!have) {
             for (int s = 0; s < p; s++)
-                x0[3 * s] = free_s[s], x0[3 * s + 1] = pp_s[s], x0[3 * s + 2] = end_s[s];
+                x0[3 * s] = rg[s].free, x0[3 * s + 1] = rg[s].pp, x0[3 * s + 2] = rg[s].end;
             exec_rec(pr, b, b + P, p2p, overlap, rec);
             b += P;
             /* uniform: one shift lam over one period */
             double T = 0;
             for (int s = 0; s < p; s++)
-                T = fmax(T, fmax(free_s[s], pp_s[s]));
+                T = fmax(T, fmax(rg[s].free, rg[s].pp));
             double lam = 0; /* the mean advance: ulps of rounding average out */
             for (int s = 0; s < p; s++)
-                lam += free_s[s] - x0[3 * s];
+                lam += rg[s].free - x0[3 * s];
             lam /= p;
             const double tolr = 1e-13 * T;
             int uni = lam > 0;
             for (int s = 0; s < p && uni; s++)
-                uni = fabs(free_s[s] - x0[3 * s] - lam) <= tolr &&
-                      fabs(end_s[s] - x0[3 * s + 2] - lam) <= tolr &&
-                      (!pr->sends[s] || fabs(pp_s[s] - x0[3 * s + 1] - lam) <= tolr);
+                uni = fabs(rg[s].free - x0[3 * s] - lam) <= tolr &&
+                      fabs(rg[s].end - x0[3 * s + 2] - lam) <= tolr &&
+                      (!pr->sends[s] || fabs(rg[s].pp - x0[3 * s + 1] - lam) <= tolr);
             int uvok = 1; /* every live token written in the region */
             for (size_t r = b; r <= b + (size_t)sg[b] && r < n && uni; r++)
                 if (wr[r] >= 0 && (size_t)wr[r] < b) {
@@ -533,20 +540,20 @@ static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap,
             if (b + 2 * P > re) break;
         }
         for (int s = 0; s < p; s++)
-            x1[3 * s] = free_s[s], x1[3 * s + 1] = pp_s[s], x1[3 * s + 2] = end_s[s];
+            x1[3 * s] = rg[s].free, x1[3 * s + 1] = rg[s].pp, x1[3 * s + 2] = rg[s].end;
         exec_rec(pr, b, b + P, p2p, overlap, rec + 4 * P);
         const size_t b2 = b + P;
         b = b2, have = 0;
         double T = 0;
         for (int s = 0; s < p; s++) {
-            if (free_s[s] > T) T = free_s[s];
-            if (pp_s[s] > T) T = pp_s[s];
+            if (rg[s].free > T) T = rg[s].free;
+            if (rg[s].pp > T) T = rg[s].pp;
         }
         const double tol = 1e-12 * T, tolr = 1e-13 * T;
         double K = (double)MAX_JUMP + 1;
         int ok = 1;
         for (int s = 0; s < p && ok; s++) {
-            const double x2[3] = {free_s[s], pp_s[s], end_s[s]};
+            const double x2[3] = {rg[s].free, rg[s].pp, rg[s].end};
             for (int r = 0; r < 3 && ok; r++)
                 ok = fabs((x2[r] - x1[3 * s + r]) - (x1[3 * s + r] - x0[3 * s + r])) <= tolr;
         }
@@ -609,15 +616,15 @@ static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap,
 static int64_t run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm, int64_t extra)
 {
     const int p = pl->p, nvs = pl->nvs;
-    double *const dur = pr->dur, *const free_s = pr->free_s, *const pp_s = pr->pp_s,
-                  *const end_s = pr->end_s;
+    double *const dur = pr->dur;
+    stage_regs *const rg = pr->rg;
     for (int vs = 0; vs < nvs; vs++)
         for (int k = 0; k < 4; k++) {
             double win;
             dur[vs * 4 + k] = cx_replay_dur(&tm->vi[vs], k, &win);
         }
     for (int s = 0; s < p; s++)
-        free_s[s] = pp_s[s] = end_s[s] = 0.0;
+        rg[s].free = rg[s].pp = rg[s].end = 0.0;
     pr->tok[3 * (size_t)pl->m * (size_t)nvs] = 0.0;
     const double p2p = tm->p2p_s;
     const int overlap = tm->overlap;
@@ -633,9 +640,9 @@ static int64_t run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm, 
     for (int s = 0; s < p; s++) {
         double *reg = pl->regs + (size_t)s * CX_PLAY_REGS, win;
         const int di = pr->last_di[s];
-        reg[CX_R_FREE] = free_s[s];
-        reg[CX_R_PP_FREE] = pp_s[s];
-        reg[CX_R_LAST_END] = end_s[s];
+        reg[CX_R_FREE] = rg[s].free;
+        reg[CX_R_PP_FREE] = rg[s].pp;
+        reg[CX_R_LAST_END] = rg[s].end;
         cx_replay_dur(&tm->vi[di / 4], di % 4, &win);
         reg[CX_R_LAST_ITEM] = win;
     }
