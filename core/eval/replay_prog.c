@@ -75,6 +75,8 @@ struct cx_replay_prog {
      * b have their readers in [b, b + sg[b]]) */
     int32_t *wr, *sg;
     size_t wr_cap, sg_cap, ra, re, P;
+    int32_t *wl; /* compile_levels: the level each slot was written at */
+    size_t wl_cap;
     int32_t shift;
     int jump_ok, jumped; /* jumped: the last run did */
     double *rec;         /* [8 P]: operands of two periods (jump) */
@@ -99,6 +101,7 @@ void cx_core_replay_prog_free(cx_replay_prog *pr)
     free(pr->seq);
     free(pr->tok);
     free(pr->wr);
+    free(pr->wl);
     free(pr->sg);
     free(pr->rec);
     free(pr->lv_slot);
@@ -130,80 +133,106 @@ CX_PLAY_STEP void record_step(void *ctx, const cx_play_step *st, cx_play_token *
     cx_replay_step_time((void *)rc->tm, st, done, out);
 }
 
-/* Reorders the program by (level, stage), level the item's depth in the
- * dependency graph (1 + the deeper of its stage predecessor and its token's
- * writer): every item still follows what it reads and each stage keeps its
- * order, so every item computes exactly what it did (bit-identical), but
- * the order is a function of the dependency graph alone, periodic where the
- * graph is (the engine's worklist order need not be): what the jump needs.
- * Leaves the engine's order when out of memory. */
-static void level_order(cx_replay_prog *pr, int p, size_t nslot)
+/* The instruction of item it of stage s (zero, scratch: the zero and
+ * scratch slots). */
+static ins encode(const cx_play *pl, int s, const cx_sched_item *it, int32_t zero, int32_t scratch)
 {
-    const size_t n = pr->n;
-    int32_t *lev = malloc(n * sizeof *lev), *slot = calloc(nslot, sizeof *slot);
-    int32_t last[CX_COST_MAX_STAGES] = {0}, top = 0;
-    ins *tmp = NULL;
-    int32_t *at = NULL;
-    if (!lev || !slot) goto out;
-    for (size_t i = 0; i < n; i++) {
-        const ins *x = &pr->prog[i];
-        int32_t l = last[x->stage];
-        if (slot[x->dep] > l) l = slot[x->dep];
-        lev[i] = last[x->stage] = slot[x->done] = slot[x->out] = l + 1;
-        if (l + 1 > top) top = l + 1;
+    const int nvs = pl->nvs, vs = pl->vs_of[s * pl->nch + it->chunk], kind = it->kind;
+    const int32_t ci = (int32_t)((size_t)it->mb * (size_t)nvs + (size_t)vs);
+    ins x;
+    x.stage = (uint16_t)s;
+    x.di = (uint16_t)(vs * 4 + kind);
+    /* a token written by this stage without a send is the end of one
+     * of its earlier items, never above its free time: the maximum
+     * then takes free (the same bits), so such items read the zero
+     * slot instead (free >= 0), which keeps them out of the state the
+     * jump carries (ZB-H1's deferred W: ~p^2/2 tokens otherwise) */
+    if (kind == CX_WORK_F) {
+        x.dep = vs > 0 && !(pl->stage_of[vs - 1] == s && !pl->send_f[vs - 1]) ? 3 * (ci - 1) : zero;
+        x.done = scratch, x.out = 3 * ci;
+        if (pl->send_f[vs]) x.di |= SEND_BIT;
+    } else if (kind == CX_WORK_W) {
+        x.dep = zero;
+        x.done = x.out = scratch;
+    } else {
+        const int own =
+            vs == nvs - 1 ? !pl->send_f[vs] : pl->stage_of[vs + 1] == s && !pl->send_b[vs + 1];
+        x.dep = own ? zero : vs == nvs - 1 ? 3 * ci : 3 * (ci + 1) + 1;
+        x.done = 3 * ci + 2, x.out = 3 * ci + 1;
+        if (pl->send_b[vs]) x.di |= SEND_BIT;
     }
-    const size_t nkey = ((size_t)top + 1) * (size_t)p;
-    if (!(at = malloc(nkey * sizeof *at)) || !(tmp = malloc(n * sizeof *tmp))) goto out;
-    memset(at, 0xff, nkey * sizeof *at);
-    for (size_t i = 0; i < n; i++)
-        at[(size_t)lev[i] * (size_t)p + pr->prog[i].stage] = (int32_t)i;
-    size_t k = 0;
-    for (size_t j = 0; j < nkey; j++)
-        if (at[j] >= 0) tmp[k++] = pr->prog[at[j]];
-    if (k == n) memcpy(pr->prog, tmp, n * sizeof *tmp);
-out:
-    free(lev), free(slot), free(at), free(tmp);
+    return x;
+}
+
+static void compiled(cx_replay_prog *pr, const cx_play *pl, size_t n)
+{
+    pr->n = n;
+    pr->sd = pl->sd, pr->p = pl->p, pr->m = pl->m, pr->v = pl->v;
+    pr->have = 1;
 }
 
 /* The program of the recorded sequence. */
 static void compile(cx_replay_prog *pr, const cx_play *pl)
 {
-    const int nvs = pl->nvs, nch = pl->nch;
-    const size_t cap = (size_t)pl->cap, ncell = (size_t)pl->m * (size_t)nvs;
+    const size_t cap = (size_t)pl->cap, ncell = (size_t)pl->m * (size_t)pl->nvs;
     const int32_t zero = (int32_t)(3 * ncell), scratch = zero + 1;
     for (size_t i = 0; i < pr->nseq; i++) {
         const int s = pr->seq[2 * i], pos = pr->seq[2 * i + 1];
-        const cx_sched_item *it = &pl->items[(size_t)s * cap + (size_t)pos];
-        const int vs = pl->vs_of[s * nch + it->chunk], kind = it->kind;
-        const int32_t ci = (int32_t)((size_t)it->mb * (size_t)nvs + (size_t)vs);
-        ins *x = &pr->prog[i];
-        x->stage = (uint16_t)s;
-        x->di = (uint16_t)(vs * 4 + kind);
-        /* a token written by this stage without a send is the end of one
-         * of its earlier items, never above its free time: the maximum
-         * then takes free (the same bits), so such items read the zero
-         * slot instead (free >= 0), which keeps them out of the state the
-         * jump carries (ZB-H1's deferred W: ~p^2/2 tokens otherwise) */
-        if (kind == CX_WORK_F) {
-            x->dep =
-                vs > 0 && !(pl->stage_of[vs - 1] == s && !pl->send_f[vs - 1]) ? 3 * (ci - 1) : zero;
-            x->done = scratch, x->out = 3 * ci;
-            if (pl->send_f[vs]) x->di |= SEND_BIT;
-        } else if (kind == CX_WORK_W) {
-            x->dep = zero;
-            x->done = x->out = scratch;
-        } else {
-            const int own =
-                vs == nvs - 1 ? !pl->send_f[vs] : pl->stage_of[vs + 1] == s && !pl->send_b[vs + 1];
-            x->dep = own ? zero : vs == nvs - 1 ? 3 * ci : 3 * (ci + 1) + 1;
-            x->done = 3 * ci + 2, x->out = 3 * ci + 1;
-            if (pl->send_b[vs]) x->di |= SEND_BIT;
-        }
-        pr->last_di[s] = x->di & (uint16_t)~SEND_BIT;
+        pr->prog[i] = encode(pl, s, &pl->items[(size_t)s * cap + (size_t)pos], zero, scratch);
+        pr->last_di[s] = pr->prog[i].di & (uint16_t)~SEND_BIT;
     }
-    pr->n = pr->nseq;
-    pr->sd = pl->sd, pr->p = pl->p, pr->m = pl->m, pr->v = pl->v;
-    pr->have = 1;
+    compiled(pr, pl, pr->nseq);
+}
+
+/* The program of the orders held by pl in (level, stage) order, level the
+ * item's depth in the dependency graph (1 + the deeper of its stage
+ * predecessor and its token's writer): every item still follows what it
+ * reads and each stage keeps its order, so every item computes exactly
+ * what it does in the engine's order (bit-identical), but the order is a
+ * function of the dependency graph alone, periodic where the graph is (the
+ * engine's worklist order need not be): what the jump needs. Compiled
+ * directly, without the engine: level L takes, stage by stage, each
+ * stage's next item whose token was written at a level below L (wl: the
+ * level each slot was written at); one pass over the items, O(p) per
+ * level. CX_SCHED_SIM_DEADLOCK when a level takes nothing while items
+ * remain. */
+static cx_sched_sim_status compile_levels(cx_replay_prog *pr, const cx_play *pl, size_t items)
+{
+    const int p = pl->p;
+    const size_t cap = (size_t)pl->cap, ncell = (size_t)pl->m * (size_t)pl->nvs;
+    const int32_t zero = (int32_t)(3 * ncell), scratch = zero + 1;
+    int32_t *const wl = pr->wl;
+    for (size_t i = 0; i < 3 * ncell + 2; i++)
+        wl[i] = INT32_MAX;
+    wl[zero] = 0;
+    int cur[CX_COST_MAX_STAGES], act[CX_COST_MAX_STAGES], na = 0;
+    for (int s = 0; s < p; s++) {
+        cur[s] = 0;
+        if (pl->len[s] > 0) act[na++] = s;
+    }
+    size_t k = 0;
+    for (int32_t L = 1; k < items; L++) {
+        const size_t k0 = k;
+        int na2 = 0;
+        for (int j = 0; j < na; j++) {
+            const int s = act[j];
+            const ins x =
+                encode(pl, s, &pl->items[(size_t)s * cap + (size_t)cur[s]], zero, scratch);
+            if (wl[x.dep] < L) {
+                pr->prog[k++] = x;
+                wl[x.out] = wl[x.done] = L;
+                if (++cur[s] == pl->len[s]) {
+                    pr->last_di[s] = x.di & (uint16_t)~SEND_BIT;
+                    continue;
+                }
+            }
+            act[na2++] = s;
+        }
+        na = na2;
+        if (k == k0) return CX_SCHED_SIM_DEADLOCK;
+    }
+    compiled(pr, pl, items);
+    return CX_SCHED_SIM_OK;
 }
 
 /* 0: never jump (the reference, cx_core_replay_prog_set_jump) */
@@ -316,7 +345,7 @@ static inline void step(cx_replay_prog *pr, const ins *x, double p2p, int overla
     r->free = nf;
     r->end = end;
     /* the done slot (an item's end) is read by no item (a W reads the zero
-     * slot: see compile), only by level_order: not stored */
+     * slot: see encode), only by compile_levels: not stored */
     tok[x->out] = out;
 }
 
@@ -674,26 +703,23 @@ cx_sched_sim_status cx_core_replay_prog_run_ext(cx_replay_prog *pr, cx_play *pl,
         if (extra > 0) return CX_SCHED_SIM_UNSUPPORTED;
         return cx_sched_play_run(pl, cx_replay_step_time, (void *)tm);
     }
+    /* schedules with a steady state: the level order (periodic, what the
+     * jump needs), compiled without the engine and run from this call on;
+     * the others: the engine's order, recorded while it plays this call
+     * (every order gives the same bits) */
+    int c, e;
+    if (pl->sd->steady && pl->sd->steady(pl->p, pl->m, pl->v, &c, &e) &&
+        !grow((void **)&pr->wl, &pr->wl_cap, 3 * ncell + 2, sizeof *pr->wl)) {
+        const cx_sched_sim_status st = compile_levels(pr, pl, items);
+        if (st != CX_SCHED_SIM_OK) return st;
+        jump_scan(pr, pl);
+        return run(pr, pl, tm, extra) ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
+    }
     recorder rc = {tm, pr->seq, 0};
     cx_sched_sim_status st = cx_sched_play_run(pl, record_step, &rc);
     if (st != CX_SCHED_SIM_OK || rc.n != items) return st;
     pr->nseq = rc.n;
     compile(pr, pl);
-    /* level order where it makes the jump possible, else the engine's
-     * (measured faster to run: ZB-H2 sweep 17%); both give the same bits */
-    int c, e;
-    if (pl->sd->steady && pl->sd->steady(pl->p, pl->m, pl->v, &c, &e)) {
-        ins *engine = malloc(pr->n * sizeof *engine);
-        if (engine) memcpy(engine, pr->prog, pr->n * sizeof *engine);
-        level_order(pr, pl->p, 3 * ncell + 2);
-        jump_scan(pr, pl);
-        if (!pr->jump_ok && engine) memcpy(pr->prog, engine, pr->n * sizeof *engine);
-        free(engine);
-    }
-    /* the result of every call is the program's, jumping or not, whether
-     * or not this call compiled it (identical sweeps on any thread count) */
-    if (pr->jump_ok && (jump_on || extra > 0))
-        return run(pr, pl, tm, extra) ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
     return extra > 0 ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
 }
 
