@@ -46,8 +46,8 @@
 #define SEND_BIT 0x8000u
 
 typedef struct {
-    int32_t dep, done, out; /* token slots: read, written (end, output) */
-    uint16_t stage, di;     /* di: vs * 4 + kind, SEND_BIT for a send */
+    int32_t dep, out;   /* token slots: read, written (the output) */
+    uint16_t stage, di; /* di: vs * 4 + kind, SEND_BIT for a send */
 } ins;
 
 /* a stage's registers, together (one cache line per stage's chain: the
@@ -64,7 +64,7 @@ struct cx_replay_prog {
     size_t n, prog_cap;
     int32_t *seq; /* recording: (stage, pos) pairs */
     size_t seq_cap, nseq;
-    double *tok; /* [3 * cells + 2]: f_out, b_out, b_done of each cell, 0, scratch */
+    double *tok; /* [2 * cells + 2]: f_out, b_out of each cell, 0, scratch */
     size_t tok_cap;
     uint16_t last_di[CX_COST_MAX_STAGES]; /* each stage's last item */
     /* the jump (see jump_scan): instructions [ra, re) repeat with period P
@@ -148,17 +148,17 @@ static ins encode(const cx_play *pl, int s, const cx_sched_item *it, int32_t zer
      * slot instead (free >= 0), which keeps them out of the state the
      * jump carries (ZB-H1's deferred W: ~p^2/2 tokens otherwise) */
     if (kind == CX_WORK_F) {
-        x.dep = vs > 0 && !(pl->stage_of[vs - 1] == s && !pl->send_f[vs - 1]) ? 3 * (ci - 1) : zero;
-        x.done = scratch, x.out = 3 * ci;
+        x.dep = vs > 0 && !(pl->stage_of[vs - 1] == s && !pl->send_f[vs - 1]) ? 2 * (ci - 1) : zero;
+        x.out = 2 * ci;
         if (pl->send_f[vs]) x.di |= SEND_BIT;
     } else if (kind == CX_WORK_W) {
         x.dep = zero;
-        x.done = x.out = scratch;
+        x.out = scratch;
     } else {
         const int own =
             vs == nvs - 1 ? !pl->send_f[vs] : pl->stage_of[vs + 1] == s && !pl->send_b[vs + 1];
-        x.dep = own ? zero : vs == nvs - 1 ? 3 * ci : 3 * (ci + 1) + 1;
-        x.done = 3 * ci + 2, x.out = 3 * ci + 1;
+        x.dep = own ? zero : vs == nvs - 1 ? 2 * ci : 2 * (ci + 1) + 1;
+        x.out = 2 * ci + 1;
         if (pl->send_b[vs]) x.di |= SEND_BIT;
     }
     return x;
@@ -175,7 +175,7 @@ static void compiled(cx_replay_prog *pr, const cx_play *pl, size_t n)
 static void compile(cx_replay_prog *pr, const cx_play *pl)
 {
     const size_t cap = (size_t)pl->cap, ncell = (size_t)pl->m * (size_t)pl->nvs;
-    const int32_t zero = (int32_t)(3 * ncell), scratch = zero + 1;
+    const int32_t zero = (int32_t)(2 * ncell), scratch = zero + 1;
     for (size_t i = 0; i < pr->nseq; i++) {
         const int s = pr->seq[2 * i], pos = pr->seq[2 * i + 1];
         pr->prog[i] = encode(pl, s, &pl->items[(size_t)s * cap + (size_t)pos], zero, scratch);
@@ -200,9 +200,9 @@ static cx_sched_sim_status compile_levels(cx_replay_prog *pr, const cx_play *pl,
 {
     const int p = pl->p;
     const size_t cap = (size_t)pl->cap, ncell = (size_t)pl->m * (size_t)pl->nvs;
-    const int32_t zero = (int32_t)(3 * ncell), scratch = zero + 1;
+    const int32_t zero = (int32_t)(2 * ncell), scratch = zero + 1;
     int32_t *const wl = pr->wl;
-    for (size_t i = 0; i < 3 * ncell + 2; i++)
+    for (size_t i = 0; i < 2 * ncell + 2; i++)
         wl[i] = INT32_MAX;
     wl[zero] = 0;
     int cur[CX_COST_MAX_STAGES], act[CX_COST_MAX_STAGES], na = 0;
@@ -220,7 +220,7 @@ static cx_sched_sim_status compile_levels(cx_replay_prog *pr, const cx_play *pl,
                 encode(pl, s, &pl->items[(size_t)s * cap + (size_t)cur[s]], zero, scratch);
             if (wl[x.dep] < L) {
                 pr->prog[k++] = x;
-                wl[x.out] = wl[x.done] = L;
+                wl[x.out] = L;
                 if (++cur[s] == pl->len[s]) {
                     pr->last_di[s] = x.di & (uint16_t)~SEND_BIT;
                     continue;
@@ -248,8 +248,8 @@ void cx_core_replay_prog_set_jump(int on)
 static int congruent(const ins *x, const ins *y, int32_t shift, int32_t zero)
 {
     if (x->stage != y->stage || x->di != y->di) return 0;
-    const int32_t a[3] = {x->dep, x->done, x->out}, b[3] = {y->dep, y->done, y->out};
-    for (int k = 0; k < 3; k++)
+    const int32_t a[2] = {x->dep, x->out}, b[2] = {y->dep, y->out};
+    for (int k = 0; k < 2; k++)
         if (b[k] != (a[k] >= zero ? a[k] : a[k] + shift)) return 0;
     return 1;
 }
@@ -280,9 +280,9 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
         for (int i = 0; i < pl->len[s]; i++)
             P += ord[i].mb >= mid && ord[i].mb < mid + c;
     }
-    const size_t nslot = 3 * m * nvs + 2;
+    const size_t nslot = 2 * m * nvs + 2;
     if (P < 1 || P >= n) return;
-    const int32_t zero = (int32_t)(3 * m * nvs), shift = (int32_t)(3 * (size_t)c * nvs);
+    const int32_t zero = (int32_t)(2 * m * nvs), shift = (int32_t)(2 * (size_t)c * nvs);
     const ins *prog = pr->prog;
     size_t ra = 0, len = 0;
     for (size_t i = 0, run = 0; i + P < n; i++) {
@@ -296,7 +296,7 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
         return;
     }
     for (size_t i = 0; i < n; i++)
-        writer[prog[i].done] = writer[prog[i].out] = (int32_t)i;
+        writer[prog[i].out] = (int32_t)i;
     for (size_t i = 0; i < n; i++) {
         pr->wr[i] = prog[i].dep >= zero ? -1 : writer[prog[i].dep];
     }
@@ -344,8 +344,6 @@ static inline void step(cx_replay_prog *pr, const ins *x, double p2p, int overla
     }
     r->free = nf;
     r->end = end;
-    /* the done slot (an item's end) is read by no item (a W reads the zero
-     * slot: see encode), only by compile_levels: not stored */
     tok[x->out] = out;
 }
 
@@ -654,7 +652,7 @@ static int64_t run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm, 
         }
     for (int s = 0; s < p; s++)
         rg[s].free = rg[s].pp = rg[s].end = 0.0;
-    pr->tok[3 * (size_t)pl->m * (size_t)nvs] = 0.0;
+    pr->tok[2 * (size_t)pl->m * (size_t)nvs] = 0.0;
     const double p2p = tm->p2p_s;
     const int overlap = tm->overlap;
     size_t i = 0;
@@ -698,7 +696,7 @@ cx_sched_sim_status cx_core_replay_prog_run_ext(cx_replay_prog *pr, cx_play *pl,
                      pl->nvs <= CX_COST_MAX_VSTAGES && pl->nvs * 4 < (int)SEND_BIT &&
                      !grow((void **)&pr->seq, &pr->seq_cap, 2 * items, sizeof *pr->seq) &&
                      !grow((void **)&pr->prog, &pr->prog_cap, items, sizeof *pr->prog) &&
-                     !grow((void **)&pr->tok, &pr->tok_cap, 3 * ncell + 2, sizeof *pr->tok);
+                     !grow((void **)&pr->tok, &pr->tok_cap, 2 * ncell + 2, sizeof *pr->tok);
     if (!fits) {
         if (extra > 0) return CX_SCHED_SIM_UNSUPPORTED;
         return cx_sched_play_run(pl, cx_replay_step_time, (void *)tm);
@@ -709,7 +707,7 @@ cx_sched_sim_status cx_core_replay_prog_run_ext(cx_replay_prog *pr, cx_play *pl,
      * (every order gives the same bits) */
     int c, e;
     if (pl->sd->steady && pl->sd->steady(pl->p, pl->m, pl->v, &c, &e) &&
-        !grow((void **)&pr->wl, &pr->wl_cap, 3 * ncell + 2, sizeof *pr->wl)) {
+        !grow((void **)&pr->wl, &pr->wl_cap, 2 * ncell + 2, sizeof *pr->wl)) {
         const cx_sched_sim_status st = compile_levels(pr, pl, items);
         if (st != CX_SCHED_SIM_OK) return st;
         jump_scan(pr, pl);
