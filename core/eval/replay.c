@@ -41,6 +41,7 @@
 #include "core/base/base.h"
 #include "core/eval/replay.h"
 #include "core/eval/cost_key.h"
+#include "core/eval/replay_mem.h"
 #include "core/eval/replay_memo.h"
 #include "core/eval/replay_prog.h"
 #include "core/eval/replay_step.h"
@@ -68,6 +69,9 @@ struct cx_replay_ws {
     cx_replay_prog *prog_mid;
     cx_cost_key *key;     /* inputs of the last cost build (cost_key.c) */
     cx_replay_memo *memo; /* recent time results (replay_memo.c) */
+    cx_replay_mem *mem;   /* the orders' peak points (replay_mem.c) */
+    int mem_tried;        /* ... selected for the held orders */
+    double mem_act[CX_COST_MAX_VSTAGES], mem_work[CX_COST_MAX_VSTAGES];
     const cx_sched_desc *sd;
     int p, m, v, have_order;
     int mr, mr2, period, edge;
@@ -91,11 +95,12 @@ struct cx_replay_ws {
 cx_replay_ws *cx_core_replay_ws_new(void)
 {
     cx_replay_ws *ws = calloc(1, sizeof(cx_replay_ws));
-    if (ws &&
-        (!(ws->pl = cx_sched_play_new()) || !(ws->prog = cx_core_replay_prog_new()) ||
-         !(ws->key = cx_core_cost_key_new()) || !(ws->pl_full = cx_sched_play_new()) ||
-         !(ws->prog_full = cx_core_replay_prog_new()) || !(ws->pl_mid = cx_sched_play_new()) ||
-         !(ws->prog_mid = cx_core_replay_prog_new()) || !(ws->memo = cx_core_replay_memo_new()))) {
+    if (ws && (!(ws->pl = cx_sched_play_new()) || !(ws->prog = cx_core_replay_prog_new()) ||
+               !(ws->key = cx_core_cost_key_new()) || !(ws->pl_full = cx_sched_play_new()) ||
+               !(ws->prog_full = cx_core_replay_prog_new()) ||
+               !(ws->pl_mid = cx_sched_play_new()) || !(ws->prog_mid = cx_core_replay_prog_new()) ||
+               !(ws->memo = cx_core_replay_memo_new()) || !(ws->mem = cx_core_replay_mem_new()))) {
+        cx_core_replay_mem_free(ws->mem);
         cx_core_replay_memo_free(ws->memo);
         cx_sched_play_free(ws->pl_mid);
         cx_core_replay_prog_free(ws->prog_full);
@@ -125,6 +130,7 @@ void cx_core_replay_ws_free(cx_replay_ws *ws)
     cx_sched_play_free(ws->pl_mid);
     cx_core_replay_prog_free(ws->prog_mid);
     cx_core_replay_memo_free(ws->memo);
+    cx_core_replay_mem_free(ws->mem);
     free(ws);
 }
 
@@ -182,7 +188,7 @@ static culonx_status orders(const cx_cost *c, cx_replay_ws *ws, culonx_error *er
     const int p = c->p, v = c->v, m = c->m, nvs = p * v;
     const cx_sched_desc *sd = c->sched;
     if (ws->have_order && ws->sd == sd && ws->p == p && ws->m == m && ws->v == v) return CULONX_OK;
-    ws->have_order = ws->have_time = ws->have_mem = 0;
+    ws->have_order = ws->have_time = ws->have_mem = ws->mem_tried = 0;
     if ((int64_t)m * nvs * 3 > CX_MAX_SCHEDULE_ITEMS)
         return cx_core_fail(err, CULONX_EINPUT, c->run->path, 0,
                             "schedule %s: %d microbatches x %d virtual stages is too many to "
@@ -259,7 +265,21 @@ culonx_status cx_core_replay_memory(const cx_cost *c, cx_replay_ws *ws, double *
         key[2 * k + 1] = kind_of(c, k)->work_bytes;
     }
     if (!ws->have_mem || !key_hit(c, key, ws->mem_key, nkey, ws->mem_nclass, ws->mem_cls)) {
-        for (int s = 0; s < p; s++) {
+        /* the compiled peak points (replay_mem.c: the same bits), else the
+         * scan of the orders (always for the reference, full_replay) */
+        int done = 0;
+        if (!full_replay) {
+            if (!ws->mem_tried) {
+                ws->mem_tried = 1;
+                cx_core_replay_mem_select(ws->mem, ws->sd, p, ws->mr, v, ws->pl);
+            }
+            for (int i = 0; i < p * v; i++) {
+                const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->vs_stage_vs[i]);
+                ws->mem_act[i] = cc->act_bytes, ws->mem_work[i] = cc->work_bytes;
+            }
+            done = cx_core_replay_mem_peaks(ws->mem, ws->mem_act, ws->mem_work, ws->mem_peak);
+        }
+        for (int s = 0; s < p && !done; s++) {
             int n;
             const cx_sched_item *ord = cx_sched_play_items(ws->pl, s, &n);
             double act = 0, peak = 0;

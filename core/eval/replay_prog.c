@@ -3,19 +3,24 @@
  * The play engine (schedules/play.h) plays an item as soon as its
  * dependency token exists; which tokens exist depends on the items played,
  * never on their times, so the sequence of (stage, item) it plays is a
- * function of the orders alone. The first play of a set of orders runs the
- * engine with the replay's timing rule (replay_step.h) and records that
- * sequence; it becomes a program of instructions (token read, tokens
- * written, stage, duration slot, send flag). Later plays of the same orders
- * (a sweep replays one (schedule, p, m, v) for every recompute mode,
- * sequence parallelism, clock, ...) run the program: per item
+ * function of the orders alone. It becomes a program of instructions
+ * (token read, token written, stage, duration slot, send flag): for
+ * schedules that state a steady state compiled straight from the orders in
+ * (level, stage) order (compile_levels, no engine play), for the others
+ * recorded from the engine's first play with the replay's timing rule
+ * (replay_step.h). Every play of the same orders (a sweep replays one
+ * (schedule, p, m, v) for every recompute mode, sequence parallelism,
+ * clock, ...) runs the program: per item
  *     start = max(free[s], tok[dep]), end = start + dur,
  *     send: out = pp[s] = max(end, pp[s]) + p2p, free[s] = overlap ? end : out
- * with the engine's operations in the engine's order, so the results are
- * bit-identical, without the worklist's dependency checks and revisits
- * (about 5x fewer instructions per item). Memory: 16 bytes per item and 24
- * per (microbatch, virtual stage) cell; orders above MAX_ITEMS items always
- * use the engine.
+ * with the engine's operations in a topological order of the engine's
+ * dependencies, so the results are bit-identical, without the worklist's
+ * dependency checks and revisits (about 5x fewer instructions per item).
+ * An item's end is kept only as its stage's last end (no item reads it:
+ * a W reads the zero slot, see encode). Memory: 12 bytes per item (+8 for
+ * the jump's writer and reach) and 16 per (microbatch, virtual stage) cell
+ * (+8 while compiling); orders above MAX_ITEMS items always use the
+ * engine.
  * Jump (issue 13): for schedules that state a steady period of c
  * microbatches, the program is reordered by (level, stage) (same bits,
  * periodic where the dependency graph is: P instructions per period, cell
@@ -196,42 +201,50 @@ static void compile(cx_replay_prog *pr, const cx_play *pl)
  * level each slot was written at); one pass over the items, O(p) per
  * level. CX_SCHED_SIM_DEADLOCK when a level takes nothing while items
  * remain. */
-static cx_sched_sim_status compile_levels(cx_replay_prog *pr, const cx_play *pl, size_t items)
+static cx_sched_sim_status compile_levels(cx_replay_prog *pr, const cx_play *pl, size_t items,
+                                          int c)
 {
-    const int p = pl->p;
+    const int p = pl->p, mid = pl->m / 2;
     const size_t cap = (size_t)pl->cap, ncell = (size_t)pl->m * (size_t)pl->nvs;
     const int32_t zero = (int32_t)(2 * ncell), scratch = zero + 1;
     int32_t *const wl = pr->wl;
     for (size_t i = 0; i < 2 * ncell + 2; i++)
         wl[i] = INT32_MAX;
     wl[zero] = 0;
+    /* the active stages, each with its next item encoded */
     int cur[CX_COST_MAX_STAGES], act[CX_COST_MAX_STAGES], na = 0;
+    ins nx[CX_COST_MAX_STAGES];
     for (int s = 0; s < p; s++) {
         cur[s] = 0;
-        if (pl->len[s] > 0) act[na++] = s;
+        if (pl->len[s] > 0)
+            nx[na] = encode(pl, s, &pl->items[(size_t)s * cap], zero, scratch), act[na++] = s;
     }
-    size_t k = 0;
+    size_t k = 0, P = 0;
     for (int32_t L = 1; k < items; L++) {
         const size_t k0 = k;
         int na2 = 0;
         for (int j = 0; j < na; j++) {
             const int s = act[j];
-            const ins x =
-                encode(pl, s, &pl->items[(size_t)s * cap + (size_t)cur[s]], zero, scratch);
+            const ins x = nx[j];
             if (wl[x.dep] < L) {
+                const cx_sched_item *it = &pl->items[(size_t)s * cap + (size_t)cur[s]];
+                P += it->mb >= mid && it->mb < mid + c;
                 pr->prog[k++] = x;
                 wl[x.out] = L;
                 if (++cur[s] == pl->len[s]) {
                     pr->last_di[s] = x.di & (uint16_t)~SEND_BIT;
                     continue;
                 }
-            }
+                nx[na2] = encode(pl, s, it + 1, zero, scratch);
+            } else
+                nx[na2] = x;
             act[na2++] = s;
         }
         na = na2;
         if (k == k0) return CX_SCHED_SIM_DEADLOCK;
     }
     compiled(pr, pl, items);
+    pr->P = P;
     return CX_SCHED_SIM_OK;
 }
 
@@ -272,15 +285,8 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
         return;
     /* P: the items of c microbatches in the middle of the orders (the
      * steady state; DualPipeV splits some backwards outside it, so n c / m
-     * need not be an integer) */
-    size_t P = 0;
-    const int mid = pl->m / 2;
-    for (int s = 0; s < pl->p; s++) {
-        const cx_sched_item *ord = pl->items + (size_t)s * (size_t)pl->cap;
-        for (int i = 0; i < pl->len[s]; i++)
-            P += ord[i].mb >= mid && ord[i].mb < mid + c;
-    }
-    const size_t nslot = 2 * m * nvs + 2;
+     * need not be an integer), counted by compile_levels */
+    const size_t P = pr->P;
     if (P < 1 || P >= n) return;
     const int32_t zero = (int32_t)(2 * m * nvs), shift = (int32_t)(2 * (size_t)c * nvs);
     const ins *prog = pr->prog;
@@ -290,17 +296,13 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
         if (run > len) len = run, ra = i + 1 - run;
     }
     if (len < 4 * P) return;
-    int32_t *writer = malloc(nslot * sizeof *writer);
-    if (!writer || grow((void **)&pr->sg, &pr->sg_cap, n + 1, sizeof *pr->sg)) {
-        free(writer);
-        return;
-    }
+    /* the writer of each slot, in compile_levels' levels (done with) */
+    int32_t *const writer = pr->wl;
+    if (grow((void **)&pr->sg, &pr->sg_cap, n + 1, sizeof *pr->sg)) return;
     for (size_t i = 0; i < n; i++)
         writer[prog[i].out] = (int32_t)i;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         pr->wr[i] = prog[i].dep >= zero ? -1 : writer[prog[i].dep];
-    }
-    free(writer);
     pr->sg[n] = 0;
     for (size_t i = n; i-- > 0;) {
         const int32_t d = pr->wr[i] >= 0 ? (int32_t)i - pr->wr[i] : 0;
@@ -315,9 +317,7 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
     for (int s = 0; s < pl->p; s++)
         if (!seen[s]) return;
     pr->ra = ra, pr->re = ra + len + P, pr->P = P, pr->shift = shift;
-    /* room for a check (two periods) and a few periods more; the level
-     * order runs ~10% slower than the engine's, so it is kept only where
-     * the jump may gain */
+    /* room for a check (two periods) and a few periods more */
     const size_t nlv = 3 * ((size_t)pr->sg[ra] + 1);
     pr->jump_ok = ra + 6 * P < pr->re &&
                   !grow((void **)&pr->rec, &pr->rec_cap, 8 * P, sizeof *pr->rec) &&
@@ -708,7 +708,7 @@ cx_sched_sim_status cx_core_replay_prog_run_ext(cx_replay_prog *pr, cx_play *pl,
     int c, e;
     if (pl->sd->steady && pl->sd->steady(pl->p, pl->m, pl->v, &c, &e) &&
         !grow((void **)&pr->wl, &pr->wl_cap, 2 * ncell + 2, sizeof *pr->wl)) {
-        const cx_sched_sim_status st = compile_levels(pr, pl, items);
+        const cx_sched_sim_status st = compile_levels(pr, pl, items, c);
         if (st != CX_SCHED_SIM_OK) return st;
         jump_scan(pr, pl);
         return run(pr, pl, tm, extra) ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
