@@ -267,40 +267,42 @@ culonx_status cx_core_replay_memory(const cx_cost *c, cx_replay_ws *ws, double *
     if (!ws->have_mem || !key_hit(c, key, ws->mem_key, nkey, ws->mem_nclass, ws->mem_cls)) {
         /* the compiled peak points (replay_mem.c: the same bits), else the
          * scan of the orders (always for the reference, full_replay) */
+        for (int i = 0; i < p * v; i++) {
+            const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->vs_stage_vs[i]);
+            ws->mem_act[i] = cc->act_bytes, ws->mem_work[i] = cc->work_bytes;
+        }
         int done = 0;
         if (!full_replay) {
             if (!ws->mem_tried) {
                 ws->mem_tried = 1;
                 cx_core_replay_mem_select(ws->mem, ws->sd, p, ws->mr, v, ws->pl);
             }
-            for (int i = 0; i < p * v; i++) {
-                const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->vs_stage_vs[i]);
-                ws->mem_act[i] = cc->act_bytes, ws->mem_work[i] = cc->work_bytes;
-            }
             done = cx_core_replay_mem_peaks(ws->mem, ws->mem_act, ws->mem_work, ws->mem_peak);
         }
         for (int s = 0; s < p && !done; s++) {
             int n;
             const cx_sched_item *ord = cx_sched_play_items(ws->pl, s, &n);
+            const double *const sa = ws->mem_act + (size_t)s * (size_t)v, *const sw =
+                                                                              ws->mem_work +
+                                                                              (size_t)s * (size_t)v;
             double act = 0, peak = 0;
             for (int i = 0; i < n; i++) {
-                const cx_chunk_cost *cc =
-                    cx_core_cost_chunk(c, c->vs_stage_vs[s * v + ord[i].chunk]);
+                const int k = ord[i].chunk;
                 switch (ord[i].kind) {
                 case CX_WORK_F:
-                    act += cc->act_bytes;
+                    act += sa[k];
                     if (act > peak) peak = act;
                     break;
                 case CX_WORK_B:
-                    if (act + cc->work_bytes > peak) peak = act + cc->work_bytes;
+                    if (act + sw[k] > peak) peak = act + sw[k];
                     break;
                 case CX_WORK_BW:
-                    if (act + cc->work_bytes > peak) peak = act + cc->work_bytes;
-                    act -= cc->act_bytes;
+                    if (act + sw[k] > peak) peak = act + sw[k];
+                    act -= sa[k];
                     break;
                 default:
                     if (act > peak) peak = act;
-                    act -= cc->act_bytes;
+                    act -= sa[k];
                     break;
                 }
             }

@@ -17,7 +17,7 @@
  * dependencies, so the results are bit-identical, without the worklist's
  * dependency checks and revisits (about 5x fewer instructions per item).
  * An item's end is kept only as its stage's last end (no item reads it:
- * a W reads the zero slot, see encode). Memory: 12 bytes per item (+8 for
+ * a W reads the zero slot, see encode_tmpl). Memory: 12 bytes per item (+8 for
  * the jump's writer and reach) and 16 per (microbatch, virtual stage) cell
  * (+8 while compiling); orders above MAX_ITEMS items always use the
  * engine.
@@ -55,6 +55,13 @@ typedef struct {
     uint16_t stage, di; /* di: vs * 4 + kind, SEND_BIT for a send */
 } ins;
 
+/* an instruction before its microbatch (encode_tmpl) */
+#define NONE INT32_MIN
+typedef struct {
+    int32_t vs, dep, out;
+    uint16_t di;
+} tmpl;
+
 /* a stage's registers, together (one cache line per stage's chain: the
  * program reads free and PP and writes all three per item) */
 typedef struct {
@@ -82,6 +89,8 @@ struct cx_replay_prog {
     size_t wr_cap, sg_cap, ra, re, P;
     int32_t *wl; /* compile_levels: the level each slot was written at */
     size_t wl_cap;
+    tmpl *tm; /* per (stage, chunk, kind): its instruction for microbatch 0 */
+    size_t tm_cap;
     int32_t shift;
     int jump_ok, jumped; /* jumped: the last run did */
     double *rec;         /* [8 P]: operands of two periods (jump) */
@@ -107,6 +116,7 @@ void cx_core_replay_prog_free(cx_replay_prog *pr)
     free(pr->tok);
     free(pr->wr);
     free(pr->wl);
+    free(pr->tm);
     free(pr->sg);
     free(pr->rec);
     free(pr->lv_slot);
@@ -138,14 +148,14 @@ CX_PLAY_STEP void record_step(void *ctx, const cx_play_step *st, cx_play_token *
     cx_replay_step_time((void *)rc->tm, st, done, out);
 }
 
-/* The instruction of item it of stage s (zero, scratch: the zero and
- * scratch slots). */
-static ins encode(const cx_play *pl, int s, const cx_sched_item *it, int32_t zero, int32_t scratch)
+/* The instruction of item (s, chunk k, kind) for microbatch 0 (the zero
+ * and scratch slots: NONE): a microbatch mb adds 2 (mb nvs) to its slots. */
+static tmpl encode_tmpl(const cx_play *pl, int s, int k, int kind)
 {
-    const int nvs = pl->nvs, vs = pl->vs_of[s * pl->nch + it->chunk], kind = it->kind;
-    const int32_t ci = (int32_t)((size_t)it->mb * (size_t)nvs + (size_t)vs);
-    ins x;
-    x.stage = (uint16_t)s;
+    const int nvs = pl->nvs, vs = pl->vs_of[s * pl->nch + k];
+    const int32_t ci = vs;
+    tmpl x;
+    x.vs = vs;
     x.di = (uint16_t)(vs * 4 + kind);
     /* a token written by this stage without a send is the end of one
      * of its earlier items, never above its free time: the maximum
@@ -153,19 +163,49 @@ static ins encode(const cx_play *pl, int s, const cx_sched_item *it, int32_t zer
      * slot instead (free >= 0), which keeps them out of the state the
      * jump carries (ZB-H1's deferred W: ~p^2/2 tokens otherwise) */
     if (kind == CX_WORK_F) {
-        x.dep = vs > 0 && !(pl->stage_of[vs - 1] == s && !pl->send_f[vs - 1]) ? 2 * (ci - 1) : zero;
+        x.dep = vs > 0 && !(pl->stage_of[vs - 1] == s && !pl->send_f[vs - 1]) ? 2 * (ci - 1) : NONE;
         x.out = 2 * ci;
         if (pl->send_f[vs]) x.di |= SEND_BIT;
     } else if (kind == CX_WORK_W) {
-        x.dep = zero;
-        x.out = scratch;
+        x.dep = NONE;
+        x.out = NONE;
     } else {
         const int own =
             vs == nvs - 1 ? !pl->send_f[vs] : pl->stage_of[vs + 1] == s && !pl->send_b[vs + 1];
-        x.dep = own ? zero : vs == nvs - 1 ? 2 * ci : 2 * (ci + 1) + 1;
+        x.dep = own ? NONE : vs == nvs - 1 ? 2 * ci : 2 * (ci + 1) + 1;
         x.out = 2 * ci + 1;
         if (pl->send_b[vs]) x.di |= SEND_BIT;
     }
+    return x;
+}
+
+/* The templates of every (stage, chunk, kind) of pl's orders into pr->tm;
+ * -1 when out of memory. */
+static int templates(cx_replay_prog *pr, const cx_play *pl)
+{
+    const size_t nt = (size_t)pl->p * (size_t)pl->nch * 4;
+    if (grow((void **)&pr->tm, &pr->tm_cap, nt, sizeof *pr->tm)) return -1;
+    for (int s = 0; s < pl->p; s++)
+        for (int k = 0; k < pl->nch; k++)
+            for (int kind = 0; kind < 4; kind++)
+                pr->tm[((size_t)s * (size_t)pl->nch + (size_t)k) * 4 + (size_t)kind] =
+                    encode_tmpl(pl, s, k, kind);
+    return 0;
+}
+
+/* The instruction of item it of stage s (zero, scratch: the zero and
+ * scratch slots). */
+static inline ins encode(const cx_replay_prog *pr, const cx_play *pl, int s,
+                         const cx_sched_item *it, int32_t zero, int32_t scratch)
+{
+    const tmpl *t =
+        &pr->tm[((size_t)s * (size_t)pl->nch + (size_t)it->chunk) * 4 + (size_t)it->kind];
+    const int32_t c2 = 2 * (int32_t)((size_t)it->mb * (size_t)pl->nvs);
+    ins x;
+    x.dep = t->dep == NONE ? zero : c2 + t->dep;
+    x.out = t->out == NONE ? scratch : c2 + t->out;
+    x.stage = (uint16_t)s;
+    x.di = t->di;
     return x;
 }
 
@@ -183,7 +223,7 @@ static void compile(cx_replay_prog *pr, const cx_play *pl)
     const int32_t zero = (int32_t)(2 * ncell), scratch = zero + 1;
     for (size_t i = 0; i < pr->nseq; i++) {
         const int s = pr->seq[2 * i], pos = pr->seq[2 * i + 1];
-        pr->prog[i] = encode(pl, s, &pl->items[(size_t)s * cap + (size_t)pos], zero, scratch);
+        pr->prog[i] = encode(pr, pl, s, &pl->items[(size_t)s * cap + (size_t)pos], zero, scratch);
         pr->last_di[s] = pr->prog[i].di & (uint16_t)~SEND_BIT;
     }
     compiled(pr, pl, pr->nseq);
@@ -217,7 +257,7 @@ static cx_sched_sim_status compile_levels(cx_replay_prog *pr, const cx_play *pl,
     for (int s = 0; s < p; s++) {
         cur[s] = 0;
         if (pl->len[s] > 0)
-            nx[na] = encode(pl, s, &pl->items[(size_t)s * cap], zero, scratch), act[na++] = s;
+            nx[na] = encode(pr, pl, s, &pl->items[(size_t)s * cap], zero, scratch), act[na++] = s;
     }
     size_t k = 0, P = 0;
     for (int32_t L = 1; k < items; L++) {
@@ -235,7 +275,7 @@ static cx_sched_sim_status compile_levels(cx_replay_prog *pr, const cx_play *pl,
                     pr->last_di[s] = x.di & (uint16_t)~SEND_BIT;
                     continue;
                 }
-                nx[na2] = encode(pl, s, it + 1, zero, scratch);
+                nx[na2] = encode(pr, pl, s, it + 1, zero, scratch);
             } else
                 nx[na2] = x;
             act[na2++] = s;
@@ -696,7 +736,8 @@ cx_sched_sim_status cx_core_replay_prog_run_ext(cx_replay_prog *pr, cx_play *pl,
                      pl->nvs <= CX_COST_MAX_VSTAGES && pl->nvs * 4 < (int)SEND_BIT &&
                      !grow((void **)&pr->seq, &pr->seq_cap, 2 * items, sizeof *pr->seq) &&
                      !grow((void **)&pr->prog, &pr->prog_cap, items, sizeof *pr->prog) &&
-                     !grow((void **)&pr->tok, &pr->tok_cap, 2 * ncell + 2, sizeof *pr->tok);
+                     !grow((void **)&pr->tok, &pr->tok_cap, 2 * ncell + 2, sizeof *pr->tok) &&
+                     !templates(pr, pl);
     if (!fits) {
         if (extra > 0) return CX_SCHED_SIM_UNSUPPORTED;
         return cx_sched_play_run(pl, cx_replay_step_time, (void *)tm);
