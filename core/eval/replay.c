@@ -15,10 +15,12 @@
  *   p2p.
  * Activation memory (allocated at F, freed after W or BW, a recompute's
  * transient bytes held during B) follows each stage's order alone, so its
- * per-stage peak is computed by a scan of the orders, apart from the times.
+ * per-stage peak is computed apart from the times: from the orders'
+ * compiled peak points (core/eval/replay_mem.c, the same bits), else by a
+ * scan of the orders.
  *
  * Fast paths. The held orders are played by a compiled program of the
- * engine's play order (core/eval/replay_prog.c; bit-identical), which jumps
+ * orders (core/eval/replay_prog.c; bit-identical to the engine), which jumps
  * over periods where the play is affine in the period index. Schedules
  * that state a steady state (cx_sched_desc.steady: period c and edge e
  * microbatches) are played, when m >= m' + 4c, from the program of m' = 3e

@@ -22,7 +22,7 @@
  * (+8 while compiling); orders above MAX_ITEMS items always use the
  * engine.
  * Jump (issue 13): for schedules that state a steady period of c
- * microbatches, the program is reordered by (level, stage) (same bits,
+ * microbatches, the program is in (level, stage) order (same bits,
  * periodic where the dependency graph is: P instructions per period, cell
  * slots + c microbatches). The play is a max-plus system; two periods are
  * recorded with every maximum's operands and the state X (stage free, PP
@@ -236,51 +236,73 @@ static void compile(cx_replay_prog *pr, const cx_play *pl)
  * what it does in the engine's order (bit-identical), but the order is a
  * function of the dependency graph alone, periodic where the graph is (the
  * engine's worklist order need not be): what the jump needs. Compiled
- * directly, without the engine: level L takes, stage by stage, each
- * stage's next item whose token was written at a level below L (wl: the
- * level each slot was written at); one pass over the items, O(p) per
- * level. CX_SCHED_SIM_DEADLOCK when a level takes nothing while items
- * remain. */
+ * directly, without the engine: level L takes, in stage order, the stages
+ * whose next item is ready (its token written at a level below L); a stage
+ * whose next item waits is woken by the write of that token (one reader per
+ * token slot: F(mb, vs) reads F(mb, vs - 1)'s, B(mb, vs) B(mb, vs + 1)'s or
+ * on the last virtual stage F(mb, vs)'s), so the cost is one visit per item
+ * and a bitmap of the stages per level. wl: per slot the level it was
+ * written at, INT32_MAX while unwritten, -1 - s while stage s waits on it.
+ * CX_SCHED_SIM_DEADLOCK when a level takes nothing while items remain;
+ * CX_SCHED_SIM_UNSUPPORTED (the engine then) if a slot had two readers. */
 static cx_sched_sim_status compile_levels(cx_replay_prog *pr, const cx_play *pl, size_t items,
                                           int c)
 {
-    const int p = pl->p, mid = pl->m / 2;
+    const int p = pl->p, mid = pl->m / 2, nw = (p + 63) / 64;
     const size_t cap = (size_t)pl->cap, ncell = (size_t)pl->m * (size_t)pl->nvs;
     const int32_t zero = (int32_t)(2 * ncell), scratch = zero + 1;
     int32_t *const wl = pr->wl;
     for (size_t i = 0; i < 2 * ncell + 2; i++)
         wl[i] = INT32_MAX;
     wl[zero] = 0;
-    /* the active stages, each with its next item encoded */
-    int cur[CX_COST_MAX_STAGES], act[CX_COST_MAX_STAGES], na = 0;
+    /* each stage's next item encoded; the stages ready at this level and
+     * the next */
+    int cur[CX_COST_MAX_STAGES];
     ins nx[CX_COST_MAX_STAGES];
+    uint64_t ready[2][(CX_COST_MAX_STAGES + 63) / 64];
+    memset(ready, 0, sizeof ready);
     for (int s = 0; s < p; s++) {
         cur[s] = 0;
-        if (pl->len[s] > 0)
-            nx[na] = encode(pr, pl, s, &pl->items[(size_t)s * cap], zero, scratch), act[na++] = s;
+        if (pl->len[s] == 0) continue;
+        nx[s] = encode(pr, pl, s, &pl->items[(size_t)s * cap], zero, scratch);
+        if (nx[s].dep == zero)
+            ready[0][s / 64] |= 1ull << (s % 64);
+        else if (wl[nx[s].dep] != INT32_MAX)
+            return CX_SCHED_SIM_UNSUPPORTED;
+        else
+            wl[nx[s].dep] = -1 - s;
     }
     size_t k = 0, P = 0;
     for (int32_t L = 1; k < items; L++) {
+        uint64_t *const now = ready[(L - 1) & 1], *const nxt = ready[L & 1];
         const size_t k0 = k;
-        int na2 = 0;
-        for (int j = 0; j < na; j++) {
-            const int s = act[j];
-            const ins x = nx[j];
-            if (wl[x.dep] < L) {
+        for (int wd = 0; wd < nw; wd++)
+            for (uint64_t bits = now[wd]; bits; bits &= bits - 1) {
+                const int s = wd * 64 + __builtin_ctzll(bits);
+                const ins x = nx[s];
                 const cx_sched_item *it = &pl->items[(size_t)s * cap + (size_t)cur[s]];
                 P += it->mb >= mid && it->mb < mid + c;
                 pr->prog[k++] = x;
-                wl[x.out] = L;
+                /* the token: wakes the stage waiting on it for the next
+                 * level */
+                if (x.out != scratch) {
+                    const int32_t w = wl[x.out];
+                    if (w < 0) nxt[(-1 - w) / 64] |= 1ull << ((-1 - w) % 64);
+                    wl[x.out] = L;
+                }
                 if (++cur[s] == pl->len[s]) {
                     pr->last_di[s] = x.di & (uint16_t)~SEND_BIT;
                     continue;
                 }
-                nx[na2] = encode(pr, pl, s, it + 1, zero, scratch);
-            } else
-                nx[na2] = x;
-            act[na2++] = s;
-        }
-        na = na2;
+                const ins y = nx[s] = encode(pr, pl, s, it + 1, zero, scratch);
+                if (wl[y.dep] >= 0 && wl[y.dep] <= L)
+                    nxt[wd] |= 1ull << (s % 64);
+                else if (wl[y.dep] != INT32_MAX)
+                    return CX_SCHED_SIM_UNSUPPORTED;
+                else
+                    wl[y.dep] = -1 - s;
+            }
+        memset(now, 0, (size_t)nw * sizeof *now);
         if (k == k0) return CX_SCHED_SIM_DEADLOCK;
     }
     compiled(pr, pl, items);
@@ -750,9 +772,12 @@ cx_sched_sim_status cx_core_replay_prog_run_ext(cx_replay_prog *pr, cx_play *pl,
     if (pl->sd->steady && pl->sd->steady(pl->p, pl->m, pl->v, &c, &e) &&
         !grow((void **)&pr->wl, &pr->wl_cap, 2 * ncell + 2, sizeof *pr->wl)) {
         const cx_sched_sim_status st = compile_levels(pr, pl, items, c);
-        if (st != CX_SCHED_SIM_OK) return st;
-        jump_scan(pr, pl);
-        return run(pr, pl, tm, extra) ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
+        if (st == CX_SCHED_SIM_OK) {
+            jump_scan(pr, pl);
+            return run(pr, pl, tm, extra) ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
+        }
+        if (st != CX_SCHED_SIM_UNSUPPORTED) return st;
+        pr->have = 0;
     }
     recorder rc = {tm, pr->seq, 0};
     cx_sched_sim_status st = cx_sched_play_run(pl, record_step, &rc);
