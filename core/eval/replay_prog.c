@@ -294,7 +294,11 @@ static cx_sched_sim_status compile_levels(cx_replay_prog *pr, const cx_play *pl,
                     pr->last_di[s] = x.di & (uint16_t)~SEND_BIT;
                     continue;
                 }
+                /* a stage's items are read in order, p streams at once:
+                 * ask for the next line ahead */
+                __builtin_prefetch(it + 16);
                 const ins y = nx[s] = encode(pr, pl, s, it + 1, zero, scratch);
+                __builtin_prefetch(&wl[y.out]);
                 if (wl[y.dep] >= 0 && wl[y.dep] <= L)
                     nxt[wd] |= 1ull << (s % 64);
                 else if (wl[y.dep] != INT32_MAX)
@@ -361,10 +365,11 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
     /* the writer of each slot, in compile_levels' levels (done with) */
     int32_t *const writer = pr->wl;
     if (grow((void **)&pr->sg, &pr->sg_cap, n + 1, sizeof *pr->sg)) return;
-    for (size_t i = 0; i < n; i++)
-        writer[prog[i].out] = (int32_t)i;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        /* a token's writer precedes its reader in the program */
         pr->wr[i] = prog[i].dep >= zero ? -1 : writer[prog[i].dep];
+        writer[prog[i].out] = (int32_t)i;
+    }
     pr->sg[n] = 0;
     for (size_t i = n; i-- > 0;) {
         const int32_t d = pr->wr[i] >= 0 ? (int32_t)i - pr->wr[i] : 0;
@@ -412,8 +417,18 @@ static inline void step(cx_replay_prog *pr, const ins *x, double p2p, int overla
 /* Plays instructions [from, to) (see the top comment). */
 static inline void exec(cx_replay_prog *pr, size_t from, size_t to, double p2p, int overlap)
 {
-    for (size_t i = from; i < to; i++)
-        step(pr, &pr->prog[i], p2p, overlap, NULL);
+    const ins *const prog = pr->prog;
+    double *const tok = pr->tok;
+    size_t i = from;
+    /* the token slot written 32 instructions on, asked for ahead (the
+     * tokens of a level are spread over the cells: measured 8-16% on the
+     * sweeps of bench_sweep_bench schedules) */
+    for (; i + 32 < to; i++) {
+        __builtin_prefetch(&tok[prog[i + 32].out], 1);
+        step(pr, &prog[i], p2p, overlap, NULL);
+    }
+    for (; i < to; i++)
+        step(pr, &prog[i], p2p, overlap, NULL);
 }
 
 /* Plays instructions [from, to) as exec does, recording per instruction
@@ -460,25 +475,6 @@ static int op_ok(double a0, double b0, double a1, double b1, double tol, double 
     return 0;
 }
 
-/* Plays the periodic region from instruction b (>= jump_scan's ra) and
- * jumps over periods where the play is affine in the period index (see
- * core/README.md, "Program jump"): it plays two periods recording every
- * maximum's operands, with the state X (stage free, PP free, last end and
- * every token written before the boundary and read after it) at the three
- * boundaries. When every maximum keeps its winner over the two periods and
- * the state advances by the same D (per value, to 1e-13 of the time) from
- * the first boundary to the second and from the second to the third, the
- * periods with that winner pattern form one affine map X -> A X + c with
- * A D = D, so X advances by D per period for as long as no winner changes:
- * K periods, the first crossing of a maximum's loser and winner (each
- * operand advancing at its own rate). It then moves on by q = min(K - 1,
- * MAX_JUMP) periods: first the *extra periods the orders lack (virtual:
- * the orders of m' stand for those of m' + extra c, periods inserted at
- * the boundary; the live tokens and registers + q D, the program goes on
- * where it is, its microbatches relabelled), then periods of the program
- * itself (real: the play goes on q periods later, the tokens live there +
- * q D), and checks again; a failed check is retried after 1, 2, 4, ...
- * periods. Returns the instruction to go on from. */
 /* The advance per period of the value in slot d written in the period
  * before b2 (its copy one period earlier: d - shift), or lam when the whole
  * state moved by one shift (uni). */
