@@ -15,13 +15,15 @@
  *   p2p.
  * Activation memory (allocated at F, freed after W or BW, a recompute's
  * transient bytes held during B) follows each stage's order alone, so its
- * per-stage peak is computed by a scan of the orders, apart from the times.
+ * per-stage peak is computed apart from the times: from the orders'
+ * compiled peak points (core/eval/replay_mem.c, the same bits), else by a
+ * scan of the orders.
  *
  * Exact formulas first: where replay_formula.c has a closed form of the
  * times and the activation peaks (interleaved 1F1B, its preconditions), the
  * result comes from it, no orders built.
  * Fast paths. The held orders are played by a compiled program of the
- * engine's play order (core/eval/replay_prog.c; bit-identical), which jumps
+ * orders (core/eval/replay_prog.c; bit-identical to the engine), which jumps
  * over periods where the play is affine in the period index. Schedules
  * that state a steady state (cx_sched_desc.steady: period c and edge e
  * microbatches) are played, when m >= m' + 4c, from the program of m' = 3e
@@ -45,6 +47,7 @@
 #include "core/eval/replay.h"
 #include "core/eval/cost_key.h"
 #include "core/eval/replay_formula.h"
+#include "core/eval/replay_mem.h"
 #include "core/eval/replay_memo.h"
 #include "core/eval/replay_prog.h"
 #include "core/eval/replay_step.h"
@@ -72,6 +75,9 @@ struct cx_replay_ws {
     cx_replay_prog *prog_mid;
     cx_cost_key *key;     /* inputs of the last cost build (cost_key.c) */
     cx_replay_memo *memo; /* recent time results (replay_memo.c) */
+    cx_replay_mem *mem;   /* the orders' peak points (replay_mem.c) */
+    int mem_tried;        /* ... selected for the held orders */
+    double mem_act[CX_COST_MAX_VSTAGES], mem_work[CX_COST_MAX_VSTAGES];
     const cx_sched_desc *sd;
     int p, m, v, have_order;
     int mr, mr2, period, edge;
@@ -98,11 +104,12 @@ struct cx_replay_ws {
 cx_replay_ws *cx_core_replay_ws_new(void)
 {
     cx_replay_ws *ws = calloc(1, sizeof(cx_replay_ws));
-    if (ws &&
-        (!(ws->pl = cx_sched_play_new()) || !(ws->prog = cx_core_replay_prog_new()) ||
-         !(ws->key = cx_core_cost_key_new()) || !(ws->pl_full = cx_sched_play_new()) ||
-         !(ws->prog_full = cx_core_replay_prog_new()) || !(ws->pl_mid = cx_sched_play_new()) ||
-         !(ws->prog_mid = cx_core_replay_prog_new()) || !(ws->memo = cx_core_replay_memo_new()))) {
+    if (ws && (!(ws->pl = cx_sched_play_new()) || !(ws->prog = cx_core_replay_prog_new()) ||
+               !(ws->key = cx_core_cost_key_new()) || !(ws->pl_full = cx_sched_play_new()) ||
+               !(ws->prog_full = cx_core_replay_prog_new()) ||
+               !(ws->pl_mid = cx_sched_play_new()) || !(ws->prog_mid = cx_core_replay_prog_new()) ||
+               !(ws->memo = cx_core_replay_memo_new()) || !(ws->mem = cx_core_replay_mem_new()))) {
+        cx_core_replay_mem_free(ws->mem);
         cx_core_replay_memo_free(ws->memo);
         cx_sched_play_free(ws->pl_mid);
         cx_core_replay_prog_free(ws->prog_full);
@@ -132,6 +139,7 @@ void cx_core_replay_ws_free(cx_replay_ws *ws)
     cx_sched_play_free(ws->pl_mid);
     cx_core_replay_prog_free(ws->prog_mid);
     cx_core_replay_memo_free(ws->memo);
+    cx_core_replay_mem_free(ws->mem);
     free(ws);
 }
 
@@ -189,7 +197,7 @@ static culonx_status orders(const cx_cost *c, cx_replay_ws *ws, culonx_error *er
     const int p = c->p, v = c->v, m = c->m, nvs = p * v;
     const cx_sched_desc *sd = c->sched;
     if (ws->have_order && ws->sd == sd && ws->p == p && ws->m == m && ws->v == v) return CULONX_OK;
-    ws->have_order = ws->have_time = ws->have_mem = 0;
+    ws->have_order = ws->have_time = ws->have_mem = ws->mem_tried = 0;
     if ((int64_t)m * nvs * 3 > CX_MAX_SCHEDULE_ITEMS)
         return cx_core_fail(err, CULONX_EINPUT, c->run->path, 0,
                             "schedule %s: %d microbatches x %d virtual stages is too many to "
@@ -270,28 +278,44 @@ culonx_status cx_core_replay_memory(const cx_cost *c, cx_replay_ws *ws, double *
         key[2 * k + 1] = kind_of(c, k)->work_bytes;
     }
     if (!ws->have_mem || !key_hit(c, key, ws->mem_key, nkey, ws->mem_nclass, ws->mem_cls)) {
-        for (int s = 0; s < p; s++) {
+        /* the compiled peak points (replay_mem.c: the same bits), else the
+         * scan of the orders (always for the reference, full_replay) */
+        for (int i = 0; i < p * v; i++) {
+            const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->vs_stage_vs[i]);
+            ws->mem_act[i] = cc->act_bytes, ws->mem_work[i] = cc->work_bytes;
+        }
+        int done = 0;
+        if (!full_replay) {
+            if (!ws->mem_tried) {
+                ws->mem_tried = 1;
+                cx_core_replay_mem_select(ws->mem, ws->sd, p, ws->mr, v, ws->pl);
+            }
+            done = cx_core_replay_mem_peaks(ws->mem, ws->mem_act, ws->mem_work, ws->mem_peak);
+        }
+        for (int s = 0; s < p && !done; s++) {
             int n;
             const cx_sched_item *ord = cx_sched_play_items(ws->pl, s, &n);
+            const double *const sa = ws->mem_act + (size_t)s * (size_t)v, *const sw =
+                                                                              ws->mem_work +
+                                                                              (size_t)s * (size_t)v;
             double act = 0, peak = 0;
             for (int i = 0; i < n; i++) {
-                const cx_chunk_cost *cc =
-                    cx_core_cost_chunk(c, c->vs_stage_vs[s * v + ord[i].chunk]);
+                const int k = ord[i].chunk;
                 switch (ord[i].kind) {
                 case CX_WORK_F:
-                    act += cc->act_bytes;
+                    act += sa[k];
                     if (act > peak) peak = act;
                     break;
                 case CX_WORK_B:
-                    if (act + cc->work_bytes > peak) peak = act + cc->work_bytes;
+                    if (act + sw[k] > peak) peak = act + sw[k];
                     break;
                 case CX_WORK_BW:
-                    if (act + cc->work_bytes > peak) peak = act + cc->work_bytes;
-                    act -= cc->act_bytes;
+                    if (act + sw[k] > peak) peak = act + sw[k];
+                    act -= sa[k];
                     break;
                 default:
                     if (act > peak) peak = act;
-                    act -= cc->act_bytes;
+                    act -= sa[k];
                     break;
                 }
             }

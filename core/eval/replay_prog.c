@@ -3,21 +3,26 @@
  * The play engine (schedules/play.h) plays an item as soon as its
  * dependency token exists; which tokens exist depends on the items played,
  * never on their times, so the sequence of (stage, item) it plays is a
- * function of the orders alone. The first play of a set of orders runs the
- * engine with the replay's timing rule (replay_step.h) and records that
- * sequence; it becomes a program of instructions (token read, tokens
- * written, stage, duration slot, send flag). Later plays of the same orders
- * (a sweep replays one (schedule, p, m, v) for every recompute mode,
- * sequence parallelism, clock, ...) run the program: per item
+ * function of the orders alone. It becomes a program of instructions
+ * (token read, token written, stage, duration slot, send flag): for
+ * schedules that state a steady state compiled straight from the orders in
+ * (level, stage) order (compile_levels, no engine play), for the others
+ * recorded from the engine's first play with the replay's timing rule
+ * (replay_step.h). Every play of the same orders (a sweep replays one
+ * (schedule, p, m, v) for every recompute mode, sequence parallelism,
+ * clock, ...) runs the program: per item
  *     start = max(free[s], tok[dep]), end = start + dur,
  *     send: out = pp[s] = max(end, pp[s]) + p2p, free[s] = overlap ? end : out
- * with the engine's operations in the engine's order, so the results are
- * bit-identical, without the worklist's dependency checks and revisits
- * (about 5x fewer instructions per item). Memory: 16 bytes per item and 24
- * per (microbatch, virtual stage) cell; orders above MAX_ITEMS items always
- * use the engine.
+ * with the engine's operations in a topological order of the engine's
+ * dependencies, so the results are bit-identical, without the worklist's
+ * dependency checks and revisits (about 5x fewer instructions per item).
+ * An item's end is kept only as its stage's last end (no item reads it:
+ * a W reads the zero slot, see encode_tmpl). Memory: 12 bytes per item (+8 for
+ * the jump's writer and reach) and 16 per (microbatch, virtual stage) cell
+ * (+8 while compiling); orders above MAX_ITEMS items always use the
+ * engine.
  * Jump (issue 13): for schedules that state a steady period of c
- * microbatches, the program is reordered by (level, stage) (same bits,
+ * microbatches, the program is in (level, stage) order (same bits,
  * periodic where the dependency graph is: P instructions per period, cell
  * slots + c microbatches). The play is a max-plus system; two periods are
  * recorded with every maximum's operands and the state X (stage free, PP
@@ -46,9 +51,22 @@
 #define SEND_BIT 0x8000u
 
 typedef struct {
-    int32_t dep, done, out; /* token slots: read, written (end, output) */
-    uint16_t stage, di;     /* di: vs * 4 + kind, SEND_BIT for a send */
+    int32_t dep, out;   /* token slots: read, written (the output) */
+    uint16_t stage, di; /* di: vs * 4 + kind, SEND_BIT for a send */
 } ins;
+
+/* an instruction before its microbatch (encode_tmpl) */
+#define NONE INT32_MIN
+typedef struct {
+    int32_t vs, dep, out;
+    uint16_t di;
+} tmpl;
+
+/* a stage's registers, together (one cache line per stage's chain: the
+ * program reads free and PP and writes all three per item) */
+typedef struct {
+    double free, pp, end, pad;
+} stage_regs;
 
 struct cx_replay_prog {
     /* the orders compiled: key of the engine's orders */
@@ -58,7 +76,7 @@ struct cx_replay_prog {
     size_t n, prog_cap;
     int32_t *seq; /* recording: (stage, pos) pairs */
     size_t seq_cap, nseq;
-    double *tok; /* [3 * cells + 2]: f_out, b_out, b_done of each cell, 0, scratch */
+    double *tok; /* [2 * cells + 2]: f_out, b_out of each cell, 0, scratch */
     size_t tok_cap;
     uint16_t last_di[CX_COST_MAX_STAGES]; /* each stage's last item */
     /* the jump (see jump_scan): instructions [ra, re) repeat with period P
@@ -69,6 +87,10 @@ struct cx_replay_prog {
      * b have their readers in [b, b + sg[b]]) */
     int32_t *wr, *sg;
     size_t wr_cap, sg_cap, ra, re, P;
+    int32_t *wl; /* compile_levels: the level each slot was written at */
+    size_t wl_cap;
+    tmpl *tm; /* per (stage, chunk, kind): its instruction for microbatch 0 */
+    size_t tm_cap;
     int32_t shift;
     int jump_ok, jumped; /* jumped: the last run did */
     double *rec;         /* [8 P]: operands of two periods (jump) */
@@ -78,7 +100,7 @@ struct cx_replay_prog {
     double *lv_val;
     size_t lv_cap, lvv_cap;
     double dur[4 * CX_COST_MAX_VSTAGES]; /* per (vs, kind) */
-    double free_s[CX_COST_MAX_STAGES], pp_s[CX_COST_MAX_STAGES], end_s[CX_COST_MAX_STAGES];
+    stage_regs rg[CX_COST_MAX_STAGES];
 };
 
 cx_replay_prog *cx_core_replay_prog_new(void)
@@ -93,6 +115,8 @@ void cx_core_replay_prog_free(cx_replay_prog *pr)
     free(pr->seq);
     free(pr->tok);
     free(pr->wr);
+    free(pr->wl);
+    free(pr->tm);
     free(pr->sg);
     free(pr->rec);
     free(pr->lv_slot);
@@ -124,80 +148,170 @@ CX_PLAY_STEP void record_step(void *ctx, const cx_play_step *st, cx_play_token *
     cx_replay_step_time((void *)rc->tm, st, done, out);
 }
 
-/* Reorders the program by (level, stage), level the item's depth in the
- * dependency graph (1 + the deeper of its stage predecessor and its token's
- * writer): every item still follows what it reads and each stage keeps its
- * order, so every item computes exactly what it did (bit-identical), but
- * the order is a function of the dependency graph alone, periodic where the
- * graph is (the engine's worklist order need not be): what the jump needs.
- * Leaves the engine's order when out of memory. */
-static void level_order(cx_replay_prog *pr, int p, size_t nslot)
+/* The instruction of item (s, chunk k, kind) for microbatch 0 (the zero
+ * and scratch slots: NONE): a microbatch mb adds 2 (mb nvs) to its slots. */
+static tmpl encode_tmpl(const cx_play *pl, int s, int k, int kind)
 {
-    const size_t n = pr->n;
-    int32_t *lev = malloc(n * sizeof *lev), *slot = calloc(nslot, sizeof *slot);
-    int32_t last[CX_COST_MAX_STAGES] = {0}, top = 0;
-    ins *tmp = NULL;
-    int32_t *at = NULL;
-    if (!lev || !slot) goto out;
-    for (size_t i = 0; i < n; i++) {
-        const ins *x = &pr->prog[i];
-        int32_t l = last[x->stage];
-        if (slot[x->dep] > l) l = slot[x->dep];
-        lev[i] = last[x->stage] = slot[x->done] = slot[x->out] = l + 1;
-        if (l + 1 > top) top = l + 1;
+    const int nvs = pl->nvs, vs = pl->vs_of[s * pl->nch + k];
+    const int32_t ci = vs;
+    tmpl x;
+    x.vs = vs;
+    x.di = (uint16_t)(vs * 4 + kind);
+    /* a token written by this stage without a send is the end of one
+     * of its earlier items, never above its free time: the maximum
+     * then takes free (the same bits), so such items read the zero
+     * slot instead (free >= 0), which keeps them out of the state the
+     * jump carries (ZB-H1's deferred W: ~p^2/2 tokens otherwise) */
+    if (kind == CX_WORK_F) {
+        x.dep = vs > 0 && !(pl->stage_of[vs - 1] == s && !pl->send_f[vs - 1]) ? 2 * (ci - 1) : NONE;
+        x.out = 2 * ci;
+        if (pl->send_f[vs]) x.di |= SEND_BIT;
+    } else if (kind == CX_WORK_W) {
+        x.dep = NONE;
+        x.out = NONE;
+    } else {
+        const int own =
+            vs == nvs - 1 ? !pl->send_f[vs] : pl->stage_of[vs + 1] == s && !pl->send_b[vs + 1];
+        x.dep = own ? NONE : vs == nvs - 1 ? 2 * ci : 2 * (ci + 1) + 1;
+        x.out = 2 * ci + 1;
+        if (pl->send_b[vs]) x.di |= SEND_BIT;
     }
-    const size_t nkey = ((size_t)top + 1) * (size_t)p;
-    if (!(at = malloc(nkey * sizeof *at)) || !(tmp = malloc(n * sizeof *tmp))) goto out;
-    memset(at, 0xff, nkey * sizeof *at);
-    for (size_t i = 0; i < n; i++)
-        at[(size_t)lev[i] * (size_t)p + pr->prog[i].stage] = (int32_t)i;
-    size_t k = 0;
-    for (size_t j = 0; j < nkey; j++)
-        if (at[j] >= 0) tmp[k++] = pr->prog[at[j]];
-    if (k == n) memcpy(pr->prog, tmp, n * sizeof *tmp);
-out:
-    free(lev), free(slot), free(at), free(tmp);
+    return x;
+}
+
+/* The templates of every (stage, chunk, kind) of pl's orders into pr->tm;
+ * -1 when out of memory. */
+static int templates(cx_replay_prog *pr, const cx_play *pl)
+{
+    const size_t nt = (size_t)pl->p * (size_t)pl->nch * 4;
+    if (grow((void **)&pr->tm, &pr->tm_cap, nt, sizeof *pr->tm)) return -1;
+    for (int s = 0; s < pl->p; s++)
+        for (int k = 0; k < pl->nch; k++)
+            for (int kind = 0; kind < 4; kind++)
+                pr->tm[((size_t)s * (size_t)pl->nch + (size_t)k) * 4 + (size_t)kind] =
+                    encode_tmpl(pl, s, k, kind);
+    return 0;
+}
+
+/* The instruction of item it of stage s (zero, scratch: the zero and
+ * scratch slots). */
+static inline ins encode(const cx_replay_prog *pr, const cx_play *pl, int s,
+                         const cx_sched_item *it, int32_t zero, int32_t scratch)
+{
+    const tmpl *t =
+        &pr->tm[((size_t)s * (size_t)pl->nch + (size_t)it->chunk) * 4 + (size_t)it->kind];
+    const int32_t c2 = 2 * (int32_t)((size_t)it->mb * (size_t)pl->nvs);
+    ins x;
+    x.dep = t->dep == NONE ? zero : c2 + t->dep;
+    x.out = t->out == NONE ? scratch : c2 + t->out;
+    x.stage = (uint16_t)s;
+    x.di = t->di;
+    return x;
+}
+
+static void compiled(cx_replay_prog *pr, const cx_play *pl, size_t n)
+{
+    pr->n = n;
+    pr->sd = pl->sd, pr->p = pl->p, pr->m = pl->m, pr->v = pl->v;
+    pr->have = 1;
 }
 
 /* The program of the recorded sequence. */
 static void compile(cx_replay_prog *pr, const cx_play *pl)
 {
-    const int nvs = pl->nvs, nch = pl->nch;
-    const size_t cap = (size_t)pl->cap, ncell = (size_t)pl->m * (size_t)nvs;
-    const int32_t zero = (int32_t)(3 * ncell), scratch = zero + 1;
+    const size_t cap = (size_t)pl->cap, ncell = (size_t)pl->m * (size_t)pl->nvs;
+    const int32_t zero = (int32_t)(2 * ncell), scratch = zero + 1;
     for (size_t i = 0; i < pr->nseq; i++) {
         const int s = pr->seq[2 * i], pos = pr->seq[2 * i + 1];
-        const cx_sched_item *it = &pl->items[(size_t)s * cap + (size_t)pos];
-        const int vs = pl->vs_of[s * nch + it->chunk], kind = it->kind;
-        const int32_t ci = (int32_t)((size_t)it->mb * (size_t)nvs + (size_t)vs);
-        ins *x = &pr->prog[i];
-        x->stage = (uint16_t)s;
-        x->di = (uint16_t)(vs * 4 + kind);
-        /* a token written by this stage without a send is the end of one
-         * of its earlier items, never above its free time: the maximum
-         * then takes free (the same bits), so such items read the zero
-         * slot instead (free >= 0), which keeps them out of the state the
-         * jump carries (ZB-H1's deferred W: ~p^2/2 tokens otherwise) */
-        if (kind == CX_WORK_F) {
-            x->dep =
-                vs > 0 && !(pl->stage_of[vs - 1] == s && !pl->send_f[vs - 1]) ? 3 * (ci - 1) : zero;
-            x->done = scratch, x->out = 3 * ci;
-            if (pl->send_f[vs]) x->di |= SEND_BIT;
-        } else if (kind == CX_WORK_W) {
-            x->dep = zero;
-            x->done = x->out = scratch;
-        } else {
-            const int own =
-                vs == nvs - 1 ? !pl->send_f[vs] : pl->stage_of[vs + 1] == s && !pl->send_b[vs + 1];
-            x->dep = own ? zero : vs == nvs - 1 ? 3 * ci : 3 * (ci + 1) + 1;
-            x->done = 3 * ci + 2, x->out = 3 * ci + 1;
-            if (pl->send_b[vs]) x->di |= SEND_BIT;
-        }
-        pr->last_di[s] = x->di & (uint16_t)~SEND_BIT;
+        pr->prog[i] = encode(pr, pl, s, &pl->items[(size_t)s * cap + (size_t)pos], zero, scratch);
+        pr->last_di[s] = pr->prog[i].di & (uint16_t)~SEND_BIT;
     }
-    pr->n = pr->nseq;
-    pr->sd = pl->sd, pr->p = pl->p, pr->m = pl->m, pr->v = pl->v;
-    pr->have = 1;
+    compiled(pr, pl, pr->nseq);
+}
+
+/* The program of the orders held by pl in (level, stage) order, level the
+ * item's depth in the dependency graph (1 + the deeper of its stage
+ * predecessor and its token's writer): every item still follows what it
+ * reads and each stage keeps its order, so every item computes exactly
+ * what it does in the engine's order (bit-identical), but the order is a
+ * function of the dependency graph alone, periodic where the graph is (the
+ * engine's worklist order need not be): what the jump needs. Compiled
+ * directly, without the engine: level L takes, in stage order, the stages
+ * whose next item is ready (its token written at a level below L); a stage
+ * whose next item waits is woken by the write of that token (one reader per
+ * token slot: F(mb, vs) reads F(mb, vs - 1)'s, B(mb, vs) B(mb, vs + 1)'s or
+ * on the last virtual stage F(mb, vs)'s), so the cost is one visit per item
+ * and a bitmap of the stages per level. wl: per slot the level it was
+ * written at, INT32_MAX while unwritten, -1 - s while stage s waits on it.
+ * CX_SCHED_SIM_DEADLOCK when a level takes nothing while items remain;
+ * CX_SCHED_SIM_UNSUPPORTED (the engine then) if a slot had two readers. */
+static cx_sched_sim_status compile_levels(cx_replay_prog *pr, const cx_play *pl, size_t items,
+                                          int c)
+{
+    const int p = pl->p, mid = pl->m / 2, nw = (p + 63) / 64;
+    const size_t cap = (size_t)pl->cap, ncell = (size_t)pl->m * (size_t)pl->nvs;
+    const int32_t zero = (int32_t)(2 * ncell), scratch = zero + 1;
+    int32_t *const wl = pr->wl;
+    for (size_t i = 0; i < 2 * ncell + 2; i++)
+        wl[i] = INT32_MAX;
+    wl[zero] = 0;
+    /* each stage's next item encoded; the stages ready at this level and
+     * the next */
+    int cur[CX_COST_MAX_STAGES];
+    ins nx[CX_COST_MAX_STAGES];
+    uint64_t ready[2][(CX_COST_MAX_STAGES + 63) / 64];
+    memset(ready, 0, sizeof ready);
+    for (int s = 0; s < p; s++) {
+        cur[s] = 0;
+        if (pl->len[s] == 0) continue;
+        nx[s] = encode(pr, pl, s, &pl->items[(size_t)s * cap], zero, scratch);
+        if (nx[s].dep == zero)
+            ready[0][s / 64] |= 1ull << (s % 64);
+        else if (wl[nx[s].dep] != INT32_MAX)
+            return CX_SCHED_SIM_UNSUPPORTED;
+        else
+            wl[nx[s].dep] = -1 - s;
+    }
+    size_t k = 0, P = 0;
+    for (int32_t L = 1; k < items; L++) {
+        uint64_t *const now = ready[(L - 1) & 1], *const nxt = ready[L & 1];
+        const size_t k0 = k;
+        for (int wd = 0; wd < nw; wd++)
+            for (uint64_t bits = now[wd]; bits; bits &= bits - 1) {
+                const int s = wd * 64 + __builtin_ctzll(bits);
+                const ins x = nx[s];
+                const cx_sched_item *it = &pl->items[(size_t)s * cap + (size_t)cur[s]];
+                P += it->mb >= mid && it->mb < mid + c;
+                pr->prog[k++] = x;
+                /* the token: wakes the stage waiting on it for the next
+                 * level */
+                if (x.out != scratch) {
+                    const int32_t w = wl[x.out];
+                    if (w < 0) nxt[(-1 - w) / 64] |= 1ull << ((-1 - w) % 64);
+                    wl[x.out] = L;
+                }
+                if (++cur[s] == pl->len[s]) {
+                    pr->last_di[s] = x.di & (uint16_t)~SEND_BIT;
+                    continue;
+                }
+                /* a stage's items are read in order, p streams at once:
+                 * ask for the next line ahead */
+                __builtin_prefetch(it + 16);
+                const ins y = nx[s] = encode(pr, pl, s, it + 1, zero, scratch);
+                __builtin_prefetch(&wl[y.out]);
+                if (wl[y.dep] >= 0 && wl[y.dep] <= L)
+                    nxt[wd] |= 1ull << (s % 64);
+                else if (wl[y.dep] != INT32_MAX)
+                    return CX_SCHED_SIM_UNSUPPORTED;
+                else
+                    wl[y.dep] = -1 - s;
+            }
+        memset(now, 0, (size_t)nw * sizeof *now);
+        if (k == k0) return CX_SCHED_SIM_DEADLOCK;
+    }
+    compiled(pr, pl, items);
+    pr->P = P;
+    return CX_SCHED_SIM_OK;
 }
 
 /* 0: never jump (the reference, cx_core_replay_prog_set_jump) */
@@ -213,8 +327,8 @@ void cx_core_replay_prog_set_jump(int on)
 static int congruent(const ins *x, const ins *y, int32_t shift, int32_t zero)
 {
     if (x->stage != y->stage || x->di != y->di) return 0;
-    const int32_t a[3] = {x->dep, x->done, x->out}, b[3] = {y->dep, y->done, y->out};
-    for (int k = 0; k < 3; k++)
+    const int32_t a[2] = {x->dep, x->out}, b[2] = {y->dep, y->out};
+    for (int k = 0; k < 2; k++)
         if (b[k] != (a[k] >= zero ? a[k] : a[k] + shift)) return 0;
     return 1;
 }
@@ -237,17 +351,10 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
         return;
     /* P: the items of c microbatches in the middle of the orders (the
      * steady state; DualPipeV splits some backwards outside it, so n c / m
-     * need not be an integer) */
-    size_t P = 0;
-    const int mid = pl->m / 2;
-    for (int s = 0; s < pl->p; s++) {
-        const cx_sched_item *ord = pl->items + (size_t)s * (size_t)pl->cap;
-        for (int i = 0; i < pl->len[s]; i++)
-            P += ord[i].mb >= mid && ord[i].mb < mid + c;
-    }
-    const size_t nslot = 3 * m * nvs + 2;
+     * need not be an integer), counted by compile_levels */
+    const size_t P = pr->P;
     if (P < 1 || P >= n) return;
-    const int32_t zero = (int32_t)(3 * m * nvs), shift = (int32_t)(3 * (size_t)c * nvs);
+    const int32_t zero = (int32_t)(2 * m * nvs), shift = (int32_t)(2 * (size_t)c * nvs);
     const ins *prog = pr->prog;
     size_t ra = 0, len = 0;
     for (size_t i = 0, run = 0; i + P < n; i++) {
@@ -255,17 +362,14 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
         if (run > len) len = run, ra = i + 1 - run;
     }
     if (len < 4 * P) return;
-    int32_t *writer = malloc(nslot * sizeof *writer);
-    if (!writer || grow((void **)&pr->sg, &pr->sg_cap, n + 1, sizeof *pr->sg)) {
-        free(writer);
-        return;
-    }
-    for (size_t i = 0; i < n; i++)
-        writer[prog[i].done] = writer[prog[i].out] = (int32_t)i;
+    /* the writer of each slot, in compile_levels' levels (done with) */
+    int32_t *const writer = pr->wl;
+    if (grow((void **)&pr->sg, &pr->sg_cap, n + 1, sizeof *pr->sg)) return;
     for (size_t i = 0; i < n; i++) {
+        /* a token's writer precedes its reader in the program */
         pr->wr[i] = prog[i].dep >= zero ? -1 : writer[prog[i].dep];
+        writer[prog[i].out] = (int32_t)i;
     }
-    free(writer);
     pr->sg[n] = 0;
     for (size_t i = n; i-- > 0;) {
         const int32_t d = pr->wr[i] >= 0 ? (int32_t)i - pr->wr[i] : 0;
@@ -280,9 +384,7 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
     for (int s = 0; s < pl->p; s++)
         if (!seen[s]) return;
     pr->ra = ra, pr->re = ra + len + P, pr->P = P, pr->shift = shift;
-    /* room for a check (two periods) and a few periods more; the level
-     * order runs ~10% slower than the engine's, so it is kept only where
-     * the jump may gain */
+    /* room for a check (two periods) and a few periods more */
     const size_t nlv = 3 * ((size_t)pr->sg[ra] + 1);
     pr->jump_ok = ra + 6 * P < pr->re &&
                   !grow((void **)&pr->rec, &pr->rec_cap, 8 * P, sizeof *pr->rec) &&
@@ -295,29 +397,38 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
  * PP free (a send's maximum). Inlined, so exec's loop has no rec test. */
 static inline void step(cx_replay_prog *pr, const ins *x, double p2p, int overlap, double *rec)
 {
-    double *const free_s = pr->free_s, *const pp_s = pr->pp_s, *const tok = pr->tok;
-    const int s = x->stage;
-    const double ready = tok[x->dep], fr = free_s[s];
+    double *const tok = pr->tok;
+    stage_regs *const r = &pr->rg[x->stage];
+    const double ready = tok[x->dep], fr = r->free;
     const double start = fr > ready ? fr : ready;
     const double end = start + pr->dur[x->di & ~SEND_BIT];
     double out = end, nf = end;
-    if (rec) rec[0] = fr, rec[1] = ready, rec[2] = end, rec[3] = pp_s[s];
+    if (rec) rec[0] = fr, rec[1] = ready, rec[2] = end, rec[3] = r->pp;
     if (x->di & SEND_BIT) {
-        const double pp = pp_s[s], ss = end > pp ? end : pp;
-        out = pp_s[s] = ss + p2p;
+        const double pp = r->pp, ss = end > pp ? end : pp;
+        out = r->pp = ss + p2p;
         if (!overlap) nf = out;
     }
-    free_s[s] = nf;
-    pr->end_s[s] = end;
-    tok[x->done] = end;
+    r->free = nf;
+    r->end = end;
     tok[x->out] = out;
 }
 
 /* Plays instructions [from, to) (see the top comment). */
 static inline void exec(cx_replay_prog *pr, size_t from, size_t to, double p2p, int overlap)
 {
-    for (size_t i = from; i < to; i++)
-        step(pr, &pr->prog[i], p2p, overlap, NULL);
+    const ins *const prog = pr->prog;
+    double *const tok = pr->tok;
+    size_t i = from;
+    /* the token slot written 32 instructions on, asked for ahead (the
+     * tokens of a level are spread over the cells: measured 8-16% on the
+     * sweeps of bench_sweep_bench schedules) */
+    for (; i + 32 < to; i++) {
+        __builtin_prefetch(&tok[prog[i + 32].out], 1);
+        step(pr, &prog[i], p2p, overlap, NULL);
+    }
+    for (; i < to; i++)
+        step(pr, &prog[i], p2p, overlap, NULL);
 }
 
 /* Plays instructions [from, to) as exec does, recording per instruction
@@ -364,25 +475,6 @@ static int op_ok(double a0, double b0, double a1, double b1, double tol, double 
     return 0;
 }
 
-/* Plays the periodic region from instruction b (>= jump_scan's ra) and
- * jumps over periods where the play is affine in the period index (see
- * core/README.md, "Program jump"): it plays two periods recording every
- * maximum's operands, with the state X (stage free, PP free, last end and
- * every token written before the boundary and read after it) at the three
- * boundaries. When every maximum keeps its winner over the two periods and
- * the state advances by the same D (per value, to 1e-13 of the time) from
- * the first boundary to the second and from the second to the third, the
- * periods with that winner pattern form one affine map X -> A X + c with
- * A D = D, so X advances by D per period for as long as no winner changes:
- * K periods, the first crossing of a maximum's loser and winner (each
- * operand advancing at its own rate). It then moves on by q = min(K - 1,
- * MAX_JUMP) periods: first the *extra periods the orders lack (virtual:
- * the orders of m' stand for those of m' + extra c, periods inserted at
- * the boundary; the live tokens and registers + q D, the program goes on
- * where it is, its microbatches relabelled), then periods of the program
- * itself (real: the play goes on q periods later, the tokens live there +
- * q D), and checks again; a failed check is retried after 1, 2, 4, ...
- * periods. Returns the instruction to go on from. */
 /* The advance per period of the value in slot d written in the period
  * before b2 (its copy one period earlier: d - shift), or lam when the whole
  * state moved by one shift (uni). */
@@ -396,7 +488,7 @@ static inline double slope(const double *tok, int64_t d, int32_t sh, int uni, do
 static void move_regs(cx_replay_prog *pr, int p, const double *x1, double q, int uni, double lam)
 {
     for (int s = 0; s < p; s++) {
-        double *const r[3] = {&pr->free_s[s], &pr->pp_s[s], &pr->end_s[s]};
+        double *const r[3] = {&pr->rg[s].free, &pr->rg[s].pp, &pr->rg[s].end};
         for (int k = 0; k < 3; k++)
             if (!uni || k != 1 || pr->sends[s]) *r[k] += q * (uni ? lam : *r[k] - x1[3 * s + k]);
     }
@@ -484,8 +576,8 @@ static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap,
     const size_t P = pr->P, re = pr->re, n = pr->n;
     const int32_t *const wr = pr->wr, *const sg = pr->sg, sh = pr->shift;
     const ins *const prog = pr->prog;
-    double *const free_s = pr->free_s, *const pp_s = pr->pp_s, *const end_s = pr->end_s,
-                  *const tok = pr->tok, *const rec = pr->rec;
+    const stage_regs *const rg = pr->rg;
+    double *const tok = pr->tok, *const rec = pr->rec;
     double x0[3 * CX_COST_MAX_STAGES], x1[3 * CX_COST_MAX_STAGES];
     size_t skip = 1;
     int jumped = 0;
@@ -493,23 +585,23 @@ static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap,
     while (b + (have ? 2 : 3) * P <= re) {
         if (!have) {
             for (int s = 0; s < p; s++)
-                x0[3 * s] = free_s[s], x0[3 * s + 1] = pp_s[s], x0[3 * s + 2] = end_s[s];
+                x0[3 * s] = rg[s].free, x0[3 * s + 1] = rg[s].pp, x0[3 * s + 2] = rg[s].end;
             exec_rec(pr, b, b + P, p2p, overlap, rec);
             b += P;
             /* uniform: one shift lam over one period */
             double T = 0;
             for (int s = 0; s < p; s++)
-                T = fmax(T, fmax(free_s[s], pp_s[s]));
+                T = fmax(T, fmax(rg[s].free, rg[s].pp));
             double lam = 0; /* the mean advance: ulps of rounding average out */
             for (int s = 0; s < p; s++)
-                lam += free_s[s] - x0[3 * s];
+                lam += rg[s].free - x0[3 * s];
             lam /= p;
             const double tolr = 1e-13 * T;
             int uni = lam > 0;
             for (int s = 0; s < p && uni; s++)
-                uni = fabs(free_s[s] - x0[3 * s] - lam) <= tolr &&
-                      fabs(end_s[s] - x0[3 * s + 2] - lam) <= tolr &&
-                      (!pr->sends[s] || fabs(pp_s[s] - x0[3 * s + 1] - lam) <= tolr);
+                uni = fabs(rg[s].free - x0[3 * s] - lam) <= tolr &&
+                      fabs(rg[s].end - x0[3 * s + 2] - lam) <= tolr &&
+                      (!pr->sends[s] || fabs(rg[s].pp - x0[3 * s + 1] - lam) <= tolr);
             int uvok = 1; /* every live token written in the region */
             for (size_t r = b; r <= b + (size_t)sg[b] && r < n && uni; r++)
                 if (wr[r] >= 0 && (size_t)wr[r] < b) {
@@ -533,20 +625,20 @@ static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap,
             if (b + 2 * P > re) break;
         }
         for (int s = 0; s < p; s++)
-            x1[3 * s] = free_s[s], x1[3 * s + 1] = pp_s[s], x1[3 * s + 2] = end_s[s];
+            x1[3 * s] = rg[s].free, x1[3 * s + 1] = rg[s].pp, x1[3 * s + 2] = rg[s].end;
         exec_rec(pr, b, b + P, p2p, overlap, rec + 4 * P);
         const size_t b2 = b + P;
         b = b2, have = 0;
         double T = 0;
         for (int s = 0; s < p; s++) {
-            if (free_s[s] > T) T = free_s[s];
-            if (pp_s[s] > T) T = pp_s[s];
+            if (rg[s].free > T) T = rg[s].free;
+            if (rg[s].pp > T) T = rg[s].pp;
         }
         const double tol = 1e-12 * T, tolr = 1e-13 * T;
         double K = (double)MAX_JUMP + 1;
         int ok = 1;
         for (int s = 0; s < p && ok; s++) {
-            const double x2[3] = {free_s[s], pp_s[s], end_s[s]};
+            const double x2[3] = {rg[s].free, rg[s].pp, rg[s].end};
             for (int r = 0; r < 3 && ok; r++)
                 ok = fabs((x2[r] - x1[3 * s + r]) - (x1[3 * s + r] - x0[3 * s + r])) <= tolr;
         }
@@ -609,16 +701,16 @@ static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap,
 static int64_t run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm, int64_t extra)
 {
     const int p = pl->p, nvs = pl->nvs;
-    double *const dur = pr->dur, *const free_s = pr->free_s, *const pp_s = pr->pp_s,
-                  *const end_s = pr->end_s;
+    double *const dur = pr->dur;
+    stage_regs *const rg = pr->rg;
     for (int vs = 0; vs < nvs; vs++)
         for (int k = 0; k < 4; k++) {
             double win;
             dur[vs * 4 + k] = cx_replay_dur(&tm->vi[vs], k, &win);
         }
     for (int s = 0; s < p; s++)
-        free_s[s] = pp_s[s] = end_s[s] = 0.0;
-    pr->tok[3 * (size_t)pl->m * (size_t)nvs] = 0.0;
+        rg[s].free = rg[s].pp = rg[s].end = 0.0;
+    pr->tok[2 * (size_t)pl->m * (size_t)nvs] = 0.0;
     const double p2p = tm->p2p_s;
     const int overlap = tm->overlap;
     size_t i = 0;
@@ -633,9 +725,9 @@ static int64_t run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm, 
     for (int s = 0; s < p; s++) {
         double *reg = pl->regs + (size_t)s * CX_PLAY_REGS, win;
         const int di = pr->last_di[s];
-        reg[CX_R_FREE] = free_s[s];
-        reg[CX_R_PP_FREE] = pp_s[s];
-        reg[CX_R_LAST_END] = end_s[s];
+        reg[CX_R_FREE] = rg[s].free;
+        reg[CX_R_PP_FREE] = rg[s].pp;
+        reg[CX_R_LAST_END] = rg[s].end;
         cx_replay_dur(&tm->vi[di / 4], di % 4, &win);
         reg[CX_R_LAST_ITEM] = win;
     }
@@ -662,31 +754,32 @@ cx_sched_sim_status cx_core_replay_prog_run_ext(cx_replay_prog *pr, cx_play *pl,
                      pl->nvs <= CX_COST_MAX_VSTAGES && pl->nvs * 4 < (int)SEND_BIT &&
                      !grow((void **)&pr->seq, &pr->seq_cap, 2 * items, sizeof *pr->seq) &&
                      !grow((void **)&pr->prog, &pr->prog_cap, items, sizeof *pr->prog) &&
-                     !grow((void **)&pr->tok, &pr->tok_cap, 3 * ncell + 2, sizeof *pr->tok);
+                     !grow((void **)&pr->tok, &pr->tok_cap, 2 * ncell + 2, sizeof *pr->tok) &&
+                     !templates(pr, pl);
     if (!fits) {
         if (extra > 0) return CX_SCHED_SIM_UNSUPPORTED;
         return cx_sched_play_run(pl, cx_replay_step_time, (void *)tm);
+    }
+    /* schedules with a steady state: the level order (periodic, what the
+     * jump needs), compiled without the engine and run from this call on;
+     * the others: the engine's order, recorded while it plays this call
+     * (every order gives the same bits) */
+    int c, e;
+    if (pl->sd->steady && pl->sd->steady(pl->p, pl->m, pl->v, &c, &e) &&
+        !grow((void **)&pr->wl, &pr->wl_cap, 2 * ncell + 2, sizeof *pr->wl)) {
+        const cx_sched_sim_status st = compile_levels(pr, pl, items, c);
+        if (st == CX_SCHED_SIM_OK) {
+            jump_scan(pr, pl);
+            return run(pr, pl, tm, extra) ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
+        }
+        if (st != CX_SCHED_SIM_UNSUPPORTED) return st;
+        pr->have = 0;
     }
     recorder rc = {tm, pr->seq, 0};
     cx_sched_sim_status st = cx_sched_play_run(pl, record_step, &rc);
     if (st != CX_SCHED_SIM_OK || rc.n != items) return st;
     pr->nseq = rc.n;
     compile(pr, pl);
-    /* level order where it makes the jump possible, else the engine's
-     * (measured faster to run: ZB-H2 sweep 17%); both give the same bits */
-    int c, e;
-    if (pl->sd->steady && pl->sd->steady(pl->p, pl->m, pl->v, &c, &e)) {
-        ins *engine = malloc(pr->n * sizeof *engine);
-        if (engine) memcpy(engine, pr->prog, pr->n * sizeof *engine);
-        level_order(pr, pl->p, 3 * ncell + 2);
-        jump_scan(pr, pl);
-        if (!pr->jump_ok && engine) memcpy(pr->prog, engine, pr->n * sizeof *engine);
-        free(engine);
-    }
-    /* the result of every call is the program's, jumping or not, whether
-     * or not this call compiled it (identical sweeps on any thread count) */
-    if (pr->jump_ok && (jump_on || extra > 0))
-        return run(pr, pl, tm, extra) ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
     return extra > 0 ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
 }
 

@@ -1,9 +1,11 @@
 /*
  * replay_prog.h — the replay's orders compiled into a straight-line
- * program (core/eval/replay_prog.c): the order in which the play engine's
- * worklist plays the items depends on the orders only, never on the
- * durations, so it is recorded once per (schedule, p, m, v) and every later
- * play with other durations runs it without dependency checks.
+ * program (core/eval/replay_prog.c): which items may run after which
+ * depends on the orders only, never on the durations, so a topological
+ * order of the items is compiled once per (schedule, p, m, v) (the level
+ * order for schedules with a steady state, else the engine's recorded
+ * order) and every play with other durations runs it without dependency
+ * checks.
  * See core/README.md, "Closed form" (replayed schedules).
  */
 #ifndef CX_CORE_REPLAY_PROG_H
@@ -18,10 +20,9 @@ cx_replay_prog *cx_core_replay_prog_new(void);
 void cx_core_replay_prog_free(cx_replay_prog *pr);
 
 /* Plays the orders held by pl with tm: through the program when one is
- * compiled for them, else through the engine, compiling the program from
- * the order the engine played (orders of at most a few million items; above,
- * always the engine). Results in pl's stage registers, identical either
- * way. CX_SCHED_SIM_OK, DEADLOCK or NOMEM (from the engine). */
+ * compiled for them, else compiling it first (orders of at most a few
+ * million items; above, always the engine). Results in pl's stage
+ * registers, identical either way. CX_SCHED_SIM_OK, DEADLOCK or NOMEM. */
 cx_sched_sim_status cx_core_replay_prog_run(cx_replay_prog *pr, cx_play *pl,
                                             const cx_replay_timing *tm);
 
