@@ -59,13 +59,15 @@ int cx_core_plan_descent_init(cx_plan_descent *D, const cx_plan_dag *d, const in
     D->map = malloc(sizeof(int32_t) * n), D->crit = malloc(sizeof(int32_t) * n);
     D->arc = malloc(sizeof(int32_t) * n), D->path = malloc(sizeof(int32_t) * (2 * n + 8));
     D->fn = calloc(1, sizeof(cx_flownet));
-    return D->es && D->ls && D->rate && D->l0 && D->sg && D->lower && D->upper && D->lim && D->dl &&
-           D->dr && D->ex && D->map && D->crit && D->arc && D->path && D->fn;
+    D->sc = cx_core_plan_scale_new(d, soff);
+    return D->sc && D->es && D->ls && D->rate && D->l0 && D->sg && D->lower && D->upper && D->lim &&
+           D->dl && D->dr && D->ex && D->map && D->crit && D->arc && D->path && D->fn;
 }
 
 void cx_core_plan_descent_free(cx_plan_descent *D)
 {
     if (D->fn) cx_core_fn_free(D->fn);
+    cx_core_plan_scale_free(D->sc);
     free(D->fn), free(D->es), free(D->ls), free(D->rate), free(D->l0), free(D->sg);
     free(D->lower), free(D->upper), free(D->lim), free(D->dl), free(D->dr), free(D->ev),
         free(D->hd), free(D->hi), free(D->ex), free(D->map), free(D->crit);
@@ -227,6 +229,14 @@ int cx_core_plan_descent(cx_plan_descent *D, double T, double *dur, int64_t max_
     const int64_t n = d->n;
     const double tol = 1e-9 * (T > 0 ? T : 1);
     cx_flownet *fn = D->fn;
+    if (D->sc && !D->no_scale) {
+        forward(D, dur, 0, NULL, NULL);
+        int r = cx_core_plan_scale_solve(D->sc, T, D->es, dur, D->ev, &D->scale_work);
+        if (r < 0) return -2;
+        if (r == 0) D->no_scale = 1; /* out of budget: not worth trying again */
+        if (r >= 1 && forward(D, D->ev, 0, NULL, NULL) <= T + tol * 1e-3)
+            memcpy(dur, D->ev, sizeof(double) * (size_t)n);
+    }
     for (int64_t it = 0; it < max_steps; it++) {
         free_float(D, T, dur);
         /* the longest path may exceed T by rounding (moving nodes by a
