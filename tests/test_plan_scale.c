@@ -9,8 +9,9 @@
  *  - random 1F1B pipelines (pp 2-4, m 2-8, a fixed send between stages,
  *    stages alike or not): the same against the frontier, and against the
  *    plain cut descent (plan_exact.c with no_scale) at the same times;
- *  - the descent started from the solver (the default of --exact-at) needs
- *    no cut beyond its optimality check on those instances.
+ *  - the descent as --exact-at runs it (the solver's plan, returned when
+ *    its exact prices are found) equals the frontier; with its KKT check
+ *    on (certify) it needs no cut beyond the check on those instances.
  */
 #include "culonx.h"
 #include "core/eval/plan.h"
@@ -137,10 +138,11 @@ static void check_dag(const cx_plan_dag *d)
     earliest(d, &tp, fast, es);
     cx_plan_scale *warm = cx_core_plan_scale_new(d, tp.soff);
     CU_ASSERT_PTR_NOT_NULL_FATAL(warm);
-    cx_plan_descent plain, dflt;
+    cx_plan_descent plain, dflt, cert;
     CU_ASSERT_FATAL(cx_core_plan_descent_init(&plain, d, tp.order, tp.soff, tp.succ));
     CU_ASSERT_FATAL(cx_core_plan_descent_init(&dflt, d, tp.order, tp.soff, tp.succ));
-    plain.no_scale = 1;
+    CU_ASSERT_FATAL(cx_core_plan_descent_init(&cert, d, tp.order, tp.soff, tp.succ));
+    plain.no_scale = 1, cert.certify = 1;
     const int nb = 2 * f.nbrk - 1, every = nb / 16 + 1;
     for (int b = 0; b < nb; b = b + every < nb || b == nb - 1 ? b + every : nb - 1) {
         double T =
@@ -164,13 +166,17 @@ static void check_dag(const cx_plan_dag *d)
         double e = fabs(cost_of(d, ref) - cost_of(d, dur)) / sc;
         CU_ASSERT(e <= 1e-9);
         if (e > worst_vs_descent) worst_vs_descent = e;
-        memcpy(ref, fast, sizeof(double) * (size_t)n);
-        steps = 0;
-        CU_ASSERT_EQUAL(cx_core_plan_descent(&dflt, T, ref, 20000, &steps), 1);
-        CU_ASSERT(fabs(cost_of(d, ref) - ex) / sc <= 1e-9);
-        extra_cuts += steps;
+        for (int k = 0; k < 2; k++) { /* as shipped, then with the check */
+            memcpy(ref, fast, sizeof(double) * (size_t)n);
+            steps = 0;
+            CU_ASSERT_EQUAL(cx_core_plan_descent(k ? &cert : &dflt, T, ref, 20000, &steps), 1);
+            CU_ASSERT(fabs(cost_of(d, ref) - ex) / sc <= 1e-9);
+            CU_ASSERT(cx_core_plan_makespan(d, ref) <= T * (1 + 1e-9));
+            if (k) extra_cuts += steps;
+        }
     }
     cx_core_plan_descent_free(&plain), cx_core_plan_descent_free(&dflt);
+    cx_core_plan_descent_free(&cert);
     cx_core_plan_scale_free(warm);
     cx_core_plan_frontier_free(&f);
     topo_free(&tp);

@@ -85,6 +85,7 @@ typedef struct {
     struct cx_flownet *fn;
     cx_plan_scale *sc; /* set by init: the descent starts from its optimum */
     int no_scale;      /* 1: plain cut descent (the reference in tests) */
+    int certify;       /* 1: the descent checks the solver's optimum too */
     int64_t scale_work;
 } cx_plan_descent;
 /* 1 on success, 0 when out of memory (free it either way). */

@@ -234,8 +234,25 @@ int cx_core_plan_descent(cx_plan_descent *D, double T, double *dur, int64_t max_
         int r = cx_core_plan_scale_solve(D->sc, T, D->es, dur, D->ev, &D->scale_work);
         if (r < 0) return -2;
         if (r == 0) D->no_scale = 1; /* out of budget: not worth trying again */
-        if (r >= 1 && forward(D, D->ev, 0, NULL, NULL) <= T + tol * 1e-3)
+        double M = r >= 1 ? forward(D, D->ev, 0, NULL, NULL) : INFINITY;
+        if (M > T + tol * 1e-3 && M <= T + tol) {
+            /* past T by the prices' rounding along long paths: mixed
+             * with the fastest plan (the makespan is convex) to meet T,
+             * unless T is (nearly) the fastest time: then kept, within
+             * 1e-9 T (the frontier records the plan's own makespan) */
+            for (int64_t i = 0; i < n; i++)
+                D->hd[i] = d->ht[d->hoff[d->cls[i]]];
+            double Mf = forward(D, D->hd, 0, NULL, NULL), w = M > Mf ? (M - T) / (M - Mf) : 1;
+            if (w <= 1e-6) {
+                for (int64_t i = 0; i < n; i++)
+                    D->ev[i] = (1 - w) * D->ev[i] + w * D->hd[i];
+                M = forward(D, D->ev, 0, NULL, NULL);
+            }
+        }
+        if (M <= T + tol) {
             memcpy(dur, D->ev, sizeof(double) * (size_t)n);
+            if (r == 1 && !D->certify) return 1; /* optimal: exact duals found */
+        }
     }
     for (int64_t it = 0; it < max_steps; it++) {
         free_float(D, T, dur);

@@ -336,6 +336,10 @@ int cx_core_plan_scale_solve(cx_plan_scale *S, double T, const double *es, const
         S->p[S->src] = 0, S->p[S->snk] = -T;
         for (int32_t v = 0; v < nv; v++)
             S->ex[v] = 0;
+        for (int64_t i = 0; i < n; i++)
+            S->nf[i] = 0, S->nm[i] = last_of(S, i);
+        for (int32_t a = 0; a < S->ns; a++)
+            S->sf[a] = 0;
         S->warm = 1;
     }
     /* largest violation of the start */
