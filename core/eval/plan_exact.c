@@ -33,6 +33,9 @@
  * lowers the cost or makes a new path critical; the descent ends when (a)
  * and (b) hold, i.e. at the LP optimum (to the flow tolerance 1e-9 of the
  * lower bounds' sum).
+ * First (unless no_scale) the dual solver of plan_scale.c: its plan is
+ * returned when it finds exact prices (certify: the KKT check above runs
+ * on it too), the descent starts from it when they are only eps-optimal.
  * See core/README.md, "Clock plans".
  */
 #include "core/eval/plan.h"
