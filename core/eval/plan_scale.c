@@ -42,11 +42,11 @@
  * moves a node's flow over many hull slopes in one saturation or push.
  * GLPK's glp_mincost_relax4 and glp_mincost_okalg need integer costs and
  * capacities (and segment arcs: 8.3 M of them), glp_simplex the primal of
- * that size. Measured: llama2-7b-v100 at 25 times 2.6 s (the cut descent
- * alone 43 s); it does not scale to gpt3-175b or megatron-1t (hundreds to
- * thousands of relabels per vertex: prices move by seconds at small eps
- * along deep pipelines), where it runs out of its work budget and the cut
- * descent goes on alone (core/README.md, "Clock plans").
+ * that size. Measured (core/README.md, "Clock plans"): llama2-7b-v100 at
+ * 25 times 2.2-2.6 s (the cut descent alone 29-43 s), gpt3-175b at 5
+ * times 66 s (the cut descent: out of reach); it does not reach
+ * megatron-1t in minutes (hundreds to thousands of relabels per vertex:
+ * prices move by seconds at small eps along deep pipelines).
  */
 #include "core/eval/plan.h"
 #include "core/eval/plan_flow.h"
@@ -355,7 +355,7 @@ int cx_core_plan_scale_solve(cx_plan_scale *S, double T, const double *es, const
             if (res_arc(S, S->adj[k], &v, &c, 0) > 0 && -(c + S->p[u] - S->p[v]) > eps)
                 eps = -(c + S->p[u] - S->p[v]);
         }
-    int64_t budget = 5000 * (int64_t)nv + 2000000;
+    int64_t budget = 100000 * (int64_t)nv + 2000000;
     for (;;) {
         eps = eps / 8 > eps_end ? eps / 8 : eps_end;
         int r = refine(S, eps, ftol, budget);
