@@ -6,8 +6,10 @@
  * frontier and the best and mean wall time over repeats (one thread: the
  * library is single-threaded here). The issue's target: <= 1 s on one core.
  * With a third argument N > 0 it then times the exact frontier at N points
- * (culonx_plan with exact = 1, points = N: the fast plans carried to the LP
- * optimum by cut descent, core/eval/plan_exact.c) once and prints the gap of
+ * (culonx_plan with exact = 1, points = N: the LP optimum at the fast
+ * engine's times by the dual cost-scaling solver, core/eval/plan_scale.c,
+ * else by cut descent from the fast plans, core/eval/plan_exact.c; a cut
+ * cap B selects the plain descent) once and prints the gap of
  * the fast engine at the fastest point (intrinsic bloat); core/README.md
  * "Clock plans" has the measured times (megatron-1t: out of reach). A
  * fourth argument B caps the descent at B cuts per point: the exact

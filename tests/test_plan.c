@@ -204,6 +204,7 @@ static double descent_vs_frontier(const cx_plan_dag *d, const cx_plan_frontier *
     CU_ASSERT_EQUAL_FATAL(qt, n);
     cx_plan_descent D;
     CU_ASSERT_FATAL(cx_core_plan_descent_init(&D, d, order, soff, succ));
+    D.no_scale = 1; /* the plain cut descent (test_plan_scale.c: the solver) */
     double worst = 0;
     /* breakpoints and midpoints between them (about 16, the fastest too) */
     const int nb = 2 * f->nbrk - 1, every = nb / 16 + 1;

@@ -64,6 +64,18 @@ void cx_core_plan_frontier_free(cx_plan_frontier *f);
  * workspace over a DAG with its topological order and successors (CSR
  * soff/succ, borrowed). */
 struct cx_flownet;
+/* The dual min-cost circulation by cost scaling (core/eval/plan_scale.c). */
+typedef struct cx_plan_scale cx_plan_scale;
+cx_plan_scale *cx_core_plan_scale_new(const cx_plan_dag *d, const int32_t *soff); /* NULL: OOM */
+void cx_core_plan_scale_free(cx_plan_scale *S);                                   /* NULL-safe */
+/* The LP optimum at T into dur (every node), warm from the previous call's
+ * flow and prices (the first call starts from the prices of the plan
+ * `start` with earliest starts es): 1 with dur optimal (exact prices), 2
+ * with dur from eps-optimal prices (nearly optimal, possibly past T by
+ * rounding), 0 when it ran out of work budget (dur untouched), -2 internal
+ * error; adds its refine phases to *work. */
+int cx_core_plan_scale_solve(cx_plan_scale *S, double T, const double *es, const double *start,
+                             double *dur, int64_t *work);
 typedef struct {
     const cx_plan_dag *d;
     const int32_t *order, *soff, *succ;
@@ -71,6 +83,10 @@ typedef struct {
     int32_t *map, *crit, *arc, *path, *hi;
     int64_t nheap;
     struct cx_flownet *fn;
+    cx_plan_scale *sc; /* set by init: the descent starts from its optimum */
+    int no_scale;      /* 1: plain cut descent (the reference in tests) */
+    int certify;       /* 1: the descent checks the solver's optimum too */
+    int64_t scale_work;
 } cx_plan_descent;
 /* 1 on success, 0 when out of memory (free it either way). */
 int cx_core_plan_descent_init(cx_plan_descent *D, const cx_plan_dag *d, const int32_t *order,

@@ -33,6 +33,9 @@
  * lowers the cost or makes a new path critical; the descent ends when (a)
  * and (b) hold, i.e. at the LP optimum (to the flow tolerance 1e-9 of the
  * lower bounds' sum).
+ * First (unless no_scale) the dual solver of plan_scale.c: its plan is
+ * returned when it finds exact prices (certify: the KKT check above runs
+ * on it too), the descent starts from it when they are only eps-optimal.
  * See core/README.md, "Clock plans".
  */
 #include "core/eval/plan.h"
@@ -59,13 +62,15 @@ int cx_core_plan_descent_init(cx_plan_descent *D, const cx_plan_dag *d, const in
     D->map = malloc(sizeof(int32_t) * n), D->crit = malloc(sizeof(int32_t) * n);
     D->arc = malloc(sizeof(int32_t) * n), D->path = malloc(sizeof(int32_t) * (2 * n + 8));
     D->fn = calloc(1, sizeof(cx_flownet));
-    return D->es && D->ls && D->rate && D->l0 && D->sg && D->lower && D->upper && D->lim && D->dl &&
-           D->dr && D->ex && D->map && D->crit && D->arc && D->path && D->fn;
+    D->sc = cx_core_plan_scale_new(d, soff);
+    return D->sc && D->es && D->ls && D->rate && D->l0 && D->sg && D->lower && D->upper && D->lim &&
+           D->dl && D->dr && D->ex && D->map && D->crit && D->arc && D->path && D->fn;
 }
 
 void cx_core_plan_descent_free(cx_plan_descent *D)
 {
     if (D->fn) cx_core_fn_free(D->fn);
+    cx_core_plan_scale_free(D->sc);
     free(D->fn), free(D->es), free(D->ls), free(D->rate), free(D->l0), free(D->sg);
     free(D->lower), free(D->upper), free(D->lim), free(D->dl), free(D->dr), free(D->ev),
         free(D->hd), free(D->hi), free(D->ex), free(D->map), free(D->crit);
@@ -227,6 +232,31 @@ int cx_core_plan_descent(cx_plan_descent *D, double T, double *dur, int64_t max_
     const int64_t n = d->n;
     const double tol = 1e-9 * (T > 0 ? T : 1);
     cx_flownet *fn = D->fn;
+    if (D->sc && !D->no_scale) {
+        forward(D, dur, 0, NULL, NULL);
+        int r = cx_core_plan_scale_solve(D->sc, T, D->es, dur, D->ev, &D->scale_work);
+        if (r < 0) return -2;
+        if (r == 0) D->no_scale = 1; /* out of budget: not worth trying again */
+        double M = r >= 1 ? forward(D, D->ev, 0, NULL, NULL) : INFINITY;
+        if (M > T + tol * 1e-3 && M <= T + tol) {
+            /* past T by the prices' rounding along long paths: mixed
+             * with the fastest plan (the makespan is convex) to meet T,
+             * unless T is (nearly) the fastest time: then kept, within
+             * 1e-9 T (the frontier records the plan's own makespan) */
+            for (int64_t i = 0; i < n; i++)
+                D->hd[i] = d->ht[d->hoff[d->cls[i]]];
+            double Mf = forward(D, D->hd, 0, NULL, NULL), w = M > Mf ? (M - T) / (M - Mf) : 1;
+            if (w <= 1e-6) {
+                for (int64_t i = 0; i < n; i++)
+                    D->ev[i] = (1 - w) * D->ev[i] + w * D->hd[i];
+                M = forward(D, D->ev, 0, NULL, NULL);
+            }
+        }
+        if (M <= T + tol) {
+            memcpy(dur, D->ev, sizeof(double) * (size_t)n);
+            if (r == 1 && !D->certify) return 1; /* optimal: exact duals found */
+        }
+    }
     for (int64_t it = 0; it < max_steps; it++) {
         free_float(D, T, dur);
         /* the longest path may exceed T by rounding (moving nodes by a

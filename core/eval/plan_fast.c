@@ -369,6 +369,7 @@ culonx_status cx_core_plan_fast(const cx_plan_dag *d, const double *udur, int nu
     dv.pred = predp, dv.cls = clsp;
     F.pos = pos;
     if (exact && !cx_core_plan_descent_init(&D, d, order, soff, succ)) goto oom;
+    D.no_scale = max_steps > 0; /* a cut budget: the plain cut descent (plan_scale.c otherwise) */
     if (exact && !(keep = malloc(sizeof(double) * (size_t)(n + 1)))) goto oom;
     /* distinct prices: every hull slope, ascending, plus 0 and +inf */
     int ns = 0;

@@ -1,0 +1,310 @@
+/*
+ * test_plan_scale.c — the dual cost-scaling solver of the clock-plan LP
+ * (core/eval/plan_scale.c) against the references of tests/test_plan.c:
+ *  - small random DAGs (4-5 nodes, convex decreasing curves of 1-4 points):
+ *    at the breakpoints of the Phillips-Dessouky frontier (plan_cut.c,
+ *    itself checked against brute force there) and the midpoints between
+ *    them, fastest last, warm from the previous time and cold: the plan
+ *    meets T, its cost equals the frontier to 1e-9, exact prices (r = 1);
+ *  - random 1F1B pipelines (pp 2-4, m 2-8, a fixed send between stages,
+ *    stages alike or not): the same against the frontier, and against the
+ *    plain cut descent (plan_exact.c with no_scale) at the same times;
+ *  - the descent as --exact-at runs it (the solver's plan, returned when
+ *    its exact prices are found) equals the frontier; with its KKT check
+ *    on (certify) it needs no cut beyond the check on those instances.
+ */
+#include "culonx.h"
+#include "core/eval/plan.h"
+
+#include <CUnit/Basic.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng = 88172645463325252ull;
+static double urand(void)
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+#define MAXP 4
+
+/* frontier cost at time T (breakpoints time-descending) */
+static double front(const cx_plan_frontier *f, double T)
+{
+    if (T >= f->brk[0].time_s) return f->brk[0].cost;
+    for (int i = 1; i < f->nbrk; i++)
+        if (T >= f->brk[i].time_s - 1e-12) {
+            double dt = f->brk[i - 1].time_s - f->brk[i].time_s;
+            double u = dt > 0 ? (T - f->brk[i].time_s) / dt : 0;
+            if (u < 0) u = 0;
+            return f->brk[i].cost + u * (f->brk[i - 1].cost - f->brk[i].cost);
+        }
+    return INFINITY;
+}
+
+static void rand_curve(double *ht, double *hc, int at, int np)
+{
+    double t = 1 + 4 * urand(), c = 10 + 10 * urand(), slope = 1 + 5 * urand();
+    for (int k = 0; k < np; k++) {
+        ht[at + k] = t, hc[at + k] = c;
+        double dt = 0.2 + 1.5 * urand();
+        t += dt, c -= slope * dt;
+        slope *= 0.2 + 0.7 * urand();
+    }
+}
+
+typedef struct {
+    int32_t *order, *soff, *succ;
+} topo;
+
+static void topo_build(const cx_plan_dag *d, topo *tp)
+{
+    const int64_t n = d->n;
+    tp->order = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    tp->soff = calloc((size_t)n + 2, sizeof(int32_t));
+    tp->succ = malloc(sizeof(int32_t) * (size_t)(4 * n + 1));
+    int32_t *indeg = calloc((size_t)n + 1, sizeof(int32_t));
+    int32_t *fill = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    for (int64_t i = 0; i < n; i++)
+        for (int k = 0; k < CX_PLAN_NPRED; k++) {
+            int32_t q = d->pred[i * CX_PLAN_NPRED + k];
+            if (q >= 0) tp->soff[q + 1]++, indeg[i]++;
+        }
+    for (int64_t i = 0; i < n; i++)
+        tp->soff[i + 1] += tp->soff[i];
+    memcpy(fill, tp->soff, sizeof(int32_t) * (size_t)n);
+    for (int64_t i = 0; i < n; i++)
+        for (int k = 0; k < CX_PLAN_NPRED; k++) {
+            int32_t q = d->pred[i * CX_PLAN_NPRED + k];
+            if (q >= 0) tp->succ[fill[q]++] = (int32_t)i;
+        }
+    int64_t qt = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (!indeg[i]) tp->order[qt++] = (int32_t)i;
+    for (int64_t qh = 0; qh < qt; qh++)
+        for (int32_t e = tp->soff[tp->order[qh]]; e < tp->soff[tp->order[qh] + 1]; e++)
+            if (--indeg[tp->succ[e]] == 0) tp->order[qt++] = tp->succ[e];
+    CU_ASSERT_EQUAL(qt, n);
+    free(indeg), free(fill);
+}
+
+static void topo_free(topo *tp)
+{
+    free(tp->order), free(tp->soff), free(tp->succ);
+}
+
+/* earliest starts of dur in topological order */
+static void earliest(const cx_plan_dag *d, const topo *tp, const double *dur, double *es)
+{
+    for (int64_t x = 0; x < d->n; x++) {
+        int32_t i = tp->order[x];
+        double st = 0;
+        for (int k = 0; k < CX_PLAN_NPRED; k++) {
+            int32_t q = d->pred[(int64_t)i * CX_PLAN_NPRED + k];
+            if (q >= 0 && es[q] + dur[q] > st) st = es[q] + dur[q];
+        }
+        es[i] = st;
+    }
+}
+
+static double cost_of(const cx_plan_dag *d, const double *dur)
+{
+    double c = 0;
+    for (int64_t i = 0; i < d->n; i++)
+        c += cx_core_plan_cost(d, d->cls[i], dur[i]);
+    return c;
+}
+
+static double worst_scale, worst_vs_descent;
+static int64_t extra_cuts;
+
+/* the solver at ~16 times of the frontier (breakpoints and midpoints,
+ * slowest first), warm and cold; the plain and the default descent too */
+static void check_dag(const cx_plan_dag *d)
+{
+    const int64_t n = d->n;
+    cx_plan_frontier f;
+    culonx_error err;
+    CU_ASSERT_EQUAL_FATAL(cx_core_plan_frontier(d, 0, &f, &err), CULONX_OK);
+    topo tp;
+    topo_build(d, &tp);
+    double *dur = malloc(sizeof(double) * (size_t)n), *fast = malloc(sizeof(double) * (size_t)n);
+    double *es = malloc(sizeof(double) * (size_t)n), *ref = malloc(sizeof(double) * (size_t)n);
+    for (int64_t i = 0; i < n; i++)
+        fast[i] = d->ht[d->hoff[d->cls[i]]];
+    earliest(d, &tp, fast, es);
+    cx_plan_scale *warm = cx_core_plan_scale_new(d, tp.soff);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(warm);
+    cx_plan_descent plain, dflt, cert;
+    CU_ASSERT_FATAL(cx_core_plan_descent_init(&plain, d, tp.order, tp.soff, tp.succ));
+    CU_ASSERT_FATAL(cx_core_plan_descent_init(&dflt, d, tp.order, tp.soff, tp.succ));
+    CU_ASSERT_FATAL(cx_core_plan_descent_init(&cert, d, tp.order, tp.soff, tp.succ));
+    plain.no_scale = 1, cert.certify = 1;
+    const int nb = 2 * f.nbrk - 1, every = nb / 16 + 1;
+    for (int b = 0; b < nb; b = b + every < nb || b == nb - 1 ? b + every : nb - 1) {
+        double T =
+            b % 2 ? 0.5 * (f.brk[b / 2].time_s + f.brk[b / 2 + 1].time_s) : f.brk[b / 2].time_s;
+        double ex = front(&f, T), sc = fabs(ex) > 1 ? fabs(ex) : 1;
+        for (int cold = 0; cold < 2; cold++) {
+            cx_plan_scale *S = cold ? cx_core_plan_scale_new(d, tp.soff) : warm;
+            int64_t work = 0;
+            int r = cx_core_plan_scale_solve(S, T, es, fast, dur, &work);
+            CU_ASSERT_EQUAL(r, 1);
+            CU_ASSERT(cx_core_plan_makespan(d, dur) <= T * (1 + 1e-12));
+            double e = fabs(cost_of(d, dur) - ex) / sc;
+            CU_ASSERT(e <= 1e-9);
+            if (e > worst_scale) worst_scale = e;
+            if (cold) cx_core_plan_scale_free(S);
+        }
+        /* the plain cut descent and the default (solver, then descent) */
+        memcpy(ref, fast, sizeof(double) * (size_t)n);
+        int64_t steps = 0;
+        CU_ASSERT_EQUAL(cx_core_plan_descent(&plain, T, ref, 20000, &steps), 1);
+        double e = fabs(cost_of(d, ref) - cost_of(d, dur)) / sc;
+        CU_ASSERT(e <= 1e-9);
+        if (e > worst_vs_descent) worst_vs_descent = e;
+        for (int k = 0; k < 2; k++) { /* as shipped, then with the check */
+            memcpy(ref, fast, sizeof(double) * (size_t)n);
+            steps = 0;
+            CU_ASSERT_EQUAL(cx_core_plan_descent(k ? &cert : &dflt, T, ref, 20000, &steps), 1);
+            CU_ASSERT(fabs(cost_of(d, ref) - ex) / sc <= 1e-9);
+            CU_ASSERT(cx_core_plan_makespan(d, ref) <= T * (1 + 1e-9));
+            if (k) extra_cuts += steps;
+        }
+    }
+    cx_core_plan_descent_free(&plain), cx_core_plan_descent_free(&dflt);
+    cx_core_plan_descent_free(&cert);
+    cx_core_plan_scale_free(warm);
+    cx_core_plan_frontier_free(&f);
+    topo_free(&tp);
+    free(dur), free(fast), free(es), free(ref);
+}
+
+static void test_random_dags(void)
+{
+    worst_scale = worst_vs_descent = 0, extra_cuts = 0;
+    for (int trial = 0; trial < 60; trial++) {
+        int n = 4 + (trial % 2);
+        int32_t pred[5 * CX_PLAN_NPRED], cls[5], hoff[6];
+        double ht[5 * MAXP], hc[5 * MAXP];
+        int at = 0;
+        for (int i = 0; i < n; i++) {
+            for (int k = 0; k < CX_PLAN_NPRED; k++)
+                pred[i * CX_PLAN_NPRED + k] = -1;
+            int q = 0;
+            for (int j = 0; j < i && q < CX_PLAN_NPRED; j++)
+                if (urand() < 0.45) pred[i * CX_PLAN_NPRED + q++] = j;
+            cls[i] = i;
+            hoff[i] = at;
+            int np = (trial % 7 == 3 && i == 1) ? 1 : 2 + (int)(urand() * (MAXP - 1));
+            rand_curve(ht, hc, at, np);
+            at += np;
+        }
+        hoff[n] = at;
+        cx_plan_dag d = {n, pred, cls, n, hoff, ht, hc};
+        check_dag(&d);
+    }
+    printf("\n  random DAGs: solver vs frontier %.3g, vs cut descent %.3g; cuts after the "
+           "solver %lld\n",
+           worst_scale, worst_vs_descent, (long long)extra_cuts);
+}
+
+/* 1F1B pipelines as in tests/test_plan.c (test_descent) */
+static void test_pipelines(void)
+{
+    worst_scale = worst_vs_descent = 0, extra_cuts = 0;
+    for (int trial = 0; trial < 40; trial++) {
+        int p = 2 + trial % 3, m = 2 + (trial / 3) % 7, same = trial % 2;
+        int nmax = 4 * p * m;
+        int32_t *pred = malloc(sizeof(int32_t) * (size_t)nmax * CX_PLAN_NPRED);
+        int32_t *cls = malloc(sizeof(int32_t) * (size_t)nmax);
+        int32_t hoff[2 * 4 + 2];
+        double ht[(2 * 4 + 1) * MAXP], hc[(2 * 4 + 1) * MAXP];
+        int nk = 0, at = 0;
+        for (int k = 0; k < (same ? 2 : 2 * p); k++) {
+            int np = 2 + (int)(urand() * (MAXP - 1));
+            hoff[nk++] = at;
+            rand_curve(ht, hc, at, np);
+            at += np;
+        }
+        hoff[nk] = at;
+        ht[at] = 0.3 + urand(), hc[at] = 0;
+        at++, nk++;
+        hoff[nk] = at;
+        int32_t fid[4][8], bid[4][8], last[4];
+        int n = 0;
+        for (int s = 0; s < 4; s++)
+            for (int j = 0; j < 8; j++)
+                fid[s][j] = bid[s][j] = -1;
+        for (int i = 0; i < nmax * CX_PLAN_NPRED; i++)
+            pred[i] = -1;
+        for (int s = 0; s < p; s++)
+            last[s] = -1;
+        int ops[4][16], nops[4];
+        for (int s = 0; s < p; s++) {
+            int w = p - 1 - s < m ? p - 1 - s : m, f = 0, b = 0;
+            nops[s] = 0;
+            for (; f < w; f++)
+                ops[s][nops[s]++] = f;
+            while (b < m) {
+                if (f < m) ops[s][nops[s]++] = f++;
+                ops[s][nops[s]++] = 100 + b++;
+            }
+        }
+        int pos[4] = {0};
+        for (int progress = 1; progress;) {
+            progress = 0;
+            for (int s = 0; s < p; s++) {
+                if (pos[s] == nops[s]) continue;
+                int op = ops[s][pos[s]], j = op % 100, isb = op >= 100;
+                int32_t x = -1;
+                if (!isb && s > 0) {
+                    if (fid[s - 1][j] < 0) continue;
+                    x = fid[s - 1][j];
+                }
+                if (isb && s < p - 1) {
+                    if (bid[s + 1][j] < 0) continue;
+                    x = bid[s + 1][j];
+                }
+                if (isb && fid[s][j] < 0) continue;
+                if (x >= 0) {
+                    pred[n * CX_PLAN_NPRED] = x;
+                    cls[n] = nk - 1;
+                    x = n++;
+                }
+                int q = 0;
+                if (last[s] >= 0) pred[n * CX_PLAN_NPRED + q++] = last[s];
+                if (x >= 0) pred[n * CX_PLAN_NPRED + q++] = x;
+                if (isb) pred[n * CX_PLAN_NPRED + q++] = fid[s][j];
+                cls[n] = (same ? 0 : 2 * s) + isb;
+                (isb ? bid : fid)[s][j] = n;
+                last[s] = n++;
+                pos[s]++;
+                progress = 1;
+            }
+        }
+        CU_ASSERT_EQUAL(n, 2 * p * m + 2 * (p - 1) * m);
+        cx_plan_dag d = {n, pred, cls, nk, hoff, ht, hc};
+        check_dag(&d);
+        free(pred), free(cls);
+    }
+    printf("\n  1F1B pipelines: solver vs frontier %.3g, vs cut descent %.3g; cuts after the "
+           "solver %lld\n",
+           worst_scale, worst_vs_descent, (long long)extra_cuts);
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS) return 2;
+    CU_pSuite s = CU_add_suite("plan_scale", NULL, NULL);
+    CU_add_test(s, "solver = exact frontier on random DAGs", test_random_dags);
+    CU_add_test(s, "solver = frontier = cut descent on pipelines", test_pipelines);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned fails = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    return fails ? 1 : 0;
+}
