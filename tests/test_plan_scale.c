@@ -15,46 +15,13 @@
  */
 #include "culonx.h"
 #include "core/eval/plan.h"
+#include "plan_fixture.h"
 
 #include <CUnit/Basic.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static uint64_t rng = 88172645463325252ull;
-static double urand(void)
-{
-    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-    return (double)(rng >> 11) / 9007199254740992.0;
-}
-
-#define MAXP 4
-
-/* frontier cost at time T (breakpoints time-descending) */
-static double front(const cx_plan_frontier *f, double T)
-{
-    if (T >= f->brk[0].time_s) return f->brk[0].cost;
-    for (int i = 1; i < f->nbrk; i++)
-        if (T >= f->brk[i].time_s - 1e-12) {
-            double dt = f->brk[i - 1].time_s - f->brk[i].time_s;
-            double u = dt > 0 ? (T - f->brk[i].time_s) / dt : 0;
-            if (u < 0) u = 0;
-            return f->brk[i].cost + u * (f->brk[i - 1].cost - f->brk[i].cost);
-        }
-    return INFINITY;
-}
-
-static void rand_curve(double *ht, double *hc, int at, int np)
-{
-    double t = 1 + 4 * urand(), c = 10 + 10 * urand(), slope = 1 + 5 * urand();
-    for (int k = 0; k < np; k++) {
-        ht[at + k] = t, hc[at + k] = c;
-        double dt = 0.2 + 1.5 * urand();
-        t += dt, c -= slope * dt;
-        slope *= 0.2 + 0.7 * urand();
-    }
-}
 
 typedef struct {
     int32_t *order, *soff, *succ;
@@ -218,78 +185,10 @@ static void test_pipelines(void)
     worst_scale = worst_vs_descent = 0, extra_cuts = 0;
     for (int trial = 0; trial < 40; trial++) {
         int p = 2 + trial % 3, m = 2 + (trial / 3) % 7, same = trial % 2;
-        int nmax = 4 * p * m;
-        int32_t *pred = malloc(sizeof(int32_t) * (size_t)nmax * CX_PLAN_NPRED);
-        int32_t *cls = malloc(sizeof(int32_t) * (size_t)nmax);
-        int32_t hoff[2 * 4 + 2];
-        double ht[(2 * 4 + 1) * MAXP], hc[(2 * 4 + 1) * MAXP];
-        int nk = 0, at = 0;
-        for (int k = 0; k < (same ? 2 : 2 * p); k++) {
-            int np = 2 + (int)(urand() * (MAXP - 1));
-            hoff[nk++] = at;
-            rand_curve(ht, hc, at, np);
-            at += np;
-        }
-        hoff[nk] = at;
-        ht[at] = 0.3 + urand(), hc[at] = 0;
-        at++, nk++;
-        hoff[nk] = at;
-        int32_t fid[4][8], bid[4][8], last[4];
-        int n = 0;
-        for (int s = 0; s < 4; s++)
-            for (int j = 0; j < 8; j++)
-                fid[s][j] = bid[s][j] = -1;
-        for (int i = 0; i < nmax * CX_PLAN_NPRED; i++)
-            pred[i] = -1;
-        for (int s = 0; s < p; s++)
-            last[s] = -1;
-        int ops[4][16], nops[4];
-        for (int s = 0; s < p; s++) {
-            int w = p - 1 - s < m ? p - 1 - s : m, f = 0, b = 0;
-            nops[s] = 0;
-            for (; f < w; f++)
-                ops[s][nops[s]++] = f;
-            while (b < m) {
-                if (f < m) ops[s][nops[s]++] = f++;
-                ops[s][nops[s]++] = 100 + b++;
-            }
-        }
-        int pos[4] = {0};
-        for (int progress = 1; progress;) {
-            progress = 0;
-            for (int s = 0; s < p; s++) {
-                if (pos[s] == nops[s]) continue;
-                int op = ops[s][pos[s]], j = op % 100, isb = op >= 100;
-                int32_t x = -1;
-                if (!isb && s > 0) {
-                    if (fid[s - 1][j] < 0) continue;
-                    x = fid[s - 1][j];
-                }
-                if (isb && s < p - 1) {
-                    if (bid[s + 1][j] < 0) continue;
-                    x = bid[s + 1][j];
-                }
-                if (isb && fid[s][j] < 0) continue;
-                if (x >= 0) {
-                    pred[n * CX_PLAN_NPRED] = x;
-                    cls[n] = nk - 1;
-                    x = n++;
-                }
-                int q = 0;
-                if (last[s] >= 0) pred[n * CX_PLAN_NPRED + q++] = last[s];
-                if (x >= 0) pred[n * CX_PLAN_NPRED + q++] = x;
-                if (isb) pred[n * CX_PLAN_NPRED + q++] = fid[s][j];
-                cls[n] = (same ? 0 : 2 * s) + isb;
-                (isb ? bid : fid)[s][j] = n;
-                last[s] = n++;
-                pos[s]++;
-                progress = 1;
-            }
-        }
-        CU_ASSERT_EQUAL(n, 2 * p * m + 2 * (p - 1) * m);
-        cx_plan_dag d = {n, pred, cls, nk, hoff, ht, hc};
-        check_dag(&d);
-        free(pred), free(cls);
+        plan_pipe pp;
+        plan_pipe_build(&pp, p, m, same);
+        check_dag(&pp.d);
+        plan_pipe_free(&pp);
     }
     printf("\n  1F1B pipelines: solver vs frontier %.3g, vs cut descent %.3g; cuts after the "
            "solver %lld\n",
