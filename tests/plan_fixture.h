@@ -52,6 +52,35 @@ static void rand_curve(double *ht, double *hc, int at, int np)
     }
 }
 
+/* A random DAG of n <= 5 nodes (each node after a random subset of the
+ * earlier ones, at most CX_PLAN_NPRED), node i of class i with a random
+ * curve of 2-4 points (one point, a fixed duration, for node 1 when
+ * trial % 7 == 3); d points into the struct. */
+typedef struct {
+    int32_t pred[5 * CX_PLAN_NPRED], cls[5], hoff[6];
+    double ht[5 * MAXP], hc[5 * MAXP];
+    cx_plan_dag d;
+} plan_small;
+
+static void plan_small_build(plan_small *ps, int n, int trial)
+{
+    int at = 0;
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < CX_PLAN_NPRED; k++)
+            ps->pred[i * CX_PLAN_NPRED + k] = -1;
+        int q = 0;
+        for (int j = 0; j < i && q < CX_PLAN_NPRED; j++)
+            if (urand() < 0.45) ps->pred[i * CX_PLAN_NPRED + q++] = j;
+        ps->cls[i] = i;
+        ps->hoff[i] = at;
+        int np = (trial % 7 == 3 && i == 1) ? 1 : 2 + (int)(urand() * (MAXP - 1));
+        rand_curve(ps->ht, ps->hc, at, np);
+        at += np;
+    }
+    ps->hoff[n] = at;
+    ps->d = (cx_plan_dag){n, ps->pred, ps->cls, n, ps->hoff, ps->ht, ps->hc};
+}
+
 /* A random 1F1B pipeline of p <= 4 stages and m <= 8 microbatches; d
  * points into the struct (pred and cls malloc'd: plan_pipe_free). */
 typedef struct {

@@ -39,30 +39,14 @@ static void test_brute_force(void)
 {
     for (int trial = 0; trial < 60; trial++) {
         int n = 4 + (trial % 2);
-        int32_t pred[MAXN * CX_PLAN_NPRED], cls[MAXN], hoff[MAXN + 1];
-        double ht[MAXN * MAXP], hc[MAXN * MAXP];
+        plan_small ps;
+        plan_small_build(&ps, n, trial);
+        const cx_plan_dag d = ps.d;
+        const int32_t *hoff = ps.hoff;
+        const double *ht = ps.ht, *hc = ps.hc;
         int np[MAXN];
-        int at = 0;
-        for (int i = 0; i < n; i++) {
-            for (int k = 0; k < CX_PLAN_NPRED; k++)
-                pred[i * CX_PLAN_NPRED + k] = -1;
-            int q = 0;
-            for (int j = 0; j < i && q < CX_PLAN_NPRED; j++)
-                if (urand() < 0.45) pred[i * CX_PLAN_NPRED + q++] = j;
-            cls[i] = i;
-            hoff[i] = at;
-            np[i] = (trial % 7 == 3 && i == 1) ? 1 : 2 + (int)(urand() * (MAXP - 1));
-            double t = 1 + 4 * urand(), c = 10 + 10 * urand(), slope = 1 + 5 * urand();
-            for (int k = 0; k < np[i]; k++) {
-                ht[at] = t, hc[at] = c;
-                at++;
-                double dt = 0.2 + 1.5 * urand();
-                t += dt, c -= slope * dt;
-                slope *= 0.2 + 0.7 * urand(); /* convex: magnitudes fall */
-            }
-        }
-        hoff[n] = at;
-        cx_plan_dag d = {n, pred, cls, n, hoff, ht, hc};
+        for (int i = 0; i < n; i++)
+            np[i] = hoff[i + 1] - hoff[i];
         cx_plan_frontier f;
         culonx_error err;
         CU_ASSERT_EQUAL_FATAL(cx_core_plan_frontier(&d, 0, &f, &err), CULONX_OK);

@@ -155,24 +155,9 @@ static void test_random_dags(void)
     worst_scale = worst_vs_descent = 0, extra_cuts = 0;
     for (int trial = 0; trial < 60; trial++) {
         int n = 4 + (trial % 2);
-        int32_t pred[5 * CX_PLAN_NPRED], cls[5], hoff[6];
-        double ht[5 * MAXP], hc[5 * MAXP];
-        int at = 0;
-        for (int i = 0; i < n; i++) {
-            for (int k = 0; k < CX_PLAN_NPRED; k++)
-                pred[i * CX_PLAN_NPRED + k] = -1;
-            int q = 0;
-            for (int j = 0; j < i && q < CX_PLAN_NPRED; j++)
-                if (urand() < 0.45) pred[i * CX_PLAN_NPRED + q++] = j;
-            cls[i] = i;
-            hoff[i] = at;
-            int np = (trial % 7 == 3 && i == 1) ? 1 : 2 + (int)(urand() * (MAXP - 1));
-            rand_curve(ht, hc, at, np);
-            at += np;
-        }
-        hoff[n] = at;
-        cx_plan_dag d = {n, pred, cls, n, hoff, ht, hc};
-        check_dag(&d);
+        plan_small ps;
+        plan_small_build(&ps, n, trial);
+        check_dag(&ps.d);
     }
     printf("\n  random DAGs: solver vs frontier %.3g, vs cut descent %.3g; cuts after the "
            "solver %lld\n",
