@@ -33,7 +33,9 @@ const cx_cli_command cx_cli_commands[] = {
      "per-pass SM clock plans: the time-energy frontier and intrinsic bloat",
      "Every pass (F, B, W, R per stage and microbatch; the optimizer) picks its clock;\n"
      "the frontier runs from the all-max-clock time to the time at which every pass\n"
-     "sits at its least-energy clock (exact, Phillips-Dessouky cuts on the DAG).\n",
+     "sits at its least-energy clock. Default: a fast engine in linear passes (not\n"
+     "certified; --bound says how far from optimal it can be); --exact: every\n"
+     "breakpoint by Phillips-Dessouky cuts (small DAGs); --exact-at N: exact at N times.\n",
      "RUN.xml", cx_cli_plan},
     {"sweep", CX_CMD_SWEEP, "RUN.xml [options]",
      "rank every parallelism strategy of the run's model on its system",

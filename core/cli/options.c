@@ -122,12 +122,14 @@ const cx_cli_option cx_cli_options[CX_OPT_COUNT] = {
                       "every frontier breakpoint by minimum cuts (exact; small DAGs only: one "
                       "cut per breakpoint, about nodes x clock steps of them)"},
     [CX_OPT_EXACT_AT] = {"exact-at", 0, "N", CX_CMD_PLAN, 0,
-                         "the frontier at N times, each plan of the default engine carried to "
-                         "the exact optimum by cut descent (core/README.md \"Clock plans\"; "
-                         "slow on deep pipelines: see --exact-cuts)"},
+                         "the frontier at N times, each solved exactly (the LP dual's min-cost "
+                         "circulation by cost scaling, then cut descent where it stops short; "
+                         "core/README.md \"Clock plans\"; slow on deep pipelines: see "
+                         "--exact-cuts)"},
     [CX_OPT_EXACT_CUTS] = {"exact-cuts", 0, "K", CX_CMD_PLAN, 0,
-                           "with --exact-at: at most K cuts per time; a point that needs more "
-                           "is an improved plan, not a certified optimum (default: no cap)"},
+                           "with --exact-at: the plain cut descent from the default engine's "
+                           "plans, at most K cuts per time; a point that needs more is an "
+                           "improved plan, not a certified optimum"},
     /* the same name as serve's --plan flag: the parser takes the entry of
      * the command at hand */
     [CX_OPT_TRACE_PLAN] = {"plan", 0, "SECONDS", CX_CMD_TRACE, 0,
