@@ -47,6 +47,7 @@
 #include "core/eval/replay.h"
 #include "core/eval/cost_key.h"
 #include "core/eval/replay_formula.h"
+#include "core/eval/replay_lanes.h"
 #include "core/eval/replay_mem.h"
 #include "core/eval/replay_memo.h"
 #include "core/eval/replay_prog.h"
@@ -99,6 +100,8 @@ struct cx_replay_ws {
     cx_replay result;   /* cx_core_replay_ws_out */
     double mem_peak[CX_COST_MAX_STAGES];
     cx_replay_formula_memo fmemo; /* replay_formula.c's memory memo */
+    /* the sweep's clocks played at once (replay_lanes.c) */
+    cx_replay_lanes *lanes;
 };
 
 cx_replay_ws *cx_core_replay_ws_new(void)
@@ -118,6 +121,11 @@ cx_replay_ws *cx_core_replay_ws_new(void)
         cx_sched_play_free(ws->pl_full);
         cx_sched_play_free(ws->pl);
         free(ws);
+        return NULL;
+    }
+    /* NULL-safe members: the whole workspace freed */
+    if (ws && !(ws->lanes = cx_core_replay_lanes_new())) {
+        cx_core_replay_ws_free(ws);
         return NULL;
     }
     return ws;
@@ -140,7 +148,13 @@ void cx_core_replay_ws_free(cx_replay_ws *ws)
     cx_core_replay_prog_free(ws->prog_mid);
     cx_core_replay_memo_free(ws->memo);
     cx_core_replay_mem_free(ws->mem);
+    cx_core_replay_lanes_free(ws->lanes);
     free(ws);
+}
+
+void cx_core_replay_ws_set_clocks(cx_replay_ws *ws, const double *mhz, int n)
+{
+    if (ws) cx_core_replay_lanes_set_clocks(ws->lanes, mhz, n);
 }
 
 cx_cost_key *cx_core_replay_ws_key(cx_replay_ws *ws)
@@ -350,17 +364,7 @@ enum {
 /* The item durations of c's virtual stages into ws->vi. */
 static timing durations(const cx_cost *c, cx_replay_ws *ws)
 {
-    const int nvs = c->p * c->v;
-    for (int vs = 0; vs < nvs; vs++) {
-        const cx_chunk_cost *cc = cx_core_cost_chunk(c, vs);
-        vsinfo *x = &ws->vi[vs];
-        x->dF = cc->f_s + cc->tp_f_s;
-        x->dB = cc->r_s + cc->tp_r_s + cc->b_s + cc->tp_b_s;
-        x->dBW = x->dB + cc->w_s;
-        x->dW = cc->w_s;
-        x->lastB = x->dB - cc->r_s - cc->tp_r_s;
-        x->lastBW = x->dBW - cc->r_s - cc->tp_r_s;
-    }
+    cx_replay_durations(c, ws->vi);
     timing tm = {ws->vi, c->p2p_s, c->sched->p2p_overlap};
     return tm;
 }
@@ -447,7 +451,12 @@ static culonx_status play_steady(const cx_cost *c, cx_replay_ws *ws, cx_replay *
         pl = ws->pl_full, pr = ws->prog_full;
         if ((st = hold(c, ws, pl, ws->m, err)) != CULONX_OK) return st;
     }
-    cx_sched_sim_status pst = cx_core_replay_prog_run(pr, pl, &tm);
+    /* no virtual jump (m below m' + 4 c, see reduced_m): the plain program,
+     * every item played (no jump over its own periods either), the bits of
+     * the clock lanes (replay_lanes.c) whether batched or not; else, after
+     * the jump failed, the full orders jumping over their periods */
+    cx_sched_sim_status pst = ws->mr < ws->m ? cx_core_replay_prog_run(pr, pl, &tm)
+                                             : cx_core_replay_prog_run_plain(pr, pl, &tm);
     if (pst == CX_SCHED_SIM_DEADLOCK) return deadlock(c, err);
     if (pst != CX_SCHED_SIM_OK) return nomem(err);
     ws->last_jump = cx_core_replay_prog_jumped(pr);
@@ -477,14 +486,7 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
     culonx_status st = orders(c, ws, err);
     if (st != CULONX_OK) return st;
     double key[TIME_KEY];
-    const size_t nkey = 7 * (size_t)c->nclass + 1;
-    for (int k = 0; k < c->nclass; k++) {
-        const cx_chunk_cost *cc = kind_of(c, k);
-        double *q = key + 7 * k;
-        q[0] = cc->f_s, q[1] = cc->tp_f_s, q[2] = cc->b_s, q[3] = cc->tp_b_s;
-        q[4] = cc->r_s, q[5] = cc->tp_r_s, q[6] = cc->w_s;
-    }
-    key[nkey - 1] = c->p2p_s;
+    const size_t nkey = (size_t)cx_replay_time_key(c, key);
     if (ws->have_time && key_hit(c, key, ws->time_key, nkey, ws->time_nclass, ws->time_cls)) {
         copy_out(out, &ws->time_out, c->p);
     } else {
@@ -497,17 +499,26 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
             ws->sd, ws->p,     ws->m,      ws->v, full_replay | jump_ratio << 1,
             key,    (int)nkey, c->vs_class};
         int flags;
+        /* no virtual jump: the plain program, which the clock lanes run for
+         * every clock of the sweep at once (replay_lanes.c), the same bits */
+        const int lanes = !full_replay && ws->mr == ws->m;
         if (!full_replay && cx_core_replay_formula(c, out)) {
             ws->last_fast = ws->last_jump = ws->last_back = 0;
             ws->last_formula = 1;
         } else if (cx_core_replay_memo_get(ws->memo, &mk, out, &flags)) {
             ws->last_fast = flags & 1, ws->last_jump = flags >> 1 & 1,
             ws->last_back = flags >> 2 & 1;
+        } else if (lanes &&
+                   cx_core_replay_lanes_batch(ws->lanes, c, ws->pl, ws->prog, ws->memo, &mk) &&
+                   cx_core_replay_memo_get(ws->memo, &mk, out, &flags)) {
+            ws->last_fast = ws->last_jump = ws->last_back = 0; /* a plain play */
         } else {
             st = play_steady(c, ws, out, err);
             if (st != CULONX_OK) return st;
             cx_core_replay_memo_put(ws->memo, &mk, out,
                                     ws->last_fast | ws->last_jump << 1 | ws->last_back << 2);
+            /* the program is compiled now */
+            if (lanes) cx_core_replay_lanes_batch(ws->lanes, c, ws->pl, ws->prog, ws->memo, &mk);
         }
         memcpy(ws->time_key, key, nkey * sizeof *key);
         ws->time_nclass = c->nclass;

@@ -34,6 +34,12 @@ void cx_core_replay_ws_free(cx_replay_ws *ws);
  * for a NULL ws. */
 struct cx_cost_key *cx_core_replay_ws_key(cx_replay_ws *ws);
 
+/* The clocks (MHz) of the caller's sweep: a replay memo miss of a shape
+ * played without the virtual jump plays the same shape at every one of them
+ * at once (clock lanes, core/eval/replay_lanes.c) into the memo; results
+ * are the same bits either way. n < 2: none. */
+void cx_core_replay_ws_set_clocks(cx_replay_ws *ws, const double *mhz, int n);
+
 /* Facts of the per-stage work orders of c's (schedule, p, m, v), used by
  * the sweep's lower bounds (core/eval/closed.c, cx_core_closed_bound). Arrays are
  * indexed by stage (and chunk: [stage * v + chunk]); valid until the next

@@ -48,12 +48,9 @@
 #include <string.h>
 
 #define MAX_ITEMS (2 * 1024 * 1024)
-#define SEND_BIT 0x8000u
+#define SEND_BIT CX_REPLAY_SEND_BIT
 
-typedef struct {
-    int32_t dep, out;   /* token slots: read, written (the output) */
-    uint16_t stage, di; /* di: vs * 4 + kind, SEND_BIT for a send */
-} ins;
+typedef cx_replay_ins ins; /* token slots read, written; stage; vs * 4 + kind */
 
 /* an instruction before its microbatch (encode_tmpl) */
 #define NONE INT32_MIN
@@ -101,6 +98,7 @@ struct cx_replay_prog {
     size_t lv_cap, lvv_cap;
     double dur[4 * CX_COST_MAX_VSTAGES]; /* per (vs, kind) */
     stage_regs rg[CX_COST_MAX_STAGES];
+    int scanned; /* jump_scan ran for the program (the first run that may jump) */
 };
 
 cx_replay_prog *cx_core_replay_prog_new(void)
@@ -715,7 +713,7 @@ static int64_t run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm, 
     const int overlap = tm->overlap;
     size_t i = 0;
     pr->jumped = 0;
-    if ((jump_on || extra > 0) && pr->jump_ok) {
+    if ((jump_on || extra > 0) && pr->jump_ok && extra >= 0) { /* < 0: plain */
         i = pr->ra;
         exec(pr, 0, i, p2p, overlap);
         i = jump(pr, p, i, p2p, overlap, &extra);
@@ -743,8 +741,10 @@ cx_sched_sim_status cx_core_replay_prog_run_ext(cx_replay_prog *pr, cx_play *pl,
                                                 const cx_replay_timing *tm, int64_t extra)
 {
     if (!pl->have_order) return CX_SCHED_SIM_UNSUPPORTED;
-    if (pr->have && pr->sd == pl->sd && pr->p == pl->p && pr->m == pl->m && pr->v == pl->v)
+    if (pr->have && pr->sd == pl->sd && pr->p == pl->p && pr->m == pl->m && pr->v == pl->v) {
+        if (!pr->scanned && extra >= 0) jump_scan(pr, pl), pr->scanned = 1;
         return run(pr, pl, tm, extra) ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
+    }
     pr->have = 0, pr->jumped = 0, pr->jump_ok = 0;
     size_t items = 0;
     for (int s = 0; s < pl->p; s++)
@@ -769,7 +769,7 @@ cx_sched_sim_status cx_core_replay_prog_run_ext(cx_replay_prog *pr, cx_play *pl,
         !grow((void **)&pr->wl, &pr->wl_cap, 2 * ncell + 2, sizeof *pr->wl)) {
         const cx_sched_sim_status st = compile_levels(pr, pl, items, c);
         if (st == CX_SCHED_SIM_OK) {
-            jump_scan(pr, pl);
+            if ((pr->scanned = extra >= 0)) jump_scan(pr, pl); /* a plain run: later */
             return run(pr, pl, tm, extra) ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
         }
         if (st != CX_SCHED_SIM_UNSUPPORTED) return st;
@@ -778,7 +778,7 @@ cx_sched_sim_status cx_core_replay_prog_run_ext(cx_replay_prog *pr, cx_play *pl,
     recorder rc = {tm, pr->seq, 0};
     cx_sched_sim_status st = cx_sched_play_run(pl, record_step, &rc);
     if (st != CX_SCHED_SIM_OK || rc.n != items) return st;
-    pr->nseq = rc.n;
+    pr->nseq = rc.n, pr->scanned = 1;
     compile(pr, pl);
     return extra > 0 ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
 }
@@ -787,4 +787,10 @@ cx_sched_sim_status cx_core_replay_prog_run(cx_replay_prog *pr, cx_play *pl,
                                             const cx_replay_timing *tm)
 {
     return cx_core_replay_prog_run_ext(pr, pl, tm, 0);
+}
+
+int cx_core_replay_prog_code(const cx_replay_prog *pr, const cx_play *pl, cx_replay_code *code)
+{
+    *code = (cx_replay_code){pr->prog, pr->n, 2 * pl->m * pl->nvs, pr->last_di};
+    return pr->have && pr->sd == pl->sd && pr->p == pl->p && pr->m == pl->m && pr->v == pl->v;
 }

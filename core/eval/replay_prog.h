@@ -30,9 +30,43 @@ cx_sched_sim_status cx_core_replay_prog_run(cx_replay_prog *pr, cx_play *pl,
  * period c microbatches) as those of m' + extra c: the jump inserts the
  * extra periods where the play is affine (see replay_prog.c).
  * CX_SCHED_SIM_UNSUPPORTED when it could not insert them all (play the
- * full orders), else as cx_core_replay_prog_run. */
+ * full orders), else as cx_core_replay_prog_run. extra < 0: the plain
+ * play (below). */
 cx_sched_sim_status cx_core_replay_prog_run_ext(cx_replay_prog *pr, cx_play *pl,
                                                 const cx_replay_timing *tm, int64_t extra);
+
+/* Same as cx_core_replay_prog_run, never jumping over the periodic region
+ * (every item played: the bits of the full replay). The closed form plays
+ * this way the orders it does not play on the virtual jump's path
+ * (core/eval/replay.c), so that the clock lanes (replay_lanes.c) give
+ * its bits. */
+static inline cx_sched_sim_status cx_core_replay_prog_run_plain(cx_replay_prog *pr, cx_play *pl,
+                                                                const cx_replay_timing *tm)
+{
+    return cx_core_replay_prog_run_ext(pr, pl, tm, -1); /* extra < 0: no jump */
+}
+
+/* One instruction of the compiled program: token slot read and written,
+ * stage, duration slot vs * 4 + kind with CX_REPLAY_SEND_BIT for a send. */
+typedef struct {
+    int32_t dep, out;
+    uint16_t stage, di;
+} cx_replay_ins;
+#define CX_REPLAY_SEND_BIT 0x8000u
+
+/* The program compiled for the orders held by pl (for the clock lanes,
+ * core/eval/replay_lanes.c): n instructions; slot zero reads 0, slot
+ * zero + 1 is written and never read (the slots below: two per cell);
+ * last_di[s]: the di of stage s's last item (without the send bit). */
+typedef struct {
+    const cx_replay_ins *ins;
+    size_t n;
+    int32_t zero;
+    const uint16_t *last_di;
+} cx_replay_code;
+
+/* 1 and *code filled when pr holds the program of pl's orders, else 0. */
+int cx_core_replay_prog_code(const cx_replay_prog *pr, const cx_play *pl, cx_replay_code *code);
 
 /* 0: never jump over the periodic region (the reference for
  * bench/fast_agree.c; cx_core_replay_set_full sets it); default 1. */

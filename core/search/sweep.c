@@ -90,6 +90,7 @@
 #include "core/eval/closed.h"
 #include "core/eval/cost.h"
 #include "core/eval/graph.h"
+#include "core/eval/replay_lanes.h"
 #include "core/output/report.h"
 
 #include <math.h>
@@ -571,6 +572,13 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
             w->rep_fits[k] = -1;
         w->cost = malloc(sizeof *w->cost);
         w->ws = cx_core_replay_ws_new();
+        if (w->ws && sp->n[L_CLK] <= CX_REPLAY_LANES_MAX_CLOCKS) {
+            /* the clocks a replay memo miss plays at once (clock lanes) */
+            double mhz[CX_REPLAY_LANES_MAX_CLOCKS];
+            for (int k = 0; k < sp->n[L_CLK]; k++)
+                mhz[k] = (double)sp->vals[L_CLK][k];
+            cx_core_replay_ws_set_clocks(w->ws, mhz, sp->n[L_CLK]);
+        }
         w->top.cap = R->spec.top_k;
         w->top.distinct = cx_core_topk_distinct(R->spec.objective);
         w->top.e = malloc((size_t)w->top.cap * sizeof *w->top.e);

@@ -1,0 +1,403 @@
+/*
+ * replay_lanes.c — clock lanes: the replay's compiled program
+ * (replay_prog.c) run for many duration sets at once, 8 lanes per pass
+ * (one 8-double group per value: an AVX-512 vector, two AVX2 or four SSE2
+ * ones, chosen at run time; GCC vector extensions). Each lane computes
+ * exactly the plain play's operations on its own operands, per instruction
+ *     start = max(free[s], tok[dep]), end = start + dur,
+ *     send: out = pp[s] = max(end, pp[s]) + p2p, free[s] = overlap ? end : out
+ * (replay_step.h), with the scalar's maximum (a > b ? a : b, lane by lane)
+ * and IEEE addition, so every lane gives the bits of
+ * cx_core_replay_prog_run_plain for its durations (tests/test_replay_lanes.c).
+ * Token slots: the program's slots (two per (microbatch, virtual stage)
+ * cell) are renamed once per orders into a compact set, a slot reused
+ * after its only reader, so the lanes' token storage is the tokens live at
+ * once (between stages: p + 2 measured on ZB-H1 in the level order), not
+ * O(m): lanes are refused above MAX_SLOTS live tokens. Durations are read
+ * per (chunk class, kind) through a map from (virtual stage, kind), so that
+ * a pass touches little besides its stage registers (p x 3 groups of 8
+ * doubles) and stays in the L1 cache: one pass of 8 lanes per group of 8
+ * (measured on this machine, ZB-H1 p = 64, m = 96: 0.45-0.55 ns per
+ * instruction and lane against 1.6-2.8 ns for the scalar play; wider
+ * passes of 16-32 lanes spilled the L1 cache and were slower per lane).
+ * Memory: 12 bytes per instruction (the renamed program), 64 bytes per live
+ * token, the stage registers, 4 bytes per program slot while renaming.
+ * The batch (cx_core_replay_lanes_batch): on a replay memo miss of a shape
+ * played without the virtual jump (replay.c), the cost is copied once and
+ * priced again at every clock of the sweep (cx_core_cost_reprice: the same
+ * function a sweep's next clock runs on the same shape), the durations of
+ * each chunk class go into lanes and each result into the replay memo under
+ * its time key; the sweep's evaluations at those clocks then hit the memo.
+ * Since a lane gives the plain play's bits and the memo is keyed on the
+ * bits of every input, results never depend on whether they were batched.
+ * See core/README.md, "Closed form" (Clock lanes).
+ */
+#include "core/eval/replay_lanes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SEND_BIT CX_REPLAY_SEND_BIT
+#define LAST_BIT 0x8000u    /* in stage: the stage's last instruction */
+#define VW 8                /* lanes per pass */
+#define MAX_LANES 32        /* lanes per batch flush */
+#define MAX_SLOTS (1 << 16) /* live tokens: 4 MiB of lane tokens at most */
+#define NCACHE 64           /* renamed programs kept */
+#define CACHE_INS (1 << 21) /* instructions kept in all (24 MiB) */
+
+/* the renamed program of (sd, p, m, v), n instructions, nslot slots (0:
+ * the zero slot, 1: scratch); stage | LAST_BIT on a stage's last */
+typedef struct {
+    const cx_sched_desc *sd;
+    int p, m, v, have;
+    unsigned stamp;
+    size_t n;
+    int32_t nslot;
+    cx_replay_ins *prog;
+    size_t prog_cap;
+    uint16_t last_di[CX_COST_MAX_STAGES];
+} lprog;
+
+struct cx_replay_lanes {
+    double clk[CX_REPLAY_LANES_MAX_CLOCKS];
+    int nclk;
+    /* the renamed programs of the last orders (a sweep returns to them with
+     * other chunk costs), least recently used first out; cur: in use */
+    lprog cache[NCACHE], *cur;
+    unsigned clock;
+    /* renaming scratch: per program slot its reads, then its new slot */
+    int32_t *map, *freel;
+    size_t map_cap, freel_cap;
+    /* a pass: tokens [nslot][8], stage registers [p][3][8] (free, PP free,
+     * last end), durations [4 ncls][8], p2p [8]; cmap: (vs, kind) -> (class,
+     * kind) */
+    double *tok, *rg, *dur;
+    size_t tok_cap, rg_cap, dur_cap;
+    uint16_t cmap[4 * CX_COST_MAX_VSTAGES];
+    uint16_t ident[CX_COST_MAX_VSTAGES];
+    /* a batch: its cost copy, and per lane the class durations and time key */
+    cx_cost *cost;
+    cx_replay_vsinfo *vi; /* [MAX_LANES][CX_COST_MAX_CLASSES] */
+    double *keys;         /* [MAX_LANES][7 CX_COST_MAX_CLASSES + 1] */
+    double p2p[MAX_LANES];
+    cx_replay res[1];
+};
+
+cx_replay_lanes *cx_core_replay_lanes_new(void)
+{
+    cx_replay_lanes *ln = calloc(1, sizeof(cx_replay_lanes));
+    if (ln)
+        for (int i = 0; i < CX_COST_MAX_VSTAGES; i++)
+            ln->ident[i] = (uint16_t)i;
+    return ln;
+}
+
+void cx_core_replay_lanes_free(cx_replay_lanes *ln)
+{
+    if (!ln) return;
+    for (int i = 0; i < NCACHE; i++)
+        free(ln->cache[i].prog);
+    free(ln->map);
+    free(ln->freel);
+    free(ln->tok);
+    free(ln->rg);
+    free(ln->dur);
+    free(ln->cost);
+    free(ln->vi);
+    free(ln->keys);
+    free(ln);
+}
+
+void cx_core_replay_lanes_set_clocks(cx_replay_lanes *ln, const double *mhz, int n)
+{
+    if (n > CX_REPLAY_LANES_MAX_CLOCKS) n = 0; /* no batch rather than part of one */
+    ln->nclk = n > 0 ? n : 0;
+    if (n > 0) memcpy(ln->clk, mhz, (size_t)n * sizeof *mhz);
+}
+
+static int grow(void **buf, size_t *cap, size_t n, size_t sz)
+{
+    if (n <= *cap) return 0;
+    free(*buf);
+    *buf = malloc(n * sz);
+    *cap = *buf ? n : 0;
+    return *buf ? 0 : -1;
+}
+
+/* the same, 64-byte aligned groups of 8 doubles */
+static int grow_g(double **buf, size_t *cap, size_t groups)
+{
+    if (groups <= *cap) return 0;
+    free(*buf);
+    *buf = aligned_alloc(64, groups * VW * sizeof(double));
+    *cap = *buf ? groups : 0;
+    return *buf ? 0 : -1;
+}
+
+/* Renames the program's token slots (see the top comment) in one pass
+ * from the end: a token's live range starts at its read (a free slot taken)
+ * and ends at its write (the slot freed for the tokens read before it); a
+ * written slot never read becomes the scratch slot; each stage's last
+ * instruction is marked. -1 when a slot is read twice or before its write,
+ * more than MAX_SLOTS are live, or out of memory. */
+static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
+                        const cx_replay_code *code)
+{
+    const size_t n = code->n, nsl = (size_t)code->zero + 2;
+    e->have = 0;
+    if (grow((void **)&e->prog, &e->prog_cap, n, sizeof *e->prog) ||
+        grow((void **)&ln->map, &ln->map_cap, nsl, sizeof *ln->map) ||
+        grow((void **)&ln->freel, &ln->freel_cap, MAX_SLOTS, sizeof *ln->freel))
+        return -1;
+    /* map: 0 not met yet, -1 written, else the slot of its (later) reader */
+    int32_t *const map = ln->map, *const fl = ln->freel;
+    memset(map, 0, nsl * sizeof *map);
+    unsigned char seen[CX_COST_MAX_STAGES] = {0};
+    int32_t nslot = 2, nfree = 0;
+    for (size_t i = n; i-- > 0;) {
+        cx_replay_ins x = code->ins[i];
+        if (x.stage >= (uint16_t)pl->p) return -1;
+        if (!seen[x.stage]) seen[x.stage] = 1, x.stage |= LAST_BIT;
+        if (x.out < code->zero) {
+            const int32_t s = map[x.out];
+            map[x.out] = -1;
+            x.out = s > 0 ? s : 1;
+            if (s > 0) fl[nfree++] = s;
+        } else
+            x.out = 1;
+        if (x.dep < code->zero) {
+            if (map[x.dep] != 0) return -1;
+            const int32_t s = nfree > 0 ? fl[--nfree] : nslot++;
+            if (s >= MAX_SLOTS) return -1;
+            map[x.dep] = s;
+            x.dep = s;
+        } else
+            x.dep = 0;
+        e->prog[i] = x;
+    }
+    e->n = n, e->nslot = nslot;
+    memcpy(e->last_di, code->last_di, (size_t)pl->p * sizeof *e->last_di);
+    e->sd = pl->sd, e->p = pl->p, e->m = pl->m, e->v = pl->v;
+    e->have = 1;
+    return 0;
+}
+
+/* The program on one pass of 8 lanes (see the top comment), in native
+ * vectors VT of W doubles (VL: the comparison's mask type). tok: [nslot][8];
+ * rg: per stage free [8], PP free [8], last end [8]; dur: [4 ncls][8]. */
+#define DEFINE_EXEC(NAME, ATTR, VT, VL, W)                                                         \
+    ATTR static void NAME(const cx_replay_ins *prog, size_t n, const uint16_t *cmap, double *tok,  \
+                          double *rg, const double *dur, const double *p2p, int overlap)           \
+    {                                                                                              \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            const cx_replay_ins x = prog[i];                                                       \
+            double *const r = rg + (size_t)(x.stage & ~LAST_BIT) * 3 * VW;                         \
+            const double *const t = tok + (size_t)x.dep * VW;                                      \
+            double *const o = tok + (size_t)x.out * VW;                                            \
+            const double *const d = dur + (size_t)cmap[x.di & ~SEND_BIT] * VW;                     \
+            for (int k = 0; k < VW; k += W) {                                                      \
+                const VT fr = *(const VT *)(r + k), rd = *(const VT *)(t + k);                     \
+                const VL m1 = fr > rd;                                                             \
+                const VT start = (VT)(((VL)fr & m1) | ((VL)rd & ~m1));                             \
+                const VT end = start + *(const VT *)(d + k);                                       \
+                VT nf = end, out = end;                                                            \
+                if (x.di & SEND_BIT) {                                                             \
+                    const VT pp = *(const VT *)(r + VW + k);                                       \
+                    const VL m2 = end > pp;                                                        \
+                    out = (VT)(((VL)end & m2) | ((VL)pp & ~m2)) + *(const VT *)(p2p + k);          \
+                    *(VT *)(r + VW + k) = out;                                                     \
+                    if (!overlap) nf = out;                                                        \
+                }                                                                                  \
+                *(VT *)(r + k) = nf;                                                               \
+                if (x.stage & LAST_BIT) *(VT *)(r + 2 * VW + k) = end;                             \
+                *(VT *)(o + k) = out;                                                              \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+typedef double v2d __attribute__((vector_size(16)));
+typedef long long v2l __attribute__((vector_size(16)));
+DEFINE_EXEC(exec_base, , v2d, v2l, 2)
+
+typedef void exec_fn(const cx_replay_ins *, size_t, const uint16_t *, double *, double *,
+                     const double *, const double *, int);
+
+#if defined(__x86_64__) && defined(__GNUC__)
+typedef double v8d __attribute__((vector_size(64)));
+typedef long long v8l __attribute__((vector_size(64)));
+typedef double v4d __attribute__((vector_size(32)));
+typedef long long v4l __attribute__((vector_size(32)));
+DEFINE_EXEC(exec_avx512, __attribute__((target("avx512f"))), v8d, v8l, 8)
+DEFINE_EXEC(exec_avx2, __attribute__((target("avx2"))), v4d, v4l, 4)
+#endif
+
+/* the widest the CPU runs (the same bits on each: max and add per lane) */
+static exec_fn *pick(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return exec_avx512;
+    if (__builtin_cpu_supports("avx2")) return exec_avx2;
+#endif
+    return exec_base;
+}
+
+/* Ensures ln holds the renamed program of pl's orders; -1 as
+ * cx_core_replay_lanes_run. */
+static int program(cx_replay_lanes *ln, const cx_play *pl, const cx_replay_prog *pr)
+{
+    cx_replay_code code;
+    if (!cx_core_replay_prog_code(pr, pl, &code)) return -1;
+    lprog *e = &ln->cache[0];
+    for (int i = 0; i < NCACHE; i++) {
+        lprog *x = &ln->cache[i];
+        if (x->have && x->sd == pl->sd && x->p == pl->p && x->m == pl->m && x->v == pl->v &&
+            x->n == code.n) {
+            x->stamp = ++ln->clock, ln->cur = x;
+            return 0;
+        }
+        if (!x->have ? e->have : x->stamp < e->stamp) e = x;
+    }
+    ln->cur = NULL;
+    if (rename_slots(ln, e, pl, &code)) return -1;
+    e->stamp = ++ln->clock, ln->cur = e;
+    /* memory bounded: the least recently used others freed beyond CACHE_INS */
+    for (;;) {
+        size_t held = 0;
+        lprog *old = NULL;
+        for (int i = 0; i < NCACHE; i++) {
+            lprog *x = &ln->cache[i];
+            held += x->prog_cap;
+            if (x != e && x->prog && (!old || x->stamp < old->stamp)) old = x;
+        }
+        if (held <= CACHE_INS || !old) break;
+        free(old->prog);
+        old->prog = NULL, old->prog_cap = 0, old->have = 0;
+    }
+    return 0;
+}
+
+/* Plays n <= 8 lanes: lane l's durations per class cvi[l][0 .. ncls), the
+ * class of each virtual stage cls, p2p[l]; results in ln->rg. */
+static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int ncls, const uint16_t *cls,
+                const cx_replay_vsinfo *const *cvi, const double *p2p, int overlap)
+{
+    const int p = pl->p, nvs = pl->nvs;
+    const lprog *const e = ln->cur;
+    if (grow_g(&ln->tok, &ln->tok_cap, (size_t)e->nslot) ||
+        grow_g(&ln->rg, &ln->rg_cap, (size_t)p * 3) ||
+        grow_g(&ln->dur, &ln->dur_cap, (size_t)ncls * 4 + 1))
+        return -1;
+    for (int vs = 0; vs < nvs; vs++)
+        for (int k = 0; k < 4; k++)
+            ln->cmap[vs * 4 + k] = (uint16_t)(cls[vs] * 4 + k);
+    /* lanes past n repeat the last one */
+    double *const dur = ln->dur, *const pv = dur + (size_t)ncls * 4 * VW;
+    for (int j = 0; j < VW; j++) {
+        const int l = j < n ? j : n - 1;
+        for (int c = 0; c < ncls; c++)
+            for (int k = 0; k < 4; k++) {
+                double win;
+                dur[((size_t)c * 4 + (size_t)k) * VW + (size_t)j] =
+                    cx_replay_dur(&cvi[l][c], k, &win);
+            }
+        pv[j] = p2p[l];
+    }
+    memset(ln->rg, 0, (size_t)p * 3 * VW * sizeof(double));
+    memset(ln->tok, 0, VW * sizeof(double)); /* the zero slot */
+    pick()(e->prog, e->n, ln->cmap, ln->tok, ln->rg, dur, pv, overlap);
+    return 0;
+}
+
+/* Lane j's result of the last pass into out, as the plain play's collect
+ * (replay.c) reads its registers (cvi, cls: its durations, as for pass). */
+static void emit(const cx_replay_lanes *ln, int j, const uint16_t *cls, const cx_replay_vsinfo *cvi,
+                 cx_replay *out)
+{
+    out->makespan_s = 0;
+    for (int s = 0; s < ln->cur->p; s++) {
+        const double *const r = ln->rg + (size_t)s * 3 * VW;
+        const int di = ln->cur->last_di[s];
+        double win;
+        cx_replay_dur(&cvi[cls[di / 4]], di % 4, &win);
+        out->free_s[s] = r[j];
+        out->last_end_s[s] = r[2 * VW + j];
+        out->last_item_s[s] = win;
+        if (out->free_s[s] > out->makespan_s) out->makespan_s = out->free_s[s];
+    }
+}
+
+int cx_core_replay_lanes_run(cx_replay_lanes *ln, const cx_play *pl, const cx_replay_prog *pr,
+                             int n, const cx_replay_vsinfo *const *vi, const double *p2p,
+                             int overlap, cx_replay *out)
+{
+    if (program(ln, pl, pr)) return -1;
+    for (int l0 = 0; l0 < n; l0 += VW) {
+        const int nl = n - l0 < VW ? n - l0 : VW;
+        /* every virtual stage its own class */
+        if (pass(ln, pl, nl, pl->nvs, ln->ident, vi + l0, p2p + l0, overlap)) return -1;
+        for (int j = 0; j < nl; j++)
+            emit(ln, j, ln->ident, vi[l0 + j], &out[l0 + j]);
+    }
+    return 0;
+}
+
+#define KEY_N (7 * CX_COST_MAX_CLASSES + 1)
+
+/* Plays the nl lanes of a batch and stores each result in mm. */
+static void flush(cx_replay_lanes *ln, const cx_cost *c, const cx_play *pl, cx_replay_memo *mm,
+                  const cx_replay_memo_key *k0, int nl)
+{
+    const cx_replay_vsinfo *vp[MAX_LANES];
+    uint16_t cls[CX_COST_MAX_VSTAGES];
+    for (int vs = 0; vs < pl->nvs; vs++)
+        cls[vs] = (uint16_t)c->vs_class[vs];
+    for (int j = 0; j < nl; j++)
+        vp[j] = ln->vi + (size_t)j * CX_COST_MAX_CLASSES;
+    for (int l0 = 0; l0 < nl; l0 += VW) {
+        const int np = nl - l0 < VW ? nl - l0 : VW;
+        if (pass(ln, pl, np, c->nclass, cls, vp + l0, ln->p2p + l0, c->sched->p2p_overlap)) return;
+        for (int j = 0; j < np; j++) {
+            cx_replay_memo_key mk = *k0;
+            mk.key = ln->keys + (size_t)(l0 + j) * KEY_N;
+            emit(ln, j, cls, vp[l0 + j], ln->res);
+            cx_core_replay_memo_put(mm, &mk, ln->res, 0);
+        }
+    }
+}
+
+int cx_core_replay_lanes_batch(cx_replay_lanes *ln, const cx_cost *c, const cx_play *pl,
+                               const cx_replay_prog *pr, cx_replay_memo *mm,
+                               const cx_replay_memo_key *k0)
+{
+    if (!ln || ln->nclk < 2 || !mm || c->nclass < 1 || c->nclass > CX_COST_MAX_CLASSES ||
+        pl->nvs != c->p * c->v || k0->nkey > KEY_N || program(ln, pl, pr))
+        return 0;
+    if ((!ln->cost && !(ln->cost = malloc(sizeof *ln->cost))) ||
+        (!ln->keys && !(ln->keys = malloc(MAX_LANES * KEY_N * sizeof *ln->keys))) ||
+        (!ln->vi && !(ln->vi = malloc(MAX_LANES * CX_COST_MAX_CLASSES * sizeof *ln->vi))))
+        return 0;
+    int copied = 0, nl = 0;
+    /* c itself first (unless held), then every other clock of the list */
+    for (int i = -1; i < ln->nclk; i++) {
+        if (i >= 0 && ln->clk[i] == c->clock_mhz) continue;
+        const cx_cost *x = c;
+        if (i >= 0) {
+            if (!copied) memcpy(ln->cost, c, sizeof *c), copied = 1;
+            cx_core_cost_reprice(c->run, ln->clk[i], ln->cost);
+            x = ln->cost;
+        }
+        double *const key = ln->keys + (size_t)nl * KEY_N;
+        cx_replay_memo_key mk = *k0;
+        mk.key = key;
+        mk.nkey = cx_replay_time_key(x, key);
+        int flags;
+        if (mk.nkey != k0->nkey || cx_core_replay_memo_get(mm, &mk, ln->res, &flags)) continue;
+        for (int k = 0; k < c->nclass; k++)
+            cx_replay_vsinfo_of(&x->cls[k], ln->vi + (size_t)nl * CX_COST_MAX_CLASSES + (size_t)k);
+        ln->p2p[nl] = x->p2p_s;
+        if (++nl == MAX_LANES) flush(ln, c, pl, mm, k0, nl), nl = 0;
+    }
+    if (nl > 0) flush(ln, c, pl, mm, k0, nl);
+    return 1;
+}

@@ -1,0 +1,90 @@
+/*
+ * replay_lanes.h — clock lanes (core/eval/replay_lanes.c): the compiled
+ * program of a schedule's orders (replay_prog.c) run for many duration
+ * sets at once, one per SIMD lane, each lane giving the bits of the plain
+ * play (no jump) of its durations. A sweep's clocks change the durations
+ * of one cost shape only, so on a replay memo miss the closed form prices
+ * the shape at every clock of the sweep, plays them in lanes and stores
+ * every result in the replay memo (replay_memo.c).
+ * Also the two functions replay.c and the lanes share, so that both read a
+ * cost the same way: the item durations of each virtual stage and the
+ * replay memo's time key.
+ * See core/README.md, "Closed form" (Clock lanes).
+ */
+#ifndef CX_CORE_REPLAY_LANES_H
+#define CX_CORE_REPLAY_LANES_H
+
+#include "core/eval/replay_memo.h"
+#include "core/eval/replay_prog.h"
+#include "core/eval/replay_step.h"
+
+/* Item durations of a chunk (replay_step.h): F = f + tp_f, B = r + tp_r +
+ * b + tp_b, BW = B + w, W = w; the DP-overlap windows without the
+ * recompute. */
+static inline void cx_replay_vsinfo_of(const cx_chunk_cost *cc, cx_replay_vsinfo *x)
+{
+    x->dF = cc->f_s + cc->tp_f_s;
+    x->dB = cc->r_s + cc->tp_r_s + cc->b_s + cc->tp_b_s;
+    x->dBW = x->dB + cc->w_s;
+    x->dW = cc->w_s;
+    x->lastB = x->dB - cc->r_s - cc->tp_r_s;
+    x->lastBW = x->dBW - cc->r_s - cc->tp_r_s;
+}
+
+/* The same for each of c's virtual stages. */
+static inline void cx_replay_durations(const cx_cost *c, cx_replay_vsinfo *vi)
+{
+    const int nvs = c->p * c->v;
+    for (int vs = 0; vs < nvs; vs++)
+        cx_replay_vsinfo_of(cx_core_cost_chunk(c, vs), &vi[vs]);
+}
+
+/* The replay memo's time key of c: per chunk class its 7 durations, then
+ * the p2p time; returns the count (7 nclass + 1). */
+static inline int cx_replay_time_key(const cx_cost *c, double *key)
+{
+    for (int k = 0; k < c->nclass; k++) {
+        const cx_chunk_cost *cc = &c->cls[k];
+        double *q = key + 7 * k;
+        q[0] = cc->f_s, q[1] = cc->tp_f_s, q[2] = cc->b_s, q[3] = cc->tp_b_s;
+        q[4] = cc->r_s, q[5] = cc->tp_r_s, q[6] = cc->w_s;
+    }
+    key[7 * c->nclass] = c->p2p_s;
+    return 7 * c->nclass + 1;
+}
+
+typedef struct cx_replay_lanes cx_replay_lanes;
+
+cx_replay_lanes *cx_core_replay_lanes_new(void);
+/* NULL-safe. */
+void cx_core_replay_lanes_free(cx_replay_lanes *ln);
+
+/* The clocks (MHz) a batch prices (at most CX_REPLAY_LANES_MAX_CLOCKS;
+ * fewer than 2: no batch). */
+#define CX_REPLAY_LANES_MAX_CLOCKS 1024
+void cx_core_replay_lanes_set_clocks(cx_replay_lanes *ln, const double *mhz, int n);
+
+/* Plays the program pr holds for pl's orders (cx_core_replay_prog_code)
+ * for n duration sets at once: vi[i] the durations of set i per virtual
+ * stage, p2p[i] its p2p time, overlap the schedule's; out[i]'s time fields
+ * (makespan, and last_end_s, last_item_s, free_s of the first p stages)
+ * are the bits of cx_core_replay_prog_run_plain with those durations.
+ * 0 done; -1 when no program is held, its token slots are too many for
+ * lanes (memory bounded whatever m) or out of memory. */
+int cx_core_replay_lanes_run(cx_replay_lanes *ln, const cx_play *pl, const cx_replay_prog *pr,
+                             int n, const cx_replay_vsinfo *const *vi, const double *p2p,
+                             int overlap, cx_replay *out);
+
+/* The batch of a replay memo miss: c's durations and those of c's shape
+ * priced again (cx_core_cost_reprice, on a copy of c) at every other clock
+ * of the list, played in lanes through pr's program of pl's orders, every
+ * result stored in mm under k0 with its time key (flags 0: a plain play);
+ * keys mm holds already are skipped. 1 when played; 0 (nothing done) when
+ * fewer than 2 clocks are set or pr holds no program of pl's orders that
+ * lanes can run. The results are those the plain play would store, so a
+ * sweep's output does not depend on it. */
+int cx_core_replay_lanes_batch(cx_replay_lanes *ln, const cx_cost *c, const cx_play *pl,
+                               const cx_replay_prog *pr, cx_replay_memo *mm,
+                               const cx_replay_memo_key *k0);
+
+#endif

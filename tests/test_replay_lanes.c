@@ -1,0 +1,202 @@
+/*
+ * test_replay_lanes.c — the clock lanes (core/eval/replay_lanes.c) against
+ * the scalar plain play of the same compiled program
+ * (cx_core_replay_prog_run_plain, core/eval/replay_prog.c), bit for bit:
+ * every registered schedule with a steady state, p in {2, 3, 4, 8, 16}, v
+ * in {1, 2, 4} (the schedule's own where it fixes it), m from p to 13 p,
+ * 1 to 40 lanes per call (partial vectors, every group width, more than
+ * one run of 32), each lane's durations drawn at random per virtual stage
+ * (F, B, BW, W and the DP windows; first and last virtual stages of their
+ * own scale, one stage in four off, zero W on some) and its own p2p time
+ * (zero on some lanes): makespan, and per stage last end, last item and
+ * free time must be the same doubles. Then the batch through the
+ * workspace (cx_core_replay_ws with the clocks set, a real megatron-22b
+ * cost priced at every clock, three recompute modes on the same orders):
+ * each clock's result must be the bits of a workspace without clocks (no
+ * lanes), on shapes with and without the virtual jump.
+ */
+#include "core/eval/replay.h"
+#include "core/eval/replay_lanes.h"
+#include "schedules/sched.h"
+
+#include <CUnit/Basic.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static uint64_t rng = 0x2545F4914F6CDD1Dull;
+
+static double uni(double lo, double hi)
+{
+    rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
+    return lo + (hi - lo) * (double)((rng * 2685821657736338717ull) >> 11) / 9007199254740992.0;
+}
+
+#define NL 40
+
+static int same(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static void draw(cx_replay_vsinfo *vi, int nvs, double scale)
+{
+    const double e0 = uni(0.5, 2.5), e1 = uni(0.5, 2.5);
+    for (int vs = 0; vs < nvs; vs++) {
+        const double s = scale * (vs == 0 ? e0 : vs == nvs - 1 ? e1 : vs % 4 == 3 ? 1.1 : 1.0);
+        cx_replay_vsinfo *x = &vi[vs];
+        const double r = uni(0, 0.3) * s, w = vs % 5 == 2 ? 0.0 : uni(0.2, 1.0) * s;
+        x->dF = uni(0.5, 1.0) * s;
+        x->dB = uni(0.8, 2.0) * s + r;
+        x->dBW = x->dB + w;
+        x->dW = w;
+        x->lastB = x->dB - r;
+        x->lastBW = x->dBW - r;
+    }
+}
+
+static void test_lanes_vs_plain(void)
+{
+    cx_play *pl = cx_sched_play_new();
+    cx_replay_prog *pr = cx_core_replay_prog_new();
+    cx_replay_lanes *ln = cx_core_replay_lanes_new();
+    cx_replay *out = malloc(NL * sizeof *out);
+    cx_replay_vsinfo *vi = malloc((size_t)NL * CX_COST_MAX_VSTAGES * sizeof *vi);
+    CU_ASSERT_FATAL(pl && pr && ln && out && vi);
+    static const int pps[] = {2, 3, 4, 8, 16}, vps[] = {1, 2, 4};
+    int cases = 0, lanes = 0, bad = 0;
+    double t_plain = 0, t_lanes = 0;
+    for (int id = 0; id < cx_sched_count(); id++) {
+        const cx_sched_desc *sd = cx_sched_get((culonx_schedule)id);
+        if (!sd || !sd->steady) continue;
+        for (int ip = 0; ip < 5; ip++)
+            for (int iv = 0; iv < 3; iv++) {
+                const int p = pps[ip], v = vps[iv];
+                for (int mi = 0; mi < 3; mi++) {
+                    const int m = mi == 0 ? p : mi == 1 ? 4 * p + 1 : 13 * p;
+                    if (cx_sched_play_orders(pl, sd, p, m, v, 0) != CX_SCHED_SIM_OK) continue;
+                    const int nvs = pl->nvs, n = 1 + (int)uni(0, NL);
+                    const cx_replay_vsinfo *vp[NL];
+                    double p2p[NL];
+                    for (int l = 0; l < n; l++) {
+                        draw(vi + (size_t)l * CX_COST_MAX_VSTAGES, nvs, uni(0.5, 2.0));
+                        vp[l] = vi + (size_t)l * CX_COST_MAX_VSTAGES;
+                        p2p[l] = l % 3 == 1 ? 0.0 : uni(0, 0.4);
+                    }
+                    /* the scalar plays (the first compiles the program) */
+                    cx_replay_timing tm0 = {vp[0], p2p[0], sd->p2p_overlap};
+                    CU_ASSERT_FATAL(cx_core_replay_prog_run_plain(pr, pl, &tm0) == CX_SCHED_SIM_OK);
+                    clock_t c0 = clock();
+                    CU_ASSERT_FATAL(cx_core_replay_lanes_run(ln, pl, pr, n, vp, p2p,
+                                                             sd->p2p_overlap, out) == 0);
+                    t_lanes += (double)(clock() - c0);
+                    cases++;
+                    for (int l = 0; l < n; l++) {
+                        cx_replay_timing tm = {vp[l], p2p[l], sd->p2p_overlap};
+                        c0 = clock();
+                        CU_ASSERT_FATAL(cx_core_replay_prog_run_plain(pr, pl, &tm) ==
+                                        CX_SCHED_SIM_OK);
+                        t_plain += (double)(clock() - c0);
+                        double mk = 0;
+                        int ok = 1;
+                        for (int s = 0; s < p; s++) {
+                            const double *reg = cx_sched_play_regs(pl, s);
+                            if (reg[CX_R_FREE] > mk) mk = reg[CX_R_FREE];
+                            ok &= same(reg[CX_R_FREE], out[l].free_s[s]) &&
+                                  same(reg[CX_R_LAST_END], out[l].last_end_s[s]) &&
+                                  same(reg[CX_R_LAST_ITEM], out[l].last_item_s[s]);
+                        }
+                        ok &= same(mk, out[l].makespan_s);
+                        lanes++;
+                        if (!ok && bad++ < 5)
+                            printf("\n  %s p %d v %d m %d lane %d of %d differs", sd->name, p, v, m,
+                                   l, n);
+                    }
+                }
+            }
+    }
+    printf("\n  %d cases, %d lanes; CPU per lane: plain %.3g s, lanes %.3g s\n", cases, lanes,
+           t_plain / CLOCKS_PER_SEC / lanes, t_lanes / CLOCKS_PER_SEC / lanes);
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(cases > 100);
+    cx_core_replay_lanes_free(ln);
+    cx_core_replay_prog_free(pr);
+    cx_sched_play_free(pl);
+    free(out);
+    free(vi);
+}
+
+/* A workspace with the sweep's clocks gives, clock by clock, the bits of
+ * one without (the batch stores only what the plain play gives). */
+static void test_batch_vs_single(void)
+{
+    culonx_run r;
+    culonx_error err;
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/megatron-22b.xml", NULL, 0, NULL, &r, &err),
+                          CULONX_OK);
+    cx_cost *c = malloc(sizeof *c);
+    cx_replay *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    CU_ASSERT_FATAL(c && a && b);
+    double mhz[21];
+    for (int k = 0; k < 21; k++)
+        mhz[k] = 210 + 60 * k;
+    static const culonx_schedule sch[] = {CULONX_SCHED_ZB_H1, CULONX_SCHED_ZB_V,
+                                          CULONX_SCHED_INTERLEAVED, CULONX_SCHED_DUALPIPE_V,
+                                          CULONX_SCHED_ZB_H2};
+    int checked = 0, bad = 0;
+    for (int is = 0; is < 5; is++)
+        for (int p = 2; p <= 8; p *= 2)
+            for (int mm = 1; mm <= 3; mm++) {
+                /* m = 2p + 1, 6 p, 40 p: with and without the virtual jump */
+                const int m = mm == 1 ? 2 * p + 1 : mm == 2 ? 6 * p : 40 * p;
+                r.exec.schedule = sch[is];
+                r.exec.tp = 8, r.exec.dp = 1, r.exec.microbatch = 1, r.exec.pp = p;
+                r.exec.vp = sch[is] == CULONX_SCHED_INTERLEAVED ? 2 : 1;
+                r.exec.global_batch = m;
+                r.exec.gpus = culonx_execution_gpus(&r.exec);
+                cx_replay_ws *wl = cx_core_replay_ws_new(), *w1 = cx_core_replay_ws_new();
+                CU_ASSERT_FATAL(wl && w1);
+                cx_core_replay_ws_set_clocks(wl, mhz, 21);
+                /* the recompute modes: other durations on the same orders
+                 * (the second and third miss with the program compiled:
+                 * every clock in lanes) */
+                for (int k = 0; k < 3 * 21; k++) {
+                    r.exec.recompute = (culonx_recompute)(k / 21);
+                    if (cx_core_cost_build(&r, mhz[k % 21], c, &err) != CULONX_OK) break;
+                    /* a shape the schedule refuses (ZB-V below 2p) */
+                    if (cx_core_replay_ws(c, w1, b, &err) != CULONX_OK) break;
+                    CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, wl, a, &err), CULONX_OK);
+                    int ok = same(a->makespan_s, b->makespan_s);
+                    for (int s = 0; s < p; s++)
+                        ok &= same(a->free_s[s], b->free_s[s]) &&
+                              same(a->last_end_s[s], b->last_end_s[s]) &&
+                              same(a->last_item_s[s], b->last_item_s[s]) &&
+                              same(a->peak_act_bytes[s], b->peak_act_bytes[s]);
+                    checked++;
+                    if (!ok && bad++ < 5)
+                        printf("\n  schedule %d p %d m %d clock %g differs", (int)sch[is], p, m,
+                               mhz[k % 21]);
+                }
+                cx_core_replay_ws_free(wl);
+                cx_core_replay_ws_free(w1);
+            }
+    printf("\n  %d clock results checked\n", checked);
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(checked > 1500);
+    free(c), free(a), free(b);
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS) return 2;
+    CU_pSuite s = CU_add_suite("replay_lanes", NULL, NULL);
+    CU_add_test(s, "lanes = scalar plain play, bit for bit", test_lanes_vs_plain);
+    CU_add_test(s, "workspace batch = single replays, bit for bit", test_batch_vs_single);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned fails = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    return fails ? 1 : 0;
+}
