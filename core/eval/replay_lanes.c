@@ -11,28 +11,36 @@
  * cx_core_replay_prog_run_plain for its durations (tests/test_replay_lanes.c).
  * Token slots: the program's slots (two per (microbatch, virtual stage)
  * cell) are renamed once per orders into a compact set, a slot reused
- * after its only reader, so the lanes' token storage is the tokens live at
- * once (between stages: p + 2 measured on ZB-H1 in the level order), not
- * O(m): lanes are refused above MAX_SLOTS live tokens. Durations are read
- * per (chunk class, kind) through a map from (virtual stage, kind), so that
- * a pass touches little besides its stage registers (p x 3 groups of 8
- * doubles) and stays in the L1 cache: one pass of 8 lanes per group of 8
- * (measured on this machine, ZB-H1 p = 64, m = 96: 0.45-0.55 ns per
- * instruction and lane against 1.6-2.8 ns for the scalar play; wider
- * passes of 16-32 lanes spilled the L1 cache and were slower per lane).
- * Memory: 12 bytes per instruction (the renamed program), 64 bytes per live
- * token, the stage registers, 4 bytes per program slot while renaming.
+ * after its only reader (one pass from the end), so the lanes' token
+ * storage is the tokens live at once (between stages: p + 2 measured on
+ * ZB-H1 in the level order), not O(m): lanes are refused above MAX_SLOTS
+ * live tokens. Durations are read per (chunk class, kind) through a map
+ * from (virtual stage, kind), so that a pass touches little besides its
+ * stage registers (p x 3 groups of 8 doubles) and stays in the L1 cache:
+ * one pass per 8 lanes (measured on this 2-core VM, ZB-H1 p = 64, m = 96,
+ * best of 15: 0.28-0.29 ns per instruction and lane against 1.5-1.6 ns for
+ * the scalar play; passes of 16-32 lanes spilled the L1 cache and were
+ * slower per lane, precomputed byte offsets in 16-byte instructions gained
+ * nothing).
+ * Memory per worker: 12 bytes per instruction of the last orders (the
+ * renamed program), 4 bytes per program slot while renaming, 64 bytes per
+ * live token, the stage registers, a copy of the cost (~370 KB) and the
+ * durations and keys of 32 lanes.
  * The batch (cx_core_replay_lanes_batch): on a replay memo miss of a shape
  * played without the virtual jump (replay.c), the cost is copied once and
- * priced again at every clock of the sweep (cx_core_cost_reprice: the same
- * function a sweep's next clock runs on the same shape), the durations of
- * each chunk class go into lanes and each result into the replay memo under
- * its time key; the sweep's evaluations at those clocks then hit the memo.
- * Since a lane gives the plain play's bits and the memo is keyed on the
- * bits of every input, results never depend on whether they were batched.
+ * priced again at every other clock of the sweep (cx_core_cost_reprice: the
+ * same function a sweep's next clock runs on the same shape); clocks whose
+ * key the memo holds or where the exact formula answers (replay_formula.c,
+ * tried first by the replay) are left out; the durations of each chunk
+ * class go into lanes, with the missed clock's own, and each result into
+ * the replay memo under its time key; the sweep's evaluations at those
+ * clocks then hit the memo. Since a lane gives the plain play's bits and
+ * the memo is keyed on the bits of every input, results never depend on
+ * whether they were batched.
  * See core/README.md, "Closed form" (Clock lanes).
  */
 #include "core/eval/replay_lanes.h"
+#include "core/eval/replay_formula.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,15 +50,12 @@
 #define VW 8                /* lanes per pass */
 #define MAX_LANES 32        /* lanes per batch flush */
 #define MAX_SLOTS (1 << 16) /* live tokens: 4 MiB of lane tokens at most */
-#define NCACHE 64           /* renamed programs kept */
-#define CACHE_INS (1 << 21) /* instructions kept in all (24 MiB) */
 
 /* the renamed program of (sd, p, m, v), n instructions, nslot slots (0:
  * the zero slot, 1: scratch); stage | LAST_BIT on a stage's last */
 typedef struct {
     const cx_sched_desc *sd;
     int p, m, v, have;
-    unsigned stamp;
     size_t n;
     int32_t nslot;
     cx_replay_ins *prog;
@@ -61,10 +66,10 @@ typedef struct {
 struct cx_replay_lanes {
     double clk[CX_REPLAY_LANES_MAX_CLOCKS];
     int nclk;
-    /* the renamed programs of the last orders (a sweep returns to them with
-     * other chunk costs), least recently used first out; cur: in use */
-    lprog cache[NCACHE], *cur;
-    unsigned clock;
+    /* the renamed program of the last orders (a cache of 8 or 64 of them
+     * measured slower on bench_sweep_bench schedules: their buffers' page
+     * faults cost more than the renames they saved) */
+    lprog cur[1];
     /* renaming scratch: per program slot its reads, then its new slot */
     int32_t *map, *freel;
     size_t map_cap, freel_cap;
@@ -95,8 +100,7 @@ cx_replay_lanes *cx_core_replay_lanes_new(void)
 void cx_core_replay_lanes_free(cx_replay_lanes *ln)
 {
     if (!ln) return;
-    for (int i = 0; i < NCACHE; i++)
-        free(ln->cache[i].prog);
+    free(ln->cur->prog);
     free(ln->map);
     free(ln->freel);
     free(ln->tok);
@@ -248,33 +252,11 @@ static int program(cx_replay_lanes *ln, const cx_play *pl, const cx_replay_prog 
 {
     cx_replay_code code;
     if (!cx_core_replay_prog_code(pr, pl, &code)) return -1;
-    lprog *e = &ln->cache[0];
-    for (int i = 0; i < NCACHE; i++) {
-        lprog *x = &ln->cache[i];
-        if (x->have && x->sd == pl->sd && x->p == pl->p && x->m == pl->m && x->v == pl->v &&
-            x->n == code.n) {
-            x->stamp = ++ln->clock, ln->cur = x;
-            return 0;
-        }
-        if (!x->have ? e->have : x->stamp < e->stamp) e = x;
-    }
-    ln->cur = NULL;
-    if (rename_slots(ln, e, pl, &code)) return -1;
-    e->stamp = ++ln->clock, ln->cur = e;
-    /* memory bounded: the least recently used others freed beyond CACHE_INS */
-    for (;;) {
-        size_t held = 0;
-        lprog *old = NULL;
-        for (int i = 0; i < NCACHE; i++) {
-            lprog *x = &ln->cache[i];
-            held += x->prog_cap;
-            if (x != e && x->prog && (!old || x->stamp < old->stamp)) old = x;
-        }
-        if (held <= CACHE_INS || !old) break;
-        free(old->prog);
-        old->prog = NULL, old->prog_cap = 0, old->have = 0;
-    }
-    return 0;
+    const lprog *x = ln->cur;
+    if (x->have && x->sd == pl->sd && x->p == pl->p && x->m == pl->m && x->v == pl->v &&
+        x->n == code.n)
+        return 0;
+    return rename_slots(ln, ln->cur, pl, &code);
 }
 
 /* Plays n <= 8 lanes: lane l's durations per class cvi[l][0 .. ncls), the
@@ -392,7 +374,10 @@ int cx_core_replay_lanes_batch(cx_replay_lanes *ln, const cx_cost *c, const cx_p
         mk.key = key;
         mk.nkey = cx_replay_time_key(x, key);
         int flags;
-        if (mk.nkey != k0->nkey || cx_core_replay_memo_get(mm, &mk, ln->res, &flags)) continue;
+        /* held, or answered by the exact formula there (it comes first) */
+        if (mk.nkey != k0->nkey || cx_core_replay_memo_get(mm, &mk, ln->res, &flags) ||
+            (i >= 0 && cx_core_replay_formula(x, ln->res)))
+            continue;
         for (int k = 0; k < c->nclass; k++)
             cx_replay_vsinfo_of(&x->cls[k], ln->vi + (size_t)nl * CX_COST_MAX_CLASSES + (size_t)k);
         ln->p2p[nl] = x->p2p_s;
