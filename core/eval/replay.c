@@ -464,6 +464,19 @@ static culonx_status play_steady(const cx_cost *c, cx_replay_ws *ws, cx_replay *
     return CULONX_OK;
 }
 
+/* The replay of c's shape at every clock of the sweep at once, the
+ * program compiled first if need be (clock lanes, replay_lanes.c), into the
+ * memo; 1 and out filled from there, else 0 (play it). */
+static int play_lanes(const cx_cost *c, cx_replay_ws *ws, const cx_replay_memo_key *mk,
+                      cx_replay *out)
+{
+    const timing tm = durations(c, ws);
+    int flags;
+    return cx_core_replay_prog_compile(ws->prog, ws->pl, &tm) == CX_SCHED_SIM_OK &&
+           cx_core_replay_lanes_batch(ws->lanes, c, ws->pl, ws->prog, ws->memo, mk) &&
+           cx_core_replay_memo_get(ws->memo, mk, out, &flags);
+}
+
 culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
                                 culonx_error *err)
 {
@@ -501,24 +514,20 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
         int flags;
         /* no virtual jump: the plain program, which the clock lanes run for
          * every clock of the sweep at once (replay_lanes.c), the same bits */
-        const int lanes = !full_replay && ws->mr == ws->m;
+        const int lanes = !full_replay && ws->mr == ws->m && cx_core_replay_lanes_on(ws->lanes);
         if (!full_replay && cx_core_replay_formula(c, out)) {
             ws->last_fast = ws->last_jump = ws->last_back = 0;
             ws->last_formula = 1;
         } else if (cx_core_replay_memo_get(ws->memo, &mk, out, &flags)) {
             ws->last_fast = flags & 1, ws->last_jump = flags >> 1 & 1,
             ws->last_back = flags >> 2 & 1;
-        } else if (lanes &&
-                   cx_core_replay_lanes_batch(ws->lanes, c, ws->pl, ws->prog, ws->memo, &mk) &&
-                   cx_core_replay_memo_get(ws->memo, &mk, out, &flags)) {
+        } else if (lanes && play_lanes(c, ws, &mk, out)) {
             ws->last_fast = ws->last_jump = ws->last_back = 0; /* a plain play */
         } else {
             st = play_steady(c, ws, out, err);
             if (st != CULONX_OK) return st;
             cx_core_replay_memo_put(ws->memo, &mk, out,
                                     ws->last_fast | ws->last_jump << 1 | ws->last_back << 2);
-            /* the program is compiled now */
-            if (lanes) cx_core_replay_lanes_batch(ws->lanes, c, ws->pl, ws->prog, ws->memo, &mk);
         }
         memcpy(ws->time_key, key, nkey * sizeof *key);
         ws->time_nclass = c->nclass;

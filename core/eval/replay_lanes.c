@@ -119,6 +119,11 @@ void cx_core_replay_lanes_set_clocks(cx_replay_lanes *ln, const double *mhz, int
     if (n > 0) memcpy(ln->clk, mhz, (size_t)n * sizeof *mhz);
 }
 
+int cx_core_replay_lanes_on(const cx_replay_lanes *ln)
+{
+    return ln && ln->nclk >= 2;
+}
+
 static int grow(void **buf, size_t *cap, size_t n, size_t sz)
 {
     if (n <= *cap) return 0;

@@ -63,6 +63,8 @@ void cx_core_replay_lanes_free(cx_replay_lanes *ln);
  * fewer than 2: no batch). */
 #define CX_REPLAY_LANES_MAX_CLOCKS 1024
 void cx_core_replay_lanes_set_clocks(cx_replay_lanes *ln, const double *mhz, int n);
+/* 1 when a batch would play (at least 2 clocks set). */
+int cx_core_replay_lanes_on(const cx_replay_lanes *ln);
 
 /* Plays the program pr holds for pl's orders (cx_core_replay_prog_code)
  * for n duration sets at once: vi[i] the durations of set i per virtual

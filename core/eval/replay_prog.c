@@ -698,6 +698,7 @@ static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap,
  * periods it could not insert (0: done). */
 static int64_t run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm, int64_t extra)
 {
+    if (extra < -1) return 0; /* compiled only (cx_core_replay_prog_compile) */
     const int p = pl->p, nvs = pl->nvs;
     double *const dur = pr->dur;
     stage_regs *const rg = pr->rg;

@@ -46,6 +46,15 @@ static inline cx_sched_sim_status cx_core_replay_prog_run_plain(cx_replay_prog *
     return cx_core_replay_prog_run_ext(pr, pl, tm, -1); /* extra < 0: no jump */
 }
 
+/* Compiles the program of the orders held by pl unless held, playing
+ * nothing (the engine plays them where no program fits, recording one
+ * where they have no steady state): for the clock lanes. */
+static inline cx_sched_sim_status cx_core_replay_prog_compile(cx_replay_prog *pr, cx_play *pl,
+                                                              const cx_replay_timing *tm)
+{
+    return cx_core_replay_prog_run_ext(pr, pl, tm, -2);
+}
+
 /* One instruction of the compiled program: token slot read and written,
  * stage, duration slot vs * 4 + kind with CX_REPLAY_SEND_BIT for a send. */
 typedef struct {
