@@ -4,12 +4,12 @@
  * (cx_core_replay_prog_run_plain, core/eval/replay_prog.c), bit for bit:
  * every registered schedule with a steady state, p in {2, 3, 4, 8, 16}, v
  * in {1, 2, 4} (the schedule's own where it fixes it), m from p to 13 p,
- * 1 to 40 lanes per call (partial vectors, every group width, more than
- * one run of 32), each lane's durations drawn at random per virtual stage
- * (F, B, BW, W and the DP windows; first and last virtual stages of their
+ * 1 to 40 lanes per call (partial groups of 8, several passes), each lane's durations drawn at
+ * random per virtual stage (F, B, BW, W and the DP windows; first and last virtual stages of their
  * own scale, one stage in four off, zero W on some) and its own p2p time
  * (zero on some lanes): makespan, and per stage last end, last item and
- * free time must be the same doubles. Then the batch through the
+ * free time must be the same doubles, on every vector width the CPU has
+ * (SSE2, AVX2, AVX-512). Then the batch through the
  * workspace (cx_core_replay_ws with the clocks set, a real megatron-22b
  * cost priced at every clock, three recompute modes on the same orders):
  * each clock's result must be the bits of a workspace without clocks (no
@@ -56,7 +56,7 @@ static void draw(cx_replay_vsinfo *vi, int nvs, double scale)
     }
 }
 
-static void test_lanes_vs_plain(void)
+static void lanes_vs_plain(void)
 {
     cx_play *pl = cx_sched_play_new();
     cx_replay_prog *pr = cx_core_replay_prog_new();
@@ -125,6 +125,18 @@ static void test_lanes_vs_plain(void)
     cx_sched_play_free(pl);
     free(out);
     free(vi);
+}
+
+/* on every vector width the CPU has (the widest last: the default) */
+static void test_lanes_vs_plain(void)
+{
+    static const char *const name[] = {"", "SSE2", "AVX2", "AVX-512"};
+    for (int isa = 1; isa <= 3; isa++)
+        if (cx_core_replay_lanes_set_isa(isa)) {
+            printf("\n  %s:", name[isa]);
+            lanes_vs_plain();
+        }
+    CU_ASSERT(cx_core_replay_lanes_set_isa(0));
 }
 
 /* A workspace with the sweep's clocks gives, clock by clock, the bits of

@@ -240,15 +240,33 @@ DEFINE_EXEC(exec_avx512, __attribute__((target("avx512f"))), v8d, v8l, 8)
 DEFINE_EXEC(exec_avx2, __attribute__((target("avx2"))), v4d, v4l, 4)
 #endif
 
-/* the widest the CPU runs (the same bits on each: max and add per lane) */
-static exec_fn *pick(void)
-{
+/* the widest the CPU runs (the same bits on each: max and add per lane),
+ * chosen once at load time (no thread reads the CPU model while another
+ * initialises it) */
+static exec_fn *exec_best = exec_base, *exec_auto = exec_base;
+static int have_avx2, have_avx512;
+
 #if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((constructor)) static void pick(void)
+{
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return exec_avx512;
-    if (__builtin_cpu_supports("avx2")) return exec_avx2;
+    have_avx2 = __builtin_cpu_supports("avx2") != 0;
+    have_avx512 = __builtin_cpu_supports("avx512f") != 0;
+    exec_best = exec_auto = have_avx512 ? exec_avx512 : have_avx2 ? exec_avx2 : exec_base;
+}
 #endif
-    return exec_base;
+
+int cx_core_replay_lanes_set_isa(int isa)
+{
+    if (isa == 0) exec_best = exec_auto;
+    if (isa == 1) exec_best = exec_base;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (isa == 2 && have_avx2) exec_best = exec_avx2;
+    if (isa == 3 && have_avx512) exec_best = exec_avx512;
+    return isa >= 0 && isa <= 1 ? 1 : isa == 2 ? have_avx2 : isa == 3 && have_avx512;
+#else
+    return isa >= 0 && isa <= 1;
+#endif
 }
 
 /* Ensures ln holds the renamed program of pl's orders; -1 as
@@ -292,7 +310,7 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int ncls, const u
     }
     memset(ln->rg, 0, (size_t)p * 3 * VW * sizeof(double));
     memset(ln->tok, 0, VW * sizeof(double)); /* the zero slot */
-    pick()(e->prog, e->n, ln->cmap, ln->tok, ln->rg, dur, pv, overlap);
+    exec_best(e->prog, e->n, ln->cmap, ln->tok, ln->rg, dur, pv, overlap);
     return 0;
 }
 

@@ -66,6 +66,12 @@ void cx_core_replay_lanes_set_clocks(cx_replay_lanes *ln, const double *mhz, int
 /* 1 when a batch would play (at least 2 clocks set). */
 int cx_core_replay_lanes_on(const cx_replay_lanes *ln);
 
+/* The vectors lanes play on: 0 the widest the CPU runs (the default), 1
+ * SSE2, 2 AVX2, 3 AVX-512 (for tests: each gives the same bits); 1 when
+ * set, 0 when the CPU lacks it (unchanged). Process-wide; not while
+ * threads replay. */
+int cx_core_replay_lanes_set_isa(int isa);
+
 /* Plays the program pr holds for pl's orders (cx_core_replay_prog_code)
  * for n duration sets at once: vi[i] the durations of set i per virtual
  * stage, p2p[i] its p2p time, overlap the schedule's; out[i]'s time fields
