@@ -275,11 +275,15 @@ static int program(cx_replay_lanes *ln, const cx_play *pl, const cx_replay_prog 
 {
     cx_replay_code code;
     if (!cx_core_replay_prog_code(pr, pl, &code)) return -1;
-    const lprog *x = ln->cur;
+    lprog *x = ln->cur;
+    /* held, or refused (the next misses of the same orders not renamed again) */
     if (x->have && x->sd == pl->sd && x->p == pl->p && x->m == pl->m && x->v == pl->v &&
         x->n == code.n)
-        return 0;
-    return rename_slots(ln, ln->cur, pl, &code);
+        return x->have > 0 ? 0 : -1;
+    if (!rename_slots(ln, x, pl, &code)) return 0;
+    x->sd = pl->sd, x->p = pl->p, x->m = pl->m, x->v = pl->v, x->n = code.n;
+    x->have = -1;
+    return -1;
 }
 
 /* Plays n <= 8 lanes: lane l's durations per class cvi[l][0 .. ncls), the
