@@ -9,7 +9,9 @@
  * own scale, one stage in four off, zero W on some) and its own p2p time
  * (zero on some lanes): makespan, and per stage last end, last item and
  * free time must be the same doubles, on every vector width the CPU has
- * (SSE2, AVX2, AVX-512). Then the batch through the
+ * (SSE2, AVX2, AVX-512); the plain play of the program compiled renamed
+ * (what plain plays and lanes run) must also give the bits of the one in
+ * cell slots (the jump's form, jump off). Then the batch through the
  * workspace (cx_core_replay_ws with the clocks set, a real megatron-22b
  * cost priced at every clock, three recompute modes on the same orders):
  * each clock's result must be the bits of a workspace without clocks (no
@@ -60,8 +62,12 @@ static void lanes_vs_plain(void)
 {
     cx_play *pl = cx_sched_play_new();
     cx_replay_prog *pr = cx_core_replay_prog_new();
+    /* the same orders compiled in cell slots (a run that may jump, jump
+     * off: the plain play of the unrenamed program) */
+    cx_replay_prog *pc = cx_core_replay_prog_new();
     cx_replay_lanes *ln = cx_core_replay_lanes_new();
     cx_replay *out = malloc(NL * sizeof *out);
+    double cell[3 * CX_COST_MAX_STAGES];
     cx_replay_vsinfo *vi = malloc((size_t)NL * CX_COST_MAX_VSTAGES * sizeof *vi);
     CU_ASSERT_FATAL(pl && pr && ln && out && vi);
     static const int pps[] = {2, 3, 4, 8, 16}, vps[] = {1, 2, 4};
@@ -100,6 +106,23 @@ static void lanes_vs_plain(void)
                         t_plain += (double)(clock() - c0);
                         double mk = 0;
                         int ok = 1;
+                        if (l == 0 || l == n - 1) {
+                            for (int s = 0; s < p; s++) {
+                                const double *reg = cx_sched_play_regs(pl, s);
+                                cell[3 * s] = reg[CX_R_FREE], cell[3 * s + 1] = reg[CX_R_LAST_END],
+                                         cell[3 * s + 2] = reg[CX_R_LAST_ITEM];
+                            }
+                            cx_core_replay_prog_set_jump(0);
+                            CU_ASSERT_FATAL(cx_core_replay_prog_run(pc, pl, &tm) ==
+                                            CX_SCHED_SIM_OK);
+                            cx_core_replay_prog_set_jump(1);
+                            for (int s = 0; s < p; s++) {
+                                const double *reg = cx_sched_play_regs(pl, s);
+                                ok &= same(reg[CX_R_FREE], cell[3 * s]) &&
+                                      same(reg[CX_R_LAST_END], cell[3 * s + 1]) &&
+                                      same(reg[CX_R_LAST_ITEM], cell[3 * s + 2]);
+                            }
+                        }
                         for (int s = 0; s < p; s++) {
                             const double *reg = cx_sched_play_regs(pl, s);
                             if (reg[CX_R_FREE] > mk) mk = reg[CX_R_FREE];
@@ -122,6 +145,7 @@ static void lanes_vs_plain(void)
     CU_ASSERT(cases > 100);
     cx_core_replay_lanes_free(ln);
     cx_core_replay_prog_free(pr);
+    cx_core_replay_prog_free(pc);
     cx_sched_play_free(pl);
     free(out);
     free(vi);

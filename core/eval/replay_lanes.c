@@ -46,10 +46,10 @@
 #include <string.h>
 
 #define SEND_BIT CX_REPLAY_SEND_BIT
-#define LAST_BIT 0x8000u    /* in stage: the stage's last instruction */
-#define VW 8                /* lanes per pass */
-#define MAX_LANES 32        /* lanes per batch flush */
-#define MAX_SLOTS (1 << 16) /* live tokens: 4 MiB of lane tokens at most */
+#define LAST_BIT CX_REPLAY_LAST_BIT /* in stage: the stage's last instruction */
+#define VW 8                        /* lanes per pass */
+#define MAX_LANES 32                /* lanes per batch flush */
+#define MAX_SLOTS (1 << 16)         /* live tokens: 4 MiB of lane tokens at most */
 
 /* the renamed program of (sd, p, m, v), n instructions, nslot slots (0:
  * the zero slot, 1: scratch); stage | LAST_BIT on a stage's last */
@@ -58,6 +58,7 @@ typedef struct {
     int p, m, v, have;
     size_t n;
     int32_t nslot;
+    const cx_replay_ins *ins; /* prog, or the program's own when compiled renamed */
     cx_replay_ins *prog;
     size_t prog_cap;
     uint16_t last_di[CX_COST_MAX_STAGES];
@@ -184,7 +185,7 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
             x.dep = 0;
         e->prog[i] = x;
     }
-    e->n = n, e->nslot = nslot;
+    e->n = n, e->nslot = nslot, e->ins = e->prog;
     memcpy(e->last_di, code->last_di, (size_t)pl->p * sizeof *e->last_di);
     e->sd = pl->sd, e->p = pl->p, e->m = pl->m, e->v = pl->v;
     e->have = 1;
@@ -276,6 +277,14 @@ static int program(cx_replay_lanes *ln, const cx_play *pl, const cx_replay_prog 
     cx_replay_code code;
     if (!cx_core_replay_prog_code(pr, pl, &code)) return -1;
     lprog *x = ln->cur;
+    /* compiled renamed (replay_prog.c compile_levels): run as it is */
+    if (code.renamed) {
+        if (code.nslot > MAX_SLOTS || (size_t)pl->p > CX_COST_MAX_STAGES) return -1;
+        x->sd = pl->sd, x->p = pl->p, x->m = pl->m, x->v = pl->v, x->n = code.n;
+        x->nslot = code.nslot, x->ins = code.ins, x->have = 0; /* not the renamer's */
+        memcpy(x->last_di, code.last_di, (size_t)pl->p * sizeof *x->last_di);
+        return 0;
+    }
     /* held, or refused (the next misses of the same orders not renamed again) */
     if (x->have && x->sd == pl->sd && x->p == pl->p && x->m == pl->m && x->v == pl->v &&
         x->n == code.n)
@@ -314,7 +323,7 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int ncls, const u
     }
     memset(ln->rg, 0, (size_t)p * 3 * VW * sizeof(double));
     memset(ln->tok, 0, VW * sizeof(double)); /* the zero slot */
-    exec_best(e->prog, e->n, ln->cmap, ln->tok, ln->rg, dur, pv, overlap);
+    exec_best(e->ins, e->n, ln->cmap, ln->tok, ln->rg, dur, pv, overlap);
     return 0;
 }
 

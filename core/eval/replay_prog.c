@@ -6,7 +6,7 @@
  * function of the orders alone. It becomes a program of instructions
  * (token read, token written, stage, duration slot, send flag): for
  * schedules that state a steady state compiled straight from the orders in
- * (level, stage) order (compile_levels, no engine play), for the others
+ * (level, stage) order (replay_compile.c, no engine play), for the others
  * recorded from the engine's first play with the replay's timing rule
  * (replay_step.h). Every play of the same orders (a sweep replays one
  * (schedule, p, m, v) for every recompute mode, sequence parallelism,
@@ -40,66 +40,13 @@
  * cool-down, not m. bench/fast_agree.c holds it to the full replay.
  * See core/README.md, "Closed form" (replayed schedules, "Program jump").
  */
-#include "core/eval/replay_prog.h"
-#include "core/eval/cost.h"
+#include "core/eval/replay_prog_int.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_ITEMS (2 * 1024 * 1024)
-#define SEND_BIT CX_REPLAY_SEND_BIT
-
-typedef cx_replay_ins ins; /* token slots read, written; stage; vs * 4 + kind */
-
-/* an instruction before its microbatch (encode_tmpl) */
-#define NONE INT32_MIN
-typedef struct {
-    int32_t vs, dep, out;
-    uint16_t di;
-} tmpl;
-
-/* a stage's registers, together (one cache line per stage's chain: the
- * program reads free and PP and writes all three per item) */
-typedef struct {
-    double free, pp, end, pad;
-} stage_regs;
-
-struct cx_replay_prog {
-    /* the orders compiled: key of the engine's orders */
-    const cx_sched_desc *sd;
-    int p, m, v, have;
-    ins *prog;
-    size_t n, prog_cap;
-    int32_t *seq; /* recording: (stage, pos) pairs */
-    size_t seq_cap, nseq;
-    double *tok; /* [2 * cells + 2]: f_out, b_out of each cell, 0, scratch */
-    size_t tok_cap;
-    uint16_t last_di[CX_COST_MAX_STAGES]; /* each stage's last item */
-    /* the jump (see jump_scan): instructions [ra, re) repeat with period P
-     * instructions, slots + shift (i + P is i moved by c microbatches for
-     * i in [ra, re - P)); wr: writer of each instruction's dep slot (-1:
-     * the zero slot); sg[i]: the longest distance from a writer to its
-     * reader among the readers from i on (so the tokens live at a boundary
-     * b have their readers in [b, b + sg[b]]) */
-    int32_t *wr, *sg;
-    size_t wr_cap, sg_cap, ra, re, P;
-    int32_t *wl; /* compile_levels: the level each slot was written at */
-    size_t wl_cap;
-    tmpl *tm; /* per (stage, chunk, kind): its instruction for microbatch 0 */
-    size_t tm_cap;
-    int32_t shift;
-    int jump_ok, jumped; /* jumped: the last run did */
-    double *rec;         /* [8 P]: operands of two periods (jump) */
-    size_t rec_cap;
-    uint8_t sends[CX_COST_MAX_STAGES]; /* the stage sends within a period */
-    int32_t *lv_slot;                  /* [3 (sg[ra] + 1)]: new values of a virtual insertion */
-    double *lv_val;
-    size_t lv_cap, lvv_cap;
-    double dur[4 * CX_COST_MAX_VSTAGES]; /* per (vs, kind) */
-    stage_regs rg[CX_COST_MAX_STAGES];
-    int scanned; /* jump_scan ran for the program (the first run that may jump) */
-};
 
 cx_replay_prog *cx_core_replay_prog_new(void)
 {
@@ -119,16 +66,8 @@ void cx_core_replay_prog_free(cx_replay_prog *pr)
     free(pr->rec);
     free(pr->lv_slot);
     free(pr->lv_val);
+    free(pr->fl);
     free(pr);
-}
-
-static int grow(void **buf, size_t *cap, size_t n, size_t sz)
-{
-    if (n <= *cap) return 0;
-    free(*buf);
-    *buf = malloc(n * sz);
-    *cap = *buf ? n : 0;
-    return *buf ? 0 : -1;
 }
 
 typedef struct {
@@ -144,172 +83,6 @@ CX_PLAY_STEP void record_step(void *ctx, const cx_play_step *st, cx_play_token *
     rc->seq[2 * rc->n] = st->stage, rc->seq[2 * rc->n + 1] = st->pos;
     rc->n++;
     cx_replay_step_time((void *)rc->tm, st, done, out);
-}
-
-/* The instruction of item (s, chunk k, kind) for microbatch 0 (the zero
- * and scratch slots: NONE): a microbatch mb adds 2 (mb nvs) to its slots. */
-static tmpl encode_tmpl(const cx_play *pl, int s, int k, int kind)
-{
-    const int nvs = pl->nvs, vs = pl->vs_of[s * pl->nch + k];
-    const int32_t ci = vs;
-    tmpl x;
-    x.vs = vs;
-    x.di = (uint16_t)(vs * 4 + kind);
-    /* a token written by this stage without a send is the end of one
-     * of its earlier items, never above its free time: the maximum
-     * then takes free (the same bits), so such items read the zero
-     * slot instead (free >= 0), which keeps them out of the state the
-     * jump carries (ZB-H1's deferred W: ~p^2/2 tokens otherwise) */
-    if (kind == CX_WORK_F) {
-        x.dep = vs > 0 && !(pl->stage_of[vs - 1] == s && !pl->send_f[vs - 1]) ? 2 * (ci - 1) : NONE;
-        x.out = 2 * ci;
-        if (pl->send_f[vs]) x.di |= SEND_BIT;
-    } else if (kind == CX_WORK_W) {
-        x.dep = NONE;
-        x.out = NONE;
-    } else {
-        const int own =
-            vs == nvs - 1 ? !pl->send_f[vs] : pl->stage_of[vs + 1] == s && !pl->send_b[vs + 1];
-        x.dep = own ? NONE : vs == nvs - 1 ? 2 * ci : 2 * (ci + 1) + 1;
-        x.out = 2 * ci + 1;
-        if (pl->send_b[vs]) x.di |= SEND_BIT;
-    }
-    return x;
-}
-
-/* The templates of every (stage, chunk, kind) of pl's orders into pr->tm;
- * -1 when out of memory. */
-static int templates(cx_replay_prog *pr, const cx_play *pl)
-{
-    const size_t nt = (size_t)pl->p * (size_t)pl->nch * 4;
-    if (grow((void **)&pr->tm, &pr->tm_cap, nt, sizeof *pr->tm)) return -1;
-    for (int s = 0; s < pl->p; s++)
-        for (int k = 0; k < pl->nch; k++)
-            for (int kind = 0; kind < 4; kind++)
-                pr->tm[((size_t)s * (size_t)pl->nch + (size_t)k) * 4 + (size_t)kind] =
-                    encode_tmpl(pl, s, k, kind);
-    return 0;
-}
-
-/* The instruction of item it of stage s (zero, scratch: the zero and
- * scratch slots). */
-static inline ins encode(const cx_replay_prog *pr, const cx_play *pl, int s,
-                         const cx_sched_item *it, int32_t zero, int32_t scratch)
-{
-    const tmpl *t =
-        &pr->tm[((size_t)s * (size_t)pl->nch + (size_t)it->chunk) * 4 + (size_t)it->kind];
-    const int32_t c2 = 2 * (int32_t)((size_t)it->mb * (size_t)pl->nvs);
-    ins x;
-    x.dep = t->dep == NONE ? zero : c2 + t->dep;
-    x.out = t->out == NONE ? scratch : c2 + t->out;
-    x.stage = (uint16_t)s;
-    x.di = t->di;
-    return x;
-}
-
-static void compiled(cx_replay_prog *pr, const cx_play *pl, size_t n)
-{
-    pr->n = n;
-    pr->sd = pl->sd, pr->p = pl->p, pr->m = pl->m, pr->v = pl->v;
-    pr->have = 1;
-}
-
-/* The program of the recorded sequence. */
-static void compile(cx_replay_prog *pr, const cx_play *pl)
-{
-    const size_t cap = (size_t)pl->cap, ncell = (size_t)pl->m * (size_t)pl->nvs;
-    const int32_t zero = (int32_t)(2 * ncell), scratch = zero + 1;
-    for (size_t i = 0; i < pr->nseq; i++) {
-        const int s = pr->seq[2 * i], pos = pr->seq[2 * i + 1];
-        pr->prog[i] = encode(pr, pl, s, &pl->items[(size_t)s * cap + (size_t)pos], zero, scratch);
-        pr->last_di[s] = pr->prog[i].di & (uint16_t)~SEND_BIT;
-    }
-    compiled(pr, pl, pr->nseq);
-}
-
-/* The program of the orders held by pl in (level, stage) order, level the
- * item's depth in the dependency graph (1 + the deeper of its stage
- * predecessor and its token's writer): every item still follows what it
- * reads and each stage keeps its order, so every item computes exactly
- * what it does in the engine's order (bit-identical), but the order is a
- * function of the dependency graph alone, periodic where the graph is (the
- * engine's worklist order need not be): what the jump needs. Compiled
- * directly, without the engine: level L takes, in stage order, the stages
- * whose next item is ready (its token written at a level below L); a stage
- * whose next item waits is woken by the write of that token (one reader per
- * token slot: F(mb, vs) reads F(mb, vs - 1)'s, B(mb, vs) B(mb, vs + 1)'s or
- * on the last virtual stage F(mb, vs)'s), so the cost is one visit per item
- * and a bitmap of the stages per level. wl: per slot the level it was
- * written at, INT32_MAX while unwritten, -1 - s while stage s waits on it.
- * CX_SCHED_SIM_DEADLOCK when a level takes nothing while items remain;
- * CX_SCHED_SIM_UNSUPPORTED (the engine then) if a slot had two readers. */
-static cx_sched_sim_status compile_levels(cx_replay_prog *pr, const cx_play *pl, size_t items,
-                                          int c)
-{
-    const int p = pl->p, mid = pl->m / 2, nw = (p + 63) / 64;
-    const size_t cap = (size_t)pl->cap, ncell = (size_t)pl->m * (size_t)pl->nvs;
-    const int32_t zero = (int32_t)(2 * ncell), scratch = zero + 1;
-    int32_t *const wl = pr->wl;
-    for (size_t i = 0; i < 2 * ncell + 2; i++)
-        wl[i] = INT32_MAX;
-    wl[zero] = 0;
-    /* each stage's next item encoded; the stages ready at this level and
-     * the next */
-    int cur[CX_COST_MAX_STAGES];
-    ins nx[CX_COST_MAX_STAGES];
-    uint64_t ready[2][(CX_COST_MAX_STAGES + 63) / 64];
-    memset(ready, 0, sizeof ready);
-    for (int s = 0; s < p; s++) {
-        cur[s] = 0;
-        if (pl->len[s] == 0) continue;
-        nx[s] = encode(pr, pl, s, &pl->items[(size_t)s * cap], zero, scratch);
-        if (nx[s].dep == zero)
-            ready[0][s / 64] |= 1ull << (s % 64);
-        else if (wl[nx[s].dep] != INT32_MAX)
-            return CX_SCHED_SIM_UNSUPPORTED;
-        else
-            wl[nx[s].dep] = -1 - s;
-    }
-    size_t k = 0, P = 0;
-    for (int32_t L = 1; k < items; L++) {
-        uint64_t *const now = ready[(L - 1) & 1], *const nxt = ready[L & 1];
-        const size_t k0 = k;
-        for (int wd = 0; wd < nw; wd++)
-            for (uint64_t bits = now[wd]; bits; bits &= bits - 1) {
-                const int s = wd * 64 + __builtin_ctzll(bits);
-                const ins x = nx[s];
-                const cx_sched_item *it = &pl->items[(size_t)s * cap + (size_t)cur[s]];
-                P += it->mb >= mid && it->mb < mid + c;
-                pr->prog[k++] = x;
-                /* the token: wakes the stage waiting on it for the next
-                 * level */
-                if (x.out != scratch) {
-                    const int32_t w = wl[x.out];
-                    if (w < 0) nxt[(-1 - w) / 64] |= 1ull << ((-1 - w) % 64);
-                    wl[x.out] = L;
-                }
-                if (++cur[s] == pl->len[s]) {
-                    pr->last_di[s] = x.di & (uint16_t)~SEND_BIT;
-                    continue;
-                }
-                /* a stage's items are read in order, p streams at once:
-                 * ask for the next line ahead */
-                __builtin_prefetch(it + 16);
-                const ins y = nx[s] = encode(pr, pl, s, it + 1, zero, scratch);
-                __builtin_prefetch(&wl[y.out]);
-                if (wl[y.dep] >= 0 && wl[y.dep] <= L)
-                    nxt[wd] |= 1ull << (s % 64);
-                else if (wl[y.dep] != INT32_MAX)
-                    return CX_SCHED_SIM_UNSUPPORTED;
-                else
-                    wl[y.dep] = -1 - s;
-            }
-        memset(now, 0, (size_t)nw * sizeof *now);
-        if (k == k0) return CX_SCHED_SIM_DEADLOCK;
-    }
-    compiled(pr, pl, items);
-    pr->P = P;
-    return CX_SCHED_SIM_OK;
 }
 
 /* 0: never jump (the reference, cx_core_replay_prog_set_jump) */
@@ -345,7 +118,7 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
      * rounding would break such ties (tests/golden, schedules) */
     if (pl->p < 2) return;
     if (!sd->steady || !sd->steady(pl->p, pl->m, pl->v, &c, &e) || c < 1 || (size_t)c >= m ||
-        grow((void **)&pr->wr, &pr->wr_cap, n, sizeof *pr->wr))
+        cx_core_replay_grow((void **)&pr->wr, &pr->wr_cap, n, sizeof *pr->wr))
         return;
     /* P: the items of c microbatches in the middle of the orders (the
      * steady state; DualPipeV splits some backwards outside it, so n c / m
@@ -362,7 +135,7 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
     if (len < 4 * P) return;
     /* the writer of each slot, in compile_levels' levels (done with) */
     int32_t *const writer = pr->wl;
-    if (grow((void **)&pr->sg, &pr->sg_cap, n + 1, sizeof *pr->sg)) return;
+    if (cx_core_replay_grow((void **)&pr->sg, &pr->sg_cap, n + 1, sizeof *pr->sg)) return;
     for (size_t i = 0; i < n; i++) {
         /* a token's writer precedes its reader in the program */
         pr->wr[i] = prog[i].dep >= zero ? -1 : writer[prog[i].dep];
@@ -384,10 +157,11 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
     pr->ra = ra, pr->re = ra + len + P, pr->P = P, pr->shift = shift;
     /* room for a check (two periods) and a few periods more */
     const size_t nlv = 3 * ((size_t)pr->sg[ra] + 1);
-    pr->jump_ok = ra + 6 * P < pr->re &&
-                  !grow((void **)&pr->rec, &pr->rec_cap, 8 * P, sizeof *pr->rec) &&
-                  !grow((void **)&pr->lv_slot, &pr->lv_cap, nlv, sizeof *pr->lv_slot) &&
-                  !grow((void **)&pr->lv_val, &pr->lvv_cap, nlv, sizeof *pr->lv_val);
+    pr->jump_ok =
+        ra + 6 * P < pr->re &&
+        !cx_core_replay_grow((void **)&pr->rec, &pr->rec_cap, 8 * P, sizeof *pr->rec) &&
+        !cx_core_replay_grow((void **)&pr->lv_slot, &pr->lv_cap, nlv, sizeof *pr->lv_slot) &&
+        !cx_core_replay_grow((void **)&pr->lv_val, &pr->lvv_cap, nlv, sizeof *pr->lv_val);
 }
 
 /* One instruction of the timing rule (replay_step.h); with rec, its
@@ -396,7 +170,7 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
 static inline void step(cx_replay_prog *pr, const ins *x, double p2p, int overlap, double *rec)
 {
     double *const tok = pr->tok;
-    stage_regs *const r = &pr->rg[x->stage];
+    stage_regs *const r = &pr->rg[x->stage & ~CX_REPLAY_LAST_BIT];
     const double ready = tok[x->dep], fr = r->free;
     const double start = fr > ready ? fr : ready;
     const double end = start + pr->dur[x->di & ~SEND_BIT];
@@ -709,7 +483,7 @@ static int64_t run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm, 
         }
     for (int s = 0; s < p; s++)
         rg[s].free = rg[s].pp = rg[s].end = 0.0;
-    pr->tok[2 * (size_t)pl->m * (size_t)nvs] = 0.0;
+    pr->tok[pr->zero] = 0.0;
     const double p2p = tm->p2p_s;
     const int overlap = tm->overlap;
     size_t i = 0;
@@ -742,7 +516,9 @@ cx_sched_sim_status cx_core_replay_prog_run_ext(cx_replay_prog *pr, cx_play *pl,
                                                 const cx_replay_timing *tm, int64_t extra)
 {
     if (!pl->have_order) return CX_SCHED_SIM_UNSUPPORTED;
-    if (pr->have && pr->sd == pl->sd && pr->p == pl->p && pr->m == pl->m && pr->v == pl->v) {
+    /* held (a renamed one serves plain plays only: the jump needs cell slots) */
+    if (pr->have && pr->sd == pl->sd && pr->p == pl->p && pr->m == pl->m && pr->v == pl->v &&
+        !(pr->renamed && extra >= 0)) {
         if (!pr->scanned && extra >= 0) jump_scan(pr, pl), pr->scanned = 1;
         return run(pr, pl, tm, extra) ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
     }
@@ -751,12 +527,13 @@ cx_sched_sim_status cx_core_replay_prog_run_ext(cx_replay_prog *pr, cx_play *pl,
     for (int s = 0; s < pl->p; s++)
         items += (size_t)pl->len[s];
     const size_t ncell = (size_t)pl->m * (size_t)pl->nvs;
-    const int fits = items <= MAX_ITEMS && pl->p <= CX_COST_MAX_STAGES &&
-                     pl->nvs <= CX_COST_MAX_VSTAGES && pl->nvs * 4 < (int)SEND_BIT &&
-                     !grow((void **)&pr->seq, &pr->seq_cap, 2 * items, sizeof *pr->seq) &&
-                     !grow((void **)&pr->prog, &pr->prog_cap, items, sizeof *pr->prog) &&
-                     !grow((void **)&pr->tok, &pr->tok_cap, 2 * ncell + 2, sizeof *pr->tok) &&
-                     !templates(pr, pl);
+    const int fits =
+        items <= MAX_ITEMS && pl->p <= CX_COST_MAX_STAGES && pl->nvs <= CX_COST_MAX_VSTAGES &&
+        pl->nvs * 4 < (int)SEND_BIT &&
+        !cx_core_replay_grow((void **)&pr->seq, &pr->seq_cap, 2 * items, sizeof *pr->seq) &&
+        !cx_core_replay_grow((void **)&pr->prog, &pr->prog_cap, items, sizeof *pr->prog) &&
+        !cx_core_replay_grow((void **)&pr->tok, &pr->tok_cap, 2 * ncell + 2, sizeof *pr->tok) &&
+        !cx_core_replay_prog_templates(pr, pl);
     if (!fits) {
         if (extra > 0) return CX_SCHED_SIM_UNSUPPORTED;
         return cx_sched_play_run(pl, cx_replay_step_time, (void *)tm);
@@ -767,8 +544,11 @@ cx_sched_sim_status cx_core_replay_prog_run_ext(cx_replay_prog *pr, cx_play *pl,
      * (every order gives the same bits) */
     int c, e;
     if (pl->sd->steady && pl->sd->steady(pl->p, pl->m, pl->v, &c, &e) &&
-        !grow((void **)&pr->wl, &pr->wl_cap, 2 * ncell + 2, sizeof *pr->wl)) {
-        const cx_sched_sim_status st = compile_levels(pr, pl, items, c);
+        !cx_core_replay_grow((void **)&pr->wl, &pr->wl_cap, 2 * ncell + 2, sizeof *pr->wl) &&
+        !cx_core_replay_grow((void **)&pr->fl, &pr->fl_cap, items + 2, sizeof *pr->fl)) {
+        /* plain plays and the lanes (extra < 0): the renamed form */
+        const cx_sched_sim_status st =
+            cx_core_replay_prog_compile_levels(pr, pl, items, c, extra < 0);
         if (st == CX_SCHED_SIM_OK) {
             if ((pr->scanned = extra >= 0)) jump_scan(pr, pl); /* a plain run: later */
             return run(pr, pl, tm, extra) ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
@@ -780,7 +560,7 @@ cx_sched_sim_status cx_core_replay_prog_run_ext(cx_replay_prog *pr, cx_play *pl,
     cx_sched_sim_status st = cx_sched_play_run(pl, record_step, &rc);
     if (st != CX_SCHED_SIM_OK || rc.n != items) return st;
     pr->nseq = rc.n, pr->scanned = 1;
-    compile(pr, pl);
+    cx_core_replay_prog_compile_seq(pr, pl);
     return extra > 0 ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
 }
 
@@ -792,6 +572,7 @@ cx_sched_sim_status cx_core_replay_prog_run(cx_replay_prog *pr, cx_play *pl,
 
 int cx_core_replay_prog_code(const cx_replay_prog *pr, const cx_play *pl, cx_replay_code *code)
 {
-    *code = (cx_replay_code){pr->prog, pr->n, 2 * pl->m * pl->nvs, pr->last_di};
+    *code =
+        (cx_replay_code){pr->prog, pr->n, 2 * pl->m * pl->nvs, pr->last_di, pr->renamed, pr->nslot};
     return pr->have && pr->sd == pl->sd && pr->p == pl->p && pr->m == pl->m && pr->v == pl->v;
 }

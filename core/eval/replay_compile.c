@@ -1,0 +1,217 @@
+/*
+ * replay_compile.c — the replay's orders compiled into the straight-line
+ * program replay_prog.c runs (split from it: the compiler). An item
+ * becomes an instruction (token slot read, token slot written, stage,
+ * duration slot with the send bit) from a per-(stage, chunk, kind)
+ * template; the program is either the engine's recorded order
+ * (schedules without a steady state) or the (level, stage) order compiled
+ * straight from the orders (compile_levels), in cell slots (two per
+ * (microbatch, virtual stage): the jump's periodic form) or renamed on
+ * the way into the compact slots of the tokens live at once (plain plays
+ * and the clock lanes, replay_lanes.c: the same values read and written,
+ * so the same bits). No equations of its own: the timing rule is
+ * replay_step.h's.
+ * See core/README.md, "Closed form" (Compiling and running the program).
+ */
+#include "core/eval/replay_prog_int.h"
+
+#include <string.h>
+
+/* a template's zero or scratch slot (see encode_tmpl) */
+#define NONE INT32_MIN
+
+/* The instruction of item (s, chunk k, kind) for microbatch 0 (the zero
+ * and scratch slots: NONE): a microbatch mb adds 2 (mb nvs) to its slots. */
+static tmpl encode_tmpl(const cx_play *pl, int s, int k, int kind)
+{
+    const int nvs = pl->nvs, vs = pl->vs_of[s * pl->nch + k];
+    const int32_t ci = vs;
+    tmpl x;
+    x.vs = vs;
+    x.di = (uint16_t)(vs * 4 + kind);
+    /* a token written by this stage without a send is the end of one
+     * of its earlier items, never above its free time: the maximum
+     * then takes free (the same bits), so such items read the zero
+     * slot instead (free >= 0), which keeps them out of the state the
+     * jump carries (ZB-H1's deferred W: ~p^2/2 tokens otherwise) */
+    if (kind == CX_WORK_F) {
+        x.dep = vs > 0 && !(pl->stage_of[vs - 1] == s && !pl->send_f[vs - 1]) ? 2 * (ci - 1) : NONE;
+        x.out = 2 * ci;
+        if (pl->send_f[vs]) x.di |= SEND_BIT;
+    } else if (kind == CX_WORK_W) {
+        x.dep = NONE;
+        x.out = NONE;
+    } else {
+        const int own =
+            vs == nvs - 1 ? !pl->send_f[vs] : pl->stage_of[vs + 1] == s && !pl->send_b[vs + 1];
+        x.dep = own ? NONE : vs == nvs - 1 ? 2 * ci : 2 * (ci + 1) + 1;
+        x.out = 2 * ci + 1;
+        if (pl->send_b[vs]) x.di |= SEND_BIT;
+    }
+    return x;
+}
+
+/* The templates of every (stage, chunk, kind) of pl's orders into pr->tm;
+ * -1 when out of memory. */
+int cx_core_replay_prog_templates(cx_replay_prog *pr, const cx_play *pl)
+{
+    const size_t nt = (size_t)pl->p * (size_t)pl->nch * 4;
+    if (cx_core_replay_grow((void **)&pr->tm, &pr->tm_cap, nt, sizeof *pr->tm)) return -1;
+    for (int s = 0; s < pl->p; s++)
+        for (int k = 0; k < pl->nch; k++)
+            for (int kind = 0; kind < 4; kind++)
+                pr->tm[((size_t)s * (size_t)pl->nch + (size_t)k) * 4 + (size_t)kind] =
+                    encode_tmpl(pl, s, k, kind);
+    /* a slot no item reads (each is read by at most one template: the
+     * next virtual stage's F, the previous one's B, the last one's B)
+     * is written to the scratch slot instead: the same values read, and
+     * no live token to carry or rename */
+    uint8_t rd[2 * CX_COST_MAX_VSTAGES];
+    memset(rd, 0, 2 * (size_t)pl->nvs);
+    for (size_t i = 0; i < nt; i++)
+        if (pr->tm[i].dep != NONE) rd[pr->tm[i].dep] = 1;
+    for (size_t i = 0; i < nt; i++)
+        if (pr->tm[i].out != NONE && !rd[pr->tm[i].out]) pr->tm[i].out = NONE;
+    return 0;
+}
+
+/* The instruction of item it of stage s (zero, scratch: the zero and
+ * scratch slots). */
+static inline ins encode(const cx_replay_prog *pr, const cx_play *pl, int s,
+                         const cx_sched_item *it, int32_t zero, int32_t scratch)
+{
+    const tmpl *t =
+        &pr->tm[((size_t)s * (size_t)pl->nch + (size_t)it->chunk) * 4 + (size_t)it->kind];
+    const int32_t c2 = 2 * (int32_t)((size_t)it->mb * (size_t)pl->nvs);
+    ins x;
+    x.dep = t->dep == NONE ? zero : c2 + t->dep;
+    x.out = t->out == NONE ? scratch : c2 + t->out;
+    x.stage = (uint16_t)s;
+    x.di = t->di;
+    return x;
+}
+
+static void compiled(cx_replay_prog *pr, const cx_play *pl, size_t n)
+{
+    pr->n = n;
+    pr->sd = pl->sd, pr->p = pl->p, pr->m = pl->m, pr->v = pl->v;
+    pr->have = 1;
+}
+
+/* The program of the recorded sequence. */
+void cx_core_replay_prog_compile_seq(cx_replay_prog *pr, const cx_play *pl)
+{
+    const size_t cap = (size_t)pl->cap, ncell = (size_t)pl->m * (size_t)pl->nvs;
+    const int32_t zero = (int32_t)(2 * ncell), scratch = zero + 1;
+    for (size_t i = 0; i < pr->nseq; i++) {
+        const int s = pr->seq[2 * i], pos = pr->seq[2 * i + 1];
+        pr->prog[i] = encode(pr, pl, s, &pl->items[(size_t)s * cap + (size_t)pos], zero, scratch);
+        pr->last_di[s] = pr->prog[i].di & (uint16_t)~SEND_BIT;
+    }
+    compiled(pr, pl, pr->nseq);
+    pr->renamed = 0, pr->nslot = scratch + 1, pr->zero = zero;
+}
+
+/* The program of the orders held by pl in (level, stage) order, level the
+ * item's depth in the dependency graph (1 + the deeper of its stage
+ * predecessor and its token's writer): every item still follows what it
+ * reads and each stage keeps its order, so every item computes exactly
+ * what it does in the engine's order (bit-identical), but the order is a
+ * function of the dependency graph alone, periodic where the graph is (the
+ * engine's worklist order need not be): what the jump needs. Compiled
+ * directly, without the engine: level L takes, in stage order, the stages
+ * whose next item is ready (its token written at a level below L); a stage
+ * whose next item waits is woken by the write of that token (one reader per
+ * token slot: F(mb, vs) reads F(mb, vs - 1)'s, B(mb, vs) B(mb, vs + 1)'s or
+ * on the last virtual stage F(mb, vs)'s), so the cost is one visit per item
+ * and a bitmap of the stages per level. wl: per slot the level it was
+ * written at, INT32_MAX while unwritten, -1 - s while stage s waits on it.
+ * CX_SCHED_SIM_DEADLOCK when a level takes nothing while items remain;
+ * CX_SCHED_SIM_UNSUPPORTED (the engine then) if a slot had two readers.
+ * renamed: the token slots renamed on the way into the compact set the
+ * clock lanes run on (the renamed form, see cx_replay_prog): a token takes
+ * a free slot at its write (wl then holds it: only "written" matters for
+ * readiness, every level up to the current one counts) and frees it at its
+ * only read, so the slots are the tokens live at once, not O(m). */
+cx_sched_sim_status cx_core_replay_prog_compile_levels(cx_replay_prog *pr, const cx_play *pl,
+                                                       size_t items, int c, int renamed)
+{
+    const int p = pl->p, mid = pl->m / 2, nw = (p + 63) / 64;
+    const size_t cap = (size_t)pl->cap, ncell = (size_t)pl->m * (size_t)pl->nvs;
+    const int32_t zero = (int32_t)(2 * ncell), scratch = zero + 1;
+    int32_t *const wl = pr->wl, *const fl = pr->fl;
+    for (size_t i = 0; i < 2 * ncell + 2; i++)
+        wl[i] = INT32_MAX;
+    wl[zero] = 0; /* renamed, the zero slot is slot 0 */
+    int32_t nslot = 2, nfree = 0;
+    /* each stage's next item encoded; the stages ready at this level and
+     * the next */
+    int cur[CX_COST_MAX_STAGES];
+    ins nx[CX_COST_MAX_STAGES];
+    uint64_t ready[2][(CX_COST_MAX_STAGES + 63) / 64];
+    memset(ready, 0, sizeof ready);
+    for (int s = 0; s < p; s++) {
+        cur[s] = 0;
+        if (pl->len[s] == 0) continue;
+        nx[s] = encode(pr, pl, s, &pl->items[(size_t)s * cap], zero, scratch);
+        if (nx[s].dep == zero)
+            ready[0][s / 64] |= 1ull << (s % 64);
+        else if (wl[nx[s].dep] != INT32_MAX)
+            return CX_SCHED_SIM_UNSUPPORTED;
+        else
+            wl[nx[s].dep] = -1 - s;
+    }
+    size_t k = 0, P = 0;
+    for (int32_t L = 1; k < items; L++) {
+        uint64_t *const now = ready[(L - 1) & 1], *const nxt = ready[L & 1];
+        const size_t k0 = k;
+        for (int wd = 0; wd < nw; wd++)
+            for (uint64_t bits = now[wd]; bits; bits &= bits - 1) {
+                const int s = wd * 64 + __builtin_ctzll(bits);
+                const ins x = nx[s];
+                const cx_sched_item *it = &pl->items[(size_t)s * cap + (size_t)cur[s]];
+                P += it->mb >= mid && it->mb < mid + c;
+                ins *const o = &pr->prog[k++];
+                *o = x;
+                int32_t rs = L;
+                if (renamed) {
+                    o->dep = wl[x.dep]; /* written: its slot */
+                    if (x.dep != zero) fl[nfree++] = o->dep;
+                    rs = x.out == scratch ? 1 : nfree > 0 ? fl[--nfree] : nslot++;
+                    o->out = rs;
+                }
+                /* the token: wakes the stage waiting on it for the next
+                 * level */
+                if (x.out != scratch) {
+                    const int32_t w = wl[x.out];
+                    if (w < 0) nxt[(-1 - w) / 64] |= 1ull << ((-1 - w) % 64);
+                    wl[x.out] = rs;
+                }
+                if (++cur[s] == pl->len[s]) {
+                    pr->last_di[s] = x.di & (uint16_t)~SEND_BIT;
+                    if (renamed) o->stage |= CX_REPLAY_LAST_BIT;
+                    continue;
+                }
+                /* a stage's items are read in order, p streams at once:
+                 * ask for the next line ahead */
+                __builtin_prefetch(it + 16);
+                const ins y = nx[s] = encode(pr, pl, s, it + 1, zero, scratch);
+                __builtin_prefetch(&wl[y.out]);
+                /* written (at a level up to this one): ready at the next */
+                if (wl[y.dep] >= 0 && wl[y.dep] != INT32_MAX)
+                    nxt[wd] |= 1ull << (s % 64);
+                else if (wl[y.dep] != INT32_MAX)
+                    return CX_SCHED_SIM_UNSUPPORTED;
+                else
+                    wl[y.dep] = -1 - s;
+            }
+        memset(now, 0, (size_t)nw * sizeof *now);
+        if (k == k0) return CX_SCHED_SIM_DEADLOCK;
+    }
+    compiled(pr, pl, items);
+    pr->P = P;
+    pr->renamed = renamed;
+    pr->nslot = renamed ? nslot : scratch + 1;
+    pr->zero = renamed ? 0 : zero;
+    return CX_SCHED_SIM_OK;
+}
