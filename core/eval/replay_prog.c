@@ -512,6 +512,18 @@ int cx_core_replay_prog_jumped(const cx_replay_prog *pr)
     return pr->have && pr->jumped;
 }
 
+/* The token slots of the program just compiled (its nslot: the live
+ * tokens of a renamed program, else two per cell and the zero and scratch
+ * slots), grown only now: buffers sized for what is touched. -1 (and no
+ * program held) when out of memory. */
+static int tok_for(cx_replay_prog *pr)
+{
+    if (!cx_core_replay_grow((void **)&pr->tok, &pr->tok_cap, (size_t)pr->nslot, sizeof *pr->tok))
+        return 0;
+    pr->have = 0;
+    return -1;
+}
+
 cx_sched_sim_status cx_core_replay_prog_run_ext(cx_replay_prog *pr, cx_play *pl,
                                                 const cx_replay_timing *tm, int64_t extra)
 {
@@ -530,9 +542,7 @@ cx_sched_sim_status cx_core_replay_prog_run_ext(cx_replay_prog *pr, cx_play *pl,
     const int fits =
         items <= MAX_ITEMS && pl->p <= CX_COST_MAX_STAGES && pl->nvs <= CX_COST_MAX_VSTAGES &&
         pl->nvs * 4 < (int)SEND_BIT &&
-        !cx_core_replay_grow((void **)&pr->seq, &pr->seq_cap, 2 * items, sizeof *pr->seq) &&
         !cx_core_replay_grow((void **)&pr->prog, &pr->prog_cap, items, sizeof *pr->prog) &&
-        !cx_core_replay_grow((void **)&pr->tok, &pr->tok_cap, 2 * ncell + 2, sizeof *pr->tok) &&
         !cx_core_replay_prog_templates(pr, pl);
     if (!fits) {
         if (extra > 0) return CX_SCHED_SIM_UNSUPPORTED;
@@ -550,17 +560,23 @@ cx_sched_sim_status cx_core_replay_prog_run_ext(cx_replay_prog *pr, cx_play *pl,
         const cx_sched_sim_status st =
             cx_core_replay_prog_compile_levels(pr, pl, items, c, extra < 0);
         if (st == CX_SCHED_SIM_OK) {
+            if (tok_for(pr)) return CX_SCHED_SIM_NOMEM;
             if ((pr->scanned = extra >= 0)) jump_scan(pr, pl); /* a plain run: later */
             return run(pr, pl, tm, extra) ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
         }
         if (st != CX_SCHED_SIM_UNSUPPORTED) return st;
         pr->have = 0;
     }
+    if (cx_core_replay_grow((void **)&pr->seq, &pr->seq_cap, 2 * items, sizeof *pr->seq)) {
+        if (extra > 0) return CX_SCHED_SIM_UNSUPPORTED;
+        return cx_sched_play_run(pl, cx_replay_step_time, (void *)tm);
+    }
     recorder rc = {tm, pr->seq, 0};
     cx_sched_sim_status st = cx_sched_play_run(pl, record_step, &rc);
     if (st != CX_SCHED_SIM_OK || rc.n != items) return st;
     pr->nseq = rc.n, pr->scanned = 1;
     cx_core_replay_prog_compile_seq(pr, pl);
+    if (tok_for(pr)) return CX_SCHED_SIM_NOMEM;
     return extra > 0 ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
 }
 

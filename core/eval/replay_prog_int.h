@@ -73,23 +73,17 @@ struct cx_replay_prog {
     size_t fl_cap;
 };
 
-/* *buf holds at least n items of sz bytes (contents not needed); -1 when
- * out of memory. realloc, not free and malloc: a large buffer (mmap'd by
- * the C library) then keeps its pages (mremap), so only the added ones
- * are new to the process (each new page costs ~2 us of page fault on
- * this VM, about what compiling 300 items costs; see core/README.md,
- * "Compiling and running the program"). */
+/* *buf holds at least n items of sz bytes (contents not kept); -1 when
+ * out of memory. Callers ask for what they will touch (see tok_for in
+ * replay_prog.c): each page new to the process costs ~2 us of page fault
+ * on this VM, about what compiling 300 items costs. */
 static inline int cx_core_replay_grow(void **buf, size_t *cap, size_t n, size_t sz)
 {
     if (n <= *cap) return 0;
-    void *nb = realloc(*buf, n * sz);
-    if (!nb) {
-        free(*buf);
-        *buf = NULL, *cap = 0;
-        return -1;
-    }
-    *buf = nb, *cap = n;
-    return 0;
+    free(*buf);
+    *buf = malloc(n * sz);
+    *cap = *buf ? n : 0;
+    return *buf ? 0 : -1;
 }
 
 /* replay_compile.c: the templates of every (stage, chunk, kind) of pl's
