@@ -10,8 +10,10 @@
  * and IEEE addition, so every lane gives the bits of
  * cx_core_replay_prog_run_plain for its durations (tests/test_replay_lanes.c).
  * Token slots: the program's slots (two per (microbatch, virtual stage)
- * cell) are renamed once per orders into a compact set, a slot reused
- * after its only reader (one pass from the end), so the lanes' token
+ * cell) are renamed into a compact set, a slot reused after its only
+ * reader: as the program is compiled (replay_compile.c, the form compiled
+ * for plain plays, run as it is), else here once per orders (one pass from
+ * the end), so the lanes' token
  * storage is the tokens live at once (between stages: p + 2 measured on
  * ZB-H1 in the level order), not O(m): lanes are refused above MAX_SLOTS
  * live tokens. Durations are read per (chunk class, kind) through a map
@@ -22,8 +24,9 @@
  * the scalar play; passes of 16-32 lanes spilled the L1 cache and were
  * slower per lane, precomputed byte offsets in 16-byte instructions gained
  * nothing).
- * Memory per worker: 12 bytes per instruction of the last orders (the
- * renamed program), 4 bytes per program slot while renaming, 64 bytes per
+ * Memory per worker: 12 bytes per instruction of the last orders renamed
+ * here (none when compiled renamed), 4 bytes per program slot while
+ * renaming, 64 bytes per
  * live token, the stage registers, a copy of the cost (~370 KB) and the
  * durations and keys of 32 lanes.
  * The batch (cx_core_replay_lanes_batch): on a replay memo miss of a shape

@@ -19,8 +19,10 @@
  * An item's end is kept only as its stage's last end (no item reads it:
  * a W reads the zero slot, see encode_tmpl). Memory: 12 bytes per item (+8 for
  * the jump's writer and reach) and 16 per (microbatch, virtual stage) cell
- * (+8 while compiling); orders above MAX_ITEMS items always use the
- * engine.
+ * (+8 while compiling); a program compiled for plain plays (and the clock
+ * lanes) has its token slots renamed as compiled (replay_compile.c), 8
+ * bytes per token live at once instead of the 16 per cell; orders above
+ * MAX_ITEMS items always use the engine.
  * Jump (issue 13): for schedules that state a steady period of c
  * microbatches, the program is in (level, stage) order (same bits,
  * periodic where the dependency graph is: P instructions per period, cell
