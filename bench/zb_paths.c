@@ -44,6 +44,11 @@ typedef struct {
     int kind, mb;
 } item;
 
+/* 1: ZB-H1 (w = p − s warm-up forwards, W lagged by s); 2: ZB-H2 (w =
+ * 2(p − s) − 1, lag 2s): schedules/zb_h1.c, zb_h2.c */
+static int H = 1;
+static double tight_d = 1e-9;
+
 typedef struct {
     int p, m, len[MAXP];
     item *ord[MAXP];
@@ -56,16 +61,17 @@ static void build(play_t *g, int p, int m)
 {
     g->p = p, g->m = m;
     for (int s = 0; s < p; s++) {
-        int w = p - s < m ? p - s : m, n = 0, nf = 0;
+        const int w0 = H * (p - s) - (H - 1), lag = H * s;
+        int w = w0 < m ? w0 : m, n = 0, nf = 0;
         g->ord[s] = realloc(g->ord[s], sizeof(item) * 3 * (size_t)m);
         for (; nf < w; nf++)
             g->ord[s][n++] = (item){KF, nf};
         for (int j = 0; j < m; j++) {
             g->ord[s][n++] = (item){KB, j};
-            if (j - s >= 0) g->ord[s][n++] = (item){KW, j - s};
+            if (j - lag >= 0) g->ord[s][n++] = (item){KW, j - lag};
             if (nf < m) g->ord[s][n++] = (item){KF, nf++};
         }
-        for (int j = m - s > 0 ? m - s : 0; j < m; j++)
+        for (int j = m - lag > 0 ? m - lag : 0; j < m; j++)
             g->ord[s][n++] = (item){KW, j};
         g->len[s] = n;
         g->tok[s] = realloc(g->tok[s], sizeof(double) * (size_t)n);
@@ -140,29 +146,61 @@ static void trace(const play_t *g, int s)
 }
 
 /* the form above for stage s (the fill's tokens read from g's play) */
+/* J: the fill's last cycle (p − 1 for ZB-H1); stage p−1 runs without a
+ * gap after its B_J */
+static int fill_J = -1; /* >= 0: set by check (the certified fill) */
+
+static int fill_end(int p)
+{
+    return fill_J >= 0 ? fill_J : H * p - 1;
+}
+
+/* the candidates' j: every breakpoint of the piecewise linear drain */
 static double form(const play_t *g, int s, const double *F, const double *B, const double *W,
                    double P)
 {
-    const int p = g->p, m = g->m;
-    const double cl = F[p - 1] + B[p - 1] + (p > 1 ? P : 0) + W[p - 1];
-    const double y = g->tok[p - 1][g->pos[KB][p - 1][p - 1]];
-    if (s == p - 1) return y + (m - p) * cl + p * W[p - 1];
-    const int w = p - s;
+    const int p = g->p, m = g->m, J = fill_end(p), L = p - 1, lagl = H * L;
+    const double fl = F[L], bl = B[L] + (p > 1 ? P : 0);
+    const double y = g->tok[L][g->pos[KB][L][J]];
+#define NW(j, lag) ((j) > (lag) ? (j) - (lag) : 0) /* W before B_j */
+    if (s == L) return y + (m - 1 - J) * (fl + bl) + (m - NW(J, lagl)) * W[L];
+    const int w = H * (p - s) - (H - 1), lag = H * s;
     const double fp = F[s] + P, bp = B[s] + (s > 0 ? P : 0);
     double desc = 0, best = -HUGE_VAL;
     for (int i = s + 1; i <= p - 2; i++)
         desc += B[i] + P;
-#define SUF(j)                                                                                     \
-    ((m - w - ((j) < m - w ? (j) : m - w)) * fp + (m - (j)) * bp +                                 \
-     (m - ((j) > s ? (j)-s : 0)) * W[s])
-    for (int j = 0; j < p; j++)
+#define SUF(j) ((m - w - (j) > 0 ? m - w - (j) : 0) * fp + (m - (j)) * bp + (m - NW(j, lag)) * W[s])
+    for (int j = 0; j <= J && j < m; j++)
         best = fmax(best, g->tok[s + 1][g->pos[KB][s + 1][j]] + SUF(j));
-    const int lo = m - p + s - 1 > p ? m - p + s - 1 : p;
-    best = fmax(best, y + cl + desc + SUF(p));
-    for (int j = lo; j < m; j++)
-        best = fmax(best, y + (j - p + 1) * cl + desc + SUF(j));
+    const int br[] = {J + 1,   lagl - 1,  lagl,  lagl + 1,  lag - 1, lag,
+                      lag + 1, m - w - 1, m - w, m - w + 1, m - 1};
+    for (int i = 0; i < (int)(sizeof br / sizeof *br); i++) {
+        const int j = br[i];
+        if (j <= J || j >= m) continue;
+        const double tb = y + (j - J) * (fl + bl) + (NW(j, lagl) - NW(J, lagl)) * W[L];
+        best = fmax(best, tb + desc + SUF(j));
+    }
 #undef SUF
+#undef NW
     return best;
+}
+
+/* after the fill no stage s < p−1 is so far behind (beta_s: its free at the
+ * end of cycle J past the arrival of B_{J+1} by the straight descent) that
+ * its next F makes stage s+1 wait: beta_s <= c_L − c_s + W_{s+1} */
+static int certified(const play_t *g, const double *F, const double *B, const double *W, double P)
+{
+    const int p = g->p, J = fill_end(p), L = p - 1;
+    const double cl = F[L] + B[L] + P + W[L], y = g->tok[L][g->pos[KB][L][J]];
+    double arr = y + cl; /* B_{J+1} leaves stage p−1 */
+    for (int s = L - 1; s >= 0; s--) {
+        const int w = H * (p - s) - (H - 1);
+        const double cs = F[s] + P + B[s] + (s > 0 ? P : 0) + W[s];
+        const double beta = g->tok[s][g->pos[KF][s][J + w]] - arr;
+        if (beta > cl - cs + W[s + 1]) return 0;
+        arr += B[s] + (s > 0 ? P : 0);
+    }
+    return 1;
 }
 
 static uint64_t rng = 88172645463325252ull;
@@ -173,30 +211,50 @@ static double uni(double lo, double hi)
     return lo + (hi - lo) * (double)(rng >> 11) / 9007199254740992.0;
 }
 
-static int check(int n, int loose)
+static int check(int n, int loose, int tight)
 {
     static const int pps[] = {2, 3, 4, 5, 8, 12, 16, 32, 64, 128};
     static play_t g;
-    int kept = 0, missed = 0, above = 0, shown = 0;
+    int ext = 0, ext_p = 0, declined = 0, kept = 0, missed = 0, above = 0, shown = 0, late = -1,
+        late_p = 0;
     double worst = 0;
     for (int t = 0; t < n; t++) {
-        const int p = pps[t % 10], m = 2 * p + (int)uni(0, 14.99 * p);
+        const int p = pps[t % 10], m = (H + 1) * p + (int)uni(0, 14.99 * p);
         double F[MAXP], B[MAXP], W[MAXP];
         const double f = uni(0.5, 1.5), b = f * uni(0.8, 2.2), w = f * uni(0.2, 1.2);
-        const double P = t % 3 == 0 ? 0 : f * uni(0, 0.5);
+        double P = t % 3 == 0 ? 0 : f * uni(0, 0.5);
         for (int s = 0; s < p; s++)
             F[s] = f, B[s] = b, W[s] = w;
         const double hi0 = t % 2 ? 2 : 1.2, hil = t % 4 < 2 ? 2.5 : 1.3;
         const double lo0 = loose ? 0.5 : 1, lol = loose ? 0.6 : 1;
         F[0] *= uni(lo0, hi0), B[0] *= uni(lo0, hi0), W[0] *= uni(lo0, hi0);
         F[p - 1] *= uni(lol, hil), B[p - 1] *= uni(lol, hil), W[p - 1] *= uni(lol, hil);
+        if (tight && t % 2 && p > 2) {
+            /* stage 0 within tight_d of the last stage's cycle; one in two
+             * draws P near the end stages' excess too (c_L ~ c_mid) */
+            F[0] = F[p - 1], B[0] = B[p - 1], W[0] = W[p - 1] - tight_d * (F[0] + B[0]);
+            const double ex = F[p - 1] + B[p - 1] + W[p - 1] - f - b - w;
+            if (t % 4 == 1) P = ex * (1 - uni(0, 1e-6));
+        }
         const double cl = F[p - 1] + B[p - 1] + W[p - 1] + P, c0 = F[0] + P + B[0] + W[0],
                      cm = f + b + w + 2 * P;
         if (!(cl >= c0 && (p <= 2 || cl >= cm))) continue;
         build(&g, p, m);
         if (!play(&g, F, B, W, P)) return 1;
+        fill_J = -1;
+        const int j0 = fill_end(p);
+        for (fill_J = j0; fill_J + 2 * H * p < m && !certified(&g, F, B, W, P); fill_J++)
+            ;
+        if (fill_J + 2 * H * p >= m) {
+            declined++;
+            continue;
+        }
+        if (fill_J - j0 > ext) ext = fill_J - j0, ext_p = p;
         kept++;
-        int bad = 0;
+        int bad = 0, lw = -1;
+        for (int k = 1; k < g.len[p - 1]; k++)
+            if (g.from_s[p - 1][k] != p - 1) lw = g.ord[p - 1][k].mb;
+        if (lw > late) late = lw, late_p = p;
         for (int s = 0; s < p; s++) {
             const double r = g.tok[s][g.len[s] - 1], x = form(&g, s, F, B, W, P);
             const double d = fabs(r - x) / r;
@@ -213,6 +271,9 @@ static int check(int n, int loose)
             }
         }
     }
+    printf("stage p-1 waits last at microbatch %d (p %d)\n", late, late_p);
+    printf("declined by the certificate: %d; fill extended by up to %d cycles (p %d)\n", declined,
+           ext, ext_p);
     printf("draws %d (last stage the bottleneck), form off by > 1e-12: %d, above the play: %d, "
            "worst %.3g\n",
            kept, missed, above, worst);
@@ -242,5 +303,11 @@ int main(int argc, char **argv)
     }
     const int n = argc > 2 ? atoi(argv[2]) : 4000;
     if (argc > 3) rng ^= (uint64_t)strtoull(argv[3], NULL, 10) * 0x9E3779B97F4A7C15ull;
-    return check(n, argc > 4 && !strcmp(argv[4], "loose"));
+    int loose = 0, tight = 0;
+    for (int i = 4; i < argc; i++) {
+        loose |= !strcmp(argv[i], "loose"), tight |= !strcmp(argv[i], "tight");
+        H = !strcmp(argv[i], "h2") ? 2 : H;
+        if (!strncmp(argv[i], "tight=", 6)) tight = 1, tight_d = atof(argv[i] + 6);
+    }
+    return check(n, loose, tight);
 }

@@ -62,12 +62,36 @@ static double dur_b(const cx_chunk_cost *cc)
     return cc->r_s + cc->tp_r_s + cc->b_s + cc->tp_b_s;
 }
 
+/* ZB-H1 (h 1) or ZB-H2 (h 2): w_s = h(p − s) − (h − 1) warm-up forwards, W
+ * lagged by h·s (schedules/zb_h1.c, zb_h2.c); 0 for the others */
+static int family_h(const cx_sched_desc *sd)
+{
+    return sd == &cx_sched_zb_h1 ? 1 : sd == &cx_sched_zb_h2 ? 2 : 0;
+}
+
+/* W items before B_j in an order with W lagged by lag */
+static int64_t nw_before(int64_t j, int64_t lag)
+{
+    return j > lag ? j - lag : 0;
+}
+
+/* the rest of stage s's order from B_j: F', B', W counts times durations */
+static double suffix(int64_t m, int64_t w, int64_t lag, int64_t j, double f, double b, double wd)
+{
+    const int64_t nf = m - w - j > 0 ? m - w - j : 0;
+    return (double)nf * f + (double)(m - j) * b + (double)(m - nw_before(j, lag)) * wd;
+}
+
 int cx_core_replay_formula_zb(const cx_cost *c, cx_replay *out)
 {
     const cx_sched_desc *sd = c->sched;
-    if (sd != &cx_sched_zb_h1 || sd->p2p_overlap || c->v != 1) return 0;
+    const int h = family_h(sd);
+    if (!h || sd->p2p_overlap || c->v != 1) return 0;
     const int p = c->p, m = c->m, last = p - 1;
-    if (p < 2 || p > CX_COST_MAX_STAGES || m < 2 * p) return 0;
+    const int64_t w0 = (int64_t)h * p - (h - 1), j0 = (int64_t)h * p - 1;
+    /* the fill runs cycles 0..J with every forward of them present */
+    const int64_t jmax = m - w0 - 1;
+    if (p < 2 || p > CX_COST_MAX_STAGES || jmax < j0) return 0;
     const double pp = c->p2p_s;
     double fd[CX_COST_MAX_STAGES], bd[CX_COST_MAX_STAGES], wd[CX_COST_MAX_STAGES];
     for (int s = 0; s < p; s++) {
@@ -86,56 +110,86 @@ int cx_core_replay_formula_zb(const cx_cost *c, cx_replay *out)
     const double cl = fd[last] + bd[last] + wd[last] + pp;
     if (!(cl >= fd[0] + bd[0] + wd[0] + pp) || (p >= 3 && !(cl >= fd[1] + bd[1] + wd[1] + 2 * pp)))
         return 0;
+    double cs[CX_COST_MAX_STAGES];
     for (int s = 0; s < p; s++) {
         if (s < last) fd[s] += pp;
         if (s > 0) bd[s] += pp;
+        cs[s] = fd[s] + bd[s] + wd[s];
     }
-    /* the fill: warm-up forwards, then cycles 0..p-1 (see the top) */
-    double u[CX_COST_MAX_STAGES], y[CX_COST_MAX_STAGES], best[CX_COST_MAX_STAGES];
+    const double bmid = p >= 3 ? bd[1] : 0, fbl = fd[last] + bd[last];
+    const int64_t lagl = (int64_t)h * last;
+
+    /* the warm-up forwards u_s(k), k < w_s, in place over the stages; y
+     * holds each stage's free after cycle j−1, yp after cycle j−2 (the last
+     * and second last warm-up forward before cycle 0) */
+    double u[2 * CX_COST_MAX_STAGES], ya[CX_COST_MAX_STAGES], yb_[CX_COST_MAX_STAGES],
+        yc[CX_COST_MAX_STAGES], best[CX_COST_MAX_STAGES];
+    double *y = ya, *yp = yb_, *yn = yc;
     for (int s = 0; s < p; s++) {
+        const int64_t w = (int64_t)h * (p - s) - (h - 1);
         double t = 0;
-        for (int k = 0; k < p - s; k++) {
+        for (int64_t k = 0; k < w; k++) {
             if (s > 0 && u[k] > t) t = u[k];
             u[k] = t += fd[s];
         }
-        y[s] = u[p - s - 1];
+        y[s] = u[w - 1], yp[s] = w >= 2 ? u[w - 2] : 0;
         best[s] = -HUGE_VAL;
     }
-    double yb = 0;
-    for (int j = 0; j < p; j++) {
+    /* cycles j = 0..J (see the top); J the first cycle from j0 on after
+     * which no stage is far enough behind to hold up the one above */
+    double yl = 0;
+    int64_t J = -1;
+    for (int64_t j = 0; J < 0; j++) {
+        if (j > jmax) return 0;
         double bn = 0;
         for (int s = last; s >= 0; s--) {
             const double b = (s == last ? y[s] : fmax(y[s], bn)) + bd[s];
+            const int64_t w = (int64_t)h * (p - s) - (h - 1), lag = (int64_t)h * s;
             if (s < last) {
                 /* enters stage s at B_j: the rest of its order */
-                const int64_t w = p - s, ws = j > s ? j - s : 0;
-                const double x = bn + (double)(m - w - j) * fd[s] + (double)(m - j) * bd[s] +
-                                 (double)(m - ws) * wd[s];
+                const double x = bn + suffix(m, w, lag, j, fd[s], bd[s], wd[s]);
                 if (x > best[s]) best[s] = x;
             }
-            const double a = b + (j >= s ? wd[s] : 0);
-            y[s] = (s > 0 && y[s - 1] > a ? y[s - 1] : a) + fd[s];
+            const double a = b + (j >= lag ? wd[s] : 0);
+            const double dep = s == 0 ? a : h == 1 ? y[s - 1] : yp[s - 1];
+            yn[s] = (dep > a ? dep : a) + fd[s];
             bn = b;
-            if (s == last && j == last) yb = b;
+            if (s == last) yl = b;
+        }
+        double *t = yp;
+        yp = y, y = yn, yn = t;
+        if (j >= j0) {
+            /* B_{j+1} leaves stage p-1 at yl + c_L and descends one item a
+             * stage; stage s holds up s+1 if it is behind by more than
+             * c_L − c_s + W_{s+1} (then the fill goes on) */
+            double arr = yl + cl;
+            int ok = 1;
+            for (int s = last - 1; s >= 0 && ok; s--) {
+                ok = y[s] - arr <= cl - cs[s] + wd[s + 1];
+                arr += bd[s];
+            }
+            if (ok) J = j;
         }
     }
     /* after the fill: stage p-1 without a gap; B_j descends */
-    const double bmid = p >= 3 ? bd[1] : 0;
     out->makespan_s = 0;
     for (int s = 0; s < p; s++) {
         double t;
         if (s == last) {
-            t = yb + (double)(m - p) * cl + (double)p * wd[last];
+            t = yl + (double)(m - 1 - J) * fbl + (double)(m - nw_before(J, lagl)) * wd[last];
         } else {
-            const int64_t w = p - s;
+            const int64_t w = (int64_t)h * (p - s) - (h - 1), lag = (int64_t)h * s;
+            /* the drain's value is piecewise linear in j: its breakpoints */
+            const int64_t js[] = {J + 1,   lagl - 1,  lagl,  lagl + 1,  lag - 1, lag,
+                                  lag + 1, m - w - 1, m - w, m - w + 1, m - 1};
             t = best[s];
-            const int64_t js[2] = {m - p + s - 1, m - 1};
-            for (int i = 0; i < 2; i++) {
-                const int64_t j = js[i], ws = j - s, nf = m - w - j > 0 ? m - w - j : 0;
-                if (j < p) continue;
-                const double x = yb + (double)(j - p + 1) * cl + (double)(p - 2 - s) * bmid +
-                                 (double)nf * fd[s] + (double)(m - j) * bd[s] +
-                                 (double)(m - ws) * wd[s];
+            for (size_t i = 0; i < sizeof js / sizeof *js; i++) {
+                const int64_t j = js[i];
+                if (j <= J || j >= m) continue;
+                const double x = yl + (double)(j - J) * fbl +
+                                 (double)(nw_before(j, lagl) - nw_before(J, lagl)) * wd[last] +
+                                 (double)(p - 2 - s) * bmid +
+                                 suffix(m, w, lag, j, fd[s], bd[s], wd[s]);
                 if (x > t) t = x;
             }
         }
@@ -149,20 +203,22 @@ int cx_core_replay_formula_zb(const cx_cost *c, cx_replay *out)
 
 int cx_core_replay_formula_zb_memory(const cx_cost *c, double *peak_act_bytes)
 {
-    if (c->sched != &cx_sched_zb_h1 || c->v != 1) return 0;
+    const int h = family_h(c->sched);
+    if (!h || c->v != 1) return 0;
     const int p = c->p;
-    if (p < 1 || p > CX_COST_MAX_STAGES || c->m < p) return 0;
+    /* live count w_s + lag_s = h(p − 1) + 1 from cycle lag_s on */
+    const double n = (double)h * (p - 1) + 1;
+    if (p < 1 || p > CX_COST_MAX_STAGES || c->m < n) return 0;
     for (int s = 0; s < p; s++) {
         const cx_chunk_cost *cc = cx_core_cost_chunk(c, s);
         const double a = cc->act_bytes, w = cc->work_bytes;
         /* integers: every partial sum of the scan exact */
-        if (!(a >= 0 && w >= 0 && a == floor(a) && w == floor(w) &&
-              (double)p * a + w < 4503599627370496.0))
+        if (!(a >= 0 && w >= 0 && a == floor(a) && w == floor(w) && n * a + w < 4503599627370496.0))
             return 0;
     }
     for (int s = 0; s < p; s++) {
         const cx_chunk_cost *cc = cx_core_cost_chunk(c, s);
-        peak_act_bytes[s] = (double)p * cc->act_bytes + cc->work_bytes;
+        peak_act_bytes[s] = n * cc->act_bytes + cc->work_bytes;
     }
     return 1;
 }
