@@ -1,36 +1,34 @@
 /*
- * zb_paths.c — critical paths of the ZB-H1 replay and the candidate exact
- * form found from them (issue 13; core/README.md, "Exact formula", ZB-H1).
- * An investigation tool, not a test: it plays ZB-H1 (schedules/zb_h1.c
- * orders) with its own copy of the replay's timing rule
- * (core/eval/replay_step.h, blocking p2p: a sending item frees its stage at
- * end + P, so it acts as one of duration d + P), records which operand won
- * each maximum, and
- *   - `trace P M F0 B0 W0 F B W FL BL WL PP`: prints the critical path to the
- *     last item of every stage as segments "sS:Xa..Yb" (stage S runs its
- *     order from item X of microbatch a to item Y of microbatch b);
- *   - `check N SEED` (default): N random draws, p in {2..128}, m in [2p,
- *     17p), middle stages equal, stage 0 and p−1 each at least the middle in
- *     F, B and W, P in [0, F/2] (0 for a third), kept when the last stage is
- *     the bottleneck (c_L >= c_0, c_L >= c_mid, c = F' + B' + W per cycle);
- *     compares the form below with the play per stage (relative to the
- *     stage's end) and prints the counts and the worst difference;
- *     `check N SEED loose` draws stage 0 and p−1 from 0.5x / 0.6x the middle
- *     instead (outside the form's preconditions: it prints the misses).
- * The form (every term a real path of the play): Y = end (+P) of B(p−1) on
- * stage p−1, from a play of the fill (cycles 0..p−1 of every stage, the
- * same for every m >= 2p); stage p−1 never waits after F(p−1) on it, so
- *   free_{p−1} = Y + (m − p)·c_L + p·W_L;
- * stage s < p−1 ends at the largest of
- *   tok_{s+1}(B_j) + Suf_s(j)                       j = 0..p−1 (the fill),
- *   Y + (j − p + 1)·c_L + Σ_{i=s+1}^{p−2} B'_i + Suf_s(j)
- *                                     j = p and j = max(p, m−p+s−1)..m−1,
- * Suf_s(j) = (m − w − min(j, m − w))·F'_s + (m − j)·B'_s + (m − max(0, j −
- * s))·W_s the rest of stage s's order from B_j (w = p − s); between those j
- * the candidates rise by c_L − c_s >= 0 per microbatch, so the range's top
- * end is enough. Here the fill's tokens are read from the full play.
- *
- * usage: bench_zb_paths [check [N [SEED [loose]]] | trace P M F0 B0 W0 F B W FL BL WL PP]
+ * zb_paths.c — critical paths of the ZB-H1 and ZB-H2 replays and the exact
+ * form found from them (issue 13; core/eval/replay_formula_zb.c;
+ * core/README.md, "Exact formula", ZB-H1 and ZB-H2). An investigation tool,
+ * not a test: it plays the orders (schedules/zb_h1.c, zb_h2.c) with its own
+ * copy of the replay's timing rule (core/eval/replay_step.h, blocking p2p:
+ * a sending item frees its stage at end + P, so it acts as one of duration
+ * d + P), records which operand won each maximum, and
+ *   - `trace P M F0 B0 W0 F B W FL BL WL PP [h2]`: prints the critical path
+ *     to the last item of every stage as segments "sS:Xa..Yb" (stage S runs
+ *     its order from item X of microbatch a to item Y of microbatch b);
+ *   - `check N SEED [h2] [loose] [tight=D] [cert0]` (default): N random
+ *     draws, p in {2..128}, m in [(h+1)p, (h+16)p), middle stages equal,
+ *     stage 0 and p−1 each at least the middle in F, B and W (`loose`: from
+ *     0.5x / 0.6x of it), P in [0, F/2] (0 for a third), kept when the last
+ *     stage is the bottleneck (c_L >= c_0, c_L >= c_mid, c = F' + B' + W per
+ *     cycle); `tight=D`: one draw in two gets stage 0 the last stage's F and
+ *     B and its W short by D·(F + B), one in four P near the end stages'
+ *     excess too (c_L ~ c_mid). Each draw's fill is certified as
+ *     replay_formula_zb.c does (`cert0`: stage 0 only), extended until it
+ *     is (else counted as declined), and the form compared with the play per
+ *     stage (relative to the stage's end): prints the misses (with their
+ *     paths for p <= 16), the last microbatch stage p−1 waited for, the
+ *     counts and the worst difference.
+ * The form (replay_formula_zb.c has the derivation), with the fill's tokens
+ * read from the full play here: Y = end (+P) of B_J on stage p−1;
+ *   free_{p−1} = Y + (F'_L + B'_L)(m − 1 − J) + W_L·(W items after B_J);
+ *   free_s = max( tok_{s+1}(B_j) + Suf_s(j), j <= J;
+ *                 Y + (stage p−1's items B_J..B_j) + Σ_{i=s+1}^{p−2} B'_i
+ *                   + Suf_s(j), j > J at the breakpoints ),
+ * Suf_s(j) the rest of stage s's order from B_j.
  */
 #include <math.h>
 #include <stdint.h>
@@ -48,6 +46,7 @@ typedef struct {
  * 2(p − s) − 1, lag 2s): schedules/zb_h1.c, zb_h2.c */
 static int H = 1;
 static double tight_d = 1e-9;
+static int stage0_only;
 
 typedef struct {
     int p, m, len[MAXP];
@@ -197,7 +196,7 @@ static int certified(const play_t *g, const double *F, const double *B, const do
         const int w = H * (p - s) - (H - 1);
         const double cs = F[s] + P + B[s] + (s > 0 ? P : 0) + W[s];
         const double beta = g->tok[s][g->pos[KF][s][J + w]] - arr;
-        if (beta > cl - cs + W[s + 1]) return 0;
+        if ((s == 0 || !stage0_only) && beta > cl - cs + W[s + 1]) return 0;
         arr += B[s] + (s > 0 ? P : 0);
     }
     return 1;
@@ -284,9 +283,10 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "trace")) {
         if (argc < 14) {
-            fprintf(stderr, "usage: bench_zb_paths trace P M F0 B0 W0 F B W FL BL WL PP\n");
+            fprintf(stderr, "usage: bench_zb_paths trace P M F0 B0 W0 F B W FL BL WL PP [h2]\n");
             return 2;
         }
+        if (argc > 14 && !strcmp(argv[14], "h2")) H = 2;
         const int p = atoi(argv[2]), m = atoi(argv[3]);
         if (p < 2 || p > MAXP || m < 1) return 2;
         double F[MAXP], B[MAXP], W[MAXP];
@@ -307,6 +307,7 @@ int main(int argc, char **argv)
     for (int i = 4; i < argc; i++) {
         loose |= !strcmp(argv[i], "loose"), tight |= !strcmp(argv[i], "tight");
         H = !strcmp(argv[i], "h2") ? 2 : H;
+        stage0_only |= !strcmp(argv[i], "cert0");
         if (!strncmp(argv[i], "tight=", 6)) tight = 1, tight_d = atof(argv[i] + 6);
     }
     return check(n, loose, tight);

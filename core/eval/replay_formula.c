@@ -61,7 +61,6 @@
  * bench/fast_agree.c).
  */
 #include "core/eval/replay_formula.h"
-#include "core/eval/replay_formula_zb.h"
 
 #include <math.h>
 #include <string.h>
@@ -217,7 +216,6 @@ static int formula_m_eq_p(const cx_cost *c, cx_replay *out)
 int cx_core_replay_formula(const cx_cost *c, cx_replay *out)
 {
     const cx_sched_desc *sd = c->sched;
-    if (sd == &cx_sched_zb_h1 || sd == &cx_sched_zb_h2) return cx_core_replay_formula_zb(c, out);
     if (sd != &cx_sched_interleaved || sd->p2p_overlap) return 0;
     const int p = c->p, v = c->v, m = c->m, nv = p * v;
     if (p < 2 || v < 2 || nv > CX_COST_MAX_VSTAGES) return 0;
@@ -354,8 +352,6 @@ int cx_core_replay_formula_memory(const cx_cost *c, cx_replay_formula_memo *memo
                                   double *peak_act_bytes)
 {
     const cx_sched_desc *sd = c->sched;
-    if (sd == &cx_sched_zb_h1 || sd == &cx_sched_zb_h2)
-        return cx_core_replay_formula_zb_memory(c, peak_act_bytes);
     if (sd != &cx_sched_interleaved) return 0;
     const int p = c->p, v = c->v, m = c->m, nv = p * v;
     if (p < 2 || v < 2 || nv > CX_COST_MAX_VSTAGES || (m != p && (m < 2 * p || m % p))) return 0;

@@ -1,51 +1,58 @@
 /*
- * replay_formula_zb.c — exact closed form of the ZB-H1 replay
- * (schedules/zb_h1.c orders, replay_step.h timing rule, blocking p2p) and
- * of its activation peaks, in O(p²) independent of m instead of playing the
- * 3·p·m items; issue 13. Reached through cx_core_replay_formula and
- * cx_core_replay_formula_memory (replay_formula.c dispatches here).
+ * replay_formula_zb.c — exact closed form of the ZB-H1 and ZB-H2 replays
+ * (schedules/zb_h1.c, zb_h2.c orders, replay_step.h timing rule, blocking
+ * p2p) and of their activation peaks, independent of m; issue 13. NOT on
+ * the replay's path (replay.c does not call it): measured slower there than
+ * the compiled program with clock lanes, and its certificate rejects every
+ * megatron-1t shape of bench_sweep_bench (core/README.md, "Exact formula",
+ * ZB-H1 and ZB-H2). Held to the full replay by tests/test_replay_formula_zb.c.
  *
  * Blocking sends make the replay a max-plus system (replay_formula.c): an
  * item that sends (F below the last stage, B above stage 0) acts as one of
- * duration d' = d + P. Stage s (w = p − s warm-up forwards, W lagged by s)
- * runs F_0..F_{w−1}, then cycles j = 0..m−1 of "B_j, W_{j−s} (j >= s),
- * F_{j+w} (j + w < m)", then its s owed W. With c_s = F'_s + B'_s + W_s the
- * work of a full cycle, found by tracing the full replay's critical paths on
- * random uneven costs (bench/zb_paths.c; core/README.md "Exact formula"),
- * when the last stage is the bottleneck:
- *   - stage p−1 waits (for an F from p−2, the warm-up's zig-zag between
- *     p−1 and p−2) only up to F_{p−1}; from there it runs its order without
- *     a gap, so with Y the end (+P) of its B_{p−1}
- *       free_{p−1} = Y + (m − p)·c_L + p·W_L,  B_j ends at Y + (j−p+1)·c_L;
+ * duration d' = d + P. Stage s, with w_s = h(p − s) − (h − 1) warm-up
+ * forwards and W lagged by h·s (h = 1: ZB-H1, h = 2: ZB-H2), runs
+ * F_0..F_{w−1}, then cycles j = 0..m−1 of "B_j, W_{j−hs} (j >= hs), F_{j+w}
+ * (j + w < m)", then its owed W. c_s = F'_s + B'_s + W_s is a full cycle.
+ * Found by tracing the full replay's critical paths on random uneven costs
+ * (bench/zb_paths.c), when the last stage is the bottleneck:
+ *   - the fill: cycles 0..J of every stage, played as the per-cycle
+ *     recurrence (O(p·J), the same for every m large enough)
+ *       warm-up   u_s(k) = max(u_s(k−1), u_{s−1}(k)) + F'_s,  k < w_s,
+ *       b_s(j)    = max(y_s(j−1), b_{s+1}(j)) + B'_s   (b_{p−1}(j) = y_{p−1}(j−1) + B'_L),
+ *       y_s(j)    = max(b_s(j) + [j >= hs]·W_s, y_{s−1}(j−h)) + F'_s,
+ *     (F_{j+w_s} on s−1 ends its cycle j−h; before cycle 0, its last h
+ *     warm-up forwards); stage p−1 waits (the warm-up's zig-zag between p−1
+ *     and p−2) only up to F_{hp−1}, so J >= hp − 1;
+ *   - after it stage p−1 runs without a gap: with Y the end (+P) of its B_J,
+ *     B_j ends at Y + (j − J)(F'_L + B'_L) + (W items between)·W_L, and its
+ *     end is Y plus the rest of its order;
  *   - stage s < p−1 ends on a path that enters it at some B_j and runs its
  *     order from there: free_s = max_j [tok_{s+1}(B_j) + Suf_s(j)], Suf_s(j)
- *     = (m − w − min(j, m − w))·F'_s + (m − j)·B'_s + (m − max(0, j − s))·W_s
- *     the rest of its order from B_j. For j < p the token comes from the
- *     fill: cycles 0..p−1 of every stage, played below as the per-cycle
- *     recurrence (O(p²), the same for every m >= 2p):
- *       warm-up   u_s(k) = max(u_s(k−1), u_{s−1}(k)) + F'_s,  k < w,
- *       b_s(j)    = max(y_s(j−1), b_{s+1}(j)) + B'_s   (b_{p−1}(j) = y_{p−1}(j−1) + B'_L),
- *       y_s(j)    = max(b_s(j) + [j >= s]·W_s, y_{s−1}(j−1)) + F'_s,
- *     y_s(−1) = u_s(w−1) (F_{j+w_s} on s−1 is the last item of its cycle j−1);
- *     for j >= p, tok_{s+1}(B_j) = Y + (j−p+1)·c_L + (p−2−s)·B'_mid (B_j
- *     descends one item a stage), rising by c_L − c_s >= 0 per microbatch
- *     while F_{j+w} exists and by c_L − B'_s − W_s >= 0 after, so j = m−p+s−1
- *     (when >= p) and j = m−1 stand for all of them.
+ *     the rest of its order from B_j (F', B', W counts from the order); for
+ *     j <= J the token is the fill's, for j > J the descent of stage p−1's
+ *     B_j (one item a stage), piecewise linear in j, so its breakpoints
+ *     (J + 1, m − 1, and next to the W lags and the last forward) suffice.
+ * The certificate: a stage far enough behind at cycle J holds up the next
+ * with its forwards, which the family above misses (stage 0 within 1e-4 of
+ * the last stage's cycle: bench_zb_paths check ... tight=1e-4 finds such
+ * draws, up to 3e-3 off). So J is the first cycle from hp − 1 on where no
+ * stage s < p−1 is behind the arrival of B_{J+1} by more than c_L − c_s +
+ * W_{s+1} (its backlog then only shrinks, and its next forward reaches s+1
+ * before s+1 needs it); where none is found before the last forwards, 0.
  * Every term is a real path of the replay, so the formula never exceeds it;
  * the replay's last item is a W on every stage (last end = free, window W).
- * Preconditions (checked per call, else 0 and the replay plays): ZB-H1,
- * blocking p2p, p >= 2, m >= 2p, stages 1..p−2 of equal F, B, W durations,
- * for p >= 3 stages 0 and p−1 at least the middle in each of F, B and W (a
- * lighter stage 0 let its backlog path run outside the family: bench_zb_paths
- * check ... loose found p = 64, m = 251, 1.8e-5 off), and the last stage the
- * bottleneck: c_{p−1} >= c_0 and c_{p−1} >= c_mid. Checked against the full
- * replay to 1e-12 per stage (tests/test_replay_formula_zb.c,
- * bench/fast_agree.c).
+ * Preconditions (else 0): ZB-H1 or ZB-H2, blocking p2p, p >= 2, m >= 2hp −
+ * h + 1, stages 1..p−2 of equal F, B, W durations, for p >= 3 stages 0 and
+ * p−1 at least the middle in each of F, B and W (a lighter stage 0 ran
+ * outside the family: bench_zb_paths check ... loose, p = 64, m = 251,
+ * 1.8e-5 off), the last stage the bottleneck: c_{p−1} >= c_0, c_{p−1} >=
+ * c_mid. Cost O(p·J): O(p²) when the fill is certified at once.
  *
  * Activation peaks (cx_core_replay_formula_zb_memory): stage s's live
- * count is w + j before cycle j < s and p from cycle s on (one F in, one W
- * out per cycle), so its scan (replay.c) peaks at B_s: p·act_s + work_s, for
- * m >= p; with integer bytes below 2^53 that is the scan's exact sum.
+ * count is w_s + j before cycle j < hs and w_s + hs = h(p − 1) + 1 from
+ * cycle hs on (one F in, one W out per cycle), so its scan (replay.c) peaks
+ * at B_{hs}: (h(p − 1) + 1)·act_s + work_s, for m >= h(p − 1) + 1; with
+ * integer bytes below 2^53 that is the scan's exact sum.
  */
 #include "core/eval/replay_formula_zb.h"
 
