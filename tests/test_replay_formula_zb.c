@@ -27,21 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t rng = 0x2545F4914F6CDD1Dull;
-
-static double uni(double lo, double hi)
-{
-    rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
-    return lo + (hi - lo) * (double)((rng * 2685821657736338717ull) >> 11) / 9007199254740992.0;
-}
-
-static void draw_class(cx_chunk_cost *cc, const cx_chunk_cost *mid, double lo, double hi)
-{
-    cc->f_s = mid->f_s * uni(lo, hi), cc->b_s = mid->b_s * uni(lo, hi);
-    cc->w_s = mid->w_s * uni(lo, hi), cc->r_s = mid->r_s * uni(lo, hi);
-    cc->tp_f_s = mid->tp_f_s * uni(lo, hi), cc->tp_b_s = mid->tp_b_s * uni(lo, hi);
-    cc->tp_r_s = mid->tp_r_s * uni(lo, hi);
-}
+#define REPLAY_FIXTURE_SEED 0x2545F4914F6CDD1Dull
+#include "replay_fixture.h"
 
 /* the preconditions as replay_formula_zb.c states them (durations without
  * P: F = f + tp_f, B = r + tp_r + b + tp_b, W = w) */

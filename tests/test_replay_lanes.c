@@ -27,13 +27,8 @@
 #include <string.h>
 #include <time.h>
 
-static uint64_t rng = 0x2545F4914F6CDD1Dull;
-
-static double uni(double lo, double hi)
-{
-    rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
-    return lo + (hi - lo) * (double)((rng * 2685821657736338717ull) >> 11) / 9007199254740992.0;
-}
+#define REPLAY_FIXTURE_SEED 0x2545F4914F6CDD1Dull
+#include "replay_fixture.h"
 
 #define NL 40
 

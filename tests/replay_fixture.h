@@ -1,0 +1,34 @@
+/*
+ * replay_fixture.h — random draws shared by the replay tests
+ * (test_replay_formula.c, test_replay_formula_zb.c, test_replay_lanes.c):
+ * a xorshift64* stream and per-class chunk durations drawn around a middle
+ * class. Each test defines REPLAY_FIXTURE_SEED before including it, so
+ * every test keeps its own stream (its numbers do not depend on the others).
+ * No constants from outside: the multipliers are xorshift64*'s (Vigna 2016).
+ */
+#ifndef CX_TESTS_REPLAY_FIXTURE_H
+#define CX_TESTS_REPLAY_FIXTURE_H
+
+#include <stdint.h>
+
+static uint64_t rng = REPLAY_FIXTURE_SEED;
+
+/* uniform in [lo, hi) */
+static inline double uni(double lo, double hi)
+{
+    rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
+    return lo + (hi - lo) * (double)((rng * 2685821657736338717ull) >> 11) / 9007199254740992.0;
+}
+
+#ifdef CX_CORE_COST_H
+/* every duration of cc: mid's times a factor in [lo, hi) */
+static inline void draw_class(cx_chunk_cost *cc, const cx_chunk_cost *mid, double lo, double hi)
+{
+    cc->f_s = mid->f_s * uni(lo, hi), cc->b_s = mid->b_s * uni(lo, hi);
+    cc->w_s = mid->w_s * uni(lo, hi), cc->r_s = mid->r_s * uni(lo, hi);
+    cc->tp_f_s = mid->tp_f_s * uni(lo, hi), cc->tp_b_s = mid->tp_b_s * uni(lo, hi);
+    cc->tp_r_s = mid->tp_r_s * uni(lo, hi);
+}
+#endif
+
+#endif
