@@ -9,6 +9,7 @@
 #ifndef CX_TESTS_REPLAY_FIXTURE_H
 #define CX_TESTS_REPLAY_FIXTURE_H
 
+#include <math.h>
 #include <stdint.h>
 
 static uint64_t rng = REPLAY_FIXTURE_SEED;
@@ -28,6 +29,20 @@ static inline void draw_class(cx_chunk_cost *cc, const cx_chunk_cost *mid, doubl
     cc->w_s = mid->w_s * uni(lo, hi), cc->r_s = mid->r_s * uni(lo, hi);
     cc->tp_f_s = mid->tp_f_s * uni(lo, hi), cc->tp_b_s = mid->tp_b_s * uni(lo, hi);
     cc->tp_r_s = mid->tp_r_s * uni(lo, hi);
+}
+#endif
+
+#ifdef CX_CORE_REPLAY_H
+/* largest absolute difference of two replays' time fields over p stages */
+static inline double replay_time_gap(const cx_replay *a, const cx_replay *b, int p)
+{
+    double bad = fabs(a->makespan_s - b->makespan_s);
+    for (int s = 0; s < p; s++) {
+        bad = fmax(bad, fabs(a->free_s[s] - b->free_s[s]));
+        bad = fmax(bad, fabs(a->last_end_s[s] - b->last_end_s[s]));
+        bad = fmax(bad, fabs(a->last_item_s[s] - b->last_item_s[s]));
+    }
+    return bad;
 }
 #endif
 

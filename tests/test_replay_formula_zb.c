@@ -136,12 +136,7 @@ static void formula_vs_full(int h)
                     continue;
                 }
                 answered++;
-                double bad = fabs(fo->makespan_s - full->makespan_s);
-                for (int s = 0; s < p; s++) {
-                    bad = fmax(bad, fabs(fo->free_s[s] - full->free_s[s]));
-                    bad = fmax(bad, fabs(fo->last_end_s[s] - full->last_end_s[s]));
-                    bad = fmax(bad, fabs(fo->last_item_s[s] - full->last_item_s[s]));
-                }
+                const double bad = replay_time_gap(fo, full, p);
                 worst = fmax(worst, bad / full->makespan_s);
                 if (bad > 1e-12 * full->makespan_s && mismatched++ < 5)
                     printf("\n  p %d m %d trial %d: off by %.3g of %.6g\n", p, m, trial, bad,
