@@ -135,6 +135,7 @@ static void memory_scan(const cx_cost *c, const double *peak_act, culonx_result 
     culonx_memory mm;
     memset(&mm, 0, sizeof mm);
     double run_inflight = 0; /* the most in flight so far among equal stages */
+    double grp_act = 0;      /* replayed: the largest peak since mm was computed */
     /* inflight non-increasing: only the first stage of each run of equal
      * stages can hold the most (see below) */
     const int heads = !peak_act && c->sched->inflight_falls;
@@ -150,8 +151,16 @@ static void memory_scan(const cx_cost *c, const double *peak_act, culonx_result 
             run_inflight = s > 0 && c->same_prev[s] ? cx_maxd(run_inflight, inflight) : inflight;
         }
         if (s == 0 || c->stage_params[s] != c->stage_params[s - 1] ||
-            work != c->stage_work_bytes[s - 1])
+            work != c->stage_work_bytes[s - 1]) {
             cx_core_stage_memory(c, s, work, &mm);
+            grp_act = -INFINITY;
+        } else if (peak_act && peak_act[s] <= grp_act) {
+            /* the same stage memory with no larger replayed peak than a
+             * stage seen since it was computed: no larger peak (it is
+             * non-decreasing in the activations), never replaces the best */
+            continue;
+        }
+        if (peak_act) grp_act = cx_maxd(grp_act, peak_act[s]);
         culonx_memory x = mm;
         if (peak_act) { /* exact peak of the replay includes the transient */
             x.activations_bytes = peak_act[s] - work;

@@ -42,6 +42,7 @@
  * cool-down, not m. bench/fast_agree.c holds it to the full replay.
  * See core/README.md, "Closed form" (replayed schedules, "Program jump").
  */
+#include "core/base/base.h"
 #include "core/eval/replay_prog_int.h"
 
 #include <math.h>
@@ -365,7 +366,7 @@ static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap,
             /* uniform: one shift lam over one period */
             double T = 0;
             for (int s = 0; s < p; s++)
-                T = fmax(T, fmax(rg[s].free, rg[s].pp));
+                T = cx_maxd(T, cx_maxd(rg[s].free, rg[s].pp)); /* no libm call */
             double lam = 0; /* the mean advance: ulps of rounding average out */
             for (int s = 0; s < p; s++)
                 lam += rg[s].free - x0[3 * s];
