@@ -161,8 +161,32 @@ static double g_of(const cx_plan_dag *d, int k, double f)
     return m;
 }
 
+/* Slope of hull segment j (points j, j+1): cost per second. */
+static double seg_slope(const cx_plan_dag *d, int32_t j)
+{
+    return (d->hc[j] - d->hc[j + 1]) / (d->ht[j + 1] - d->ht[j]);
+}
+
+/* The hull segments whose slopes bound node class k's flow at duration t
+ * (as slopes() does): upper bound seg_slope(ju) (ju below the first point:
+ * unbounded), lower bound seg_slope(jl) (jl the last point: 0). */
+static void hull_at(const cx_plan_dag *d, int k, double t, double tol, int32_t *ju, int32_t *jl)
+{
+    int32_t a = d->hoff[k], b = d->hoff[k + 1] - 1, j = a;
+    while (j + 1 <= b && d->ht[j + 1] <= t + tol)
+        j++;
+    *jl = j;
+    *ju = fabs(t - d->ht[j]) <= tol ? j - 1 : j;
+}
+
 culonx_status cx_core_plan_bound(const cx_plan_dag *d, const double *dur, double *bound,
                                  int *certified, culonx_error *err)
+{
+    return cx_core_plan_bound_work(d, dur, CX_BOUND_WORK, bound, certified, err);
+}
+
+culonx_status cx_core_plan_bound_work(const cx_plan_dag *d, const double *dur, double budget,
+                                      double *bound, int *certified, culonx_error *err)
 {
     const int64_t n = d->n;
     *certified = 0;
@@ -172,15 +196,20 @@ culonx_status cx_core_plan_bound(const cx_plan_dag *d, const double *dur, double
     int32_t *map = malloc(sizeof(int32_t) * (size_t)(n + 1));
     int32_t *crit = malloc(sizeof(int32_t) * (size_t)(n + 1));
     int32_t *arc = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    int32_t *rarc = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    int32_t *ju = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    int32_t *jl = malloc(sizeof(int32_t) * (size_t)(n + 1));
     double *es = malloc(sizeof(double) * (size_t)(n + 1));
     double *ls = malloc(sizeof(double) * (size_t)(n + 1));
     double *lower = malloc(sizeof(double) * (size_t)(n + 1));
     double *ex = malloc(sizeof(double) * (size_t)(2 * n + 8));
     int32_t *path = malloc(sizeof(int32_t) * (size_t)(2 * n + 8));
     int32_t *succ = NULL;
+    char *rq = malloc((size_t)(2 * n + 8));
     cx_flownet fn = {0};
     culonx_status st = CULONX_OK;
-    if (!order || !soff || !indeg || !map || !crit || !arc || !es || !ls || !lower || !ex || !path)
+    if (!order || !soff || !indeg || !map || !crit || !arc || !rarc || !ju || !jl || !es || !ls ||
+        !lower || !ex || !path || !rq)
         goto oom;
     int64_t ne = 0;
     for (int64_t i = 0; i < n; i++)
@@ -246,7 +275,7 @@ culonx_status cx_core_plan_bound(const cx_plan_dag *d, const double *dur, double
     big = 4 * big + 1;
     double lb = 0;
     int32_t ts = -1, *ov = indeg; /* reuse: overflow arc per critical node */
-    int overflow = 0;
+    int overflow = 0, widened = 0;
     /* pass 0: the circulation with lower bounds (the KKT flow of the plan),
      * else with overflow past the upper bounds; pass 1, if neither exists:
      * a maximum flow within the upper bounds only (valid, weaker) */
@@ -263,6 +292,11 @@ culonx_status cx_core_plan_bound(const cx_plan_dag *d, const double *dur, double
             arc[c] =
                 cx_core_fn_add(&fn, 2 * c, 2 * c + 1, up >= CX_FLOW_INF ? CX_FLOW_INF : up - lo);
             if (arc[c] < 0) goto oom;
+            rarc[c] = -1;
+            if (pass == 0) {
+                hull_at(d, d->cls[i], dur[i], tol * 1e-3, &ju[c], &jl[c]);
+                if ((rarc[c] = cx_core_fn_add(&fn, 2 * c + 1, 2 * c, 0)) < 0) goto oom;
+            }
             ex[2 * c + 1] += lo, ex[2 * c] -= lo;
             if (es[i] <= tol && cx_core_fn_add(&fn, src, 2 * c, CX_FLOW_INF) < 0) goto oom;
             if (es[i] + dur[i] >= T - tol && cx_core_fn_add(&fn, 2 * c + 1, snk, CX_FLOW_INF) < 0)
@@ -283,6 +317,38 @@ culonx_status cx_core_plan_bound(const cx_plan_dag *d, const double *dur, double
                 if (ex[v] > 0) need += ex[v];
             }
             got = need > 0 ? cx_core_fn_maxflow(&fn, ss, tt, 1e-12 * need, path) : 0;
+            /* no circulation within the bounds (the plan is not locally
+             * optimal): widen the node arcs on the minimum cuts (the one
+             * nearest the supplies and the one nearest the demands) by one
+             * hull segment each, continue the flow, repeat within budget */
+            fn.work = 0;
+            while (got < need * (1 - 1e-6) && fn.work < budget) {
+                cx_core_fn_bfs(&fn, ss, -1, 1e-12 * need);  /* reach from ss: level >= 0 */
+                cx_core_fn_rbfs(&fn, tt, 1e-12 * need, rq); /* reach tt: rq = 1 */
+                int wide = 0;
+                for (int32_t c = 0; c < nc; c++) {
+                    int k = d->cls[crit[c]], in_s = fn.level[2 * c] >= 0;
+                    int out_s = fn.level[2 * c + 1] >= 0, in_t = rq[2 * c], out_t = rq[2 * c + 1];
+                    int32_t a = d->hoff[k], b = d->hoff[k + 1] - 1;
+                    int up = (in_s && !out_s) || (!in_s && !out_s && !in_t && out_t);
+                    int down = (out_s && !in_s) || (!in_s && !out_s && in_t && !out_t);
+                    if (up && ju[c] >= a) { /* saturated: raise the upper bound */
+                        double old = seg_slope(d, ju[c]);
+                        ju[c]--;
+                        fn.e[arc[c]].cap =
+                            ju[c] < a ? CX_FLOW_INF : fn.e[arc[c]].cap + seg_slope(d, ju[c]) - old;
+                        wide++;
+                    } else if (down && jl[c] < b) { /* lower the lower bound */
+                        double old = seg_slope(d, jl[c]);
+                        jl[c]++;
+                        fn.e[rarc[c]].cap += old - (jl[c] >= b ? 0 : seg_slope(d, jl[c]));
+                        wide++;
+                    }
+                }
+                if (!wide) break;
+                widened = 1;
+                got += cx_core_fn_maxflow(&fn, ss, tt, 1e-12 * need, path);
+            }
             if (got < need * (1 - 1e-6)) {
                 /* no circulation within the upper bounds (the plan is not
                  * locally optimal): let the flow exceed them (an unbounded
@@ -304,16 +370,23 @@ culonx_status cx_core_plan_bound(const cx_plan_dag *d, const double *dur, double
         for (int64_t i = 0; i < n; i++)
             f[i] = 0;
         for (int32_t c = 0; c < nc; c++)
-            f[crit[c]] = lower[c] + fn.e[arc[c] + 1].cap +
+            f[crit[c]] = lower[c] + fn.e[arc[c] + 1].cap -
+                         (rarc[c] >= 0 ? fn.e[rarc[c] + 1].cap : 0) +
                          (overflow && ov[c] >= 0 ? fn.e[ov[c] + 1].cap : 0);
         double v = 0; /* flow value: what leaves the source */
         for (int32_t e = fn.head[src]; e >= 0; e = fn.e[e].next)
             if (!(e & 1)) v += fn.e[e ^ 1].cap;
         if (pass == 0) v = fn.e[ts + 1].cap; /* the circulation returns via ts */
-        for (int64_t i = 0; i < n; i++)
-            lb += g_of(d, d->cls[i], f[i]);
-        lb -= v * T;
-        *certified = pass == 1 ? 3 : overflow ? 2 : 1;
+        /* the flow scaled by a (a flow of value a v: also a bound), the
+         * best a of a few near 1 */
+        lb = -INFINITY;
+        for (int ai = 0; ai <= (widened || overflow ? 20 : 0); ai++) {
+            double al = ai == 0 ? 1 : 0.9 + 0.01 * (ai - (ai > 10 ? 0 : 1)), b = -al * v * T;
+            for (int64_t i = 0; i < n; i++)
+                b += g_of(d, d->cls[i], al * f[i]);
+            if (b > lb) lb = b;
+        }
+        *certified = pass == 1 ? 3 : overflow ? 2 : widened ? 4 : 1;
     }
     if (!*certified) {
         for (int64_t i = 0; i < n; i++)
@@ -326,7 +399,7 @@ oom:
 done:
     cx_core_fn_free(&fn);
     free(order), free(soff), free(indeg), free(map), free(crit), free(arc), free(es), free(ls);
-    free(lower), free(ex), free(path), free(succ);
+    free(lower), free(ex), free(path), free(succ), free(rarc), free(ju), free(jl), free(rq);
     return st;
 }
 
