@@ -36,10 +36,23 @@
  * edges only): where it exists, D(f) = sum over critical nodes of c_i(d_i)
  * + sum over the others of their cheapest cost, so the plan is within
  * (its cost - D) of the optimum; without one (the plan is not locally
- * optimal), the same circulation allowed past the upper bounds where the
- * lower ones cannot be met otherwise (an unbounded arc beside each bounded
- * node arc, augmented after the bounded flow: only the shortfall
- * overflows; each overflowing node costs g_i below c_i(d_i) + f_i d_i);
+ * optimal), widening rounds first: the gap of node i at flow f is
+ * c_i(d_i) + f d_i - g_i(f) >= 0, zero within [saving of lengthening, cost
+ * of shortening] and growing with the distance of f from them (its slope
+ * is d_i minus the duration i would take at price f), so the bounds are
+ * loosened only where the flow needs it: the node arcs on the minimum
+ * cuts of the circulation (the cut nearest the supplies and the one
+ * nearest the demands; Hoffman: no circulation exists while they hold)
+ * are widened by one hull segment each (the upper bound to the next
+ * steeper slope, the lower one to the next flatter slope, through a
+ * reverse arc), the flow continued, until the circulation exists or a
+ * work budget (arcs scanned) is spent; then the same circulation allowed
+ * past the upper bounds where the lower ones still cannot be met (an
+ * unbounded arc beside each bounded node arc, augmented after the bounded
+ * flow: only the shortfall overflows; each overflowing node costs g_i
+ * below c_i(d_i) + f_i d_i; along a deep pipeline's long paths even a
+ * small shortfall costs much, hence the rounds first). Any flow a f (a >=
+ * 0) is a flow too: the best a of 0.90..1.10 by 0.01 is kept;
  * failing that, a maximum flow within the upper bounds ("infinite" capped
  * at 4x the largest finite slope + 1). A circulation counts as found when
  * the max flow meets the lower bounds to 1e-6 of their sum (floating-point
