@@ -247,6 +247,7 @@ static void test_descent(void)
         cx_core_plan_frontier_free(&f);
         plan_pipe_free(&pp);
     }
+    /* measured: 0.118, 0.0297 (no widening 0.0967; before the rounds and the scaling 0.218) */
     printf("  dual bound of the fast plans: worst certified gap %.3g, bound below the optimum by "
            "at most %.3g (no widening: %.3g)\n",
            bgap, bslack, bslack0);

@@ -52,7 +52,8 @@
  * flow: only the shortfall overflows; each overflowing node costs g_i
  * below c_i(d_i) + f_i d_i; along a deep pipeline's long paths even a
  * small shortfall costs much, hence the rounds first). Any flow a f (a >=
- * 0) is a flow too: the best a of 0.90..1.10 by 0.01 is kept;
+ * 0) is a flow too: the best a in [0, 2] (golden section: D(a f) is
+ * concave in a) is kept;
  * failing that, a maximum flow within the upper bounds ("infinite" capped
  * at 4x the largest finite slope + 1). A circulation counts as found when
  * the max flow meets the lower bounds to 1e-6 of their sum (floating-point
@@ -172,6 +173,15 @@ static double g_of(const cx_plan_dag *d, int k, double f)
     for (int32_t j = d->hoff[k]; j < d->hoff[k + 1]; j++)
         if (d->hc[j] + f * d->ht[j] < m) m = d->hc[j] + f * d->ht[j];
     return m;
+}
+
+/* The dual value of the flow a f (node flows f, value v) at time T. */
+static double dual_at(const cx_plan_dag *d, const double *f, double v, double T, double a)
+{
+    double b = -a * v * T;
+    for (int64_t i = 0; i < d->n; i++)
+        b += g_of(d, d->cls[i], a * f[i]);
+    return b;
 }
 
 /* Slope of hull segment j (points j, j+1): cost per second. */
@@ -390,14 +400,20 @@ culonx_status cx_core_plan_bound_work(const cx_plan_dag *d, const double *dur, d
         for (int32_t e = fn.head[src]; e >= 0; e = fn.e[e].next)
             if (!(e & 1)) v += fn.e[e ^ 1].cap;
         if (pass == 0) v = fn.e[ts + 1].cap; /* the circulation returns via ts */
-        /* the flow scaled by a (a flow of value a v: also a bound), the
-         * best a of a few near 1 */
-        lb = -INFINITY;
-        for (int ai = 0; ai <= (widened || overflow ? 20 : 0); ai++) {
-            double al = ai == 0 ? 1 : 0.9 + 0.01 * (ai - (ai > 10 ? 0 : 1)), b = -al * v * T;
-            for (int64_t i = 0; i < n; i++)
-                b += g_of(d, d->cls[i], al * f[i]);
-            if (b > lb) lb = b;
+        /* the flow scaled by a (a flow of value a v: also a bound; concave
+         * in a): a = 1, then where the flow was not the KKT one the best a
+         * in [0, 2] by golden-section search */
+        lb = dual_at(d, f, v, T, 1);
+        double a0 = 0, a1 = 2, gr = 0.5 * (sqrt(5.0) - 1);
+        double x1 = a1 - gr * (a1 - a0), x2 = a0 + gr * (a1 - a0);
+        double b1 = dual_at(d, f, v, T, x1), b2 = dual_at(d, f, v, T, x2);
+        for (int k = 0; k < 40 && (widened || overflow); k++) {
+            if (b1 > lb) lb = b1;
+            if (b2 > lb) lb = b2;
+            if (b1 < b2)
+                a0 = x1, x1 = x2, b1 = b2, x2 = a0 + gr * (a1 - a0), b2 = dual_at(d, f, v, T, x2);
+            else
+                a1 = x2, x2 = x1, b2 = b1, x1 = a1 - gr * (a1 - a0), b1 = dual_at(d, f, v, T, x1);
         }
         *certified = pass == 1 ? 3 : overflow ? 2 : widened ? 4 : 1;
     }
