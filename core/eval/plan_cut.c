@@ -53,11 +53,14 @@
  * below c_i(d_i) + f_i d_i; along a deep pipeline's long paths even a
  * small shortfall costs much, hence the rounds first). Any flow a f (a >=
  * 0) is a flow too: the best a in [0, 2] (golden section: D(a f) is
- * concave in a) is kept;
+ * concave in a) is kept. The max flow meets the lower bounds only to 1e-6
+ * of their sum (floating-point augmentation stalls just short of them);
+ * what it leaves unmet, um, is the flow's positive imbalance (excess at
+ * the node ends whose lower bound was not passed on), and for any schedule
+ * of makespan <= T (times tau in [0, T]) sum_i f_i d_i <= v T + sum_v
+ * tau(v) imbalance(v) <= v T + T um, so D(f) - T um is the bound used;
  * failing that, a maximum flow within the upper bounds ("infinite" capped
- * at 4x the largest finite slope + 1). A circulation counts as found when
- * the max flow meets the lower bounds to 1e-6 of their sum (floating-point
- * augmentation stalls just short of them).
+ * at 4x the largest finite slope + 1), a flow without lower bounds.
  */
 #include "core/eval/plan.h"
 #include "core/eval/plan_flow.h"
@@ -175,10 +178,13 @@ static double g_of(const cx_plan_dag *d, int k, double f)
     return m;
 }
 
-/* The dual value of the flow a f (node flows f, value v) at time T. */
-static double dual_at(const cx_plan_dag *d, const double *f, double v, double T, double a)
+/* The dual value of the flow a f (node flows f, value v) at time T, less
+ * a T um: um = the lower bounds' supply the max flow left unmet, the flow's
+ * positive imbalance (see the top: the bound stays rigorous). */
+static double dual_at(const cx_plan_dag *d, const double *f, double v, double T, double um,
+                      double a)
 {
-    double b = -a * v * T;
+    double b = -a * v * T - a * T * um;
     for (int64_t i = 0; i < d->n; i++)
         b += g_of(d, d->cls[i], a * f[i]);
     return b;
@@ -403,17 +409,20 @@ culonx_status cx_core_plan_bound_work(const cx_plan_dag *d, const double *dur, d
         /* the flow scaled by a (a flow of value a v: also a bound; concave
          * in a): a = 1, then where the flow was not the KKT one the best a
          * in [0, 2] by golden-section search */
-        lb = dual_at(d, f, v, T, 1);
+        const double um = need > got ? need - got : 0;
+        lb = dual_at(d, f, v, T, um, 1);
         double a0 = 0, a1 = 2, gr = 0.5 * (sqrt(5.0) - 1);
         double x1 = a1 - gr * (a1 - a0), x2 = a0 + gr * (a1 - a0);
-        double b1 = dual_at(d, f, v, T, x1), b2 = dual_at(d, f, v, T, x2);
+        double b1 = dual_at(d, f, v, T, um, x1), b2 = dual_at(d, f, v, T, um, x2);
         for (int k = 0; k < 40 && (widened || overflow); k++) {
             if (b1 > lb) lb = b1;
             if (b2 > lb) lb = b2;
             if (b1 < b2)
-                a0 = x1, x1 = x2, b1 = b2, x2 = a0 + gr * (a1 - a0), b2 = dual_at(d, f, v, T, x2);
+                a0 = x1, x1 = x2, b1 = b2, x2 = a0 + gr * (a1 - a0),
+                b2 = dual_at(d, f, v, T, um, x2);
             else
-                a1 = x2, x2 = x1, b2 = b1, x1 = a1 - gr * (a1 - a0), b1 = dual_at(d, f, v, T, x1);
+                a1 = x2, x2 = x1, b2 = b1, x1 = a1 - gr * (a1 - a0),
+                b1 = dual_at(d, f, v, T, um, x1);
         }
         *certified = pass == 1 ? 3 : overflow ? 2 : widened ? 4 : 1;
     }
