@@ -76,6 +76,8 @@ void cx_core_plan_scale_free(cx_plan_scale *S);                                 
  * error; adds its refine phases to *work. */
 int cx_core_plan_scale_solve(cx_plan_scale *S, double T, const double *es, const double *start,
                              double *dur, int64_t *work);
+/* The next solve starts cold (from the plan it is given). */
+void cx_core_plan_scale_cold(cx_plan_scale *S);
 typedef struct {
     const cx_plan_dag *d;
     const int32_t *order, *soff, *succ;
@@ -86,6 +88,7 @@ typedef struct {
     cx_plan_scale *sc; /* set by init: the descent starts from its optimum */
     int no_scale;      /* 1: plain cut descent (the reference in tests) */
     int certify;       /* 1: the descent checks the solver's optimum too */
+    int solved;        /* the solver ran before: its next start is warm */
     int64_t scale_work;
 } cx_plan_descent;
 /* 1 on success, 0 when out of memory (free it either way). */
