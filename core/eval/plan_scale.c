@@ -27,7 +27,9 @@
  * admissible arcs (reduced cost < 0; on a node arc a push stops at the next
  * hull slope, where its cost changes) and relabels (p(u) = max over
  * residual arcs of p(v) - c - eps); eps falls by 8 from the largest
- * violation of the start until 1e-14 T. Prices are then made exact by
+ * violation of the start until 1e-14 T; a global price update (Dijkstra
+ * from the deficits, see price_update) at each refine's start and after
+ * every n relabels. Prices are then made exact by
  * label correcting (Bellman-Ford, FIFO) on the residual graph with the
  * true costs and unbounded "infinite" arcs: no negative cycle means the
  * flow is optimal and the prices are its exact duals. Real costs, no time
@@ -44,9 +46,10 @@
  * capacities (and segment arcs: 8.3 M of them), glp_simplex the primal of
  * that size. Measured (core/README.md, "Clock plans"): llama2-7b-v100 at
  * 25 times 2.2-2.6 s (the cut descent alone 29-43 s), gpt3-175b at 5
- * times 66 s (the cut descent: out of reach); it does not reach
- * megatron-1t in minutes (hundreds to thousands of relabels per vertex:
- * prices move by seconds at small eps along deep pipelines).
+ * times 66 s (the cut descent: out of reach), before the price updates
+ * (thousands of relabels per vertex: excess crawling along the deep
+ * pipelines' long paths); with them gpt3-175b at 5 times 29 s and
+ * megatron-1t's fastest time in about 7 minutes.
  */
 #include "core/eval/plan.h"
 #include "core/eval/plan_flow.h"
