@@ -16,7 +16,12 @@
  * engine's energies are then upper bounds on the optimum, so the printed
  * exact bloat is a lower bound on the true intrinsic bloat (and its excess
  * over the fast engine's a lower bound on the fast engine's gap there).
- * usage: bench_plan_speed [RUN.xml] [repeats] [exact points] [cuts per point]
+ * A fifth argument K > 0 then certifies every point of the fast frontier:
+ * the plan at its time with the LP dual bound (options bound = K, the
+ * widening rounds' work budget K x 4e8; core/eval/plan_cut.c) and the
+ * certified gap, energy over the bound (the fast plan is at most that far
+ * above the optimum at that time).
+ * usage: bench_plan_speed [RUN.xml] [repeats] [exact points] [cuts per point] [bound budget]
  */
 #define _POSIX_C_SOURCE 200809L
 #include "culonx.h"
@@ -92,6 +97,21 @@ int main(int argc, char **argv)
                    Ef, 100 * (Ef - ex.frontier[i].energy_j) / ex.frontier[i].energy_j);
         }
         culonx_plan_result_free(&ex);
+    }
+    int kb = argc > 5 ? atoi(argv[5]) : 0;
+    for (int i = 0; kb > 0 && i < res.npoints; i++) {
+        culonx_plan_options o = {.bound = kb, .target_time_s = res.frontier[i].iteration_time_s};
+        culonx_plan_result b = {0};
+        double t0 = bench_now_s();
+        if (culonx_plan(&run, &o, &b, &err) != CULONX_OK) {
+            fprintf(stderr, "plan: %s\n", err.msg);
+            return 1;
+        }
+        printf(
+            "    %.6g s: fast %.6g J, dual bound %.6g J (kind %d): certified gap %.3f%% (%.2f s)\n",
+            b.plan_time_s, b.plan_energy_j, b.plan_bound_j, b.plan_certified,
+            100 * (b.plan_energy_j - b.plan_bound_j) / b.plan_energy_j, bench_now_s() - t0);
+        culonx_plan_result_free(&b);
     }
     culonx_plan_result_free(&res);
     return 0;

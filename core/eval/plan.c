@@ -410,7 +410,8 @@ culonx_status cx_core_plan_run(const culonx_run *run, const culonx_plan_options 
     if (o.bound) {
         /* the certificate: no plan at this time costs less (LP duality) */
         double lb = 0;
-        st = cx_core_plan_bound(&dag, fr.dur_s, &lb, &res->plan_certified, err);
+        st = cx_core_plan_bound_work(&dag, fr.dur_s, CX_BOUND_WORK * o.bound, &lb,
+                                     &res->plan_certified, err);
         if (st != CULONX_OK) goto done;
         res->plan_bound_j = E0 + pue * R * (lb - C0) + K * (fr.snap_time_s - T0);
         if (res->plan_bound_j > res->plan_energy_j) res->plan_bound_j = res->plan_energy_j;

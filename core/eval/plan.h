@@ -76,6 +76,8 @@ void cx_core_plan_scale_free(cx_plan_scale *S);                                 
  * error; adds its refine phases to *work. */
 int cx_core_plan_scale_solve(cx_plan_scale *S, double T, const double *es, const double *start,
                              double *dur, int64_t *work);
+/* The next solve starts cold (from the plan it is given). */
+void cx_core_plan_scale_cold(cx_plan_scale *S);
 typedef struct {
     const cx_plan_dag *d;
     const int32_t *order, *soff, *succ;
@@ -86,6 +88,7 @@ typedef struct {
     cx_plan_scale *sc; /* set by init: the descent starts from its optimum */
     int no_scale;      /* 1: plain cut descent (the reference in tests) */
     int certify;       /* 1: the descent checks the solver's optimum too */
+    int solved;        /* the solver ran before: its next start is warm */
     int64_t scale_work;
 } cx_plan_descent;
 /* 1 on success, 0 when out of memory (free it either way). */
@@ -107,6 +110,17 @@ int cx_core_plan_descent(cx_plan_descent *D, double T, double *dur, int64_t max_
  * of the cheapest costs (no critical subgraph). */
 culonx_status cx_core_plan_bound(const cx_plan_dag *d, const double *dur, double *bound,
                                  int *certified, culonx_error *err);
+/* Work budget of the bound's widening rounds (cx_core_plan_bound): arcs
+ * and vertices its flow searches may scan (core/README.md, "Clock plans",
+ * has what it buys on the shipped runs). */
+#define CX_BOUND_WORK 4e8
+/* The same with a work budget for the widening rounds (vertices and arcs
+ * the flow searches scan; cx_core_plan_bound: CX_BOUND_WORK): *certified
+ * = 4 when the circulation exists once the node arcs on its minimum cuts
+ * are widened by hull segments (each widening only loosens the flow's
+ * bounds: still a flow, still a bound by weak duality). */
+culonx_status cx_core_plan_bound_work(const cx_plan_dag *d, const double *dur, double budget,
+                                      double *bound, int *certified, culonx_error *err);
 /* Makespan of the DAG with durations dur (longest path). */
 double cx_core_plan_makespan(const cx_plan_dag *d, const double *dur);
 /* Cost of class k at duration t (interpolated on its curve). */

@@ -36,14 +36,31 @@
  * edges only): where it exists, D(f) = sum over critical nodes of c_i(d_i)
  * + sum over the others of their cheapest cost, so the plan is within
  * (its cost - D) of the optimum; without one (the plan is not locally
- * optimal), the same circulation allowed past the upper bounds where the
- * lower ones cannot be met otherwise (an unbounded arc beside each bounded
- * node arc, augmented after the bounded flow: only the shortfall
- * overflows; each overflowing node costs g_i below c_i(d_i) + f_i d_i);
+ * optimal), widening rounds first: the gap of node i at flow f is
+ * c_i(d_i) + f d_i - g_i(f) >= 0, zero within [saving of lengthening, cost
+ * of shortening] and growing with the distance of f from them (its slope
+ * is d_i minus the duration i would take at price f), so the bounds are
+ * loosened only where the flow needs it: the node arcs on the minimum
+ * cuts of the circulation (the cut nearest the supplies and the one
+ * nearest the demands; Hoffman: no circulation exists while they hold)
+ * are widened by one hull segment each (the upper bound to the next
+ * steeper slope, the lower one to the next flatter slope, through a
+ * reverse arc), the flow continued, until the circulation exists or a
+ * work budget (arcs scanned) is spent; then the same circulation allowed
+ * past the upper bounds where the lower ones still cannot be met (an
+ * unbounded arc beside each bounded node arc, augmented after the bounded
+ * flow: only the shortfall overflows; each overflowing node costs g_i
+ * below c_i(d_i) + f_i d_i; along a deep pipeline's long paths even a
+ * small shortfall costs much, hence the rounds first). Any flow a f (a >=
+ * 0) is a flow too: the best a in [0, 2] (golden section: D(a f) is
+ * concave in a) is kept. The max flow meets the lower bounds only to 1e-6
+ * of their sum (floating-point augmentation stalls just short of them);
+ * what it leaves unmet, um, is the flow's positive imbalance (excess at
+ * the node ends whose lower bound was not passed on), and for any schedule
+ * of makespan <= T (times tau in [0, T]) sum_i f_i d_i <= v T + sum_v
+ * tau(v) imbalance(v) <= v T + T um, so D(f) - T um is the bound used;
  * failing that, a maximum flow within the upper bounds ("infinite" capped
- * at 4x the largest finite slope + 1). A circulation counts as found when
- * the max flow meets the lower bounds to 1e-6 of their sum (floating-point
- * augmentation stalls just short of them).
+ * at 4x the largest finite slope + 1), a flow without lower bounds.
  */
 #include "core/eval/plan.h"
 #include "core/eval/plan_flow.h"
@@ -161,8 +178,44 @@ static double g_of(const cx_plan_dag *d, int k, double f)
     return m;
 }
 
+/* The dual value of the flow a f (node flows f, value v) at time T, less
+ * a T um: um = the lower bounds' supply the max flow left unmet, the flow's
+ * positive imbalance (see the top: the bound stays rigorous). */
+static double dual_at(const cx_plan_dag *d, const double *f, double v, double T, double um,
+                      double a)
+{
+    double b = -a * v * T - a * T * um;
+    for (int64_t i = 0; i < d->n; i++)
+        b += g_of(d, d->cls[i], a * f[i]);
+    return b;
+}
+
+/* Slope of hull segment j (points j, j+1): cost per second. */
+static double seg_slope(const cx_plan_dag *d, int32_t j)
+{
+    return (d->hc[j] - d->hc[j + 1]) / (d->ht[j + 1] - d->ht[j]);
+}
+
+/* The hull segments whose slopes bound node class k's flow at duration t
+ * (as slopes() does): upper bound seg_slope(ju) (ju below the first point:
+ * unbounded), lower bound seg_slope(jl) (jl the last point: 0). */
+static void hull_at(const cx_plan_dag *d, int k, double t, double tol, int32_t *ju, int32_t *jl)
+{
+    int32_t a = d->hoff[k], b = d->hoff[k + 1] - 1, j = a;
+    while (j + 1 <= b && d->ht[j + 1] <= t + tol)
+        j++;
+    *jl = j;
+    *ju = fabs(t - d->ht[j]) <= tol ? j - 1 : j;
+}
+
 culonx_status cx_core_plan_bound(const cx_plan_dag *d, const double *dur, double *bound,
                                  int *certified, culonx_error *err)
+{
+    return cx_core_plan_bound_work(d, dur, CX_BOUND_WORK, bound, certified, err);
+}
+
+culonx_status cx_core_plan_bound_work(const cx_plan_dag *d, const double *dur, double budget,
+                                      double *bound, int *certified, culonx_error *err)
 {
     const int64_t n = d->n;
     *certified = 0;
@@ -172,15 +225,20 @@ culonx_status cx_core_plan_bound(const cx_plan_dag *d, const double *dur, double
     int32_t *map = malloc(sizeof(int32_t) * (size_t)(n + 1));
     int32_t *crit = malloc(sizeof(int32_t) * (size_t)(n + 1));
     int32_t *arc = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    int32_t *rarc = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    int32_t *ju = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    int32_t *jl = malloc(sizeof(int32_t) * (size_t)(n + 1));
     double *es = malloc(sizeof(double) * (size_t)(n + 1));
     double *ls = malloc(sizeof(double) * (size_t)(n + 1));
     double *lower = malloc(sizeof(double) * (size_t)(n + 1));
     double *ex = malloc(sizeof(double) * (size_t)(2 * n + 8));
     int32_t *path = malloc(sizeof(int32_t) * (size_t)(2 * n + 8));
     int32_t *succ = NULL;
+    char *rq = malloc((size_t)(2 * n + 8));
     cx_flownet fn = {0};
     culonx_status st = CULONX_OK;
-    if (!order || !soff || !indeg || !map || !crit || !arc || !es || !ls || !lower || !ex || !path)
+    if (!order || !soff || !indeg || !map || !crit || !arc || !rarc || !ju || !jl || !es || !ls ||
+        !lower || !ex || !path || !rq)
         goto oom;
     int64_t ne = 0;
     for (int64_t i = 0; i < n; i++)
@@ -246,7 +304,7 @@ culonx_status cx_core_plan_bound(const cx_plan_dag *d, const double *dur, double
     big = 4 * big + 1;
     double lb = 0;
     int32_t ts = -1, *ov = indeg; /* reuse: overflow arc per critical node */
-    int overflow = 0;
+    int overflow = 0, widened = 0;
     /* pass 0: the circulation with lower bounds (the KKT flow of the plan),
      * else with overflow past the upper bounds; pass 1, if neither exists:
      * a maximum flow within the upper bounds only (valid, weaker) */
@@ -263,6 +321,11 @@ culonx_status cx_core_plan_bound(const cx_plan_dag *d, const double *dur, double
             arc[c] =
                 cx_core_fn_add(&fn, 2 * c, 2 * c + 1, up >= CX_FLOW_INF ? CX_FLOW_INF : up - lo);
             if (arc[c] < 0) goto oom;
+            rarc[c] = -1;
+            if (pass == 0) {
+                hull_at(d, d->cls[i], dur[i], tol * 1e-3, &ju[c], &jl[c]);
+                if ((rarc[c] = cx_core_fn_add(&fn, 2 * c + 1, 2 * c, 0)) < 0) goto oom;
+            }
             ex[2 * c + 1] += lo, ex[2 * c] -= lo;
             if (es[i] <= tol && cx_core_fn_add(&fn, src, 2 * c, CX_FLOW_INF) < 0) goto oom;
             if (es[i] + dur[i] >= T - tol && cx_core_fn_add(&fn, 2 * c + 1, snk, CX_FLOW_INF) < 0)
@@ -283,6 +346,38 @@ culonx_status cx_core_plan_bound(const cx_plan_dag *d, const double *dur, double
                 if (ex[v] > 0) need += ex[v];
             }
             got = need > 0 ? cx_core_fn_maxflow(&fn, ss, tt, 1e-12 * need, path) : 0;
+            /* no circulation within the bounds (the plan is not locally
+             * optimal): widen the node arcs on the minimum cuts (the one
+             * nearest the supplies and the one nearest the demands) by one
+             * hull segment each, continue the flow, repeat within budget */
+            fn.work = 0;
+            while (got < need * (1 - 1e-6) && fn.work < budget) {
+                cx_core_fn_bfs(&fn, ss, -1, 1e-12 * need);  /* reach from ss: level >= 0 */
+                cx_core_fn_rbfs(&fn, tt, 1e-12 * need, rq); /* reach tt: rq = 1 */
+                int wide = 0;
+                for (int32_t c = 0; c < nc; c++) {
+                    int k = d->cls[crit[c]], in_s = fn.level[2 * c] >= 0;
+                    int out_s = fn.level[2 * c + 1] >= 0, in_t = rq[2 * c], out_t = rq[2 * c + 1];
+                    int32_t a = d->hoff[k], b = d->hoff[k + 1] - 1;
+                    int up = (in_s && !out_s) || (!in_s && !out_s && !in_t && out_t);
+                    int down = (out_s && !in_s) || (!in_s && !out_s && in_t && !out_t);
+                    if (up && ju[c] >= a) { /* saturated: raise the upper bound */
+                        double old = seg_slope(d, ju[c]);
+                        ju[c]--;
+                        fn.e[arc[c]].cap =
+                            ju[c] < a ? CX_FLOW_INF : fn.e[arc[c]].cap + seg_slope(d, ju[c]) - old;
+                        wide++;
+                    } else if (down && jl[c] < b) { /* lower the lower bound */
+                        double old = seg_slope(d, jl[c]);
+                        jl[c]++;
+                        fn.e[rarc[c]].cap += old - (jl[c] >= b ? 0 : seg_slope(d, jl[c]));
+                        wide++;
+                    }
+                }
+                if (!wide) break;
+                widened = 1;
+                got += cx_core_fn_maxflow(&fn, ss, tt, 1e-12 * need, path);
+            }
             if (got < need * (1 - 1e-6)) {
                 /* no circulation within the upper bounds (the plan is not
                  * locally optimal): let the flow exceed them (an unbounded
@@ -304,16 +399,32 @@ culonx_status cx_core_plan_bound(const cx_plan_dag *d, const double *dur, double
         for (int64_t i = 0; i < n; i++)
             f[i] = 0;
         for (int32_t c = 0; c < nc; c++)
-            f[crit[c]] = lower[c] + fn.e[arc[c] + 1].cap +
+            f[crit[c]] = lower[c] + fn.e[arc[c] + 1].cap -
+                         (rarc[c] >= 0 ? fn.e[rarc[c] + 1].cap : 0) +
                          (overflow && ov[c] >= 0 ? fn.e[ov[c] + 1].cap : 0);
         double v = 0; /* flow value: what leaves the source */
         for (int32_t e = fn.head[src]; e >= 0; e = fn.e[e].next)
             if (!(e & 1)) v += fn.e[e ^ 1].cap;
         if (pass == 0) v = fn.e[ts + 1].cap; /* the circulation returns via ts */
-        for (int64_t i = 0; i < n; i++)
-            lb += g_of(d, d->cls[i], f[i]);
-        lb -= v * T;
-        *certified = pass == 1 ? 3 : overflow ? 2 : 1;
+        /* the flow scaled by a (a flow of value a v: also a bound; concave
+         * in a): a = 1, then where the flow was not the KKT one the best a
+         * in [0, 2] by golden-section search */
+        const double um = need > got ? need - got : 0;
+        lb = dual_at(d, f, v, T, um, 1);
+        double a0 = 0, a1 = 2, gr = 0.5 * (sqrt(5.0) - 1);
+        double x1 = a1 - gr * (a1 - a0), x2 = a0 + gr * (a1 - a0);
+        double b1 = dual_at(d, f, v, T, um, x1), b2 = dual_at(d, f, v, T, um, x2);
+        for (int k = 0; k < 40 && (widened || overflow); k++) {
+            if (b1 > lb) lb = b1;
+            if (b2 > lb) lb = b2;
+            if (b1 < b2)
+                a0 = x1, x1 = x2, b1 = b2, x2 = a0 + gr * (a1 - a0),
+                b2 = dual_at(d, f, v, T, um, x2);
+            else
+                a1 = x2, x2 = x1, b2 = b1, x1 = a1 - gr * (a1 - a0),
+                b1 = dual_at(d, f, v, T, um, x1);
+        }
+        *certified = pass == 1 ? 3 : overflow ? 2 : widened ? 4 : 1;
     }
     if (!*certified) {
         for (int64_t i = 0; i < n; i++)
@@ -326,7 +437,7 @@ oom:
 done:
     cx_core_fn_free(&fn);
     free(order), free(soff), free(indeg), free(map), free(crit), free(arc), free(es), free(ls);
-    free(lower), free(ex), free(path), free(succ);
+    free(lower), free(ex), free(path), free(succ), free(rarc), free(ju), free(jl), free(rq);
     return st;
 }
 

@@ -235,8 +235,13 @@ int cx_core_plan_descent(cx_plan_descent *D, double T, double *dur, int64_t max_
     if (D->sc && !D->no_scale) {
         forward(D, dur, 0, NULL, NULL);
         int r = cx_core_plan_scale_solve(D->sc, T, D->es, dur, D->ev, &D->scale_work);
+        if (r == 0 && D->solved) { /* warm, out of budget: once more from this plan */
+            cx_core_plan_scale_cold(D->sc);
+            r = cx_core_plan_scale_solve(D->sc, T, D->es, dur, D->ev, &D->scale_work);
+        }
         if (r < 0) return -2;
         if (r == 0) D->no_scale = 1; /* out of budget: not worth trying again */
+        D->solved = 1;
         double M = r >= 1 ? forward(D, D->ev, 0, NULL, NULL) : INFINITY;
         if (M > T + tol * 1e-3 && M <= T + tol) {
             /* past T by the prices' rounding along long paths: mixed

@@ -52,13 +52,29 @@ int cx_core_fn_bfs(cx_flownet *f, int32_t s, int32_t t, double eps)
     f->level[s] = 0;
     while (qh < qt) {
         int32_t u = f->queue[qh++];
-        for (int32_t k = f->head[u]; k >= 0; k = f->e[k].next)
+        for (int32_t k = f->head[u]; k >= 0; k = f->e[k].next, f->work++)
             if (f->e[k].cap > eps && f->level[f->e[k].to] < 0) {
                 f->level[f->e[k].to] = f->level[u] + 1;
                 f->queue[qt++] = f->e[k].to;
             }
     }
     return t < 0 || f->level[t] >= 0;
+}
+
+void cx_core_fn_rbfs(cx_flownet *f, int32_t t, double eps, char *mark)
+{
+    for (int32_t i = 0; i < f->nv; i++)
+        mark[i] = 0;
+    int32_t qh = 0, qt = 0;
+    f->queue[qt++] = t;
+    mark[t] = 1;
+    while (qh < qt) {
+        int32_t u = f->queue[qh++];
+        for (int32_t k = f->head[u]; k >= 0; k = f->e[k].next, f->work++) {
+            int32_t v = f->e[k].to; /* the arc v -> u is k ^ 1 */
+            if (!mark[v] && f->e[k ^ 1].cap > eps) mark[v] = 1, f->queue[qt++] = v;
+        }
+    }
 }
 
 /* blocking-flow DFS, iterative over an explicit path */
@@ -71,7 +87,7 @@ static double fn_push(cx_flownet *f, int32_t s, int32_t t, double eps, int32_t *
             if (u == t) break;
             int32_t k = f->it[u];
             while (k >= 0 && !(f->e[k].cap > eps && f->level[f->e[k].to] == f->level[u] + 1))
-                k = f->e[k].next;
+                k = f->e[k].next, f->work++;
             f->it[u] = k;
             if (k < 0) { /* dead end: retreat */
                 if (depth == 0) return total;

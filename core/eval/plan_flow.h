@@ -20,6 +20,7 @@ typedef struct cx_flownet {
     int32_t nv, ne, cape;
     int32_t *head, *level, *it, *queue;
     cx_fedge *e;
+    double work; /* vertices and arcs scanned by the searches (a budget) */
 } cx_flownet;
 
 /* Empties the network and sizes it for nv vertices; 0 when out of memory. */
@@ -30,6 +31,8 @@ int32_t cx_core_fn_add(cx_flownet *f, int32_t u, int32_t v, double cap);
 /* Levels by residual capacity > eps from s (level -1: unreached); 1 when t
  * is reached (or t < 0). */
 int cx_core_fn_bfs(cx_flownet *f, int32_t s, int32_t t, double eps);
+/* Reverse reach: mark[v] = 1 where v reaches t by residual capacity > eps. */
+void cx_core_fn_rbfs(cx_flownet *f, int32_t t, double eps, char *mark);
 /* Maximum flow s -> t (residual capacities left in f->e); path: scratch
  * of nv entries. */
 double cx_core_fn_maxflow(cx_flownet *f, int32_t s, int32_t t, double eps, int32_t *path);

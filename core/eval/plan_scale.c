@@ -27,7 +27,9 @@
  * admissible arcs (reduced cost < 0; on a node arc a push stops at the next
  * hull slope, where its cost changes) and relabels (p(u) = max over
  * residual arcs of p(v) - c - eps); eps falls by 8 from the largest
- * violation of the start until 1e-14 T. Prices are then made exact by
+ * violation of the start until 1e-14 T; a global price update (Dijkstra
+ * from the deficits, see price_update) at each refine's start and after
+ * every n relabels. Prices are then made exact by
  * label correcting (Bellman-Ford, FIFO) on the residual graph with the
  * true costs and unbounded "infinite" arcs: no negative cycle means the
  * flow is optimal and the prices are its exact duals. Real costs, no time
@@ -44,9 +46,10 @@
  * capacities (and segment arcs: 8.3 M of them), glp_simplex the primal of
  * that size. Measured (core/README.md, "Clock plans"): llama2-7b-v100 at
  * 25 times 2.2-2.6 s (the cut descent alone 29-43 s), gpt3-175b at 5
- * times 66 s (the cut descent: out of reach); it does not reach
- * megatron-1t in minutes (hundreds to thousands of relabels per vertex:
- * prices move by seconds at small eps along deep pipelines).
+ * times 66 s (the cut descent: out of reach), before the price updates
+ * (thousands of relabels per vertex: excess crawling along the deep
+ * pipelines' long paths); with them gpt3-175b at 5 times 29 s and
+ * megatron-1t's fastest time in about 7 minutes.
  */
 #include "core/eval/plan.h"
 #include "core/eval/plan_flow.h"
@@ -67,6 +70,8 @@ struct cx_plan_scale {
     int32_t *aoff, *adj; /* residual arcs out of each vertex (codes) */
     double *p, *ex;
     int32_t *cur, *q, *inq, *cnt;
+    double *pd;       /* price update: distance to a deficit, in eps */
+    int32_t *ph, *pp; /* price update: binary heap and positions */
     double U, T;
     int warm;
 };
@@ -161,7 +166,7 @@ void cx_core_plan_scale_free(cx_plan_scale *S)
     if (!S) return;
     free(S->st), free(S->sh), free(S->sf), free(S->nf), free(S->nm), free(S->sl);
     free(S->aoff), free(S->adj), free(S->p), free(S->ex), free(S->cur), free(S->q);
-    free(S->inq), free(S->cnt);
+    free(S->inq), free(S->cnt), free(S->pd), free(S->ph), free(S->pp);
     free(S);
 }
 
@@ -191,8 +196,10 @@ cx_plan_scale *cx_core_plan_scale_new(const cx_plan_dag *d, const int32_t *soff)
     S->p = calloc(nv, sizeof(double)), S->ex = calloc(nv, sizeof(double));
     S->cur = malloc(sizeof(int32_t) * nv), S->q = malloc(sizeof(int32_t) * (nv + 1));
     S->inq = calloc(nv, sizeof(int32_t)), S->cnt = calloc(nv, sizeof(int32_t));
+    S->pd = malloc(sizeof(double) * nv), S->ph = malloc(sizeof(int32_t) * nv);
+    S->pp = malloc(sizeof(int32_t) * nv);
     if (!S->st || !S->sh || !S->sf || !S->nf || !S->nm || !S->sl || !S->aoff || !S->adj || !S->p ||
-        !S->ex || !S->cur || !S->q || !S->inq || !S->cnt) {
+        !S->ex || !S->cur || !S->q || !S->inq || !S->cnt || !S->pd || !S->ph || !S->pp) {
         cx_core_plan_scale_free(S);
         return NULL;
     }
@@ -237,6 +244,84 @@ cx_plan_scale *cx_core_plan_scale_new(const cx_plan_dag *d, const int32_t *soff)
     return S;
 }
 
+static void heap_up(cx_plan_scale *S, int32_t k)
+{
+    while (k > 0) {
+        int32_t up = (k - 1) / 2, a = S->ph[up], b = S->ph[k];
+        if (S->pd[a] <= S->pd[b]) break;
+        S->ph[up] = b, S->ph[k] = a, S->pp[b] = up, S->pp[a] = k;
+        k = up;
+    }
+}
+
+static void heap_down(cx_plan_scale *S, int32_t k, int32_t hn)
+{
+    for (;;) {
+        int32_t l = 2 * k + 1, r = l + 1, m = k;
+        if (l < hn && S->pd[S->ph[l]] < S->pd[S->ph[m]]) m = l;
+        if (r < hn && S->pd[S->ph[r]] < S->pd[S->ph[m]]) m = r;
+        if (m == k) return;
+        int32_t a = S->ph[m], b = S->ph[k];
+        S->ph[m] = b, S->ph[k] = a, S->pp[b] = m, S->pp[a] = k;
+        k = m;
+    }
+}
+
+/* Global price update (Goldberg 1997): d(u) = the least sum of arc
+ * lengths floor(c_p / eps) + 1 (>= 0 on an eps-optimal pseudoflow) from u
+ * to a vertex with deficit over residual arcs (Dijkstra backwards from
+ * the deficits; unreached vertices one past the largest), then p(u) -=
+ * eps d(u): still eps-optimal (c_p drops by at most eps l(a) on each arc),
+ * and every vertex with excess has an admissible path toward a deficit.
+ * On deep pipelines the excess otherwise crawls along long paths one
+ * relabel at a time (core/README.md, "Clock plans"). */
+static void price_update(cx_plan_scale *S, double eps, double ftol)
+{
+    const int32_t nv = S->nv;
+    int32_t hn = 0;
+    for (int32_t u = 0; u < nv; u++) {
+        S->pp[u] = -1, S->pd[u] = INFINITY;
+        if (S->ex[u] < -ftol) S->pd[u] = 0, S->ph[hn] = u, S->pp[u] = hn++;
+    }
+    double dmax = 0;
+    while (hn > 0) {
+        int32_t w = S->ph[0];
+        S->ph[0] = S->ph[--hn], S->pp[S->ph[0]] = 0, S->pp[w] = -2;
+        heap_down(S, 0, hn);
+        if (S->pd[w] > dmax) dmax = S->pd[w];
+        for (int32_t k = S->aoff[w]; k < S->aoff[w + 1]; k++) {
+            int32_t a = S->adj[k], id = a >> 2, u, x; /* the arc into w from u */
+            switch (a & 3) {
+            case K_SF:
+                u = S->sh[id];
+                break;
+            case K_SB:
+                u = S->st[id];
+                break;
+            case K_NF:
+                u = (int32_t)(2 * id + 1);
+                break;
+            default:
+                u = (int32_t)(2 * id);
+                break;
+            }
+            if (S->pp[u] == -2) continue;
+            double c, cap = res_arc(S, (a & ~3) | ((a & 3) ^ 1), &x, &c, 0);
+            if (!(cap > 0)) continue;
+            double l = floor((c + S->p[u] - S->p[w]) / eps) + 1, nd = S->pd[w] + (l > 0 ? l : 0);
+            if (nd < S->pd[u]) {
+                S->pd[u] = nd;
+                if (S->pp[u] < 0) S->ph[hn] = u, S->pp[u] = hn++;
+                heap_up(S, S->pp[u]);
+            }
+        }
+    }
+    for (int32_t u = 0; u < nv; u++) {
+        S->p[u] -= eps * (S->pd[u] < INFINITY ? S->pd[u] : dmax + 1);
+        S->cur[u] = S->aoff[u];
+    }
+}
+
 /* one refine at eps: returns 0 when out of work budget */
 static int refine(cx_plan_scale *S, double eps, double ftol, int64_t budget)
 {
@@ -258,7 +343,8 @@ static int refine(cx_plan_scale *S, double eps, double ftol, int64_t budget)
         S->inq[u] = 0;
         if (S->ex[u] > ftol) S->q[qt++] = u, S->inq[u] = 1;
     }
-    int64_t work = 0;
+    int64_t work = 0, relabels = 0;
+    price_update(S, eps, ftol);
     while (qh != qt) {
         int32_t u = S->q[qh];
         qh = qh + 1 == qn ? 0 : qh + 1;
@@ -277,6 +363,7 @@ static int refine(cx_plan_scale *S, double eps, double ftol, int64_t budget)
                 if (!(best > -INFINITY)) return -1; /* cannot happen: excess came in */
                 S->p[u] = best - eps;
                 S->cur[u] = S->aoff[u];
+                if (++relabels >= nv) relabels = 0, price_update(S, eps, ftol);
                 continue;
             }
             int32_t a = S->adj[k], v;
@@ -324,6 +411,11 @@ static int exact_prices(cx_plan_scale *S, double ctol, double ftol)
         }
     }
     return 1;
+}
+
+void cx_core_plan_scale_cold(cx_plan_scale *S)
+{
+    S->warm = 0;
 }
 
 int cx_core_plan_scale_solve(cx_plan_scale *S, double T, const double *es, const double *start,

@@ -497,7 +497,8 @@ typedef struct {
     int points;              /* fast engine: frontier times (0 = 25) */
     double power_limit_w;    /* > 0: every pass at its highest clock within this GPU power */
     double carbon_g_per_kwh; /* > 0: emissions of the chosen plan's training budget */
-    int bound;               /* 1: a lower bound on the chosen point's energy (LP dual) */
+    int bound; /* >= 1: a lower bound on the chosen point's energy (LP dual); its widening
+                * rounds may scan bound x 4e8 arcs (core/README.md, "Clock plans") */
     /* exact with points > 0: cuts allowed per point (0 = until the optimum); where spent,
      * the point is the improved plan, not certified (an upper bound on the optimum) */
     long exact_steps;
@@ -533,7 +534,10 @@ typedef struct {
     double plan_time_s, plan_energy_j; /* the chosen point */
     /* options.bound: no plan at plan_time_s uses less than plan_bound_j (a lower bound by
      * LP duality, core/eval/plan_cut.c); plan_certified 1: from the dual
-     * flow of the plan's critical subgraph, 0: the trivial bound (every pass
+     * flow of the plan's critical subgraph (KKT: the plan is optimal), 4: that
+     * flow with its bounds widened on its minimum cuts, 2: widened and then
+     * overflowing its upper bounds (the widening's work budget spent), 3: a
+     * maximum flow of the critical subgraph, 0: the trivial bound (every pass
      * at its cheapest clock) */
     double plan_bound_j;
     int plan_certified;

@@ -110,6 +110,7 @@ void culonx_report_plan(FILE *out, const culonx_run *run, const culonx_plan_resu
                     r->plan_certified == 1   ? "kkt-flow"
                     : r->plan_certified == 2 ? "kkt-flow-overflow"
                     : r->plan_certified == 3 ? "max-flow"
+                    : r->plan_certified == 4 ? "widened-kkt-flow"
                                              : "trivial");
         }
         fputs(", \"clocks\": [", out);
@@ -221,7 +222,9 @@ void culonx_report_plan(FILE *out, const culonx_run *run, const culonx_plan_resu
                 r->plan_certified == 1   ? "LP dual bound: the KKT flow of its critical subgraph"
                 : r->plan_certified == 2 ? "LP dual bound: the KKT flow with overflow"
                 : r->plan_certified == 3 ? "LP dual bound: a maximum flow of its critical subgraph"
-                                         : "trivial bound: every pass at its cheapest clock");
+                : r->plan_certified == 4
+                    ? "LP dual bound: the KKT flow, its bounds widened on its minimum cuts"
+                    : "trivial bound: every pass at its cheapest clock");
     fprintf(out, "  %5s %-9s %7s %8s %8s %8s\n", "stage", "phase", "passes", "mean", "min", "max");
     for (int i = 0; i < r->nclocks; i++) {
         const culonx_plan_clock *c = &r->clocks[i];
