@@ -28,8 +28,10 @@
  * hull slope, where its cost changes) and relabels (p(u) = max over
  * residual arcs of p(v) - c - eps); eps falls by 8 from the largest
  * violation of the start until 1e-14 T; a global price update (Dijkstra
- * from the deficits, see price_update) at each refine's start and after
- * every n relabels. Prices are then made exact by
+ * from the deficits with bucket queues, see price_update) at each refine's
+ * start and after every n / 4 relabels. A warm start is dropped for the
+ * cold one from the plan given when the cold one violates eps-optimality
+ * less (a far jump of T: the previous flow routed anew is slower). Prices are then made exact by
  * label correcting (Bellman-Ford, FIFO) on the residual graph with the
  * true costs and unbounded "infinite" arcs: no negative cycle means the
  * flow is optimal and the prices are its exact duals. Real costs, no time
@@ -71,7 +73,8 @@ struct cx_plan_scale {
     double *p, *ex;
     int32_t *cur, *q, *inq, *cnt;
     double *pd;       /* price update: distance to a deficit, in eps */
-    int32_t *ph, *pp; /* price update: binary heap and positions */
+    int32_t *ph, *pp; /* price update: bucket list next, vertex state */
+    int32_t *bh, *bp; /* price update: bucket heads [nv + 1], list prev */
     double U, T;
     int warm;
 };
@@ -166,7 +169,7 @@ void cx_core_plan_scale_free(cx_plan_scale *S)
     if (!S) return;
     free(S->st), free(S->sh), free(S->sf), free(S->nf), free(S->nm), free(S->sl);
     free(S->aoff), free(S->adj), free(S->p), free(S->ex), free(S->cur), free(S->q);
-    free(S->inq), free(S->cnt), free(S->pd), free(S->ph), free(S->pp);
+    free(S->inq), free(S->cnt), free(S->pd), free(S->ph), free(S->pp), free(S->bh), free(S->bp);
     free(S);
 }
 
@@ -198,8 +201,10 @@ cx_plan_scale *cx_core_plan_scale_new(const cx_plan_dag *d, const int32_t *soff)
     S->inq = calloc(nv, sizeof(int32_t)), S->cnt = calloc(nv, sizeof(int32_t));
     S->pd = malloc(sizeof(double) * nv), S->ph = malloc(sizeof(int32_t) * nv);
     S->pp = malloc(sizeof(int32_t) * nv);
+    S->bh = malloc(sizeof(int32_t) * (nv + 1)), S->bp = malloc(sizeof(int32_t) * nv);
     if (!S->st || !S->sh || !S->sf || !S->nf || !S->nm || !S->sl || !S->aoff || !S->adj || !S->p ||
-        !S->ex || !S->cur || !S->q || !S->inq || !S->cnt || !S->pd || !S->ph || !S->pp) {
+        !S->ex || !S->cur || !S->q || !S->inq || !S->cnt || !S->pd || !S->ph || !S->pp || !S->bh ||
+        !S->bp) {
         cx_core_plan_scale_free(S);
         return NULL;
     }
@@ -244,80 +249,79 @@ cx_plan_scale *cx_core_plan_scale_new(const cx_plan_dag *d, const int32_t *soff)
     return S;
 }
 
-static void heap_up(cx_plan_scale *S, int32_t k)
-{
-    while (k > 0) {
-        int32_t up = (k - 1) / 2, a = S->ph[up], b = S->ph[k];
-        if (S->pd[a] <= S->pd[b]) break;
-        S->ph[up] = b, S->ph[k] = a, S->pp[b] = up, S->pp[a] = k;
-        k = up;
-    }
-}
-
-static void heap_down(cx_plan_scale *S, int32_t k, int32_t hn)
-{
-    for (;;) {
-        int32_t l = 2 * k + 1, r = l + 1, m = k;
-        if (l < hn && S->pd[S->ph[l]] < S->pd[S->ph[m]]) m = l;
-        if (r < hn && S->pd[S->ph[r]] < S->pd[S->ph[m]]) m = r;
-        if (m == k) return;
-        int32_t a = S->ph[m], b = S->ph[k];
-        S->ph[m] = b, S->ph[k] = a, S->pp[b] = m, S->pp[a] = k;
-        k = m;
-    }
-}
-
 /* Global price update (Goldberg 1997): d(u) = the least sum of arc
  * lengths floor(c_p / eps) + 1 (>= 0 on an eps-optimal pseudoflow) from u
  * to a vertex with deficit over residual arcs (Dijkstra backwards from
- * the deficits; unreached vertices one past the largest), then p(u) -=
+ * the deficits, integer lengths: Dial's buckets up to nv; unreached
+ * vertices, and those past nv, one past the largest distance found: d
+ * capped at a constant keeps d(u) <= d(w) + l(u, w)), then p(u) -=
  * eps d(u): still eps-optimal (c_p drops by at most eps l(a) on each arc),
  * and every vertex with excess has an admissible path toward a deficit.
  * On deep pipelines the excess otherwise crawls along long paths one
  * relabel at a time (core/README.md, "Clock plans"). */
+static void bucket_put(cx_plan_scale *S, int32_t u, int32_t b)
+{
+    S->bp[u] = -1, S->ph[u] = S->bh[b];
+    if (S->bh[b] >= 0) S->bp[S->bh[b]] = u;
+    S->bh[b] = u;
+}
+
 static void price_update(cx_plan_scale *S, double eps, double ftol)
 {
-    const int32_t nv = S->nv;
-    int32_t hn = 0;
+    const int32_t nv = S->nv, cap = nv; /* distances capped at nv (still eps-optimal) */
+    int32_t queued = 0;
+    for (int32_t b = 0; b <= cap; b++)
+        S->bh[b] = -1;
     for (int32_t u = 0; u < nv; u++) {
         S->pp[u] = -1, S->pd[u] = INFINITY;
-        if (S->ex[u] < -ftol) S->pd[u] = 0, S->ph[hn] = u, S->pp[u] = hn++;
+        if (S->ex[u] < -ftol) S->pd[u] = 0, S->pp[u] = 1, bucket_put(S, u, 0), queued++;
     }
     double dmax = 0;
-    while (hn > 0) {
-        int32_t w = S->ph[0];
-        S->ph[0] = S->ph[--hn], S->pp[S->ph[0]] = 0, S->pp[w] = -2;
-        heap_down(S, 0, hn);
-        if (S->pd[w] > dmax) dmax = S->pd[w];
-        for (int32_t k = S->aoff[w]; k < S->aoff[w + 1]; k++) {
-            int32_t a = S->adj[k], id = a >> 2, u, x; /* the arc into w from u */
-            switch (a & 3) {
-            case K_SF:
-                u = S->sh[id];
-                break;
-            case K_SB:
-                u = S->st[id];
-                break;
-            case K_NF:
-                u = (int32_t)(2 * id + 1);
-                break;
-            default:
-                u = (int32_t)(2 * id);
-                break;
-            }
-            if (S->pp[u] == -2) continue;
-            double c, cap = res_arc(S, (a & ~3) | ((a & 3) ^ 1), &x, &c, 0);
-            if (!(cap > 0)) continue;
-            double l = floor((c + S->p[u] - S->p[w]) / eps) + 1, nd = S->pd[w] + (l > 0 ? l : 0);
-            if (nd < S->pd[u]) {
+    for (int32_t b = 0; b < cap && queued > 0; b++) {
+        while (S->bh[b] >= 0) {
+            int32_t w = S->bh[b];
+            S->bh[b] = S->ph[w];
+            if (S->bh[b] >= 0) S->bp[S->bh[b]] = -1;
+            S->pp[w] = -2, queued--, dmax = b;
+            for (int32_t k = S->aoff[w]; k < S->aoff[w + 1]; k++) {
+                int32_t a = S->adj[k], id = a >> 2, u, x; /* the arc into w from u */
+                switch (a & 3) {
+                case K_SF:
+                    u = S->sh[id];
+                    break;
+                case K_SB:
+                    u = S->st[id];
+                    break;
+                case K_NF:
+                    u = (int32_t)(2 * id + 1);
+                    break;
+                default:
+                    u = (int32_t)(2 * id);
+                    break;
+                }
+                if (S->pp[u] == -2) continue;
+                double c, rc = res_arc(S, (a & ~3) | ((a & 3) ^ 1), &x, &c, 0);
+                if (!(rc > 0)) continue;
+                double l = floor((c + S->p[u] - S->p[w]) / eps) + 1, nd = b + (l > 0 ? l : 0);
+                if (!(nd < cap) || !(nd < S->pd[u])) continue;
+                if (S->pp[u] == 1) { /* unlink from its bucket */
+                    int32_t pv = S->bp[u], nx = S->ph[u];
+                    if (pv >= 0)
+                        S->ph[pv] = nx;
+                    else
+                        S->bh[(int32_t)S->pd[u]] = nx;
+                    if (nx >= 0) S->bp[nx] = pv;
+                } else
+                    S->pp[u] = 1, queued++;
                 S->pd[u] = nd;
-                if (S->pp[u] < 0) S->ph[hn] = u, S->pp[u] = hn++;
-                heap_up(S, S->pp[u]);
+                bucket_put(S, u, (int32_t)nd);
             }
         }
     }
+    /* the rest (unreached, or past the cap): one past every distance found */
+    double far = dmax + 1 < cap ? dmax + 1 : cap;
     for (int32_t u = 0; u < nv; u++) {
-        S->p[u] -= eps * (S->pd[u] < INFINITY ? S->pd[u] : dmax + 1);
+        S->p[u] -= eps * (S->pp[u] == -2 ? S->pd[u] : far);
         S->cur[u] = S->aoff[u];
     }
 }
@@ -363,7 +367,7 @@ static int refine(cx_plan_scale *S, double eps, double ftol, int64_t budget)
                 if (!(best > -INFINITY)) return -1; /* cannot happen: excess came in */
                 S->p[u] = best - eps;
                 S->cur[u] = S->aoff[u];
-                if (++relabels >= nv) relabels = 0, price_update(S, eps, ftol);
+                if (++relabels >= nv / 4) relabels = 0, price_update(S, eps, ftol);
                 continue;
             }
             int32_t a = S->adj[k], v;
@@ -426,6 +430,28 @@ int cx_core_plan_scale_solve(cx_plan_scale *S, double T, const double *es, const
     const int32_t nv = S->nv;
     S->T = T;
     const double eps_end = 1e-14 * T, ftol = 1e-13 * S->U;
+    if (S->warm) {
+        /* warm from the previous time's flow and prices unless the cold
+         * start from the plan given violates eps-optimality less: its
+         * zero flow leaves node i's cheapest segment admissible by t_b -
+         * start_i, the schedule's arcs by nothing (earliest starts) but
+         * its makespan past T; a far jump (the slowest time to the
+         * fastest) otherwise routes the whole flow anew (core/README.md,
+         * "Clock plans") */
+        double ec = 0, ew = 0;
+        for (int64_t i = 0; i < n; i++) {
+            double v = len_of(S, i, last_of(S, i)) - start[i], w = es[i] + start[i] - T;
+            ec = v > ec ? v : ec, ec = w > ec ? w : ec;
+        }
+        for (int32_t u = 0; u < nv; u++)
+            for (int32_t k = S->aoff[u]; k < S->aoff[u + 1]; k++) {
+                int32_t v;
+                double c;
+                if (res_arc(S, S->adj[k], &v, &c, 0) > 0 && -(c + S->p[u] - S->p[v]) > ew)
+                    ew = -(c + S->p[u] - S->p[v]);
+            }
+        if (ec < ew) S->warm = 0;
+    }
     if (!S->warm) { /* cold: prices from the schedule of the plan given (tau = -p) */
         for (int64_t i = 0; i < n; i++)
             S->p[2 * i] = -es[i], S->p[2 * i + 1] = -(es[i] + start[i]);
