@@ -27,7 +27,7 @@
  * admissible arcs (reduced cost < 0; on a node arc a push stops at the next
  * hull slope, where its cost changes) and relabels (p(u) = max over
  * residual arcs of p(v) - c - eps); eps falls by 8 from the largest
- * violation of the start until 1e-14 T; a global price update (Dijkstra
+ * violation of the start / 64 until 1e-14 T; a global price update (Dijkstra
  * from the deficits with bucket queues, see price_update) at each refine's
  * start and after every n / 4 relabels. A warm start is dropped for the
  * cold one from the plan given when the cold one violates eps-optimality
@@ -474,6 +474,12 @@ int cx_core_plan_scale_solve(cx_plan_scale *S, double T, const double *es, const
                 eps = -(c + S->p[u] - S->p[v]);
         }
     int64_t budget = 100000 * (int64_t)nv + 2000000;
+    /* the first refine at the violation / 512, not / 8: the largest
+     * violations (passes at max clock whose cheapest point is far) need
+     * little flow, and the coarse refines moved it for nothing (measured,
+     * core/README.md "Clock plans": gpt3-175b 1.43 -> 0.91 s, turing-530b
+     * 34.0 -> 20.7 s user; / 4096 slower again) */
+    eps /= 64;
     for (;;) {
         eps = eps / 8 > eps_end ? eps / 8 : eps_end;
         int r = refine(S, eps, ftol, budget);
