@@ -51,7 +51,10 @@
  * times 66 s (the cut descent: out of reach), before the price updates
  * (thousands of relabels per vertex: excess crawling along the deep
  * pipelines' long paths); with them gpt3-175b at 5 times 29 s and
- * megatron-1t's fastest time in about 7 minutes.
+ * megatron-1t's fastest time in about 7 minutes; session 21 (buckets, a
+ * cold start where the warm one violates more, the first refine lower):
+ * gpt3-175b at 5 times 2.5 s, megatron-1t at 2 times (the fastest and
+ * the slowest) 95-104 s (user).
  */
 #include "core/eval/plan.h"
 #include "core/eval/plan_flow.h"
