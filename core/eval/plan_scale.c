@@ -68,7 +68,9 @@ struct cx_plan_scale {
     int64_t n;
     int32_t nv, ns, ret, src, snk;
     int32_t *st, *sh;    /* simple arcs: tail, head */
-    double *sf;          /* simple arcs: flow (cost 0, the return arc T) */
+    double *sf;          /* simple arcs: flow */
+    double *sc;          /* simple arcs: cost (the return arc T) */
+    int32_t *vi, *vo;    /* vertices in_i, out_i (one for a fixed node) */
     double *nf;          /* node arcs: flow */
     int32_t *nm;         /* node arcs: current hull point (local index) */
     double *sl;          /* per class point j: slope s_j (0 at the last) */
@@ -89,6 +91,11 @@ struct cx_plan_scale {
 #define K_SB 1
 #define K_NF 2
 #define K_NB 3
+
+static int fixed_node(const cx_plan_dag *d, int64_t i)
+{
+    return d->hoff[d->cls[i] + 1] - d->hoff[d->cls[i]] == 1;
+}
 
 static double sup_of(const cx_plan_scale *S, int64_t i, int32_t m)
 {
@@ -120,10 +127,10 @@ static double res_arc(cx_plan_scale *S, int32_t a, int32_t *v, double *cost, int
     int32_t id = a >> 2;
     switch (a & 3) {
     case K_SF:
-        *v = S->sh[id], *cost = id == S->ret ? S->T : 0;
+        *v = S->sh[id], *cost = S->sc[id];
         return unb ? INFINITY : S->U - S->sf[id];
     case K_SB:
-        *v = S->st[id], *cost = id == S->ret ? -S->T : 0;
+        *v = S->st[id], *cost = -S->sc[id];
         return S->sf[id];
     case K_NF: {
         int32_t m = S->nm[id];
@@ -131,7 +138,7 @@ static double res_arc(cx_plan_scale *S, int32_t a, int32_t *v, double *cost, int
         while (c <= 0 && m > 0)
             m--, c = sup_of(S, id, m) - S->nf[id];
         S->nm[id] = m;
-        *v = 2 * id + 1, *cost = -len_of(S, id, m);
+        *v = S->vo[id], *cost = -len_of(S, id, m);
         return unb && m == 0 ? INFINITY : c;
     }
     default: {
@@ -140,7 +147,7 @@ static double res_arc(cx_plan_scale *S, int32_t a, int32_t *v, double *cost, int
         while (c <= 0 && m < b)
             m++, c = S->nf[id] - inf_of(S, id, m);
         S->nm[id] = m;
-        *v = 2 * id, *cost = len_of(S, id, m);
+        *v = S->vi[id], *cost = len_of(S, id, m);
         return c;
     }
     }
@@ -170,7 +177,8 @@ static void push_arc(cx_plan_scale *S, int32_t a, double x, int full)
 void cx_core_plan_scale_free(cx_plan_scale *S)
 {
     if (!S) return;
-    free(S->st), free(S->sh), free(S->sf), free(S->nf), free(S->nm), free(S->sl);
+    free(S->st), free(S->sh), free(S->sf), free(S->sc), free(S->vi), free(S->vo), free(S->nf),
+        free(S->nm), free(S->sl);
     free(S->aoff), free(S->adj), free(S->p), free(S->ex), free(S->cur), free(S->q);
     free(S->inq), free(S->cnt), free(S->pd), free(S->ph), free(S->pp), free(S->bh), free(S->bp);
     free(S);
@@ -182,7 +190,21 @@ cx_plan_scale *cx_core_plan_scale_new(const cx_plan_dag *d, const int32_t *soff)
     if (!S) return NULL;
     const int64_t n = d->n;
     S->d = d, S->n = n;
-    S->nv = (int32_t)(2 * n + 2), S->src = (int32_t)(2 * n), S->snk = S->src + 1;
+    S->vi = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    S->vo = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    if (!S->vi || !S->vo) {
+        cx_core_plan_scale_free(S);
+        return NULL;
+    }
+    /* a node of one hull point (fixed duration t: communication) is one
+     * vertex, out_i = in_i shifted by t: its arcs out carry the cost -t
+     * (finishing at its start + t is always a schedule of the same plan) */
+    int32_t nvx = 0;
+    for (int64_t i = 0; i < n; i++) {
+        S->vi[i] = nvx++;
+        S->vo[i] = fixed_node(d, i) ? S->vi[i] : nvx++;
+    }
+    S->nv = nvx + 2, S->src = nvx, S->snk = nvx + 1;
     int64_t ns = 1;
     for (int64_t i = 0; i < n; i++) {
         int np = 0;
@@ -193,7 +215,7 @@ cx_plan_scale *cx_core_plan_scale_new(const cx_plan_dag *d, const int32_t *soff)
     S->ns = (int32_t)ns;
     const size_t nv = (size_t)S->nv;
     S->st = malloc(sizeof(int32_t) * (size_t)ns), S->sh = malloc(sizeof(int32_t) * (size_t)ns);
-    S->sf = calloc((size_t)ns, sizeof(double));
+    S->sf = calloc((size_t)ns, sizeof(double)), S->sc = calloc((size_t)ns, sizeof(double));
     S->nf = calloc((size_t)n + 1, sizeof(double)),
     S->nm = malloc(sizeof(int32_t) * (size_t)(n + 1));
     S->sl = malloc(sizeof(double) * (size_t)(d->hoff[d->nclass] + 1));
@@ -205,9 +227,9 @@ cx_plan_scale *cx_core_plan_scale_new(const cx_plan_dag *d, const int32_t *soff)
     S->pd = malloc(sizeof(double) * nv), S->ph = malloc(sizeof(int32_t) * nv);
     S->pp = malloc(sizeof(int32_t) * nv);
     S->bh = malloc(sizeof(int32_t) * (nv + 1)), S->bp = malloc(sizeof(int32_t) * nv);
-    if (!S->st || !S->sh || !S->sf || !S->nf || !S->nm || !S->sl || !S->aoff || !S->adj || !S->p ||
-        !S->ex || !S->cur || !S->q || !S->inq || !S->cnt || !S->pd || !S->ph || !S->pp || !S->bh ||
-        !S->bp) {
+    if (!S->st || !S->sh || !S->sf || !S->sc || !S->nf || !S->nm || !S->sl || !S->aoff || !S->adj ||
+        !S->p || !S->ex || !S->cur || !S->q || !S->inq || !S->cnt || !S->pd || !S->ph || !S->pp ||
+        !S->bh || !S->bp) {
         cx_core_plan_scale_free(S);
         return NULL;
     }
@@ -225,10 +247,14 @@ cx_plan_scale *cx_core_plan_scale_new(const cx_plan_dag *d, const int32_t *soff)
         for (int k = 0; k < CX_PLAN_NPRED; k++) {
             int32_t q = d->pred[i * CX_PLAN_NPRED + k];
             if (q < 0) continue;
-            S->st[e] = 2 * q + 1, S->sh[e] = (int32_t)(2 * i), e++, np++;
+            S->sc[e] = fixed_node(d, q) ? -len_of(S, q, 0) : 0;
+            S->st[e] = S->vo[q], S->sh[e] = S->vi[i], e++, np++;
         }
-        if (!np) S->st[e] = S->src, S->sh[e] = (int32_t)(2 * i), e++;
-        if (soff[i + 1] == soff[i]) S->st[e] = (int32_t)(2 * i + 1), S->sh[e] = S->snk, e++;
+        if (!np) S->st[e] = S->src, S->sh[e] = S->vi[i], e++;
+        if (soff[i + 1] == soff[i]) {
+            S->sc[e] = fixed_node(d, i) ? -len_of(S, i, 0) : 0;
+            S->st[e] = S->vo[i], S->sh[e] = S->snk, e++;
+        }
         S->nm[i] = last_of(S, i);
         smax += S->sl[d->hoff[d->cls[i]]];
     }
@@ -237,7 +263,7 @@ cx_plan_scale *cx_core_plan_scale_new(const cx_plan_dag *d, const int32_t *soff)
     for (int32_t a = 0; a < S->ns; a++)
         S->aoff[S->st[a] + 1]++, S->aoff[S->sh[a] + 1]++;
     for (int64_t i = 0; i < n; i++)
-        S->aoff[2 * i + 1]++, S->aoff[2 * i + 2]++;
+        if (!fixed_node(d, i)) S->aoff[S->vi[i] + 1]++, S->aoff[S->vo[i] + 1]++;
     for (int32_t v = 0; v < S->nv; v++)
         S->aoff[v + 1] += S->aoff[v];
     memcpy(S->cur, S->aoff, sizeof(int32_t) * nv);
@@ -246,8 +272,9 @@ cx_plan_scale *cx_core_plan_scale_new(const cx_plan_dag *d, const int32_t *soff)
         S->adj[S->cur[S->sh[a]]++] = (a << 2) | K_SB;
     }
     for (int64_t i = 0; i < n; i++) {
-        S->adj[S->cur[2 * i]++] = (int32_t)((i << 2) | K_NF);
-        S->adj[S->cur[2 * i + 1]++] = (int32_t)((i << 2) | K_NB);
+        if (fixed_node(d, i)) continue;
+        S->adj[S->cur[S->vi[i]]++] = (int32_t)((i << 2) | K_NF);
+        S->adj[S->cur[S->vo[i]]++] = (int32_t)((i << 2) | K_NB);
     }
     return S;
 }
@@ -296,10 +323,10 @@ static void price_update(cx_plan_scale *S, double eps, double ftol)
                     u = S->st[id];
                     break;
                 case K_NF:
-                    u = (int32_t)(2 * id + 1);
+                    u = S->vo[id];
                     break;
                 default:
-                    u = (int32_t)(2 * id);
+                    u = S->vi[id];
                     break;
                 }
                 if (S->pp[u] == -2) continue;
@@ -431,7 +458,7 @@ int cx_core_plan_scale_solve(cx_plan_scale *S, double T, const double *es, const
     const cx_plan_dag *d = S->d;
     const int64_t n = S->n;
     const int32_t nv = S->nv;
-    S->T = T;
+    S->T = T, S->sc[S->ret] = T;
     const double eps_end = 1e-14 * T, ftol = 1e-13 * S->U;
     if (S->warm) {
         /* warm from the previous time's flow and prices unless the cold
@@ -457,7 +484,7 @@ int cx_core_plan_scale_solve(cx_plan_scale *S, double T, const double *es, const
     }
     if (!S->warm) { /* cold: prices from the schedule of the plan given (tau = -p) */
         for (int64_t i = 0; i < n; i++)
-            S->p[2 * i] = -es[i], S->p[2 * i + 1] = -(es[i] + start[i]);
+            S->p[S->vo[i]] = -(es[i] + start[i]), S->p[S->vi[i]] = -es[i];
         S->p[S->src] = 0, S->p[S->snk] = -T;
         for (int32_t v = 0; v < nv; v++)
             S->ex[v] = 0;
@@ -502,7 +529,7 @@ int cx_core_plan_scale_solve(cx_plan_scale *S, double T, const double *es, const
     for (int64_t i = 0; i < n; i++) {
         int k = d->cls[i];
         double lo = d->ht[d->hoff[k]], hi = d->ht[d->hoff[k + 1] - 1];
-        double t = S->p[2 * i] - S->p[2 * i + 1];
+        double t = fixed_node(d, i) ? lo : S->p[S->vi[i]] - S->p[S->vo[i]];
         dur[i] = t < lo ? lo : t > hi ? hi : t;
     }
     return ok ? 1 : 2;
