@@ -11,8 +11,7 @@
  * else by cut descent from the fast plans, core/eval/plan_exact.c; a cut
  * cap B selects the plain descent) once and prints the gap of
  * the fast engine at the fastest point (intrinsic bloat); core/README.md
- * "Clock plans" has the measured times (megatron-1t at 2 points: 104 s
- * user). A
+ * "Clock plans" has the measured times (megatron-1t at 2 points: 63 s). A
  * fourth argument B caps the descent at B cuts per point: the exact
  * engine's energies are then upper bounds on the optimum, so the printed
  * exact bloat is a lower bound on the true intrinsic bloat (and its excess

@@ -14,7 +14,9 @@
  * slope (c_m - c_(m+1)) / (t_(m+1) - t_m) in J per second, falling with m;
  * s_(-1) = U, s_b = 0 at the cheapest point b); dependency arcs out_q ->
  * in_i, source arcs S -> in_i (no predecessor) and sink arcs out_i -> K (no
- * successor) of cost 0; the return arc K -> S of cost T. Capacities are U =
+ * successor) of cost 0; the return arc K -> S of cost T. A node of one
+ * hull point (fixed duration t: communication) is one vertex, out_i = in_i
+ * shifted by t, its dependency and sink arcs of cost -t. Capacities are U =
  * 4 sum_i s_0(i) + 1 (a bound on any useful flow; "infinite"). Optimal
  * prices p give the times tau = -p: p(in_i) - p(out_i) is node i's
  * tension, its duration clamped to its curve; the residual arcs' reduced
@@ -31,7 +33,8 @@
  * from the deficits with bucket queues, see price_update) at each refine's
  * start and after every n / 4 relabels. A warm start is dropped for the
  * cold one from the plan given when the cold one violates eps-optimality
- * less (a far jump of T: the previous flow routed anew is slower). Prices are then made exact by
+ * less (a far jump of T: the previous flow routed anew is slower).
+ * Prices are then made exact by
  * label correcting (Bellman-Ford, FIFO) on the residual graph with the
  * true costs and unbounded "infinite" arcs: no negative cycle means the
  * flow is optimal and the prices are its exact duals. Real costs, no time
@@ -53,8 +56,8 @@
  * pipelines' long paths); with them gpt3-175b at 5 times 29 s and
  * megatron-1t's fastest time in about 7 minutes; session 21 (buckets, a
  * cold start where the warm one violates more, the first refine lower):
- * gpt3-175b at 5 times 2.5 s, megatron-1t at 2 times (the fastest and
- * the slowest) 95-104 s (user).
+ * gpt3-175b at 5 times 1.9 s, megatron-1t at 2 times (the fastest and
+ * the slowest) 63 s, with fixed-duration nodes contracted to one vertex.
  */
 #include "core/eval/plan.h"
 #include "core/eval/plan_flow.h"
