@@ -112,6 +112,106 @@ void cx_core_replay_prog_compile_seq(cx_replay_prog *pr, const cx_play *pl)
     pr->renamed = 0, pr->nslot = scratch + 1, pr->zero = zero;
 }
 
+/* compile_levels in the renamed form (see there), the same program with
+ * less work per item: each stage's next item by pointer and its templates
+ * from its own row, no period count (renamed programs never jump). A second
+ * reader of a slot is noted and reported at the level's end
+ * (CX_SCHED_SIM_UNSUPPORTED). */
+static cx_sched_sim_status compile_renamed(cx_replay_prog *pr, const cx_play *pl, size_t items)
+{
+    const int p = pl->p, nw = (p + 63) / 64;
+    const int32_t nvs2 = 2 * (int32_t)pl->nvs;
+    const size_t cap = (size_t)pl->cap, ncell = (size_t)pl->m * (size_t)pl->nvs;
+    const int32_t zero = (int32_t)(2 * ncell), scratch = zero + 1;
+    int32_t *const wl = pr->wl, *const fl = pr->fl;
+    for (size_t i = 0; i < 2 * ncell + 2; i++)
+        wl[i] = INT32_MAX;
+    wl[zero] = 0; /* the zero slot is slot 0 */
+    int32_t nslot = 2, nfree = 0, bad = 0;
+    /* each stage's next item: its slots and di, the item after it, the
+     * end of its order, its templates */
+    int32_t nd[CX_COST_MAX_STAGES], no[CX_COST_MAX_STAGES];
+    uint16_t ndi[CX_COST_MAX_STAGES];
+    const cx_sched_item *nit[CX_COST_MAX_STAGES], *nend[CX_COST_MAX_STAGES];
+    const tmpl *trow[CX_COST_MAX_STAGES];
+    uint64_t ready[2][(CX_COST_MAX_STAGES + 63) / 64];
+    memset(ready, 0, sizeof ready);
+    for (int s = 0; s < p; s++) {
+        const cx_sched_item *it = &pl->items[(size_t)s * cap];
+        trow[s] = &pr->tm[(size_t)s * (size_t)pl->nch * 4];
+        nit[s] = it + 1, nend[s] = it + pl->len[s];
+        if (pl->len[s] == 0) continue;
+        const ins x = encode(pr, pl, s, it, zero, scratch);
+        nd[s] = x.dep, no[s] = x.out, ndi[s] = x.di;
+        if (x.dep == zero)
+            ready[0][s / 64] |= 1ull << (s % 64);
+        else if (wl[x.dep] != INT32_MAX)
+            return CX_SCHED_SIM_UNSUPPORTED;
+        else
+            wl[x.dep] = -1 - s;
+    }
+    ins *o = pr->prog;
+    size_t k = 0;
+    for (int32_t L = 1; k < items; L++) {
+        uint64_t *const now = ready[(L - 1) & 1], *const nxt = ready[L & 1];
+        const size_t k0 = k;
+        for (int wd = 0; wd < nw; wd++)
+            for (uint64_t bits = now[wd]; bits; bits &= bits - 1) {
+                const int s = wd * 64 + __builtin_ctzll(bits);
+                const int32_t xd = nd[s], xo = no[s];
+                /* the token read: its slot, freed (its only reader) */
+                const int32_t ds = wl[xd];
+                if (xd != zero) fl[nfree++] = ds;
+                /* the token written: a free slot, else a new one (1: none
+                 * reads it); it wakes the stage waiting on it for the next
+                 * level */
+                int32_t rs = 1;
+                if (xo != scratch) {
+                    rs = nfree > 0 ? fl[--nfree] : nslot++;
+                    const int32_t w = wl[xo];
+                    if (w < 0) nxt[(-1 - w) / 64] |= 1ull << ((-1 - w) % 64);
+                    wl[xo] = rs;
+                }
+                o->dep = ds, o->out = rs, o->stage = (uint16_t)s, o->di = ndi[s];
+                o++, k++;
+                const cx_sched_item *it = nit[s];
+                if (it == nend[s]) {
+                    pr->last_di[s] = ndi[s] & (uint16_t)~SEND_BIT;
+                    o[-1].stage |= CX_REPLAY_LAST_BIT;
+                    continue;
+                }
+                nit[s] = it + 1;
+                /* a stage's items are read in order, p streams at once:
+                 * ask for the next line ahead */
+                __builtin_prefetch(it + 16);
+                const tmpl *t = &trow[s][(size_t)it->chunk * 4 + (size_t)it->kind];
+                const int32_t c2 = nvs2 * it->mb;
+                const int32_t yd = t->dep == NONE ? zero : c2 + t->dep;
+                const int32_t yo = t->out == NONE ? scratch : c2 + t->out;
+                nd[s] = yd, no[s] = yo, ndi[s] = t->di;
+                __builtin_prefetch(&wl[yo]);
+                /* written (at a level up to this one): ready at the next;
+                 * else the stage waits on it (a second waiter: bad) */
+                const int32_t v = wl[yd];
+                if (v >= 0 && v != INT32_MAX)
+                    nxt[wd] |= 1ull << (s % 64);
+                else if (v != INT32_MAX)
+                    bad = 1;
+                else
+                    wl[yd] = -1 - s;
+            }
+        memset(now, 0, (size_t)nw * sizeof *now);
+        if (bad) return CX_SCHED_SIM_UNSUPPORTED;
+        if (k == k0) return CX_SCHED_SIM_DEADLOCK;
+    }
+    compiled(pr, pl, items);
+    pr->P = 0;
+    pr->renamed = 1;
+    pr->nslot = nslot;
+    pr->zero = 0;
+    return CX_SCHED_SIM_OK;
+}
+
 /* The program of the orders held by pl in (level, stage) order, level the
  * item's depth in the dependency graph (1 + the deeper of its stage
  * predecessor and its token's writer): every item still follows what it
@@ -136,6 +236,7 @@ void cx_core_replay_prog_compile_seq(cx_replay_prog *pr, const cx_play *pl)
 cx_sched_sim_status cx_core_replay_prog_compile_levels(cx_replay_prog *pr, const cx_play *pl,
                                                        size_t items, int c, int renamed)
 {
+    if (renamed) return compile_renamed(pr, pl, items);
     const int p = pl->p, mid = pl->m / 2, nw = (p + 63) / 64;
     const size_t cap = (size_t)pl->cap, ncell = (size_t)pl->m * (size_t)pl->nvs;
     const int32_t zero = (int32_t)(2 * ncell), scratch = zero + 1;
