@@ -129,6 +129,18 @@ void cx_core_replay_prog_compile_seq(cx_replay_prog *pr, const cx_play *pl)
  * skip. */
 #define SK_SLOTS 4096
 
+static int skip_on = 1;
+
+void cx_core_replay_prog_set_skip(int on)
+{
+    skip_on = on != 0;
+}
+
+size_t cx_core_replay_prog_skipped(const cx_replay_prog *pr)
+{
+    return pr->skipped;
+}
+
 typedef struct {
     int on, have;                     /* tracking live slots; a snapshot held */
     int32_t L, nslot, nfree;          /* the snapshot's level and slot state */
@@ -242,10 +254,11 @@ static cx_sched_sim_status compile_renamed(cx_replay_prog *pr, const cx_play *pl
      * twice a stage's items per period of c microbatches */
     skipper sk;
     memset(&sk, 0, sizeof sk);
+    pr->skipped = 0;
     const int32_t R = 16 + 2 * (int32_t)((items * (size_t)(c > 0 ? c : 1)) /
                                          ((size_t)p * (size_t)(pl->m > 0 ? pl->m : 1)));
-    if (!cx_core_replay_grow((void **)&pr->sk, &pr->sk_cap, 7 * SK_SLOTS + CX_COST_MAX_STAGES,
-                             sizeof *pr->sk)) {
+    if (skip_on && !cx_core_replay_grow((void **)&pr->sk, &pr->sk_cap,
+                                        7 * SK_SLOTS + CX_COST_MAX_STAGES, sizeof *pr->sk)) {
         sk.on = 1;
         sk.map = pr->sk, sk.smap = sk.map + SK_SLOTS, sk.sfl = sk.smap + SK_SLOTS;
         sk.pi = sk.sfl + SK_SLOTS, sk.used = sk.pi + SK_SLOTS, sk.sig = sk.used + SK_SLOTS;
@@ -353,6 +366,7 @@ static cx_sched_sim_status compile_renamed(cx_replay_prog *pr, const cx_play *pl
             for (int32_t r = 0; r < nslot; r++)
                 sig[r] = r;
             /* block j: block j - 1 renamed by pi; sig = pi^j */
+            pr->skipped += (size_t)q * B;
             for (int64_t j = 0; j < q; j++, o += B, k += B) {
                 const ins *src = o - B;
                 for (size_t i = 0; i < B; i++) {
