@@ -158,9 +158,10 @@ static void test_lanes_vs_plain(void)
     CU_ASSERT(cx_core_replay_lanes_set_isa(0));
 }
 
-/* The renamed compile's period skip (replay_compile.c) gives the program
- * compiled without it, byte for byte: every schedule with a steady state,
- * p 2-128, v 1, 2, 4, m from p to 30 p (the skip must copy on some). */
+/* The compile's period skip (replay_compile.c) gives the program compiled
+ * without it, byte for byte, renamed and in cell slots: every schedule with
+ * a steady state, p 2-128, v 1, 2, 4, m from p to 30 p (the skip must copy
+ * on some). */
 static void test_skip_same_program(void)
 {
     cx_play *pl = cx_sched_play_new();
@@ -168,7 +169,7 @@ static void test_skip_same_program(void)
     cx_replay_vsinfo *vi = calloc(CX_COST_MAX_VSTAGES, sizeof *vi);
     CU_ASSERT_FATAL(pl && a && b && vi);
     static const int pps[] = {2, 3, 4, 8, 16, 32, 64, 128}, vps[] = {1, 2, 4};
-    int cases = 0, bad = 0;
+    int cases = 0, cells = 0, bad = 0;
     size_t skipped = 0, total = 0;
     for (int id = 0; id < cx_sched_count(); id++) {
         const cx_sched_desc *sd = cx_sched_get((culonx_schedule)id);
@@ -199,12 +200,28 @@ static void test_skip_same_program(void)
                         memcmp(ca.last_di, cb.last_di, (size_t)p * sizeof *ca.last_di)) {
                         if (bad++ < 5) printf("\n  %s p %d v %d m %d differs", sd->name, p, v, m);
                     }
+                    /* the cell-slot form (a run that may jump compiles it) */
+                    cx_core_replay_prog_set_skip(0);
+                    const cx_sched_sim_status tb = cx_core_replay_prog_run(b, pl, &tm);
+                    cx_core_replay_prog_set_skip(1);
+                    const cx_sched_sim_status ta = cx_core_replay_prog_run(a, pl, &tm);
+                    CU_ASSERT_EQUAL(ta, tb);
+                    if (ta != CX_SCHED_SIM_OK || !cx_core_replay_prog_code(a, pl, &ca) ||
+                        !cx_core_replay_prog_code(b, pl, &cb) || ca.renamed || cb.renamed)
+                        continue;
+                    cells++;
+                    if (ca.n != cb.n || memcmp(ca.ins, cb.ins, ca.n * sizeof *ca.ins) ||
+                        memcmp(ca.last_di, cb.last_di, (size_t)p * sizeof *ca.last_di)) {
+                        if (bad++ < 5)
+                            printf("\n  %s p %d v %d m %d differs (cell slots)", sd->name, p, v, m);
+                    }
                 }
     }
-    printf("\n  %d programs, %.1f%% of %zu instructions copied by the skip\n", cases,
-           100.0 * (double)skipped / (double)(total ? total : 1), total);
+    printf("\n  %d programs renamed (%.1f%% of %zu instructions copied by the skip), %d in cell "
+           "slots\n",
+           cases, 100.0 * (double)skipped / (double)(total ? total : 1), total, cells);
     CU_ASSERT_EQUAL(bad, 0);
-    CU_ASSERT(cases > 100);
+    CU_ASSERT(cases > 100 && cells > 100);
     CU_ASSERT(skipped > total / 4);
     cx_core_replay_prog_free(a);
     cx_core_replay_prog_free(b);

@@ -233,13 +233,14 @@ static int64_t sk_periods(const skipper *sk, int p, int32_t d, const cx_sched_it
     return q == INT64_MAX ? 0 : q;
 }
 
-/* compile_levels in the renamed form (see there), the same program with
- * less work per item: each stage's next item by pointer and its templates
- * from its own row, no period count (renamed programs never jump). A second
- * reader of a slot is noted and reported at the level's end
+/* compile_levels (see there): each stage's next item by pointer and its
+ * templates from its own row; the slots renamed as it goes (the renamed
+ * form's, and the live-token state of the period skip in either form); the
+ * period count of the cell-slot form (the jump's) from the items at the
+ * end. A second reader of a slot is noted and reported at the level's end
  * (CX_SCHED_SIM_UNSUPPORTED). */
-static cx_sched_sim_status compile_renamed(cx_replay_prog *pr, const cx_play *pl, size_t items,
-                                           int c)
+static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c,
+                                   int renamed)
 {
     const int p = pl->p, nw = (p + 63) / 64;
     const int32_t nvs2 = 2 * (int32_t)pl->nvs;
@@ -320,12 +321,16 @@ static cx_sched_sim_status compile_renamed(cx_replay_prog *pr, const cx_play *pl
                     if (w < 0) nxt[(-1 - w) / 64] |= 1ull << ((-1 - w) % 64);
                     wl[xo] = rs;
                 }
-                o->dep = ds, o->out = rs, o->stage = (uint16_t)s, o->di = ndi[s];
+                if (renamed)
+                    o->dep = ds, o->out = rs;
+                else
+                    o->dep = xd, o->out = xo;
+                o->stage = (uint16_t)s, o->di = ndi[s];
                 o++, k++;
                 const cx_sched_item *it = nit[s];
                 if (it == nend[s]) {
                     pr->last_di[s] = ndi[s] & (uint16_t)~SEND_BIT;
-                    o[-1].stage |= CX_REPLAY_LAST_BIT;
+                    if (renamed) o[-1].stage |= CX_REPLAY_LAST_BIT;
                     fin[s] = 1;
                     continue;
                 }
@@ -363,6 +368,7 @@ static cx_sched_sim_status compile_renamed(cx_replay_prog *pr, const cx_play *pl
             const int64_t q = sk_periods(&sk, p, d, pend, nend, pl->items, cap);
             const size_t B = k - sk.k;
             int32_t *const pi = sk.pi, *const sig = sk.sig;
+            const int32_t D1 = nvs2 * d;
             for (int32_t r = 0; r < nslot; r++)
                 sig[r] = r;
             /* block j: block j - 1 renamed by pi; sig = pi^j */
@@ -371,7 +377,13 @@ static cx_sched_sim_status compile_renamed(cx_replay_prog *pr, const cx_play *pl
                 const ins *src = o - B;
                 for (size_t i = 0; i < B; i++) {
                     o[i] = src[i];
-                    o[i].dep = pi[src[i].dep], o[i].out = pi[src[i].out];
+                    if (renamed)
+                        o[i].dep = pi[src[i].dep], o[i].out = pi[src[i].out];
+                    else {
+                        /* cell slots: moved by d microbatches */
+                        o[i].dep = src[i].dep == zero ? zero : src[i].dep + D1;
+                        o[i].out = src[i].out == scratch ? scratch : src[i].out + D1;
+                    }
                 }
                 for (int32_t r = 0; r < nslot; r++)
                     sig[r] = pi[sig[r]];
@@ -404,10 +416,17 @@ static cx_sched_sim_status compile_renamed(cx_replay_prog *pr, const cx_play *pl
         }
     }
     compiled(pr, pl, items);
-    pr->P = 0;
-    pr->renamed = 1;
-    pr->nslot = nslot;
-    pr->zero = 0;
+    /* the instructions of a period of c microbatches from the middle
+     * (the jump's, cell slots; renamed programs never jump) */
+    size_t P = 0;
+    const int mid = pl->m / 2;
+    for (int s = 0; s < p && !renamed; s++)
+        for (const cx_sched_item *it = pl->items + (size_t)s * cap; it < nend[s]; it++)
+            P += it->mb >= mid && it->mb < mid + c;
+    pr->P = P;
+    pr->renamed = renamed;
+    pr->nslot = renamed ? nslot : scratch + 1;
+    pr->zero = renamed ? 0 : zero;
     return CX_SCHED_SIM_OK;
 }
 
@@ -423,95 +442,19 @@ static cx_sched_sim_status compile_renamed(cx_replay_prog *pr, const cx_play *pl
  * whose next item waits is woken by the write of that token (one reader per
  * token slot: F(mb, vs) reads F(mb, vs - 1)'s, B(mb, vs) B(mb, vs + 1)'s or
  * on the last virtual stage F(mb, vs)'s), so the cost is one visit per item
- * and a bitmap of the stages per level. wl: per slot the level it was
- * written at, INT32_MAX while unwritten, -1 - s while stage s waits on it.
+ * and a bitmap of the stages per level. The token slots are renamed on
+ * the way into the compact set the clock lanes run on: a token takes a free
+ * slot at its write and frees it at its only read, so the slots are the
+ * tokens live at once, not O(m). wl: per cell slot, once written, its
+ * token's renamed slot (only "written" matters for readiness, every level
+ * up to the current one counts), INT32_MAX while unwritten, -1 - s while
+ * stage s waits on it. renamed: the program in those slots (the renamed
+ * form, see cx_replay_prog), else in cell slots (the jump's). Either way
+ * the steady middle is copied, not compiled (the period skip, above).
  * CX_SCHED_SIM_DEADLOCK when a level takes nothing while items remain;
- * CX_SCHED_SIM_UNSUPPORTED (the engine then) if a slot had two readers.
- * renamed: the token slots renamed on the way into the compact set the
- * clock lanes run on (the renamed form, see cx_replay_prog): a token takes
- * a free slot at its write (wl then holds it: only "written" matters for
- * readiness, every level up to the current one counts) and frees it at its
- * only read, so the slots are the tokens live at once, not O(m). */
+ * CX_SCHED_SIM_UNSUPPORTED (the engine then) if a slot had two readers. */
 cx_sched_sim_status cx_core_replay_prog_compile_levels(cx_replay_prog *pr, const cx_play *pl,
                                                        size_t items, int c, int renamed)
 {
-    if (renamed) return compile_renamed(pr, pl, items, c);
-    const int p = pl->p, mid = pl->m / 2, nw = (p + 63) / 64;
-    const size_t cap = (size_t)pl->cap, ncell = (size_t)pl->m * (size_t)pl->nvs;
-    const int32_t zero = (int32_t)(2 * ncell), scratch = zero + 1;
-    int32_t *const wl = pr->wl, *const fl = pr->fl;
-    for (size_t i = 0; i < 2 * ncell + 2; i++)
-        wl[i] = INT32_MAX;
-    wl[zero] = 0; /* renamed, the zero slot is slot 0 */
-    int32_t nslot = 2, nfree = 0;
-    /* each stage's next item encoded; the stages ready at this level and
-     * the next */
-    int cur[CX_COST_MAX_STAGES];
-    ins nx[CX_COST_MAX_STAGES];
-    uint64_t ready[2][(CX_COST_MAX_STAGES + 63) / 64];
-    memset(ready, 0, sizeof ready);
-    for (int s = 0; s < p; s++) {
-        cur[s] = 0;
-        if (pl->len[s] == 0) continue;
-        nx[s] = encode(pr, pl, s, &pl->items[(size_t)s * cap], zero, scratch);
-        if (nx[s].dep == zero)
-            ready[0][s / 64] |= 1ull << (s % 64);
-        else if (wl[nx[s].dep] != INT32_MAX)
-            return CX_SCHED_SIM_UNSUPPORTED;
-        else
-            wl[nx[s].dep] = -1 - s;
-    }
-    size_t k = 0, P = 0;
-    for (int32_t L = 1; k < items; L++) {
-        uint64_t *const now = ready[(L - 1) & 1], *const nxt = ready[L & 1];
-        const size_t k0 = k;
-        for (int wd = 0; wd < nw; wd++)
-            for (uint64_t bits = now[wd]; bits; bits &= bits - 1) {
-                const int s = wd * 64 + __builtin_ctzll(bits);
-                const ins x = nx[s];
-                const cx_sched_item *it = &pl->items[(size_t)s * cap + (size_t)cur[s]];
-                P += it->mb >= mid && it->mb < mid + c;
-                ins *const o = &pr->prog[k++];
-                *o = x;
-                int32_t rs = L;
-                if (renamed) {
-                    o->dep = wl[x.dep]; /* written: its slot */
-                    if (x.dep != zero) fl[nfree++] = o->dep;
-                    rs = x.out == scratch ? 1 : nfree > 0 ? fl[--nfree] : nslot++;
-                    o->out = rs;
-                }
-                /* the token: wakes the stage waiting on it for the next
-                 * level */
-                if (x.out != scratch) {
-                    const int32_t w = wl[x.out];
-                    if (w < 0) nxt[(-1 - w) / 64] |= 1ull << ((-1 - w) % 64);
-                    wl[x.out] = rs;
-                }
-                if (++cur[s] == pl->len[s]) {
-                    pr->last_di[s] = x.di & (uint16_t)~SEND_BIT;
-                    if (renamed) o->stage |= CX_REPLAY_LAST_BIT;
-                    continue;
-                }
-                /* a stage's items are read in order, p streams at once:
-                 * ask for the next line ahead */
-                __builtin_prefetch(it + 16);
-                const ins y = nx[s] = encode(pr, pl, s, it + 1, zero, scratch);
-                __builtin_prefetch(&wl[y.out]);
-                /* written (at a level up to this one): ready at the next */
-                if (wl[y.dep] >= 0 && wl[y.dep] != INT32_MAX)
-                    nxt[wd] |= 1ull << (s % 64);
-                else if (wl[y.dep] != INT32_MAX)
-                    return CX_SCHED_SIM_UNSUPPORTED;
-                else
-                    wl[y.dep] = -1 - s;
-            }
-        memset(now, 0, (size_t)nw * sizeof *now);
-        if (k == k0) return CX_SCHED_SIM_DEADLOCK;
-    }
-    compiled(pr, pl, items);
-    pr->P = P;
-    pr->renamed = renamed;
-    pr->nslot = renamed ? nslot : scratch + 1;
-    pr->zero = renamed ? 0 : zero;
-    return CX_SCHED_SIM_OK;
+    return compile(pr, pl, items, c, renamed);
 }
