@@ -4,7 +4,7 @@
  * (cx_core_replay_prog_run_plain, core/eval/replay_prog.c), bit for bit:
  * every registered schedule with a steady state, p in {2, 3, 4, 8, 16}, v
  * in {1, 2, 4} (the schedule's own where it fixes it), m from p to 13 p,
- * 1 to 40 lanes per call (partial groups of 8, several passes), each lane's durations drawn at
+ * 1 to 40 lanes per call (passes of 16 and 8 lanes, partial ones), each lane's durations drawn at
  * random per virtual stage (F, B, BW, W and the DP windows; first and last virtual stages of their
  * own scale, one stage in four off, zero W on some) and its own p2p time
  * (zero on some lanes): makespan, and per stage last end, last item and
@@ -15,7 +15,9 @@
  * workspace (cx_core_replay_ws with the clocks set, a real megatron-22b
  * cost priced at every clock, three recompute modes on the same orders):
  * each clock's result must be the bits of a workspace without clocks (no
- * lanes), on shapes with and without the virtual jump.
+ * lanes), on shapes with and without the virtual jump. Last, the compile's
+ * period skip (replay_compile.c): the programs with and without it, renamed
+ * and in cell slots, byte for byte.
  */
 #include "core/eval/replay.h"
 #include "core/eval/replay_lanes.h"

@@ -9,8 +9,9 @@
  * (microbatch, virtual stage): the jump's periodic form) or renamed on
  * the way into the compact slots of the tokens live at once (plain plays
  * and the clock lanes, replay_lanes.c: the same values read and written,
- * so the same bits). No equations of its own: the timing rule is
- * replay_step.h's.
+ * so the same bits); the steady middle of either form is copied block by
+ * block once the compile's state repeats (the period skip, see skipper).
+ * No equations of its own: the timing rule is replay_step.h's.
  * See core/README.md, "Closed form" (Compiling and running the program).
  */
 #include "core/eval/replay_prog_int.h"
@@ -112,21 +113,24 @@ void cx_core_replay_prog_compile_seq(cx_replay_prog *pr, const cx_play *pl)
     pr->renamed = 0, pr->nslot = scratch + 1, pr->zero = zero;
 }
 
-/* The renamed compile's period skip. The compile is a function of its
- * state at a level's end (each stage's next item, the stages ready at the
- * next level, the live tokens' slots and cells, the free slots in order,
- * the slot count) and of the items still to come; the program holds no
- * microbatch. When the state at level L is that of an earlier level L'
- * moved by d microbatches (every stage's next item d on, the same kind and
- * chunk; each live slot's cell 2 d nvs on; the rest equal), and every
- * stage's items ahead repeat its last K_s (= its items between L' and L)
- * moved by d, then the levels after L repeat the instructions of [L', L)
- * exactly, block after block, as long as the items do: the blocks are
- * copied and the state moved by as many periods, a few stores per stage and
- * live token. The same program, byte for byte (tests/test_replay_lanes.c
- * compares it with the cell-slot form's plain play); the steady middle of
- * a long m costs a copy instead of a compile. Slots beyond SK_SLOTS: no
- * skip. */
+/* The compile's period skip. The compile is a function of its state at a
+ * level's end (each stage's next item, the stages ready at the next level,
+ * the live tokens' slots and cells, the free slots in order, the slot
+ * count) and of the items still to come. When the state at level L is that
+ * of an earlier level L' (a snapshot, taken every R levels) moved by d
+ * microbatches (every stage's next item d on, the same kind and chunk; the
+ * same stages ready; the same slot and free counts) with its slots renamed
+ * by a bijection pi (each free slot to the one at its place in the free
+ * list, each live slot to the slot now holding its cell moved by 2 d nvs:
+ * the free order permutes from period to period), and every stage's items
+ * ahead repeat its last K_s (its items between L' and L) moved by d, then
+ * the levels after L repeat the instructions of [L', L) with the slots
+ * renamed by pi (renamed form) or moved by 2 d nvs (cell slots), block
+ * after block, as long as the items do: the blocks are copied so and the
+ * state moved by as many periods, a few stores per stage and live token.
+ * The same program, byte for byte (tests/test_replay_lanes.c compares the
+ * programs with and without the skip); the steady middle costs a copy
+ * instead of a compile. More than SK_SLOTS slots: no skip. */
 #define SK_SLOTS 4096
 
 static int skip_on = 1;

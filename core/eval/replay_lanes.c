@@ -1,14 +1,16 @@
 /*
  * replay_lanes.c — clock lanes: the replay's compiled program
- * (replay_prog.c) run for many duration sets at once, 8 lanes per pass
- * (one 8-double group per value: an AVX-512 vector, two AVX2 or four SSE2
- * ones, chosen at run time; GCC vector extensions). Each lane computes
+ * (replay_prog.c) run for many duration sets at once, 16 or 8 lanes per
+ * pass (per value one group of 16 or 8 doubles: two or one AVX-512
+ * vectors, four or two AVX2, eight or four SSE2 ones, chosen at load time;
+ * GCC vector extensions off x86). Each lane computes
  * exactly the plain play's operations on its own operands, per instruction
  *     start = max(free[s], tok[dep]), end = start + dur,
  *     send: out = pp[s] = max(end, pp[s]) + p2p, free[s] = overlap ? end : out
- * (replay_step.h), with the scalar's maximum (a > b ? a : b, lane by lane)
- * and IEEE addition, so every lane gives the bits of
- * cx_core_replay_prog_run_plain for its durations (tests/test_replay_lanes.c).
+ * (replay_step.h), with the scalar's maximum (a > b ? a : b, lane by lane:
+ * x86's MAXPD is exactly that) and IEEE addition, so every lane gives the
+ * bits of cx_core_replay_prog_run_plain for its durations
+ * (tests/test_replay_lanes.c, every width and ISA).
  * Token slots: the program's slots (two per (microbatch, virtual stage)
  * cell) are renamed into a compact set, a slot reused after its only
  * reader: as the program is compiled (replay_compile.c, the form compiled
@@ -18,12 +20,17 @@
  * ZB-H1 in the level order), not O(m): lanes are refused above MAX_SLOTS
  * live tokens. Durations are read per (chunk class, kind) through a map
  * from (virtual stage, kind), so that a pass touches little besides its
- * stage registers (p x 3 groups of 8 doubles) and stays in the L1 cache:
- * one pass per 8 lanes (measured on this 2-core VM, ZB-H1 p = 64, m = 96,
- * best of 15: 0.28-0.29 ns per instruction and lane against 1.5-1.6 ns for
- * the scalar play; passes of 16-32 lanes spilled the L1 cache and were
- * slower per lane, precomputed byte offsets in 16-byte instructions gained
- * nothing).
+ * stage registers (p x 3 groups) and tokens and stays in the L1 cache. A
+ * pass's cost is mostly per instruction (decoding, addresses), not per
+ * lane, so a batch plays passes of 16 lanes while the lines a level
+ * touches (2 p stage registers, the tokens, the durations: 16 doubles
+ * each) fit WIDE_BYTES, and its last up to 8 lanes in a pass of 8
+ * (measured on this 2-core VM, AVX-512, best of 15, ns per instruction and
+ * lane: 8 lanes 0.23-0.25, 16 lanes 0.17-0.19 for p <= 128, 0.33 against
+ * 0.25 at p = 256 where 16 spill; 24 lanes 0.23-0.36; the first version,
+ * 8 lanes by a compare and blend, 0.26-0.28; precomputed byte offsets in
+ * 16-byte instructions gained nothing, 8-byte instructions ~7%, a path
+ * of its own for items that read zero and write scratch nothing).
  * Memory per worker: 12 bytes per instruction of the last orders renamed
  * here (none when compiled renamed), 4 bytes per program slot while
  * renaming, 64 bytes per
