@@ -1,9 +1,9 @@
 /*
  * replay_lanes.c — clock lanes: the replay's compiled program
- * (replay_prog.c) run for many duration sets at once, 16 or 8 lanes per
- * pass (per value one group of 16 or 8 doubles: two or one AVX-512
- * vectors, four or two AVX2, eight or four SSE2 ones, chosen at load time;
- * GCC vector extensions off x86). Each lane computes
+ * (replay_prog.c) run for many duration sets at once, 24, 16 or 8 lanes
+ * per pass (per value one group of 24, 16 or 8 doubles: three, two or one
+ * AVX-512 vectors, or AVX2 or SSE2 ones, chosen at load time; GCC vector
+ * extensions off x86). Each lane computes
  * exactly the plain play's operations on its own operands, per instruction
  *     start = max(free[s], tok[dep]), end = start + dur,
  *     send: out = pp[s] = max(end, pp[s]) + p2p, free[s] = overlap ? end : out
@@ -22,15 +22,17 @@
  * from (virtual stage, kind), so that a pass touches little besides its
  * stage registers (p x 3 groups) and tokens and stays in the L1 cache. A
  * pass's cost is mostly per instruction (decoding, addresses), not per
- * lane, so a batch plays passes of 16 lanes while the lines a level
- * touches (2 p stage registers, the tokens, the durations: 16 doubles
- * each) fit WIDE_BYTES, and its last up to 8 lanes in a pass of 8
- * (measured on this 2-core VM, AVX-512, best of 15, ns per instruction and
- * lane: 8 lanes 0.23-0.25, 16 lanes 0.17-0.19 for p <= 128, 0.33 against
- * 0.25 at p = 256 where 16 spill; 24 lanes 0.23-0.36; the first version,
- * 8 lanes by a compare and blend, 0.26-0.28; precomputed byte offsets in
- * 16-byte instructions gained nothing, 8-byte instructions ~7%, a path
- * of its own for items that read zero and write scratch nothing).
+ * lane, so a batch plays as many lanes per pass as keep the lines a level
+ * touches (2 p stage registers, the tokens, the durations) in L1: 24 where
+ * they fit WIDER_BYTES (ZB-H1 p <= 64), 16 where they fit WIDE_BYTES
+ * (p <= 128), and the last up to 8 lanes in a pass of 8 (measured on this
+ * 2-core VM, AVX-512, best of 15, ns per instruction and lane with class
+ * durations: ZB-H1 p = 64, m = 768: 8 lanes 0.25, 16 lanes 0.16, 24 lanes
+ * 0.14; p = 128: 0.26, 0.17, 0.31 (24 spill); p = 256: 16 lanes 0.33
+ * against 8 lanes 0.25; the first version, 8 lanes by a compare and
+ * blend, 0.26-0.28; precomputed byte offsets in 16-byte instructions
+ * gained nothing, 8-byte instructions ~7%, a path of its own for items
+ * that read zero and write scratch nothing).
  * Memory per worker: 12 bytes per instruction of the last orders renamed
  * here (none when compiled renamed), 4 bytes per program slot while
  * renaming, 64 bytes per
@@ -59,7 +61,9 @@
 #define LAST_BIT CX_REPLAY_LAST_BIT /* in stage: the stage's last instruction */
 #define VW 8                        /* lanes per narrow pass */
 #define VW2 16                      /* lanes per wide pass */
+#define VW3 24                      /* lanes per wider pass */
 #define WIDE_BYTES (64 * 1024)      /* see pass_width */
+#define WIDER_BYTES (48 * 1024)     /* the L1 data cache here */
 #define MAX_LANES 32                /* lanes per batch flush */
 #define MAX_SLOTS (1 << 16)         /* live tokens: 4 MiB of lane tokens at most */
 
@@ -147,13 +151,13 @@ static int grow(void **buf, size_t *cap, size_t n, size_t sz)
     return *buf ? 0 : -1;
 }
 
-/* the same, 64-byte aligned groups of VW2 doubles (a pass of fewer lanes
+/* the same, 64-byte aligned groups of VW3 doubles (a pass of fewer lanes
  * uses part of each) */
 static int grow_g(double **buf, size_t *cap, size_t groups)
 {
     if (groups <= *cap) return 0;
     free(*buf);
-    *buf = aligned_alloc(64, groups * VW2 * sizeof(double));
+    *buf = aligned_alloc(64, groups * VW3 * sizeof(double));
     *cap = *buf ? groups : 0;
     return *buf ? 0 : -1;
 }
@@ -261,17 +265,22 @@ typedef void exec_fn(const cx_replay_ins *, size_t, const uint16_t *, double *, 
 #define ST2(q, v) _mm_store_pd((q), (v))
 DEFINE_EXEC(exec_base, , __m128d, 2, VW, LD2, ST2, _mm_max_pd, _mm_add_pd)
 DEFINE_EXEC(exec_base_w, , __m128d, 2, VW2, LD2, ST2, _mm_max_pd, _mm_add_pd)
+DEFINE_EXEC(exec_base_x, , __m128d, 2, VW3, LD2, ST2, _mm_max_pd, _mm_add_pd)
 #define LD4(q) _mm256_load_pd(q)
 #define ST4(q, v) _mm256_store_pd((q), (v))
 DEFINE_EXEC(exec_avx2, __attribute__((target("avx2"))), __m256d, 4, VW, LD4, ST4, _mm256_max_pd,
             _mm256_add_pd)
 DEFINE_EXEC(exec_avx2_w, __attribute__((target("avx2"))), __m256d, 4, VW2, LD4, ST4, _mm256_max_pd,
             _mm256_add_pd)
+DEFINE_EXEC(exec_avx2_x, __attribute__((target("avx2"))), __m256d, 4, VW3, LD4, ST4, _mm256_max_pd,
+            _mm256_add_pd)
 #define LD8(q) _mm512_load_pd(q)
 #define ST8(q, v) _mm512_store_pd((q), (v))
 DEFINE_EXEC(exec_avx512, __attribute__((target("avx512f"))), __m512d, 8, VW, LD8, ST8,
             _mm512_max_pd, _mm512_add_pd)
 DEFINE_EXEC(exec_avx512_w, __attribute__((target("avx512f"))), __m512d, 8, VW2, LD8, ST8,
+            _mm512_max_pd, _mm512_add_pd)
+DEFINE_EXEC(exec_avx512_x, __attribute__((target("avx512f"))), __m512d, 8, VW3, LD8, ST8,
             _mm512_max_pd, _mm512_add_pd)
 #else
 /* elsewhere: GCC vector extensions, the maximum by a lane mask */
@@ -287,15 +296,17 @@ static inline v2d max_v2d(v2d a, v2d b)
 #define ADDG(a, b) ((a) + (b))
 DEFINE_EXEC(exec_base, , v2d, 2, VW, LDG, STG, max_v2d, ADDG)
 DEFINE_EXEC(exec_base_w, , v2d, 2, VW2, LDG, STG, max_v2d, ADDG)
+DEFINE_EXEC(exec_base_x, , v2d, 2, VW3, LDG, STG, max_v2d, ADDG)
 #endif
 
 /* the widest the CPU runs (the same bits on each: max and add per lane),
  * chosen once at load time (no thread reads the CPU model while another
  * initialises it); each in passes of VW and of VW2 lanes */
 typedef struct {
-    exec_fn *narrow, *wide;
+    exec_fn *narrow, *wide, *wider;
 } exec_pair;
-static exec_pair exec_best = {exec_base, exec_base_w}, exec_auto = {exec_base, exec_base_w};
+static exec_pair exec_best = {exec_base, exec_base_w, exec_base_x},
+                 exec_auto = {exec_base, exec_base_w, exec_base_x};
 static int have_avx2, have_avx512;
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -305,9 +316,9 @@ __attribute__((constructor)) static void pick(void)
     have_avx2 = __builtin_cpu_supports("avx2") != 0;
     have_avx512 = __builtin_cpu_supports("avx512f") != 0;
     if (have_avx512)
-        exec_auto = (exec_pair){exec_avx512, exec_avx512_w};
+        exec_auto = (exec_pair){exec_avx512, exec_avx512_w, exec_avx512_x};
     else if (have_avx2)
-        exec_auto = (exec_pair){exec_avx2, exec_avx2_w};
+        exec_auto = (exec_pair){exec_avx2, exec_avx2_w, exec_avx2_x};
     exec_best = exec_auto;
 }
 #endif
@@ -315,10 +326,10 @@ __attribute__((constructor)) static void pick(void)
 int cx_core_replay_lanes_set_isa(int isa)
 {
     if (isa == 0) exec_best = exec_auto;
-    if (isa == 1) exec_best = (exec_pair){exec_base, exec_base_w};
+    if (isa == 1) exec_best = (exec_pair){exec_base, exec_base_w, exec_base_x};
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (isa == 2 && have_avx2) exec_best = (exec_pair){exec_avx2, exec_avx2_w};
-    if (isa == 3 && have_avx512) exec_best = (exec_pair){exec_avx512, exec_avx512_w};
+    if (isa == 2 && have_avx2) exec_best = (exec_pair){exec_avx2, exec_avx2_w, exec_avx2_x};
+    if (isa == 3 && have_avx512) exec_best = (exec_pair){exec_avx512, exec_avx512_w, exec_avx512_x};
     return isa >= 0 && isa <= 1 ? 1 : isa == 2 ? have_avx2 : isa == 3 && have_avx512;
 #else
     return isa >= 0 && isa <= 1;
@@ -350,14 +361,15 @@ static int program(cx_replay_lanes *ln, const cx_play *pl, const cx_replay_prog 
     return -1;
 }
 
-/* The lanes per pass for up to n lanes of ncls classes: VW2 where more
- * than VW remain and a wide pass's stage registers, tokens and durations
- * (the lines each level touches) fit WIDE_BYTES, else VW. */
+/* The lanes per pass for up to n lanes of ncls classes: VW3 where more
+ * than VW2 remain and a pass's stage registers, tokens and durations (the
+ * lines each level touches, VW3 doubles each) fit WIDER_BYTES; else VW2
+ * where more than VW remain and they fit WIDE_BYTES at VW2; else VW. */
 static int pass_width(const cx_replay_lanes *ln, int n, int ncls)
 {
-    const size_t hot = (2 * (size_t)ln->cur->p + (size_t)ln->cur->nslot + 4 * (size_t)ncls + 1) *
-                       VW2 * sizeof(double);
-    return n > VW && hot <= WIDE_BYTES ? VW2 : VW;
+    const size_t hot =
+        (2 * (size_t)ln->cur->p + (size_t)ln->cur->nslot + 4 * (size_t)ncls + 1) * sizeof(double);
+    return n > VW2 && hot * VW3 <= WIDER_BYTES ? VW3 : n > VW && hot * VW2 <= WIDE_BYTES ? VW2 : VW;
 }
 
 /* Plays n <= w lanes in a pass of w (VW or VW2): lane l's durations per
@@ -389,8 +401,9 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
     }
     memset(ln->rg, 0, (size_t)p * 3 * (size_t)w * sizeof(double));
     memset(ln->tok, 0, (size_t)w * sizeof(double)); /* the zero slot */
-    (w == VW2 ? exec_best.wide : exec_best.narrow)(e->ins, e->n, ln->cmap, ln->tok, ln->rg, dur, pv,
-                                                   overlap);
+    (w == VW3   ? exec_best.wider
+     : w == VW2 ? exec_best.wide
+                : exec_best.narrow)(e->ins, e->n, ln->cmap, ln->tok, ln->rg, dur, pv, overlap);
     ln->w = w;
     return 0;
 }
