@@ -4,7 +4,7 @@
  * (cx_core_replay_prog_run_plain, core/eval/replay_prog.c), bit for bit:
  * every registered schedule with a steady state, p in {2, 3, 4, 8, 16}, v
  * in {1, 2, 4} (the schedule's own where it fixes it), m from p to 13 p,
- * 1 to 40 lanes per call (partial groups of 8, several passes), each lane's durations drawn at
+ * 1 to 40 lanes per call (passes of 16 and 8 lanes, partial ones), each lane's durations drawn at
  * random per virtual stage (F, B, BW, W and the DP windows; first and last virtual stages of their
  * own scale, one stage in four off, zero W on some) and its own p2p time
  * (zero on some lanes): makespan, and per stage last end, last item and
@@ -15,7 +15,9 @@
  * workspace (cx_core_replay_ws with the clocks set, a real megatron-22b
  * cost priced at every clock, three recompute modes on the same orders):
  * each clock's result must be the bits of a workspace without clocks (no
- * lanes), on shapes with and without the virtual jump.
+ * lanes), on shapes with and without the virtual jump. Last, the compile's
+ * period skip (replay_compile.c): the programs with and without it, renamed
+ * and in cell slots, byte for byte.
  */
 #include "core/eval/replay.h"
 #include "core/eval/replay_lanes.h"
@@ -158,6 +160,77 @@ static void test_lanes_vs_plain(void)
     CU_ASSERT(cx_core_replay_lanes_set_isa(0));
 }
 
+/* The compile's period skip (replay_compile.c) gives the program compiled
+ * without it, byte for byte, renamed and in cell slots: every schedule with
+ * a steady state, p 2-128, v 1, 2, 4, m from p to 30 p (the skip must copy
+ * on some). */
+static void test_skip_same_program(void)
+{
+    cx_play *pl = cx_sched_play_new();
+    cx_replay_prog *a = cx_core_replay_prog_new(), *b = cx_core_replay_prog_new();
+    cx_replay_vsinfo *vi = calloc(CX_COST_MAX_VSTAGES, sizeof *vi);
+    CU_ASSERT_FATAL(pl && a && b && vi);
+    static const int pps[] = {2, 3, 4, 8, 16, 32, 64, 128}, vps[] = {1, 2, 4};
+    int cases = 0, cells = 0, bad = 0;
+    size_t skipped = 0, total = 0;
+    for (int id = 0; id < cx_sched_count(); id++) {
+        const cx_sched_desc *sd = cx_sched_get((culonx_schedule)id);
+        if (!sd || !sd->steady) continue;
+        for (int ip = 0; ip < 8; ip++)
+            for (int iv = 0; iv < 3; iv++)
+                for (int mi = 0; mi < 6; mi++) {
+                    const int p = pps[ip], v = vps[iv];
+                    static const int mf[] = {1, 2, 4, 7, 13, 30};
+                    const int m = mf[mi] * p + (mi == 1 || mi == 3 ? 1 : 0);
+                    if ((size_t)p * (size_t)m > 128 * 1536) continue;
+                    if (cx_sched_play_orders(pl, sd, p, m, v, 0) != CX_SCHED_SIM_OK) continue;
+                    cx_replay_timing tm = {vi, 0.0, sd->p2p_overlap};
+                    cx_core_replay_prog_set_skip(0);
+                    const cx_sched_sim_status sb = cx_core_replay_prog_compile(b, pl, &tm);
+                    cx_core_replay_prog_set_skip(1);
+                    const cx_sched_sim_status sa = cx_core_replay_prog_compile(a, pl, &tm);
+                    CU_ASSERT_EQUAL(sa, sb);
+                    cx_replay_code ca, cb;
+                    if (sa != CX_SCHED_SIM_OK || !cx_core_replay_prog_code(a, pl, &ca) ||
+                        !cx_core_replay_prog_code(b, pl, &cb) || !ca.renamed)
+                        continue;
+                    cases++;
+                    skipped += cx_core_replay_prog_skipped(a), total += ca.n;
+                    CU_ASSERT_EQUAL(cx_core_replay_prog_skipped(b), 0);
+                    if (ca.n != cb.n || ca.nslot != cb.nslot ||
+                        memcmp(ca.ins, cb.ins, ca.n * sizeof *ca.ins) ||
+                        memcmp(ca.last_di, cb.last_di, (size_t)p * sizeof *ca.last_di)) {
+                        if (bad++ < 5) printf("\n  %s p %d v %d m %d differs", sd->name, p, v, m);
+                    }
+                    /* the cell-slot form (a run that may jump compiles it) */
+                    cx_core_replay_prog_set_skip(0);
+                    const cx_sched_sim_status tb = cx_core_replay_prog_run(b, pl, &tm);
+                    cx_core_replay_prog_set_skip(1);
+                    const cx_sched_sim_status ta = cx_core_replay_prog_run(a, pl, &tm);
+                    CU_ASSERT_EQUAL(ta, tb);
+                    if (ta != CX_SCHED_SIM_OK || !cx_core_replay_prog_code(a, pl, &ca) ||
+                        !cx_core_replay_prog_code(b, pl, &cb) || ca.renamed || cb.renamed)
+                        continue;
+                    cells++;
+                    if (ca.n != cb.n || memcmp(ca.ins, cb.ins, ca.n * sizeof *ca.ins) ||
+                        memcmp(ca.last_di, cb.last_di, (size_t)p * sizeof *ca.last_di)) {
+                        if (bad++ < 5)
+                            printf("\n  %s p %d v %d m %d differs (cell slots)", sd->name, p, v, m);
+                    }
+                }
+    }
+    printf("\n  %d programs renamed (%.1f%% of %zu instructions copied by the skip), %d in cell "
+           "slots\n",
+           cases, 100.0 * (double)skipped / (double)(total ? total : 1), total, cells);
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(cases > 100 && cells > 100);
+    CU_ASSERT(skipped > total / 4);
+    cx_core_replay_prog_free(a);
+    cx_core_replay_prog_free(b);
+    cx_sched_play_free(pl);
+    free(vi);
+}
+
 /* A workspace with the sweep's clocks gives, clock by clock, the bits of
  * one without (the batch stores only what the plain play gives). */
 static void test_batch_vs_single(void)
@@ -225,6 +298,8 @@ int main(void)
     CU_pSuite s = CU_add_suite("replay_lanes", NULL, NULL);
     CU_add_test(s, "lanes = scalar plain play, bit for bit", test_lanes_vs_plain);
     CU_add_test(s, "workspace batch = single replays, bit for bit", test_batch_vs_single);
+    CU_add_test(s, "renamed compile with period skip = without, byte for byte",
+                test_skip_same_program);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();

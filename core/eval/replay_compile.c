@@ -9,8 +9,9 @@
  * (microbatch, virtual stage): the jump's periodic form) or renamed on
  * the way into the compact slots of the tokens live at once (plain plays
  * and the clock lanes, replay_lanes.c: the same values read and written,
- * so the same bits). No equations of its own: the timing rule is
- * replay_step.h's.
+ * so the same bits); the steady middle of either form is copied block by
+ * block once the compile's state repeats (the period skip, see skipper).
+ * No equations of its own: the timing rule is replay_step.h's.
  * See core/README.md, "Closed form" (Compiling and running the program).
  */
 #include "core/eval/replay_prog_int.h"
@@ -112,6 +113,327 @@ void cx_core_replay_prog_compile_seq(cx_replay_prog *pr, const cx_play *pl)
     pr->renamed = 0, pr->nslot = scratch + 1, pr->zero = zero;
 }
 
+/* The compile's period skip. The compile is a function of its state at a
+ * level's end (each stage's next item, the stages ready at the next level,
+ * the live tokens' slots and cells, the free slots in order, the slot
+ * count) and of the items still to come. When the state at level L is that
+ * of an earlier level L' (a snapshot, taken every R levels) moved by d
+ * microbatches (every stage's next item d on, the same kind and chunk; the
+ * same stages ready; the same slot and free counts) with its slots renamed
+ * by a bijection pi (each free slot to the one at its place in the free
+ * list, each live slot to the slot now holding its cell moved by 2 d nvs:
+ * the free order permutes from period to period), and every stage's items
+ * ahead repeat its last K_s (its items between L' and L) moved by d, then
+ * the levels after L repeat the instructions of [L', L) with the slots
+ * renamed by pi (renamed form) or moved by 2 d nvs (cell slots), block
+ * after block, as long as the items do: the blocks are copied so and the
+ * state moved by as many periods, a few stores per stage and live token.
+ * The same program, byte for byte (tests/test_replay_lanes.c compares the
+ * programs with and without the skip); the steady middle costs a copy
+ * instead of a compile. More than SK_SLOTS slots: no skip. */
+#define SK_SLOTS 4096
+
+static int skip_on = 1;
+
+void cx_core_replay_prog_set_skip(int on)
+{
+    skip_on = on != 0;
+}
+
+size_t cx_core_replay_prog_skipped(const cx_replay_prog *pr)
+{
+    return pr->skipped;
+}
+
+typedef struct {
+    int on, have;                     /* tracking live slots; a snapshot held */
+    int32_t L, nslot, nfree;          /* the snapshot's level and slot state */
+    size_t k;                         /* its instruction count */
+    int32_t *map, *smap, *sfl, *spos; /* live slot -> cell (-1: free), the
+                                         snapshot's map, free slots, next items */
+    int32_t *pi, *used, *sig, *tmp;   /* sk_match's renaming, the skip's */
+    uint64_t snxt[(CX_COST_MAX_STAGES + 63) / 64];
+} skipper;
+
+/* Takes a snapshot at the end of level L (nxt: the stages ready at L + 1;
+ * pos: each stage's next item), unless a stage is done. */
+static void sk_snap(skipper *sk, int p, int nw, int32_t L, size_t k, const uint64_t *nxt,
+                    const cx_sched_item *const *pend, const cx_sched_item *const *nend,
+                    const cx_sched_item *items, size_t cap, int32_t nslot, int32_t nfree,
+                    const int32_t *fl)
+{
+    sk->have = 0;
+    for (int s = 0; s < p; s++) {
+        if (pend[s] >= nend[s]) return;
+        sk->spos[s] = (int32_t)(pend[s] - (items + (size_t)s * cap));
+    }
+    memcpy(sk->snxt, nxt, (size_t)nw * sizeof *nxt);
+    memcpy(sk->smap, sk->map, (size_t)nslot * sizeof *sk->map);
+    memcpy(sk->sfl, fl, (size_t)nfree * sizeof *fl);
+    sk->L = L, sk->k = k, sk->nslot = nslot, sk->nfree = nfree;
+    sk->have = 1;
+}
+
+/* The microbatch shift d > 0 when the state at the end of this level is
+ * the snapshot's moved by d with its slots renamed by a bijection pi (see
+ * above; pi[0] = 0, pi[1] = 1, a free slot to the free slot at its place,
+ * a live slot to the slot that holds its cell moved by d), else 0. */
+static int32_t sk_match(skipper *sk, int p, int nw, int32_t nvs2, const uint64_t *nxt,
+                        const cx_sched_item *const *pend, const cx_sched_item *const *nend,
+                        const cx_sched_item *items, size_t cap, int32_t nslot, int32_t nfree,
+                        const int32_t *fl, const int32_t *wl, int32_t zero)
+{
+    if (nslot != sk->nslot || nfree != sk->nfree) return 0;
+    int32_t d = 0;
+    for (int s = 0; s < p; s++) {
+        const cx_sched_item *a = pend[s], *b = items + (size_t)s * cap + sk->spos[s];
+        if (a >= nend[s] || a <= b || a->kind != b->kind || a->chunk != b->chunk) return 0;
+        if (s == 0) d = a->mb - b->mb;
+        if (d <= 0 || a->mb - b->mb != d) return 0;
+    }
+    if (memcmp(nxt, sk->snxt, (size_t)nw * sizeof *nxt)) return 0;
+    int32_t *const pi = sk->pi, *const used = sk->used;
+    for (int32_t r = 0; r < nslot; r++)
+        pi[r] = -1, used[r] = 0;
+    pi[0] = 0, pi[1] = 1, used[0] = used[1] = 1;
+    for (int32_t i = 0; i < nfree; i++) {
+        const int32_t a = sk->sfl[i], b = fl[i];
+        if (pi[a] >= 0 || used[b]) return 0;
+        pi[a] = b, used[b] = 1;
+    }
+    const int32_t D = nvs2 * d;
+    for (int32_t r = 2; r < nslot; r++) {
+        if (sk->smap[r] < 0) {
+            if (pi[r] < 0) return 0;
+            continue;
+        }
+        const int32_t x = sk->smap[r] + D;
+        if (x >= zero) return 0; /* past the last microbatch */
+        const int32_t b = wl[x];
+        if (pi[r] >= 0 || b < 2 || b >= nslot || used[b] || sk->map[b] != x) return 0;
+        pi[r] = b, used[b] = 1;
+    }
+    return d;
+}
+
+/* The periods q after this level whose items repeat the last block's
+ * moved by d (pend, spos: each stage's next item now and at the snapshot). */
+static int64_t sk_periods(const skipper *sk, int p, int32_t d, const cx_sched_item *const *pend,
+                          const cx_sched_item *const *nend, const cx_sched_item *items, size_t cap)
+{
+    int64_t q = INT64_MAX;
+    for (int s = 0; s < p && q > 0; s++) {
+        const cx_sched_item *const base = items + (size_t)s * cap;
+        const ptrdiff_t K = pend[s] - (base + sk->spos[s]);
+        /* block j reads items up to pend + j K (its next one) */
+        const cx_sched_item *lim = nend[s];
+        if (q != INT64_MAX && (nend[s] - pend[s]) / K > q) lim = pend[s] + q * K + 1;
+        const cx_sched_item *x = pend[s];
+        while (x < lim && x->kind == x[-K].kind && x->chunk == x[-K].chunk && x->mb == x[-K].mb + d)
+            x++;
+        const int64_t qs = (x - pend[s] - 1) / K;
+        if (qs < q) q = qs;
+    }
+    return q == INT64_MAX ? 0 : q;
+}
+
+/* compile_levels (see there): each stage's next item by pointer and its
+ * templates from its own row; the slots renamed as it goes (the renamed
+ * form's, and the live-token state of the period skip in either form); the
+ * period count of the cell-slot form (the jump's) from the items at the
+ * end. A second reader of a slot is noted and reported at the level's end
+ * (CX_SCHED_SIM_UNSUPPORTED). */
+static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c,
+                                   int renamed)
+{
+    const int p = pl->p, nw = (p + 63) / 64;
+    const int32_t nvs2 = 2 * (int32_t)pl->nvs;
+    const size_t cap = (size_t)pl->cap, ncell = (size_t)pl->m * (size_t)pl->nvs;
+    const int32_t zero = (int32_t)(2 * ncell), scratch = zero + 1;
+    int32_t *const wl = pr->wl, *const fl = pr->fl;
+    for (size_t i = 0; i < 2 * ncell + 2; i++)
+        wl[i] = INT32_MAX;
+    wl[zero] = 0; /* the zero slot is slot 0 */
+    int32_t nslot = 2, nfree = 0, bad = 0;
+    /* the period skip (see skipper): a snapshot every R levels, R about
+     * twice a stage's items per period of c microbatches */
+    skipper sk;
+    memset(&sk, 0, sizeof sk);
+    pr->skipped = 0;
+    const int32_t R = 16 + 2 * (int32_t)((items * (size_t)(c > 0 ? c : 1)) /
+                                         ((size_t)p * (size_t)(pl->m > 0 ? pl->m : 1)));
+    if (skip_on && !cx_core_replay_grow((void **)&pr->sk, &pr->sk_cap,
+                                        7 * SK_SLOTS + CX_COST_MAX_STAGES, sizeof *pr->sk)) {
+        sk.on = 1;
+        sk.map = pr->sk, sk.smap = sk.map + SK_SLOTS, sk.sfl = sk.smap + SK_SLOTS;
+        sk.pi = sk.sfl + SK_SLOTS, sk.used = sk.pi + SK_SLOTS, sk.sig = sk.used + SK_SLOTS;
+        sk.tmp = sk.sig + SK_SLOTS, sk.spos = sk.tmp + SK_SLOTS;
+    }
+    /* each stage's next item: its slots and di, the item after it, the
+     * end of its order, its templates */
+    int32_t nd[CX_COST_MAX_STAGES], no[CX_COST_MAX_STAGES];
+    uint16_t ndi[CX_COST_MAX_STAGES];
+    const cx_sched_item *nit[CX_COST_MAX_STAGES], *nend[CX_COST_MAX_STAGES];
+    const tmpl *trow[CX_COST_MAX_STAGES];
+    const cx_sched_item *pend[CX_COST_MAX_STAGES];
+    uint8_t fin[CX_COST_MAX_STAGES]; /* done */
+    memset(fin, 0, (size_t)p);
+    uint64_t ready[2][(CX_COST_MAX_STAGES + 63) / 64];
+    memset(ready, 0, sizeof ready);
+    for (int s = 0; s < p; s++) {
+        const cx_sched_item *it = &pl->items[(size_t)s * cap];
+        trow[s] = &pr->tm[(size_t)s * (size_t)pl->nch * 4];
+        nit[s] = it + 1, nend[s] = it + pl->len[s];
+        if (pl->len[s] == 0) continue;
+        const ins x = encode(pr, pl, s, it, zero, scratch);
+        nd[s] = x.dep, no[s] = x.out, ndi[s] = x.di;
+        if (x.dep == zero)
+            ready[0][s / 64] |= 1ull << (s % 64);
+        else if (wl[x.dep] != INT32_MAX)
+            return CX_SCHED_SIM_UNSUPPORTED;
+        else
+            wl[x.dep] = -1 - s;
+    }
+    ins *o = pr->prog;
+    size_t k = 0;
+    for (int32_t L = 1; k < items; L++) {
+        uint64_t *const now = ready[(L - 1) & 1], *const nxt = ready[L & 1];
+        const size_t k0 = k;
+        for (int wd = 0; wd < nw; wd++)
+            for (uint64_t bits = now[wd]; bits; bits &= bits - 1) {
+                const int s = wd * 64 + __builtin_ctzll(bits);
+                const int32_t xd = nd[s], xo = no[s];
+                /* the token read: its slot, freed (its only reader) */
+                const int32_t ds = wl[xd];
+                if (xd != zero) {
+                    fl[nfree++] = ds;
+                    if (sk.on) sk.map[ds] = -1;
+                }
+                /* the token written: a free slot, else a new one (1: none
+                 * reads it); it wakes the stage waiting on it for the next
+                 * level */
+                int32_t rs = 1;
+                if (xo != scratch) {
+                    rs = nfree > 0 ? fl[--nfree] : nslot++;
+                    if (sk.on) {
+                        if (rs < SK_SLOTS)
+                            sk.map[rs] = xo;
+                        else
+                            sk.on = sk.have = 0;
+                    }
+                    const int32_t w = wl[xo];
+                    if (w < 0) nxt[(-1 - w) / 64] |= 1ull << ((-1 - w) % 64);
+                    wl[xo] = rs;
+                }
+                if (renamed)
+                    o->dep = ds, o->out = rs;
+                else
+                    o->dep = xd, o->out = xo;
+                o->stage = (uint16_t)s, o->di = ndi[s];
+                o++, k++;
+                const cx_sched_item *it = nit[s];
+                if (it == nend[s]) {
+                    pr->last_di[s] = ndi[s] & (uint16_t)~SEND_BIT;
+                    if (renamed) o[-1].stage |= CX_REPLAY_LAST_BIT;
+                    fin[s] = 1;
+                    continue;
+                }
+                nit[s] = it + 1;
+                /* a stage's items are read in order, p streams at once:
+                 * ask for the next line ahead */
+                __builtin_prefetch(it + 16);
+                const tmpl *t = &trow[s][(size_t)it->chunk * 4 + (size_t)it->kind];
+                const int32_t c2 = nvs2 * it->mb;
+                const int32_t yd = t->dep == NONE ? zero : c2 + t->dep;
+                const int32_t yo = t->out == NONE ? scratch : c2 + t->out;
+                nd[s] = yd, no[s] = yo, ndi[s] = t->di;
+                __builtin_prefetch(&wl[yo]);
+                /* written (at a level up to this one): ready at the next;
+                 * else the stage waits on it (a second waiter: bad) */
+                const int32_t v = wl[yd];
+                if (v >= 0 && v != INT32_MAX)
+                    nxt[wd] |= 1ull << (s % 64);
+                else if (v != INT32_MAX)
+                    bad = 1;
+                else
+                    wl[yd] = -1 - s;
+            }
+        memset(now, 0, (size_t)nw * sizeof *now);
+        if (bad) return CX_SCHED_SIM_UNSUPPORTED;
+        if (k == k0) return CX_SCHED_SIM_DEADLOCK;
+        if (!sk.on) continue;
+        for (int s = 0; s < p; s++)
+            pend[s] = fin[s] ? nend[s] : nit[s] - 1;
+        int32_t d;
+        if (!sk.have || L - sk.L > R) {
+            sk_snap(&sk, p, nw, L, k, nxt, pend, nend, pl->items, cap, nslot, nfree, fl);
+        } else if ((d = sk_match(&sk, p, nw, nvs2, nxt, pend, nend, pl->items, cap, nslot, nfree,
+                                 fl, wl, zero)) > 0) {
+            const int64_t q = sk_periods(&sk, p, d, pend, nend, pl->items, cap);
+            const size_t B = k - sk.k;
+            int32_t *const pi = sk.pi, *const sig = sk.sig;
+            const int32_t D1 = nvs2 * d;
+            for (int32_t r = 0; r < nslot; r++)
+                sig[r] = r;
+            /* block j: block j - 1 renamed by pi; sig = pi^j */
+            pr->skipped += (size_t)q * B;
+            for (int64_t j = 0; j < q; j++, o += B, k += B) {
+                const ins *src = o - B;
+                for (size_t i = 0; i < B; i++) {
+                    o[i] = src[i];
+                    if (renamed)
+                        o[i].dep = pi[src[i].dep], o[i].out = pi[src[i].out];
+                    else {
+                        /* cell slots: moved by d microbatches */
+                        o[i].dep = src[i].dep == zero ? zero : src[i].dep + D1;
+                        o[i].out = src[i].out == scratch ? scratch : src[i].out + D1;
+                    }
+                }
+                for (int32_t r = 0; r < nslot; r++)
+                    sig[r] = pi[sig[r]];
+            }
+            if (q > 0) {
+                /* the state moved by q periods: stage by stage, and each
+                 * live slot r's cell, now in slot sig[r] */
+                for (int s = 0; s < p; s++) {
+                    const cx_sched_item *const base = pl->items + (size_t)s * cap;
+                    const cx_sched_item *it = pend[s] + q * (pend[s] - (base + sk.spos[s]));
+                    nit[s] = it + 1;
+                    const ins x = encode(pr, pl, s, it, zero, scratch);
+                    nd[s] = x.dep, no[s] = x.out, ndi[s] = x.di;
+                    /* not ready: waits on its token (unwritten) */
+                    if (!(nxt[s / 64] >> (s % 64) & 1) && x.dep != zero) wl[x.dep] = -1 - s;
+                }
+                const int32_t D = nvs2 * (int32_t)(q * d);
+                for (int32_t r = 2; r < nslot; r++)
+                    sk.tmp[r] = -1;
+                for (int32_t r = 2; r < nslot; r++)
+                    if (sk.map[r] >= 0) {
+                        sk.tmp[sig[r]] = sk.map[r] + D;
+                        wl[sk.map[r] + D] = sig[r];
+                    }
+                memcpy(sk.map + 2, sk.tmp + 2, (size_t)(nslot - 2) * sizeof *sk.map);
+                for (int32_t i = 0; i < nfree; i++)
+                    fl[i] = sig[fl[i]];
+            }
+            sk.have = 0;
+        }
+    }
+    compiled(pr, pl, items);
+    /* the instructions of a period of c microbatches from the middle
+     * (the jump's, cell slots; renamed programs never jump) */
+    size_t P = 0;
+    const int mid = pl->m / 2;
+    for (int s = 0; s < p && !renamed; s++)
+        for (const cx_sched_item *it = pl->items + (size_t)s * cap; it < nend[s]; it++)
+            P += it->mb >= mid && it->mb < mid + c;
+    pr->P = P;
+    pr->renamed = renamed;
+    pr->nslot = renamed ? nslot : scratch + 1;
+    pr->zero = renamed ? 0 : zero;
+    return CX_SCHED_SIM_OK;
+}
+
 /* The program of the orders held by pl in (level, stage) order, level the
  * item's depth in the dependency graph (1 + the deeper of its stage
  * predecessor and its token's writer): every item still follows what it
@@ -124,94 +446,19 @@ void cx_core_replay_prog_compile_seq(cx_replay_prog *pr, const cx_play *pl)
  * whose next item waits is woken by the write of that token (one reader per
  * token slot: F(mb, vs) reads F(mb, vs - 1)'s, B(mb, vs) B(mb, vs + 1)'s or
  * on the last virtual stage F(mb, vs)'s), so the cost is one visit per item
- * and a bitmap of the stages per level. wl: per slot the level it was
- * written at, INT32_MAX while unwritten, -1 - s while stage s waits on it.
+ * and a bitmap of the stages per level. The token slots are renamed on
+ * the way into the compact set the clock lanes run on: a token takes a free
+ * slot at its write and frees it at its only read, so the slots are the
+ * tokens live at once, not O(m). wl: per cell slot, once written, its
+ * token's renamed slot (only "written" matters for readiness, every level
+ * up to the current one counts), INT32_MAX while unwritten, -1 - s while
+ * stage s waits on it. renamed: the program in those slots (the renamed
+ * form, see cx_replay_prog), else in cell slots (the jump's). Either way
+ * the steady middle is copied, not compiled (the period skip, above).
  * CX_SCHED_SIM_DEADLOCK when a level takes nothing while items remain;
- * CX_SCHED_SIM_UNSUPPORTED (the engine then) if a slot had two readers.
- * renamed: the token slots renamed on the way into the compact set the
- * clock lanes run on (the renamed form, see cx_replay_prog): a token takes
- * a free slot at its write (wl then holds it: only "written" matters for
- * readiness, every level up to the current one counts) and frees it at its
- * only read, so the slots are the tokens live at once, not O(m). */
+ * CX_SCHED_SIM_UNSUPPORTED (the engine then) if a slot had two readers. */
 cx_sched_sim_status cx_core_replay_prog_compile_levels(cx_replay_prog *pr, const cx_play *pl,
                                                        size_t items, int c, int renamed)
 {
-    const int p = pl->p, mid = pl->m / 2, nw = (p + 63) / 64;
-    const size_t cap = (size_t)pl->cap, ncell = (size_t)pl->m * (size_t)pl->nvs;
-    const int32_t zero = (int32_t)(2 * ncell), scratch = zero + 1;
-    int32_t *const wl = pr->wl, *const fl = pr->fl;
-    for (size_t i = 0; i < 2 * ncell + 2; i++)
-        wl[i] = INT32_MAX;
-    wl[zero] = 0; /* renamed, the zero slot is slot 0 */
-    int32_t nslot = 2, nfree = 0;
-    /* each stage's next item encoded; the stages ready at this level and
-     * the next */
-    int cur[CX_COST_MAX_STAGES];
-    ins nx[CX_COST_MAX_STAGES];
-    uint64_t ready[2][(CX_COST_MAX_STAGES + 63) / 64];
-    memset(ready, 0, sizeof ready);
-    for (int s = 0; s < p; s++) {
-        cur[s] = 0;
-        if (pl->len[s] == 0) continue;
-        nx[s] = encode(pr, pl, s, &pl->items[(size_t)s * cap], zero, scratch);
-        if (nx[s].dep == zero)
-            ready[0][s / 64] |= 1ull << (s % 64);
-        else if (wl[nx[s].dep] != INT32_MAX)
-            return CX_SCHED_SIM_UNSUPPORTED;
-        else
-            wl[nx[s].dep] = -1 - s;
-    }
-    size_t k = 0, P = 0;
-    for (int32_t L = 1; k < items; L++) {
-        uint64_t *const now = ready[(L - 1) & 1], *const nxt = ready[L & 1];
-        const size_t k0 = k;
-        for (int wd = 0; wd < nw; wd++)
-            for (uint64_t bits = now[wd]; bits; bits &= bits - 1) {
-                const int s = wd * 64 + __builtin_ctzll(bits);
-                const ins x = nx[s];
-                const cx_sched_item *it = &pl->items[(size_t)s * cap + (size_t)cur[s]];
-                P += it->mb >= mid && it->mb < mid + c;
-                ins *const o = &pr->prog[k++];
-                *o = x;
-                int32_t rs = L;
-                if (renamed) {
-                    o->dep = wl[x.dep]; /* written: its slot */
-                    if (x.dep != zero) fl[nfree++] = o->dep;
-                    rs = x.out == scratch ? 1 : nfree > 0 ? fl[--nfree] : nslot++;
-                    o->out = rs;
-                }
-                /* the token: wakes the stage waiting on it for the next
-                 * level */
-                if (x.out != scratch) {
-                    const int32_t w = wl[x.out];
-                    if (w < 0) nxt[(-1 - w) / 64] |= 1ull << ((-1 - w) % 64);
-                    wl[x.out] = rs;
-                }
-                if (++cur[s] == pl->len[s]) {
-                    pr->last_di[s] = x.di & (uint16_t)~SEND_BIT;
-                    if (renamed) o->stage |= CX_REPLAY_LAST_BIT;
-                    continue;
-                }
-                /* a stage's items are read in order, p streams at once:
-                 * ask for the next line ahead */
-                __builtin_prefetch(it + 16);
-                const ins y = nx[s] = encode(pr, pl, s, it + 1, zero, scratch);
-                __builtin_prefetch(&wl[y.out]);
-                /* written (at a level up to this one): ready at the next */
-                if (wl[y.dep] >= 0 && wl[y.dep] != INT32_MAX)
-                    nxt[wd] |= 1ull << (s % 64);
-                else if (wl[y.dep] != INT32_MAX)
-                    return CX_SCHED_SIM_UNSUPPORTED;
-                else
-                    wl[y.dep] = -1 - s;
-            }
-        memset(now, 0, (size_t)nw * sizeof *now);
-        if (k == k0) return CX_SCHED_SIM_DEADLOCK;
-    }
-    compiled(pr, pl, items);
-    pr->P = P;
-    pr->renamed = renamed;
-    pr->nslot = renamed ? nslot : scratch + 1;
-    pr->zero = renamed ? 0 : zero;
-    return CX_SCHED_SIM_OK;
+    return compile(pr, pl, items, c, renamed);
 }

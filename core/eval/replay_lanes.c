@@ -1,14 +1,16 @@
 /*
  * replay_lanes.c — clock lanes: the replay's compiled program
- * (replay_prog.c) run for many duration sets at once, 8 lanes per pass
- * (one 8-double group per value: an AVX-512 vector, two AVX2 or four SSE2
- * ones, chosen at run time; GCC vector extensions). Each lane computes
+ * (replay_prog.c) run for many duration sets at once, 24, 16 or 8 lanes
+ * per pass (per value one group of 24, 16 or 8 doubles: three, two or one
+ * AVX-512 vectors, or AVX2 or SSE2 ones, chosen at load time; GCC vector
+ * extensions off x86). Each lane computes
  * exactly the plain play's operations on its own operands, per instruction
  *     start = max(free[s], tok[dep]), end = start + dur,
  *     send: out = pp[s] = max(end, pp[s]) + p2p, free[s] = overlap ? end : out
- * (replay_step.h), with the scalar's maximum (a > b ? a : b, lane by lane)
- * and IEEE addition, so every lane gives the bits of
- * cx_core_replay_prog_run_plain for its durations (tests/test_replay_lanes.c).
+ * (replay_step.h), with the scalar's maximum (a > b ? a : b, lane by lane:
+ * x86's MAXPD is exactly that) and IEEE addition, so every lane gives the
+ * bits of cx_core_replay_prog_run_plain for its durations
+ * (tests/test_replay_lanes.c, every width and ISA).
  * Token slots: the program's slots (two per (microbatch, virtual stage)
  * cell) are renamed into a compact set, a slot reused after its only
  * reader: as the program is compiled (replay_compile.c, the form compiled
@@ -18,12 +20,19 @@
  * ZB-H1 in the level order), not O(m): lanes are refused above MAX_SLOTS
  * live tokens. Durations are read per (chunk class, kind) through a map
  * from (virtual stage, kind), so that a pass touches little besides its
- * stage registers (p x 3 groups of 8 doubles) and stays in the L1 cache:
- * one pass per 8 lanes (measured on this 2-core VM, ZB-H1 p = 64, m = 96,
- * best of 15: 0.28-0.29 ns per instruction and lane against 1.5-1.6 ns for
- * the scalar play; passes of 16-32 lanes spilled the L1 cache and were
- * slower per lane, precomputed byte offsets in 16-byte instructions gained
- * nothing).
+ * stage registers (p x 3 groups) and tokens and stays in the L1 cache. A
+ * pass's cost is mostly per instruction (decoding, addresses), not per
+ * lane, so a batch plays as many lanes per pass as keep the lines a level
+ * touches (2 p stage registers, the tokens, the durations) in L1: 24 where
+ * they fit WIDER_BYTES (ZB-H1 p <= 64), 16 where they fit WIDE_BYTES
+ * (p <= 128), and the last up to 8 lanes in a pass of 8 (measured on this
+ * 2-core VM, AVX-512, best of 15, ns per instruction and lane with class
+ * durations: ZB-H1 p = 64, m = 768: 8 lanes 0.25, 16 lanes 0.16, 24 lanes
+ * 0.14; p = 128: 0.26, 0.17, 0.31 (24 spill); p = 256: 16 lanes 0.33
+ * against 8 lanes 0.25; the first version, 8 lanes by a compare and
+ * blend, 0.26-0.28; precomputed byte offsets in 16-byte instructions
+ * gained nothing, 8-byte instructions ~7%, a path of its own for items
+ * that read zero and write scratch nothing).
  * Memory per worker: 12 bytes per instruction of the last orders renamed
  * here (none when compiled renamed), 4 bytes per program slot while
  * renaming, 64 bytes per
@@ -50,7 +59,11 @@
 
 #define SEND_BIT CX_REPLAY_SEND_BIT
 #define LAST_BIT CX_REPLAY_LAST_BIT /* in stage: the stage's last instruction */
-#define VW 8                        /* lanes per pass */
+#define VW 8                        /* lanes per narrow pass */
+#define VW2 16                      /* lanes per wide pass */
+#define VW3 24                      /* lanes per wider pass */
+#define WIDE_BYTES (64 * 1024)      /* see pass_width */
+#define WIDER_BYTES (48 * 1024)     /* the L1 data cache here */
 #define MAX_LANES 32                /* lanes per batch flush */
 #define MAX_SLOTS (1 << 16)         /* live tokens: 4 MiB of lane tokens at most */
 
@@ -89,6 +102,7 @@ struct cx_replay_lanes {
     cx_replay_vsinfo *vi; /* [MAX_LANES][CX_COST_MAX_CLASSES] */
     double *keys;         /* [MAX_LANES][7 CX_COST_MAX_CLASSES + 1] */
     double p2p[MAX_LANES];
+    int w; /* the last pass's lanes */
     cx_replay res[1];
 };
 
@@ -137,12 +151,13 @@ static int grow(void **buf, size_t *cap, size_t n, size_t sz)
     return *buf ? 0 : -1;
 }
 
-/* the same, 64-byte aligned groups of 8 doubles */
+/* the same, 64-byte aligned groups of VW3 doubles (a pass of fewer lanes
+ * uses part of each) */
 static int grow_g(double **buf, size_t *cap, size_t groups)
 {
     if (groups <= *cap) return 0;
     free(*buf);
-    *buf = aligned_alloc(64, groups * VW * sizeof(double));
+    *buf = aligned_alloc(64, groups * VW3 * sizeof(double));
     *cap = *buf ? groups : 0;
     return *buf ? 0 : -1;
 }
@@ -195,59 +210,103 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
     return 0;
 }
 
-/* The program on one pass of 8 lanes (see the top comment), in native
- * vectors VT of W doubles (VL: the comparison's mask type). tok: [nslot][8];
- * rg: per stage free [8], PP free [8], last end [8]; dur: [4 ncls][8]. */
-#define DEFINE_EXEC(NAME, ATTR, VT, VL, W)                                                         \
+/* The program on one pass of W lanes (see the top comment), in native
+ * vectors VT of E doubles: LD, ST load and store one, MAX(a, b) is a > b ?
+ * a : b lane by lane (the scalar's maximum: x86's MAXPD returns its second
+ * operand unless the first is greater, NaN and signed zeros included),
+ * ADD IEEE addition. tok: [nslot][W]; rg: per stage free [W], PP free [W],
+ * last end [W]; dur: [4 ncls][W]; p2p: [W]. An item's out slot may be the
+ * slot it reads (renamed after its only reader): every vector of the read
+ * is loaded before the first store. */
+#define DEFINE_EXEC(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD)                                        \
     ATTR static void NAME(const cx_replay_ins *prog, size_t n, const uint16_t *cmap, double *tok,  \
                           double *rg, const double *dur, const double *p2p, int overlap)           \
     {                                                                                              \
+        enum { NV = (W) / (E) };                                                                   \
+        VT pv[NV];                                                                                 \
+        for (int k = 0; k < NV; k++)                                                               \
+            pv[k] = LD(p2p + k * (E));                                                             \
         for (size_t i = 0; i < n; i++) {                                                           \
             const cx_replay_ins x = prog[i];                                                       \
-            double *const r = rg + (size_t)(x.stage & ~LAST_BIT) * 3 * VW;                         \
-            const double *const t = tok + (size_t)x.dep * VW;                                      \
-            double *const o = tok + (size_t)x.out * VW;                                            \
-            const double *const d = dur + (size_t)cmap[x.di & ~SEND_BIT] * VW;                     \
-            for (int k = 0; k < VW; k += W) {                                                      \
-                const VT fr = *(const VT *)(r + k), rd = *(const VT *)(t + k);                     \
-                const VL m1 = fr > rd;                                                             \
-                const VT start = (VT)(((VL)fr & m1) | ((VL)rd & ~m1));                             \
-                const VT end = start + *(const VT *)(d + k);                                       \
-                VT nf = end, out = end;                                                            \
-                if (x.di & SEND_BIT) {                                                             \
-                    const VT pp = *(const VT *)(r + VW + k);                                       \
-                    const VL m2 = end > pp;                                                        \
-                    out = (VT)(((VL)end & m2) | ((VL)pp & ~m2)) + *(const VT *)(p2p + k);          \
-                    *(VT *)(r + VW + k) = out;                                                     \
-                    if (!overlap) nf = out;                                                        \
+            double *const r = rg + (size_t)(x.stage & ~LAST_BIT) * 3 * (W);                        \
+            const double *const t = tok + (size_t)x.dep * (W);                                     \
+            double *const o = tok + (size_t)x.out * (W);                                           \
+            const double *const d = dur + (size_t)cmap[x.di & ~SEND_BIT] * (W);                    \
+            VT end[NV];                                                                            \
+            _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++) end[k] =                         \
+                ADD(MAX(LD(r + k * (E)), LD(t + k * (E))), LD(d + k * (E)));                       \
+            if (x.di & SEND_BIT) {                                                                 \
+                _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++)                              \
+                {                                                                                  \
+                    const VT out = ADD(MAX(end[k], LD(r + (W) + k * (E))), pv[k]);                 \
+                    ST(r + (W) + k * (E), out);                                                    \
+                    ST(r + k * (E), overlap ? end[k] : out);                                       \
+                    ST(o + k * (E), out);                                                          \
                 }                                                                                  \
-                *(VT *)(r + k) = nf;                                                               \
-                if (x.stage & LAST_BIT) *(VT *)(r + 2 * VW + k) = end;                             \
-                *(VT *)(o + k) = out;                                                              \
+            } else {                                                                               \
+                _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++)                              \
+                {                                                                                  \
+                    ST(r + k * (E), end[k]);                                                       \
+                    ST(o + k * (E), end[k]);                                                       \
+                }                                                                                  \
             }                                                                                      \
+            if (x.stage & LAST_BIT)                                                                \
+                for (int k = 0; k < NV; k++)                                                       \
+                    ST(r + 2 * (W) + k * (E), end[k]);                                             \
         }                                                                                          \
     }
-
-typedef double v2d __attribute__((vector_size(16)));
-typedef long long v2l __attribute__((vector_size(16)));
-DEFINE_EXEC(exec_base, , v2d, v2l, 2)
 
 typedef void exec_fn(const cx_replay_ins *, size_t, const uint16_t *, double *, double *,
                      const double *, const double *, int);
 
 #if defined(__x86_64__) && defined(__GNUC__)
-typedef double v8d __attribute__((vector_size(64)));
-typedef long long v8l __attribute__((vector_size(64)));
-typedef double v4d __attribute__((vector_size(32)));
-typedef long long v4l __attribute__((vector_size(32)));
-DEFINE_EXEC(exec_avx512, __attribute__((target("avx512f"))), v8d, v8l, 8)
-DEFINE_EXEC(exec_avx2, __attribute__((target("avx2"))), v4d, v4l, 4)
+#include <immintrin.h>
+#define LD2(q) _mm_load_pd(q)
+#define ST2(q, v) _mm_store_pd((q), (v))
+DEFINE_EXEC(exec_base, , __m128d, 2, VW, LD2, ST2, _mm_max_pd, _mm_add_pd)
+DEFINE_EXEC(exec_base_w, , __m128d, 2, VW2, LD2, ST2, _mm_max_pd, _mm_add_pd)
+DEFINE_EXEC(exec_base_x, , __m128d, 2, VW3, LD2, ST2, _mm_max_pd, _mm_add_pd)
+#define LD4(q) _mm256_load_pd(q)
+#define ST4(q, v) _mm256_store_pd((q), (v))
+DEFINE_EXEC(exec_avx2, __attribute__((target("avx2"))), __m256d, 4, VW, LD4, ST4, _mm256_max_pd,
+            _mm256_add_pd)
+DEFINE_EXEC(exec_avx2_w, __attribute__((target("avx2"))), __m256d, 4, VW2, LD4, ST4, _mm256_max_pd,
+            _mm256_add_pd)
+DEFINE_EXEC(exec_avx2_x, __attribute__((target("avx2"))), __m256d, 4, VW3, LD4, ST4, _mm256_max_pd,
+            _mm256_add_pd)
+#define LD8(q) _mm512_load_pd(q)
+#define ST8(q, v) _mm512_store_pd((q), (v))
+DEFINE_EXEC(exec_avx512, __attribute__((target("avx512f"))), __m512d, 8, VW, LD8, ST8,
+            _mm512_max_pd, _mm512_add_pd)
+DEFINE_EXEC(exec_avx512_w, __attribute__((target("avx512f"))), __m512d, 8, VW2, LD8, ST8,
+            _mm512_max_pd, _mm512_add_pd)
+DEFINE_EXEC(exec_avx512_x, __attribute__((target("avx512f"))), __m512d, 8, VW3, LD8, ST8,
+            _mm512_max_pd, _mm512_add_pd)
+#else
+/* elsewhere: GCC vector extensions, the maximum by a lane mask */
+typedef double v2d __attribute__((vector_size(16)));
+typedef long long v2l __attribute__((vector_size(16)));
+static inline v2d max_v2d(v2d a, v2d b)
+{
+    const v2l m = a > b;
+    return (v2d)(((v2l)a & m) | ((v2l)b & ~m));
+}
+#define LDG(q) (*(const v2d *)(q))
+#define STG(q, v) (*(v2d *)(q) = (v))
+#define ADDG(a, b) ((a) + (b))
+DEFINE_EXEC(exec_base, , v2d, 2, VW, LDG, STG, max_v2d, ADDG)
+DEFINE_EXEC(exec_base_w, , v2d, 2, VW2, LDG, STG, max_v2d, ADDG)
+DEFINE_EXEC(exec_base_x, , v2d, 2, VW3, LDG, STG, max_v2d, ADDG)
 #endif
 
 /* the widest the CPU runs (the same bits on each: max and add per lane),
  * chosen once at load time (no thread reads the CPU model while another
- * initialises it) */
-static exec_fn *exec_best = exec_base, *exec_auto = exec_base;
+ * initialises it); each in passes of VW and of VW2 lanes */
+typedef struct {
+    exec_fn *narrow, *wide, *wider;
+} exec_pair;
+static exec_pair exec_best = {exec_base, exec_base_w, exec_base_x},
+                 exec_auto = {exec_base, exec_base_w, exec_base_x};
 static int have_avx2, have_avx512;
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -256,17 +315,21 @@ __attribute__((constructor)) static void pick(void)
     __builtin_cpu_init();
     have_avx2 = __builtin_cpu_supports("avx2") != 0;
     have_avx512 = __builtin_cpu_supports("avx512f") != 0;
-    exec_best = exec_auto = have_avx512 ? exec_avx512 : have_avx2 ? exec_avx2 : exec_base;
+    if (have_avx512)
+        exec_auto = (exec_pair){exec_avx512, exec_avx512_w, exec_avx512_x};
+    else if (have_avx2)
+        exec_auto = (exec_pair){exec_avx2, exec_avx2_w, exec_avx2_x};
+    exec_best = exec_auto;
 }
 #endif
 
 int cx_core_replay_lanes_set_isa(int isa)
 {
     if (isa == 0) exec_best = exec_auto;
-    if (isa == 1) exec_best = exec_base;
+    if (isa == 1) exec_best = (exec_pair){exec_base, exec_base_w, exec_base_x};
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (isa == 2 && have_avx2) exec_best = exec_avx2;
-    if (isa == 3 && have_avx512) exec_best = exec_avx512;
+    if (isa == 2 && have_avx2) exec_best = (exec_pair){exec_avx2, exec_avx2_w, exec_avx2_x};
+    if (isa == 3 && have_avx512) exec_best = (exec_pair){exec_avx512, exec_avx512_w, exec_avx512_x};
     return isa >= 0 && isa <= 1 ? 1 : isa == 2 ? have_avx2 : isa == 3 && have_avx512;
 #else
     return isa >= 0 && isa <= 1;
@@ -298,9 +361,21 @@ static int program(cx_replay_lanes *ln, const cx_play *pl, const cx_replay_prog 
     return -1;
 }
 
-/* Plays n <= 8 lanes: lane l's durations per class cvi[l][0 .. ncls), the
- * class of each virtual stage cls, p2p[l]; results in ln->rg. */
-static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int ncls, const uint16_t *cls,
+/* The lanes per pass for up to n lanes of ncls classes: VW3 where more
+ * than VW2 remain and a pass's stage registers, tokens and durations (the
+ * lines each level touches, VW3 doubles each) fit WIDER_BYTES; else VW2
+ * where more than VW remain and they fit WIDE_BYTES at VW2; else VW. */
+static int pass_width(const cx_replay_lanes *ln, int n, int ncls)
+{
+    const size_t hot =
+        (2 * (size_t)ln->cur->p + (size_t)ln->cur->nslot + 4 * (size_t)ncls + 1) * sizeof(double);
+    return n > VW2 && hot * VW3 <= WIDER_BYTES ? VW3 : n > VW && hot * VW2 <= WIDE_BYTES ? VW2 : VW;
+}
+
+/* Plays n <= w lanes in a pass of w (VW or VW2): lane l's durations per
+ * class cvi[l][0 .. ncls), the class of each virtual stage cls, p2p[l];
+ * results in ln->rg. */
+static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, const uint16_t *cls,
                 const cx_replay_vsinfo *const *cvi, const double *p2p, int overlap)
 {
     const int p = pl->p, nvs = pl->nvs;
@@ -313,20 +388,23 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int ncls, const u
         for (int k = 0; k < 4; k++)
             ln->cmap[vs * 4 + k] = (uint16_t)(cls[vs] * 4 + k);
     /* lanes past n repeat the last one */
-    double *const dur = ln->dur, *const pv = dur + (size_t)ncls * 4 * VW;
-    for (int j = 0; j < VW; j++) {
+    double *const dur = ln->dur, *const pv = dur + (size_t)ncls * 4 * (size_t)w;
+    for (int j = 0; j < w; j++) {
         const int l = j < n ? j : n - 1;
         for (int c = 0; c < ncls; c++)
             for (int k = 0; k < 4; k++) {
                 double win;
-                dur[((size_t)c * 4 + (size_t)k) * VW + (size_t)j] =
+                dur[((size_t)c * 4 + (size_t)k) * (size_t)w + (size_t)j] =
                     cx_replay_dur(&cvi[l][c], k, &win);
             }
         pv[j] = p2p[l];
     }
-    memset(ln->rg, 0, (size_t)p * 3 * VW * sizeof(double));
-    memset(ln->tok, 0, VW * sizeof(double)); /* the zero slot */
-    exec_best(e->ins, e->n, ln->cmap, ln->tok, ln->rg, dur, pv, overlap);
+    memset(ln->rg, 0, (size_t)p * 3 * (size_t)w * sizeof(double));
+    memset(ln->tok, 0, (size_t)w * sizeof(double)); /* the zero slot */
+    (w == VW3   ? exec_best.wider
+     : w == VW2 ? exec_best.wide
+                : exec_best.narrow)(e->ins, e->n, ln->cmap, ln->tok, ln->rg, dur, pv, overlap);
+    ln->w = w;
     return 0;
 }
 
@@ -335,14 +413,15 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int ncls, const u
 static void emit(const cx_replay_lanes *ln, int j, const uint16_t *cls, const cx_replay_vsinfo *cvi,
                  cx_replay *out)
 {
+    const size_t w = (size_t)ln->w;
     out->makespan_s = 0;
     for (int s = 0; s < ln->cur->p; s++) {
-        const double *const r = ln->rg + (size_t)s * 3 * VW;
+        const double *const r = ln->rg + (size_t)s * 3 * w;
         const int di = ln->cur->last_di[s];
         double win;
         cx_replay_dur(&cvi[cls[di / 4]], di % 4, &win);
         out->free_s[s] = r[j];
-        out->last_end_s[s] = r[2 * VW + j];
+        out->last_end_s[s] = r[2 * w + (size_t)j];
         out->last_item_s[s] = win;
         if (out->free_s[s] > out->makespan_s) out->makespan_s = out->free_s[s];
     }
@@ -353,12 +432,13 @@ int cx_core_replay_lanes_run(cx_replay_lanes *ln, const cx_play *pl, const cx_re
                              int overlap, cx_replay *out)
 {
     if (program(ln, pl, pr)) return -1;
-    for (int l0 = 0; l0 < n; l0 += VW) {
-        const int nl = n - l0 < VW ? n - l0 : VW;
+    for (int l0 = 0; l0 < n;) {
+        const int w = pass_width(ln, n - l0, pl->nvs), nl = n - l0 < w ? n - l0 : w;
         /* every virtual stage its own class */
-        if (pass(ln, pl, nl, pl->nvs, ln->ident, vi + l0, p2p + l0, overlap)) return -1;
+        if (pass(ln, pl, nl, w, pl->nvs, ln->ident, vi + l0, p2p + l0, overlap)) return -1;
         for (int j = 0; j < nl; j++)
             emit(ln, j, ln->ident, vi[l0 + j], &out[l0 + j]);
+        l0 += nl;
     }
     return 0;
 }
@@ -375,15 +455,17 @@ static void flush(cx_replay_lanes *ln, const cx_cost *c, const cx_play *pl, cx_r
         cls[vs] = (uint16_t)c->vs_class[vs];
     for (int j = 0; j < nl; j++)
         vp[j] = ln->vi + (size_t)j * CX_COST_MAX_CLASSES;
-    for (int l0 = 0; l0 < nl; l0 += VW) {
-        const int np = nl - l0 < VW ? nl - l0 : VW;
-        if (pass(ln, pl, np, c->nclass, cls, vp + l0, ln->p2p + l0, c->sched->p2p_overlap)) return;
+    for (int l0 = 0; l0 < nl;) {
+        const int w = pass_width(ln, nl - l0, c->nclass), np = nl - l0 < w ? nl - l0 : w;
+        if (pass(ln, pl, np, w, c->nclass, cls, vp + l0, ln->p2p + l0, c->sched->p2p_overlap))
+            return;
         for (int j = 0; j < np; j++) {
             cx_replay_memo_key mk = *k0;
             mk.key = ln->keys + (size_t)(l0 + j) * KEY_N;
             emit(ln, j, cls, vp[l0 + j], ln->res);
             cx_core_replay_memo_put(mm, &mk, ln->res, 0);
         }
+        l0 += np;
     }
 }
 

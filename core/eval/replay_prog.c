@@ -70,6 +70,7 @@ void cx_core_replay_prog_free(cx_replay_prog *pr)
     free(pr->lv_slot);
     free(pr->lv_val);
     free(pr->fl);
+    free(pr->sk);
     free(pr);
 }
 

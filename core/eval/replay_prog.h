@@ -88,6 +88,12 @@ int cx_core_replay_prog_code(const cx_replay_prog *pr, const cx_play *pl, cx_rep
 /* 0: never jump over the periodic region (the reference for
  * bench/fast_agree.c; cx_core_replay_set_full sets it); default 1. */
 void cx_core_replay_prog_set_jump(int on);
+/* 0: the renamed compile copies no periods (replay_compile.c, the period
+ * skip: the same program either way; for tests); default 1. Process-wide;
+ * not while threads compile. */
+void cx_core_replay_prog_set_skip(int on);
+/* The instructions the last compile of pr copied by the period skip. */
+size_t cx_core_replay_prog_skipped(const cx_replay_prog *pr);
 /* 1 if the last run of pr's program jumped over periods. */
 int cx_core_replay_prog_jumped(const cx_replay_prog *pr);
 

@@ -71,6 +71,8 @@ struct cx_replay_prog {
     int32_t nslot, zero;
     int32_t *fl; /* renaming: the free slots */
     size_t fl_cap;
+    int32_t *sk; /* the renamed compile's period skip (replay_compile.c) */
+    size_t sk_cap, skipped;
 };
 
 /* *buf holds at least n items of sz bytes (contents not kept); -1 when
