@@ -99,15 +99,14 @@ void cx_core_stage_times(const cx_cost *c, int s, double *f, double *b, double *
  * peak_act: the replay's per-stage activation peaks, NULL for schedules in
  * closed form (inflight x activations). */
 static void memory_scan(const cx_cost *c, const double *peak_act, culonx_result *res);
-/* Without a replay the result reads the shape and the execution, never the
- * clock (nor a time): kept per execution (clock cleared) in the cost across
- * reprices (cx_cost.keep_mem), so a sweep's later clocks copy it. */
-static void memory_result(cx_cost *c, const double *peak_act, culonx_result *res)
+/* The result reads the shape and the execution, never the clock (nor a
+ * time): with a replay too, whose activation peaks depend on the orders and
+ * the chunks' bytes only (cx_core_replay_memory). Kept per execution (clock
+ * cleared) in the cost across reprices (cx_cost.keep_mem), so a sweep's
+ * later clocks, and its evaluation after the memory check, copy it. 1 and
+ * res filled when kept. */
+static int memory_kept(const cx_cost *c, culonx_result *res)
 {
-    if (peak_act) {
-        memory_scan(c, peak_act, res);
-        return;
-    }
     culonx_execution key;
     memcpy(&key, &c->run->exec, sizeof key);
     key.clock_mhz = 0;
@@ -116,10 +115,32 @@ static void memory_result(cx_cost *c, const double *peak_act, culonx_result *res
         if (cx_core_exec_dp_same(&e->exec, &key) && memcmp(&e->exec, &key, sizeof key) == 0) {
             res->memory = e->memory;
             res->params_per_gpu = e->params_per_gpu;
-            return;
+            return 1;
         }
     }
-    memory_scan(c, NULL, res);
+    return 0;
+}
+
+/* Are c's memory results kept? Without a replay, and for schedules always
+ * replayed; a schedule with a formula is replayed where side traffic is
+ * exposed (replays), which may depend on the clock, and its replayed peaks
+ * differ from the closed form's. */
+static int memory_keeps(const cx_cost *c, const double *peak_act)
+{
+    return !peak_act || !c->sched->closed_exact;
+}
+
+/* peak_act: the replay's peaks (NULL without a replay); the result of
+ * memory_scan, kept or made and kept. */
+static void memory_result(cx_cost *c, const double *peak_act, culonx_result *res)
+{
+    const int keeps = memory_keeps(c, peak_act);
+    if (keeps && memory_kept(c, res)) return;
+    memory_scan(c, peak_act, res);
+    if (!keeps) return;
+    culonx_execution key;
+    memcpy(&key, &c->run->exec, sizeof key);
+    key.clock_mhz = 0;
     int i = c->nkeep_mem < CX_COST_KEEP ? c->nkeep_mem++ : c->keep_mem_next++ % CX_COST_KEEP;
     cx_keep_mem *e = &c->keep_mem[i];
     memcpy(&e->exec, &key, sizeof key);
@@ -463,7 +484,8 @@ culonx_status cx_core_closed_memory(const culonx_run *run, double clock_mhz, cx_
     if (st != CULONX_OK) return st;
     culonx_result r;
     memset(&r, 0, sizeof r);
-    if (replays(c)) { /* the peaks cx_core_replay_ws gives with the times */
+    if (!c->sched->closed_exact && memory_kept(c, &r)) { /* replayed, at another clock */
+    } else if (replays(c)) { /* the peaks cx_core_replay_ws gives with the times */
         double *peak_act = cx_core_replay_ws_out(ws)->peak_act_bytes;
         if ((st = cx_core_replay_memory(c, ws, peak_act, err)) != CULONX_OK) return st;
         memory_result(c, peak_act, &r);
