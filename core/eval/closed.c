@@ -285,35 +285,47 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         rp = o;
     }
     double tail = 0, ahead = 0, opt_s = 0, t_end = 0, step = 0;
-    for (int r = 0, s = 0; s < p; s = replayed ? s + 1 : c->srun[++r]) {
+    for (int s = 0; replayed && s < p; s++) {
+        /* the stage's last compute ends at last_end; its optimizer follows
+         * the DP sync and any blocking send still under way */
+        const double dp = c->dp_s[s], le = rp->last_end_s[s], fr = rp->free_s[s];
+        const double opt = c->optimizer_s[s];
+        double exposed = dp;
+        if (ex->dp_overlap && dp > 0) {
+            const double window = rp->last_item_s[s];
+            const int nb = cx_core_dp_buckets(c, s);
+            /* with nb >= 1 and window >= 0, exposed <= dp (or NaN, then t
+             * = free + optimizer), so t <= this bound: a stage whose bound
+             * is not above the latest is not the latest (no division) */
+            if (s > 0 && nb >= 1 && window >= 0 && !(cx_maxd(le + dp, fr) + opt > t_end)) continue;
+            const double n = (double)nb;
+            exposed = cx_maxd(dp / n, dp - window * (n - 1.0) / n);
+        }
+        const double t = cx_maxd(le + exposed, fr) + opt;
+        if (s == 0 || t > t_end) {
+            t_end = t, opt_s = opt;
+            dp_replayed = cx_maxd(0.0, le + exposed - fr);
+        }
+    }
+    for (int r = 0, s = 0; !replayed && s < p; s = c->srun[++r]) {
         const cx_chunk_cost *c0 = cx_core_cost_chunk(c, c->sched->vstage(p, c->v, s, 0));
         double last_bw = c0->b_s + c0->tp_b_s + c0->w_s; /* last backward group */
-        double window = replayed ? rp->last_item_s[s] : c->sched->splits_bw ? c0->w_s : last_bw;
+        double window = c->sched->splits_bw ? c0->w_s : last_bw;
         double dp = c->dp_s[s], exposed = dp;
         if (ex->dp_overlap && dp > 0) {
             double n = (double)cx_core_dp_buckets(c, s);
             exposed = cx_maxd(dp / n, dp - window * (n - 1.0) / n);
         }
-        if (replayed) {
-            /* the stage's last compute ends at last_end; its optimizer
-             * follows the DP sync and any blocking send still under way */
-            double t = cx_maxd(rp->last_end_s[s] + exposed, rp->free_s[s]) + c->optimizer_s[s];
-            if (s == 0 || t > t_end) {
-                t_end = t, opt_s = c->optimizer_s[s];
-                dp_replayed = cx_maxd(0.0, rp->last_end_s[s] + exposed - rp->free_s[s]);
-            }
-        } else {
-            /* stage s ends its last backward `ahead` before stage 0: the last
-             * gradient still passes stages s-1..0, a send and a backward each
-             * (an equal stage later in the pipeline is never the latest) */
-            double t = exposed + c->optimizer_s[s] - ahead;
-            if (s == 0 || t > tail) tail = t, opt_s = c->optimizer_s[s];
-            /* the rest of the run: as stage s but `step` further ahead each,
-             * so never later */
-            step = c->p2p_s + last_bw + c0->r_s + c0->tp_r_s;
-            for (int k = c->srun[r + 1] - s; k > 0; k--)
-                ahead += step;
-        }
+        /* stage s ends its last backward `ahead` before stage 0: the last
+         * gradient still passes stages s-1..0, a send and a backward each
+         * (an equal stage later in the pipeline is never the latest) */
+        double t = exposed + c->optimizer_s[s] - ahead;
+        if (s == 0 || t > tail) tail = t, opt_s = c->optimizer_s[s];
+        /* the rest of the run: as stage s but `step` further ahead each,
+         * so never later */
+        step = c->p2p_s + last_bw + c0->r_s + c0->tp_r_s;
+        for (int k = c->srun[r + 1] - s; k > 0; k--)
+            ahead += step;
     }
     if (replayed) {
         tail = t_end - t_pipe;
