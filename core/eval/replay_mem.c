@@ -50,6 +50,8 @@ struct cx_replay_mem {
     unsigned clock;
     int32_t *cnt; /* [v + 1]: counts while compiling */
     size_t cnt_cap;
+    size_t *hint; /* [v + 1]: per transient chunk (+ 1), add's hint */
+    size_t hint_cap;
 };
 
 cx_replay_mem *cx_core_replay_mem_new(void)
@@ -63,6 +65,7 @@ void cx_core_replay_mem_free(cx_replay_mem *mm)
     for (int i = 0; i < NENT; i++)
         free(mm->e[i].pt), free(mm->e[i].off);
     free(mm->cnt);
+    free(mm->hint);
     free(mm);
 }
 
@@ -91,8 +94,9 @@ static int below(const int32_t *a, const int32_t *b, int v)
 /* Adds the point (cnt, j) to e's points of the stage starting at `first`,
  * kept as the points no other is above: nothing when one is above it, else
  * it replaces those below it; -1 when full or out of memory. *hint: a
- * point tried first (the last one above an offer, or the last added: in a
- * steady state the same point is above the offers cycle after cycle). */
+ * point tried first (the last one above an offer of the same transient
+ * chunk, or the last added: in a steady state the same point is above
+ * them cycle after cycle). */
 static int add(cx_replay_mem *mm, entry *e, size_t first, int j, size_t *hint)
 {
     const int v = e->v, w = v + 1;
@@ -137,7 +141,8 @@ static int compile(cx_replay_mem *mm, entry *e, const cx_play *pl)
     const int p = e->p, v = e->v, w = v + 1;
     e->npt = 0;
     if (v < 1 || grow((void **)&e->off, &e->off_cap, (size_t)p + 1, sizeof *e->off) ||
-        grow((void **)&mm->cnt, &mm->cnt_cap, (size_t)w, sizeof *mm->cnt))
+        grow((void **)&mm->cnt, &mm->cnt_cap, (size_t)w, sizeof *mm->cnt) ||
+        grow((void **)&mm->hint, &mm->hint_cap, (size_t)w, sizeof *mm->hint))
         return -1;
     for (int s = 0; s < p; s++) {
         int n;
@@ -152,7 +157,9 @@ static int compile(cx_replay_mem *mm, entry *e, const cx_play *pl)
          * offer is at the counts or above them, and only W and BW lower
          * them) */
         int covered = 0;
-        size_t hint = first;
+        size_t *const hint = mm->hint + 1; /* [-1 .. v) */
+        for (int k = -1; k < v; k++)
+            hint[k] = first;
         for (int i = 0; i < n; i++) {
             const int k = ord[i].chunk;
             if (k < 0 || k >= v) return -1;
@@ -164,17 +171,17 @@ static int compile(cx_replay_mem *mm, entry *e, const cx_play *pl)
                     covered = 0;
                     break;
                 }
-                st = offer(mm, e, first, -1, &hint), covered = 1;
+                st = offer(mm, e, first, -1, &hint[-1]), covered = 1;
                 break;
             case CX_WORK_B:
-                st = offer(mm, e, first, k, &hint), covered = 1;
+                st = offer(mm, e, first, k, &hint[k]), covered = 1;
                 break;
             case CX_WORK_BW:
-                st = offer(mm, e, first, k, &hint), covered = 1;
+                st = offer(mm, e, first, k, &hint[k]), covered = 1;
                 mm->cnt[k]--;
                 break;
             default:
-                if (!covered) st = offer(mm, e, first, -1, &hint), covered = 1;
+                if (!covered) st = offer(mm, e, first, -1, &hint[-1]), covered = 1;
                 mm->cnt[k]--;
                 break;
             }
