@@ -13,6 +13,10 @@
  * orders are scanned), and the points of the last NENT orders are kept (a sweep returns
  * to the same orders with other byte counts: recompute, sp, tp, ...).
  * Orders whose points cost more than a quarter of the scan are scanned too.
+ * Offers below another offer are left out (an F's before another F, a W's
+ * once the counts were offered): the kept points are the same set; only
+ * the MAX_STAGE limit, checked as points come, may then pass where it
+ * failed before (the points or the scan: the same bits either way).
  * Exactness: the scan adds and subtracts the bytes in order; when every
  * byte count is an integer and every sum stays below 2^53 each of its
  * partial sums is exact, so the maximum of the exact sums here is the same
