@@ -66,6 +66,37 @@ static void table(int n, int m, int v, int k, int *mb, int *chunk)
     }
 }
 
+/* A walk through the table from entry k on, one entry per step: table()'s
+ * microbatch and chunk without its divisions (orders are generated for
+ * every shape a sweep replays) */
+typedef struct {
+    int n, v, full, rest, k, w, base, in, ch;
+} walk;
+
+static walk walk_at(int n, int m, int v, int k)
+{
+    walk x = {n, v, ((m - 1) / n) * n, 0, k, n, 0, 0, 0};
+    x.rest = m - x.full;
+    int mb;
+    table(n, m, v, k, &mb, &x.ch);
+    if (k >= x.full * v)
+        x.w = x.rest, x.base = x.full;
+    else
+        x.base = (k / (n * v)) * n;
+    x.in = mb - x.base;
+    return x;
+}
+
+static void walk_next(walk *x)
+{
+    if (++x->k == x->full * x->v) {
+        x->w = x->rest, x->base = x->full, x->in = 0, x->ch = 0;
+    } else if (++x->in == x->w) {
+        x->in = 0;
+        if (++x->ch == x->v) x->ch = 0, x->base += x->n;
+    }
+}
+
 static long warmup(int p, int m, int v, int stage, int n)
 {
     long total = (long)m * v, nw = 2L * (p - 1 - stage) + (long)(v - 1) * n;
@@ -78,18 +109,17 @@ static int order(int p, int m, int v, int stage, cx_sched_item *out, int cap)
     if (p < 1 || m < 1 || stage < 0 || stage >= p || v > 255) return -1;
     if (v <= 1) return cx_sched_family_order(m, p - stage, 0, 1, out, cap);
     if (m < p) return -1;
-    int g = group(p, m), n = 0, total = m * v, nw = (int)warmup(p, m, v, stage, g), mb, ch;
-    for (int k = 0; k < nw; k++) {
-        table(g, m, v, k, &mb, &ch);
-        if (cx_sched_push(out, cap, &n, CX_WORK_F, ch, mb)) return -1;
-    }
-    for (int k = 0; k < total; k++) {
+    int g = group(p, m), n = 0, total = m * v, nw = (int)warmup(p, m, v, stage, g);
+    /* forwards walk entries 0, 1, ..., backwards follow nw entries behind */
+    walk f = walk_at(g, m, v, 0), b = f;
+    for (int k = 0; k < nw; k++, walk_next(&f))
+        if (cx_sched_push(out, cap, &n, CX_WORK_F, f.ch, f.base + f.in)) return -1;
+    for (int k = 0; k < total; k++, walk_next(&b)) {
         if (k + nw < total) {
-            table(g, m, v, k + nw, &mb, &ch);
-            if (cx_sched_push(out, cap, &n, CX_WORK_F, ch, mb)) return -1;
+            if (cx_sched_push(out, cap, &n, CX_WORK_F, f.ch, f.base + f.in)) return -1;
+            walk_next(&f);
         }
-        table(g, m, v, k, &mb, &ch);
-        if (cx_sched_push(out, cap, &n, CX_WORK_BW, v - 1 - ch, mb)) return -1;
+        if (cx_sched_push(out, cap, &n, CX_WORK_BW, v - 1 - b.ch, b.base + b.in)) return -1;
     }
     return n;
 }

@@ -124,11 +124,16 @@ cx_sched_sim_status cx_sched_play_orders(cx_play *pl, const cx_sched_desc *d, in
         int n = d->order(p, m, v, s, ord, cap);
         if (n < 0) return CX_SCHED_SIM_UNSUPPORTED;
         pl->len[s] = n;
-        for (int i = 0; i < n; i++) {
+        /* the ranges, without a branch per item (the closed form's replay
+         * generates millions of items per sweep) */
+        unsigned bad = 0;
+        for (int i = 0; i < n; i++)
+            bad |= (unsigned)(ord[i].chunk >= nch) |
+                   (unsigned)((uint32_t)ord[i].mb >= (uint32_t)m) |
+                   (unsigned)(ord[i].kind > CX_WORK_BW);
+        if (bad) return CX_SCHED_SIM_BAD_ORDER;
+        for (int i = 0; check && i < n; i++) {
             const cx_sched_item *it = &ord[i];
-            if (it->chunk >= nch || it->mb < 0 || it->mb >= m || it->kind > CX_WORK_BW)
-                return CX_SCHED_SIM_BAD_ORDER;
-            if (!check) continue;
             size_t x = (size_t)it->mb * (size_t)nvs + (size_t)pl->vs_of[s * nch + it->chunk];
             if (pl->cnt[4 * x + it->kind]++ > 1) return CX_SCHED_SIM_BAD_ORDER;
         }

@@ -65,20 +65,29 @@ int cx_sched_vstage_v(int p, int v, int stage, int chunk)
     return chunk == 0 ? stage : 2 * p - 1 - stage;
 }
 
+static inline void put(cx_sched_item *it, int kind, int mb)
+{
+    it->kind = (uint8_t)kind, it->chunk = 0, it->mb = mb;
+}
+
 int cx_sched_family_order(int m, int warmup, int lag, int fused, cx_sched_item *out, int cap)
 {
     int n = 0, nf = 0;
     if (m < 1 || warmup < 1 || lag < 0) return -1;
+    /* every microbatch's F, B (or BW) and W: the count is known, so the
+     * capacity is checked once (the closed form's replay generates
+     * millions of items per sweep) */
+    if ((int64_t)m * (fused ? 2 : 3) > cap) return -1;
     for (; nf < cx_sched_imin(warmup, m); nf++)
-        if (cx_sched_push(out, cap, &n, CX_WORK_F, 0, nf)) return -1;
+        put(&out[n++], CX_WORK_F, nf);
     for (int j = 0; j < m; j++) {
-        if (cx_sched_push(out, cap, &n, fused ? CX_WORK_BW : CX_WORK_B, 0, j)) return -1;
-        if (!fused && j - lag >= 0 && cx_sched_push(out, cap, &n, CX_WORK_W, 0, j - lag)) return -1;
-        if (nf < m && cx_sched_push(out, cap, &n, CX_WORK_F, 0, nf++)) return -1;
+        put(&out[n++], fused ? CX_WORK_BW : CX_WORK_B, j);
+        if (!fused && j - lag >= 0) put(&out[n++], CX_WORK_W, j - lag);
+        if (nf < m) put(&out[n++], CX_WORK_F, nf++);
     }
     if (!fused)
         for (int j = cx_sched_imax(0, m - lag); j < m; j++)
-            if (cx_sched_push(out, cap, &n, CX_WORK_W, 0, j)) return -1;
+            put(&out[n++], CX_WORK_W, j);
     return n;
 }
 

@@ -99,15 +99,14 @@ void cx_core_stage_times(const cx_cost *c, int s, double *f, double *b, double *
  * peak_act: the replay's per-stage activation peaks, NULL for schedules in
  * closed form (inflight x activations). */
 static void memory_scan(const cx_cost *c, const double *peak_act, culonx_result *res);
-/* Without a replay the result reads the shape and the execution, never the
- * clock (nor a time): kept per execution (clock cleared) in the cost across
- * reprices (cx_cost.keep_mem), so a sweep's later clocks copy it. */
-static void memory_result(cx_cost *c, const double *peak_act, culonx_result *res)
+/* The result reads the shape and the execution, never the clock (nor a
+ * time): with a replay too, whose activation peaks depend on the orders and
+ * the chunks' bytes only (cx_core_replay_memory). Kept per execution (clock
+ * cleared) in the cost across reprices (cx_cost.keep_mem), so a sweep's
+ * later clocks, and its evaluation after the memory check, copy it. 1 and
+ * res filled when kept. */
+static int memory_kept(const cx_cost *c, culonx_result *res)
 {
-    if (peak_act) {
-        memory_scan(c, peak_act, res);
-        return;
-    }
     culonx_execution key;
     memcpy(&key, &c->run->exec, sizeof key);
     key.clock_mhz = 0;
@@ -116,10 +115,32 @@ static void memory_result(cx_cost *c, const double *peak_act, culonx_result *res
         if (cx_core_exec_dp_same(&e->exec, &key) && memcmp(&e->exec, &key, sizeof key) == 0) {
             res->memory = e->memory;
             res->params_per_gpu = e->params_per_gpu;
-            return;
+            return 1;
         }
     }
-    memory_scan(c, NULL, res);
+    return 0;
+}
+
+/* Are c's memory results kept? Without a replay, and for schedules always
+ * replayed; a schedule with a formula is replayed where side traffic is
+ * exposed (replays), which may depend on the clock, and its replayed peaks
+ * differ from the closed form's. */
+static int memory_keeps(const cx_cost *c, const double *peak_act)
+{
+    return !peak_act || !c->sched->closed_exact;
+}
+
+/* peak_act: the replay's peaks (NULL without a replay); the result of
+ * memory_scan, kept or made and kept. */
+static void memory_result(cx_cost *c, const double *peak_act, culonx_result *res)
+{
+    const int keeps = memory_keeps(c, peak_act);
+    if (keeps && memory_kept(c, res)) return;
+    memory_scan(c, peak_act, res);
+    if (!keeps) return;
+    culonx_execution key;
+    memcpy(&key, &c->run->exec, sizeof key);
+    key.clock_mhz = 0;
     int i = c->nkeep_mem < CX_COST_KEEP ? c->nkeep_mem++ : c->keep_mem_next++ % CX_COST_KEEP;
     cx_keep_mem *e = &c->keep_mem[i];
     memcpy(&e->exec, &key, sizeof key);
@@ -264,35 +285,47 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         rp = o;
     }
     double tail = 0, ahead = 0, opt_s = 0, t_end = 0, step = 0;
-    for (int r = 0, s = 0; s < p; s = replayed ? s + 1 : c->srun[++r]) {
+    for (int s = 0; replayed && s < p; s++) {
+        /* the stage's last compute ends at last_end; its optimizer follows
+         * the DP sync and any blocking send still under way */
+        const double dp = c->dp_s[s], le = rp->last_end_s[s], fr = rp->free_s[s];
+        const double opt = c->optimizer_s[s];
+        double exposed = dp;
+        if (ex->dp_overlap && dp > 0) {
+            const double window = rp->last_item_s[s];
+            const int nb = cx_core_dp_buckets(c, s);
+            /* with nb >= 1 and window >= 0, exposed <= dp (or NaN, then t
+             * = free + optimizer), so t <= this bound: a stage whose bound
+             * is not above the latest is not the latest (no division) */
+            if (s > 0 && nb >= 1 && window >= 0 && !(cx_maxd(le + dp, fr) + opt > t_end)) continue;
+            const double n = (double)nb;
+            exposed = cx_maxd(dp / n, dp - window * (n - 1.0) / n);
+        }
+        const double t = cx_maxd(le + exposed, fr) + opt;
+        if (s == 0 || t > t_end) {
+            t_end = t, opt_s = opt;
+            dp_replayed = cx_maxd(0.0, le + exposed - fr);
+        }
+    }
+    for (int r = 0, s = 0; !replayed && s < p; s = c->srun[++r]) {
         const cx_chunk_cost *c0 = cx_core_cost_chunk(c, c->sched->vstage(p, c->v, s, 0));
         double last_bw = c0->b_s + c0->tp_b_s + c0->w_s; /* last backward group */
-        double window = replayed ? rp->last_item_s[s] : c->sched->splits_bw ? c0->w_s : last_bw;
+        double window = c->sched->splits_bw ? c0->w_s : last_bw;
         double dp = c->dp_s[s], exposed = dp;
         if (ex->dp_overlap && dp > 0) {
             double n = (double)cx_core_dp_buckets(c, s);
             exposed = cx_maxd(dp / n, dp - window * (n - 1.0) / n);
         }
-        if (replayed) {
-            /* the stage's last compute ends at last_end; its optimizer
-             * follows the DP sync and any blocking send still under way */
-            double t = cx_maxd(rp->last_end_s[s] + exposed, rp->free_s[s]) + c->optimizer_s[s];
-            if (s == 0 || t > t_end) {
-                t_end = t, opt_s = c->optimizer_s[s];
-                dp_replayed = cx_maxd(0.0, rp->last_end_s[s] + exposed - rp->free_s[s]);
-            }
-        } else {
-            /* stage s ends its last backward `ahead` before stage 0: the last
-             * gradient still passes stages s-1..0, a send and a backward each
-             * (an equal stage later in the pipeline is never the latest) */
-            double t = exposed + c->optimizer_s[s] - ahead;
-            if (s == 0 || t > tail) tail = t, opt_s = c->optimizer_s[s];
-            /* the rest of the run: as stage s but `step` further ahead each,
-             * so never later */
-            step = c->p2p_s + last_bw + c0->r_s + c0->tp_r_s;
-            for (int k = c->srun[r + 1] - s; k > 0; k--)
-                ahead += step;
-        }
+        /* stage s ends its last backward `ahead` before stage 0: the last
+         * gradient still passes stages s-1..0, a send and a backward each
+         * (an equal stage later in the pipeline is never the latest) */
+        double t = exposed + c->optimizer_s[s] - ahead;
+        if (s == 0 || t > tail) tail = t, opt_s = c->optimizer_s[s];
+        /* the rest of the run: as stage s but `step` further ahead each,
+         * so never later */
+        step = c->p2p_s + last_bw + c0->r_s + c0->tp_r_s;
+        for (int k = c->srun[r + 1] - s; k > 0; k--)
+            ahead += step;
     }
     if (replayed) {
         tail = t_end - t_pipe;
@@ -463,7 +496,8 @@ culonx_status cx_core_closed_memory(const culonx_run *run, double clock_mhz, cx_
     if (st != CULONX_OK) return st;
     culonx_result r;
     memset(&r, 0, sizeof r);
-    if (replays(c)) { /* the peaks cx_core_replay_ws gives with the times */
+    if (!c->sched->closed_exact && memory_kept(c, &r)) { /* replayed, at another clock */
+    } else if (replays(c)) { /* the peaks cx_core_replay_ws gives with the times */
         double *peak_act = cx_core_replay_ws_out(ws)->peak_act_bytes;
         if ((st = cx_core_replay_memory(c, ws, peak_act, err)) != CULONX_OK) return st;
         memory_result(c, peak_act, &r);

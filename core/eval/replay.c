@@ -100,6 +100,14 @@ struct cx_replay_ws {
     cx_replay result;   /* cx_core_replay_ws_out */
     double mem_peak[CX_COST_MAX_STAGES];
     cx_replay_formula_memo fmemo; /* replay_formula.c's memory memo */
+    /* the last inputs of the exact formulas and their answers (formula_*):
+     * shape, chunk classes, time key or byte key; ok: the formula held */
+    const cx_sched_desc *ft_sd, *fm_sd;
+    int ft_p, ft_m, ft_v, ft_nclass, ft_ok, fm_p, fm_m, fm_v, fm_nclass, fm_ok;
+    double ft_key[TIME_KEY], fm_key[MEM_KEY];
+    int16_t ft_cls[CX_COST_MAX_VSTAGES], fm_cls[CX_COST_MAX_VSTAGES];
+    cx_replay ft_out;
+    double fm_peak[CX_COST_MAX_STAGES];
     /* the sweep's clocks played at once (replay_lanes.c) */
     cx_replay_lanes *lanes;
 };
@@ -275,13 +283,68 @@ static int key_hit(const cx_cost *c, const double *key, const double *memo_key, 
            memcmp(cls, c->vs_class, (size_t)(c->p * c->v) * sizeof *cls) == 0;
 }
 
+static void copy_out(cx_replay *dst, const cx_replay *src, int p);
+
+/* Is the exact formula tried for c (replay_formula.c)? Not for the
+ * reference, nor for orders too long to replay; and only interleaved has
+ * one (the formulas answer 0 at once otherwise: nothing to remember). */
+static int formula_tried(const cx_cost *c)
+{
+    return !full_replay && (int64_t)c->m * c->p * c->v * 3 <= CX_MAX_SCHEDULE_ITEMS;
+}
+
+/* cx_core_replay_formula(c, out), answered from ws when its inputs (the
+ * shape, the classes and the time key of c, key[0 .. nkey)) are the last
+ * ones: a sweep's candidates that differ only in DP settings replay the
+ * same durations. Same bits: the formula reads nothing else. */
+static int formula_times(const cx_cost *c, cx_replay_ws *ws, const double *key, size_t nkey,
+                         cx_replay *out)
+{
+    if (c->sched != &cx_sched_interleaved) return cx_core_replay_formula(c, out);
+    if (ws->ft_sd == c->sched && ws->ft_p == c->p && ws->ft_m == c->m && ws->ft_v == c->v &&
+        key_hit(c, key, ws->ft_key, nkey, ws->ft_nclass, ws->ft_cls)) {
+        if (ws->ft_ok) copy_out(out, &ws->ft_out, c->p);
+        return ws->ft_ok;
+    }
+    ws->ft_sd = NULL;
+    ws->ft_ok = cx_core_replay_formula(c, &ws->ft_out);
+    if (ws->ft_ok) copy_out(out, &ws->ft_out, c->p);
+    memcpy(ws->ft_key, key, nkey * sizeof *key);
+    memcpy(ws->ft_cls, c->vs_class, (size_t)(c->p * c->v) * sizeof *ws->ft_cls);
+    ws->ft_sd = c->sched, ws->ft_p = c->p, ws->ft_m = c->m, ws->ft_v = c->v;
+    ws->ft_nclass = c->nclass;
+    return ws->ft_ok;
+}
+
+/* The same for cx_core_replay_formula_memory (inputs: the shape, the
+ * classes and their bytes): a sweep's clocks and DP settings change no
+ * byte. */
+static int formula_peaks(const cx_cost *c, cx_replay_ws *ws, double *peak_act)
+{
+    if (c->sched != &cx_sched_interleaved)
+        return cx_core_replay_formula_memory(c, &ws->fmemo, peak_act);
+    double key[MEM_KEY];
+    const size_t nkey = 2 * (size_t)c->nclass;
+    for (int k = 0; k < c->nclass; k++)
+        key[2 * k] = c->cls[k].act_bytes, key[2 * k + 1] = c->cls[k].work_bytes;
+    if (!(ws->fm_sd == c->sched && ws->fm_p == c->p && ws->fm_m == c->m && ws->fm_v == c->v &&
+          key_hit(c, key, ws->fm_key, nkey, ws->fm_nclass, ws->fm_cls))) {
+        ws->fm_sd = NULL;
+        ws->fm_ok = cx_core_replay_formula_memory(c, &ws->fmemo, ws->fm_peak);
+        memcpy(ws->fm_key, key, nkey * sizeof *key);
+        memcpy(ws->fm_cls, c->vs_class, (size_t)(c->p * c->v) * sizeof *ws->fm_cls);
+        ws->fm_sd = c->sched, ws->fm_p = c->p, ws->fm_m = c->m, ws->fm_v = c->v;
+        ws->fm_nclass = c->nclass;
+    }
+    if (ws->fm_ok) memcpy(peak_act, ws->fm_peak, (size_t)c->p * sizeof *peak_act);
+    return ws->fm_ok;
+}
+
 culonx_status cx_core_replay_memory(const cx_cost *c, cx_replay_ws *ws, double *peak_act,
                                     culonx_error *err)
 {
     /* the schedule's exact closed form (replay_formula.c), the same bits */
-    if (!full_replay && (int64_t)c->m * c->p * c->v * 3 <= CX_MAX_SCHEDULE_ITEMS &&
-        cx_core_replay_formula_memory(c, &ws->fmemo, peak_act))
-        return CULONX_OK;
+    if (formula_tried(c) && formula_peaks(c, ws, peak_act)) return CULONX_OK;
     culonx_status st = orders(c, ws, err);
     if (st != CULONX_OK) return st;
     const int p = c->p, v = c->v;
@@ -489,17 +552,16 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
     }
     /* an exact closed form of times and memory (replay_formula.c) needs no
      * orders */
-    if (!full_replay && (int64_t)c->m * c->p * c->v * 3 <= CX_MAX_SCHEDULE_ITEMS &&
-        cx_core_replay_formula(c, out) &&
-        cx_core_replay_formula_memory(c, &ws->fmemo, out->peak_act_bytes)) {
+    double key[TIME_KEY];
+    const size_t nkey = (size_t)cx_replay_time_key(c, key);
+    const int formula = formula_tried(c) && formula_times(c, ws, key, nkey, out);
+    if (formula && formula_peaks(c, ws, out->peak_act_bytes)) {
         ws->last_fast = ws->last_jump = ws->last_back = 0;
         ws->last_formula = 1;
         return CULONX_OK;
     }
     culonx_status st = orders(c, ws, err);
     if (st != CULONX_OK) return st;
-    double key[TIME_KEY];
-    const size_t nkey = (size_t)cx_replay_time_key(c, key);
     if (ws->have_time && key_hit(c, key, ws->time_key, nkey, ws->time_nclass, ws->time_cls)) {
         copy_out(out, &ws->time_out, c->p);
     } else {
@@ -515,7 +577,7 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
         /* no virtual jump: the plain program, which the clock lanes run for
          * every clock of the sweep at once (replay_lanes.c), the same bits */
         const int lanes = !full_replay && ws->mr == ws->m && cx_core_replay_lanes_on(ws->lanes);
-        if (!full_replay && cx_core_replay_formula(c, out)) {
+        if (formula) { /* times by the formula above (out untouched since) */
             ws->last_fast = ws->last_jump = ws->last_back = 0;
             ws->last_formula = 1;
         } else if (cx_core_replay_memo_get(ws->memo, &mk, out, &flags)) {

@@ -13,6 +13,10 @@
  * orders are scanned), and the points of the last NENT orders are kept (a sweep returns
  * to the same orders with other byte counts: recompute, sp, tp, ...).
  * Orders whose points cost more than a quarter of the scan are scanned too.
+ * Offers below another offer are left out (an F's before another F, a W's
+ * once the counts were offered): the kept points are the same set; only
+ * the MAX_STAGE limit, checked as points come, may then pass where it
+ * failed before (the points or the scan: the same bits either way).
  * Exactness: the scan adds and subtracts the bytes in order; when every
  * byte count is an integer and every sum stays below 2^53 each of its
  * partial sums is exact, so the maximum of the exact sums here is the same
@@ -50,6 +54,8 @@ struct cx_replay_mem {
     unsigned clock;
     int32_t *cnt; /* [v + 1]: counts while compiling */
     size_t cnt_cap;
+    size_t *hint; /* [v + 1]: per transient chunk (+ 1), add's hint */
+    size_t hint_cap;
 };
 
 cx_replay_mem *cx_core_replay_mem_new(void)
@@ -63,6 +69,7 @@ void cx_core_replay_mem_free(cx_replay_mem *mm)
     for (int i = 0; i < NENT; i++)
         free(mm->e[i].pt), free(mm->e[i].off);
     free(mm->cnt);
+    free(mm->hint);
     free(mm);
 }
 
@@ -90,14 +97,21 @@ static int below(const int32_t *a, const int32_t *b, int v)
 
 /* Adds the point (cnt, j) to e's points of the stage starting at `first`,
  * kept as the points no other is above: nothing when one is above it, else
- * it replaces those below it; -1 when full or out of memory. */
-static int add(cx_replay_mem *mm, entry *e, size_t first, int j)
+ * it replaces those below it; -1 when full or out of memory. *hint: a
+ * point tried first (the last one above an offer of the same transient
+ * chunk, or the last added: in a steady state the same point is above
+ * them cycle after cycle). */
+static int add(cx_replay_mem *mm, entry *e, size_t first, int j, size_t *hint)
 {
     const int v = e->v, w = v + 1;
     int32_t *const cnt = mm->cnt;
     cnt[v] = j;
+    if (*hint >= first && *hint < e->npt && below(cnt, e->pt + *hint * (size_t)w, v)) return 0;
     for (size_t i = first; i < e->npt; i++)
-        if (below(cnt, e->pt + i * (size_t)w, v)) return 0;
+        if (below(cnt, e->pt + i * (size_t)w, v)) {
+            *hint = i;
+            return 0;
+        }
     size_t kept = first;
     for (size_t i = first; i < e->npt; i++) {
         const int32_t *q = e->pt + i * (size_t)w;
@@ -110,8 +124,19 @@ static int add(cx_replay_mem *mm, entry *e, size_t first, int j)
         grow((void **)&e->pt, &e->cap, (e->npt + 1) * (size_t)w, sizeof *e->pt))
         return -1;
     memcpy(e->pt + e->npt * (size_t)w, cnt, (size_t)w * sizeof *cnt);
-    e->npt++;
+    *hint = e->npt++;
     return 0;
+}
+
+/* add, first trying *hint inline (most offers of a long order are below
+ * it) */
+static inline int offer(cx_replay_mem *mm, entry *e, size_t first, int j, size_t *hint)
+{
+    const int v = e->v;
+    mm->cnt[v] = j;
+    if (*hint < e->npt && *hint >= first && below(mm->cnt, e->pt + *hint * (size_t)(v + 1), v))
+        return 0;
+    return add(mm, e, first, j, hint);
 }
 
 /* The points of pl's orders into e: 0, or -1. */
@@ -120,7 +145,8 @@ static int compile(cx_replay_mem *mm, entry *e, const cx_play *pl)
     const int p = e->p, v = e->v, w = v + 1;
     e->npt = 0;
     if (v < 1 || grow((void **)&e->off, &e->off_cap, (size_t)p + 1, sizeof *e->off) ||
-        grow((void **)&mm->cnt, &mm->cnt_cap, (size_t)w, sizeof *mm->cnt))
+        grow((void **)&mm->cnt, &mm->cnt_cap, (size_t)w, sizeof *mm->cnt) ||
+        grow((void **)&mm->hint, &mm->hint_cap, (size_t)w, sizeof *mm->hint))
         return -1;
     for (int s = 0; s < p; s++) {
         int n;
@@ -128,24 +154,38 @@ static int compile(cx_replay_mem *mm, entry *e, const cx_play *pl)
         const size_t first = e->npt;
         e->off[s] = (int32_t)first;
         memset(mm->cnt, 0, (size_t)v * sizeof *mm->cnt);
+        /* points below another one offered are left out (the kept points
+         * are the ones no offered point is above, whatever the order of
+         * the offers): an F's when the next item is an F (that one's is
+         * above), a W's (the counts) once any point was offered (every
+         * offer is at the counts or above them, and only W and BW lower
+         * them) */
+        int covered = 0;
+        size_t *const hint = mm->hint + 1; /* [-1 .. v) */
+        for (int k = -1; k < v; k++)
+            hint[k] = first;
         for (int i = 0; i < n; i++) {
             const int k = ord[i].chunk;
             if (k < 0 || k >= v) return -1;
-            int st;
+            int st = 0;
             switch (ord[i].kind) {
             case CX_WORK_F:
                 mm->cnt[k]++;
-                st = add(mm, e, first, -1);
+                if (i + 1 < n && ord[i + 1].kind == CX_WORK_F) {
+                    covered = 0;
+                    break;
+                }
+                st = offer(mm, e, first, -1, &hint[-1]), covered = 1;
                 break;
             case CX_WORK_B:
-                st = add(mm, e, first, k);
+                st = offer(mm, e, first, k, &hint[k]), covered = 1;
                 break;
             case CX_WORK_BW:
-                st = add(mm, e, first, k);
+                st = offer(mm, e, first, k, &hint[k]), covered = 1;
                 mm->cnt[k]--;
                 break;
             default:
-                st = add(mm, e, first, -1);
+                if (!covered) st = offer(mm, e, first, -1, &hint[-1]), covered = 1;
                 mm->cnt[k]--;
                 break;
             }
