@@ -1,0 +1,389 @@
+/*
+ * replay_zb_sweep.c — the ZB-H1 and ZB-H2 replays (schedules/zb_h1.c,
+ * zb_h2.c orders through cx_sched_family_order; replay_step.h timing rule;
+ * blocking p2p) evaluated exactly at a cost independent of m, for any
+ * per-stage costs; issue 13.
+ *
+ * Blocking sends make the replay a max-plus system (replay_formula.c): an
+ * item that sends (F below the last stage, B above stage 0) acts as one of
+ * duration d' = d + P. Stage s (L = p − 1 the last) runs w_s = h(p − s) −
+ * (h − 1) warm-up forwards, then cycles j = 0..m−1 of "B_j, W_{j−hs}
+ * (j >= hs), F_{j+w_s} (j < e_s = m − w_s)", then its hs owed W
+ * (h = 1 ZB-H1, 2 ZB-H2). With y_s(j) the end of cycle j and b_s(j) that of
+ * its B_j:
+ *   warm-up  u_s(k) = max(u_s(k−1), u_{s−1}(k)) + F'_s = S_s + k·M_s
+ *            (S_s = Σ_{i<=s} F'_i, M_s = max_{i<=s} F'_i: a tandem line
+ *            whose jobs are all present, the longest lattice path), so
+ *            y_s(−1) = S_s + (w_s − 1)·M_s;
+ *   b_s(j)  = max(y_s(j−1), b_{s+1}(j)) + B'_s          (no b_{p} term);
+ *   y_s(j)  = max(b_s(j) + W_s·[j >= hs], Fin_s(j)) + F'_s·[j < e_s],
+ *            Fin_s(j) = u_{s−1}(j + w_s) for j < h (a warm-up forward of
+ *            s − 1), y_{s−1}(j − h) for h <= j < e_s, none from e_s on;
+ *   free_s  = y_s(m − 1) + hs·W_s = last end (the last item is a W).
+ * Given its inputs Bin = b_{s+1} and Fin, one stage is a ride:
+ *   y(j) = max(y(j−1) + c(j), g(j)),  c(j) = B' + W·[j >= hs] + F'·[j < e],
+ *   g(j) = max(Bin(j) + c(j), Fin(j) + F'),
+ * whose rate c is constant on three ranges of j. Each function of j is
+ * kept as a piecewise-linear function on the integers (segments: first j,
+ * value there, slope): a maximum of two lines on a range is at most two
+ * segments (split at the integer crossing), and the ride of a segment of g
+ * with slope κ at rate c is one line of slope c (κ <= c: the segment's
+ * first point dominates) or the ride line then g (κ > c). So a stage costs
+ * O(its segments), whatever m.
+ *
+ * The stages feed each other both ways (Fin from below, Bin from above), so
+ * the stages are swept alternately up (0..L) and down (L..0), each stage
+ * recomputed when one of its inputs changed, starting from "no input"
+ * (−∞): after k sweeps every value is the longest path among those that
+ * turn between up and down at most k − 1 times, never more than the
+ * replay. The certificate: a sweep in which no stage's functions change (to
+ * 1e-13 relative) — the functions then satisfy every recurrence above on
+ * every j, and the recurrence (a DAG) has one solution: the replay's.
+ * Bounds (else 0, the caller replays): 64 segments a function, 24 sweeps.
+ * Measured: bench/zb_paths.c `sweep` and tests/test_replay_formula_zb.c
+ * (core/README.md, "Exact formula", ZB-H1 and ZB-H2).
+ */
+#include "core/eval/replay_zb_sweep.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { NSEG = 64, MAX_SWEEPS = 24 };
+
+/* f(j) = v[i] + k[i]·(j − x[i]) for x[i] <= j < x[i+1]; x[0] = 0, x[n] = m */
+typedef struct {
+    int n;
+    int x[NSEG + 1];
+    double v[NSEG], k[NSEG];
+} zpl;
+
+struct cx_zb_sweep_ws {
+    int cap;    /* stages allocated */
+    zpl *y, *b; /* per stage */
+    zpl tmp[3]; /* g, new y, new b */
+    int *ver_y, *ver_b, *used_f, *used_b;
+    int evals, sweeps, segs;
+};
+
+cx_zb_sweep_ws *cx_core_zb_sweep_ws_new(void)
+{
+    return calloc(1, sizeof(cx_zb_sweep_ws));
+}
+
+void cx_core_zb_sweep_ws_free(cx_zb_sweep_ws *ws)
+{
+    if (!ws) return;
+    free(ws->y), free(ws->b), free(ws->ver_y);
+    free(ws);
+}
+
+void cx_core_zb_sweep_stats(const cx_zb_sweep_ws *ws, int *evals, int *sweeps, int *segs)
+{
+    *evals = ws->evals, *sweeps = ws->sweeps, *segs = ws->segs;
+}
+
+static int reserve(cx_zb_sweep_ws *ws, int p)
+{
+    if (ws->cap >= p) return 1;
+    free(ws->y), free(ws->b), free(ws->ver_y);
+    ws->y = malloc(sizeof(zpl) * (size_t)p);
+    ws->b = malloc(sizeof(zpl) * (size_t)p);
+    ws->ver_y = malloc(sizeof(int) * 4 * (size_t)p);
+    if (!ws->y || !ws->b || !ws->ver_y) {
+        free(ws->y), free(ws->b), free(ws->ver_y);
+        ws->y = ws->b = NULL, ws->ver_y = NULL, ws->cap = 0;
+        return 0;
+    }
+    ws->ver_b = ws->ver_y + p, ws->used_f = ws->ver_b + p, ws->used_b = ws->used_f + p;
+    ws->cap = p;
+    return 1;
+}
+
+/* appends a segment from x (extends the last one when it is the same line) */
+typedef struct {
+    zpl *f;
+    int over;
+} bld;
+
+static void push(bld *o, int x, double v, double k)
+{
+    zpl *f = o->f;
+    if (f->n) {
+        const int i = f->n - 1;
+        if (f->k[i] == k) {
+            const double e = f->v[i] + k * (double)(x - f->x[i]);
+            if (e == v || fabs(e - v) <= 1e-15 * fabs(v)) return;
+        }
+    }
+    if (f->n == NSEG) {
+        o->over = 1;
+        return;
+    }
+    f->x[f->n] = x, f->v[f->n] = v, f->k[f->n] = k, f->n++;
+}
+
+static void finish(bld *o, int m)
+{
+    o->f->x[o->f->n] = m;
+}
+
+/* the value at x and slope of the last segment pushed */
+static double last_at(const zpl *f, int x)
+{
+    const int i = f->n - 1;
+    return f->v[i] + f->k[i] * (double)(x - f->x[i]);
+}
+
+/* a cursor reading f(j − sh) at increasing j */
+typedef struct {
+    const zpl *f;
+    int i, sh;
+} cur;
+
+/* line of f at j (value, slope); returns the last j of its segment */
+static int at(cur *c, int j, double *v, double *k)
+{
+    const zpl *f = c->f;
+    const int t = j - c->sh;
+    while (f->x[c->i + 1] <= t)
+        c->i++;
+    *k = f->k[c->i], *v = f->v[c->i] + *k * (double)(t - f->x[c->i]);
+    return f->x[c->i + 1] - 1 + c->sh;
+}
+
+/* max of the lines a (va at lo, slope ka) and b on lo..hi */
+static void max2(bld *o, int lo, int hi, double va, double ka, double vb, double kb)
+{
+    if (vb == -HUGE_VAL) {
+        push(o, lo, va, va == -HUGE_VAL ? 0 : ka);
+        return;
+    }
+    if (va == -HUGE_VAL) {
+        push(o, lo, vb, kb);
+        return;
+    }
+    const double dk = ka - kb, dlo = va - vb, dhi = dlo + dk * (double)(hi - lo);
+    if (dlo >= 0 && dhi >= 0) {
+        push(o, lo, va, ka);
+    } else if (dlo <= 0 && dhi <= 0) {
+        push(o, lo, vb, kb);
+    } else {
+        /* one crossing: the first line wins up to lo + t */
+        const int a_first = dlo > 0;
+        double t = floor(a_first ? dlo / -dk : -dlo / dk);
+        if (t < 0) t = 0;
+        if (t > hi - lo - 1) t = hi - lo - 1;
+        const int x = lo + (int)t + 1;
+        if (a_first) {
+            push(o, lo, va, ka);
+            push(o, x, vb + kb * (double)(x - lo), kb);
+        } else {
+            push(o, lo, vb, kb);
+            push(o, x, va + ka * (double)(x - lo), ka);
+        }
+    }
+}
+
+/* 1 if a and b differ by more than tol relative somewhere */
+static int differ(const zpl *a, const zpl *b, int m)
+{
+    cur ca = {a, 0, 0}, cb = {b, 0, 0};
+    for (int j = 0; j < m;) {
+        double va, ka, vb, kb;
+        int hi = at(&ca, j, &va, &ka);
+        const int hb = at(&cb, j, &vb, &kb);
+        if (hb < hi) hi = hb;
+        if (va == -HUGE_VAL || vb == -HUGE_VAL) {
+            if (va != vb) return 1;
+        } else {
+            const double d0 = va - vb, d1 = d0 + (ka - kb) * (double)(hi - j);
+            const double sc = 1e-13 * fmax(fabs(va), fabs(vb) + fabs(kb) * (double)(hi - j));
+            if (fabs(d0) > sc || fabs(d1) > sc) return 1;
+        }
+        j = hi + 1;
+    }
+    return 0;
+}
+
+static void copy(zpl *d, const zpl *f)
+{
+    d->n = f->n;
+    memcpy(d->x, f->x, sizeof(int) * (size_t)(f->n + 1));
+    memcpy(d->v, f->v, sizeof(double) * (size_t)f->n);
+    memcpy(d->k, f->k, sizeof(double) * (size_t)f->n);
+}
+
+typedef struct {
+    int p, m, h;
+    const double *fd, *bd, *wd, *S, *M;
+} zb_in;
+
+/* stage s from Fin (y of s − 1, NULL for s = 0) and Bin (b of s + 1, NULL
+ * for the last): y and b (b not for stage 0); 0 on too many segments */
+static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *g, zpl *y, zpl *b)
+{
+    const int p = in->p, m = in->m, h = in->h;
+    const int w = h * (p - s) - (h - 1), lag = h * s, e = m - w;
+    const double Bq = in->bd[s], Wq = in->wd[s], Fq = in->fd[s];
+    const double y0 = in->S[s] + (double)(w - 1) * in->M[s];
+    /* ranges of constant rate and input kind: 0, h, lag, e, m */
+    int r[5], nr = 0;
+    {
+        const int c[4] = {h, lag, e, m};
+        r[nr++] = 0;
+        for (int i = 0; i < 4; i++) {
+            int v = c[i];
+            if (v <= 0 || v > m) continue;
+            /* insert sorted, unique */
+            int k = nr;
+            while (k > 0 && r[k - 1] > v)
+                k--;
+            if (k > 0 && r[k - 1] == v) continue;
+            for (int q = nr; q > k; q--)
+                r[q] = r[q - 1];
+            r[k] = v, nr++;
+        }
+    }
+    /* g */
+    bld og = {g, 0};
+    g->n = 0;
+    cur cb = {bin, 0, 0}, cf = {yin, 0, h};
+    for (int ir = 0; ir + 1 < nr; ir++) {
+        const int rlo = r[ir], rhi = r[ir + 1] - 1;
+        const int has_w = rlo >= lag, has_f = rlo < e;
+        const int fmode = s == 0 || !has_f ? 0 : rlo < h ? 1 : 2;
+        const double cj = Bq + (has_w ? Wq : 0) + (has_f ? Fq : 0);
+        for (int j = rlo; j <= rhi;) {
+            double vb = -HUGE_VAL, kb = 0, vf = -HUGE_VAL, kf = 0;
+            int hi = rhi;
+            if (bin) {
+                const int hb = at(&cb, j, &vb, &kb);
+                if (hb < hi) hi = hb;
+                if (vb != -HUGE_VAL) vb += cj;
+            }
+            if (fmode == 1) {
+                kf = in->M[s - 1], vf = in->S[s - 1] + (double)(j + w) * kf + Fq;
+            } else if (fmode == 2) {
+                const int hf = at(&cf, j, &vf, &kf);
+                if (hf < hi) hi = hf;
+                if (vf != -HUGE_VAL) vf += Fq;
+            }
+            max2(&og, j, hi, vb, kb, vf, kf);
+            j = hi + 1;
+        }
+    }
+    finish(&og, m);
+    /* the ride */
+    bld oy = {y, 0};
+    y->n = 0;
+    cur cg = {g, 0, 0};
+    double prev = y0;
+    for (int ir = 0; ir + 1 < nr; ir++) {
+        const int rlo = r[ir], rhi = r[ir + 1] - 1;
+        const double cj = Bq + (rlo >= lag ? Wq : 0) + (rlo < e ? Fq : 0);
+        for (int j = rlo; j <= rhi;) {
+            double gv, gk;
+            int hi = at(&cg, j, &gv, &gk);
+            if (hi > rhi) hi = rhi;
+            if (gv == -HUGE_VAL || gk <= cj)
+                push(&oy, j, fmax(prev + cj, gv), cj);
+            else
+                max2(&oy, j, hi, prev + cj, cj, gv, gk);
+            prev = last_at(y, hi);
+            j = hi + 1;
+        }
+    }
+    finish(&oy, m);
+    if (og.over || oy.over) return 0;
+    if (s == 0) return 1;
+    /* b(j) = max(y(j − 1), Bin(j)) + B' */
+    bld ob = {b, 0};
+    b->n = 0;
+    cur cy = {y, 0, 1};
+    cb = (cur){bin, 0, 0};
+    for (int j = 0; j < m;) {
+        double va, ka, vb = -HUGE_VAL, kb = 0;
+        int hi;
+        if (j == 0) {
+            va = y0, ka = 0, hi = 0;
+        } else {
+            hi = at(&cy, j, &va, &ka);
+        }
+        if (bin) {
+            const int hb = at(&cb, j, &vb, &kb);
+            if (hb < hi) hi = hb;
+        }
+        max2(&ob, j, hi, va + Bq, ka, vb == -HUGE_VAL ? vb : vb + Bq, kb);
+        j = hi + 1;
+    }
+    finish(&ob, m);
+    return !ob.over;
+}
+
+static int family_h(const cx_sched_desc *sd)
+{
+    return sd == &cx_sched_zb_h1 ? 1 : sd == &cx_sched_zb_h2 ? 2 : 0;
+}
+
+int cx_core_replay_zb_sweep(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out)
+{
+    const cx_sched_desc *sd = c->sched;
+    const int h = family_h(sd);
+    ws->evals = ws->sweeps = ws->segs = 0;
+    if (!h || sd->p2p_overlap || c->v != 1) return 0;
+    const int p = c->p, m = c->m, last = p - 1;
+    if (p < 2 || p > CX_COST_MAX_STAGES || m < h * (p + 1) + 1 || !reserve(ws, p)) return 0;
+    const double pp = c->p2p_s;
+    double fd[CX_COST_MAX_STAGES], bd[CX_COST_MAX_STAGES], wd[CX_COST_MAX_STAGES],
+        S[CX_COST_MAX_STAGES], M[CX_COST_MAX_STAGES];
+    for (int s = 0; s < p; s++) {
+        const cx_chunk_cost *cc = cx_core_cost_chunk(c, s);
+        fd[s] = cc->f_s + cc->tp_f_s + (s < last ? pp : 0);
+        bd[s] = cc->r_s + cc->tp_r_s + cc->b_s + cc->tp_b_s + (s > 0 ? pp : 0);
+        wd[s] = cc->w_s;
+        S[s] = (s ? S[s - 1] : 0) + fd[s];
+        M[s] = s && M[s - 1] > fd[s] ? M[s - 1] : fd[s];
+    }
+    const zb_in in = {p, m, h, fd, bd, wd, S, M};
+    int ver = 0;
+    for (int s = 0; s < p; s++)
+        ws->ver_y[s] = ws->ver_b[s] = ws->used_f[s] = ws->used_b[s] = -1;
+    for (int sw = 0;; sw++) {
+        if (sw == MAX_SWEEPS) return 0;
+        int ran = 0;
+        for (int i = 0; i < p; i++) {
+            const int s = sw % 2 ? last - i : i;
+            const int vf = s > 0 ? ws->ver_y[s - 1] : 0, vb = s < last ? ws->ver_b[s + 1] : 0;
+            if (ws->ver_y[s] >= 0 && vf == ws->used_f[s] && vb == ws->used_b[s]) continue;
+            ran++;
+            zpl *ny = &ws->tmp[1], *nb = &ws->tmp[2];
+            if (!stage(&in, s, s > 0 && vf >= 0 ? &ws->y[s - 1] : NULL,
+                       s < last && vb >= 0 ? &ws->b[s + 1] : NULL, &ws->tmp[0], ny, nb))
+                return 0;
+            ws->used_f[s] = vf, ws->used_b[s] = vb;
+            if (ws->ver_y[s] < 0 || differ(ny, &ws->y[s], m)) {
+                copy(&ws->y[s], ny);
+                ws->ver_y[s] = ++ver;
+            }
+            if (s > 0 && (ws->ver_b[s] < 0 || differ(nb, &ws->b[s], m))) {
+                copy(&ws->b[s], nb);
+                ws->ver_b[s] = ++ver;
+            }
+            if (ny->n > ws->segs) ws->segs = ny->n;
+            if (s > 0 && nb->n > ws->segs) ws->segs = nb->n;
+        }
+        ws->evals += ran;
+        ws->sweeps = sw + 1;
+        if (!ran) break;
+    }
+    out->makespan_s = 0;
+    for (int s = 0; s < p; s++) {
+        const zpl *f = &ws->y[s];
+        const double t = last_at(f, m - 1) + (double)(h * s) * wd[s];
+        out->free_s[s] = out->last_end_s[s] = t;
+        out->last_item_s[s] = wd[s];
+        if (t > out->makespan_s) out->makespan_s = t;
+    }
+    return 1;
+}
