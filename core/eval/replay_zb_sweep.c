@@ -44,6 +44,7 @@
  * (core/README.md, "Exact formula", ZB-H1 and ZB-H2).
  */
 #include "core/eval/replay_zb_sweep.h"
+#include "core/eval/replay_lanes.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -63,7 +64,13 @@ struct cx_zb_sweep_ws {
     zpl *y, *b; /* per stage */
     zpl tmp[3]; /* g, new y, new b */
     int *ver_y, *ver_b, *used_f, *used_b;
-    int evals, sweeps, segs;
+    int evals, checks, sweeps, segs;
+    /* the last call's inputs and answer (cx_core_replay_zb_times) */
+    int have, ok, nkey, p, m;
+    const cx_sched_desc *sd;
+    double key[CX_COST_MAX_CLASSES * 7 + 1];
+    int16_t cls[CX_COST_MAX_STAGES];
+    cx_replay last;
 };
 
 cx_zb_sweep_ws *cx_core_zb_sweep_ws_new(void)
@@ -106,7 +113,7 @@ typedef struct {
     int over;
 } bld;
 
-static void push(bld *o, int x, double v, double k)
+static inline void push(bld *o, int x, double v, double k)
 {
     zpl *f = o->f;
     if (f->n) {
@@ -142,7 +149,7 @@ typedef struct {
 } cur;
 
 /* line of f at j (value, slope); returns the last j of its segment */
-static int at(cur *c, int j, double *v, double *k)
+static inline int at(cur *c, int j, double *v, double *k)
 {
     const zpl *f = c->f;
     const int t = j - c->sh;
@@ -153,7 +160,7 @@ static int at(cur *c, int j, double *v, double *k)
 }
 
 /* max of the lines a (va at lo, slope ka) and b on lo..hi */
-static void max2(bld *o, int lo, int hi, double va, double ka, double vb, double kb)
+static inline void max2(bld *o, int lo, int hi, double va, double ka, double vb, double kb)
 {
     if (vb == -HUGE_VAL) {
         push(o, lo, va, va == -HUGE_VAL ? 0 : ka);
@@ -188,6 +195,10 @@ static void max2(bld *o, int lo, int hi, double va, double ka, double vb, double
 /* 1 if a and b differ by more than tol relative somewhere */
 static int differ(const zpl *a, const zpl *b, int m)
 {
+    if (a->n == b->n && !memcmp(a->x, b->x, sizeof(int) * (size_t)a->n) &&
+        !memcmp(a->v, b->v, sizeof(double) * (size_t)a->n) &&
+        !memcmp(a->k, b->k, sizeof(double) * (size_t)a->n))
+        return 0;
     cur ca = {a, 0, 0}, cb = {b, 0, 0};
     for (int j = 0; j < m;) {
         double va, ka, vb, kb;
@@ -212,6 +223,25 @@ static void copy(zpl *d, const zpl *f)
     memcpy(d->x, f->x, sizeof(int) * (size_t)(f->n + 1));
     memcpy(d->v, f->v, sizeof(double) * (size_t)f->n);
     memcpy(d->k, f->k, sizeof(double) * (size_t)f->n);
+}
+
+/* 1 if f(j − sh) + add <= g(j) (to 1e-13 relative) for lo <= j < hi */
+static int below(const zpl *f, int sh, double add, const zpl *g, int lo, int hi)
+{
+    cur cf = {f, 0, sh}, cg = {g, 0, 0};
+    for (int j = lo; j < hi;) {
+        double va, ka, vb, kb;
+        int e = at(&cf, j, &va, &ka);
+        const int eb = at(&cg, j, &vb, &kb);
+        if (eb < e) e = eb;
+        if (e >= hi) e = hi - 1;
+        va += add;
+        const double d0 = va - vb, d1 = d0 + (ka - kb) * (double)(e - j);
+        const double sc = 1e-13 * (fabs(vb) + fabs(kb) * (double)(e - j));
+        if (d0 > sc || d1 > sc) return 0;
+        j = e + 1;
+    }
+    return 1;
 }
 
 typedef struct {
@@ -287,7 +317,7 @@ static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *g,
             int hi = at(&cg, j, &gv, &gk);
             if (hi > rhi) hi = rhi;
             if (gv == -HUGE_VAL || gk <= cj)
-                push(&oy, j, fmax(prev + cj, gv), cj);
+                push(&oy, j, prev + cj > gv ? prev + cj : gv, cj);
             else
                 max2(&oy, j, hi, prev + cj, cj, gv, gk);
             prev = last_at(y, hi);
@@ -296,7 +326,6 @@ static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *g,
     }
     finish(&oy, m);
     if (og.over || oy.over) return 0;
-    if (s == 0) return 1;
     /* b(j) = max(y(j − 1), Bin(j)) + B' */
     bld ob = {b, 0};
     b->n = 0;
@@ -321,6 +350,34 @@ static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *g,
     return !ob.over;
 }
 
+int cx_core_replay_zb_times(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out)
+{
+    double key[CX_COST_MAX_CLASSES * 7 + 1];
+    const int nkey = cx_replay_time_key(c, key), p = c->p;
+    if (!(ws->have && ws->sd == c->sched && ws->p == p && ws->m == c->m && ws->nkey == nkey &&
+          !memcmp(ws->key, key, sizeof(double) * (size_t)nkey) &&
+          !memcmp(ws->cls, c->vs_class, sizeof(int16_t) * (size_t)p))) {
+        ws->have = 0;
+        ws->ok = cx_core_replay_zb_sweep(c, ws, &ws->last);
+        ws->sd = c->sched, ws->p = p, ws->m = c->m, ws->nkey = nkey;
+        memcpy(ws->key, key, sizeof(double) * (size_t)nkey);
+        memcpy(ws->cls, c->vs_class, sizeof(int16_t) * (size_t)p);
+        ws->have = 1;
+    }
+    if (!ws->ok) return 0;
+    const size_t n = sizeof(double) * (size_t)p;
+    out->makespan_s = ws->last.makespan_s;
+    memcpy(out->last_end_s, ws->last.last_end_s, n);
+    memcpy(out->last_item_s, ws->last.last_item_s, n);
+    memcpy(out->free_s, ws->last.free_s, n);
+    return 1;
+}
+
+int cx_core_replay_zb_sweep_pays(const cx_cost *c)
+{
+    return c->m >= 4 * c->p && c->m >= 400;
+}
+
 static int family_h(const cx_sched_desc *sd)
 {
     return sd == &cx_sched_zb_h1 ? 1 : sd == &cx_sched_zb_h2 ? 2 : 0;
@@ -330,7 +387,7 @@ int cx_core_replay_zb_sweep(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out
 {
     const cx_sched_desc *sd = c->sched;
     const int h = family_h(sd);
-    ws->evals = ws->sweeps = ws->segs = 0;
+    ws->evals = ws->checks = ws->sweeps = ws->segs = 0;
     if (!h || sd->p2p_overlap || c->v != 1) return 0;
     const int p = c->p, m = c->m, last = p - 1;
     if (p < 2 || p > CX_COST_MAX_STAGES || m < h * (p + 1) + 1 || !reserve(ws, p)) return 0;
@@ -355,7 +412,17 @@ int cx_core_replay_zb_sweep(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out
         for (int i = 0; i < p; i++) {
             const int s = sw % 2 ? last - i : i;
             const int vf = s > 0 ? ws->ver_y[s - 1] : 0, vb = s < last ? ws->ver_b[s + 1] : 0;
-            if (ws->ver_y[s] >= 0 && vf == ws->used_f[s] && vb == ws->used_b[s]) continue;
+            const int new_f = vf != ws->used_f[s], new_b = vb != ws->used_b[s];
+            if (ws->ver_y[s] >= 0 && !new_f && !new_b) continue;
+            /* one input changed and stays below the stage's functions
+             * (Fin + F' <= y, Bin + B' <= b): nothing changes */
+            if (ws->ver_y[s] >= 0 && new_f != new_b &&
+                (new_f ? below(&ws->y[s - 1], h, fd[s], &ws->y[s], h, m - (h * (p - s) - h + 1))
+                       : below(&ws->b[s + 1], 0, bd[s], &ws->b[s], 0, m))) {
+                ws->used_f[s] = vf, ws->used_b[s] = vb;
+                ws->checks++;
+                continue;
+            }
             ran++;
             zpl *ny = &ws->tmp[1], *nb = &ws->tmp[2];
             if (!stage(&in, s, s > 0 && vf >= 0 ? &ws->y[s - 1] : NULL,
@@ -366,12 +433,12 @@ int cx_core_replay_zb_sweep(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out
                 copy(&ws->y[s], ny);
                 ws->ver_y[s] = ++ver;
             }
-            if (s > 0 && (ws->ver_b[s] < 0 || differ(nb, &ws->b[s], m))) {
+            if (ws->ver_b[s] < 0 || differ(nb, &ws->b[s], m)) {
                 copy(&ws->b[s], nb);
                 ws->ver_b[s] = ++ver;
             }
             if (ny->n > ws->segs) ws->segs = ny->n;
-            if (s > 0 && nb->n > ws->segs) ws->segs = nb->n;
+            if (nb->n > ws->segs) ws->segs = nb->n;
         }
         ws->evals += ran;
         ws->sweeps = sw + 1;

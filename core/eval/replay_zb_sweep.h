@@ -23,6 +23,15 @@ void cx_core_zb_sweep_ws_free(cx_zb_sweep_ws *ws);
  * per-stage costs. */
 int cx_core_replay_zb_sweep(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out);
 
+/* cx_core_replay_zb_sweep with a memo of the last inputs (the chunk
+ * classes' durations, p2p, schedule, p, m): the same answer, 1 or 0. */
+int cx_core_replay_zb_times(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out);
+
+/* 1 where the sweep is expected to cost less than the replay it replaces
+ * (m >= 4p and m >= 400: the replay plays ~3pm items, the sweep ~3p stage
+ * evaluations of ~0.2 us; measured, core/README.md). */
+int cx_core_replay_zb_sweep_pays(const cx_cost *c);
+
 /* Counters of the last call on ws: stage evaluations and sweeps run, the
  * largest segment count of a function (for bench/zb_paths.c and tests). */
 void cx_core_zb_sweep_stats(const cx_zb_sweep_ws *ws, int *evals, int *sweeps, int *segs);
