@@ -116,11 +116,21 @@ typedef struct {
 static inline void push(bld *o, int x, double v, double k)
 {
     zpl *f = o->f;
+    if (f->n >= 2 && f->x[f->n - 1] == x - 1) {
+        /* the last segment is one point: the one before takes it when its
+         * line passes through it (a one-point segment: any slope), so that
+         * a staircase of points on a line is one segment */
+        const int i = f->n - 2;
+        const double pv = f->v[i + 1];
+        if (f->x[i] == x - 2) f->k[i] = pv - f->v[i];
+        const double e = f->v[i] + f->k[i] * (double)(x - 1 - f->x[i]);
+        if (e == pv || fabs(e - pv) <= 2e-14 * fabs(pv)) f->n--;
+    }
     if (f->n) {
         const int i = f->n - 1;
         if (f->k[i] == k) {
             const double e = f->v[i] + k * (double)(x - f->x[i]);
-            if (e == v || fabs(e - v) <= 1e-15 * fabs(v)) return;
+            if (e == v || fabs(e - v) <= 2e-14 * fabs(v)) return;
         }
     }
     if (f->n == NSEG) {
@@ -244,6 +254,17 @@ static int below(const zpl *f, int sh, double add, const zpl *g, int lo, int hi)
     return 1;
 }
 
+/* y(j) = max(y(j − 1) + c, g(j)) on lo..hi, g the line gv (at lo), gk;
+ * *prev: y(lo − 1), then y(hi) */
+static inline void ride(bld *oy, int lo, int hi, double gv, double gk, double c, double *prev)
+{
+    if (gv == -HUGE_VAL || gk <= c)
+        push(oy, lo, *prev + c > gv ? *prev + c : gv, c);
+    else
+        max2(oy, lo, hi, *prev + c, c, gv, gk);
+    *prev = last_at(oy->f, hi);
+}
+
 typedef struct {
     int p, m, h;
     const double *fd, *bd, *wd, *S, *M;
@@ -251,7 +272,7 @@ typedef struct {
 
 /* stage s from Fin (y of s − 1, NULL for s = 0) and Bin (b of s + 1, NULL
  * for the last): y and b (b not for stage 0); 0 on too many segments */
-static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *g, zpl *y, zpl *b)
+static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *y, zpl *b)
 {
     const int p = in->p, m = in->m, h = in->h;
     const int w = h * (p - s) - (h - 1), lag = h * s, e = m - w;
@@ -275,9 +296,10 @@ static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *g,
             r[k] = v, nr++;
         }
     }
-    /* g */
-    bld og = {g, 0};
-    g->n = 0;
+    /* g and its ride, piece by piece */
+    bld oy = {y, 0};
+    y->n = 0;
+    double prev = y0;
     cur cb = {bin, 0, 0}, cf = {yin, 0, h};
     for (int ir = 0; ir + 1 < nr; ir++) {
         const int rlo = r[ir], rhi = r[ir + 1] - 1;
@@ -299,33 +321,32 @@ static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *g,
                 if (hf < hi) hi = hf;
                 if (vf != -HUGE_VAL) vf += Fq;
             }
-            max2(&og, j, hi, vb, kb, vf, kf);
-            j = hi + 1;
-        }
-    }
-    finish(&og, m);
-    /* the ride */
-    bld oy = {y, 0};
-    y->n = 0;
-    cur cg = {g, 0, 0};
-    double prev = y0;
-    for (int ir = 0; ir + 1 < nr; ir++) {
-        const int rlo = r[ir], rhi = r[ir + 1] - 1;
-        const double cj = Bq + (rlo >= lag ? Wq : 0) + (rlo < e ? Fq : 0);
-        for (int j = rlo; j <= rhi;) {
-            double gv, gk;
-            int hi = at(&cg, j, &gv, &gk);
-            if (hi > rhi) hi = rhi;
-            if (gv == -HUGE_VAL || gk <= cj)
-                push(&oy, j, prev + cj > gv ? prev + cj : gv, cj);
-            else
-                max2(&oy, j, hi, prev + cj, cj, gv, gk);
-            prev = last_at(y, hi);
+            /* g = max of the two lines: at most two pieces, each ridden */
+            int x = hi + 1;
+            if (vb != -HUGE_VAL && vf != -HUGE_VAL) {
+                const double dk = kb - kf, dlo = vb - vf, dhi = dlo + dk * (double)(hi - j);
+                if ((dlo > 0 && dhi < 0) || (dlo < 0 && dhi > 0)) {
+                    double t = floor(dlo > 0 ? dlo / -dk : -dlo / dk);
+                    if (t < 0) t = 0;
+                    if (t > hi - j - 1) t = hi - j - 1;
+                    x = j + (int)t + 1;
+                }
+                if (dlo < 0 || (dlo == 0 && dhi < 0)) {
+                    /* F's line first */
+                    double tv = vb, tk = kb;
+                    vb = vf, kb = kf, vf = tv, kf = tk;
+                }
+                /* vb, kb: the first winner; vf, kf: the second (from x) */
+            } else if (vb == -HUGE_VAL) {
+                vb = vf, kb = kf;
+            }
+            ride(&oy, j, x - 1, vb, kb, cj, &prev);
+            if (x <= hi) ride(&oy, x, hi, vf + kf * (double)(x - j), kf, cj, &prev);
             j = hi + 1;
         }
     }
     finish(&oy, m);
-    if (og.over || oy.over) return 0;
+    if (oy.over) return 0;
     /* b(j) = max(y(j − 1), Bin(j)) + B' */
     bld ob = {b, 0};
     b->n = 0;
@@ -375,7 +396,7 @@ int cx_core_replay_zb_times(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out
 
 int cx_core_replay_zb_sweep_pays(const cx_cost *c)
 {
-    return c->m >= 4 * c->p && c->m >= 400;
+    return c->m >= 3 * c->p && (c->m >= 360 || c->m >= 12 * c->p);
 }
 
 static int family_h(const cx_sched_desc *sd)
@@ -426,7 +447,7 @@ int cx_core_replay_zb_sweep(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out
             ran++;
             zpl *ny = &ws->tmp[1], *nb = &ws->tmp[2];
             if (!stage(&in, s, s > 0 && vf >= 0 ? &ws->y[s - 1] : NULL,
-                       s < last && vb >= 0 ? &ws->b[s + 1] : NULL, &ws->tmp[0], ny, nb))
+                       s < last && vb >= 0 ? &ws->b[s + 1] : NULL, ny, nb))
                 return 0;
             ws->used_f[s] = vf, ws->used_b[s] = vb;
             if (ws->ver_y[s] < 0 || differ(ny, &ws->y[s], m)) {
@@ -454,3 +475,18 @@ int cx_core_replay_zb_sweep(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out
     }
     return 1;
 }
+#ifdef ZBX_DEBUG
+#include <stdio.h>
+void zbx_dump(const cx_zb_sweep_ws *ws, int s);
+void zbx_dump(const cx_zb_sweep_ws *ws, int s)
+{
+    const zpl *f = &ws->y[s], *g = &ws->b[s];
+    printf("stage %d y:", s);
+    for (int i = 0; i < f->n; i++)
+        printf(" [%d %.6g %.6g]", f->x[i], f->v[i], f->k[i]);
+    printf("\n  b:");
+    for (int i = 0; i < g->n; i++)
+        printf(" [%d %.6g %.6g]", g->x[i], g->v[i], g->k[i]);
+    printf("\n");
+}
+#endif

@@ -28,8 +28,9 @@ int cx_core_replay_zb_sweep(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out
 int cx_core_replay_zb_times(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out);
 
 /* 1 where the sweep is expected to cost less than the replay it replaces
- * (m >= 4p and m >= 400: the replay plays ~3pm items, the sweep ~3p stage
- * evaluations of ~0.2 us; measured, core/README.md). */
+ * (m >= 3p, and m >= 360 or m >= 12p: the replay plays ~3pm items, ~1 ns
+ * each a clock with lanes, the sweep ~2p stage evaluations of ~0.2 us;
+ * measured, core/README.md). */
 int cx_core_replay_zb_sweep_pays(const cx_cost *c);
 
 /* Counters of the last call on ws: stage evaluations and sweeps run, the
