@@ -194,7 +194,7 @@ static void sweep_vs_full(int h)
     CU_ASSERT_FATAL(c && wf && zw && full && fo);
     static const int pps[] = {2, 3, 4, 5, 7, 8, 16, 32, 64, 128};
     int answered = 0, declined = 0, mismatched = 0, tries = 0, max_sw = 0, max_seg = 0;
-    long evals = 0;
+    double evals = 0;
     double worst = 0;
     for (int ip = 0; ip < 10; ip++) {
         const int p = pps[ip];
@@ -245,8 +245,8 @@ static void sweep_vs_full(int h)
                 }
                 int ev, sw, sg;
                 cx_core_zb_sweep_stats(zw, &ev, &sw, &sg);
-                evals += ev, max_sw = sw > max_sw ? sw : max_sw,
-                             max_seg = sg > max_seg ? sg : max_seg;
+                evals += (double)ev / p, max_sw = sw > max_sw ? sw : max_sw,
+                                         max_seg = sg > max_seg ? sg : max_seg;
                 answered++;
                 const double bad = replay_time_gap(fo, full, p);
                 worst = fmax(worst, bad / full->makespan_s);
@@ -277,6 +277,54 @@ static void test_sweep_h2(void)
     sweep_vs_full(2);
 }
 
+/* The sweep on megatron-1t (configs/megatron-1t.xml; tp 8, microbatch 1)
+ * as the closed form builds it, ZB-H1 and ZB-H2, p in {8, 16, 32, 64, 128},
+ * m in {3p, 6p, 12p, 24p}, with and without full recompute: every answer
+ * to 1e-12 of the full replay's makespan, and most shapes answered. */
+static void test_sweep_megatron(void)
+{
+    culonx_run r;
+    culonx_error err;
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/megatron-1t.xml", NULL, 0, NULL, &r, &err),
+                          CULONX_OK);
+    r.exec.tp = 8, r.exec.dp = 1, r.exec.microbatch = 1, r.exec.vp = 1;
+    cx_cost *c = malloc(sizeof *c);
+    cx_replay_ws *wf = cx_core_replay_ws_new();
+    cx_zb_sweep_ws *zw = cx_core_zb_sweep_ws_new();
+    cx_replay *full = malloc(sizeof *full), *fo = malloc(sizeof *fo);
+    CU_ASSERT_FATAL(c && wf && zw && full && fo);
+    int tries = 0, answered = 0, mismatched = 0;
+    double worst = 0;
+    for (int h = 1; h <= 2; h++)
+        for (int p = 8; p <= 128; p *= 2)
+            for (int f = 3; f <= 24; f *= 2)
+                for (int rc = 0; rc < 2; rc++) {
+                    r.exec.schedule = h == 1 ? CULONX_SCHED_ZB_H1 : CULONX_SCHED_ZB_H2;
+                    r.exec.recompute = rc ? CULONX_RECOMPUTE_FULL : CULONX_RECOMPUTE_NONE;
+                    r.exec.pp = p, r.exec.global_batch = f * p;
+                    r.exec.gpus = culonx_execution_gpus(&r.exec);
+                    if (cx_core_cost_build(&r, 0, c, &err) != CULONX_OK) continue;
+                    cx_core_replay_set_full(1);
+                    CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, wf, full, &err), CULONX_OK);
+                    cx_core_replay_set_full(0);
+                    tries++;
+                    if (!cx_core_replay_zb_sweep(c, zw, fo)) continue;
+                    answered++;
+                    const double bad = replay_time_gap(fo, full, p);
+                    worst = fmax(worst, bad / full->makespan_s);
+                    if (bad > 1e-12 * full->makespan_s && mismatched++ < 5)
+                        printf("\n  megatron-1t h %d p %d m %d: off by %.3g of %.6g\n", h, p, f * p,
+                               bad, full->makespan_s);
+                }
+    printf("\n  megatron-1t sweep: answered %d of %d, worst %.3g\n", answered, tries, worst);
+    CU_ASSERT_EQUAL(mismatched, 0);
+    CU_ASSERT(tries >= 60 && answered * 10 >= tries * 9);
+    cx_core_replay_ws_free(wf);
+    cx_core_zb_sweep_ws_free(zw);
+    free(c), free(full), free(fo);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 2;
@@ -285,6 +333,7 @@ int main(void)
     CU_add_test(s, "zb-h2: formula = full replay on random uneven costs", test_zb_h2);
     CU_add_test(s, "zb-h1: sweep = full replay on any stage costs", test_sweep_h1);
     CU_add_test(s, "zb-h2: sweep = full replay on any stage costs", test_sweep_h2);
+    CU_add_test(s, "zb-h1/h2: sweep = full replay on megatron-1t", test_sweep_megatron);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();
