@@ -60,9 +60,10 @@ typedef struct {
 } zpl;
 
 struct cx_zb_sweep_ws {
-    int cap;    /* stages allocated */
-    zpl *y, *b; /* per stage */
-    zpl tmp[3]; /* g, new y, new b */
+    int cap;      /* stages allocated */
+    zpl *pool;    /* 2 cap + 2 functions */
+    zpl **y, **b; /* per stage, into pool */
+    zpl *ny, *nb; /* the two spare ones */
     int *ver_y, *ver_b, *used_f, *used_b;
     int evals, checks, sweeps, segs;
     /* the last call's inputs and answer (cx_core_replay_zb_times) */
@@ -81,7 +82,7 @@ cx_zb_sweep_ws *cx_core_zb_sweep_ws_new(void)
 void cx_core_zb_sweep_ws_free(cx_zb_sweep_ws *ws)
 {
     if (!ws) return;
-    free(ws->y), free(ws->b), free(ws->ver_y);
+    free(ws->pool), free(ws->y), free(ws->ver_y);
     free(ws);
 }
 
@@ -93,15 +94,19 @@ void cx_core_zb_sweep_stats(const cx_zb_sweep_ws *ws, int *evals, int *sweeps, i
 static int reserve(cx_zb_sweep_ws *ws, int p)
 {
     if (ws->cap >= p) return 1;
-    free(ws->y), free(ws->b), free(ws->ver_y);
-    ws->y = malloc(sizeof(zpl) * (size_t)p);
-    ws->b = malloc(sizeof(zpl) * (size_t)p);
+    free(ws->pool), free(ws->y), free(ws->ver_y);
+    ws->pool = malloc(sizeof(zpl) * (2 * (size_t)p + 2));
+    ws->y = malloc(sizeof(zpl *) * 2 * (size_t)p);
     ws->ver_y = malloc(sizeof(int) * 4 * (size_t)p);
-    if (!ws->y || !ws->b || !ws->ver_y) {
-        free(ws->y), free(ws->b), free(ws->ver_y);
-        ws->y = ws->b = NULL, ws->ver_y = NULL, ws->cap = 0;
+    if (!ws->pool || !ws->y || !ws->ver_y) {
+        free(ws->pool), free(ws->y), free(ws->ver_y);
+        ws->pool = NULL, ws->y = NULL, ws->ver_y = NULL, ws->cap = 0;
         return 0;
     }
+    ws->b = ws->y + p;
+    for (int s = 0; s < p; s++)
+        ws->y[s] = &ws->pool[2 * s], ws->b[s] = &ws->pool[2 * s + 1];
+    ws->ny = &ws->pool[2 * p], ws->nb = &ws->pool[2 * p + 1];
     ws->ver_b = ws->ver_y + p, ws->used_f = ws->ver_b + p, ws->used_b = ws->used_f + p;
     ws->cap = p;
     return 1;
@@ -225,14 +230,6 @@ static int differ(const zpl *a, const zpl *b, int m)
         j = hi + 1;
     }
     return 0;
-}
-
-static void copy(zpl *d, const zpl *f)
-{
-    d->n = f->n;
-    memcpy(d->x, f->x, sizeof(int) * (size_t)(f->n + 1));
-    memcpy(d->v, f->v, sizeof(double) * (size_t)f->n);
-    memcpy(d->k, f->k, sizeof(double) * (size_t)f->n);
 }
 
 /* 1 if f(j − sh) + add <= g(j) (to 1e-13 relative) for lo <= j < hi */
@@ -438,24 +435,28 @@ int cx_core_replay_zb_sweep(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out
             /* one input changed and stays below the stage's functions
              * (Fin + F' <= y, Bin + B' <= b): nothing changes */
             if (ws->ver_y[s] >= 0 && new_f != new_b &&
-                (new_f ? below(&ws->y[s - 1], h, fd[s], &ws->y[s], h, m - (h * (p - s) - h + 1))
-                       : below(&ws->b[s + 1], 0, bd[s], &ws->b[s], 0, m))) {
+                (new_f ? below(ws->y[s - 1], h, fd[s], ws->y[s], h, m - (h * (p - s) - h + 1))
+                       : below(ws->b[s + 1], 0, bd[s], ws->b[s], 0, m))) {
                 ws->used_f[s] = vf, ws->used_b[s] = vb;
                 ws->checks++;
                 continue;
             }
             ran++;
-            zpl *ny = &ws->tmp[1], *nb = &ws->tmp[2];
-            if (!stage(&in, s, s > 0 && vf >= 0 ? &ws->y[s - 1] : NULL,
-                       s < last && vb >= 0 ? &ws->b[s + 1] : NULL, ny, nb))
+            zpl *ny = ws->ny, *nb = ws->nb;
+            if (!stage(&in, s, s > 0 && vf >= 0 ? ws->y[s - 1] : NULL,
+                       s < last && vb >= 0 ? ws->b[s + 1] : NULL, ny, nb))
                 return 0;
+            /* first with an input it lacked before: changed (a version
+             * more costs at most a recomputation) */
+            const int fresh = ws->ver_y[s] < 0 || (ws->used_f[s] < 0 && vf >= 0 && s > 0) ||
+                              (ws->used_b[s] < 0 && vb >= 0 && s < last);
             ws->used_f[s] = vf, ws->used_b[s] = vb;
-            if (ws->ver_y[s] < 0 || differ(ny, &ws->y[s], m)) {
-                copy(&ws->y[s], ny);
+            if (fresh || differ(ny, ws->y[s], m)) {
+                ws->ny = ws->y[s], ws->y[s] = ny;
                 ws->ver_y[s] = ++ver;
             }
-            if (ws->ver_b[s] < 0 || differ(nb, &ws->b[s], m)) {
-                copy(&ws->b[s], nb);
+            if (fresh || differ(nb, ws->b[s], m)) {
+                ws->nb = ws->b[s], ws->b[s] = nb;
                 ws->ver_b[s] = ++ver;
             }
             if (ny->n > ws->segs) ws->segs = ny->n;
@@ -467,7 +468,7 @@ int cx_core_replay_zb_sweep(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out
     }
     out->makespan_s = 0;
     for (int s = 0; s < p; s++) {
-        const zpl *f = &ws->y[s];
+        const zpl *f = ws->y[s];
         const double t = last_at(f, m - 1) + (double)(h * s) * wd[s];
         out->free_s[s] = out->last_end_s[s] = t;
         out->last_item_s[s] = wd[s];
@@ -480,7 +481,7 @@ int cx_core_replay_zb_sweep(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out
 void zbx_dump(const cx_zb_sweep_ws *ws, int s);
 void zbx_dump(const cx_zb_sweep_ws *ws, int s)
 {
-    const zpl *f = &ws->y[s], *g = &ws->b[s];
+    const zpl *f = ws->y[s], *g = ws->b[s];
     printf("stage %d y:", s);
     for (int i = 0; i < f->n; i++)
         printf(" [%d %.6g %.6g]", f->x[i], f->v[i], f->k[i]);
