@@ -21,7 +21,10 @@
  *
  * Exact formulas first: where replay_formula.c has a closed form of the
  * times and the activation peaks (interleaved 1F1B, its preconditions), the
- * result comes from it, no orders built.
+ * result comes from it, no orders built. ZB-H1 and ZB-H2 (any stage costs)
+ * are swept over the stages as piecewise-linear functions of the cycle
+ * (replay_zb_sweep.c, certified fixed point; peaks by replay_formula_zb.c)
+ * where that costs less than the play below.
  * Fast paths. The held orders are played by a compiled program of the
  * orders (core/eval/replay_prog.c; bit-identical to the engine), which jumps
  * over periods where the play is affine in the period index. Schedules
