@@ -58,7 +58,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NSEG = 64, MAX_SWEEPS = 24 };
+enum { NSEG = 64, MAX_SWEEPS = 24, NMEMO = 32, MKEY = 64 };
+
+typedef struct {
+    int used, ok, nkey, p, m;
+    const cx_sched_desc *sd;
+    uint64_t hash;
+    double key[MKEY], makespan_s;
+} zb_memo;
 
 /* f(j) = v[i] + k[i]·(j − x[i]) for x[i] <= j < x[i+1]; x[0] = 0, x[n] = m */
 typedef struct {
@@ -74,11 +81,12 @@ struct cx_zb_sweep_ws {
     zpl *ny, *nb; /* the two spare ones */
     int *ver_y, *ver_b, *used_f, *used_b;
     int evals, checks, sweeps, segs;
-    /* the last call's inputs and answer (cx_core_replay_zb_times) */
-    int have, ok, nkey, p, m;
-    const cx_sched_desc *sd;
-    double key[CX_COST_MAX_CLASSES * 7 + 1];
-    int16_t cls[CX_COST_MAX_STAGES];
+    /* recent inputs and answers (cx_core_replay_zb_times): a ring of NMEMO
+     * entries, free times and stage classes in pools of mcap a entry */
+    zb_memo memo[NMEMO];
+    int mnext, mlast, mcap;
+    double *mfree;
+    int16_t *mcls;
     cx_replay last;
 };
 
@@ -91,6 +99,7 @@ void cx_core_zb_sweep_ws_free(cx_zb_sweep_ws *ws)
 {
     if (!ws) return;
     free(ws->pool), free(ws->y), free(ws->ver_y);
+    free(ws->mfree), free(ws->mcls);
     free(ws);
 }
 
@@ -376,26 +385,72 @@ static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *y,
     return !ob.over;
 }
 
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *q = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ q[i]) * 1099511628211ull;
+    return h;
+}
+
+static int memo_hit(const cx_zb_sweep_ws *ws, int i, const cx_cost *c, uint64_t h,
+                    const double *key, int nkey)
+{
+    const zb_memo *e = &ws->memo[i];
+    return e->used && e->hash == h && e->sd == c->sched && e->p == c->p && e->m == c->m &&
+           e->nkey == nkey && !memcmp(e->key, key, sizeof(double) * (size_t)nkey) &&
+           !memcmp(ws->mcls + (size_t)i * (size_t)ws->mcap, c->vs_class,
+                   sizeof(int16_t) * (size_t)c->p);
+}
+
 int cx_core_replay_zb_times(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out)
 {
     double key[CX_COST_MAX_CLASSES * 7 + 1];
     const int nkey = cx_replay_time_key(c, key), p = c->p;
-    if (!(ws->have && ws->sd == c->sched && ws->p == p && ws->m == c->m && ws->nkey == nkey &&
-          !memcmp(ws->key, key, sizeof(double) * (size_t)nkey) &&
-          !memcmp(ws->cls, c->vs_class, sizeof(int16_t) * (size_t)p))) {
-        ws->have = 0;
-        ws->ok = cx_core_replay_zb_sweep(c, ws, &ws->last);
-        ws->sd = c->sched, ws->p = p, ws->m = c->m, ws->nkey = nkey;
-        memcpy(ws->key, key, sizeof(double) * (size_t)nkey);
-        memcpy(ws->cls, c->vs_class, sizeof(int16_t) * (size_t)p);
-        ws->have = 1;
+    if (nkey > MKEY) return cx_core_replay_zb_sweep(c, ws, out);
+    uint64_t h = fnv(14695981039346656037ull, key, sizeof(double) * (size_t)nkey);
+    h = fnv(h, c->vs_class, sizeof(int16_t) * (size_t)p) ^ (uint64_t)c->m * 1000003u ^ (uint64_t)p ^
+        (uint64_t)(c->sched == &cx_sched_zb_h2) << 62;
+    int at = -1;
+    if (memo_hit(ws, ws->mlast, c, h, key, nkey)) {
+        at = ws->mlast;
+    } else {
+        for (int i = 0; i < NMEMO && at < 0; i++)
+            if (memo_hit(ws, i, c, h, key, nkey)) at = i;
     }
-    if (!ws->ok) return 0;
-    const size_t n = sizeof(double) * (size_t)p;
-    out->makespan_s = ws->last.makespan_s;
-    memcpy(out->last_end_s, ws->last.last_end_s, n);
-    memcpy(out->last_item_s, ws->last.last_item_s, n);
-    memcpy(out->free_s, ws->last.free_s, n);
+    if (at < 0) {
+        if (ws->mcap < p) {
+            /* pools for p stages (the ring emptied) */
+            free(ws->mfree), free(ws->mcls);
+            ws->mfree = malloc(sizeof(double) * NMEMO * (size_t)p);
+            ws->mcls = malloc(sizeof(int16_t) * NMEMO * (size_t)p);
+            memset(ws->memo, 0, sizeof ws->memo);
+            ws->mcap = ws->mfree && ws->mcls ? p : 0;
+            if (!ws->mcap) return cx_core_replay_zb_sweep(c, ws, out);
+        }
+        at = ws->mnext, ws->mnext = (ws->mnext + 1) % NMEMO;
+        zb_memo *e = &ws->memo[at];
+        e->used = 0;
+        e->ok = cx_core_replay_zb_sweep(c, ws, &ws->last);
+        e->sd = c->sched, e->p = p, e->m = c->m, e->nkey = nkey, e->hash = h;
+        memcpy(e->key, key, sizeof(double) * (size_t)nkey);
+        memcpy(ws->mcls + (size_t)at * (size_t)ws->mcap, c->vs_class, sizeof(int16_t) * (size_t)p);
+        if (e->ok) {
+            e->makespan_s = ws->last.makespan_s;
+            memcpy(ws->mfree + (size_t)at * (size_t)ws->mcap, ws->last.free_s,
+                   sizeof(double) * (size_t)p);
+        }
+        e->used = 1;
+    }
+    ws->mlast = at;
+    const zb_memo *e = &ws->memo[at];
+    if (!e->ok) return 0;
+    const double *fr = ws->mfree + (size_t)at * (size_t)ws->mcap;
+    out->makespan_s = e->makespan_s;
+    memcpy(out->free_s, fr, sizeof(double) * (size_t)p);
+    memcpy(out->last_end_s, fr, sizeof(double) * (size_t)p);
+    for (int s = 0; s < p; s++)
+        out->last_item_s[s] = cx_core_cost_chunk(c, s)->w_s;
     return 1;
 }
 
