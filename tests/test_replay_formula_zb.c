@@ -280,7 +280,9 @@ static void test_sweep_h2(void)
 /* The sweep on megatron-1t (configs/megatron-1t.xml; tp 8, microbatch 1)
  * as the closed form builds it, ZB-H1 and ZB-H2, p in {8, 16, 32, 64, 128},
  * m in {3p, 6p, 12p, 24p}, with and without full recompute: every answer
- * to 1e-12 of the full replay's makespan, and most shapes answered. */
+ * to 1e-12 of the full replay's makespan, and most shapes answered; the
+ * memo (cx_core_replay_zb_times, one workspace for all shapes) gives the
+ * sweep's bits on a first and a repeated call. */
 static void test_sweep_megatron(void)
 {
     culonx_run r;
@@ -291,9 +293,9 @@ static void test_sweep_megatron(void)
     r.exec.tp = 8, r.exec.dp = 1, r.exec.microbatch = 1, r.exec.vp = 1;
     cx_cost *c = malloc(sizeof *c);
     cx_replay_ws *wf = cx_core_replay_ws_new();
-    cx_zb_sweep_ws *zw = cx_core_zb_sweep_ws_new();
-    cx_replay *full = malloc(sizeof *full), *fo = malloc(sizeof *fo);
-    CU_ASSERT_FATAL(c && wf && zw && full && fo);
+    cx_zb_sweep_ws *zw = cx_core_zb_sweep_ws_new(), *zm = cx_core_zb_sweep_ws_new();
+    cx_replay *full = malloc(sizeof *full), *fo = malloc(sizeof *fo), *mo = malloc(sizeof *mo);
+    CU_ASSERT_FATAL(c && wf && zw && zm && full && fo && mo);
     int tries = 0, answered = 0, mismatched = 0;
     double worst = 0;
     for (int h = 1; h <= 2; h++)
@@ -311,6 +313,15 @@ static void test_sweep_megatron(void)
                     tries++;
                     if (!cx_core_replay_zb_sweep(c, zw, fo)) continue;
                     answered++;
+                    /* the memo's answer (first and repeated call): the same bits */
+                    for (int k = 0; k < 2; k++) {
+                        CU_ASSERT_FATAL(cx_core_replay_zb_times(c, zm, mo));
+                        CU_ASSERT(mo->makespan_s == fo->makespan_s);
+                        for (int st = 0; st < p; st++)
+                            CU_ASSERT(mo->free_s[st] == fo->free_s[st] &&
+                                      mo->last_end_s[st] == fo->last_end_s[st] &&
+                                      mo->last_item_s[st] == fo->last_item_s[st]);
+                    }
                     const double bad = replay_time_gap(fo, full, p);
                     worst = fmax(worst, bad / full->makespan_s);
                     if (bad > 1e-12 * full->makespan_s && mismatched++ < 5)
@@ -322,7 +333,8 @@ static void test_sweep_megatron(void)
     CU_ASSERT(tries >= 60 && answered * 10 >= tries * 9);
     cx_core_replay_ws_free(wf);
     cx_core_zb_sweep_ws_free(zw);
-    free(c), free(full), free(fo);
+    cx_core_zb_sweep_ws_free(zm);
+    free(c), free(full), free(fo), free(mo);
 }
 
 int main(void)

@@ -408,13 +408,19 @@ int cx_core_replay_zb_times(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out
     double key[CX_COST_MAX_CLASSES * 7 + 1];
     const int nkey = cx_replay_time_key(c, key), p = c->p;
     if (nkey > MKEY) return cx_core_replay_zb_sweep(c, ws, out);
-    uint64_t h = fnv(14695981039346656037ull, key, sizeof(double) * (size_t)nkey);
-    h = fnv(h, c->vs_class, sizeof(int16_t) * (size_t)p) ^ (uint64_t)c->m * 1000003u ^ (uint64_t)p ^
-        (uint64_t)(c->sched == &cx_sched_zb_h2) << 62;
+    /* the last answer first (most calls), then the ring by hash */
+    const zb_memo *l = &ws->memo[ws->mlast];
     int at = -1;
-    if (memo_hit(ws, ws->mlast, c, h, key, nkey)) {
+    if (l->used && l->sd == c->sched && l->p == p && l->m == c->m && l->nkey == nkey &&
+        !memcmp(l->key, key, sizeof(double) * (size_t)nkey) &&
+        !memcmp(ws->mcls + (size_t)ws->mlast * (size_t)ws->mcap, c->vs_class,
+                sizeof(int16_t) * (size_t)p))
         at = ws->mlast;
-    } else {
+    uint64_t h = 0;
+    if (at < 0) {
+        h = fnv(14695981039346656037ull, key, sizeof(double) * (size_t)nkey);
+        h = fnv(h, c->vs_class, sizeof(int16_t) * (size_t)p) ^ (uint64_t)c->m * 1000003u ^
+            (uint64_t)p ^ (uint64_t)(c->sched == &cx_sched_zb_h2) << 62;
         for (int i = 0; i < NMEMO && at < 0; i++)
             if (memo_hit(ws, i, c, h, key, nkey)) at = i;
     }
