@@ -174,7 +174,8 @@ static void test_zb_h2(void)
  * own class (up to the class limit; else first / middle / last / stage 1)
  * with durations from 0.3x to 3x the middle, P from 0 to 0.5 F (0 for a
  * third), one draw in four the last stage the bottleneck, one in eight
- * stage 0 within 1e-4 of it. Where it answers every per-stage value must
+ * stage 0 within 1e-4 of it, one in sixteen each: W 0, P three times F,
+ * every stage the middle one (ties). Where it answers every per-stage value must
  * equal the full replay's to 1e-12 of the makespan; it must answer most
  * draws. */
 static void sweep_vs_full(int h)
@@ -231,6 +232,13 @@ static void sweep_vs_full(int h)
                     cl->f_s *= 2.5, cl->b_s *= 2.5, cl->w_s *= 2.5;
                 }
                 c->p2p_s = (trial % 3 == 0 ? 0 : 1) * mid.f_s * uni(0, 0.5);
+                if (trial % 16 == 7)
+                    for (int k = 0; k < nc; k++)
+                        c->cls[k].w_s = 0;                   /* no W time */
+                if (trial % 16 == 9) c->p2p_s = 3 * mid.f_s; /* sends dominate */
+                if (trial % 16 == 11)
+                    for (int k = 0; k < nc; k++)
+                        c->cls[k] = mid; /* all stages equal: ties everywhere */
                 if (trial % 8 == 5 && c->vs_class[0] != c->vs_class[p - 1]) {
                     cx_chunk_cost *c0 = &c->cls[c->vs_class[0]];
                     *c0 = *cl, c0->w_s = cl->w_s - 1e-4 * (cl->f_s + cl->b_s);
