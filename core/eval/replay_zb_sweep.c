@@ -462,7 +462,9 @@ int cx_core_replay_zb_times(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out
 
 int cx_core_replay_zb_sweep_pays(const cx_cost *c)
 {
-    return c->m >= 3 * c->p && (c->m >= 360 || c->m >= 12 * c->p);
+    /* ZB-H2 below m = 5p: its drains' period-2 sawtooths overflow */
+    const int lo = c->sched == &cx_sched_zb_h2 ? 5 : 3;
+    return c->m >= lo * c->p && (c->m >= 360 || c->m >= 12 * c->p);
 }
 
 static int family_h(const cx_sched_desc *sd)

@@ -27,10 +27,11 @@ int cx_core_replay_zb_sweep(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out
  * classes' durations, p2p, schedule, p, m): the same answer, 1 or 0. */
 int cx_core_replay_zb_times(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out);
 
-/* 1 where the sweep is expected to cost less than the replay it replaces
- * (m >= 3p, and m >= 360 or m >= 12p: the replay plays ~3pm items, ~1 ns
- * each a clock with lanes, the sweep ~2p stage evaluations of ~0.2 us;
- * measured, core/README.md). */
+/* 1 where the sweep is expected to cost less than the replay it replaces:
+ * m >= 3p (ZB-H2: 5p, below which its period-2 sawtooths overflow the
+ * segments) and m >= 360 or m >= 12p. The replay plays ~3pm items, ~0.3-0.5
+ * ns each a clock with lanes; the sweep ~2p stage evaluations of ~0.1 us
+ * (measured, core/README.md). */
 int cx_core_replay_zb_sweep_pays(const cx_cost *c);
 
 /* Counters of the last call on ws: stage evaluations and sweeps run, the
