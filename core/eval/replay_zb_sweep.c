@@ -33,6 +33,10 @@
  *
  * Runs of one-point segments on a common line (the staircases the
  * diagonals j = hs and j = m − w_s make) are merged into one segment.
+ * ZB-H2's drains below m ~ 5p hold period-2 sawtooths (lines on the even
+ * and on the odd j, not on j), many segments on j: where the functions on
+ * j overflow, ZB-H2 is swept again on the lattices j = 2i + r (stage2:
+ * two functions a stage, the ride taken two cycles at a time).
  *
  * The stages feed each other both ways (Fin from below, Bin from above), so
  * the stages are swept alternately up (0..L) and down (L..0), each stage
@@ -75,10 +79,11 @@ typedef struct {
 } zpl;
 
 struct cx_zb_sweep_ws {
-    int cap;      /* stages allocated */
-    zpl *pool;    /* 2 cap + 2 functions */
-    zpl **y, **b; /* per stage, into pool */
-    zpl *ny, *nb; /* the two spare ones */
+    int cap;            /* stages allocated */
+    zpl *pool;          /* 4 cap + 6 functions */
+    zpl **y, **b;       /* [nr s + r]: per stage and lattice (ZB-H2: j = 2i + r), into pool */
+    zpl *ny[2], *nb[2]; /* the spare ones */
+    zpl *g[2];          /* ZB-H2's g on the two lattices */
     int *ver_y, *ver_b, *used_f, *used_b;
     int evals, checks, sweeps, segs;
     /* recent inputs and answers (cx_core_replay_zb_times): a ring of NMEMO
@@ -112,18 +117,20 @@ static int reserve(cx_zb_sweep_ws *ws, int p)
 {
     if (ws->cap >= p) return 1;
     free(ws->pool), free(ws->y), free(ws->ver_y);
-    ws->pool = malloc(sizeof(zpl) * (2 * (size_t)p + 2));
-    ws->y = malloc(sizeof(zpl *) * 2 * (size_t)p);
+    ws->pool = malloc(sizeof(zpl) * (4 * (size_t)p + 6));
+    ws->y = malloc(sizeof(zpl *) * 4 * (size_t)p);
     ws->ver_y = malloc(sizeof(int) * 4 * (size_t)p);
     if (!ws->pool || !ws->y || !ws->ver_y) {
         free(ws->pool), free(ws->y), free(ws->ver_y);
         ws->pool = NULL, ws->y = NULL, ws->ver_y = NULL, ws->cap = 0;
         return 0;
     }
-    ws->b = ws->y + p;
-    for (int s = 0; s < p; s++)
-        ws->y[s] = &ws->pool[2 * s], ws->b[s] = &ws->pool[2 * s + 1];
-    ws->ny = &ws->pool[2 * p], ws->nb = &ws->pool[2 * p + 1];
+    ws->b = ws->y + 2 * p;
+    for (int k = 0; k < 2 * p; k++)
+        ws->y[k] = &ws->pool[2 * k], ws->b[k] = &ws->pool[2 * k + 1];
+    for (int r = 0; r < 2; r++)
+        ws->ny[r] = &ws->pool[4 * p + r], ws->nb[r] = &ws->pool[4 * p + 2 + r],
+        ws->g[r] = &ws->pool[4 * p + 4 + r];
     ws->ver_b = ws->ver_y + p, ws->used_f = ws->ver_b + p, ws->used_b = ws->used_f + p;
     ws->cap = p;
     return 1;
@@ -467,9 +474,239 @@ int cx_core_replay_zb_sweep_pays(const cx_cost *c)
     return c->m >= lo * c->p && (c->m >= 360 || c->m >= 12 * c->p);
 }
 
+/* ZB-H2's stage on the lattices j = 2i + r (its functions hold period-2
+ * sawtooths in j, lines on each lattice): with c_r(i) = c(2i + r),
+ *   g_r(i)  = max(Bin_r(i) + c_r(i), Fin_r(i) + F'), Fin_r(i) = y_{s−1,r}(i − 1)
+ *             (i >= 1; i = 0: the warm-up forward u_{s−1}(w + r));
+ *   y_0(i)  = max(y_0(i − 1) + c_1(i − 1) + c_0(i), g_1(i − 1) + c_0(i), g_0(i)),
+ *             y_0(0) = max(y(−1) + c_0(0), g_0(0));
+ *   y_1(i)  = max(y_0(i) + c_1(i), g_1(i));
+ *   b_0(i)  = max(y_1(i − 1), Bin_0(i)) + B' (y(−1) at i = 0),
+ *   b_1(i)  = max(y_0(i), Bin_1(i)) + B'.
+ * 0 on too many segments. */
+static int stage2(const zb_in *in, int s, zpl *const *yin, zpl *const *bin, zpl *const *g,
+                  zpl *const *y, zpl *const *b)
+{
+    const int p = in->p, m = in->m;
+    const int w = 2 * (p - s) - 1, e = m - w, n[2] = {(m + 1) / 2, m / 2};
+    const int E[2] = {(e + 1) / 2, e / 2};
+    const double Bq = in->bd[s], Wq = in->wd[s], Fq = in->fd[s];
+    const double y0 = in->S[s] + (double)(w - 1) * in->M[s];
+    int over = 0;
+#define ZB_C(r, i) (Bq + ((i) >= s ? Wq : 0) + ((i) < E[r] ? Fq : 0))
+    for (int r = 0; r < 2; r++) {
+        bld og = {g[r], 0};
+        g[r]->n = 0;
+        cur cb = {bin ? bin[r] : NULL, 0, 0}, cf = {yin ? yin[r] : NULL, 0, 1};
+        const int c4[4] = {1, s, E[r], n[r]};
+        for (int i = 0; i < n[r];) {
+            int rhi = n[r] - 1;
+            for (int k = 0; k < 4; k++)
+                if (c4[k] > i && c4[k] - 1 < rhi) rhi = c4[k] - 1;
+            const double cj = ZB_C(r, i);
+            const int fmode = s == 0 || i >= E[r] ? 0 : i == 0 ? 1 : yin ? 2 : 0;
+            for (int j = i; j <= rhi;) {
+                double vb = -HUGE_VAL, kb = 0, vf = -HUGE_VAL, kf = 0;
+                int hi = rhi;
+                if (bin) {
+                    const int hb = at(&cb, j, &vb, &kb);
+                    if (hb < hi) hi = hb;
+                    vb += cj;
+                }
+                if (fmode == 1) {
+                    vf = in->S[s - 1] + (double)(w + r) * in->M[s - 1] + Fq, kf = 0;
+                } else if (fmode == 2) {
+                    const int hf = at(&cf, j, &vf, &kf);
+                    if (hf < hi) hi = hf;
+                    vf += Fq;
+                }
+                max2(&og, j, hi, vb, kb, vf, kf);
+                j = hi + 1;
+            }
+            i = rhi + 1;
+        }
+        finish(&og, n[r]);
+        over |= og.over;
+    }
+    if (over) return 0;
+    /* y_0: the ride over max(g_0(i), g_1(i − 1) + c_0(i)) at c_1(i − 1) + c_0(i) */
+    bld oy = {y[0], 0};
+    y[0]->n = 0;
+    double prev = y0;
+    {
+        cur c0 = {g[0], 0, 0}, c1 = {g[1], 0, 1};
+        const int c6[6] = {1, s, s + 1, E[0], E[1] + 1, n[0]};
+        for (int i = 0; i < n[0];) {
+            int rhi = n[0] - 1;
+            for (int k = 0; k < 6; k++)
+                if (c6[k] > i && c6[k] - 1 < rhi) rhi = c6[k] - 1;
+            const double c0i = ZB_C(0, i), rate = i == 0 ? c0i : ZB_C(1, i - 1) + c0i;
+            for (int j = i; j <= rhi;) {
+                double va, ka, vb = -HUGE_VAL, kb = 0;
+                int hi = at(&c0, j, &va, &ka);
+                if (hi > rhi) hi = rhi;
+                if (j >= 1) {
+                    const int h1 = at(&c1, j, &vb, &kb);
+                    if (h1 < hi) hi = h1;
+                    vb += c0i;
+                }
+                int x = hi + 1;
+                if (va != -HUGE_VAL && vb != -HUGE_VAL) {
+                    const double dk = ka - kb, dlo = va - vb, dhi = dlo + dk * (double)(hi - j);
+                    if ((dlo > 0 && dhi < 0) || (dlo < 0 && dhi > 0)) {
+                        double t = floor(dlo > 0 ? dlo / -dk : -dlo / dk);
+                        if (t < 0) t = 0;
+                        if (t > hi - j - 1) t = hi - j - 1;
+                        x = j + (int)t + 1;
+                    }
+                    if (dlo < 0 || (dlo == 0 && dhi < 0)) {
+                        double tv = va, tk = ka;
+                        va = vb, ka = kb, vb = tv, kb = tk;
+                    }
+                } else if (va == -HUGE_VAL) {
+                    va = vb, ka = kb;
+                }
+                ride(&oy, j, x - 1, va, ka, rate, &prev);
+                if (x <= hi) ride(&oy, x, hi, vb + kb * (double)(x - j), kb, rate, &prev);
+                j = hi + 1;
+            }
+            i = rhi + 1;
+        }
+    }
+    finish(&oy, n[0]);
+    /* y_1 = max(y_0 + c_1, g_1) */
+    bld o1 = {y[1], 0};
+    y[1]->n = 0;
+    {
+        cur ca = {y[0], 0, 0}, cg = {g[1], 0, 0};
+        const int c3[3] = {s, E[1], n[1]};
+        for (int i = 0; i < n[1];) {
+            int rhi = n[1] - 1;
+            for (int k = 0; k < 3; k++)
+                if (c3[k] > i && c3[k] - 1 < rhi) rhi = c3[k] - 1;
+            const double c1i = ZB_C(1, i);
+            for (int j = i; j <= rhi;) {
+                double va, ka, vb, kb;
+                int hi = at(&ca, j, &va, &ka);
+                const int hg = at(&cg, j, &vb, &kb);
+                if (hg < hi) hi = hg;
+                if (hi > rhi) hi = rhi;
+                max2(&o1, j, hi, va + c1i, ka, vb, kb);
+                j = hi + 1;
+            }
+            i = rhi + 1;
+        }
+    }
+    finish(&o1, n[1]);
+#undef ZB_C
+    if (oy.over || o1.over) return 0;
+    /* b_0 from y_1(i − 1), b_1 from y_0(i) */
+    for (int r = 0; r < 2; r++) {
+        bld ob = {b[r], 0};
+        b[r]->n = 0;
+        cur cy = {y[1 - r], 0, 1 - r}, cb = {bin ? bin[r] : NULL, 0, 0};
+        for (int j = 0; j < n[r];) {
+            double va, ka, vb = -HUGE_VAL, kb = 0;
+            int hi;
+            if (r == 0 && j == 0)
+                va = y0, ka = 0, hi = 0;
+            else
+                hi = at(&cy, j, &va, &ka);
+            if (bin) {
+                const int hb = at(&cb, j, &vb, &kb);
+                if (hb < hi) hi = hb;
+            }
+            max2(&ob, j, hi, va + Bq, ka, vb == -HUGE_VAL ? vb : vb + Bq, kb);
+            j = hi + 1;
+        }
+        finish(&ob, n[r]);
+        over |= ob.over;
+    }
+    return !over;
+}
+
 static int family_h(const cx_sched_desc *sd)
 {
     return sd == &cx_sched_zb_h1 ? 1 : sd == &cx_sched_zb_h2 ? 2 : 0;
+}
+
+/* the sweeps on nr functions a stage (1: on j; 2: ZB-H2 on the lattices
+ * j = 2i + r); 0 where not certified within the bounds */
+static int sweeps(const zb_in *inp, cx_zb_sweep_ws *ws, int nr, cx_replay *out)
+{
+    const zb_in in = *inp;
+    const int p = in.p, m = in.m, h = in.h, last = p - 1;
+    const double *fd = in.fd, *bd = in.bd, *wd = in.wd;
+    const int nn[2] = {nr == 2 ? (m + 1) / 2 : m, m / 2};
+    int ver = 0;
+    for (int s = 0; s < p; s++)
+        ws->ver_y[s] = ws->ver_b[s] = ws->used_f[s] = ws->used_b[s] = -1;
+    for (int sw = 0;; sw++) {
+        if (sw == MAX_SWEEPS) return 0;
+        int ran = 0;
+        for (int i = 0; i < p; i++) {
+            const int s = sw % 2 ? last - i : i;
+            const int vf = s > 0 ? ws->ver_y[s - 1] : 0, vb = s < last ? ws->ver_b[s + 1] : 0;
+            const int new_f = vf != ws->used_f[s], new_b = vb != ws->used_b[s];
+            if (ws->ver_y[s] >= 0 && !new_f && !new_b) continue;
+            /* one input changed and stays below the stage's functions
+             * (Fin + F' <= y, Bin + B' <= b): nothing changes */
+            if (ws->ver_y[s] >= 0 && new_f != new_b) {
+                const int e = m - (h * (p - s) - h + 1);
+                int ok = 1;
+                for (int r = 0; r < nr && ok; r++)
+                    ok = new_f ? (nr == 1 ? below(ws->y[s - 1], h, fd[s], ws->y[s], h, e)
+                                          : below(ws->y[2 * (s - 1) + r], 1, fd[s],
+                                                  ws->y[2 * s + r], 1, (e - r + 1) / 2))
+                               : below(ws->b[nr * (s + 1) + r], 0, bd[s], ws->b[nr * s + r], 0,
+                                       nn[r]);
+                if (ok) {
+                    ws->used_f[s] = vf, ws->used_b[s] = vb;
+                    ws->checks++;
+                    continue;
+                }
+            }
+            ran++;
+            zpl **yin = s > 0 && vf >= 0 ? &ws->y[nr * (s - 1)] : NULL;
+            zpl **bin = s < last && vb >= 0 ? &ws->b[nr * (s + 1)] : NULL;
+            if (nr == 1
+                    ? !stage(&in, s, yin ? yin[0] : NULL, bin ? bin[0] : NULL, ws->ny[0], ws->nb[0])
+                    : !stage2(&in, s, yin, bin, ws->g, ws->ny, ws->nb))
+                return 0;
+            /* first with an input it lacked before: changed (a version
+             * more costs at most a recomputation) */
+            const int fresh = ws->ver_y[s] < 0 || (ws->used_f[s] < 0 && vf >= 0 && s > 0) ||
+                              (ws->used_b[s] < 0 && vb >= 0 && s < last);
+            ws->used_f[s] = vf, ws->used_b[s] = vb;
+            int cy = fresh, cb = fresh;
+            for (int r = 0; r < nr; r++) {
+                cy = cy || differ(ws->ny[r], ws->y[nr * s + r], nn[r]);
+                cb = cb || differ(ws->nb[r], ws->b[nr * s + r], nn[r]);
+                if (ws->ny[r]->n > ws->segs) ws->segs = ws->ny[r]->n;
+                if (ws->nb[r]->n > ws->segs) ws->segs = ws->nb[r]->n;
+            }
+            for (int r = 0; r < nr; r++) {
+                zpl *t;
+                if (cy) t = ws->y[nr * s + r], ws->y[nr * s + r] = ws->ny[r], ws->ny[r] = t;
+                if (cb) t = ws->b[nr * s + r], ws->b[nr * s + r] = ws->nb[r], ws->nb[r] = t;
+            }
+            if (cy) ws->ver_y[s] = ++ver;
+            if (cb) ws->ver_b[s] = ++ver;
+        }
+        ws->evals += ran;
+        ws->sweeps = sw + 1;
+        if (!ran) break;
+    }
+    out->makespan_s = 0;
+    for (int s = 0; s < p; s++) {
+        const int r = nr == 2 ? (m - 1) & 1 : 0;
+        const zpl *f = ws->y[nr * s + r];
+        const double t = last_at(f, nn[r] - 1) + (double)(h * s) * wd[s];
+        out->free_s[s] = out->last_end_s[s] = t;
+        out->last_item_s[s] = wd[s];
+        if (t > out->makespan_s) out->makespan_s = t;
+    }
+    return 1;
 }
 
 int cx_core_replay_zb_sweep(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out)
@@ -492,58 +729,6 @@ int cx_core_replay_zb_sweep(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out
         M[s] = s && M[s - 1] > fd[s] ? M[s - 1] : fd[s];
     }
     const zb_in in = {p, m, h, fd, bd, wd, S, M};
-    int ver = 0;
-    for (int s = 0; s < p; s++)
-        ws->ver_y[s] = ws->ver_b[s] = ws->used_f[s] = ws->used_b[s] = -1;
-    for (int sw = 0;; sw++) {
-        if (sw == MAX_SWEEPS) return 0;
-        int ran = 0;
-        for (int i = 0; i < p; i++) {
-            const int s = sw % 2 ? last - i : i;
-            const int vf = s > 0 ? ws->ver_y[s - 1] : 0, vb = s < last ? ws->ver_b[s + 1] : 0;
-            const int new_f = vf != ws->used_f[s], new_b = vb != ws->used_b[s];
-            if (ws->ver_y[s] >= 0 && !new_f && !new_b) continue;
-            /* one input changed and stays below the stage's functions
-             * (Fin + F' <= y, Bin + B' <= b): nothing changes */
-            if (ws->ver_y[s] >= 0 && new_f != new_b &&
-                (new_f ? below(ws->y[s - 1], h, fd[s], ws->y[s], h, m - (h * (p - s) - h + 1))
-                       : below(ws->b[s + 1], 0, bd[s], ws->b[s], 0, m))) {
-                ws->used_f[s] = vf, ws->used_b[s] = vb;
-                ws->checks++;
-                continue;
-            }
-            ran++;
-            zpl *ny = ws->ny, *nb = ws->nb;
-            if (!stage(&in, s, s > 0 && vf >= 0 ? ws->y[s - 1] : NULL,
-                       s < last && vb >= 0 ? ws->b[s + 1] : NULL, ny, nb))
-                return 0;
-            /* first with an input it lacked before: changed (a version
-             * more costs at most a recomputation) */
-            const int fresh = ws->ver_y[s] < 0 || (ws->used_f[s] < 0 && vf >= 0 && s > 0) ||
-                              (ws->used_b[s] < 0 && vb >= 0 && s < last);
-            ws->used_f[s] = vf, ws->used_b[s] = vb;
-            if (fresh || differ(ny, ws->y[s], m)) {
-                ws->ny = ws->y[s], ws->y[s] = ny;
-                ws->ver_y[s] = ++ver;
-            }
-            if (fresh || differ(nb, ws->b[s], m)) {
-                ws->nb = ws->b[s], ws->b[s] = nb;
-                ws->ver_b[s] = ++ver;
-            }
-            if (ny->n > ws->segs) ws->segs = ny->n;
-            if (nb->n > ws->segs) ws->segs = nb->n;
-        }
-        ws->evals += ran;
-        ws->sweeps = sw + 1;
-        if (!ran) break;
-    }
-    out->makespan_s = 0;
-    for (int s = 0; s < p; s++) {
-        const zpl *f = ws->y[s];
-        const double t = last_at(f, m - 1) + (double)(h * s) * wd[s];
-        out->free_s[s] = out->last_end_s[s] = t;
-        out->last_item_s[s] = wd[s];
-        if (t > out->makespan_s) out->makespan_s = t;
-    }
-    return 1;
+    /* on j first; ZB-H2 where its sawtooths overflow: on the lattices */
+    return sweeps(&in, ws, 1, out) || (h == 2 && sweeps(&in, ws, 2, out));
 }
