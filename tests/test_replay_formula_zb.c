@@ -176,8 +176,8 @@ static void test_zb_h2(void)
  * third), one draw in four the last stage the bottleneck, one in eight
  * stage 0 within 1e-4 of it, one in sixteen each: W 0, P three times F,
  * every stage the middle one (ties). Where it answers every per-stage value must
- * equal the full replay's to 1e-12 of the makespan; it must answer most
- * draws. */
+ * equal the full replay's to 1e-12 of the makespan; it must answer 99% of
+ * the draws (all of them today). */
 static void sweep_vs_full(int h)
 {
     const char *sd_name = h == 1 ? "zb-h1" : "zb-h2";
@@ -269,7 +269,7 @@ static void sweep_vs_full(int h)
            sd_name, answered, tries, declined, worst, answered ? (double)evals / answered : 0.0,
            max_sw, max_seg);
     CU_ASSERT_EQUAL(mismatched, 0);
-    CU_ASSERT(answered * 10 >= tries * 9);
+    CU_ASSERT(answered * 100 >= tries * 99);
     cx_core_replay_ws_free(wf);
     cx_core_zb_sweep_ws_free(zw);
     free(c), free(full), free(fo);
@@ -288,7 +288,7 @@ static void test_sweep_h2(void)
 /* The sweep on megatron-1t (configs/megatron-1t.xml; tp 8, microbatch 1)
  * as the closed form builds it, ZB-H1 and ZB-H2, p in {8, 16, 32, 64, 128},
  * m in {3p, 6p, 12p, 24p}, with and without full recompute: every answer
- * to 1e-12 of the full replay's makespan, and most shapes answered; the
+ * to 1e-12 of the full replay's makespan, and 99% of the shapes answered; the
  * memo (cx_core_replay_zb_times, one workspace for all shapes) gives the
  * sweep's bits on a first and a repeated call. */
 static void test_sweep_megatron(void)
@@ -338,7 +338,7 @@ static void test_sweep_megatron(void)
                 }
     printf("\n  megatron-1t sweep: answered %d of %d, worst %.3g\n", answered, tries, worst);
     CU_ASSERT_EQUAL(mismatched, 0);
-    CU_ASSERT(tries >= 60 && answered * 10 >= tries * 9);
+    CU_ASSERT(tries >= 60 && answered * 100 >= tries * 99);
     cx_core_replay_ws_free(wf);
     cx_core_zb_sweep_ws_free(zw);
     cx_core_zb_sweep_ws_free(zm);
