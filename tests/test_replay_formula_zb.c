@@ -21,6 +21,7 @@
  */
 #include "core/eval/replay.h"
 #include "core/eval/replay_formula_zb.h"
+#include "core/eval/replay_zb_sweep.h"
 
 #include <CUnit/Basic.h>
 #include <math.h>
@@ -167,12 +168,192 @@ static void test_zb_h2(void)
     formula_vs_full(2);
 }
 
+/* The sweep (core/eval/replay_zb_sweep.c) against the full replay on any
+ * per-stage costs: megatron-22b runs as above, p in {2, 3, 4, 5, 7, 8, 16,
+ * 32, 64, 128}, m from its least (h(p + 1) + 1) to 40p, every stage of its
+ * own class (up to the class limit; else first / middle / last / stage 1)
+ * with durations from 0.3x to 3x the middle, P from 0 to 0.5 F (0 for a
+ * third), one draw in four the last stage the bottleneck, one in eight
+ * stage 0 within 1e-4 of it, one in sixteen each: W 0, P three times F,
+ * every stage the middle one (ties). Where it answers every per-stage value must
+ * equal the full replay's to 1e-12 of the makespan; it must answer 99% of
+ * the draws (all of them today). */
+static void sweep_vs_full(int h)
+{
+    const char *sd_name = h == 1 ? "zb-h1" : "zb-h2";
+    culonx_run r;
+    culonx_error err;
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/megatron-22b.xml", NULL, 0, NULL, &r, &err),
+                          CULONX_OK);
+    r.exec.tp = 8, r.exec.dp = 1, r.exec.microbatch = 1, r.exec.vp = 1;
+    r.exec.schedule = h == 1 ? CULONX_SCHED_ZB_H1 : CULONX_SCHED_ZB_H2;
+    cx_cost *c = malloc(sizeof *c);
+    cx_replay_ws *wf = cx_core_replay_ws_new();
+    cx_zb_sweep_ws *zw = cx_core_zb_sweep_ws_new();
+    cx_replay *full = malloc(sizeof *full), *fo = malloc(sizeof *fo);
+    CU_ASSERT_FATAL(c && wf && zw && full && fo);
+    static const int pps[] = {2, 3, 4, 5, 7, 8, 16, 32, 64, 128};
+    int answered = 0, declined = 0, mismatched = 0, tries = 0, max_sw = 0, max_seg = 0;
+    double evals = 0;
+    double worst = 0;
+    for (int ip = 0; ip < 10; ip++) {
+        const int p = pps[ip];
+        const int lo_m = h * (p + 1) + 1;
+        const int ms[] = {lo_m,      lo_m + 1, 2 * p + 3,  3 * p + 1,
+                          5 * p + 3, 9 * p,    17 * p - 1, 40 * p};
+        r.model.layers = 4 * p;
+        const int ntrial = p >= 64 ? 12 : 40;
+        for (int im = 0; im < 8; im++) {
+            const int m = ms[im];
+            if (m < lo_m) continue;
+            r.exec.pp = p, r.exec.global_batch = m;
+            r.exec.gpus = culonx_execution_gpus(&r.exec);
+            CU_ASSERT_EQUAL_FATAL(cx_core_cost_build(&r, 0, c, &err), CULONX_OK);
+            const cx_chunk_cost mid = c->cls[c->vs_class[p >= 3 ? 1 : 0]];
+            for (int trial = 0; trial < ntrial; trial++) {
+                /* classes: one a stage where they fit */
+                const int own = p <= CX_COST_MAX_CLASSES;
+                const int nc = own ? p : 4;
+                for (int k = 0; k < nc; k++) {
+                    c->cls[k] = mid;
+                    draw_class(&c->cls[k], &mid, 0.3, 3.0);
+                }
+                for (int s = 0; s < p; s++)
+                    c->vs_class[s] = (int16_t)(own                ? s
+                                               : s == 0           ? 0
+                                               : s == p - 1       ? 3
+                                               : s == 1 && p >= 4 ? 2
+                                                                  : 1);
+                c->nclass = nc;
+                cx_chunk_cost *cl = &c->cls[c->vs_class[p - 1]];
+                if (trial % 4 == 1) {
+                    /* the last stage the bottleneck */
+                    cl->f_s *= 2.5, cl->b_s *= 2.5, cl->w_s *= 2.5;
+                }
+                c->p2p_s = (trial % 3 == 0 ? 0 : 1) * mid.f_s * uni(0, 0.5);
+                if (trial % 16 == 7)
+                    for (int k = 0; k < nc; k++)
+                        c->cls[k].w_s = 0;                   /* no W time */
+                if (trial % 16 == 9) c->p2p_s = 3 * mid.f_s; /* sends dominate */
+                if (trial % 16 == 11)
+                    for (int k = 0; k < nc; k++)
+                        c->cls[k] = mid; /* all stages equal: ties everywhere */
+                if (trial % 8 == 5 && c->vs_class[0] != c->vs_class[p - 1]) {
+                    cx_chunk_cost *c0 = &c->cls[c->vs_class[0]];
+                    *c0 = *cl, c0->w_s = cl->w_s - 1e-4 * (cl->f_s + cl->b_s);
+                }
+                cx_core_replay_set_full(1);
+                CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, wf, full, &err), CULONX_OK);
+                cx_core_replay_set_full(0);
+                tries++;
+                if (!cx_core_replay_zb_sweep(c, zw, fo)) {
+                    declined++;
+                    continue;
+                }
+                int ev, sw, sg;
+                cx_core_zb_sweep_stats(zw, &ev, &sw, &sg);
+                evals += (double)ev / p, max_sw = sw > max_sw ? sw : max_sw,
+                                         max_seg = sg > max_seg ? sg : max_seg;
+                answered++;
+                const double bad = replay_time_gap(fo, full, p);
+                worst = fmax(worst, bad / full->makespan_s);
+                if (bad > 1e-12 * full->makespan_s && mismatched++ < 5)
+                    printf("\n  sweep %s p %d m %d trial %d: off by %.3g of %.6g\n", sd_name, p, m,
+                           trial, bad, full->makespan_s);
+            }
+        }
+    }
+    printf("\n  %s sweep: answered %d of %d (declined %d), worst %.3g, stage evaluations "
+           "%.1f a stage, most sweeps %d, most segments %d\n",
+           sd_name, answered, tries, declined, worst, answered ? (double)evals / answered : 0.0,
+           max_sw, max_seg);
+    CU_ASSERT_EQUAL(mismatched, 0);
+    CU_ASSERT(answered * 100 >= tries * 99);
+    cx_core_replay_ws_free(wf);
+    cx_core_zb_sweep_ws_free(zw);
+    free(c), free(full), free(fo);
+}
+
+static void test_sweep_h1(void)
+{
+    sweep_vs_full(1);
+}
+
+static void test_sweep_h2(void)
+{
+    sweep_vs_full(2);
+}
+
+/* The sweep on megatron-1t (configs/megatron-1t.xml; tp 8, microbatch 1)
+ * as the closed form builds it, ZB-H1 and ZB-H2, p in {8, 16, 32, 64, 128},
+ * m in {3p, 6p, 12p, 24p}, with and without full recompute: every answer
+ * to 1e-12 of the full replay's makespan, and 99% of the shapes answered; the
+ * memo (cx_core_replay_zb_times, one workspace for all shapes) gives the
+ * sweep's bits on a first and a repeated call. */
+static void test_sweep_megatron(void)
+{
+    culonx_run r;
+    culonx_error err;
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/megatron-1t.xml", NULL, 0, NULL, &r, &err),
+                          CULONX_OK);
+    r.exec.tp = 8, r.exec.dp = 1, r.exec.microbatch = 1, r.exec.vp = 1;
+    cx_cost *c = malloc(sizeof *c);
+    cx_replay_ws *wf = cx_core_replay_ws_new();
+    cx_zb_sweep_ws *zw = cx_core_zb_sweep_ws_new(), *zm = cx_core_zb_sweep_ws_new();
+    cx_replay *full = malloc(sizeof *full), *fo = malloc(sizeof *fo), *mo = malloc(sizeof *mo);
+    CU_ASSERT_FATAL(c && wf && zw && zm && full && fo && mo);
+    int tries = 0, answered = 0, mismatched = 0;
+    double worst = 0;
+    for (int h = 1; h <= 2; h++)
+        for (int p = 8; p <= 128; p *= 2)
+            for (int f = 3; f <= 24; f *= 2)
+                for (int rc = 0; rc < 2; rc++) {
+                    r.exec.schedule = h == 1 ? CULONX_SCHED_ZB_H1 : CULONX_SCHED_ZB_H2;
+                    r.exec.recompute = rc ? CULONX_RECOMPUTE_FULL : CULONX_RECOMPUTE_NONE;
+                    r.exec.pp = p, r.exec.global_batch = f * p;
+                    r.exec.gpus = culonx_execution_gpus(&r.exec);
+                    if (cx_core_cost_build(&r, 0, c, &err) != CULONX_OK) continue;
+                    cx_core_replay_set_full(1);
+                    CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, wf, full, &err), CULONX_OK);
+                    cx_core_replay_set_full(0);
+                    tries++;
+                    if (!cx_core_replay_zb_sweep(c, zw, fo)) continue;
+                    answered++;
+                    /* the memo's answer (first and repeated call): the same bits */
+                    for (int k = 0; k < 2; k++) {
+                        CU_ASSERT_FATAL(cx_core_replay_zb_times(c, zm, mo));
+                        CU_ASSERT(mo->makespan_s == fo->makespan_s);
+                        for (int st = 0; st < p; st++)
+                            CU_ASSERT(mo->free_s[st] == fo->free_s[st] &&
+                                      mo->last_end_s[st] == fo->last_end_s[st] &&
+                                      mo->last_item_s[st] == fo->last_item_s[st]);
+                    }
+                    const double bad = replay_time_gap(fo, full, p);
+                    worst = fmax(worst, bad / full->makespan_s);
+                    if (bad > 1e-12 * full->makespan_s && mismatched++ < 5)
+                        printf("\n  megatron-1t h %d p %d m %d: off by %.3g of %.6g\n", h, p, f * p,
+                               bad, full->makespan_s);
+                }
+    printf("\n  megatron-1t sweep: answered %d of %d, worst %.3g\n", answered, tries, worst);
+    CU_ASSERT_EQUAL(mismatched, 0);
+    CU_ASSERT(tries >= 60 && answered * 100 >= tries * 99);
+    cx_core_replay_ws_free(wf);
+    cx_core_zb_sweep_ws_free(zw);
+    cx_core_zb_sweep_ws_free(zm);
+    free(c), free(full), free(fo), free(mo);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 2;
     CU_pSuite s = CU_add_suite("replay_formula_zb", NULL, NULL);
     CU_add_test(s, "zb-h1: formula = full replay on random uneven costs", test_zb_h1);
     CU_add_test(s, "zb-h2: formula = full replay on random uneven costs", test_zb_h2);
+    CU_add_test(s, "zb-h1: sweep = full replay on any stage costs", test_sweep_h1);
+    CU_add_test(s, "zb-h2: sweep = full replay on any stage costs", test_sweep_h2);
+    CU_add_test(s, "zb-h1/h2: sweep = full replay on megatron-1t", test_sweep_megatron);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();

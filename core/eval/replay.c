@@ -21,7 +21,10 @@
  *
  * Exact formulas first: where replay_formula.c has a closed form of the
  * times and the activation peaks (interleaved 1F1B, its preconditions), the
- * result comes from it, no orders built.
+ * result comes from it, no orders built. ZB-H1 and ZB-H2 (any stage costs)
+ * are swept over the stages as piecewise-linear functions of the cycle
+ * (replay_zb_sweep.c, certified fixed point; peaks by replay_formula_zb.c)
+ * where that costs less than the play below.
  * Fast paths. The held orders are played by a compiled program of the
  * orders (core/eval/replay_prog.c; bit-identical to the engine), which jumps
  * over periods where the play is affine in the period index. Schedules
@@ -47,11 +50,13 @@
 #include "core/eval/replay.h"
 #include "core/eval/cost_key.h"
 #include "core/eval/replay_formula.h"
+#include "core/eval/replay_formula_zb.h"
 #include "core/eval/replay_lanes.h"
 #include "core/eval/replay_mem.h"
 #include "core/eval/replay_memo.h"
 #include "core/eval/replay_prog.h"
 #include "core/eval/replay_step.h"
+#include "core/eval/replay_zb_sweep.h"
 #include "schedules/play.h"
 
 #include <math.h>
@@ -110,6 +115,7 @@ struct cx_replay_ws {
     double fm_peak[CX_COST_MAX_STAGES];
     /* the sweep's clocks played at once (replay_lanes.c) */
     cx_replay_lanes *lanes;
+    cx_zb_sweep_ws *zbs; /* replay_zb_sweep.c's scratch (lazily) */
 };
 
 cx_replay_ws *cx_core_replay_ws_new(void)
@@ -150,6 +156,7 @@ void cx_core_replay_ws_free(cx_replay_ws *ws)
     cx_sched_play_free(ws->pl);
     cx_core_replay_prog_free(ws->prog);
     cx_core_cost_key_free(ws->key);
+    cx_core_zb_sweep_ws_free(ws->zbs);
     cx_sched_play_free(ws->pl_full);
     cx_core_replay_prog_free(ws->prog_full);
     cx_sched_play_free(ws->pl_mid);
@@ -559,6 +566,17 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
         ws->last_fast = ws->last_jump = ws->last_back = 0;
         ws->last_formula = 1;
         return CULONX_OK;
+    }
+    /* ZB-H1 / ZB-H2 swept in O(p) (replay_zb_sweep.c), no orders: a
+     * function of the inputs only; peaks by closed form, else the scan */
+    if (!full_replay && (int64_t)c->m * c->p * c->v * 3 <= CX_MAX_SCHEDULE_ITEMS &&
+        cx_core_replay_zb_sweep_pays(c) && (ws->zbs || (ws->zbs = cx_core_zb_sweep_ws_new())) &&
+        cx_core_replay_zb_times(c, ws->zbs, out)) {
+        ws->last_fast = ws->last_jump = ws->last_back = 0;
+        ws->last_formula = 1;
+        return cx_core_replay_formula_zb_memory(c, out->peak_act_bytes)
+                   ? CULONX_OK
+                   : cx_core_replay_memory(c, ws, out->peak_act_bytes, err);
     }
     culonx_status st = orders(c, ws, err);
     if (st != CULONX_OK) return st;

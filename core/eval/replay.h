@@ -76,7 +76,8 @@ void cx_core_replay_set_jump_ratio(int ratio);
 /* 1 if the last time result of ws came from the program of m' < m. */
 int cx_core_replay_ws_fast(const cx_replay_ws *ws);
 /* 1 if the last time result of ws (not from its last-inputs memo) came from
- * an exact closed form (core/eval/replay_formula.c). */
+ * an exact closed form (core/eval/replay_formula.c) or the ZB sweep
+ * (core/eval/replay_zb_sweep.c). */
 int cx_core_replay_ws_formula(const cx_replay_ws *ws);
 /* 1 if the program of m' was tried for it and could not insert every
  * period (the full orders were played). */

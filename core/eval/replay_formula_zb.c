@@ -1,8 +1,10 @@
 /*
  * replay_formula_zb.c — exact closed form of the ZB-H1 and ZB-H2 replays
  * (schedules/zb_h1.c, zb_h2.c orders, replay_step.h timing rule, blocking
- * p2p) and of their activation peaks, independent of m; issue 13. NOT on
- * the replay's path (replay.c does not call it): measured slower there than
+ * p2p) and of their activation peaks, independent of m; issue 13. The
+ * peaks are on the replay's path (replay.c, with replay_zb_sweep.c's
+ * times); the times are NOT (replay_zb_sweep.c answers more, faster):
+ * measured slower there than
  * the compiled program with clock lanes, and its certificate rejects every
  * megatron-1t shape of bench_sweep_bench (core/README.md, "Exact formula",
  * ZB-H1 and ZB-H2). Held to the full replay by tests/test_replay_formula_zb.c.
