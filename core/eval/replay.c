@@ -47,6 +47,7 @@
 #include "core/eval/replay.h"
 #include "core/eval/cost_key.h"
 #include "core/eval/replay_formula.h"
+#include "core/eval/replay_jlanes.h"
 #include "core/eval/replay_lanes.h"
 #include "core/eval/replay_mem.h"
 #include "core/eval/replay_memo.h"
@@ -100,8 +101,10 @@ struct cx_replay_ws {
     cx_replay result;   /* cx_core_replay_ws_out */
     double mem_peak[CX_COST_MAX_STAGES];
     cx_replay_formula_memo fmemo; /* replay_formula.c's memory memo */
-    /* the sweep's clocks played at once (replay_lanes.c) */
+    /* the sweep's clocks played at once (replay_lanes.c; on the virtual
+     * jump replay_jlanes.c) */
     cx_replay_lanes *lanes;
+    cx_replay_jlanes *jlanes;
 };
 
 cx_replay_ws *cx_core_replay_ws_new(void)
@@ -124,7 +127,8 @@ cx_replay_ws *cx_core_replay_ws_new(void)
         return NULL;
     }
     /* NULL-safe members: the whole workspace freed */
-    if (ws && !(ws->lanes = cx_core_replay_lanes_new())) {
+    if (ws && (!(ws->lanes = cx_core_replay_lanes_new()) ||
+               !(ws->jlanes = cx_core_replay_jlanes_new()))) {
         cx_core_replay_ws_free(ws);
         return NULL;
     }
@@ -149,12 +153,14 @@ void cx_core_replay_ws_free(cx_replay_ws *ws)
     cx_core_replay_memo_free(ws->memo);
     cx_core_replay_mem_free(ws->mem);
     cx_core_replay_lanes_free(ws->lanes);
+    cx_core_replay_jlanes_free(ws->jlanes);
     free(ws);
 }
 
 void cx_core_replay_ws_set_clocks(cx_replay_ws *ws, const double *mhz, int n)
 {
     if (ws) cx_core_replay_lanes_set_clocks(ws->lanes, mhz, n);
+    if (ws) cx_core_replay_jlanes_set_clocks(ws->jlanes, mhz, n);
 }
 
 cx_cost_key *cx_core_replay_ws_key(cx_replay_ws *ws)
@@ -528,6 +534,13 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
             if (st != CULONX_OK) return st;
             cx_core_replay_memo_put(ws->memo, &mk, out,
                                     ws->last_fast | ws->last_jump << 1 | ws->last_back << 2);
+            /* on the virtual jump (the program of m' answered): the
+             * sweep's other clocks in lanes (replay_jlanes.c), the same
+             * bits */
+            if (!full_replay && ws->last_fast && !ws->last_back && ws->mr < ws->m &&
+                cx_core_replay_lanes_on(ws->lanes))
+                cx_core_replay_jlanes_batch(ws->jlanes, c, ws->pl, ws->prog,
+                                            (ws->m - ws->mr) / ws->period, ws->memo, &mk);
         }
         memcpy(ws->time_key, key, nkey * sizeof *key);
         ws->time_nclass = c->nclass;
