@@ -47,16 +47,12 @@
 #define KEY_N (7 * CX_COST_MAX_CLASSES + 1)
 #define MAX_MISS 64 /* unanswered keys kept */
 
-/* the lanes' form of a program (see the top comment): its instructions
- * with token slots in the ring, and per cell slot its writer and its place */
+/* the lanes' ring for a program (see ring()) */
 typedef struct {
     const cx_replay_prog *pr;
     const cx_sched_desc *sd;
-    int p, m, v, have; /* have: 1 built, -1 refused */
+    int p, m, v, have; /* have: 1 sized, -1 refused */
     size_t n, gap, R;
-    cx_replay_ins *ins;
-    int32_t *pos, *wri;
-    size_t ins_cap, pos_cap, wri_cap;
 } rprog;
 
 struct cx_replay_jlanes {
@@ -105,9 +101,6 @@ cx_replay_jlanes *cx_core_replay_jlanes_new(void)
 void cx_core_replay_jlanes_free(cx_replay_jlanes *jl)
 {
     if (!jl) return;
-    free(jl->rp->ins);
-    free(jl->rp->pos);
-    free(jl->rp->wri);
     free(jl->tok);
     free(jl->rg);
     free(jl->dur);
@@ -139,18 +132,21 @@ static int grow_g(double **buf, size_t *cap, size_t groups)
 }
 
 /* Instructions [from, to) of the program on 8 lanes (the scalar step of
- * replay_prog.c per lane); with rec, each instruction's operands (stage
- * free, token, end, PP free before the send) at rec[(4 (i - from) + k) 8]. */
+ * replay_prog.c per lane), tokens in the ring: instruction i's output at
+ * i & mask (spos: read by none), its token at its writer wr[i] & mask (the
+ * zero slot zpos where it reads none); with rec, each instruction's
+ * operands (stage free, token, end, PP free before the send) at rec[(4 (i
+ * - from) + k) 8]. */
 #define DEFINE_JEXEC(NAME, ATTR, VT, VL, W)                                                        \
-    ATTR static void NAME(const cx_replay_ins *prog, size_t from, size_t to, const uint16_t *cmap, \
-                          double *tok, double *rg, const double *dur, const double *p2p,           \
-                          int overlap, double *rec)                                                \
+    ATTR static void NAME(const cx_replay_ins *prog, const int32_t *wr, size_t from, size_t to,    \
+                          const rring *g, const uint16_t *cmap, double *tok, double *rg,           \
+                          const double *dur, const double *p2p, int overlap, double *rec)          \
     {                                                                                              \
         for (size_t i = from; i < to; i++) {                                                       \
             const cx_replay_ins x = prog[i];                                                       \
             double *const r = rg + (size_t)(x.stage & ~CX_REPLAY_LAST_BIT) * 3 * VW;               \
-            const double *const t = tok + (size_t)x.dep * VW;                                      \
-            double *const o = tok + (size_t)x.out * VW;                                            \
+            const double *const t = tok + (wr[i] >= 0 ? (size_t)wr[i] & g->mask : g->zpos) * VW;   \
+            double *const o = tok + (x.out < g->zero ? i & g->mask : g->spos) * VW;                \
             const double *const d = dur + (size_t)cmap[x.di & ~CX_REPLAY_SEND_BIT] * VW;           \
             double *const rc = rec ? rec + (i - from) * 4 * VW : NULL;                             \
             for (int k = 0; k < VW; k += W) {                                                      \
@@ -178,12 +174,20 @@ static int grow_g(double **buf, size_t *cap, size_t groups)
         }                                                                                          \
     }
 
+/* the ring's layout: mask (R - 1), the zero and scratch slots, the cell
+ * slots (below zero) */
+typedef struct {
+    size_t mask, zpos, spos;
+    int32_t zero;
+} rring;
+
 typedef double v2d __attribute__((vector_size(16)));
 typedef long long v2l __attribute__((vector_size(16)));
 DEFINE_JEXEC(jexec_base, , v2d, v2l, 2)
 
-typedef void jexec_fn(const cx_replay_ins *, size_t, size_t, const uint16_t *, double *, double *,
-                      const double *, const double *, int, double *);
+typedef void jexec_fn(const cx_replay_ins *, const int32_t *, size_t, size_t, const rring *,
+                      const uint16_t *, double *, double *, const double *, const double *, int,
+                      double *);
 
 #if defined(__x86_64__) && defined(__GNUC__)
 typedef double v8d __attribute__((vector_size(64)));
@@ -207,51 +211,35 @@ __attribute__((constructor)) static void pick(void)
 }
 #endif
 
-static int grow(void **buf, size_t *cap, size_t n, size_t sz)
-{
-    if (n <= *cap) return 0;
-    free(*buf);
-    *buf = malloc(n * sz);
-    *cap = *buf ? n : 0;
-    return *buf ? 0 : -1;
-}
-
-/* Ensures jl holds the lanes' form of pr's program: every token in the
- * ring at its writer's index mod R, R a power of two above the longest
- * distance from a writer to a read of its token, the jump's reads of the
- * copies one and two periods back included, plus two periods; then the
- * parked tokens (gap slots), the zero slot and the scratch slot. 0 held;
- * -1 when the ring would exceed MAX_RING slots or out of memory. */
+/* Sizes the lanes' ring for pr's program: every token at its writer's
+ * index mod R (the writers from the jump's scan: pr->wr per instruction,
+ * pr->wl per cell slot), R a power of two above the longest distance from a
+ * writer to a read of its token, the jump's reads of the copies one and
+ * two periods back included (in the periodic region its writer's index
+ * less one or two periods: sg[0] + 2 P; below, looked up), plus two
+ * periods; then the sleeping lanes' tokens (gap slots), the zero slot and
+ * the scratch slot. 0 held; -1 when the ring would exceed MAX_RING slots. */
 static int ring(cx_replay_jlanes *jl, const cx_replay_prog *pr)
 {
     rprog *const e = jl->rp;
     if (e->have && e->pr == pr && e->sd == pr->sd && e->p == pr->p && e->m == pr->m &&
         e->v == pr->v && e->n == pr->n)
         return e->have > 0 ? 0 : -1;
-    e->have = 0;
-    const size_t n = pr->n, P = pr->P, ns = (size_t)pr->zero + 2;
+    const size_t n = pr->n, P = pr->P, ra = pr->ra;
     const int32_t zero = pr->zero, sh = pr->shift;
-    if (n >= INT32_MAX || grow((void **)&e->ins, &e->ins_cap, n, sizeof *e->ins) ||
-        grow((void **)&e->pos, &e->pos_cap, ns, sizeof *e->pos) ||
-        grow((void **)&e->wri, &e->wri_cap, ns, sizeof *e->wri))
-        return -1;
     e->pr = pr, e->sd = pr->sd, e->p = pr->p, e->m = pr->m, e->v = pr->v, e->n = n;
     e->have = -1;
-    int32_t *const wri = e->wri, *const pos = e->pos;
+    if (n >= INT32_MAX) return -1;
     const cx_replay_ins *const prog = pr->prog;
-    for (size_t k = 0; k < ns; k++)
-        wri[k] = -1;
-    for (size_t i = 0; i < n; i++)
-        if (prog[i].out < zero) wri[prog[i].out] = (int32_t)i;
-    size_t D = 2 * P;
-    for (size_t r = 0; r < n; r++) {
-        if (prog[r].dep >= zero) continue;
-        for (int j = 0; j < (r >= pr->ra ? 3 : 1); j++) {
+    size_t D = (size_t)pr->sg[0] + 2 * P;
+    const size_t hi = ra + 2 * P, rhi = hi + (size_t)pr->sg[0] + 1;
+    for (size_t r = ra; r < n && r <= rhi; r++) {
+        if (prog[r].dep >= zero || pr->wr[r] < 0 || (size_t)pr->wr[r] >= hi) continue;
+        for (int j = 1; j < 3; j++) {
             const int64_t k = (int64_t)prog[r].dep - (int64_t)j * sh;
             if (k < 0) break;
-            const int32_t w = wri[k];
-            if (w < 0) continue;
-            if ((size_t)w > r) return -1;
+            const int32_t w = pr->wl[k];
+            if (w < 0 || (size_t)w > r) return -1;
             if (r - (size_t)w > D) D = r - (size_t)w;
         }
     }
@@ -263,16 +251,6 @@ static int ring(cx_replay_jlanes *jl, const cx_replay_prog *pr)
     const size_t gap = (size_t)pr->sg[0] + 2 * P;
     if (R > MAX_RING || gap >= R) return -1;
     e->R = R, e->gap = gap;
-    const int32_t zpos = (int32_t)(R + gap), spos = zpos + 1;
-    for (size_t k = 0; k < ns; k++)
-        pos[k] = wri[k] >= 0         ? (int32_t)((size_t)wri[k] & (R - 1))
-                 : k == (size_t)zero ? zpos
-                                     : spos;
-    for (size_t i = 0; i < n; i++) {
-        cx_replay_ins x = prog[i];
-        x.dep = pos[x.dep], x.out = pos[x.out];
-        e->ins[i] = x;
-    }
     e->have = 1;
     return 0;
 }
@@ -302,19 +280,21 @@ static void drive(cx_replay_jlanes *jl, cx_replay_prog *pr, int p, int nl, int64
 {
     const size_t P = pr->P, re = pr->re, n = pr->n, ra = pr->ra, p3 = 3 * (size_t)p;
     const rprog *const e = jl->rp;
-    const cx_replay_ins *const prog = e->ins;
+    const cx_replay_ins *const prog = pr->prog;
+    const int32_t *const wr = pr->wr;
     double *const tok = jl->tok, *const rg = jl->rg;
     const size_t R = e->R, gap = e->gap;
+    const rring g = {R - 1, R + gap, R + gap + 1, pr->zero};
     lstate ls[VW];
     cx_replay_jview vw[VW];
     for (int l = 0; l < VW; l++) {
         ls[l] = (lstate){l < nl ? L_A : L_OUT, 1, 0, 0, 0, extra};
-        vw[l] = (cx_replay_jview){tok + l, VW, rg + l, 3 * VW, VW, e->pos, e->wri, INT32_MAX, 0};
+        vw[l] = (cx_replay_jview){tok + l, VW, rg + l, 3 * VW, VW, pr->wl, R - 1, INT32_MAX, 0};
     }
     memset(rg, 0, (size_t)p * 3 * VW * sizeof *rg);
     for (int l = 0; l < VW; l++)
         tok[(R + gap) * VW + (size_t)l] = 0.0; /* the zero slot */
-    jexec(prog, 0, ra, jl->cmap, tok, rg, jl->dur, jl->pv, overlap, NULL);
+    jexec(prog, wr, 0, ra, &g, jl->cmap, tok, rg, jl->dur, jl->pv, overlap, NULL);
     size_t b = ra, k = 0, first = 0; /* first: where a lane first fell asleep */
     for (;;) {
         int act = 0, done = 0, need = 0;
@@ -336,7 +316,8 @@ static void drive(cx_replay_jlanes *jl, cx_replay_prog *pr, int p, int nl, int64
              * the scalar fails; none: it plays on to the end) */
             if ((s->st == L_A && b + 3 * P > re) || (s->st == L_BT && b + 2 * P > re))
                 s->st = s->extra > 0 ? L_OUT : L_DONE;
-            if (s->st <= L_PS && first && b > first + (first - ra) + STRAGGLE * P) s->st = L_OUT;
+            if (s->st <= L_PS && s->extra > 0 && first && b > first + (first - ra) + STRAGGLE * P)
+                s->st = L_OUT;
             if (s->st == L_A) cx_core_replay_jump_snap(&vw[l], p, x0), need = 1;
             if (s->st == L_BT || s->st == L_BC) cx_core_replay_jump_snap(&vw[l], p, x1), need = 1;
             act |= s->st <= L_PS, done |= s->st == L_DONE;
@@ -355,7 +336,7 @@ static void drive(cx_replay_jlanes *jl, cx_replay_prog *pr, int p, int nl, int64
                 continue;
             }
             if (tmin == SIZE_MAX) {
-                jexec(prog, b, n, jl->cmap, tok, rg, jl->dur, jl->pv, overlap, NULL);
+                jexec(prog, wr, b, n, &g, jl->cmap, tok, rg, jl->dur, jl->pv, overlap, NULL);
                 for (int l = 0; l < nl; l++)
                     if (ls[l].st == L_DONE) ls[l].st = L_FIN;
                 break;
@@ -363,7 +344,8 @@ static void drive(cx_replay_jlanes *jl, cx_replay_prog *pr, int p, int nl, int64
         }
         double *const rc = jl->rec + (k & 1) * 4 * P * VW, *const rp =
                                                                jl->rec + (~k & 1) * 4 * P * VW;
-        jexec(prog, b, b + P, jl->cmap, tok, rg, jl->dur, jl->pv, overlap, need ? rc : NULL);
+        jexec(prog, wr, b, b + P, &g, jl->cmap, tok, rg, jl->dur, jl->pv, overlap,
+              need ? rc : NULL);
         b += P, k++;
         for (int l = 0; l < nl; l++) {
             lstate *const s = &ls[l];

@@ -444,8 +444,7 @@ static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap,
     const size_t P = pr->P, re = pr->re;
     double *const rec = pr->rec;
     const cx_replay_jview
-        vw = {pr->tok, 1, &pr->rg[0].free, sizeof(stage_regs) / sizeof(double), 1, NULL, NULL,
-              0,       0},
+        vw = {pr->tok, 1, &pr->rg[0].free, sizeof(stage_regs) / sizeof(double), 1, NULL, 0, 0, 0},
         *const v = &vw;
     double x0[3 * CX_COST_MAX_STAGES], x1[3 * CX_COST_MAX_STAGES];
     size_t skip = 1;

@@ -105,18 +105,20 @@ typedef struct {
     size_t ts;
     double *rg;
     size_t rs, rk;
-    /* pos NULL: token slot k at tok[k ts]; else at tok[pos[k] ts], or at
-     * tok[(pb + wri[k] - pf) ts] where its writer wri[k] >= pf (the lanes'
-     * ring of tokens and a parked lane's tokens, replay_jlanes.c) */
-    const int32_t *pos, *wri;
+    /* wri NULL: token slot k at tok[k ts]; else (the lanes' ring of
+     * tokens and a sleeping lane's, replay_jlanes.c) at tok[(wri[k] & mask)
+     * ts] with wri[k] its writer, or at tok[(pb + wri[k] - pf) ts] where
+     * wri[k] >= pf */
+    const int32_t *wri;
+    size_t mask;
     int32_t pf;
     size_t pb;
 } cx_replay_jview;
 static inline double *cx_replay_jtok(const cx_replay_jview *v, int64_t k)
 {
-    if (!v->pos) return v->tok + (size_t)k * v->ts;
+    if (!v->wri) return v->tok + (size_t)k * v->ts;
     const int32_t w = v->wri[k];
-    return v->tok + (w >= v->pf ? v->pb + (size_t)(w - v->pf) : (size_t)v->pos[k]) * v->ts;
+    return v->tok + (w >= v->pf ? v->pb + (size_t)(w - v->pf) : (size_t)w & v->mask) * v->ts;
 }
 /* x[3 s + k]: register k of stage s */
 void cx_core_replay_jump_snap(const cx_replay_jview *v, int p, double *x);
