@@ -11,7 +11,8 @@
  * off, zero W on some) and its own p2p time: every lane the lanes answer
  * must be the scalar play's makespan, and per stage last end, last item
  * and free time, as the same doubles, and the scalar play must have
- * answered it too; most lanes must be answered. (The workspace batch, a
+ * answered it too; most lanes must be answered; on every vector width
+ * the CPU has (SSE2, AVX2, AVX-512). (The workspace batch, a
  * sweep's clocks through cx_core_replay_ws, is held to single replays in
  * tests/test_replay_lanes.c, on shapes with and without the virtual jump.)
  */
@@ -50,7 +51,7 @@ static void draw(cx_replay_vsinfo *vi, int nvs, double scale)
     }
 }
 
-static void test_jlanes_vs_scalar(void)
+static void jlanes_vs_scalar(void)
 {
     cx_play *pl = cx_sched_play_new();
     cx_replay_prog *pr = cx_core_replay_prog_new();
@@ -64,6 +65,7 @@ static void test_jlanes_vs_scalar(void)
     for (int id = 0; id < cx_sched_count(); id++) {
         const cx_sched_desc *sd = cx_sched_get((culonx_schedule)id);
         if (!sd || !sd->steady) continue;
+        const int lanes0 = lanes, answered0 = answered, scalar0 = scalar_ok;
         for (int ip = 0; ip < 5; ip++)
             for (int iv = 0; iv < 2; iv++) {
                 const int p = pps[ip], v = vps[iv];
@@ -118,6 +120,8 @@ static void test_jlanes_vs_scalar(void)
                     }
                 }
             }
+        printf("\n  %s: %d lanes, %d answered by the lanes, %d by the scalar play", sd->name,
+               lanes - lanes0, answered - answered0, scalar_ok - scalar0);
     }
     printf("\n  %d cases, %d lanes: %d answered by the lanes, %d by the scalar play\n", cases,
            lanes, answered, scalar_ok);
@@ -129,6 +133,18 @@ static void test_jlanes_vs_scalar(void)
     cx_sched_play_free(pl);
     free(out);
     free(vi);
+}
+
+/* on every vector width the CPU has (the widest last: the default) */
+static void test_jlanes_vs_scalar(void)
+{
+    static const char *const name[] = {"", "SSE2", "AVX2", "AVX-512"};
+    for (int isa = 1; isa <= 3; isa++)
+        if (cx_core_replay_jlanes_set_isa(isa)) {
+            printf("\n  %s:", name[isa]);
+            jlanes_vs_scalar();
+        }
+    CU_ASSERT(cx_core_replay_jlanes_set_isa(0));
 }
 
 int main(void)

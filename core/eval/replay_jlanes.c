@@ -199,17 +199,31 @@ DEFINE_JEXEC(jexec_avx2, __attribute__((target("avx2"))), v4d, v4l, 4)
 #endif
 
 /* the widest the CPU runs (the same bits on each: max and add per lane) */
-static jexec_fn *jexec = jexec_base;
+static jexec_fn *jexec = jexec_base, *jexec_auto = jexec_base;
+static int have_avx2, have_avx512;
 
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((constructor)) static void pick(void)
 {
     __builtin_cpu_init();
-    jexec = __builtin_cpu_supports("avx512f") ? jexec_avx512
-            : __builtin_cpu_supports("avx2")  ? jexec_avx2
-                                              : jexec_base;
+    have_avx2 = __builtin_cpu_supports("avx2") != 0;
+    have_avx512 = __builtin_cpu_supports("avx512f") != 0;
+    jexec = jexec_auto = have_avx512 ? jexec_avx512 : have_avx2 ? jexec_avx2 : jexec_base;
 }
 #endif
+
+int cx_core_replay_jlanes_set_isa(int isa)
+{
+    if (isa == 0) jexec = jexec_auto;
+    if (isa == 1) jexec = jexec_base;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (isa == 2 && have_avx2) jexec = jexec_avx2;
+    if (isa == 3 && have_avx512) jexec = jexec_avx512;
+    return isa >= 0 && isa <= 1 ? 1 : isa == 2 ? have_avx2 : isa == 3 && have_avx512;
+#else
+    return isa >= 0 && isa <= 1;
+#endif
+}
 
 /* Sizes the lanes' ring for pr's program: every token at its writer's
  * index mod R (the writers from the jump's scan: pr->wr per instruction,

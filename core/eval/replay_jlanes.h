@@ -29,6 +29,12 @@ void cx_core_replay_jlanes_free(cx_replay_jlanes *jl);
 #define CX_REPLAY_JLANES_MAX_CLOCKS 1024
 void cx_core_replay_jlanes_set_clocks(cx_replay_jlanes *jl, const double *mhz, int n);
 
+/* The vectors lanes play on: 0 the widest the CPU runs (the default), 1
+ * SSE2, 2 AVX2, 3 AVX-512 (for tests: each gives the same bits); 1 when
+ * set, 0 when the CPU lacks it (unchanged). Process-wide; not while
+ * threads replay. */
+int cx_core_replay_jlanes_set_isa(int isa);
+
 /* Plays pr's program of pl's orders (compiled for the jump by a scalar
  * cx_core_replay_prog_run_ext of them) as those of m' + extra periods for n
  * duration sets: vi[i] the durations of set i per virtual stage, p2p[i]
