@@ -33,7 +33,10 @@
  * (a transient longer than the steady region of m'), the program of m'' =
  * 4 (3e + c) is tried if m'' < m, then the full orders are played (the
  * reference, cx_core_replay_set_full, plays them without jumping).
- * bench/fast_agree.c holds both to the full replay.
+ * In a sweep with clocks, a play on this path is followed by the other
+ * clocks of the same shape in lanes (replay_jlanes.c), each the bits of
+ * its own play, into the memo. bench/fast_agree.c holds both to the full
+ * replay.
  *
  * Cost: O(p v (warm-up + transient + cool-down)) time per call, independent
  * of m where the jump applies, else O(p m v); the workspace keeps the engine (orders of

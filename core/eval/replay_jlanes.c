@@ -13,23 +13,23 @@
  * scalar's functions on its own column of tokens and registers
  * (cx_core_replay_jump_*, replay_prog_int.h), so that it takes the scalar's
  * decisions on the scalar's values. The lanes share the position in the
- * program; what a lane decides changes only its own state, except a real
- * skip, which moves the scalar play: on the common path every lane's last
- * move is a real skip to T = ra + floor((re - ra) / P) P (q = (re - b2) / P
- * periods, the rest of the steady region), after which the scalar play
- * leaves the loop and plays [T, n). A lane that skips to T is parked (its
- * tokens live at T written in its column, its registers kept aside) while
- * the others go on; once every lane is parked or out, the pass goes to T,
- * puts the parked registers back and plays [T, n) for them. A lane that
- * leaves the common path (a skip elsewhere, the loop ending without one,
- * periods left to insert, or still checking when the pass would overwrite
- * the parked lanes' tokens at T, instructions from T - sg[T] - 2 P on) is
- * out: it answers nothing, and the scalar play answers its clock.
- * Cell-slot tokens: 64 bytes per slot (8 lanes), 2 m' p v + 2 slots (at
- * most MAX_SLOTS: ZB-H1 p = 128, m' = 1537 needs 24 MiB; the workspace keeps
- * them). The result of every answered lane is the scalar play's bits,
- * whatever the other lanes (tests/test_replay_jlanes.c), so sweeps,
- * estimate and any thread or rank count agree.
+ * program; an insertion changes only the lane's own state; a real skip to
+ * t (on the common path the rest of the steady region: t = T = ra +
+ * floor((re - ra) / P) P for every lane) moves the scalar play, so the
+ * lane sleeps until the pass reaches t, its tokens live at t written into
+ * its own slots past the ring and its registers kept aside; when no lane
+ * is awake the pass goes straight to the first t. A lane that leaves the
+ * common path (periods left to insert when its loop ends, still inserting
+ * long after the first lane slept, playing to the end while the others
+ * sleep far ahead) answers nothing: the scalar play answers its clock.
+ * Tokens: a ring of R slots of 8 lanes (64 bytes) at their writer's
+ * index mod R, R a power of two above the longest writer-to-reader
+ * distance, the jump's reads of earlier periods included (at most
+ * MAX_RING: 4 MiB), then the sleeping lanes' slots, the zero and the
+ * scratch slot: bounded by p, not m. The result of every answered lane is
+ * the scalar play's bits, whatever the other lanes
+ * (tests/test_replay_jlanes.c), so sweeps, estimate and any thread or
+ * rank count agree.
  * See core/README.md, "Closed form" (Clock lanes on the virtual jump).
  */
 #include "core/eval/replay_jlanes.h"
@@ -137,7 +137,7 @@ static int grow_g(double **buf, size_t *cap, size_t groups)
  * zero slot zpos where it reads none); with rec, each instruction's
  * operands (stage free, token, end, PP free before the send) at rec[(4 (i
  * - from) + k) 8]. */
-#define DEFINE_JEXEC(NAME, ATTR, VT, VL, W)                                                        \
+#define DEFINE_JEXEC(NAME, ATTR, VT, VL, W, REC)                                                   \
     ATTR static void NAME(const cx_replay_ins *prog, const int32_t *wr, size_t from, size_t to,    \
                           const rring *g, const uint16_t *cmap, double *tok, double *rg,           \
                           const double *dur, const double *p2p, int overlap, double *rec)          \
@@ -148,14 +148,14 @@ static int grow_g(double **buf, size_t *cap, size_t groups)
             const double *const t = tok + (wr[i] >= 0 ? (size_t)wr[i] & g->mask : g->zpos) * VW;   \
             double *const o = tok + (x.out < g->zero ? i & g->mask : g->spos) * VW;                \
             const double *const d = dur + (size_t)cmap[x.di & ~CX_REPLAY_SEND_BIT] * VW;           \
-            double *const rc = rec ? rec + (i - from) * 4 * VW : NULL;                             \
+            double *const rc = REC ? rec + (i - from) * 4 * VW : NULL;                             \
             for (int k = 0; k < VW; k += W) {                                                      \
                 const VT fr = *(const VT *)(r + k), rd = *(const VT *)(t + k);                     \
                 const VL m1 = fr > rd;                                                             \
                 const VT start = (VT)(((VL)fr & m1) | ((VL)rd & ~m1));                             \
                 const VT end = start + *(const VT *)(d + k);                                       \
                 VT nf = end, out = end;                                                            \
-                if (rc) {                                                                          \
+                if (REC) {                                                                         \
                     *(VT *)(rc + k) = fr, *(VT *)(rc + VW + k) = rd;                               \
                     *(VT *)(rc + 2 * VW + k) = end,                                                \
                                           *(VT *)(rc + 3 * VW + k) = *(VT *)(r + VW + k);          \
@@ -183,7 +183,8 @@ typedef struct {
 
 typedef double v2d __attribute__((vector_size(16)));
 typedef long long v2l __attribute__((vector_size(16)));
-DEFINE_JEXEC(jexec_base, , v2d, v2l, 2)
+DEFINE_JEXEC(jexec_base, , v2d, v2l, 2, 0)
+DEFINE_JEXEC(jexec_base_rec, , v2d, v2l, 2, 1)
 
 typedef void jexec_fn(const cx_replay_ins *, const int32_t *, size_t, size_t, const rring *,
                       const uint16_t *, double *, double *, const double *, const double *, int,
@@ -194,12 +195,15 @@ typedef double v8d __attribute__((vector_size(64)));
 typedef long long v8l __attribute__((vector_size(64)));
 typedef double v4d __attribute__((vector_size(32)));
 typedef long long v4l __attribute__((vector_size(32)));
-DEFINE_JEXEC(jexec_avx512, __attribute__((target("avx512f"))), v8d, v8l, 8)
-DEFINE_JEXEC(jexec_avx2, __attribute__((target("avx2"))), v4d, v4l, 4)
+DEFINE_JEXEC(jexec_avx512, __attribute__((target("avx512f"))), v8d, v8l, 8, 0)
+DEFINE_JEXEC(jexec_avx512_rec, __attribute__((target("avx512f"))), v8d, v8l, 8, 1)
+DEFINE_JEXEC(jexec_avx2, __attribute__((target("avx2"))), v4d, v4l, 4, 0)
+DEFINE_JEXEC(jexec_avx2_rec, __attribute__((target("avx2"))), v4d, v4l, 4, 1)
 #endif
 
 /* the widest the CPU runs (the same bits on each: max and add per lane) */
 static jexec_fn *jexec = jexec_base, *jexec_auto = jexec_base;
+static jexec_fn *jexec_r = jexec_base_rec, *jexec_r_auto = jexec_base_rec;
 static int have_avx2, have_avx512;
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -209,16 +213,19 @@ __attribute__((constructor)) static void pick(void)
     have_avx2 = __builtin_cpu_supports("avx2") != 0;
     have_avx512 = __builtin_cpu_supports("avx512f") != 0;
     jexec = jexec_auto = have_avx512 ? jexec_avx512 : have_avx2 ? jexec_avx2 : jexec_base;
+    jexec_r = jexec_r_auto = have_avx512 ? jexec_avx512_rec
+                             : have_avx2 ? jexec_avx2_rec
+                                         : jexec_base_rec;
 }
 #endif
 
 int cx_core_replay_jlanes_set_isa(int isa)
 {
-    if (isa == 0) jexec = jexec_auto;
-    if (isa == 1) jexec = jexec_base;
+    if (isa == 0) jexec = jexec_auto, jexec_r = jexec_r_auto;
+    if (isa == 1) jexec = jexec_base, jexec_r = jexec_base_rec;
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (isa == 2 && have_avx2) jexec = jexec_avx2;
-    if (isa == 3 && have_avx512) jexec = jexec_avx512;
+    if (isa == 2 && have_avx2) jexec = jexec_avx2, jexec_r = jexec_avx2_rec;
+    if (isa == 3 && have_avx512) jexec = jexec_avx512, jexec_r = jexec_avx512_rec;
     return isa >= 0 && isa <= 1 ? 1 : isa == 2 ? have_avx2 : isa == 3 && have_avx512;
 #else
     return isa >= 0 && isa <= 1;
@@ -358,8 +365,8 @@ static void drive(cx_replay_jlanes *jl, cx_replay_prog *pr, int p, int nl, int64
         }
         double *const rc = jl->rec + (k & 1) * 4 * P * VW, *const rp =
                                                                jl->rec + (~k & 1) * 4 * P * VW;
-        jexec(prog, wr, b, b + P, &g, jl->cmap, tok, rg, jl->dur, jl->pv, overlap,
-              need ? rc : NULL);
+        (need ? jexec_r : jexec)(prog, wr, b, b + P, &g, jl->cmap, tok, rg, jl->dur, jl->pv,
+                                 overlap, need ? rc : NULL);
         b += P, k++;
         for (int l = 0; l < nl; l++) {
             lstate *const s = &ls[l];
