@@ -66,6 +66,7 @@ void cx_core_replay_prog_free(cx_replay_prog *pr)
     free(pr->wl);
     free(pr->tm);
     free(pr->sg);
+    free(pr->lr);
     free(pr->rec);
     free(pr->lv_slot);
     free(pr->lv_val);
@@ -148,6 +149,17 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
     for (size_t i = n; i-- > 0;) {
         const int32_t d = pr->wr[i] >= 0 ? (int32_t)i - pr->wr[i] : 0;
         pr->sg[i] = d > pr->sg[i + 1] ? d : pr->sg[i + 1];
+    }
+    /* the last reader of each instruction's output, then of any before b */
+    if (cx_core_replay_grow((void **)&pr->lr, &pr->lr_cap, n + 1, sizeof *pr->lr)) return;
+    for (size_t i = 0; i <= n; i++)
+        pr->lr[i] = -1;
+    for (size_t r = 0; r < n; r++)
+        if (pr->wr[r] >= 0) pr->lr[pr->wr[r]] = (int32_t)r; /* readers in order: the last */
+    for (size_t b = 0, run = 0, had = 0; b <= n; b++) {
+        const int32_t x = pr->lr[b];
+        pr->lr[b] = had ? (int32_t)run : -1;
+        if (x >= 0 && (!had || (size_t)x > run)) run = (size_t)x, had = 1;
     }
     int seen[CX_COST_MAX_STAGES] = {0};
     memset(pr->sends, 0, sizeof pr->sends);
@@ -283,12 +295,13 @@ static void move_regs(const cx_replay_prog *pr, const cx_replay_jview *v, int p,
 void cx_core_replay_jump_insert(cx_replay_prog *pr, const cx_replay_jview *v, int p, size_t b2,
                                 size_t q, const double *x1, int uni, double lam)
 {
-    const size_t P = pr->P, n = pr->n, lend = b2 + (size_t)pr->sg[b2];
+    const size_t P = pr->P, n = pr->n;
+    const int64_t lend = pr->lr[b2];
     const int32_t *const wr = pr->wr, sh = pr->shift;
     const ins *const prog = pr->prog;
     const int64_t qs = (int64_t)q * sh, bk = (int64_t)(b2 - P);
     size_t nl = 0;
-    for (size_t r = b2; r <= lend && r < n; r++) {
+    for (size_t r = b2; (int64_t)r <= lend && r < n; r++) {
         if (wr[r] < 0 || (size_t)wr[r] >= b2) continue;
         for (int j = 0; j < 3; j++) {
             const int32_t w = wr[r] - j * (int32_t)P, d = prog[r].dep - j * sh;
@@ -313,10 +326,10 @@ size_t cx_core_replay_jump_skip(cx_replay_prog *pr, const cx_replay_jview *v, in
                                 size_t q, const double *x1, int uni, double lam)
 {
     const size_t P = pr->P, n = pr->n, t = b2 + q * P;
-    const int32_t *const wr = pr->wr, *const sg = pr->sg, sh = pr->shift;
+    const int32_t *const wr = pr->wr, sh = pr->shift;
     const ins *const prog = pr->prog;
     const int32_t bk = (int32_t)(b2 - P);
-    for (size_t r = t; t < n && r <= t + (size_t)sg[t] && r < n; r++)
+    for (size_t r = t; t < n && (int64_t)r <= pr->lr[t] && r < n; r++)
         for (int j = 0; j < 3; j++) {
             const int32_t w = wr[r] - j * (int32_t)P, d = prog[r].dep - j * sh;
             if (wr[r] < 0 || (size_t)wr[r] >= t || w < (int32_t)b2) break;
@@ -331,7 +344,7 @@ size_t cx_core_replay_jump_uniform(const cx_replay_prog *pr, const cx_replay_jvi
                                    size_t b, const double *x0, int64_t extra, double *lam_out)
 {
     const size_t P = pr->P, re = pr->re, n = pr->n;
-    const int32_t *const wr = pr->wr, *const sg = pr->sg, sh = pr->shift;
+    const int32_t *const wr = pr->wr, sh = pr->shift;
     const ins *const prog = pr->prog;
     double T = 0;
     for (int s = 0; s < p; s++)
@@ -347,7 +360,7 @@ size_t cx_core_replay_jump_uniform(const cx_replay_prog *pr, const cx_replay_jvi
               fabs(JR(v, s, 2) - x0[3 * s + 2] - lam) <= tolr &&
               (!pr->sends[s] || fabs(JR(v, s, 1) - x0[3 * s + 1] - lam) <= tolr);
     int uvok = 1; /* every live token written in the region */
-    for (size_t r = b; r <= b + (size_t)sg[b] && r < n && uni; r++)
+    for (size_t r = b; (int64_t)r <= pr->lr[b] && r < n && uni; r++)
         if (wr[r] >= 0 && (size_t)wr[r] < b) {
             const int32_t d = prog[r].dep;
             uvok &= (size_t)wr[r] >= pr->ra;
@@ -367,7 +380,7 @@ size_t cx_core_replay_jump_check(const cx_replay_prog *pr, const cx_replay_jview
                                  const double *rec1, size_t rst, int64_t extra)
 {
     const size_t P = pr->P, re = pr->re, n = pr->n;
-    const int32_t *const wr = pr->wr, *const sg = pr->sg, sh = pr->shift;
+    const int32_t *const wr = pr->wr, sh = pr->shift;
     const ins *const prog = pr->prog;
     double T = 0;
     for (int s = 0; s < p; s++) {
@@ -382,9 +395,9 @@ size_t cx_core_replay_jump_check(const cx_replay_prog *pr, const cx_replay_jview
         for (int r = 0; r < 3 && ok; r++)
             ok = fabs((x2[r] - x1[3 * s + r]) - (x1[3 * s + r] - x0[3 * s + r])) <= tolr;
     }
-    const size_t lend = b2 + (size_t)sg[b2];
+    const int64_t lend = pr->lr[b2];
     int vok = 1; /* every live token written in the region */
-    for (size_t r = b2; r <= lend && r < n && ok; r++)
+    for (size_t r = b2; (int64_t)r <= lend && r < n && ok; r++)
         if (wr[r] >= 0 && (size_t)wr[r] < b2) {
             const int32_t d = prog[r].dep;
             vok &= (size_t)wr[r] >= pr->ra;

@@ -48,6 +48,11 @@ struct cx_replay_prog {
      * b have their readers in [b, b + sg[b]]) */
     int32_t *wr, *sg;
     size_t wr_cap, sg_cap, ra, re, P;
+    /* lr[b]: the last reader of a token written before b (-1: none), so
+     * the tokens live at b are read in [b, lr[b]] (<= b + sg[b]: the jump's
+     * loops over them stop there) */
+    int32_t *lr;
+    size_t lr_cap;
     int32_t *wl; /* compile_levels: the level each slot was written at */
     size_t wl_cap;
     tmpl *tm; /* per (stage, chunk, kind): its instruction for microbatch 0 */
