@@ -135,7 +135,7 @@ static int grow_g(double **buf, size_t *cap, size_t groups)
  * replay_prog.c per lane), tokens in the ring: instruction i's output at
  * i & mask (spos: read by none), its token at its writer wr[i] & mask (the
  * zero slot zpos where it reads none); with rec, each instruction's
- * operands (stage free, token, end, PP free before the send) at rec[(4 (i
+ * operands (stage free, token; end and PP free before it for sends) at rec[(4 (i
  * - from) + k) 8]. */
 #define DEFINE_JEXEC(NAME, ATTR, VT, VL, W, REC)                                                   \
     ATTR static void NAME(const cx_replay_ins *prog, const int32_t *wr, size_t from, size_t to,    \
@@ -155,10 +155,11 @@ static int grow_g(double **buf, size_t *cap, size_t groups)
                 const VT start = (VT)(((VL)fr & m1) | ((VL)rd & ~m1));                             \
                 const VT end = start + *(const VT *)(d + k);                                       \
                 VT nf = end, out = end;                                                            \
-                if (REC) {                                                                         \
+                if (REC) { /* end and PP free: read by the check for sends only */                 \
                     *(VT *)(rc + k) = fr, *(VT *)(rc + VW + k) = rd;                               \
-                    *(VT *)(rc + 2 * VW + k) = end,                                                \
-                                          *(VT *)(rc + 3 * VW + k) = *(VT *)(r + VW + k);          \
+                    if (x.di & CX_REPLAY_SEND_BIT)                                                 \
+                        *(VT *)(rc + 2 * VW + k) = end,                                            \
+                                              *(VT *)(rc + 3 * VW + k) = *(VT *)(r + VW + k);      \
                 }                                                                                  \
                 if (x.di & CX_REPLAY_SEND_BIT) {                                                   \
                     const VT pp = *(const VT *)(r + VW + k);                                       \
