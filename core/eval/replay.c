@@ -36,7 +36,10 @@
  * (a transient longer than the steady region of m'), the program of m'' =
  * 4 (3e + c) is tried if m'' < m, then the full orders are played (the
  * reference, cx_core_replay_set_full, plays them without jumping).
- * bench/fast_agree.c holds both to the full replay.
+ * In a sweep with clocks, a play on this path is followed by the other
+ * clocks of the same shape in lanes (replay_jlanes.c), each the bits of
+ * its own play, into the memo. bench/fast_agree.c holds both to the full
+ * replay.
  *
  * Cost: O(p v (warm-up + transient + cool-down)) time per call, independent
  * of m where the jump applies, else O(p m v); the workspace keeps the engine (orders of
@@ -51,6 +54,7 @@
 #include "core/eval/cost_key.h"
 #include "core/eval/replay_formula.h"
 #include "core/eval/replay_formula_zb.h"
+#include "core/eval/replay_jlanes.h"
 #include "core/eval/replay_lanes.h"
 #include "core/eval/replay_mem.h"
 #include "core/eval/replay_memo.h"
@@ -113,8 +117,10 @@ struct cx_replay_ws {
     int16_t ft_cls[CX_COST_MAX_VSTAGES], fm_cls[CX_COST_MAX_VSTAGES];
     cx_replay ft_out;
     double fm_peak[CX_COST_MAX_STAGES];
-    /* the sweep's clocks played at once (replay_lanes.c) */
+    /* the sweep's clocks played at once (replay_lanes.c; on the virtual
+     * jump replay_jlanes.c) */
     cx_replay_lanes *lanes;
+    cx_replay_jlanes *jlanes;
     cx_zb_sweep_ws *zbs; /* replay_zb_sweep.c's scratch (lazily) */
 };
 
@@ -138,7 +144,8 @@ cx_replay_ws *cx_core_replay_ws_new(void)
         return NULL;
     }
     /* NULL-safe members: the whole workspace freed */
-    if (ws && !(ws->lanes = cx_core_replay_lanes_new())) {
+    if (ws && (!(ws->lanes = cx_core_replay_lanes_new()) ||
+               !(ws->jlanes = cx_core_replay_jlanes_new()))) {
         cx_core_replay_ws_free(ws);
         return NULL;
     }
@@ -164,12 +171,14 @@ void cx_core_replay_ws_free(cx_replay_ws *ws)
     cx_core_replay_memo_free(ws->memo);
     cx_core_replay_mem_free(ws->mem);
     cx_core_replay_lanes_free(ws->lanes);
+    cx_core_replay_jlanes_free(ws->jlanes);
     free(ws);
 }
 
 void cx_core_replay_ws_set_clocks(cx_replay_ws *ws, const double *mhz, int n)
 {
     if (ws) cx_core_replay_lanes_set_clocks(ws->lanes, mhz, n);
+    if (ws) cx_core_replay_jlanes_set_clocks(ws->jlanes, mhz, n);
 }
 
 cx_cost_key *cx_core_replay_ws_key(cx_replay_ws *ws)
@@ -608,6 +617,13 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
             if (st != CULONX_OK) return st;
             cx_core_replay_memo_put(ws->memo, &mk, out,
                                     ws->last_fast | ws->last_jump << 1 | ws->last_back << 2);
+            /* on the virtual jump (the program of m' answered): the
+             * sweep's other clocks in lanes (replay_jlanes.c), the same
+             * bits */
+            if (!full_replay && ws->last_fast && !ws->last_back && ws->mr < ws->m &&
+                cx_core_replay_lanes_on(ws->lanes))
+                cx_core_replay_jlanes_batch(ws->jlanes, c, ws->pl, ws->prog,
+                                            (ws->m - ws->mr) / ws->period, ws->memo, &mk);
         }
         memcpy(ws->time_key, key, nkey * sizeof *key);
         ws->time_nclass = c->nclass;

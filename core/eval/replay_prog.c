@@ -66,6 +66,7 @@ void cx_core_replay_prog_free(cx_replay_prog *pr)
     free(pr->wl);
     free(pr->tm);
     free(pr->sg);
+    free(pr->lr);
     free(pr->rec);
     free(pr->lv_slot);
     free(pr->lv_val);
@@ -149,6 +150,17 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
     for (size_t i = n; i-- > 0;) {
         const int32_t d = pr->wr[i] >= 0 ? (int32_t)i - pr->wr[i] : 0;
         pr->sg[i] = d > pr->sg[i + 1] ? d : pr->sg[i + 1];
+    }
+    /* the last reader of each instruction's output, then of any before b */
+    if (cx_core_replay_grow((void **)&pr->lr, &pr->lr_cap, n + 1, sizeof *pr->lr)) return;
+    for (size_t i = 0; i <= n; i++)
+        pr->lr[i] = -1;
+    for (size_t r = 0; r < n; r++)
+        if (pr->wr[r] >= 0) pr->lr[pr->wr[r]] = (int32_t)r; /* readers in order: the last */
+    for (size_t b = 0, run = 0, had = 0; b <= n; b++) {
+        const int32_t x = pr->lr[b];
+        pr->lr[b] = had ? (int32_t)run : -1;
+        if (x >= 0 && (!had || (size_t)x > run)) run = (size_t)x, had = 1;
     }
     int seen[CX_COST_MAX_STAGES] = {0};
     memset(pr->sends, 0, sizeof pr->sends);
@@ -251,81 +263,172 @@ static int op_ok(double a0, double b0, double a1, double b1, double tol, double 
     return 0;
 }
 
+#define JT(v, k) (*cx_replay_jtok((v), (k)))
+#define JR(v, s, k) ((v)->rg[(size_t)(s) * (v)->rs + (size_t)(k) * (v)->rk])
+
 /* The advance per period of the value in slot d written in the period
  * before b2 (its copy one period earlier: d - shift), or lam when the whole
  * state moved by one shift (uni). */
-static inline double slope(const double *tok, int64_t d, int32_t sh, int uni, double lam)
+static inline double slope(const cx_replay_jview *v, int64_t d, int32_t sh, int uni, double lam)
 {
-    return uni ? lam : tok[d] - tok[d - sh];
+    return uni ? lam : JT(v, d) - JT(v, d - sh);
+}
+
+void cx_core_replay_jump_snap(const cx_replay_jview *v, int p, double *x)
+{
+    for (int s = 0; s < p; s++)
+        x[3 * s] = JR(v, s, 0), x[3 * s + 1] = JR(v, s, 1), x[3 * s + 2] = JR(v, s, 2);
 }
 
 /* Registers + q D (D: x2 - x1 per value, or lam; the PP register of a
  * stage that sends nothing in a period stays). */
-static void move_regs(cx_replay_prog *pr, int p, const double *x1, double q, int uni, double lam)
+static void move_regs(const cx_replay_prog *pr, const cx_replay_jview *v, int p, const double *x1,
+                      double q, int uni, double lam)
 {
-    for (int s = 0; s < p; s++) {
-        double *const r[3] = {&pr->rg[s].free, &pr->rg[s].pp, &pr->rg[s].end};
+    for (int s = 0; s < p; s++)
         for (int k = 0; k < 3; k++)
-            if (!uni || k != 1 || pr->sends[s]) *r[k] += q * (uni ? lam : *r[k] - x1[3 * s + k]);
-    }
+            if (!uni || k != 1 || pr->sends[s]) {
+                double *const r = &JR(v, s, k);
+                *r += q * (uni ? lam : *r - x1[3 * s + k]);
+            }
 }
 
-/* Virtual insertion of q periods at b2 (see jump): every token live at b2
- * (and the two copies before each, read by the next check) takes the value
- * of its slot q periods on, written at w + q P: played (< b2), or in the
- * inserted periods, the copy in the last played period + o D. New values
- * first, from the old ones. */
-static void insert(cx_replay_prog *pr, int p, size_t b2, size_t q, const double *x1, int uni,
-                   double lam)
+void cx_core_replay_jump_insert(cx_replay_prog *pr, const cx_replay_jview *v, int p, size_t b2,
+                                size_t q, const double *x1, int uni, double lam)
 {
-    const size_t P = pr->P, n = pr->n, lend = b2 + (size_t)pr->sg[b2];
+    const size_t P = pr->P, n = pr->n;
+    const int64_t lend = pr->lr[b2];
     const int32_t *const wr = pr->wr, sh = pr->shift;
     const ins *const prog = pr->prog;
-    double *const tok = pr->tok;
     const int64_t qs = (int64_t)q * sh, bk = (int64_t)(b2 - P);
     size_t nl = 0;
-    for (size_t r = b2; r <= lend && r < n; r++) {
+    for (size_t r = b2; (int64_t)r <= lend && r < n; r++) {
         if (wr[r] < 0 || (size_t)wr[r] >= b2) continue;
         for (int j = 0; j < 3; j++) {
             const int32_t w = wr[r] - j * (int32_t)P, d = prog[r].dep - j * sh;
             if (w < (int32_t)pr->ra) break;
-            const int64_t v = w + (int64_t)q * (int64_t)P;
+            const int64_t vv = w + (int64_t)q * (int64_t)P;
             double x;
-            if (v < (int64_t)b2)
-                x = tok[(int64_t)d + qs];
+            if (vv < (int64_t)b2)
+                x = JT(v, (int64_t)d + qs);
             else {
-                const int64_t o = (v - bk) / (int64_t)P, base = d + qs - o * sh;
-                x = tok[base] + (double)o * slope(tok, base, sh, uni, lam);
+                const int64_t o = (vv - bk) / (int64_t)P, base = d + qs - o * sh;
+                x = JT(v, base) + (double)o * slope(v, base, sh, uni, lam);
             }
             pr->lv_slot[nl] = d, pr->lv_val[nl++] = x;
         }
     }
     for (size_t i = 0; i < nl; i++)
-        tok[pr->lv_slot[i]] = pr->lv_val[i];
-    move_regs(pr, p, x1, (double)q, uni, lam);
+        JT(v, pr->lv_slot[i]) = pr->lv_val[i];
+    move_regs(pr, v, p, x1, (double)q, uni, lam);
 }
 
-/* Real jump of q periods from b2 to t = b2 + q P (see jump): the tokens
- * live at t (and the two copies before each, read by the next check)
- * written in [b2, t), o periods after the last played one: its copy there
- * + o D. Returns t. */
-static size_t skip_to(cx_replay_prog *pr, int p, size_t b2, size_t q, const double *x1, int uni,
-                      double lam)
+size_t cx_core_replay_jump_skip(cx_replay_prog *pr, const cx_replay_jview *v, int p, size_t b2,
+                                size_t q, const double *x1, int uni, double lam)
 {
     const size_t P = pr->P, n = pr->n, t = b2 + q * P;
-    const int32_t *const wr = pr->wr, *const sg = pr->sg, sh = pr->shift;
+    const int32_t *const wr = pr->wr, sh = pr->shift;
     const ins *const prog = pr->prog;
-    double *const tok = pr->tok;
     const int32_t bk = (int32_t)(b2 - P);
-    for (size_t r = t; t < n && r <= t + (size_t)sg[t] && r < n; r++)
+    for (size_t r = t; t < n && (int64_t)r <= pr->lr[t] && r < n; r++)
         for (int j = 0; j < 3; j++) {
             const int32_t w = wr[r] - j * (int32_t)P, d = prog[r].dep - j * sh;
             if (wr[r] < 0 || (size_t)wr[r] >= t || w < (int32_t)b2) break;
             const int32_t o = (w - bk) / (int32_t)P, base = d - o * sh;
-            tok[d] = tok[base] + (double)o * slope(tok, base, sh, uni, lam);
+            JT(v, d) = JT(v, base) + (double)o * slope(v, base, sh, uni, lam);
         }
-    move_regs(pr, p, x1, (double)q, uni, lam);
+    move_regs(pr, v, p, x1, (double)q, uni, lam);
     return t;
+}
+
+size_t cx_core_replay_jump_uniform(const cx_replay_prog *pr, const cx_replay_jview *v, int p,
+                                   size_t b, const double *x0, int64_t extra, double *lam_out)
+{
+    const size_t P = pr->P, re = pr->re, n = pr->n;
+    const int32_t *const wr = pr->wr, sh = pr->shift;
+    const ins *const prog = pr->prog;
+    double T = 0;
+    for (int s = 0; s < p; s++)
+        T = cx_maxd(T, cx_maxd(JR(v, s, 0), JR(v, s, 1))); /* no libm call */
+    double lam = 0; /* the mean advance: ulps of rounding average out */
+    for (int s = 0; s < p; s++)
+        lam += JR(v, s, 0) - x0[3 * s];
+    lam /= p;
+    const double tolr = 1e-13 * T;
+    int uni = lam > 0;
+    for (int s = 0; s < p && uni; s++)
+        uni = fabs(JR(v, s, 0) - x0[3 * s] - lam) <= tolr &&
+              fabs(JR(v, s, 2) - x0[3 * s + 2] - lam) <= tolr &&
+              (!pr->sends[s] || fabs(JR(v, s, 1) - x0[3 * s + 1] - lam) <= tolr);
+    int uvok = 1; /* every live token written in the region */
+    for (size_t r = b; (int64_t)r <= pr->lr[b] && r < n && uni; r++)
+        if (wr[r] >= 0 && (size_t)wr[r] < b) {
+            const int32_t d = prog[r].dep;
+            uvok &= (size_t)wr[r] >= pr->ra;
+            uni = d >= sh && fabs(JT(v, d) - JT(v, d - sh) - lam) <= tolr;
+        }
+    *lam_out = lam;
+    size_t q = uni && (uvok || extra == 0) ? MAX_JUMP : 0;
+    if (extra > 0) {
+        if ((int64_t)q > extra) q = (size_t)extra;
+    } else if (q > (re - b) / P)
+        q = (re - b) / P;
+    return q >= MIN_JUMP || (q >= 1 && extra > 0 && (int64_t)q == extra) ? q : 0;
+}
+
+size_t cx_core_replay_jump_check(const cx_replay_prog *pr, const cx_replay_jview *v, int p,
+                                 size_t b2, const double *x0, const double *x1, const double *rec0,
+                                 const double *rec1, size_t rst, int64_t extra)
+{
+    const size_t P = pr->P, re = pr->re, n = pr->n;
+    const int32_t *const wr = pr->wr, sh = pr->shift;
+    const ins *const prog = pr->prog;
+    double T = 0;
+    for (int s = 0; s < p; s++) {
+        if (JR(v, s, 0) > T) T = JR(v, s, 0);
+        if (JR(v, s, 1) > T) T = JR(v, s, 1);
+    }
+    const double tol = 1e-12 * T, tolr = 1e-13 * T;
+    double K = (double)MAX_JUMP + 1;
+    int ok = 1;
+    for (int s = 0; s < p && ok; s++) {
+        const double x2[3] = {JR(v, s, 0), JR(v, s, 1), JR(v, s, 2)};
+        for (int r = 0; r < 3 && ok; r++)
+            ok = fabs((x2[r] - x1[3 * s + r]) - (x1[3 * s + r] - x0[3 * s + r])) <= tolr;
+    }
+    const int64_t lend = pr->lr[b2];
+    int vok = 1; /* every live token written in the region */
+    for (size_t r = b2; (int64_t)r <= lend && r < n && ok; r++)
+        if (wr[r] >= 0 && (size_t)wr[r] < b2) {
+            const int32_t d = prog[r].dep;
+            vok &= (size_t)wr[r] >= pr->ra;
+            ok = d >= 2 * sh &&
+                 fabs((JT(v, d) - JT(v, d - sh)) - (JT(v, d - sh) - JT(v, d - 2 * sh))) <= tolr;
+        }
+    /* operand k of instruction i of the first period at rec0[(4 i + k) rst],
+     * of the second at rec1[(4 i + k) rst] */
+    for (size_t i = 0; i < P && ok; i++) {
+        const double *y0 = rec0 + 4 * i * rst, *y1 = rec1 + 4 * i * rst;
+        ok = op_ok(y0[0], y0[rst], y1[0], y1[rst], tol, tolr, &K) &&
+             (!(prog[b2 - P + i].di & SEND_BIT) ||
+              op_ok(y0[2 * rst], y0[3 * rst], y1[2 * rst], y1[3 * rst], tol, tolr, &K));
+    }
+    size_t q = ok && K >= 2 ? (size_t)K - 1 : 0;
+    if (q > MAX_JUMP) q = MAX_JUMP;
+    if (extra > 0 && !vok) q = 0;
+    if (extra > 0 && (int64_t)q > extra) q = (size_t)extra;
+    if (extra == 0 && q > (re - b2) / P) q = (re - b2) / P;
+    /* a jump of a few periods does not pay for its check (while a
+     * front of winner changes crosses the stages, ~5 p periods after
+     * the warm-up where the stages differ, they come every few
+     * periods) */
+    if (q < MIN_JUMP && !(extra > 0 && q >= 1 && (int64_t)q == extra)) q = 0;
+    return q;
+}
+
+size_t cx_core_replay_jump_next_skip(size_t skip)
+{
+    return skip < MAX_SKIP ? 2 * skip : MAX_SKIP;
 }
 
 /* Plays the periodic region from instruction b (>= jump_scan's ra) and
@@ -346,103 +449,45 @@ static size_t skip_to(cx_replay_prog *pr, int p, size_t b2, size_t q, const doub
  * the program goes on where it is, its microbatches relabelled), then
  * periods of the program itself (real), and checks again; a failed check
  * slides by one period, then is retried after 2, 4, ... up to MAX_SKIP
- * periods. Returns the instruction to go on from. */
+ * periods. Returns the instruction to go on from. The decisions and the
+ * moves are cx_core_replay_jump_* (replay_prog_int.h), which the clock
+ * lanes of virtual shapes (replay_jlanes.c) run per lane in the same
+ * order, so that each lane gets this function's bits. */
 static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap, int64_t *extra)
 {
-    const size_t P = pr->P, re = pr->re, n = pr->n;
-    const int32_t *const wr = pr->wr, *const sg = pr->sg, sh = pr->shift;
-    const ins *const prog = pr->prog;
-    const stage_regs *const rg = pr->rg;
-    double *const tok = pr->tok, *const rec = pr->rec;
+    const size_t P = pr->P, re = pr->re;
+    double *const rec = pr->rec;
+    const cx_replay_jview
+        vw = {pr->tok, 1, &pr->rg[0].free, sizeof(stage_regs) / sizeof(double), 1, NULL, 0, 0, 0},
+        *const v = &vw;
     double x0[3 * CX_COST_MAX_STAGES], x1[3 * CX_COST_MAX_STAGES];
     size_t skip = 1;
     int jumped = 0;
     int have = 0; /* the period before b is recorded (rec, x0): slide on */
     while (b + (have ? 2 : 3) * P <= re) {
         if (!have) {
-            for (int s = 0; s < p; s++)
-                x0[3 * s] = rg[s].free, x0[3 * s + 1] = rg[s].pp, x0[3 * s + 2] = rg[s].end;
+            cx_core_replay_jump_snap(v, p, x0);
             exec_rec(pr, b, b + P, p2p, overlap, rec);
             b += P;
             /* uniform: one shift lam over one period */
-            double T = 0;
-            for (int s = 0; s < p; s++)
-                T = cx_maxd(T, cx_maxd(rg[s].free, rg[s].pp)); /* no libm call */
-            double lam = 0; /* the mean advance: ulps of rounding average out */
-            for (int s = 0; s < p; s++)
-                lam += rg[s].free - x0[3 * s];
-            lam /= p;
-            const double tolr = 1e-13 * T;
-            int uni = lam > 0;
-            for (int s = 0; s < p && uni; s++)
-                uni = fabs(rg[s].free - x0[3 * s] - lam) <= tolr &&
-                      fabs(rg[s].end - x0[3 * s + 2] - lam) <= tolr &&
-                      (!pr->sends[s] || fabs(rg[s].pp - x0[3 * s + 1] - lam) <= tolr);
-            int uvok = 1; /* every live token written in the region */
-            for (size_t r = b; r <= b + (size_t)sg[b] && r < n && uni; r++)
-                if (wr[r] >= 0 && (size_t)wr[r] < b) {
-                    const int32_t d = prog[r].dep;
-                    uvok &= (size_t)wr[r] >= pr->ra;
-                    uni = d >= sh && fabs(tok[d] - tok[d - sh] - lam) <= tolr;
-                }
-            size_t q = uni && (uvok || *extra == 0) ? MAX_JUMP : 0;
-            if (*extra > 0) {
-                if ((int64_t)q > *extra) q = (size_t)*extra;
-            } else if (q > (re - b) / P)
-                q = (re - b) / P;
-            if (q >= MIN_JUMP || (q >= 1 && *extra > 0 && (int64_t)q == *extra)) {
+            double lam;
+            const size_t q = cx_core_replay_jump_uniform(pr, v, p, b, x0, *extra, &lam);
+            if (q) {
                 if (*extra > 0)
-                    insert(pr, p, b, q, x0, 1, lam), *extra -= (int64_t)q;
+                    cx_core_replay_jump_insert(pr, v, p, b, q, x0, 1, lam), *extra -= (int64_t)q;
                 else
-                    b = skip_to(pr, p, b, q, x0, 1, lam);
+                    b = cx_core_replay_jump_skip(pr, v, p, b, q, x0, 1, lam);
                 skip = 1, jumped = 1;
                 continue;
             }
             if (b + 2 * P > re) break;
         }
-        for (int s = 0; s < p; s++)
-            x1[3 * s] = rg[s].free, x1[3 * s + 1] = rg[s].pp, x1[3 * s + 2] = rg[s].end;
+        cx_core_replay_jump_snap(v, p, x1);
         exec_rec(pr, b, b + P, p2p, overlap, rec + 4 * P);
         const size_t b2 = b + P;
         b = b2, have = 0;
-        double T = 0;
-        for (int s = 0; s < p; s++) {
-            if (rg[s].free > T) T = rg[s].free;
-            if (rg[s].pp > T) T = rg[s].pp;
-        }
-        const double tol = 1e-12 * T, tolr = 1e-13 * T;
-        double K = (double)MAX_JUMP + 1;
-        int ok = 1;
-        for (int s = 0; s < p && ok; s++) {
-            const double x2[3] = {rg[s].free, rg[s].pp, rg[s].end};
-            for (int r = 0; r < 3 && ok; r++)
-                ok = fabs((x2[r] - x1[3 * s + r]) - (x1[3 * s + r] - x0[3 * s + r])) <= tolr;
-        }
-        const size_t lend = b2 + (size_t)sg[b2];
-        int vok = 1; /* every live token written in the region */
-        for (size_t r = b2; r <= lend && r < n && ok; r++)
-            if (wr[r] >= 0 && (size_t)wr[r] < b2) {
-                const int32_t d = prog[r].dep;
-                vok &= (size_t)wr[r] >= pr->ra;
-                ok = d >= 2 * sh &&
-                     fabs((tok[d] - tok[d - sh]) - (tok[d - sh] - tok[d - 2 * sh])) <= tolr;
-            }
-        for (size_t i = 0; i < P && ok; i++) {
-            const double *y0 = rec + 4 * i, *y1 = rec + 4 * (P + i);
-            ok = op_ok(y0[0], y0[1], y1[0], y1[1], tol, tolr, &K) &&
-                 (!(prog[b2 - P + i].di & SEND_BIT) ||
-                  op_ok(y0[2], y0[3], y1[2], y1[3], tol, tolr, &K));
-        }
-        size_t q = ok && K >= 2 ? (size_t)K - 1 : 0;
-        if (q > MAX_JUMP) q = MAX_JUMP;
-        if (*extra > 0 && !vok) q = 0;
-        if (*extra > 0 && (int64_t)q > *extra) q = (size_t)*extra;
-        if (*extra == 0 && q > (re - b2) / P) q = (re - b2) / P;
-        /* a jump of a few periods does not pay for its check (while a
-         * front of winner changes crosses the stages, ~5 p periods after
-         * the warm-up where the stages differ, they come every few
-         * periods) */
-        if (q < MIN_JUMP && !(*extra > 0 && q >= 1 && (int64_t)q == *extra)) q = 0;
+        const size_t q =
+            cx_core_replay_jump_check(pr, v, p, b2, x0, x1, rec, rec + 4 * P, 1, *extra);
         if (q < 1) {
             /* not yet (a winner changing, stages settling): first one more
              * period (the last one recorded becomes the first: a winner
@@ -458,13 +503,13 @@ static size_t jump(cx_replay_prog *pr, int p, size_t b, double p2p, int overlap,
             const size_t to = b + (skip - 1) * P;
             if (to + 3 * P > re) break;
             exec(pr, b, to, p2p, overlap);
-            b = to, skip = skip < MAX_SKIP ? 2 * skip : MAX_SKIP;
+            b = to, skip = cx_core_replay_jump_next_skip(skip);
             continue;
         }
         if (*extra > 0)
-            insert(pr, p, b2, q, x1, 0, 0.0), *extra -= (int64_t)q;
+            cx_core_replay_jump_insert(pr, v, p, b2, q, x1, 0, 0.0), *extra -= (int64_t)q;
         else
-            b = skip_to(pr, p, b2, q, x1, 0, 0.0);
+            b = cx_core_replay_jump_skip(pr, v, p, b2, q, x1, 0, 0.0);
         skip = 1, jumped = 1;
     }
     pr->jumped = jumped;

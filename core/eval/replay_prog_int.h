@@ -48,6 +48,11 @@ struct cx_replay_prog {
      * b have their readers in [b, b + sg[b]]) */
     int32_t *wr, *sg;
     size_t wr_cap, sg_cap, ra, re, P;
+    /* lr[b]: the last reader of a token written before b (-1: none), so
+     * the tokens live at b are read in [b, lr[b]] (<= b + sg[b]: the jump's
+     * loops over them stop there) */
+    int32_t *lr;
+    size_t lr_cap;
     int32_t *wl; /* compile_levels: the level each slot was written at */
     size_t wl_cap;
     tmpl *tm; /* per (stage, chunk, kind): its instruction for microbatch 0 */
@@ -96,5 +101,52 @@ int cx_core_replay_prog_templates(cx_replay_prog *pr, const cx_play *pl);
 void cx_core_replay_prog_compile_seq(cx_replay_prog *pr, const cx_play *pl);
 cx_sched_sim_status cx_core_replay_prog_compile_levels(cx_replay_prog *pr, const cx_play *pl,
                                                        size_t items, int c, int renamed);
+
+/* The jump (replay_prog.c), its decisions and moves on a play's state,
+ * the scalar play's own or one lane of replay_jlanes.c's: token slot k at
+ * tok[k ts], stage s's register k (0 free, 1 PP free, 2 last end) at
+ * rg[s rs + k rk]. Both call them in the same order with the same
+ * operands, so a lane gets the scalar play's bits. */
+typedef struct {
+    double *tok;
+    size_t ts;
+    double *rg;
+    size_t rs, rk;
+    /* wri NULL: token slot k at tok[k ts]; else (the lanes' ring of
+     * tokens and a sleeping lane's, replay_jlanes.c) at tok[(wri[k] & mask)
+     * ts] with wri[k] its writer, or at tok[(pb + wri[k] - pf) ts] where
+     * wri[k] >= pf */
+    const int32_t *wri;
+    size_t mask;
+    int32_t pf;
+    size_t pb;
+} cx_replay_jview;
+static inline double *cx_replay_jtok(const cx_replay_jview *v, int64_t k)
+{
+    if (!v->wri) return v->tok + (size_t)k * v->ts;
+    const int32_t w = v->wri[k];
+    return v->tok + (w >= v->pf ? v->pb + (size_t)(w - v->pf) : (size_t)w & v->mask) * v->ts;
+}
+/* x[3 s + k]: register k of stage s */
+void cx_core_replay_jump_snap(const cx_replay_jview *v, int p, double *x);
+/* After the period [b - P, b) played from x0: the periods to move on by
+ * the uniform case (0: none; *lam the shift) */
+size_t cx_core_replay_jump_uniform(const cx_replay_prog *pr, const cx_replay_jview *v, int p,
+                                   size_t b, const double *x0, int64_t extra, double *lam);
+/* After the two periods [b2 - 2 P, b2) played from x0 and x1 with their
+ * operands recorded (instruction i of the first, operand k at rec0[(4 i +
+ * k) rst], of the second at rec1[...]): the periods to move on by (0:
+ * none) */
+size_t cx_core_replay_jump_check(const cx_replay_prog *pr, const cx_replay_jview *v, int p,
+                                 size_t b2, const double *x0, const double *x1, const double *rec0,
+                                 const double *rec1, size_t rst, int64_t extra);
+/* q periods inserted at b2 (virtual), or skipped from b2 (real: returns
+ * the instruction to go on from) */
+void cx_core_replay_jump_insert(cx_replay_prog *pr, const cx_replay_jview *v, int p, size_t b2,
+                                size_t q, const double *x1, int uni, double lam);
+size_t cx_core_replay_jump_skip(cx_replay_prog *pr, const cx_replay_jview *v, int p, size_t b2,
+                                size_t q, const double *x1, int uni, double lam);
+/* the periods between failed checks after skip */
+size_t cx_core_replay_jump_next_skip(size_t skip);
 
 #endif
