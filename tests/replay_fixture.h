@@ -1,6 +1,7 @@
 /*
  * replay_fixture.h — random draws shared by the replay tests
- * (test_replay_formula.c, test_replay_formula_zb.c, test_replay_lanes.c):
+ * (test_replay_formula.c, test_replay_formula_zb.c, test_replay_lanes.c,
+ * test_replay_jlanes.c):
  * a xorshift64* stream and per-class chunk durations drawn around a middle
  * class. Each test defines REPLAY_FIXTURE_SEED before including it, so
  * every test keeps its own stream (its numbers do not depend on the others).
@@ -43,6 +44,35 @@ static inline double replay_time_gap(const cx_replay *a, const cx_replay *b, int
         bad = fmax(bad, fabs(a->last_item_s[s] - b->last_item_s[s]));
     }
     return bad;
+}
+#endif
+
+#ifdef CX_CORE_REPLAY_STEP_H
+#include <string.h>
+
+/* the same bits */
+static inline int same(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* per virtual stage durations around scale: the first stage's factor
+ * drawn in [e0lo, e0hi), the last's in [e1lo, e1hi), every fourth 1.1 */
+static inline void draw_vsinfo(cx_replay_vsinfo *vi, int nvs, double scale, double e0lo,
+                               double e0hi, double e1lo, double e1hi)
+{
+    const double e0 = uni(e0lo, e0hi), e1 = uni(e1lo, e1hi);
+    for (int vs = 0; vs < nvs; vs++) {
+        const double s = scale * (vs == 0 ? e0 : vs == nvs - 1 ? e1 : vs % 4 == 3 ? 1.1 : 1.0);
+        cx_replay_vsinfo *x = &vi[vs];
+        const double r = uni(0, 0.3) * s, w = vs % 5 == 2 ? 0.0 : uni(0.2, 1.0) * s;
+        x->dF = uni(0.5, 1.0) * s;
+        x->dB = uni(0.8, 2.0) * s + r;
+        x->dBW = x->dB + w;
+        x->dW = w;
+        x->lastB = x->dB - r;
+        x->lastBW = x->dBW - r;
+    }
 }
 #endif
 

@@ -30,27 +30,6 @@
 
 #define NL 20
 
-static int same(double a, double b)
-{
-    return memcmp(&a, &b, sizeof a) == 0;
-}
-
-static void draw(cx_replay_vsinfo *vi, int nvs, double scale)
-{
-    const double e0 = uni(1.0, 2.0), e1 = uni(1.0, 2.5);
-    for (int vs = 0; vs < nvs; vs++) {
-        const double s = scale * (vs == 0 ? e0 : vs == nvs - 1 ? e1 : vs % 4 == 3 ? 1.1 : 1.0);
-        cx_replay_vsinfo *x = &vi[vs];
-        const double r = uni(0, 0.3) * s, w = vs % 5 == 2 ? 0.0 : uni(0.2, 1.0) * s;
-        x->dF = uni(0.5, 1.0) * s;
-        x->dB = uni(0.8, 2.0) * s + r;
-        x->dBW = x->dB + w;
-        x->dW = w;
-        x->lastB = x->dB - r;
-        x->lastBW = x->dBW - r;
-    }
-}
-
 static void jlanes_vs_scalar(void)
 {
     cx_play *pl = cx_sched_play_new();
@@ -81,7 +60,8 @@ static void jlanes_vs_scalar(void)
                     const double scale = uni(0.5, 2.0);
                     for (int l = 0; l < n; l++) {
                         /* clocks: one shape, durations scaled per lane */
-                        draw(vi + (size_t)l * CX_COST_MAX_VSTAGES, nvs, scale * uni(0.9, 1.1));
+                        draw_vsinfo(vi + (size_t)l * CX_COST_MAX_VSTAGES, nvs,
+                                    scale * uni(0.9, 1.1), 1.0, 2.0, 1.0, 2.5);
                         vp[l] = vi + (size_t)l * CX_COST_MAX_VSTAGES;
                         p2p[l] = l % 5 == 1 ? 0.0 : uni(0, 0.2);
                     }

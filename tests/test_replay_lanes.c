@@ -34,27 +34,6 @@
 
 #define NL 40
 
-static int same(double a, double b)
-{
-    return memcmp(&a, &b, sizeof a) == 0;
-}
-
-static void draw(cx_replay_vsinfo *vi, int nvs, double scale)
-{
-    const double e0 = uni(0.5, 2.5), e1 = uni(0.5, 2.5);
-    for (int vs = 0; vs < nvs; vs++) {
-        const double s = scale * (vs == 0 ? e0 : vs == nvs - 1 ? e1 : vs % 4 == 3 ? 1.1 : 1.0);
-        cx_replay_vsinfo *x = &vi[vs];
-        const double r = uni(0, 0.3) * s, w = vs % 5 == 2 ? 0.0 : uni(0.2, 1.0) * s;
-        x->dF = uni(0.5, 1.0) * s;
-        x->dB = uni(0.8, 2.0) * s + r;
-        x->dBW = x->dB + w;
-        x->dW = w;
-        x->lastB = x->dB - r;
-        x->lastBW = x->dBW - r;
-    }
-}
-
 static void lanes_vs_plain(void)
 {
     cx_play *pl = cx_sched_play_new();
@@ -83,7 +62,8 @@ static void lanes_vs_plain(void)
                     const cx_replay_vsinfo *vp[NL];
                     double p2p[NL];
                     for (int l = 0; l < n; l++) {
-                        draw(vi + (size_t)l * CX_COST_MAX_VSTAGES, nvs, uni(0.5, 2.0));
+                        draw_vsinfo(vi + (size_t)l * CX_COST_MAX_VSTAGES, nvs, uni(0.5, 2.0), 0.5,
+                                    2.5, 0.5, 2.5);
                         vp[l] = vi + (size_t)l * CX_COST_MAX_VSTAGES;
                         p2p[l] = l % 3 == 1 ? 0.0 : uni(0, 0.4);
                     }

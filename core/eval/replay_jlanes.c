@@ -555,21 +555,10 @@ int cx_core_replay_jlanes_batch(cx_replay_jlanes *jl, const cx_cost *c, const cx
     /* every other clock of the list (c's own was just played) */
     for (int i = 0; i < jl->nclk; i++) {
         if (jl->clk[i] == c->clock_mhz) continue;
-        if (!copied) memcpy(jl->cost, c, sizeof *c), copied = 1;
-        cx_core_cost_reprice(c->run, jl->clk[i], jl->cost);
-        const cx_cost *const x = jl->cost;
-        double *const key = jl->keys + (size_t)nl * KEY_N;
-        cx_replay_memo_key mk = *k0;
-        mk.key = key;
-        mk.nkey = cx_replay_time_key(x, key);
-        int flags;
-        /* held, or answered by the exact formula there (it comes first) */
-        if (mk.nkey != k0->nkey || cx_core_replay_memo_get(mm, &mk, jl->res, &flags) ||
-            cx_core_replay_formula(x, jl->res))
+        if (!cx_core_replay_lane_price(c, jl->clk[i], jl->cost, &copied,
+                                       jl->keys + (size_t)nl * KEY_N, k0, mm, jl->res,
+                                       jl->vi + (size_t)nl * CX_COST_MAX_CLASSES, &jl->p2p[nl]))
             continue;
-        for (int k = 0; k < c->nclass; k++)
-            cx_replay_vsinfo_of(&x->cls[k], jl->vi + (size_t)nl * CX_COST_MAX_CLASSES + (size_t)k);
-        jl->p2p[nl] = x->p2p_s;
         if (++nl == MAX_LANES) stored += flush(jl, c, pl, pr, extra, mm, k0, nl), nl = 0;
     }
     if (nl > 0) stored += flush(jl, c, pl, pr, extra, mm, k0, nl);

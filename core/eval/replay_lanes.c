@@ -469,6 +469,30 @@ static void flush(cx_replay_lanes *ln, const cx_cost *c, const cx_play *pl, cx_r
     }
 }
 
+int cx_core_replay_lane_price(const cx_cost *c, double clock_mhz, cx_cost *copy, int *copied,
+                              double *key, const cx_replay_memo_key *k0, cx_replay_memo *mm,
+                              cx_replay *res, cx_replay_vsinfo *vi, double *p2p_s)
+{
+    const cx_cost *x = c;
+    if (clock_mhz > 0) {
+        if (!*copied) memcpy(copy, c, sizeof *c), *copied = 1;
+        cx_core_cost_reprice(c->run, clock_mhz, copy);
+        x = copy;
+    }
+    cx_replay_memo_key mk = *k0;
+    mk.key = key;
+    mk.nkey = cx_replay_time_key(x, key);
+    int flags;
+    /* held, or answered by the exact formula there (it comes first) */
+    if (mk.nkey != k0->nkey || cx_core_replay_memo_get(mm, &mk, res, &flags) ||
+        (clock_mhz > 0 && cx_core_replay_formula(x, res)))
+        return 0;
+    for (int k = 0; k < c->nclass; k++)
+        cx_replay_vsinfo_of(&x->cls[k], vi + k);
+    *p2p_s = x->p2p_s;
+    return 1;
+}
+
 int cx_core_replay_lanes_batch(cx_replay_lanes *ln, const cx_cost *c, const cx_play *pl,
                                const cx_replay_prog *pr, cx_replay_memo *mm,
                                const cx_replay_memo_key *k0)
@@ -484,24 +508,10 @@ int cx_core_replay_lanes_batch(cx_replay_lanes *ln, const cx_cost *c, const cx_p
     /* c itself first (unless held), then every other clock of the list */
     for (int i = -1; i < ln->nclk; i++) {
         if (i >= 0 && ln->clk[i] == c->clock_mhz) continue;
-        const cx_cost *x = c;
-        if (i >= 0) {
-            if (!copied) memcpy(ln->cost, c, sizeof *c), copied = 1;
-            cx_core_cost_reprice(c->run, ln->clk[i], ln->cost);
-            x = ln->cost;
-        }
-        double *const key = ln->keys + (size_t)nl * KEY_N;
-        cx_replay_memo_key mk = *k0;
-        mk.key = key;
-        mk.nkey = cx_replay_time_key(x, key);
-        int flags;
-        /* held, or answered by the exact formula there (it comes first) */
-        if (mk.nkey != k0->nkey || cx_core_replay_memo_get(mm, &mk, ln->res, &flags) ||
-            (i >= 0 && cx_core_replay_formula(x, ln->res)))
+        if (!cx_core_replay_lane_price(c, i >= 0 ? ln->clk[i] : 0, ln->cost, &copied,
+                                       ln->keys + (size_t)nl * KEY_N, k0, mm, ln->res,
+                                       ln->vi + (size_t)nl * CX_COST_MAX_CLASSES, &ln->p2p[nl]))
             continue;
-        for (int k = 0; k < c->nclass; k++)
-            cx_replay_vsinfo_of(&x->cls[k], ln->vi + (size_t)nl * CX_COST_MAX_CLASSES + (size_t)k);
-        ln->p2p[nl] = x->p2p_s;
         if (++nl == MAX_LANES) flush(ln, c, pl, mm, k0, nl), nl = 0;
     }
     if (nl > 0) flush(ln, c, pl, mm, k0, nl);

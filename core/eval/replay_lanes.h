@@ -83,6 +83,16 @@ int cx_core_replay_lanes_run(cx_replay_lanes *ln, const cx_play *pl, const cx_re
                              int n, const cx_replay_vsinfo *const *vi, const double *p2p,
                              int overlap, cx_replay *out);
 
+/* One clock of a batch (here and replay_jlanes.c): c itself (clock_mhz
+ * <= 0) or c priced again at clock_mhz into copy (copied from c once, when
+ * *copied is 0); its time key into key (at most 7 CX_COST_MAX_CLASSES + 1
+ * doubles). 1 with the lane's class durations in vi[0 .. c->nclass) and
+ * its p2p time in *p2p_s when it needs playing; 0 when the memo holds its
+ * key, or the exact formula answers a repriced clock (res: scratch). */
+int cx_core_replay_lane_price(const cx_cost *c, double clock_mhz, cx_cost *copy, int *copied,
+                              double *key, const cx_replay_memo_key *k0, cx_replay_memo *mm,
+                              cx_replay *res, cx_replay_vsinfo *vi, double *p2p_s);
+
 /* The batch of a replay memo miss: c's durations and those of c's shape
  * priced again (cx_core_cost_reprice, on a copy of c) at every other clock
  * of the list, played in lanes through pr's program of pl's orders, every
