@@ -65,7 +65,7 @@ struct cx_replay_jlanes {
      * parked registers [8][3][3 p] */
     double *tok, *rg, *dur, *rec, *x;
     size_t tok_cap, rg_cap, dur_cap, rec_cap, x_cap;
-    double pv[VW];
+    double pv[VW] __attribute__((aligned(64))); /* read as vectors (the struct is 64-aligned) */
     uint16_t cmap[4 * CX_COST_MAX_VSTAGES];
     uint16_t ident[CX_COST_MAX_VSTAGES];
     /* a batch: its cost copy, and per lane the class durations and time key */
@@ -91,7 +91,9 @@ void cx_core_replay_jlanes_counts(long long *played, long long *answered)
 
 cx_replay_jlanes *cx_core_replay_jlanes_new(void)
 {
-    cx_replay_jlanes *jl = calloc(1, sizeof(cx_replay_jlanes));
+    /* aligned for pv (sizeof is a multiple of 64: pv's alignment) */
+    cx_replay_jlanes *jl = aligned_alloc(64, sizeof(cx_replay_jlanes));
+    if (jl) memset(jl, 0, sizeof *jl);
     if (jl)
         for (int i = 0; i < CX_COST_MAX_VSTAGES; i++)
             jl->ident[i] = (uint16_t)i;
