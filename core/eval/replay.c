@@ -360,7 +360,11 @@ culonx_status cx_core_replay_memory(const cx_cost *c, cx_replay_ws *ws, double *
                                     culonx_error *err)
 {
     /* the schedule's exact closed form (replay_formula.c), the same bits */
-    if (formula_tried(c) && formula_peaks(c, ws, peak_act)) return CULONX_OK;
+    /* ZB-H1 / ZB-H2 (m >= h(p - 1) + 1): the scan's exact integer sums in
+     * O(p) (replay_formula_zb.c), the same bits */
+    if (formula_tried(c) &&
+        (formula_peaks(c, ws, peak_act) || cx_core_replay_formula_zb_memory(c, peak_act)))
+        return CULONX_OK;
     culonx_status st = orders(c, ws, err);
     if (st != CULONX_OK) return st;
     const int p = c->p, v = c->v;
@@ -583,9 +587,7 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
         cx_core_replay_zb_times(c, ws->zbs, out)) {
         ws->last_fast = ws->last_jump = ws->last_back = 0;
         ws->last_formula = 1;
-        return cx_core_replay_formula_zb_memory(c, out->peak_act_bytes)
-                   ? CULONX_OK
-                   : cx_core_replay_memory(c, ws, out->peak_act_bytes, err);
+        return cx_core_replay_memory(c, ws, out->peak_act_bytes, err);
     }
     culonx_status st = orders(c, ws, err);
     if (st != CULONX_OK) return st;
