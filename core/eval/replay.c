@@ -337,7 +337,10 @@ static int formula_times(const cx_cost *c, cx_replay_ws *ws, const double *key, 
  * byte. */
 static int formula_peaks(const cx_cost *c, cx_replay_ws *ws, double *peak_act)
 {
-    if (c->sched != &cx_sched_interleaved)
+    /* ZB-H1 / ZB-H2 (m >= h(p - 1) + 1, v 1): the scan's exact integer sums
+     * in O(p) (replay_formula_zb.c), the same bits */
+    const int zb = c->sched == &cx_sched_zb_h1 || c->sched == &cx_sched_zb_h2;
+    if (c->sched != &cx_sched_interleaved && !zb)
         return cx_core_replay_formula_memory(c, &ws->fmemo, peak_act);
     double key[MEM_KEY];
     const size_t nkey = 2 * (size_t)c->nclass;
@@ -346,7 +349,8 @@ static int formula_peaks(const cx_cost *c, cx_replay_ws *ws, double *peak_act)
     if (!(ws->fm_sd == c->sched && ws->fm_p == c->p && ws->fm_m == c->m && ws->fm_v == c->v &&
           key_hit(c, key, ws->fm_key, nkey, ws->fm_nclass, ws->fm_cls))) {
         ws->fm_sd = NULL;
-        ws->fm_ok = cx_core_replay_formula_memory(c, &ws->fmemo, ws->fm_peak);
+        ws->fm_ok = zb ? cx_core_replay_formula_zb_memory(c, ws->fm_peak)
+                       : cx_core_replay_formula_memory(c, &ws->fmemo, ws->fm_peak);
         memcpy(ws->fm_key, key, nkey * sizeof *key);
         memcpy(ws->fm_cls, c->vs_class, (size_t)(c->p * c->v) * sizeof *ws->fm_cls);
         ws->fm_sd = c->sched, ws->fm_p = c->p, ws->fm_m = c->m, ws->fm_v = c->v;
@@ -360,11 +364,7 @@ culonx_status cx_core_replay_memory(const cx_cost *c, cx_replay_ws *ws, double *
                                     culonx_error *err)
 {
     /* the schedule's exact closed form (replay_formula.c), the same bits */
-    /* ZB-H1 / ZB-H2 (m >= h(p - 1) + 1): the scan's exact integer sums in
-     * O(p) (replay_formula_zb.c), the same bits */
-    if (formula_tried(c) &&
-        (formula_peaks(c, ws, peak_act) || cx_core_replay_formula_zb_memory(c, peak_act)))
-        return CULONX_OK;
+    if (formula_tried(c) && formula_peaks(c, ws, peak_act)) return CULONX_OK;
     culonx_status st = orders(c, ws, err);
     if (st != CULONX_OK) return st;
     const int p = c->p, v = c->v;
