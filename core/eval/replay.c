@@ -337,7 +337,10 @@ static int formula_times(const cx_cost *c, cx_replay_ws *ws, const double *key, 
  * byte. */
 static int formula_peaks(const cx_cost *c, cx_replay_ws *ws, double *peak_act)
 {
-    if (c->sched != &cx_sched_interleaved)
+    /* ZB-H1 / ZB-H2 (m >= h(p - 1) + 1, v 1): the scan's exact integer sums
+     * in O(p) (replay_formula_zb.c), the same bits */
+    const int zb = c->sched == &cx_sched_zb_h1 || c->sched == &cx_sched_zb_h2;
+    if (c->sched != &cx_sched_interleaved && !zb)
         return cx_core_replay_formula_memory(c, &ws->fmemo, peak_act);
     double key[MEM_KEY];
     const size_t nkey = 2 * (size_t)c->nclass;
@@ -346,7 +349,8 @@ static int formula_peaks(const cx_cost *c, cx_replay_ws *ws, double *peak_act)
     if (!(ws->fm_sd == c->sched && ws->fm_p == c->p && ws->fm_m == c->m && ws->fm_v == c->v &&
           key_hit(c, key, ws->fm_key, nkey, ws->fm_nclass, ws->fm_cls))) {
         ws->fm_sd = NULL;
-        ws->fm_ok = cx_core_replay_formula_memory(c, &ws->fmemo, ws->fm_peak);
+        ws->fm_ok = zb ? cx_core_replay_formula_zb_memory(c, ws->fm_peak)
+                       : cx_core_replay_formula_memory(c, &ws->fmemo, ws->fm_peak);
         memcpy(ws->fm_key, key, nkey * sizeof *key);
         memcpy(ws->fm_cls, c->vs_class, (size_t)(c->p * c->v) * sizeof *ws->fm_cls);
         ws->fm_sd = c->sched, ws->fm_p = c->p, ws->fm_m = c->m, ws->fm_v = c->v;
@@ -583,9 +587,7 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
         cx_core_replay_zb_times(c, ws->zbs, out)) {
         ws->last_fast = ws->last_jump = ws->last_back = 0;
         ws->last_formula = 1;
-        return cx_core_replay_formula_zb_memory(c, out->peak_act_bytes)
-                   ? CULONX_OK
-                   : cx_core_replay_memory(c, ws, out->peak_act_bytes, err);
+        return cx_core_replay_memory(c, ws, out->peak_act_bytes, err);
     }
     culonx_status st = orders(c, ws, err);
     if (st != CULONX_OK) return st;
