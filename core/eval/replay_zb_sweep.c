@@ -286,6 +286,33 @@ static inline void ride(bld *oy, int lo, int hi, double gv, double gk, double c,
     *prev = last_at(oy->f, hi);
 }
 
+/* rides on [lo, hi] the max of two lines (value at lo, slope; -HUGE_VAL:
+ * none): at most two pieces, the first winner up to the crossing, then the
+ * other, each ridden at rate c */
+static inline void ride_max(bld *oy, int lo, int hi, double va, double ka, double vb, double kb,
+                            double c, double *prev)
+{
+    int x = hi + 1;
+    if (va != -HUGE_VAL && vb != -HUGE_VAL) {
+        const double dk = ka - kb, dlo = va - vb, dhi = dlo + dk * (double)(hi - lo);
+        if ((dlo > 0 && dhi < 0) || (dlo < 0 && dhi > 0)) {
+            double t = floor(dlo > 0 ? dlo / -dk : -dlo / dk);
+            if (t < 0) t = 0;
+            if (t > hi - lo - 1) t = hi - lo - 1;
+            x = lo + (int)t + 1;
+        }
+        if (dlo < 0 || (dlo == 0 && dhi < 0)) {
+            /* b's line first */
+            double tv = va, tk = ka;
+            va = vb, ka = kb, vb = tv, kb = tk;
+        }
+    } else if (va == -HUGE_VAL) {
+        va = vb, ka = kb;
+    }
+    ride(oy, lo, x - 1, va, ka, c, prev);
+    if (x <= hi) ride(oy, x, hi, vb + kb * (double)(x - lo), kb, c, prev);
+}
+
 typedef struct {
     int p, m, h;
     const double *fd, *bd, *wd, *S, *M;
@@ -343,26 +370,7 @@ static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *y,
                 if (vf != -HUGE_VAL) vf += Fq;
             }
             /* g = max of the two lines: at most two pieces, each ridden */
-            int x = hi + 1;
-            if (vb != -HUGE_VAL && vf != -HUGE_VAL) {
-                const double dk = kb - kf, dlo = vb - vf, dhi = dlo + dk * (double)(hi - j);
-                if ((dlo > 0 && dhi < 0) || (dlo < 0 && dhi > 0)) {
-                    double t = floor(dlo > 0 ? dlo / -dk : -dlo / dk);
-                    if (t < 0) t = 0;
-                    if (t > hi - j - 1) t = hi - j - 1;
-                    x = j + (int)t + 1;
-                }
-                if (dlo < 0 || (dlo == 0 && dhi < 0)) {
-                    /* F's line first */
-                    double tv = vb, tk = kb;
-                    vb = vf, kb = kf, vf = tv, kf = tk;
-                }
-                /* vb, kb: the first winner; vf, kf: the second (from x) */
-            } else if (vb == -HUGE_VAL) {
-                vb = vf, kb = kf;
-            }
-            ride(&oy, j, x - 1, vb, kb, cj, &prev);
-            if (x <= hi) ride(&oy, x, hi, vf + kf * (double)(x - j), kf, cj, &prev);
+            ride_max(&oy, j, hi, vb, kb, vf, kf, cj, &prev);
             j = hi + 1;
         }
     }
@@ -550,24 +558,7 @@ static int stage2(const zb_in *in, int s, zpl *const *yin, zpl *const *bin, zpl 
                     if (h1 < hi) hi = h1;
                     vb += c0i;
                 }
-                int x = hi + 1;
-                if (va != -HUGE_VAL && vb != -HUGE_VAL) {
-                    const double dk = ka - kb, dlo = va - vb, dhi = dlo + dk * (double)(hi - j);
-                    if ((dlo > 0 && dhi < 0) || (dlo < 0 && dhi > 0)) {
-                        double t = floor(dlo > 0 ? dlo / -dk : -dlo / dk);
-                        if (t < 0) t = 0;
-                        if (t > hi - j - 1) t = hi - j - 1;
-                        x = j + (int)t + 1;
-                    }
-                    if (dlo < 0 || (dlo == 0 && dhi < 0)) {
-                        double tv = va, tk = ka;
-                        va = vb, ka = kb, vb = tv, kb = tk;
-                    }
-                } else if (va == -HUGE_VAL) {
-                    va = vb, ka = kb;
-                }
-                ride(&oy, j, x - 1, va, ka, rate, &prev);
-                if (x <= hi) ride(&oy, x, hi, vb + kb * (double)(x - j), kb, rate, &prev);
+                ride_max(&oy, j, hi, va, ka, vb, kb, rate, &prev);
                 j = hi + 1;
             }
             i = rhi + 1;
