@@ -55,16 +55,24 @@ static int covered(const cx_cost *c, int h)
     return 1;
 }
 
+/* megatron-22b at tp 8, dp 1, microbatch 1, no interleaving, as ZB-H1 (h
+ * 1) or ZB-H2 (h 2): the run both tests vary */
+static void load_zb_run(culonx_run *r, int h)
+{
+    culonx_error err;
+    memset(r, 0, sizeof *r);
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/megatron-22b.xml", NULL, 0, NULL, r, &err),
+                          CULONX_OK);
+    r->exec.tp = 8, r->exec.dp = 1, r->exec.microbatch = 1, r->exec.vp = 1;
+    r->exec.schedule = h == 1 ? CULONX_SCHED_ZB_H1 : CULONX_SCHED_ZB_H2;
+}
+
 static void formula_vs_full(int h)
 {
     const char *sd_name = h == 1 ? "zb-h1" : "zb-h2";
     culonx_run r;
     culonx_error err;
-    memset(&r, 0, sizeof r);
-    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/megatron-22b.xml", NULL, 0, NULL, &r, &err),
-                          CULONX_OK);
-    r.exec.tp = 8, r.exec.dp = 1, r.exec.microbatch = 1, r.exec.vp = 1;
-    r.exec.schedule = h == 1 ? CULONX_SCHED_ZB_H1 : CULONX_SCHED_ZB_H2;
+    load_zb_run(&r, h);
     cx_cost *c = malloc(sizeof *c);
     cx_replay_ws *wf = cx_core_replay_ws_new();
     cx_replay *full = malloc(sizeof *full), *fo = malloc(sizeof *fo);
@@ -183,11 +191,7 @@ static void sweep_vs_full(int h)
     const char *sd_name = h == 1 ? "zb-h1" : "zb-h2";
     culonx_run r;
     culonx_error err;
-    memset(&r, 0, sizeof r);
-    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/megatron-22b.xml", NULL, 0, NULL, &r, &err),
-                          CULONX_OK);
-    r.exec.tp = 8, r.exec.dp = 1, r.exec.microbatch = 1, r.exec.vp = 1;
-    r.exec.schedule = h == 1 ? CULONX_SCHED_ZB_H1 : CULONX_SCHED_ZB_H2;
+    load_zb_run(&r, h);
     cx_cost *c = malloc(sizeof *c);
     cx_replay_ws *wf = cx_core_replay_ws_new();
     cx_zb_sweep_ws *zw = cx_core_zb_sweep_ws_new();
