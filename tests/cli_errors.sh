@@ -22,6 +22,7 @@ expect 2 "unknown option" "$exe" estimate $run --bogus
 expect 2 "--format must be" "$exe" estimate $run --format yaml
 expect 2 "--engine must be" "$exe" estimate $run --engine quantum
 expect 2 "needs a value" "$exe" estimate $run --set
+expect 2 "needs a value, got option '--format'" "$exe" estimate $run --set --format json
 expect 1 "error:" "$exe" estimate does-not-exist.xml
 expect 1 "tp: expected a positive integer" "$exe" estimate $run --set execution.tp=abc
 expect 1 "does not divide" "$exe" estimate $run --set execution.tp=3

@@ -289,6 +289,17 @@ int cx_cli_parse(const cx_cli_command *cmd, int argc, char **argv, cx_cli_args *
             if (value) return cx_cli_usage_error(cmd->name, "option %s takes no value", arg);
         } else if (!value) {
             if (i + 1 >= argc) return cx_cli_usage_error(cmd->name, "option %s needs a value", arg);
+            /* "--all --threads 2": an option where the value belongs is a
+             * forgotten value, not a file named "--threads" (OPT=--x
+             * still passes such a value on purpose) */
+            if (!strncmp(argv[i + 1], "--", 2) && argv[i + 1][2] != '\0') {
+                fprintf(stderr,
+                        "culonx %s: option %s needs a value, got option '%s' (write %s=%s if that "
+                        "is the value)\n",
+                        cmd->name, arg, argv[i + 1], arg, argv[i + 1]);
+                fprintf(stderr, "Try 'culonx %s --help'.\n", cmd->name);
+                return CX_EXIT_USAGE;
+            }
             value = argv[++i];
         }
         a->given[k] = 1;
