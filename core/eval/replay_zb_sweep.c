@@ -85,6 +85,7 @@ struct cx_zb_sweep_ws {
     zpl *ny[2], *nb[2]; /* the spare ones */
     zpl *g[2];          /* ZB-H2's g on the two lattices */
     int *ver_y, *ver_b, *used_f, *used_b;
+    int *stale; /* b not built: y's shift (stage_b without Bin) stands for it */
     int evals, checks, sweeps, segs;
     /* recent inputs and answers (cx_core_replay_zb_times): a ring of NMEMO
      * entries, free times and stage classes in pools of mcap a entry */
@@ -119,7 +120,7 @@ static int reserve(cx_zb_sweep_ws *ws, int p)
     free(ws->pool), free(ws->y), free(ws->ver_y);
     ws->pool = malloc(sizeof(zpl) * (4 * (size_t)p + 6));
     ws->y = malloc(sizeof(zpl *) * 4 * (size_t)p);
-    ws->ver_y = malloc(sizeof(int) * 4 * (size_t)p);
+    ws->ver_y = malloc(sizeof(int) * 5 * (size_t)p);
     if (!ws->pool || !ws->y || !ws->ver_y) {
         free(ws->pool), free(ws->y), free(ws->ver_y);
         ws->pool = NULL, ws->y = NULL, ws->ver_y = NULL, ws->cap = 0;
@@ -132,6 +133,7 @@ static int reserve(cx_zb_sweep_ws *ws, int p)
         ws->ny[r] = &ws->pool[4 * p + r], ws->nb[r] = &ws->pool[4 * p + 2 + r],
         ws->g[r] = &ws->pool[4 * p + 4 + r];
     ws->ver_b = ws->ver_y + p, ws->used_f = ws->ver_b + p, ws->used_b = ws->used_f + p;
+    ws->stale = ws->used_b + p;
     ws->cap = p;
     return 1;
 }
@@ -318,9 +320,37 @@ typedef struct {
     const double *fd, *bd, *wd, *S, *M;
 } zb_in;
 
-/* stage s from Fin (y of s − 1, NULL for s = 0) and Bin (b of s + 1, NULL
- * for the last): y and b (b not for stage 0); 0 on too many segments */
-static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *y, zpl *b)
+/* b(j) = max(y(j − 1), Bin(j)) + B' of stage s (y(−1): the warm-up's
+ * end); 0 on too many segments */
+static int stage_b(const zb_in *in, int s, const zpl *y, const zpl *bin, zpl *b)
+{
+    const int m = in->m, w = in->h * (in->p - s) - (in->h - 1);
+    const double Bq = in->bd[s], y0 = in->S[s] + (double)(w - 1) * in->M[s];
+    bld ob = {b, 0};
+    b->n = 0;
+    cur cy = {y, 0, 1}, cb = {bin, 0, 0};
+    for (int j = 0; j < m;) {
+        double va, ka, vb = -HUGE_VAL, kb = 0;
+        int hi;
+        if (j == 0) {
+            va = y0, ka = 0, hi = 0;
+        } else {
+            hi = at(&cy, j, &va, &ka);
+        }
+        if (bin) {
+            const int hb = at(&cb, j, &vb, &kb);
+            if (hb < hi) hi = hb;
+        }
+        max2(&ob, j, hi, va + Bq, ka, vb == -HUGE_VAL ? vb : vb + Bq, kb);
+        j = hi + 1;
+    }
+    finish(&ob, m);
+    return !ob.over;
+}
+
+/* y of stage s from Fin (y of s − 1, NULL for s = 0) and Bin (b of s + 1,
+ * NULL for the last); 0 on too many segments. Its b: stage_b. */
+static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *y)
 {
     const int p = in->p, m = in->m, h = in->h;
     const int w = h * (p - s) - (h - 1), lag = h * s, e = m - w;
@@ -375,29 +405,7 @@ static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *y,
         }
     }
     finish(&oy, m);
-    if (oy.over) return 0;
-    /* b(j) = max(y(j − 1), Bin(j)) + B' */
-    bld ob = {b, 0};
-    b->n = 0;
-    cur cy = {y, 0, 1};
-    cb = (cur){bin, 0, 0};
-    for (int j = 0; j < m;) {
-        double va, ka, vb = -HUGE_VAL, kb = 0;
-        int hi;
-        if (j == 0) {
-            va = y0, ka = 0, hi = 0;
-        } else {
-            hi = at(&cy, j, &va, &ka);
-        }
-        if (bin) {
-            const int hb = at(&cb, j, &vb, &kb);
-            if (hb < hi) hi = hb;
-        }
-        max2(&ob, j, hi, va + Bq, ka, vb == -HUGE_VAL ? vb : vb + Bq, kb);
-        j = hi + 1;
-    }
-    finish(&ob, m);
-    return !ob.over;
+    return !oy.over;
 }
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -621,6 +629,15 @@ static int family_h(const cx_sched_desc *sd)
     return sd == &cx_sched_zb_h1 ? 1 : sd == &cx_sched_zb_h2 ? 2 : 0;
 }
 
+/* builds stage s's b from its y where it was left to y's shift (stale) */
+static int build_b(const zb_in *in, cx_zb_sweep_ws *ws, int s)
+{
+    ws->stale[s] = 0;
+    if (!stage_b(in, s, ws->y[s], NULL, ws->b[s])) return 0;
+    if (ws->b[s]->n > ws->segs) ws->segs = ws->b[s]->n;
+    return 1;
+}
+
 /* the sweeps on nr functions a stage (1: on j; 2: ZB-H2 on the lattices
  * j = 2i + r); 0 where not certified within the bounds */
 static int sweeps(const zb_in *inp, cx_zb_sweep_ws *ws, int nr, cx_replay *out)
@@ -631,7 +648,7 @@ static int sweeps(const zb_in *inp, cx_zb_sweep_ws *ws, int nr, cx_replay *out)
     const int nn[2] = {nr == 2 ? (m + 1) / 2 : m, m / 2};
     int ver = 0;
     for (int s = 0; s < p; s++)
-        ws->ver_y[s] = ws->ver_b[s] = ws->used_f[s] = ws->used_b[s] = -1;
+        ws->ver_y[s] = ws->ver_b[s] = ws->used_f[s] = ws->used_b[s] = -1, ws->stale[s] = 0;
     for (int sw = 0;; sw++) {
         if (sw == MAX_SWEEPS) return 0;
         int ran = 0;
@@ -642,9 +659,10 @@ static int sweeps(const zb_in *inp, cx_zb_sweep_ws *ws, int nr, cx_replay *out)
             if (ws->ver_y[s] >= 0 && !new_f && !new_b) continue;
             /* one input changed and stays below the stage's functions
              * (Fin + F' <= y, Bin + B' <= b): nothing changes */
-            if (ws->ver_y[s] >= 0 && new_f != new_b) {
+            if (ws->ver_y[s] >= 0 && new_f != new_b && !(new_b && ws->stale[s])) {
                 const int e = m - (h * (p - s) - h + 1);
                 int ok = 1;
+                if (new_b && ws->stale[s + 1] && !build_b(&in, ws, s + 1)) return 0;
                 for (int r = 0; r < nr && ok; r++)
                     ok = new_f ? (nr == 1 ? below(ws->y[s - 1], h, fd[s], ws->y[s], h, e)
                                           : below(ws->y[2 * (s - 1) + r], 1, fd[s],
@@ -660,27 +678,35 @@ static int sweeps(const zb_in *inp, cx_zb_sweep_ws *ws, int nr, cx_replay *out)
             ran++;
             zpl **yin = s > 0 && vf >= 0 ? &ws->y[nr * (s - 1)] : NULL;
             zpl **bin = s < last && vb >= 0 ? &ws->b[nr * (s + 1)] : NULL;
-            if (nr == 1
-                    ? !stage(&in, s, yin ? yin[0] : NULL, bin ? bin[0] : NULL, ws->ny[0], ws->nb[0])
-                    : !stage2(&in, s, yin, bin, ws->g, ws->ny, ws->nb))
+            /* on j without Bin, b is y's shift plus B' (built when read,
+             * build_b: the up sweep's b are mostly replaced unread) */
+            const int lazy = nr == 1 && !bin;
+            if (bin && nr == 1 && ws->stale[s + 1] && !build_b(&in, ws, s + 1)) return 0;
+            if (nr == 1 ? !stage(&in, s, yin ? yin[0] : NULL, bin ? bin[0] : NULL, ws->ny[0]) ||
+                              (!lazy && !stage_b(&in, s, ws->ny[0], bin[0], ws->nb[0]))
+                        : !stage2(&in, s, yin, bin, ws->g, ws->ny, ws->nb))
                 return 0;
             /* first with an input it lacked before: changed (a version
              * more costs at most a recomputation) */
             const int fresh = ws->ver_y[s] < 0 || (ws->used_f[s] < 0 && vf >= 0 && s > 0) ||
                               (ws->used_b[s] < 0 && vb >= 0 && s < last);
             ws->used_f[s] = vf, ws->used_b[s] = vb;
-            int cy = fresh, cb = fresh;
+            int cy = fresh, cb = fresh || (!lazy && ws->stale[s]);
             for (int r = 0; r < nr; r++) {
                 cy = cy || differ(ws->ny[r], ws->y[nr * s + r], nn[r]);
-                cb = cb || differ(ws->nb[r], ws->b[nr * s + r], nn[r]);
                 if (ws->ny[r]->n > ws->segs) ws->segs = ws->ny[r]->n;
+                if (lazy) continue;
+                cb = cb || differ(ws->nb[r], ws->b[nr * s + r], nn[r]);
                 if (ws->nb[r]->n > ws->segs) ws->segs = ws->nb[r]->n;
             }
+            if (lazy) cb = cy; /* b follows y */
             for (int r = 0; r < nr; r++) {
                 zpl *t;
                 if (cy) t = ws->y[nr * s + r], ws->y[nr * s + r] = ws->ny[r], ws->ny[r] = t;
-                if (cb) t = ws->b[nr * s + r], ws->b[nr * s + r] = ws->nb[r], ws->nb[r] = t;
+                if (cb && !lazy)
+                    t = ws->b[nr * s + r], ws->b[nr * s + r] = ws->nb[r], ws->nb[r] = t;
             }
+            if (cb) ws->stale[s] = lazy;
             if (cy) ws->ver_y[s] = ++ver;
             if (cb) ws->ver_b[s] = ++ver;
         }
