@@ -211,6 +211,63 @@ static void test_skip_same_program(void)
     free(vi);
 }
 
+/* The program cache (replay_prog.c, held_put / held_take): one program
+ * object compiling shapes in turn (ZB-H1, ZB-H2 and interleaved v 2, p
+ * 4-128, m p to 3 p; renamed, for lanes and plain plays; every fourth also
+ * in cell slots, for a run that may jump, in its place) gives each time
+ * the program a fresh object compiles, byte for byte, taking most back
+ * from the cache; in the last round, shapes of 230k-460k instructions
+ * among them (over the budget: some dropped, the largest not held). */
+static void test_held_same_program(void)
+{
+    cx_play *pl = cx_sched_play_new();
+    cx_replay_prog *a = cx_core_replay_prog_new(), *b = NULL;
+    cx_replay_vsinfo *vi = calloc(CX_COST_MAX_VSTAGES, sizeof *vi);
+    CU_ASSERT_FATAL(pl && a && vi);
+    static const culonx_schedule ids[] = {CULONX_SCHED_ZB_H1, CULONX_SCHED_ZB_H2,
+                                          CULONX_SCHED_INTERLEAVED};
+    static const int shapes[][2] = {{4, 4},     {4, 12},  {16, 24},   {16, 48},
+                                    {32, 40},   {32, 96}, {64, 100},  {64, 192},
+                                    {128, 130}, {8, 30},  {128, 600}, {128, 590}};
+    const int nsh = (int)(sizeof shapes / sizeof *shapes), nsmall = nsh - 2;
+    int cases = 0, bad = 0;
+    for (int round = 0; round < 4; round++)
+        for (int k = 0; k < 3 * (round == 3 ? nsh : nsmall); k++) {
+            const cx_sched_desc *sd = cx_sched_get(ids[k % 3]);
+            const int p = shapes[k / 3][0], m = shapes[k / 3][1];
+            const int v = ids[k % 3] == CULONX_SCHED_INTERLEAVED ? 2 : 1;
+            CU_ASSERT_FATAL(sd != NULL);
+            if (cx_sched_play_orders(pl, sd, p, m, v, 0) != CX_SCHED_SIM_OK) continue;
+            cx_replay_timing tm = {vi, 0.0, sd->p2p_overlap};
+            b = cx_core_replay_prog_new();
+            CU_ASSERT_FATAL(b != NULL);
+            const cx_sched_sim_status sa = cx_core_replay_prog_compile(a, pl, &tm),
+                                      sb = cx_core_replay_prog_compile(b, pl, &tm);
+            CU_ASSERT_EQUAL(sa, sb);
+            cx_replay_code ca, cb;
+            if (sa == CX_SCHED_SIM_OK && cx_core_replay_prog_code(a, pl, &ca) &&
+                cx_core_replay_prog_code(b, pl, &cb)) {
+                cases++;
+                if (ca.renamed != cb.renamed || ca.n != cb.n || ca.nslot != cb.nslot ||
+                    memcmp(ca.ins, cb.ins, ca.n * sizeof *ca.ins) ||
+                    memcmp(ca.last_di, cb.last_di, (size_t)p * sizeof *ca.last_di)) {
+                    if (bad++ < 5) printf("\n  %s p %d m %d differs", sd->name, p, m);
+                }
+            }
+            cx_core_replay_prog_free(b);
+            /* a run that may jump compiles the cell-slot form in its place */
+            if (k % 4 == 0) CU_ASSERT_EQUAL(cx_core_replay_prog_run(a, pl, &tm), CX_SCHED_SIM_OK);
+        }
+    const size_t taken = cx_core_replay_prog_taken(a);
+    printf("\n  %d programs, %zu taken from the cache\n", cases, taken);
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(cases >= 3 * (3 * nsmall + nsh) - 6);
+    CU_ASSERT(taken > (size_t)cases / 2 && taken < (size_t)cases);
+    cx_core_replay_prog_free(a);
+    cx_sched_play_free(pl);
+    free(vi);
+}
+
 /* A workspace with the sweep's clocks gives, clock by clock, the bits of
  * one without (the batch stores only what the plain play gives). */
 static void test_batch_vs_single(void)
@@ -280,6 +337,7 @@ int main(void)
     CU_add_test(s, "workspace batch = single replays, bit for bit", test_batch_vs_single);
     CU_add_test(s, "renamed compile with period skip = without, byte for byte",
                 test_skip_same_program);
+    CU_add_test(s, "program cache = fresh compile, byte for byte", test_held_same_program);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();

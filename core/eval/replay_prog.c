@@ -22,7 +22,11 @@
  * (+8 while compiling); a program compiled for plain plays (and the clock
  * lanes) has its token slots renamed as compiled (replay_compile.c), 8
  * bytes per token live at once instead of the 16 per cell; orders above
- * MAX_ITEMS items always use the engine.
+ * MAX_ITEMS items always use the engine. Renamed programs replaced by
+ * another shape's are held aside (the program cache, see held_put: at most
+ * 2^20 instructions, 12 MiB, a program object; 6.2 / 10.3 MiB measured
+ * in bench_sweep_bench schedules zb-h1 / zb-h2) and taken back instead of
+ * compiled again.
  * Jump (issue 13): for schedules that state a steady period of c
  * microbatches, the program is in (level, stage) order (same bits,
  * periodic where the dependency graph is: P instructions per period, cell
@@ -50,6 +54,9 @@
 #include <string.h>
 
 #define MAX_ITEMS (2 * 1024 * 1024)
+/* the program cache (see held_put) */
+#define HELD_N 64
+#define HELD_INS ((size_t)1 << 20)
 
 cx_replay_prog *cx_core_replay_prog_new(void)
 {
@@ -72,7 +79,104 @@ void cx_core_replay_prog_free(cx_replay_prog *pr)
     free(pr->lv_val);
     free(pr->fl);
     free(pr->sk);
+    if (pr->held)
+        for (int i = 0; i < HELD_N; i++)
+            free(pr->held[i].prog);
+    free(pr->held);
     free(pr);
+}
+
+/* The program cache. A sweep's clock lanes (replay_lanes.c) and plain
+ * plays compile the renamed program of a shape's orders once per run of
+ * evaluations of that shape, but a sweep comes back to a shape after
+ * others (bench_sweep_bench schedules zb-h1: 164 compiles of 63 shapes,
+ * 11% of the instructions; zb-h2 19%): the renamed programs replaced are
+ * held aside, HELD_N of them in buffers of HELD_INS instructions in all
+ * (12 bytes each; over it the least recently used dropped, a program of
+ * more than a quarter of it not held), and taken back instead of compiled
+ * (the same program: a function of the orders, which are a function of
+ * (schedule, p, m, v); tests/test_replay_lanes.c compares them byte for
+ * byte). Buffers move between pr and the cache, never copied (a buffer new
+ * to the process costs its page faults, ~what compiling into it costs);
+ * a dropped one is freed. */
+
+/* Drops buffers of entries other than keep while the cache is over its
+ * budget: empty entries' first, then the least recently used. */
+static void held_trim(cx_replay_prog *pr, const cx_replay_held *keep)
+{
+    while (pr->held_ins > HELD_INS) {
+        cx_replay_held *x = NULL;
+        for (int i = 0; i < HELD_N; i++) {
+            cx_replay_held *y = &pr->held[i];
+            if (y == keep || !y->prog) continue;
+            if (!x || (!y->used && x->used) || (y->used && x->used && y->used < x->used)) x = y;
+        }
+        if (!x) return;
+        pr->held_ins -= x->cap;
+        free(x->prog);
+        x->prog = NULL, x->cap = 0, x->used = 0;
+    }
+}
+
+/* Entry e takes pr's program (renamed, held) or, else, only its buffer
+ * (e empty); pr's buffer becomes e's former one (contents e's). */
+static void held_swap(cx_replay_prog *pr, cx_replay_held *e)
+{
+    ins *const buf = e->prog;
+    const size_t cap = e->cap;
+    pr->held_ins += pr->prog_cap - cap;
+    e->prog = pr->prog, e->cap = pr->prog_cap, e->used = 0;
+    if (pr->have && pr->renamed) {
+        e->sd = pr->sd, e->p = pr->p, e->m = pr->m, e->v = pr->v;
+        e->n = pr->n, e->skipped = pr->skipped, e->nslot = pr->nslot;
+        e->used = ++pr->held_clock;
+        memcpy(e->last_di, pr->last_di, (size_t)pr->p * sizeof *e->last_di);
+    }
+    pr->prog = buf, pr->prog_cap = cap, pr->have = 0;
+}
+
+/* Before a compile: pr's renamed program (if it holds one, of at most a
+ * quarter of the budget) into an empty or the least recently used entry. */
+static void held_put(cx_replay_prog *pr)
+{
+    if (!pr->have || !pr->renamed || pr->prog_cap > HELD_INS / 4) return;
+    if (!pr->held && !(pr->held = calloc(HELD_N, sizeof *pr->held))) return;
+    cx_replay_held *e = &pr->held[0];
+    for (int i = 1; i < HELD_N && e->used; i++)
+        if (!pr->held[i].used || pr->held[i].used < e->used) e = &pr->held[i];
+    held_swap(pr, e);
+    held_trim(pr, e);
+}
+
+/* 1 when the cache holds the renamed program of pl's orders: then pr
+ * holds it, its own (if renamed) held in its place. */
+static int held_take(cx_replay_prog *pr, const cx_play *pl)
+{
+    if (!pr->held) return 0;
+    cx_replay_held *e = NULL;
+    for (int i = 0; i < HELD_N && !e; i++) {
+        cx_replay_held *x = &pr->held[i];
+        if (x->used && x->sd == pl->sd && x->p == pl->p && x->m == pl->m && x->v == pl->v) e = x;
+    }
+    if (!e) return 0;
+    const size_t n = e->n, skipped = e->skipped;
+    const int32_t nslot = e->nslot;
+    uint16_t last_di[CX_COST_MAX_STAGES];
+    memcpy(last_di, e->last_di, (size_t)pl->p * sizeof *last_di);
+    held_swap(pr, e);
+    held_trim(pr, e);
+    pr->n = n, pr->skipped = skipped, pr->nslot = nslot, pr->zero = 0, pr->renamed = 1;
+    pr->P = 0;
+    memcpy(pr->last_di, last_di, (size_t)pl->p * sizeof *pr->last_di);
+    pr->sd = pl->sd, pr->p = pl->p, pr->m = pl->m, pr->v = pl->v;
+    pr->have = 1, pr->scanned = 0, pr->jump_ok = 0, pr->jumped = 0;
+    pr->taken++;
+    return 1;
+}
+
+size_t cx_core_replay_prog_taken(const cx_replay_prog *pr)
+{
+    return pr->taken;
 }
 
 typedef struct {
@@ -583,6 +687,12 @@ cx_sched_sim_status cx_core_replay_prog_run_ext(cx_replay_prog *pr, cx_play *pl,
         if (!pr->scanned && extra >= 0) jump_scan(pr, pl), pr->scanned = 1;
         return run(pr, pl, tm, extra) ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
     }
+    /* plain plays and the lanes: the renamed program compiled before */
+    if (extra < 0 && pl->sd->steady && held_take(pr, pl)) {
+        if (tok_for(pr)) return CX_SCHED_SIM_NOMEM;
+        return run(pr, pl, tm, extra) ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
+    }
+    held_put(pr);
     pr->have = 0, pr->jumped = 0, pr->jump_ok = 0;
     size_t items = 0;
     for (int s = 0; s < pl->p; s++)

@@ -94,6 +94,9 @@ void cx_core_replay_prog_set_jump(int on);
 void cx_core_replay_prog_set_skip(int on);
 /* The instructions the last compile of pr copied by the period skip. */
 size_t cx_core_replay_prog_skipped(const cx_replay_prog *pr);
+/* The renamed programs pr took back from its cache of programs compiled
+ * before instead of compiling them (replay_prog.c, held_take), in all. */
+size_t cx_core_replay_prog_taken(const cx_replay_prog *pr);
 /* 1 if the last run of pr's program jumped over periods. */
 int cx_core_replay_prog_jumped(const cx_replay_prog *pr);
 

@@ -29,6 +29,18 @@ typedef struct {
     double free, pp, end, pad;
 } stage_regs;
 
+/* a renamed program held aside (replay_prog.c, the program cache): its
+ * orders' key, instructions and what a run reads besides */
+typedef struct {
+    const cx_sched_desc *sd;
+    int p, m, v;
+    ins *prog;
+    size_t n, cap, skipped;
+    uint64_t used; /* the cache's clock at its last use (0: empty) */
+    int32_t nslot;
+    uint16_t last_di[CX_COST_MAX_STAGES];
+} cx_replay_held;
+
 struct cx_replay_prog {
     /* the orders compiled: key of the engine's orders */
     const cx_sched_desc *sd;
@@ -78,6 +90,11 @@ struct cx_replay_prog {
     size_t fl_cap;
     int32_t *sk; /* the renamed compile's period skip (replay_compile.c) */
     size_t sk_cap, skipped;
+    /* the program cache (replay_prog.c): renamed programs compiled
+     * before, their buffers' capacity in all, the cache's clock */
+    cx_replay_held *held;
+    size_t held_ins, taken;
+    uint64_t held_clock;
 };
 
 /* *buf holds at least n items of sz bytes (contents not kept); -1 when

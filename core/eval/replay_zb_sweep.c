@@ -356,24 +356,11 @@ static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *y)
     const int w = h * (p - s) - (h - 1), lag = h * s, e = m - w;
     const double Bq = in->bd[s], Wq = in->wd[s], Fq = in->fd[s];
     const double y0 = in->S[s] + (double)(w - 1) * in->M[s];
-    /* ranges of constant rate and input kind: 0, h, lag, e, m */
-    int r[5], nr = 0;
-    {
-        const int c[4] = {h, lag, e, m};
-        r[nr++] = 0;
-        for (int i = 0; i < 4; i++) {
-            int v = c[i];
-            if (v <= 0 || v > m) continue;
-            /* insert sorted, unique */
-            int k = nr;
-            while (k > 0 && r[k - 1] > v)
-                k--;
-            if (k > 0 && r[k - 1] == v) continue;
-            for (int q = nr; q > k; q--)
-                r[q] = r[q - 1];
-            r[k] = v, nr++;
-        }
-    }
+    /* ranges of constant rate and input kind: 0, h, lag, e, m (h <= lag
+     * but at s = 0, lag < e since m >= h(p + 1) + 1, e < m since w >= 1) */
+    int r[5] = {0, h}, nr = 2;
+    if (lag > h) r[nr++] = lag;
+    r[nr++] = e, r[nr++] = m;
     /* g and its ride, piece by piece */
     bld oy = {y, 0};
     y->n = 0;
