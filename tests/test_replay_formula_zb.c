@@ -17,7 +17,8 @@
  * its preconditions hold (checked here from their statement; within them
  * it may decline where the fill is not certified before the drain: counted),
  * and it must answer some draws. The activation peaks' closed form (integer bytes drawn at
- * random) must give the full replay's scan to the bit.
+ * random) must give the full replay's scan to the bit, for every m (also
+ * m = 1, 2, p/2 + 1 and 2p − 2: fewer than h(p − 1) + 1 live at once).
  */
 #include "core/eval/replay.h"
 #include "core/eval/replay_formula_zb.h"
@@ -84,9 +85,10 @@ static void formula_vs_full(int h)
     for (int ip = 0; ip < 8; ip++) {
         const int p = pps[ip];
         const int lo_m = 2 * h * p - h + 1; /* the formula's least m */
-        const int ms[] = {p, lo_m - 1, lo_m, lo_m + 1, 3 * p + 1, 5 * p + 3, 9 * p, 17 * p - 1};
+        const int ms[] = {p,     lo_m - 1,   lo_m, lo_m + 1, 3 * p + 1, 5 * p + 3,
+                          9 * p, 17 * p - 1, 1,    2,        p / 2 + 1, 2 * p - 2};
         r.model.layers = 4 * p;
-        for (int im = 0; im < 8; im++) {
+        for (int im = 0; im < 12; im++) {
             const int m = ms[im];
             r.exec.pp = p, r.exec.global_batch = m;
             r.exec.gpus = culonx_execution_gpus(&r.exec);
@@ -127,7 +129,7 @@ static void formula_vs_full(int h)
                 cx_core_replay_set_full(0);
                 double peak[CX_COST_MAX_STAGES];
                 const int mem = cx_core_replay_formula_zb_memory(c, peak);
-                CU_ASSERT_EQUAL(mem, m >= h * (p - 1) + 1);
+                CU_ASSERT(mem); /* any m (integer bytes) */
                 for (int st = 0; mem && st < p; st++)
                     if (peak[st] != full->peak_act_bytes[st] && mem_bad++ < 5)
                         printf("\n  memory p %d m %d stage %d: %.17g vs %.17g\n", p, m, st,

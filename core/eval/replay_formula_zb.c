@@ -53,7 +53,14 @@
  * Activation peaks (cx_core_replay_formula_zb_memory): stage s's live
  * count is w_s + j before cycle j < hs and w_s + hs = h(p − 1) + 1 from
  * cycle hs on (one F in, one W out per cycle), so its scan (replay.c) peaks
- * at B_{hs}: (h(p − 1) + 1)·act_s + work_s, for m >= h(p − 1) + 1; with
+ * at B_{hs}: (h(p − 1) + 1)·act_s + work_s, for m >= h(p − 1) + 1. For
+ * any m: min(w_s, m) forwards, then per cycle one F in while nf < m, one W
+ * out from cycle hs on, so the count before B_j is min(w_s, m) + min(j,
+ * m − min(w_s, m)) − max(0, j − hs), largest min(w_s + hs, m) (the F and W
+ * checks never exceed the next B's, work >= 0): min(h(p − 1) + 1, m)·act_s
+ * + work_s, the count cx_sched_family_peak states (the
+ * replay scans then for m < h(p − 1) + 1 no more: issue 13, session 22,
+ * bench_sweep_bench schedules zb-h2 rebuilt the orders for it, ~6%). With
  * integer bytes below 2^53 that is the scan's exact sum.
  */
 #include "core/eval/replay_formula_zb.h"
@@ -215,9 +222,10 @@ int cx_core_replay_formula_zb_memory(const cx_cost *c, double *peak_act_bytes)
     const int h = family_h(c->sched);
     if (!h || c->v != 1) return 0;
     const int p = c->p;
-    /* live count w_s + lag_s = h(p − 1) + 1 from cycle lag_s on */
-    const double n = (double)h * (p - 1) + 1;
-    if (p < 1 || p > CX_COST_MAX_STAGES || c->m < n) return 0;
+    /* live count w_s + lag_s = h(p − 1) + 1 from cycle lag_s on; below
+     * that many microbatches all m are live at once (see the top) */
+    const double n = fmin((double)h * (p - 1) + 1, (double)c->m);
+    if (p < 1 || p > CX_COST_MAX_STAGES || c->m < 1) return 0;
     for (int s = 0; s < p; s++) {
         const cx_chunk_cost *cc = cx_core_cost_chunk(c, s);
         const double a = cc->act_bytes, w = cc->work_bytes;
