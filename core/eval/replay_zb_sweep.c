@@ -320,23 +320,20 @@ typedef struct {
     const double *fd, *bd, *wd, *S, *M;
 } zb_in;
 
-/* b(j) = max(y(j − 1), Bin(j)) + B' of stage s (y(−1): the warm-up's
- * end); 0 on too many segments */
-static int stage_b(const zb_in *in, int s, const zpl *y, const zpl *bin, zpl *b)
+/* b(j) = max(y(j − sh), Bin(j)) + B' on 0..n−1 (sh 0 or 1; y(−1) = y0,
+ * the warm-up's end); 0 on too many segments */
+static int b_of(zpl *b, const zpl *y, int sh, const zpl *bin, int n, double y0, double Bq)
 {
-    const int m = in->m, w = in->h * (in->p - s) - (in->h - 1);
-    const double Bq = in->bd[s], y0 = in->S[s] + (double)(w - 1) * in->M[s];
     bld ob = {b, 0};
     b->n = 0;
-    cur cy = {y, 0, 1}, cb = {bin, 0, 0};
-    for (int j = 0; j < m;) {
+    cur cy = {y, 0, sh}, cb = {bin, 0, 0};
+    for (int j = 0; j < n;) {
         double va, ka, vb = -HUGE_VAL, kb = 0;
         int hi;
-        if (j == 0) {
+        if (j < sh)
             va = y0, ka = 0, hi = 0;
-        } else {
+        else
             hi = at(&cy, j, &va, &ka);
-        }
         if (bin) {
             const int hb = at(&cb, j, &vb, &kb);
             if (hb < hi) hi = hb;
@@ -344,8 +341,15 @@ static int stage_b(const zb_in *in, int s, const zpl *y, const zpl *bin, zpl *b)
         max2(&ob, j, hi, va + Bq, ka, vb == -HUGE_VAL ? vb : vb + Bq, kb);
         j = hi + 1;
     }
-    finish(&ob, m);
+    finish(&ob, n);
     return !ob.over;
+}
+
+/* b(j) = max(y(j − 1), Bin(j)) + B' of stage s; 0 on too many segments */
+static int stage_b(const zb_in *in, int s, const zpl *y, const zpl *bin, zpl *b)
+{
+    const int w = in->h * (in->p - s) - (in->h - 1);
+    return b_of(b, y, 1, bin, in->m, in->S[s] + (double)(w - 1) * in->M[s], in->bd[s]);
 }
 
 /* y of stage s from Fin (y of s − 1, NULL for s = 0) and Bin (b of s + 1,
@@ -587,27 +591,8 @@ static int stage2(const zb_in *in, int s, zpl *const *yin, zpl *const *bin, zpl 
 #undef ZB_C
     if (oy.over || o1.over) return 0;
     /* b_0 from y_1(i − 1), b_1 from y_0(i) */
-    for (int r = 0; r < 2; r++) {
-        bld ob = {b[r], 0};
-        b[r]->n = 0;
-        cur cy = {y[1 - r], 0, 1 - r}, cb = {bin ? bin[r] : NULL, 0, 0};
-        for (int j = 0; j < n[r];) {
-            double va, ka, vb = -HUGE_VAL, kb = 0;
-            int hi;
-            if (r == 0 && j == 0)
-                va = y0, ka = 0, hi = 0;
-            else
-                hi = at(&cy, j, &va, &ka);
-            if (bin) {
-                const int hb = at(&cb, j, &vb, &kb);
-                if (hb < hi) hi = hb;
-            }
-            max2(&ob, j, hi, va + Bq, ka, vb == -HUGE_VAL ? vb : vb + Bq, kb);
-            j = hi + 1;
-        }
-        finish(&ob, n[r]);
-        over |= ob.over;
-    }
+    for (int r = 0; r < 2; r++)
+        over |= !b_of(b[r], y[1 - r], 1 - r, bin ? bin[r] : NULL, n[r], y0, Bq);
     return !over;
 }
 
