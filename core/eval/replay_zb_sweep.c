@@ -45,7 +45,9 @@
  * turn between up and down at most k − 1 times, never more than the
  * replay. A stage whose one changed input stays below its functions
  * (Fin + F' <= y, or Bin + B' <= b, everywhere) is not recomputed: the ride
- * of a larger g that stays below y is y. The certificate: a sweep in which
+ * of a larger g that stays below y is y. Without Bin (the first, up
+ * sweep) a stage's b is y's shift plus B', built only when read (the up
+ * sweep's are mostly replaced unread: build_b). The certificate: a sweep in which
  * no stage's functions change (to 1e-13 relative) — the functions then
  * satisfy every recurrence above on every j, and the recurrence (a DAG) has
  * one solution: the replay's. Bounds (else 0, the caller replays): 64
