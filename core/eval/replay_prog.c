@@ -118,15 +118,24 @@ static void held_trim(cx_replay_prog *pr, const cx_replay_held *keep)
     }
 }
 
-/* Entry e takes pr's program (renamed, held) or, else, only its buffer
- * (e empty); pr's buffer becomes e's former one (contents e's). */
+/* Entry e takes pr's program (renamed, of at most a quarter of the
+ * budget) or, else, only its buffer (e empty); pr's buffer becomes e's
+ * former one (contents e's). A buffer grown by a larger program holds the
+ * program at its size (shrunk in place: its pages kept, none new), or is
+ * freed. */
 static void held_swap(cx_replay_prog *pr, cx_replay_held *e)
 {
     ins *const buf = e->prog;
     const size_t cap = e->cap;
+    int keep = pr->have && pr->renamed && pr->n >= 1 && pr->n <= HELD_INS / 4;
+    if (pr->prog_cap > HELD_INS / 2) {
+        ins *t = keep ? realloc(pr->prog, pr->n * sizeof *t) : NULL;
+        if (!t) free(pr->prog);
+        pr->prog = t, pr->prog_cap = t ? pr->n : 0, keep = t != NULL;
+    }
     pr->held_ins += pr->prog_cap - cap;
     e->prog = pr->prog, e->cap = pr->prog_cap, e->used = 0;
-    if (pr->have && pr->renamed) {
+    if (keep) {
         e->sd = pr->sd, e->p = pr->p, e->m = pr->m, e->v = pr->v;
         e->n = pr->n, e->skipped = pr->skipped, e->nslot = pr->nslot;
         e->used = ++pr->held_clock;
@@ -136,10 +145,11 @@ static void held_swap(cx_replay_prog *pr, cx_replay_held *e)
 }
 
 /* Before a compile: pr's renamed program (if it holds one, of at most a
- * quarter of the budget) into an empty or the least recently used entry. */
+ * quarter of the budget) into an empty or the least recently used entry,
+ * pr taking that entry's buffer. */
 static void held_put(cx_replay_prog *pr)
 {
-    if (!pr->have || !pr->renamed || pr->prog_cap > HELD_INS / 4) return;
+    if (!pr->have || !pr->renamed || pr->n < 1 || pr->n > HELD_INS / 4) return;
     if (!pr->held && !(pr->held = calloc(HELD_N, sizeof *pr->held))) return;
     cx_replay_held *e = &pr->held[0];
     for (int i = 1; i < HELD_N && e->used; i++)
