@@ -60,9 +60,10 @@
  * the slowest) 63 s, with fixed-duration nodes contracted to one vertex.
  * Session 22: the solver works on the series contraction of the DAG
  * (plan_series.c: a recompute pass and its backward, an exclusive link,
- * one node of the merged curve; megatron-1t 169,232 -> 136,464 nodes) and
+ * one node of the merged curve; megatron-1t 169,232 -> 136,016 nodes) and
  * tries exact prices from eps 1e-7 T on (the flow is often optimal a few
- * refines before eps_end): megatron-1t at 2 times about 20% less CPU.
+ * refines before eps_end): megatron-1t at 2 times 139, 135 s -> 89,
+ * 110 s CPU (core/README.md, "Clock plans").
  */
 #include "core/eval/plan.h"
 #include "core/eval/plan_flow.h"

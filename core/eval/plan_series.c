@@ -13,8 +13,9 @@
  * merged segments give that least sum and a split achieving it
  * (cx_core_plan_series_split). In megatron-1t and every 1F1B run with full
  * recomputation each microbatch's recompute R runs right before its
- * backward BW, which waits on nothing else: 32,768 of its 101,512 compute
- * passes go (measured in core/README.md, "Clock plans"). No constants.
+ * backward BW, which waits on nothing else: megatron-1t has 33,216
+ * exclusive links, 169,232 -> 136,016 nodes (core/README.md, "Clock
+ * plans", has what it buys). No constants.
  */
 #include "core/eval/plan.h"
 
@@ -147,7 +148,7 @@ int cx_core_plan_series_build(cx_plan_series *c, const cx_plan_dag *d, const int
     tb.slot = malloc(sizeof(int32_t) * (size_t)tb.nslot);
     tb.khead = malloc(sizeof(int32_t) * (size_t)(r + 1));
     tb.klen = malloc(sizeof(int32_t) * (size_t)(r + 1));
-    int32_t ncomp = 0, npts = d->hoff[d->nclass], maxlen = 1;
+    int32_t ncomp = 0, npts = d->hoff[d->nclass];
     if (!tb.slot || !tb.khead || !tb.klen) {
         free(tb.slot), free(tb.khead), free(tb.klen);
         goto oom;
@@ -161,7 +162,6 @@ int cx_core_plan_series_build(cx_plan_series *c, const cx_plan_dag *d, const int
             c->cls[x] = d->cls[m[0]];
             continue;
         }
-        if (len > maxlen) maxlen = len;
         uint32_t s = key_hash(d, m, len) & (uint32_t)(tb.nslot - 1);
         while (tb.slot[s] >= 0 &&
                !(tb.klen[tb.slot[s]] == len && same_key(d, &c->mem[tb.khead[tb.slot[s]]], m, len)))
@@ -219,7 +219,6 @@ int cx_core_plan_series_build(cx_plan_series *c, const cx_plan_dag *d, const int
     free(tb.slot), free(tb.khead), free(tb.klen), free(sg);
     c->d.pred = c->pred, c->d.cls = c->cls, c->d.nclass = d->nclass + ncomp;
     c->d.hoff = c->hoff, c->d.ht = c->ht, c->d.hc = c->hc;
-    (void)maxlen;
     free(nxt), free(inner);
     return 1;
 oom:
