@@ -11,7 +11,14 @@
  *    plain cut descent (plan_exact.c with no_scale) at the same times;
  *  - the descent as --exact-at runs it (the solver's plan, returned when
  *    its exact prices are found) equals the frontier; with its KKT check
- *    on (certify) it needs no cut beyond the check on those instances.
+ *    on (certify) it needs no cut beyond the check on those instances;
+ *  - the series contraction (plan_series.c): every time above is solved
+ *    cold over the DAG as given too (contract = 0), equal to 1e-9; on
+ *    pipelines with a recompute pass R before each backward (R -> B an
+ *    exclusive link, sometimes a chain of three, a member sometimes of
+ *    fixed duration) and on random DAGs split the same way, the contracted
+ *    solver (fewer nodes) equals the Phillips-Dessouky frontier of the
+ *    whole DAG, and the split durations lie on each member's curve.
  */
 #include "culonx.h"
 #include "core/eval/plan.h"
@@ -103,7 +110,7 @@ static void check_dag(const cx_plan_dag *d)
     for (int64_t i = 0; i < n; i++)
         fast[i] = d->ht[d->hoff[d->cls[i]]];
     earliest(d, &tp, fast, es);
-    cx_plan_scale *warm = cx_core_plan_scale_new(d, tp.soff);
+    cx_plan_scale *warm = cx_core_plan_scale_new(d, tp.soff, 1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(warm);
     cx_plan_descent plain, dflt, cert;
     CU_ASSERT_FATAL(cx_core_plan_descent_init(&plain, d, tp.order, tp.soff, tp.succ));
@@ -115,12 +122,17 @@ static void check_dag(const cx_plan_dag *d)
         double T =
             b % 2 ? 0.5 * (f.brk[b / 2].time_s + f.brk[b / 2 + 1].time_s) : f.brk[b / 2].time_s;
         double ex = front(&f, T), sc = fabs(ex) > 1 ? fabs(ex) : 1;
-        for (int cold = 0; cold < 2; cold++) {
-            cx_plan_scale *S = cold ? cx_core_plan_scale_new(d, tp.soff) : warm;
+        for (int cold = 0; cold < 3; cold++) { /* warm, cold, cold uncontracted */
+            cx_plan_scale *S = cold ? cx_core_plan_scale_new(d, tp.soff, cold == 1) : warm;
+            CU_ASSERT_PTR_NOT_NULL_FATAL(S);
             int64_t work = 0;
             int r = cx_core_plan_scale_solve(S, T, es, fast, dur, &work);
             CU_ASSERT_EQUAL(r, 1);
             CU_ASSERT(cx_core_plan_makespan(d, dur) <= T * (1 + 1e-12));
+            for (int64_t i = 0; i < n; i++) { /* on its curve */
+                int k = d->cls[i];
+                CU_ASSERT(dur[i] >= d->ht[d->hoff[k]] && dur[i] <= d->ht[d->hoff[k + 1] - 1]);
+            }
             double e = fabs(cost_of(d, dur) - ex) / sc;
             CU_ASSERT(e <= 1e-9);
             if (e > worst_scale) worst_scale = e;
@@ -180,12 +192,105 @@ static void test_pipelines(void)
            worst_scale, worst_vs_descent, (long long)extra_cuts);
 }
 
+/* d with a new node r before each selected node i (i's predecessors move
+ * to r, r is i's one predecessor: an exclusive link), twice for some: the
+ * chains the series contraction merges. New classes: random curves, a
+ * fixed duration for every fourth. */
+typedef struct {
+    int32_t *pred, *cls, *hoff;
+    double *ht, *hc;
+    cx_plan_dag d;
+} split_dag;
+
+static void split_build(split_dag *sd, const cx_plan_dag *d, int every)
+{
+    const int64_t n = d->n, nmax = 3 * n;
+    const int nk = d->nclass + 4;
+    sd->pred = malloc(sizeof(int32_t) * (size_t)nmax * CX_PLAN_NPRED);
+    sd->cls = malloc(sizeof(int32_t) * (size_t)nmax);
+    sd->hoff = malloc(sizeof(int32_t) * (size_t)(nk + 1));
+    sd->ht = malloc(sizeof(double) * (size_t)(d->hoff[d->nclass] + 4 * MAXP));
+    sd->hc = malloc(sizeof(double) * (size_t)(d->hoff[d->nclass] + 4 * MAXP));
+    int32_t *id = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    CU_ASSERT_FATAL(sd->pred && sd->cls && sd->hoff && sd->ht && sd->hc && id);
+    int32_t at = d->hoff[d->nclass];
+    memcpy(sd->hoff, d->hoff, sizeof(int32_t) * (size_t)(d->nclass + 1));
+    memcpy(sd->ht, d->ht, sizeof(double) * (size_t)at);
+    memcpy(sd->hc, d->hc, sizeof(double) * (size_t)at);
+    for (int k = d->nclass; k < nk; k++) { /* the inserted nodes' classes */
+        int np = k % 4 == 3 ? 1 : 2 + (int)(urand() * (MAXP - 1));
+        rand_curve(sd->ht, sd->hc, at, np);
+        if (np == 1) sd->hc[at] = 0;
+        at += np, sd->hoff[k + 1] = at;
+    }
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++) { /* node ids stay topological: inserts first */
+        int ins = i % every == 0 ? 1 + (i % (2 * every) == 0) : 0;
+        int32_t prev = -1;
+        for (int j = 0; j <= ins; j++) {
+            for (int k = 0; k < CX_PLAN_NPRED; k++) {
+                int32_t q = d->pred[i * CX_PLAN_NPRED + k];
+                sd->pred[m * CX_PLAN_NPRED + k] = j == 0 ? (q >= 0 ? id[q] : -1) : -1;
+            }
+            if (j > 0) sd->pred[m * CX_PLAN_NPRED] = prev;
+            sd->cls[m] = j == ins ? d->cls[i] : d->nclass + (int)((i + j) % 4);
+            prev = (int32_t)m++;
+        }
+        id[i] = prev;
+    }
+    sd->d = (cx_plan_dag){m, sd->pred, sd->cls, nk, sd->hoff, sd->ht, sd->hc};
+    free(id);
+}
+
+static void split_free(split_dag *sd)
+{
+    free(sd->pred), free(sd->cls), free(sd->hoff), free(sd->ht), free(sd->hc);
+}
+
+static void test_series(void)
+{
+    worst_scale = worst_vs_descent = 0, extra_cuts = 0;
+    int64_t merged = 0, nodes = 0;
+    for (int trial = 0; trial < 40; trial++) {
+        split_dag sd;
+        plan_pipe pp;
+        plan_small ps;
+        if (trial % 2) {
+            int p = 2 + trial % 3, m = 2 + (trial / 3) % 5;
+            plan_pipe_build(&pp, p, m, trial % 4 == 1);
+            split_build(&sd, &pp.d, 2 + trial % 3);
+        } else {
+            plan_small_build(&ps, 4, trial);
+            split_build(&sd, &ps.d, 2);
+        }
+        topo tp;
+        topo_build(&sd.d, &tp);
+        cx_plan_series c;
+        CU_ASSERT_FATAL(cx_core_plan_series_build(&c, &sd.d, tp.soff, 1));
+        CU_ASSERT(c.merged > 0 && c.d.n + c.merged == sd.d.n);
+        merged += c.merged, nodes += sd.d.n;
+        cx_core_plan_series_free(&c);
+        CU_ASSERT_FATAL(cx_core_plan_series_build(&c, &sd.d, tp.soff, 0));
+        CU_ASSERT(c.merged == 0 && c.d.n == sd.d.n);
+        cx_core_plan_series_free(&c);
+        topo_free(&tp);
+        check_dag(&sd.d);
+        split_free(&sd);
+        if (trial % 2) plan_pipe_free(&pp);
+    }
+    printf("\n  split DAGs (%lld of %lld nodes merged): solver vs frontier %.3g, vs cut descent "
+           "%.3g; cuts after the solver %lld\n",
+           (long long)merged, (long long)nodes, worst_scale, worst_vs_descent,
+           (long long)extra_cuts);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 2;
     CU_pSuite s = CU_add_suite("plan_scale", NULL, NULL);
     CU_add_test(s, "solver = exact frontier on random DAGs", test_random_dags);
     CU_add_test(s, "solver = frontier = cut descent on pipelines", test_pipelines);
+    CU_add_test(s, "series contraction = frontier on chained DAGs", test_series);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();

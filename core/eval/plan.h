@@ -64,10 +64,35 @@ void cx_core_plan_frontier_free(cx_plan_frontier *f);
  * workspace over a DAG with its topological order and successors (CSR
  * soff/succ, borrowed). */
 struct cx_flownet;
-/* The dual min-cost circulation by cost scaling (core/eval/plan_scale.c). */
+/* Series contraction (core/eval/plan_series.c): every chain of exclusive
+ * links (a node whose one successor has it as its one predecessor) one
+ * node whose curve is the members' series composition (hull segments
+ * merged by slope); the LP over d is the LP over c->d. */
+typedef struct {
+    cx_plan_dag d;         /* contracted (d0's arrays where nothing merged) */
+    const cx_plan_dag *d0; /* as given */
+    int64_t merged;        /* nodes merged into a predecessor's chain */
+    int32_t *rof;          /* [d0 node]: its contracted node */
+    int32_t *moff, *mem;   /* contracted x: members mem[moff[x] .. moff[x+1]), in order */
+    int32_t *own;          /* composite point j: member lengthened on segment j -> j+1 */
+    int32_t *pred, *cls, *hoff, *soff; /* owned arrays of d (soff: successor counts) */
+    double *ht, *hc, *sl; /* sl[j]: slope of the segment after point j (0 at the last) */
+} cx_plan_series;
+/* contract = 0: d as given. 1 on success, 0 when out of memory. */
+int cx_core_plan_series_build(cx_plan_series *c, const cx_plan_dag *d, const int32_t *soff,
+                              int contract);
+void cx_core_plan_series_free(cx_plan_series *c);
+/* a plan of d0 (earliest starts es, durations dur) as one of c->d */
+void cx_core_plan_series_gather(const cx_plan_series *c, const double *es, const double *dur,
+                                double *ces, double *cdur);
+/* durations of c->d split over the members (each chain's cheapest split) */
+void cx_core_plan_series_split(const cx_plan_series *c, const double *cdur, double *dur);
+/* The dual min-cost circulation by cost scaling (core/eval/plan_scale.c),
+ * over the series contraction of d when contract is 1. */
 typedef struct cx_plan_scale cx_plan_scale;
-cx_plan_scale *cx_core_plan_scale_new(const cx_plan_dag *d, const int32_t *soff); /* NULL: OOM */
-void cx_core_plan_scale_free(cx_plan_scale *S);                                   /* NULL-safe */
+cx_plan_scale *cx_core_plan_scale_new(const cx_plan_dag *d, const int32_t *soff,
+                                      int contract); /* NULL: OOM */
+void cx_core_plan_scale_free(cx_plan_scale *S);      /* NULL-safe */
 /* The LP optimum at T into dur (every node), warm from the previous call's
  * flow and prices (the first call starts from the prices of the plan
  * `start` with earliest starts es): 1 with dur optimal (exact prices), 2

@@ -62,7 +62,7 @@ int cx_core_plan_descent_init(cx_plan_descent *D, const cx_plan_dag *d, const in
     D->map = malloc(sizeof(int32_t) * n), D->crit = malloc(sizeof(int32_t) * n);
     D->arc = malloc(sizeof(int32_t) * n), D->path = malloc(sizeof(int32_t) * (2 * n + 8));
     D->fn = calloc(1, sizeof(cx_flownet));
-    D->sc = cx_core_plan_scale_new(d, soff);
+    D->sc = cx_core_plan_scale_new(d, soff, 1);
     return D->sc && D->es && D->ls && D->rate && D->l0 && D->sg && D->lower && D->upper && D->lim &&
            D->dl && D->dr && D->ex && D->map && D->crit && D->arc && D->path && D->fn;
 }

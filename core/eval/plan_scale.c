@@ -58,6 +58,12 @@
  * cold start where the warm one violates more, the first refine lower):
  * gpt3-175b at 5 times 1.9 s, megatron-1t at 2 times (the fastest and
  * the slowest) 63 s, with fixed-duration nodes contracted to one vertex.
+ * Session 22: the solver works on the series contraction of the DAG
+ * (plan_series.c: a recompute pass and its backward, an exclusive link,
+ * one node of the merged curve; megatron-1t 169,232 -> 136,016 nodes) and
+ * tries exact prices from eps 1e-7 T on (the flow is often optimal a few
+ * refines before eps_end): megatron-1t at 2 times 139, 135 s -> 89,
+ * 110 s CPU (core/README.md, "Clock plans").
  */
 #include "core/eval/plan.h"
 #include "core/eval/plan_flow.h"
@@ -67,7 +73,9 @@
 #include <string.h>
 
 struct cx_plan_scale {
-    const cx_plan_dag *d;
+    cx_plan_series ser;       /* the DAG solved: d's series contraction (plan_series.c) */
+    const cx_plan_dag *d;     /* &ser.d */
+    double *ces, *cst, *cdur; /* a plan of d gathered from / split into the given DAG's */
     int64_t n;
     int32_t nv, ns, ret, src, snk;
     int32_t *st, *sh;    /* simple arcs: tail, head */
@@ -181,21 +189,32 @@ void cx_core_plan_scale_free(cx_plan_scale *S)
 {
     if (!S) return;
     free(S->st), free(S->sh), free(S->sf), free(S->sc), free(S->vi), free(S->vo), free(S->nf),
-        free(S->nm), free(S->sl);
+        free(S->nm);
     free(S->aoff), free(S->adj), free(S->p), free(S->ex), free(S->cur), free(S->q);
     free(S->inq), free(S->cnt), free(S->pd), free(S->ph), free(S->pp), free(S->bh), free(S->bp);
+    free(S->ces), free(S->cst), free(S->cdur);
+    cx_core_plan_series_free(&S->ser);
     free(S);
 }
 
-cx_plan_scale *cx_core_plan_scale_new(const cx_plan_dag *d, const int32_t *soff)
+cx_plan_scale *cx_core_plan_scale_new(const cx_plan_dag *d0, const int32_t *soff0, int contract)
 {
     cx_plan_scale *S = calloc(1, sizeof *S);
     if (!S) return NULL;
+    if (!cx_core_plan_series_build(&S->ser, d0, soff0, contract)) {
+        free(S);
+        return NULL;
+    }
+    const cx_plan_dag *d = &S->ser.d;
+    const int32_t *soff = S->ser.soff ? S->ser.soff : soff0;
     const int64_t n = d->n;
     S->d = d, S->n = n;
+    S->ces = malloc(sizeof(double) * (size_t)(n + 1));
+    S->cst = malloc(sizeof(double) * (size_t)(n + 1));
+    S->cdur = malloc(sizeof(double) * (size_t)(n + 1));
     S->vi = malloc(sizeof(int32_t) * (size_t)(n + 1));
     S->vo = malloc(sizeof(int32_t) * (size_t)(n + 1));
-    if (!S->vi || !S->vo) {
+    if (!S->vi || !S->vo || !S->ces || !S->cst || !S->cdur) {
         cx_core_plan_scale_free(S);
         return NULL;
     }
@@ -221,7 +240,6 @@ cx_plan_scale *cx_core_plan_scale_new(const cx_plan_dag *d, const int32_t *soff)
     S->sf = calloc((size_t)ns, sizeof(double)), S->sc = calloc((size_t)ns, sizeof(double));
     S->nf = calloc((size_t)n + 1, sizeof(double)),
     S->nm = malloc(sizeof(int32_t) * (size_t)(n + 1));
-    S->sl = malloc(sizeof(double) * (size_t)(d->hoff[d->nclass] + 1));
     S->aoff = calloc(nv + 2, sizeof(int32_t));
     S->adj = malloc(sizeof(int32_t) * (size_t)(2 * ns + 2 * n + 2));
     S->p = calloc(nv, sizeof(double)), S->ex = calloc(nv, sizeof(double));
@@ -230,19 +248,14 @@ cx_plan_scale *cx_core_plan_scale_new(const cx_plan_dag *d, const int32_t *soff)
     S->pd = malloc(sizeof(double) * nv), S->ph = malloc(sizeof(int32_t) * nv);
     S->pp = malloc(sizeof(int32_t) * nv);
     S->bh = malloc(sizeof(int32_t) * (nv + 1)), S->bp = malloc(sizeof(int32_t) * nv);
-    if (!S->st || !S->sh || !S->sf || !S->sc || !S->nf || !S->nm || !S->sl || !S->aoff || !S->adj ||
-        !S->p || !S->ex || !S->cur || !S->q || !S->inq || !S->cnt || !S->pd || !S->ph || !S->pp ||
-        !S->bh || !S->bp) {
+    if (!S->st || !S->sh || !S->sf || !S->sc || !S->nf || !S->nm || !S->aoff || !S->adj || !S->p ||
+        !S->ex || !S->cur || !S->q || !S->inq || !S->cnt || !S->pd || !S->ph || !S->pp || !S->bh ||
+        !S->bp) {
         cx_core_plan_scale_free(S);
         return NULL;
     }
     double smax = 0;
-    for (int k = 0; k < d->nclass; k++) {
-        int32_t a = d->hoff[k], b = d->hoff[k + 1] - 1;
-        for (int32_t j = a; j < b; j++)
-            S->sl[j] = (d->hc[j] - d->hc[j + 1]) / (d->ht[j + 1] - d->ht[j]);
-        S->sl[b] = 0;
-    }
+    S->sl = S->ser.sl; /* borrowed: slopes of d's hull segments */
     int32_t e = 0;
     S->ret = e, S->st[e] = S->snk, S->sh[e] = S->src, e++;
     for (int64_t i = 0; i < n; i++) {
@@ -422,17 +435,21 @@ static int refine(cx_plan_scale *S, double eps, double ftol, int64_t budget)
 }
 
 /* Exact prices: label correcting on the residual graph (true costs,
- * unbounded arcs unbounded); 0 on a negative cycle (not optimal). */
-static int exact_prices(cx_plan_scale *S, double ctol, double ftol)
+ * unbounded arcs unbounded); 0 on a negative cycle (not optimal), -1
+ * past maxwork arc scans (> 0; the prices then half-corrected). */
+static int exact_prices(cx_plan_scale *S, double ctol, double ftol, int64_t maxwork)
 {
     const int32_t nv = S->nv, qn = nv + 1;
     int32_t qh = 0, qt = 0;
+    int64_t work = 0;
     for (int32_t u = 0; u < nv; u++)
         S->q[qt++] = u, S->inq[u] = 1, S->cnt[u] = 0;
     while (qh != qt) {
         int32_t u = S->q[qh];
         qh = qh + 1 == qn ? 0 : qh + 1;
         S->inq[u] = 0;
+        work += S->aoff[u + 1] - S->aoff[u];
+        if (maxwork > 0 && work > maxwork) return -1;
         for (int32_t k = S->aoff[u]; k < S->aoff[u + 1]; k++) {
             int32_t v;
             double c;
@@ -455,12 +472,18 @@ void cx_core_plan_scale_cold(cx_plan_scale *S)
     S->warm = 0;
 }
 
-int cx_core_plan_scale_solve(cx_plan_scale *S, double T, const double *es, const double *start,
-                             double *dur, int64_t *work)
+int cx_core_plan_scale_solve(cx_plan_scale *S, double T, const double *es0, const double *start0,
+                             double *dur0, int64_t *work)
 {
     const cx_plan_dag *d = S->d;
     const int64_t n = S->n;
     const int32_t nv = S->nv;
+    const double *es = es0, *start = start0;
+    double *dur = dur0;
+    if (S->ser.merged) { /* the plan given as one of the contracted DAG */
+        cx_core_plan_series_gather(&S->ser, es0, start0, S->ces, S->cst);
+        es = S->ces, start = S->cst, dur = S->cdur;
+    }
     S->T = T, S->sc[S->ret] = T;
     const double eps_end = 1e-14 * T, ftol = 1e-13 * S->U;
     if (S->warm) {
@@ -513,19 +536,32 @@ int cx_core_plan_scale_solve(cx_plan_scale *S, double T, const double *es, const
      * core/README.md "Clock plans": gpt3-175b 1.43 -> 0.91 s, turing-530b
      * 34.0 -> 20.7 s user; / 4096 slower again) */
     eps /= 64;
+    int early = 0;
     for (;;) {
         eps = eps / 8 > eps_end ? eps / 8 : eps_end;
         int r = refine(S, eps, ftol, budget);
         if (r < 0) return -2;
         if (r == 0) return 0;
         if (work) *work += 1;
+        /* the flow may be optimal before eps_end: exact prices tried
+         * from eps 1e-7 T on, within 30 scans of the arcs (a longer
+         * label-correcting run means a negative cycle or slow
+         * convergence: the refines go on from the prices kept in pd) */
+        if (eps <= 1e-7 * T && eps > eps_end) {
+            memcpy(S->pd, S->p, sizeof(double) * (size_t)nv);
+            if (exact_prices(S, 1e-13 * T, ftol, 30 * (int64_t)S->aoff[nv]) == 1) {
+                early = 1;
+                break;
+            }
+            memcpy(S->p, S->pd, sizeof(double) * (size_t)nv);
+        }
         if (eps <= eps_end) break;
     }
     /* exact prices; failing them (a negative cycle of the residual graph
      * shorter than eps n: the flow is eps-optimal, not optimal), the
      * eps-optimal prices, whose plan the cut descent finishes */
     memcpy(S->ex, S->p, sizeof(double) * (size_t)nv);
-    int ok = exact_prices(S, 1e-13 * T, ftol);
+    int ok = early ? 1 : exact_prices(S, 1e-13 * T, ftol, 0) == 1;
     if (!ok) memcpy(S->p, S->ex, sizeof(double) * (size_t)nv);
     for (int32_t v = 0; v < nv; v++)
         S->ex[v] = 0;
@@ -535,5 +571,6 @@ int cx_core_plan_scale_solve(cx_plan_scale *S, double T, const double *es, const
         double t = fixed_node(d, i) ? lo : S->p[S->vi[i]] - S->p[S->vo[i]];
         dur[i] = t < lo ? lo : t > hi ? hi : t;
     }
+    if (S->ser.merged) cx_core_plan_series_split(&S->ser, dur, dur0);
     return ok ? 1 : 2;
 }
