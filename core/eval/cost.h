@@ -26,6 +26,8 @@
 #include "models/model.h"
 #include "schedules/sched.h"
 
+#include <stddef.h>
+
 /* capacity of the evaluators: the layout's limits (core/layout/layout.h) */
 #define CX_COST_MAX_VSTAGES CX_LAYOUT_MAX_VSTAGES
 #define CX_COST_MAX_STAGES CX_LAYOUT_MAX_STAGES
@@ -56,6 +58,7 @@ typedef struct {
     double dp_s[CX_COST_KEEP_RUNS], tier0[CX_COST_KEEP_RUNS], tier1[CX_COST_KEEP_RUNS];
     double opt_s[CX_COST_KEEP_RUNS], opt_bytes[CX_COST_KEEP_RUNS];
     int nb[CX_COST_KEEP_RUNS];
+    double tier_sum[CULONX_MAX_TIERS]; /* cx_cost.dp_tier_sum */
 } cx_keep_dp;
 
 /* The closed form's memory result for one execution (clock cleared). */
@@ -64,6 +67,19 @@ typedef struct {
     culonx_memory memory;
     double params_per_gpu;
 } cx_keep_mem;
+
+/* The closed form's reductions over the stages of one pricing of a cost
+ * (core/eval/closed.c closed_sums; valid while gen is the cost's): the
+ * per-stage sums of F, B and W in stage order, the bottleneck runs (rf: of
+ * the forward phase or the only one, rb: of the backward phase) and their
+ * first stages, and per run the time by which its first stage's last
+ * backward ends before stage 0's (the tail). */
+typedef struct {
+    uint64_t gen;
+    double sum_f_s, sum_b_s, sum_w_s;
+    int rf, rb, jf, jb;
+    double ahead_s[CX_STAGE_ARRAY];
+} cx_closed_sums;
 
 /* The clock-independent parts of one op's work (and of its FP8 cast) */
 typedef struct {
@@ -107,11 +123,20 @@ typedef struct {
     double piece_params_max; /* parameters per GPU of the largest piece */
     double layer_act_max;    /* saved activations of the largest layer */
     int64_t layers;
+    /* content (kept by a reprice, which zeroes the fields above: keep these
+     * last): whether it holds the embedding, the head, and its pieces, input
+     * to output, which the graph engine expands at op level */
     int has_embed, has_head;
-    /* content, input to output: what the graph engine expands at op level */
     int npieces;
     cx_chunk_piece piece[CX_COST_MAX_PIECES];
 } cx_chunk_cost;
+_Static_assert(offsetof(cx_chunk_cost, has_head) > offsetof(cx_chunk_cost, has_embed) &&
+                   offsetof(cx_chunk_cost, npieces) > offsetof(cx_chunk_cost, has_head) &&
+                   offsetof(cx_chunk_cost, piece) > offsetof(cx_chunk_cost, npieces) &&
+                   sizeof(cx_chunk_cost) < offsetof(cx_chunk_cost, piece) +
+                                               CX_COST_MAX_PIECES * sizeof(cx_chunk_piece) +
+                                               _Alignof(double),
+               "cx_chunk_cost: the content fields come last (cx_core_cost_reprice)");
 
 /* Times of each op of a table (a part: layer kind, embedding or head) per
  * microbatch. */
@@ -156,14 +181,16 @@ typedef struct {
     /* per physical stage */
     double stage_params[CX_STAGE_ARRAY];
     double stage_expert_params[CX_STAGE_ARRAY]; /* of which routed experts */
-    /* per-stage aggregates of its chunks (cx_core_stage_times etc.) */
-    double stage_f_s[CX_STAGE_ARRAY], stage_b_s[CX_STAGE_ARRAY];
-    double stage_w_s[CX_STAGE_ARRAY];
+    /* per-stage aggregates of its chunks that read no clock */
     double stage_act_bytes[CX_STAGE_ARRAY], stage_work_bytes[CX_STAGE_ARRAY];
-    double stage_e_j[CX_STAGE_ARRAY];    /* pass energies per microbatch */
-    double stage_busy_s[CX_STAGE_ARRAY]; /* compute per microbatch, TP excluded */
-    double stage_bytes[CX_STAGE_ARRAY];  /* HBM bytes per microbatch */
-    int dp_nb[CX_STAGE_ARRAY];           /* DP buckets */
+    /* per run r of equal stages (srun below; every stage of the run has
+     * them): the aggregates of its chunks per microbatch, forward (F +
+     * TP), backward (B + R + their TP) and weight-gradient time
+     * (cx_core_run_times), pass energies, compute (TP excluded) and HBM
+     * bytes */
+    double run_f_s[CX_STAGE_ARRAY], run_b_s[CX_STAGE_ARRAY], run_w_s[CX_STAGE_ARRAY];
+    double run_e_j[CX_STAGE_ARRAY], run_busy_s[CX_STAGE_ARRAY], run_bytes[CX_STAGE_ARRAY];
+    int dp_nb[CX_STAGE_ARRAY]; /* DP buckets */
     /* 1 when stage s equals stage s-1 in every per-stage value above (same
      * chunk classes in chunk order, same sends): loops may reuse s-1's
      * results */
@@ -184,6 +211,13 @@ typedef struct {
     double optimizer_s[CX_STAGE_ARRAY];
     double optimizer_j[CX_STAGE_ARRAY]; /* GPU energy of the step */
     double optimizer_bytes[CX_STAGE_ARRAY];
+    /* the DP bytes per tier summed over the stages, stage by stage (energy) */
+    double dp_tier_sum[CULONX_MAX_TIERS];
+    /* 1 when the per-stage DP values above (dp_s to optimizer_bytes, dp_nb)
+     * were written over the current prun: each run then holds one value,
+     * and cx_core_cost_stages writes a run only where its first stage
+     * differs */
+    int dp_filled;
     double weight_copies;
     /* sharding (core/eval/shard.c): stage, shard and replica groups of the
      * layout, shard size S (1 without ZeRO) and replicas R */
@@ -210,6 +244,7 @@ typedef struct {
      * reset by every full build (cost.c cx_core_cost_stages, closed.c
      * memory): a sweep prices one shape at every clock */
     int nkeep_dp, keep_dp_next, nkeep_mem, keep_mem_next;
+    cx_closed_sums closed; /* closed.c, for the evaluations of one pricing */
     cx_keep_dp keep_dp[CX_COST_KEEP];
     cx_keep_mem keep_mem[CX_COST_KEEP];
 } cx_cost;
@@ -256,17 +291,18 @@ double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double 
 /* The same at clock f_mhz (a pass the board limit slowed, power_cap.c). */
 double cx_core_pass_energy_at_j(const cx_cost *c, double f_mhz, double t_s, double flops,
                                 double bytes, double *power_w);
-/* Time of op o doing flops and bytes at clock f_mhz (hw/perf.c; FP8 casts,
- * expert load); adds it to *tensor_s when o runs on tensor cores. */
-double cx_core_op_time(const cx_cost *c, const cx_model_op *o, double flops, double bytes,
-                       double *tensor_s, int fp8, double cast_elems, int backward, double f_mhz);
+/* Time of a pass of op o doing flops and bytes at clock f_mhz from its
+ * clock-independent parts k (cx_cost.part_keep: hw/perf.c's work split, FP8
+ * casts, expert load); 0 for a pass with no work. */
+double cx_core_op_kept_time(const cx_cost *c, const cx_model_op *o, double flops, double bytes,
+                            const cx_op_keep *k, double f_mhz);
 /* Board power limit (core/eval/power_cap.c): resets the cap state of c;
  * the clocks of one part's passes (CX_PASS_*; returns the compute time per
  * instance the cap added); a class's pass energies from its parts' at their
  * own clocks. */
 void cx_core_power_cap_init(cx_cost *c);
 double cx_core_power_cap_part(cx_cost *c, const cx_model_ops *ops, int recompute_mode, int is_layer,
-                              double clk[4]);
+                              const cx_op_keep (*keep)[3], double clk[4]);
 void cx_core_power_cap_class(cx_cost *c, int k, const cx_chunk_cost *part, const double *added);
 /* Power of a GPU waiting in a bubble or blocked in communication. */
 double cx_core_blocked_power_w(const cx_cost *c);
@@ -296,7 +332,9 @@ culonx_status cx_core_cost_build_mem(const culonx_run *run, double clock_mhz, cx
 /* Sends and equal stages of the chunk classes (same_prev, srun); the shape
  * part of a build (cost_runs.c). */
 void cx_core_cost_stage_shape(cx_cost *c);
-void cx_core_cost_stage_sums(cx_cost *c);
+/* The aggregates of the chunk classes per run and per stage (cost_runs.c;
+ * times_only: a reprice, see there). */
+void cx_core_cost_stage_sums(cx_cost *c, int times_only);
 /* c, built for run at some clock (same shape: run differs from that build
  * at most in the clock and the DP settings the cost key ignores), priced at
  * clock_mhz: the result of cx_core_cost_build without its shape steps

@@ -40,6 +40,21 @@ static void expert_sync(const cx_cost *c, double Pe, cx_hw_comm *a, cx_hw_comm *
         b->bytes_tier[k] += x.bytes_tier[k];
 }
 
+static int same_bits(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* Stages [s0, s1) of a per-stage array get x: where the array was filled
+ * over the same runs (!all), the run holds one value, so it is written
+ * only when its first stage's differs. */
+static void fill_run(double *a, int s0, int s1, double x, int all)
+{
+    if (!all && same_bits(a[s0], x)) return;
+    for (int q = s0; q < s1; q++)
+        a[q] = x;
+}
+
 /* The kept DP part of execution key (clock cleared) at the forward times
  * f_bits, or NULL. */
 static const cx_keep_dp *kept_dp(const cx_cost *c, const culonx_execution *key,
@@ -66,11 +81,16 @@ void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
     memcpy(&key, ex, sizeof key);
     key.clock_mhz = 0;
     uint64_t f_bits[CX_COST_KEEP_RUNS];
+    double run_f[CX_STAGE_ARRAY]; /* the forward time of each prun's stages */
+    for (int r = 0, q = 0; r < c->nprun; r++) {
+        while (c->srun[q] < c->prun[r]) /* a prun starts an srun (equal stages: equal params) */
+            q++;
+        run_f[r] = c->run_f_s[q];
+    }
     const int keep = c->nprun <= CX_COST_KEEP_RUNS;
     for (int r = 0; keep && r < c->nprun; r++) {
         f_bits[r] = 0;
-        if (ex->param_gather_overlap)
-            memcpy(&f_bits[r], &c->stage_f_s[c->prun[r]], sizeof f_bits[r]);
+        if (ex->param_gather_overlap) memcpy(&f_bits[r], &run_f[r], sizeof f_bits[r]);
     }
     const cx_keep_dp *kd = keep ? kept_dp(c, &key, f_bits) : NULL;
     cx_keep_dp *nk = NULL;
@@ -83,6 +103,7 @@ void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
     }
     /* DP and optimizer per run of stages with the same parameters:
      * computed for its first stage, copied to the rest */
+    double tsum[CULONX_MAX_TIERS] = {0, 0};
     const double edp = (double)cx_core_layout_expert_dp(&c->layout);
     const double dpcp = (double)ex->dp * (ex->cp > 1 ? (double)ex->cp : 1.0);
     for (int r = 0; r < c->nprun; r++) {
@@ -94,7 +115,7 @@ void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
             opt_s = kd->opt_s[r], opt_bytes = kd->opt_bytes[r], nbk_dp = kd->nb[r];
         } else {
             const double P = c->stage_params[s], Pe = c->stage_expert_params[s];
-            const double F = c->stage_f_s[s];
+            const double F = run_f[r];
             const double Pd = P - Pe; /* dense parameters, reduced over dp x cp */
             if (dpcp > 1 || (Pe > 0 && edp > 1)) {
                 cx_hw_comm a, b;
@@ -133,11 +154,27 @@ void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
             }
         }
         const double opt_j = cx_core_pass_energy_j(c, opt_s, 0.0, opt_bytes, NULL);
-        for (int q = s0; q < s1; q++) {
-            c->dp_s[q] = dp_s, c->dp_nb[q] = nbk_dp;
-            c->dp_tier_bytes[q][0] = tier0, c->dp_tier_bytes[q][1] = tier1;
-            c->optimizer_s[q] = opt_s, c->optimizer_j[q] = opt_j;
-            c->optimizer_bytes[q] = opt_bytes;
-        }
+        const int all = !c->dp_filled;
+        fill_run(c->dp_s, s0, s1, dp_s, all);
+        fill_run(c->optimizer_s, s0, s1, opt_s, all);
+        fill_run(c->optimizer_j, s0, s1, opt_j, all);
+        fill_run(c->optimizer_bytes, s0, s1, opt_bytes, all);
+        if (all || c->dp_nb[s0] != nbk_dp)
+            for (int q = s0; q < s1; q++)
+                c->dp_nb[q] = nbk_dp;
+        if (all || !same_bits(c->dp_tier_bytes[s0][0], tier0) ||
+            !same_bits(c->dp_tier_bytes[s0][1], tier1))
+            for (int q = s0; q < s1; q++)
+                c->dp_tier_bytes[q][0] = tier0, c->dp_tier_bytes[q][1] = tier1;
+        if (!kd) /* the energy's sum, stage by stage */
+            for (int q = s0; q < s1; q++)
+                tsum[0] += tier0, tsum[1] += tier1;
+    }
+    c->dp_filled = 1;
+    if (kd) {
+        memcpy(c->dp_tier_sum, kd->tier_sum, sizeof c->dp_tier_sum);
+    } else {
+        memcpy(c->dp_tier_sum, tsum, sizeof c->dp_tier_sum);
+        if (nk) memcpy(nk->tier_sum, tsum, sizeof nk->tier_sum);
     }
 }

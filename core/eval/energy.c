@@ -47,13 +47,8 @@ static void finish_sums(const cx_cost *c, double cj, double idle, double hbm, cu
     }
     if (c->p > 1) /* each boundary, both directions, every microbatch, every TP x DP rank */
         bits[c->p2p_tier] += 8.0 * 2.0 * (nvs - 1.0) * m * c->p2p_bytes * per_stage;
-    double dpb[CULONX_MAX_TIERS] = {0, 0};
-    for (int r = 0; r < c->nprun; r++) /* runs of equal DP traffic, stage by stage */
-        for (int s = c->prun[r], k = c->prun[r + 1] - s; k > 0; k--)
-            for (int t = 0; t < CULONX_MAX_TIERS; t++)
-                dpb[t] += c->dp_tier_bytes[s][t];
-    for (int t = 0; t < CULONX_MAX_TIERS; t++)
-        bits[t] += 8.0 * per_stage * dpb[t];
+    for (int t = 0; t < CULONX_MAX_TIERS; t++) /* summed stage by stage (cost_dp.c) */
+        bits[t] += 8.0 * per_stage * c->dp_tier_sum[t];
     for (int t = 0; t < c->sys.ntiers && t < CULONX_MAX_TIERS; t++)
         e->network_j += bits[t] * c->sys.tier[t].pj_per_bit * 1e-12;
     double nodes =
@@ -105,10 +100,10 @@ void cx_core_energy_result(const cx_cost *c, culonx_result *res)
     (void)p;
     for (int r = 0; r < c->nsrun; r++) { /* runs of equal stages, stage by stage */
         const int s = c->srun[r];
-        const double ej = c->optimizer_j[s] + m * c->stage_e_j[s];
-        const double busy = c->optimizer_s[s] + m * c->stage_busy_s[s];
+        const double ej = c->optimizer_j[s] + m * c->run_e_j[r];
+        const double busy = c->optimizer_s[s] + m * c->run_busy_s[r];
         const double gap = cx_maxd(0.0, T - busy);
-        const double hj = (c->optimizer_bytes[s] + m * c->stage_bytes[s]) * hbm_pj * 1e-12;
+        const double hj = (c->optimizer_bytes[s] + m * c->run_bytes[r]) * hbm_pj * 1e-12;
         for (int k = c->srun[r + 1] - s; k > 0; k--)
             cj += ej, idle += gap, hbm += hj;
     }
