@@ -146,12 +146,10 @@ static void memory_scan(const cx_cost *c, const double *peak_act, culonx_result 
  * res filled when kept. */
 static int memory_kept(const cx_cost *c, culonx_result *res)
 {
-    culonx_execution key;
-    memcpy(&key, &c->run->exec, sizeof key);
-    key.clock_mhz = 0;
+    const culonx_execution *ex = &c->run->exec;
     for (int i = 0; i < c->nkeep_mem; i++) {
         const cx_keep_mem *e = &c->keep_mem[i];
-        if (cx_core_exec_dp_same(&e->exec, &key) && memcmp(&e->exec, &key, sizeof key) == 0) {
+        if (cx_core_exec_dp_same(&e->exec, ex) && cx_core_exec_same_unclocked(ex, &e->exec)) {
             res->memory = e->memory;
             res->params_per_gpu = e->params_per_gpu;
             return 1;

@@ -637,17 +637,35 @@ static void price(const culonx_run *run, cx_cost *c, int times, int same_shape)
     if (times) cx_core_cost_stages(run, c);
 }
 
-void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c)
+/* The start of a reprice or a re-execution: a new number, run and clock,
+ * the classes' costs zeroed (their contents, the last fields, kept). */
+static void reprice_start(const culonx_run *run, double clock_mhz, cx_cost *c)
 {
     c->gen = atomic_fetch_add(&build_gen, 1) + 1;
     c->run = run;
     c->clock_mhz = clock_mhz > 0 ? clock_mhz : run->system.gpu.max_mhz;
     cx_hw_pass_energy_prepare(&c->sys.gpu, run->exec.dtype, c->clock_mhz, &c->pe);
-    cx_core_shard_groups(c);
-    for (int k = 0; k < c->nclass; k++) /* costs zeroed, content (the last fields) kept */
+    for (int k = 0; k < c->nclass; k++)
         memset(&c->cls[k], 0, offsetof(cx_chunk_cost, has_embed));
+}
+
+void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c)
+{
+    reprice_start(run, clock_mhz, c);
+    cx_core_shard_groups(c);
     price(run, c, 1, 1); /* the ops' parts are kept unless a memory-only build left none */
     c->comm_kept = c->priced = 1;
+}
+
+void cx_core_cost_reexec(const culonx_run *run, double clock_mhz, cx_cost *c, int mem_only)
+{
+    reprice_start(run, clock_mhz, c);
+    c->nkeep_dp = c->keep_dp_next = c->nkeep_mem = c->keep_mem_next = 0; /* other bytes */
+    cx_core_shard_init(c);
+    const int times = !mem_only || c->zero >= 2 || run->exec.offload != 0; /* as build */
+    price(run, c, times, 0); /* the ops' parts kept, or split now (times) */
+    c->priced = times;
+    c->comm_kept = c->comm_kept || times;
 }
 
 void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_memory *mm)

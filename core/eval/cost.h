@@ -26,7 +26,9 @@
 #include "models/model.h"
 #include "schedules/sched.h"
 
+#include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 /* capacity of the evaluators: the layout's limits (core/layout/layout.h) */
 #define CX_COST_MAX_VSTAGES CX_LAYOUT_MAX_VSTAGES
@@ -218,6 +220,7 @@ typedef struct {
      * and cx_core_cost_stages writes a run only where its first stage
      * differs */
     int dp_filled;
+    uint64_t dp_gen; /* gen when they were last written (optimizer_j reads the clock) */
     double weight_copies;
     /* sharding (core/eval/shard.c): stage, shard and replica groups of the
      * layout, shard size S (1 without ZeRO) and replicas R */
@@ -251,6 +254,16 @@ typedef struct {
 
 /* Pass indices of cx_cost.part_clk. */
 enum { CX_PASS_F, CX_PASS_B, CX_PASS_W, CX_PASS_R };
+
+/* a equals b but in the clock (b's clock_mhz is 0: the executions kept per
+ * shape below), bit for bit */
+static inline int cx_core_exec_same_unclocked(const culonx_execution *a, const culonx_execution *b)
+{
+    const size_t o = offsetof(culonx_execution, clock_mhz), n = sizeof a->clock_mhz;
+    return memcmp(a, b, o) == 0 &&
+           memcmp((const char *)a + o + n, (const char *)b + o + n, sizeof *a - o - n) == 0 &&
+           b->clock_mhz == 0 && !signbit(b->clock_mhz);
+}
 
 /* The fields in which the executions kept per shape (cx_keep_dp,
  * cx_keep_mem) differ in a sweep, compared before the whole execution:
@@ -340,6 +353,14 @@ void cx_core_cost_stage_sums(cx_cost *c, int times_only);
  * clock_mhz: the result of cx_core_cost_build without its shape steps
  * (cost_key.c). */
 void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c);
+/* c, built for a run with the same op tables, layout and chunk classes
+ * (run differs from that build at most in the clock and in execution
+ * fields read only when pricing: recompute, TP overlap, ZeRO stage, shard
+ * group, offload, ZeRO implementation, all-to-all overlap and the DP
+ * settings; cost_key.c), built for run at clock_mhz: the result of
+ * cx_core_cost_build (mem_only: cx_core_cost_build_mem) without its shape
+ * steps, the ops' clock-independent parts and collectives kept. */
+void cx_core_cost_reexec(const culonx_run *run, double clock_mhz, cx_cost *c, int mem_only);
 void cx_core_cost_stages(const culonx_run *run, cx_cost *c);
 
 /* Memory of stage s except activations: weights, gradients, optimizer

@@ -57,13 +57,13 @@ static void fill_run(double *a, int s0, int s1, double x, int all)
 
 /* The kept DP part of execution key (clock cleared) at the forward times
  * f_bits, or NULL. */
-static const cx_keep_dp *kept_dp(const cx_cost *c, const culonx_execution *key,
+static const cx_keep_dp *kept_dp(const cx_cost *c, const culonx_execution *ex,
                                  const uint64_t *f_bits)
 {
     for (int i = 0; i < c->nkeep_dp; i++) {
         const cx_keep_dp *e = &c->keep_dp[i];
-        if (e->nprun == c->nprun && cx_core_exec_dp_same(&e->exec, key) &&
-            memcmp(&e->exec, key, sizeof *key) == 0 &&
+        if (e->nprun == c->nprun && cx_core_exec_dp_same(&e->exec, ex) &&
+            cx_core_exec_same_unclocked(ex, &e->exec) &&
             memcmp(e->f_bits, f_bits, (size_t)c->nprun * sizeof *f_bits) == 0)
             return e;
     }
@@ -77,9 +77,6 @@ void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
      * the execution and (parameter-gather overlap) the stage forward time,
      * never the clock: kept per execution across reprices, so a sweep's
      * later clocks compute only the step's energy (same bits). */
-    culonx_execution key;
-    memcpy(&key, ex, sizeof key);
-    key.clock_mhz = 0;
     uint64_t f_bits[CX_COST_KEEP_RUNS];
     double run_f[CX_STAGE_ARRAY]; /* the forward time of each prun's stages */
     for (int r = 0, q = 0; r < c->nprun; r++) {
@@ -92,12 +89,13 @@ void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
         f_bits[r] = 0;
         if (ex->param_gather_overlap) memcpy(&f_bits[r], &run_f[r], sizeof f_bits[r]);
     }
-    const cx_keep_dp *kd = keep ? kept_dp(c, &key, f_bits) : NULL;
+    const cx_keep_dp *kd = keep ? kept_dp(c, ex, f_bits) : NULL;
     cx_keep_dp *nk = NULL;
     if (keep && !kd) {
         int i = c->nkeep_dp < CX_COST_KEEP ? c->nkeep_dp++ : c->keep_dp_next++ % CX_COST_KEEP;
         nk = &c->keep_dp[i];
-        memcpy(&nk->exec, &key, sizeof key);
+        memcpy(&nk->exec, ex, sizeof *ex); /* padding too: compared bytewise */
+        nk->exec.clock_mhz = 0;
         nk->nprun = c->nprun;
         memcpy(nk->f_bits, f_bits, (size_t)c->nprun * sizeof *f_bits);
     }
@@ -153,8 +151,13 @@ void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
                 nk->opt_s[r] = opt_s, nk->opt_bytes[r] = opt_bytes, nk->nb[r] = nbk_dp;
             }
         }
-        const double opt_j = cx_core_pass_energy_j(c, opt_s, 0.0, opt_bytes, NULL);
         const int all = !c->dp_filled;
+        /* the step's energy reads the clock (the cost's number) and its
+         * time and bytes: the value held when those are */
+        const double opt_j = !all && c->dp_gen == c->gen && same_bits(c->optimizer_s[s0], opt_s) &&
+                                     same_bits(c->optimizer_bytes[s0], opt_bytes)
+                                 ? c->optimizer_j[s0]
+                                 : cx_core_pass_energy_j(c, opt_s, 0.0, opt_bytes, NULL);
         fill_run(c->dp_s, s0, s1, dp_s, all);
         fill_run(c->optimizer_s, s0, s1, opt_s, all);
         fill_run(c->optimizer_j, s0, s1, opt_j, all);
@@ -170,7 +173,7 @@ void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
             for (int q = s0; q < s1; q++)
                 tsum[0] += tier0, tsum[1] += tier1;
     }
-    c->dp_filled = 1;
+    c->dp_filled = 1, c->dp_gen = c->gen;
     if (kd) {
         memcpy(c->dp_tier_sum, kd->tier_sum, sizeof c->dp_tier_sum);
     } else {

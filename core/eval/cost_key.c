@@ -35,7 +35,18 @@ struct cx_cost_key {
      * the same cost without this key (another workspace, or none) changes
      * it */
     uint64_t gen;
+    /* cx_core_cost_key_pin: a run whose model, system and layer split do
+     * not change, and whether those above were found equal to its */
+    const culonx_run *pinned;
+    int pin_same;
 };
+
+void cx_core_cost_key_pin(cx_cost_key *k, const culonx_run *run)
+{
+    if (!k) return;
+    k->pinned = run;
+    k->pin_same = 0;
+}
 
 cx_cost_key *cx_core_cost_key_new(void)
 {
@@ -60,6 +71,22 @@ static void exec_key(const culonx_run *run, culonx_execution *e)
     e->param_gather_overlap = 0;
     e->clock_mhz = 0; /* the build reads its clock argument (the key's clock_mhz) */
     if (cx_core_layout_zero(e) < 2) e->zero = 0, e->distributed_optimizer = 0;
+}
+
+/* The execution key without the fields read only when pricing the op
+ * tables (cx_core_cost_reexec): recompute, TP overlap, ZeRO (stage,
+ * shard group, implementation), offload and all-to-all overlap. Two runs
+ * with equal op keys (and model, system, layer split) have the same op
+ * tables, layout, chunk classes and equal stages. */
+static void op_key(const culonx_execution *k, culonx_execution *e)
+{
+    *e = *k;
+    e->recompute = CULONX_RECOMPUTE_NONE;
+    e->tp_overlap = CULONX_TP_OVERLAP_NONE;
+    e->zero = 0, e->distributed_optimizer = 0, e->shard_group = 0;
+    e->zero_impl = (culonx_zero_impl)0;
+    e->offload = 0;
+    e->a2a_overlap = (culonx_a2a_overlap)0;
 }
 
 static int layers_ok(const culonx_run *run)
@@ -92,10 +119,27 @@ static culonx_status build_key(const culonx_run *run, double clock_mhz, cx_cost 
     if (k && k->valid && k->c == c && layers_ok(run)) {
         exec_key(run, &e);
         const int n = run->vstage_layers ? run->n_vstage_layers : -1;
-        if (memcmp(&e, &k->exec, sizeof e) == 0 && n == k->n_layers &&
-            (n <= 0 || memcmp(run->vstage_layers, k->layers, (size_t)n * sizeof *k->layers) == 0) &&
-            memcmp(&run->model, &k->model, sizeof k->model) == 0 &&
-            memcmp(&run->system, &k->system, sizeof k->system) == 0 && c->gen == k->gen) {
+        const int pinned = run == k->pinned && k->pin_same;
+        const int same = c->gen == k->gen &&
+                         (pinned || (n == k->n_layers &&
+                                     (n <= 0 || memcmp(run->vstage_layers, k->layers,
+                                                       (size_t)n * sizeof *k->layers) == 0) &&
+                                     memcmp(&run->model, &k->model, sizeof k->model) == 0 &&
+                                     memcmp(&run->system, &k->system, sizeof k->system) == 0));
+        if (same && run == k->pinned) k->pin_same = 1;
+        culonx_execution oe, ok;
+        if (same && memcmp(&e, &k->exec, sizeof e) != 0) {
+            op_key(&e, &oe), op_key(&k->exec, &ok);
+            if (memcmp(&oe, &ok, sizeof oe) == 0) { /* the same op tables */
+                cx_core_cost_reexec(run, clock_mhz, c, mem_only);
+                *complete = c->priced;
+                k->exec = e;
+                k->clock_mhz = clock_mhz;
+                k->gen = c->gen;
+                return CULONX_OK;
+            }
+        }
+        if (same && memcmp(&e, &k->exec, sizeof e) == 0) {
             if (!c->priced && mem_only) { /* memory reads no time */
                 c->run = run;
                 cx_core_shard_groups(c);
@@ -120,6 +164,7 @@ static culonx_status build_key(const culonx_run *run, double clock_mhz, cx_cost 
     *complete = st == CULONX_OK && c->priced;
     if (!k) return st;
     k->valid = st == CULONX_OK && layers_ok(run);
+    k->pin_same = k->valid && run == k->pinned; /* model, system and split just copied */
     if (k->valid) {
         k->c = c;
         k->clock_mhz = clock_mhz;

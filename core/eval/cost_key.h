@@ -34,4 +34,11 @@ culonx_status cx_core_cost_build_key(const culonx_run *run, double clock_mhz, cx
 culonx_status cx_core_cost_build_key_mem(const culonx_run *run, double clock_mhz, cx_cost *c,
                                          cx_cost_key *k, int *complete, culonx_error *err);
 
+/* Pins run to k: its caller keeps run's model, system and layer split
+ * (culonx_run.vstage_layers and what it points to) unchanged while it uses
+ * k, so that a call for run compares only the execution once those were
+ * found equal to the key's (a sweep's worker run, whose execution alone
+ * changes). NULL unpins. NULL-safe. */
+void cx_core_cost_key_pin(cx_cost_key *k, const culonx_run *run);
+
 #endif
