@@ -9,8 +9,9 @@
  * (memory-only builds) as the sweep does. Every result must equal a fresh
  * cx_core_closed_eval's, and so must the cost itself: the chunk classes,
  * the per-run stage times (closed_sums and energy read them), the
- * per-stage bytes and DP values (written only where a run changed) and
- * the DP bytes summed for the energy. The runs are shipped configs: dense
+ * per-stage bytes, the DP values per run and, once written
+ * (cx_core_cost_dp_stages: only where a run changed), per stage, and the
+ * DP bytes summed for the energy. The runs are shipped configs: dense
  * (megatron-22b at pp 4, megatron-1t whose A100 power limit caps passes),
  * MoE (mixtral, interleaved with vp 8), an uneven split (deepseek-v3) and
  * ZeRO-3 (llama3-70b-fsdp).
@@ -43,17 +44,30 @@ static int same_cost(const cx_cost *a, const cx_cost *b)
     ok = ok && same(a->run_f_s, b->run_f_s, r) && same(a->run_b_s, b->run_b_s, r) &&
          same(a->run_w_s, b->run_w_s, r) && same(a->run_e_j, b->run_e_j, r) &&
          same(a->run_busy_s, b->run_busy_s, r) && same(a->run_bytes, b->run_bytes, r);
+    const size_t q = (size_t)a->nprun * sizeof(double);
     ok = ok && same(a->stage_act_bytes, b->stage_act_bytes, s) &&
          same(a->stage_work_bytes, b->stage_work_bytes, s) &&
          same(a->stage_params, b->stage_params, s) &&
-         same(a->stage_expert_params, b->stage_expert_params, s) && same(a->dp_s, b->dp_s, s) &&
-         same(a->optimizer_s, b->optimizer_s, s) && same(a->optimizer_j, b->optimizer_j, s) &&
-         same(a->optimizer_bytes, b->optimizer_bytes, s) &&
-         same(a->dp_tier_bytes, b->dp_tier_bytes, 2 * s) &&
-         same(a->dp_nb, b->dp_nb, (size_t)a->p * sizeof(int)) &&
-         same(a->dp_tier_sum, b->dp_tier_sum, sizeof a->dp_tier_sum) &&
-         same(a->prun, b->prun, (size_t)(a->nprun + 1) * sizeof(int16_t));
+         same(a->stage_expert_params, b->stage_expert_params, s) &&
+         same(a->prun, b->prun, (size_t)(a->nprun + 1) * sizeof(int16_t)) &&
+         same(a->prun_of, b->prun_of, (size_t)a->p * sizeof(int16_t)) &&
+         same(a->dpr_s, b->dpr_s, q) && same(a->dpr_tier, b->dpr_tier, 2 * q) &&
+         same(a->dpr_nb, b->dpr_nb, (size_t)a->nprun * sizeof(int)) &&
+         same(a->optr_s, b->optr_s, q) && same(a->optr_j, b->optr_j, q) &&
+         same(a->optr_bytes, b->optr_bytes, q) &&
+         same(a->dp_tier_sum, b->dp_tier_sum, sizeof a->dp_tier_sum);
     return ok;
+}
+
+/* The per-stage DP values of a and b agree to the bit. */
+static int same_stages(const cx_cost *a, const cx_cost *b)
+{
+    const size_t s = (size_t)a->p * sizeof(double);
+    return !a->dp_stale && !b->dp_stale && same(a->dp_s, b->dp_s, s) &&
+           same(a->optimizer_s, b->optimizer_s, s) && same(a->optimizer_j, b->optimizer_j, s) &&
+           same(a->optimizer_bytes, b->optimizer_bytes, s) &&
+           same(a->dp_tier_bytes, b->dp_tier_bytes, 2 * s) &&
+           same(a->dp_nb, b->dp_nb, (size_t)a->p * sizeof(int));
 }
 
 /* A name no build writes: a cost whose op tables still carry it was not
@@ -110,7 +124,9 @@ static void walk(const char *path, int64_t tp, int64_t pp, int sched, int64_t vp
                                              : cx_core_closed_eval_ws(run, clk[f], c, ws, &a, &err),
                                     CULONX_OK);
                                 CU_ASSERT(same(&a, &b, sizeof a));
-                                CU_ASSERT(same_cost(c, cold));
+                                CU_ASSERT(same_cost(c, cold)); /* the per-run values */
+                                cx_core_cost_dp_stages(c);     /* and per stage */
+                                CU_ASSERT(same_stages(c, cold));
                                 c->stack.part[0].name = kept_mark, built = 1;
                                 (*n)++;
                             }

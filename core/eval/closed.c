@@ -303,8 +303,8 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     for (int s = 0; replayed && s < p; s++) {
         /* the stage's last compute ends at last_end; its optimizer follows
          * the DP sync and any blocking send still under way */
-        const double dp = c->dp_s[s], le = rp->last_end_s[s], fr = rp->free_s[s];
-        const double opt = c->optimizer_s[s];
+        const double dp = c->dpr_s[c->prun_of[s]], le = rp->last_end_s[s], fr = rp->free_s[s];
+        const double opt = c->optr_s[c->prun_of[s]];
         double exposed = dp;
         if (ex->dp_overlap && dp > 0) {
             const double window = rp->last_item_s[s];
@@ -326,7 +326,7 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         const cx_chunk_cost *c0 = cx_core_cost_chunk(c, c->sched->vstage(p, c->v, s, 0));
         double last_bw = c0->b_s + c0->tp_b_s + c0->w_s; /* last backward group */
         double window = c->sched->splits_bw ? c0->w_s : last_bw;
-        double dp = c->dp_s[s], exposed = dp;
+        double dp = c->dpr_s[c->prun_of[s]], exposed = dp;
         if (ex->dp_overlap && dp > 0) {
             double n = (double)cx_core_dp_buckets(c, s);
             exposed = cx_maxd(dp / n, dp - window * (n - 1.0) / n);
@@ -335,8 +335,8 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
          * gradient still passes stages s-1..0, a send and a backward each;
          * closed_sums); an equal stage later in the run is `step` further
          * ahead each, so never later */
-        double t = exposed + c->optimizer_s[s] - cs->ahead_s[r];
-        if (s == 0 || t > tail) tail = t, opt_s = c->optimizer_s[s];
+        double t = exposed + c->optr_s[c->prun_of[s]] - cs->ahead_s[r];
+        if (s == 0 || t > tail) tail = t, opt_s = c->optr_s[c->prun_of[s]];
     }
     if (replayed) {
         tail = t_end - t_pipe;
@@ -423,7 +423,7 @@ static double time_bound(const cx_cost *c, const cx_replay_shape *sh)
         e[vs] = e[vs - 1] + a->f_s + a->tp_f_s + hop;
         chain[vs] = chain[vs - 1] + a->r_s + a->tp_r_s + a->b_s + a->tp_b_s + hop;
     }
-    const double opt0 = c->optimizer_s[c->vs_stage[0]];
+    const double opt0 = c->optr_s[c->prun_of[c->vs_stage[0]]];
     double best = 0;
     for (int s = 0; s < p; s++) {
         double fill = INFINITY, comp = 0, omega = 0;
@@ -450,14 +450,14 @@ static double time_bound(const cx_cost *c, const cx_replay_shape *sh)
             window = (lk == CX_WORK_BW ? dB + lc->w_s : dB) - lc->r_s - lc->tp_r_s;
             lsend = lvs > 0 && c->vs_stage[lvs - 1] != s;
         }
-        double dp = c->dp_s[s], exposed = dp;
+        double dp = c->dpr_s[c->prun_of[s]], exposed = dp;
         if (ex->dp_overlap && dp > 0) {
             double n = (double)cx_core_dp_buckets(c, s);
             exposed = cx_maxd(dp / n, dp - window * (n - 1.0) / n);
         }
-        double t1 = fill + comp + nsend * P + c->optimizer_s[s];
+        double t1 = fill + comp + nsend * P + c->optr_s[c->prun_of[s]];
         double t2 = fill + comp + (blocking && lsend ? nsend - 1.0 : nsend) * P + exposed +
-                    c->optimizer_s[s];
+                    c->optr_s[c->prun_of[s]];
         double t = cx_maxd(t1, t2);
         if (sh->lastb_chunk[s] >= 0) {
             int bvs = c->vs_stage_vs[s * v + sh->lastb_chunk[s]];

@@ -550,8 +550,8 @@ static void price(const culonx_run *run, cx_cost *c, int times, int same_shape)
     double added[CX_MODEL_MAX_PARTS]; /* compute time the power cap added */
     cx_core_power_cap_init(c);
     for (int q = 0; q < stk->nparts; q++) {
-        int i = (q + CX_MODEL_PART_LAYER) % stk->nparts; /* layer kinds, embedding, head */
-        memset(&part[i], 0, sizeof part[i]);
+        int i = (q + CX_MODEL_PART_LAYER) % stk->nparts;         /* layer kinds, embedding, head */
+        memset(&part[i], 0, offsetof(cx_chunk_cost, has_embed)); /* no content read */
         added[i] = 0.0;
         if (!times) continue; /* memory only: no op is priced */
         const cx_model_ops *ops = &stk->part[i].ops;
@@ -742,7 +742,7 @@ void cx_core_result_rates(const culonx_run *run, culonx_result *res)
 
 int cx_core_dp_buckets(const cx_cost *c, int s)
 {
-    return c->dp_nb[s];
+    return c->dpr_nb[c->prun_of[s]];
 }
 
 /* Largest iteration time taken as an estimate: 1e9 s (32 years) per

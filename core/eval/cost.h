@@ -208,19 +208,33 @@ typedef struct {
     int sends_b[CX_STAGE_ARRAY]; /* and backward */
     int16_t vs_stage[CX_COST_MAX_VSTAGES], vs_chunk[CX_COST_MAX_VSTAGES];
     int16_t vs_stage_vs[CX_COST_MAX_VSTAGES]; /* [stage * v + chunk] -> virtual stage */
-    double dp_s[CX_COST_MAX_STAGES];          /* gradient sync (RS+AG or AR) time */
+    /* The DP part (cost_dp.c) per run r of equal parameters (prun; prun_of:
+     * the run of each stage): gradient sync (RS+AG or AR) time, its DP
+     * buckets and bytes per tier, the optimizer step's time, GPU energy and
+     * HBM bytes. Current after every pricing and DP update. */
+    int16_t prun_of[CX_STAGE_ARRAY];
+    double dpr_s[CX_STAGE_ARRAY], dpr_tier[CX_STAGE_ARRAY][CULONX_MAX_TIERS];
+    int dpr_nb[CX_STAGE_ARRAY];
+    double optr_s[CX_STAGE_ARRAY], optr_j[CX_STAGE_ARRAY], optr_bytes[CX_STAGE_ARRAY];
+    /* The same per stage (dp_nb above too), for the graph walker and the
+     * clock plans: written by cx_core_cost_build, _build_mem, _reprice,
+     * _reexec and cx_core_cost_stages, not by cx_core_cost_build_key's
+     * DP-only update (cx_core_cost_dp_runs: dp_stale, until
+     * cx_core_cost_dp_stages) */
+    double dp_s[CX_COST_MAX_STAGES];
     double dp_tier_bytes[CX_STAGE_ARRAY][CULONX_MAX_TIERS];
     double optimizer_s[CX_STAGE_ARRAY];
-    double optimizer_j[CX_STAGE_ARRAY]; /* GPU energy of the step */
+    double optimizer_j[CX_STAGE_ARRAY];
     double optimizer_bytes[CX_STAGE_ARRAY];
     /* the DP bytes per tier summed over the stages, stage by stage (energy) */
     double dp_tier_sum[CULONX_MAX_TIERS];
-    /* 1 when the per-stage DP values above (dp_s to optimizer_bytes, dp_nb)
-     * were written over the current prun: each run then holds one value,
-     * and cx_core_cost_stages writes a run only where its first stage
-     * differs */
-    int dp_filled;
-    uint64_t dp_gen; /* gen when they were last written (optimizer_j reads the clock) */
+    /* dp_runs_ok: the per-run values were written over the current prun, at
+     * the cost's number dp_gen (optimizer energy reads the clock); dp_filled:
+     * so were the per-stage ones (each run then holds one value, and a run
+     * is written again only where its first stage differs); dp_stale: the
+     * per-stage ones are behind the per-run ones */
+    int dp_runs_ok, dp_filled, dp_stale;
+    uint64_t dp_gen;
     double weight_copies;
     /* sharding (core/eval/shard.c): stage, shard and replica groups of the
      * layout, shard size S (1 without ZeRO) and replicas R */
@@ -361,7 +375,11 @@ void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c);
  * cx_core_cost_build (mem_only: cx_core_cost_build_mem) without its shape
  * steps, the ops' clock-independent parts and collectives kept. */
 void cx_core_cost_reexec(const culonx_run *run, double clock_mhz, cx_cost *c, int mem_only);
+/* The DP part of run (cost_dp.c): per run (cx_core_cost_dp_runs), then per
+ * stage (cx_core_cost_dp_stages, when behind); cx_core_cost_stages both. */
 void cx_core_cost_stages(const culonx_run *run, cx_cost *c);
+void cx_core_cost_dp_runs(const culonx_run *run, cx_cost *c);
+void cx_core_cost_dp_stages(cx_cost *c);
 
 /* Memory of stage s except activations: weights, gradients, optimizer
  * state and working buffers (work_bytes = transient recompute bytes). */

@@ -70,7 +70,7 @@ static const cx_keep_dp *kept_dp(const cx_cost *c, const culonx_execution *ex,
     return NULL;
 }
 
-void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
+void cx_core_cost_dp_runs(const culonx_run *run, cx_cost *c)
 {
     const culonx_execution *ex = &run->exec;
     /* The DP sync and the optimizer step's time and bytes read the shape,
@@ -100,10 +100,11 @@ void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
         memcpy(nk->f_bits, f_bits, (size_t)c->nprun * sizeof *f_bits);
     }
     /* DP and optimizer per run of stages with the same parameters:
-     * computed for its first stage, copied to the rest */
+     * computed for its first stage */
     double tsum[CULONX_MAX_TIERS] = {0, 0};
-    const double edp = (double)cx_core_layout_expert_dp(&c->layout);
+    const double edp = kd ? 0.0 : (double)cx_core_layout_expert_dp(&c->layout);
     const double dpcp = (double)ex->dp * (ex->cp > 1 ? (double)ex->cp : 1.0);
+    const int held = c->dp_runs_ok && c->dp_gen == c->gen; /* run values at this clock */
     for (int r = 0; r < c->nprun; r++) {
         const int s = c->prun[r], s0 = s, s1 = c->prun[r + 1];
         double dp_s = 0, tier0 = 0, tier1 = 0, opt_s, opt_bytes;
@@ -151,33 +152,51 @@ void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
                 nk->opt_s[r] = opt_s, nk->opt_bytes[r] = opt_bytes, nk->nb[r] = nbk_dp;
             }
         }
-        const int all = !c->dp_filled;
         /* the step's energy reads the clock (the cost's number) and its
          * time and bytes: the value held when those are */
-        const double opt_j = !all && c->dp_gen == c->gen && same_bits(c->optimizer_s[s0], opt_s) &&
-                                     same_bits(c->optimizer_bytes[s0], opt_bytes)
-                                 ? c->optimizer_j[s0]
-                                 : cx_core_pass_energy_j(c, opt_s, 0.0, opt_bytes, NULL);
-        fill_run(c->dp_s, s0, s1, dp_s, all);
-        fill_run(c->optimizer_s, s0, s1, opt_s, all);
-        fill_run(c->optimizer_j, s0, s1, opt_j, all);
-        fill_run(c->optimizer_bytes, s0, s1, opt_bytes, all);
-        if (all || c->dp_nb[s0] != nbk_dp)
-            for (int q = s0; q < s1; q++)
-                c->dp_nb[q] = nbk_dp;
-        if (all || !same_bits(c->dp_tier_bytes[s0][0], tier0) ||
-            !same_bits(c->dp_tier_bytes[s0][1], tier1))
-            for (int q = s0; q < s1; q++)
-                c->dp_tier_bytes[q][0] = tier0, c->dp_tier_bytes[q][1] = tier1;
+        const double opt_j =
+            held && same_bits(c->optr_s[r], opt_s) && same_bits(c->optr_bytes[r], opt_bytes)
+                ? c->optr_j[r]
+                : cx_core_pass_energy_j(c, opt_s, 0.0, opt_bytes, NULL);
+        c->dpr_s[r] = dp_s, c->dpr_nb[r] = nbk_dp;
+        c->dpr_tier[r][0] = tier0, c->dpr_tier[r][1] = tier1;
+        c->optr_s[r] = opt_s, c->optr_j[r] = opt_j, c->optr_bytes[r] = opt_bytes;
         if (!kd) /* the energy's sum, stage by stage */
             for (int q = s0; q < s1; q++)
                 tsum[0] += tier0, tsum[1] += tier1;
     }
-    c->dp_filled = 1, c->dp_gen = c->gen;
+    c->dp_runs_ok = 1, c->dp_gen = c->gen, c->dp_stale = 1;
     if (kd) {
         memcpy(c->dp_tier_sum, kd->tier_sum, sizeof c->dp_tier_sum);
     } else {
         memcpy(c->dp_tier_sum, tsum, sizeof c->dp_tier_sum);
         if (nk) memcpy(nk->tier_sum, tsum, sizeof nk->tier_sum);
     }
+}
+
+void cx_core_cost_dp_stages(cx_cost *c)
+{
+    if (!c->dp_stale) return;
+    for (int r = 0; r < c->nprun; r++) {
+        const int s0 = c->prun[r], s1 = c->prun[r + 1], all = !c->dp_filled;
+        fill_run(c->dp_s, s0, s1, c->dpr_s[r], all);
+        fill_run(c->optimizer_s, s0, s1, c->optr_s[r], all);
+        fill_run(c->optimizer_j, s0, s1, c->optr_j[r], all);
+        fill_run(c->optimizer_bytes, s0, s1, c->optr_bytes[r], all);
+        const double t0 = c->dpr_tier[r][0], t1 = c->dpr_tier[r][1];
+        if (all || c->dp_nb[s0] != c->dpr_nb[r])
+            for (int q = s0; q < s1; q++)
+                c->dp_nb[q] = c->dpr_nb[r];
+        if (all || !same_bits(c->dp_tier_bytes[s0][0], t0) ||
+            !same_bits(c->dp_tier_bytes[s0][1], t1))
+            for (int q = s0; q < s1; q++)
+                c->dp_tier_bytes[q][0] = t0, c->dp_tier_bytes[q][1] = t1;
+    }
+    c->dp_filled = 1, c->dp_stale = 0;
+}
+
+void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
+{
+    cx_core_cost_dp_runs(run, c);
+    cx_core_cost_dp_stages(c);
 }

@@ -149,7 +149,7 @@ static culonx_status build_key(const culonx_run *run, double clock_mhz, cx_cost 
             if (k->clock_mhz == clock_mhz && c->priced) {
                 c->run = run;
                 cx_core_shard_groups(c);
-                cx_core_cost_stages(run, c);
+                cx_core_cost_dp_runs(run, c); /* per stage when asked (dp_stale) */
                 return CULONX_OK;
             }
             /* another clock: the same shape, priced again */

@@ -70,10 +70,12 @@ void cx_core_cost_stage_sums(cx_cost *c, int times_only)
     }
     if (times_only) return;
     c->nprun = 0;
-    for (int s = 0; s < c->p; s++)
+    for (int s = 0; s < c->p; s++) {
         if (s == 0 || c->stage_params[s] != c->stage_params[s - 1] ||
             c->stage_expert_params[s] != c->stage_expert_params[s - 1])
             c->prun[c->nprun++] = (int16_t)s;
+        c->prun_of[s] = (int16_t)(c->nprun - 1);
+    }
     c->prun[c->nprun] = (int16_t)c->p;
-    c->dp_filled = 0; /* the runs of the per-stage DP values changed */
+    c->dp_runs_ok = c->dp_filled = 0; /* the runs of the DP values changed */
 }

@@ -100,10 +100,11 @@ void cx_core_energy_result(const cx_cost *c, culonx_result *res)
     (void)p;
     for (int r = 0; r < c->nsrun; r++) { /* runs of equal stages, stage by stage */
         const int s = c->srun[r];
-        const double ej = c->optimizer_j[s] + m * c->run_e_j[r];
-        const double busy = c->optimizer_s[s] + m * c->run_busy_s[r];
+        const int q = c->prun_of[s]; /* equal stages: equal parameters */
+        const double ej = c->optr_j[q] + m * c->run_e_j[r];
+        const double busy = c->optr_s[q] + m * c->run_busy_s[r];
         const double gap = cx_maxd(0.0, T - busy);
-        const double hj = (c->optimizer_bytes[s] + m * c->run_bytes[r]) * hbm_pj * 1e-12;
+        const double hj = (c->optr_bytes[q] + m * c->run_bytes[r]) * hbm_pj * 1e-12;
         for (int k = c->srun[r + 1] - s; k > 0; k--)
             cj += ej, idle += gap, hbm += hj;
     }
