@@ -61,8 +61,8 @@ static double bubble_cached(const cx_sched_desc *d, int p, int m, int v, double 
                             double w)
 {
     uint64_t fb = bits(f), bb = bits(b), wb = bits(w);
-    for (int i = 0; i < BUBBLE_MEMO; i++) {
-        const bubble_memo *e = &memo[i];
+    for (int k = 1; k <= BUBBLE_MEMO; k++) { /* the latest first */
+        const bubble_memo *e = &memo[(memo_next - k) % BUBBLE_MEMO];
         if (e->d == d && e->p == p && e->m == m && e->v == v && e->f == fb && e->b == bb &&
             e->w == wb)
             return e->bubble_s;
@@ -117,6 +117,7 @@ static const cx_closed_sums *closed_sums(cx_cost *c)
         }
     }
     cs->sum_f_s = sumF, cs->sum_b_s = sumB, cs->sum_w_s = sumW;
+    cs->replayed = replays(c);
     cs->rf = rf, cs->rb = rb, cs->jf = c->srun[rf], cs->jb = c->srun[rb];
     /* stage s ends its last backward `ahead` before stage 0: the last
      * gradient still passes stages s-1..0, a send and a backward item each */
@@ -144,12 +145,14 @@ static void memory_scan(const cx_cost *c, const double *peak_act, culonx_result 
  * cleared) in the cost across reprices (cx_cost.keep_mem), so a sweep's
  * later clocks, and its evaluation after the memory check, copy it. 1 and
  * res filled when kept. */
-static int memory_kept(const cx_cost *c, culonx_result *res)
+static int memory_kept(cx_cost *c, culonx_result *res)
 {
     const culonx_execution *ex = &c->run->exec;
-    for (int i = 0; i < c->nkeep_mem; i++) {
+    for (int k = 0; k < c->nkeep_mem; k++) {
+        const int i = (c->keep_mem_last + k) % c->nkeep_mem; /* the last found first */
         const cx_keep_mem *e = &c->keep_mem[i];
         if (cx_core_exec_dp_same(&e->exec, ex) && cx_core_exec_same_unclocked(ex, &e->exec)) {
+            c->keep_mem_last = i;
             res->memory = e->memory;
             res->params_per_gpu = e->params_per_gpu;
             return 1;
@@ -273,7 +276,7 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     double tj = Fj + Bj + Wj;
     /* schedules without an exact formula are replayed (below); their bubble
      * is what remains of the replayed time */
-    int replayed = replays(c);
+    int replayed = cs->replayed;
     double bubble = 0;
     if (p > 1 && !replayed) {
         double n = (double)(p - 1);

@@ -91,23 +91,21 @@ static double clock_ratio(const cx_cost *c, double f_mhz)
     return fmax / f;
 }
 
-/* Time of a pass of op o doing flops and bytes from its clock-independent
- * parts k (op_split) at clock ratio r; adds the GEMM part to *tensor_s when
- * o runs on tensor cores. A pass with no work takes 0 (k not read). */
-static inline double op_time(const cx_model_op *o, double flops, double bytes, double *tensor_s,
-                             const cx_op_keep *k, double r)
+/* Time of a pass of op o from its clock-independent parts k (ops_split;
+ * all 0 for a pass with no work, which then takes 0 + 0) at clock ratio r;
+ * adds the GEMM part to *tensor_s when o runs on tensor cores. */
+static inline double op_time(const cx_model_op *o, double *tensor_s, const cx_op_keep *k, double r)
 {
-    if (flops <= 0 && bytes <= 0) return 0.0;
     const double t = work_time_r(&k->work, r);
     const double cast_s = k->cast ? work_time_r(&k->cast_work, r) : 0.0;
     if (o->tensor && tensor_s) *tensor_s += t;
     return t + cast_s;
 }
 
-double cx_core_op_kept_time(const cx_cost *c, const cx_model_op *o, double flops, double bytes,
-                            const cx_op_keep *k, double f_mhz)
+double cx_core_op_kept_time(const cx_cost *c, const cx_model_op *o, const cx_op_keep *k,
+                            double f_mhz)
 {
-    return op_time(o, flops, bytes, NULL, k, clock_ratio(c, f_mhz));
+    return op_time(o, NULL, k, clock_ratio(c, f_mhz));
 }
 
 static void op_split(const cx_cost *c, const cx_model_op *o, double flops, double bytes, int fp8,
@@ -171,22 +169,33 @@ static void add_coll(cx_coll_kind k, const cx_hw_comm *cm, double *time_s,
         tier_bytes[i] += cm->bytes_tier[i];
 }
 
-/* Costs of one pass over an op list, accumulated into cc with weight n. */
 /* CPU launch floor of one pass over an op list (framework overhead): the
  * GPU work of the pass cannot take less than launch_s per kernel issued,
  * collectives included; when it would, the compute ops are stretched
- * uniformly so the pass takes exactly the floor. Returns the stretch. */
-static double cpu_floor(const cx_cost *c, const double *op_s, const double *coll_s, int n)
+ * uniformly so the pass takes exactly the floor. The stretch of a pass
+ * whose ops take gpu in all and its collectives coll, over `kernels`. */
+static double floor_stretch(const cx_cost *c, double gpu, double coll, int kernels)
 {
-    double gpu = 0, coll = 0;
-    int kernels = 0;
-    for (int i = 0; i < n; i++) {
-        gpu += op_s[i], coll += coll_s ? coll_s[i] : 0.0;
-        kernels += (op_s[i] > 0) + (coll_s && coll_s[i] > 0);
-    }
     double floor_s = kernels * c->sys.perf.kernel_launch_s;
     if (gpu <= 0 || floor_s <= gpu + coll) return 1.0;
     return (floor_s - coll) / gpu;
+}
+
+/* The stretches of the F, B, W and R passes of an op list (CX_PASS_*),
+ * their sums taken op by op in one loop (W has no collective: 0). */
+static void cpu_floors(const cx_cost *c, const cx_op_times *ot, const double *tp_r, int n,
+                       double k[4])
+{
+    double gf = 0, gb = 0, gw = 0, gr = 0, cf = 0, cb = 0, cw = 0, cr = 0;
+    int nf = 0, nb = 0, nw = 0, nr = 0;
+    for (int i = 0; i < n; i++) {
+        gf += ot->f_s[i], cf += ot->tp_f_s[i], nf += (ot->f_s[i] > 0) + (ot->tp_f_s[i] > 0);
+        gb += ot->b_s[i], cb += ot->tp_b_s[i], nb += (ot->b_s[i] > 0) + (ot->tp_b_s[i] > 0);
+        gw += ot->w_s[i], cw += 0.0, nw += ot->w_s[i] > 0;
+        gr += ot->r_s[i], cr += tp_r[i], nr += (ot->r_s[i] > 0) + (tp_r[i] > 0);
+    }
+    k[CX_PASS_F] = floor_stretch(c, gf, cf, nf), k[CX_PASS_B] = floor_stretch(c, gb, cb, nb);
+    k[CX_PASS_W] = floor_stretch(c, gw, cw, nw), k[CX_PASS_R] = floor_stretch(c, gr, cr, nr);
 }
 
 /* TP communication overlap (execution.tp-overlap, core/README.md "TP
@@ -232,6 +241,8 @@ static void ops_split(const cx_cost *c, const cx_model_ops *ops, int is_layer,
     for (int i = 0; i < ops->nops; i++) {
         const cx_model_op *o = &ops->op[i];
         const int fp8 = is_layer && o->kind == CX_OP_GEMM; /* runs in FP8 when dtype is */
+        /* a pass with no work takes 0: parts of 0 (op_time) */
+        memset(keep[i], 0, sizeof keep[i]);
         if (o->fwd_flops > 0 || o->fwd_bytes > 0)
             op_split(c, o, o->fwd_flops, o->fwd_bytes, fp8, fp8 ? o->m * o->k : 0, 0, &keep[i][0]);
         if (o->b_flops > 0 || o->b_bytes > 0)
@@ -261,9 +272,9 @@ static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int re
     for (int i = 0; i < no; i++) {
         const cx_model_op *o = &ops->op[i];
         ts_f[i] = ts_b[i] = ts_w[i] = 0;
-        ot->f_s[i] = op_time(o, o->fwd_flops, o->fwd_bytes, &ts_f[i], &keep[i][0], rf);
-        ot->b_s[i] = op_time(o, o->b_flops, o->b_bytes, &ts_b[i], &keep[i][1], rb);
-        ot->w_s[i] = op_time(o, o->w_flops, o->w_bytes, &ts_w[i], &keep[i][2], rw);
+        ot->f_s[i] = op_time(o, &ts_f[i], &keep[i][0], rf);
+        ot->b_s[i] = op_time(o, &ts_b[i], &keep[i][1], rb);
+        ot->w_s[i] = op_time(o, &ts_w[i], &keep[i][2], rw);
         ot->tp_f_s[i] = ot->tp_b_s[i] = tp_r[i] = 0;
         add_coll(o->coll_fwd, &comm[i][0], &ot->tp_f_s[i], tiers);
         add_coll(o->coll_bwd, &comm[i][1], &ot->tp_b_s[i], tiers);
@@ -271,13 +282,14 @@ static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int re
         ot->r_s[i] = rec ? ot->f_s[i] : 0.0;
         ts_rr[i] = rec ? ts_f[i] : 0.0;
         if (rec && clk[CX_PASS_R] != clk[CX_PASS_F]) /* the recompute pass capped apart: */
-            ot->r_s[i] = op_time(o, o->fwd_flops, o->fwd_bytes, &ts_rr[i], &keep[i][0], rr);
+            ot->r_s[i] = op_time(o, &ts_rr[i], &keep[i][0], rr);
         if (rec && full) add_coll(o->coll_fwd, &comm[i][0], &tp_r[i], tiers);
     }
     tp_overlap(c, ops, ot, tp_r);
     cx_core_a2a_overlap(c, ops, ot, tp_r);
-    double kf = cpu_floor(c, ot->f_s, ot->tp_f_s, no), kb = cpu_floor(c, ot->b_s, ot->tp_b_s, no);
-    double kw = cpu_floor(c, ot->w_s, NULL, no), kr = cpu_floor(c, ot->r_s, tp_r, no);
+    double kk[4];
+    cpu_floors(c, ot, tp_r, no, kk);
+    const double kf = kk[CX_PASS_F], kb = kk[CX_PASS_B], kw = kk[CX_PASS_W], kr = kk[CX_PASS_R];
     for (int i = 0; i < no; i++) {
         const cx_model_op *o = &ops->op[i];
         ot->f_s[i] *= kf, ot->b_s[i] *= kb, ot->w_s[i] *= kw;
@@ -477,7 +489,8 @@ static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, 
     const culonx_model *md = &run->model;
     const culonx_execution *ex = &run->exec;
     c->gen = atomic_fetch_add(&build_gen, 1) + 1;
-    c->nkeep_dp = c->keep_dp_next = c->nkeep_mem = c->keep_mem_next = 0; /* a new shape */
+    /* a new shape: nothing kept */
+    c->nkeep_dp = c->keep_dp_next = c->nkeep_mem = c->keep_mem_next = c->keep_mem_last = 0;
     c->run = run;
     c->sys = run->system;
     cx_hw_perf_defaults(&c->sys.perf);
@@ -660,7 +673,8 @@ void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c)
 void cx_core_cost_reexec(const culonx_run *run, double clock_mhz, cx_cost *c, int mem_only)
 {
     reprice_start(run, clock_mhz, c);
-    c->nkeep_dp = c->keep_dp_next = c->nkeep_mem = c->keep_mem_next = 0; /* other bytes */
+    /* other bytes (recompute, ZeRO, offload): nothing kept */
+    c->nkeep_dp = c->keep_dp_next = c->nkeep_mem = c->keep_mem_next = c->keep_mem_last = 0;
     cx_core_shard_init(c);
     const int times = !mem_only || c->zero >= 2 || run->exec.offload != 0; /* as build */
     price(run, c, times, 0); /* the ops' parts kept, or split now (times) */

@@ -80,6 +80,7 @@ typedef struct {
     uint64_t gen;
     double sum_f_s, sum_b_s, sum_w_s;
     int rf, rb, jf, jb;
+    int replayed; /* closed.c replays() */
     double ahead_s[CX_STAGE_ARRAY];
 } cx_closed_sums;
 
@@ -241,6 +242,9 @@ typedef struct {
     int zero;
     double shard_n, replicas;
     cx_hw_group shard_grp, replica_grp;
+    /* the shard group they were made for (cx_core_shard_groups) */
+    int shard_in_ok;
+    int64_t shard_in_group;
     /* per part: the prefetch fill of one instance (forward, backward) */
     double part_fill_f_s[CX_MODEL_MAX_PARTS], part_fill_b_s[CX_MODEL_MAX_PARTS];
     /* and its exposed time per instance (in the chunks' tp_f_s / tp_b_s;
@@ -260,7 +264,7 @@ typedef struct {
     /* clock-independent results of this shape, kept across reprices and
      * reset by every full build (cost.c cx_core_cost_stages, closed.c
      * memory): a sweep prices one shape at every clock */
-    int nkeep_dp, keep_dp_next, nkeep_mem, keep_mem_next;
+    int nkeep_dp, keep_dp_next, nkeep_mem, keep_mem_next, keep_mem_last;
     cx_closed_sums closed; /* closed.c, for the evaluations of one pricing */
     cx_keep_dp keep_dp[CX_COST_KEEP];
     cx_keep_mem keep_mem[CX_COST_KEEP];
@@ -318,11 +322,11 @@ double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double 
 /* The same at clock f_mhz (a pass the board limit slowed, power_cap.c). */
 double cx_core_pass_energy_at_j(const cx_cost *c, double f_mhz, double t_s, double flops,
                                 double bytes, double *power_w);
-/* Time of a pass of op o doing flops and bytes at clock f_mhz from its
- * clock-independent parts k (cx_cost.part_keep: hw/perf.c's work split, FP8
- * casts, expert load); 0 for a pass with no work. */
-double cx_core_op_kept_time(const cx_cost *c, const cx_model_op *o, double flops, double bytes,
-                            const cx_op_keep *k, double f_mhz);
+/* Time of a pass of op o at clock f_mhz from its clock-independent parts k
+ * (cx_cost.part_keep: hw/perf.c's work split, FP8 casts, expert load; all
+ * 0 for a pass with no work, which takes 0). */
+double cx_core_op_kept_time(const cx_cost *c, const cx_model_op *o, const cx_op_keep *k,
+                            double f_mhz);
 /* Board power limit (core/eval/power_cap.c): resets the cap state of c;
  * the clocks of one part's passes (CX_PASS_*; returns the compute time per
  * instance the cap added); a class's pass energies from its parts' at their

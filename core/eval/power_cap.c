@@ -74,7 +74,7 @@ static double pass_power(const cx_cost *c, const cx_model_ops *ops, const cx_op_
             fl = o->fwd_flops, by = o->fwd_bytes;
             break;
         }
-        t += cx_core_op_kept_time(c, o, fl, by, &keep[i][pass], f);
+        t += cx_core_op_kept_time(c, o, &keep[i][pass], f);
         flops += fl, bytes += by;
     }
     *t_s = t;
