@@ -569,9 +569,11 @@ static void price(const culonx_run *run, cx_cost *c, int times, int same_shape)
         if (!times) continue; /* memory only: no op is priced */
         const cx_model_ops *ops = &stk->part[i].ops;
         const int is_layer = stk->part[i].recompute;
-        if (!c->comm_kept) ops_split(c, ops, is_layer, c->part_comm[i], c->part_keep[i]);
-        added[i] = cx_core_power_cap_part(c, ops, ex->recompute, is_layer,
-                                          (const cx_op_keep(*)[3])c->part_keep[i], c->part_clk[i]);
+        if (!c->comm_kept) {
+            ops_split(c, ops, is_layer, c->part_comm[i], c->part_keep[i]);
+            c->cap_memo[i].valid = 0; /* new parts */
+        }
+        added[i] = cx_core_power_cap_part(c, i, ex->recompute, c->part_clk[i]);
         ops_cost(c, ops, 1.0, ex->recompute, is_layer, &part[i], &c->part_t[i],
                  (const cx_hw_comm(*)[2])c->part_comm[i], (const cx_op_keep(*)[3])c->part_keep[i],
                  c->part_clk[i]);

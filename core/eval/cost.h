@@ -70,6 +70,14 @@ typedef struct {
     double params_per_gpu;
 } cx_keep_mem;
 
+/* A part's board-limit clocks (power_cap.c) for one clock, limit and
+ * recompute mode, kept while its op table and parts are (cx_cost.cap_memo;
+ * reset where they are split) */
+typedef struct {
+    int valid, rmode, capped;
+    double f0, limit_w, clk[4], added, min_mhz;
+} cx_cap_memo;
+
 /* The closed form's reductions over the stages of one pricing of a cost
  * (core/eval/closed.c closed_sums; valid while gen is the cost's): the
  * per-stage sums of F, B and W in stage order, the bottleneck runs (rf: of
@@ -258,6 +266,7 @@ typedef struct {
      * passes, the part-passes capped and the lowest clock any ran at */
     double power_limit_w;
     double part_clk[CX_MODEL_MAX_PARTS][4];
+    cx_cap_memo cap_memo[CX_MODEL_MAX_PARTS];
     double cap_added_s[CX_COST_MAX_CLASSES];
     int capped_parts;
     double cap_min_mhz;
@@ -332,8 +341,7 @@ double cx_core_op_kept_time(const cx_cost *c, const cx_model_op *o, const cx_op_
  * instance the cap added); a class's pass energies from its parts' at their
  * own clocks. */
 void cx_core_power_cap_init(cx_cost *c);
-double cx_core_power_cap_part(cx_cost *c, const cx_model_ops *ops, int recompute_mode, int is_layer,
-                              const cx_op_keep (*keep)[3], double clk[4]);
+double cx_core_power_cap_part(cx_cost *c, int part, int recompute_mode, double clk[4]);
 void cx_core_power_cap_class(cx_cost *c, int k, const cx_chunk_cost *part, const double *added);
 /* Power of a GPU waiting in a bubble or blocked in communication. */
 double cx_core_blocked_power_w(const cx_cost *c);

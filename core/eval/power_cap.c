@@ -98,13 +98,26 @@ static double pass_power_at(double f, void *ctx)
     return pass_power(p->c, p->ops, p->keep, p->x, p->rmode, p->is_layer, f, &t);
 }
 
-double cx_core_power_cap_part(cx_cost *c, const cx_model_ops *ops, int recompute_mode, int is_layer,
-                              const cx_op_keep (*keep)[3], double clk[4])
+double cx_core_power_cap_part(cx_cost *c, int part, int recompute_mode, double clk[4])
 {
     const double f0 = c->clock_mhz, L = c->power_limit_w;
     for (int x = 0; x < 4; x++)
         clk[x] = f0;
     if (!(L > 0)) return 0;
+    const cx_model_ops *ops = &c->stack.part[part].ops;
+    const cx_op_keep(*keep)[3] = (const cx_op_keep(*)[3])c->part_keep[part];
+    const int is_layer = c->stack.part[part].recompute;
+    /* the same op list (its parts kept) at the same clock, limit and
+     * recompute mode: a re-execution or reprice gets the same answer */
+    cx_cap_memo *mm = &c->cap_memo[part];
+    if (mm->valid && mm->f0 == f0 && mm->limit_w == L && mm->rmode == recompute_mode) {
+        memcpy(clk, mm->clk, sizeof mm->clk);
+        c->capped_parts += mm->capped;
+        if (mm->min_mhz < c->cap_min_mhz) c->cap_min_mhz = mm->min_mhz;
+        return mm->added;
+    }
+    const int capped0 = c->capped_parts;
+    double min_mhz = f0;
     double added = 0;
     double added_f = 0;
     for (int x = 0; x < 4; x++) {
@@ -124,7 +137,11 @@ double cx_core_power_cap_part(cx_cost *c, const cx_model_ops *ops, int recompute
         if (x == CX_PASS_F) added_f = t - t0;
         c->capped_parts++;
         if (f < c->cap_min_mhz) c->cap_min_mhz = f;
+        if (f < min_mhz) min_mhz = f;
     }
+    mm->valid = 1, mm->f0 = f0, mm->limit_w = L, mm->rmode = recompute_mode;
+    mm->added = added, mm->min_mhz = min_mhz, mm->capped = c->capped_parts - capped0;
+    memcpy(mm->clk, clk, sizeof mm->clk);
     return added;
 }
 
