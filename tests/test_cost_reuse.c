@@ -14,7 +14,9 @@
  * DP bytes summed for the energy. The runs are shipped configs: dense
  * (megatron-22b at pp 4, megatron-1t whose A100 power limit caps passes),
  * MoE (mixtral, interleaved with vp 8), an uneven split (deepseek-v3) and
- * ZeRO-3 (llama3-70b-fsdp).
+ * ZeRO-3 (llama3-70b-fsdp). And cx_core_cost_copy (the used parts of the
+ * arrays only) against the whole struct copied, as the clock lanes reprice
+ * a copy.
  */
 #include "culonx.h"
 #include "core/eval/closed.h"
@@ -134,6 +136,53 @@ static void walk(const char *path, int64_t tp, int64_t pp, int sched, int64_t vp
     free(c), free(cold), free(run);
 }
 
+/* cx_core_cost_copy into a cost full of other bytes: the copy evaluates,
+ * and prices again at another clock, as the whole struct copied does. */
+static void copy_case(const char *path, int64_t tp, int64_t pp, int sched, int64_t vp, int *n)
+{
+    culonx_error err;
+    culonx_run *run = calloc(1, sizeof *run);
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load(path, NULL, 0, NULL, run, &err), CULONX_OK);
+    culonx_execution *e = &run->exec;
+    e->tp = tp, e->pp = pp, e->vp = vp, e->schedule = (culonx_schedule)sched;
+    e->dp = e->gpus / (tp * pp * (e->cp > 1 ? e->cp : 1));
+    e->sequence_parallel = tp > 1;
+    cx_cost *c = malloc(sizeof *c), *whole = malloc(sizeof *c), *part = malloc(sizeof *c);
+    CU_ASSERT_FATAL(c && whole && part);
+    culonx_result r0, r1, r2;
+    if (cx_core_closed_eval(run, 0, c, &r0, &err) != CULONX_OK) {
+        free(c), free(whole), free(part), free(run);
+        return;
+    }
+    memcpy(whole, c, sizeof *c);
+    memset(part, 0xa5, sizeof *part);
+    cx_core_cost_copy(part, c);
+    CU_ASSERT_EQUAL(cx_core_closed_finish(run, whole, NULL, &r1, &err), CULONX_OK);
+    CU_ASSERT_EQUAL(cx_core_closed_finish(run, part, NULL, &r2, &err), CULONX_OK);
+    CU_ASSERT(same(&r0, &r1, sizeof r0) && same(&r1, &r2, sizeof r1));
+    const double f = 0.75 * run->system.gpu.max_mhz;
+    cx_core_cost_reprice(run, f, whole), cx_core_cost_reprice(run, f, part);
+    CU_ASSERT(same_cost(whole, part) && same_stages(whole, part));
+    CU_ASSERT_EQUAL(cx_core_closed_finish(run, whole, NULL, &r1, &err), CULONX_OK);
+    CU_ASSERT_EQUAL(cx_core_closed_finish(run, part, NULL, &r2, &err), CULONX_OK);
+    CU_ASSERT(same(&r1, &r2, sizeof r1));
+    (*n)++;
+    free(c), free(whole), free(part), free(run);
+}
+
+static void test_copy(void)
+{
+    int n = 0;
+    copy_case("configs/megatron-22b.xml", 8, 4, CULONX_SCHED_1F1B, 1, &n);
+    copy_case("configs/megatron-22b.xml", 2, 4, CULONX_SCHED_INTERLEAVED, 2, &n);
+    copy_case("configs/megatron-22b.xml", 2, 8, CULONX_SCHED_ZB_H1, 1, &n);
+    copy_case("configs/megatron-22b.xml", 2, 8, CULONX_SCHED_ZB_V, 1, &n);
+    copy_case("configs/megatron-1t.xml", 8, 64, CULONX_SCHED_1F1B, 1, &n);
+    copy_case("configs/mixtral-8x7b-h100.xml", 1, 4, CULONX_SCHED_INTERLEAVED, 8, &n);
+    copy_case("configs/deepseek-v3-h100.xml", 1, 8, CULONX_SCHED_DUALPIPE_V, 1, &n);
+    CU_ASSERT(n == 7);
+}
+
 static void test_reuse_is_cold(void)
 {
     long n = 0, kept = 0;
@@ -154,6 +203,7 @@ int main(void)
     if (CU_initialize_registry() != CUE_SUCCESS) return CU_get_error();
     CU_pSuite s = CU_add_suite("cost_reuse", NULL, NULL);
     CU_add_test(s, "reuses give the cold costs and results", test_reuse_is_cold);
+    CU_add_test(s, "the live-range copy is the whole copy", test_copy);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned f = CU_get_number_of_failures();

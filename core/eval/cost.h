@@ -393,6 +393,11 @@ void cx_core_cost_stages(const culonx_run *run, cx_cost *c);
 void cx_core_cost_dp_runs(const culonx_run *run, cx_cost *c);
 void cx_core_cost_dp_stages(cx_cost *c);
 
+/* *d = *s but the unused tails of s's fixed-capacity arrays (past p, the
+ * classes, the virtual stages, the parts; cost_copy.c): the same cost for
+ * every reader, most of 440 KB not copied. d != s. */
+void cx_core_cost_copy(cx_cost *d, const cx_cost *s);
+
 /* Memory of stage s except activations: weights, gradients, optimizer
  * state and working buffers (work_bytes = transient recompute bytes). */
 void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_memory *mm);
