@@ -72,6 +72,21 @@ static int same_stages(const cx_cost *a, const cx_cost *b)
            same(a->dp_nb, b->dp_nb, (size_t)a->p * sizeof(int));
 }
 
+/* The run of a shipped config at tp x pp (dp from its GPUs), schedule
+ * sched with vp chunks. */
+static culonx_run *load(const char *path, int64_t tp, int64_t pp, int sched, int64_t vp)
+{
+    culonx_error err;
+    culonx_run *run = calloc(1, sizeof *run);
+    CU_ASSERT_FATAL(run != NULL);
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load(path, NULL, 0, NULL, run, &err), CULONX_OK);
+    culonx_execution *e = &run->exec;
+    e->tp = tp, e->pp = pp, e->vp = vp, e->schedule = (culonx_schedule)sched;
+    e->dp = e->gpus / (tp * pp * (e->cp > 1 ? e->cp : 1));
+    e->sequence_parallel = tp > 1;
+    return run;
+}
+
 /* A name no build writes: a cost whose op tables still carry it was not
  * rebuilt. */
 static const char kept_mark[] = "kept";
@@ -80,12 +95,8 @@ static void walk(const char *path, int64_t tp, int64_t pp, int sched, int64_t vp
                  long *kept)
 {
     culonx_error err;
-    culonx_run *run = calloc(1, sizeof *run);
-    CU_ASSERT_EQUAL_FATAL(culonx_run_load(path, NULL, 0, NULL, run, &err), CULONX_OK);
+    culonx_run *run = load(path, tp, pp, sched, vp);
     culonx_execution *e = &run->exec;
-    e->tp = tp, e->pp = pp, e->vp = vp, e->schedule = (culonx_schedule)sched;
-    e->dp = e->gpus / (tp * pp * (e->cp > 1 ? e->cp : 1));
-    e->sequence_parallel = tp > 1;
     const int moe = run->model.arch == CULONX_ARCH_MOE;
     cx_cost *c = malloc(sizeof *c), *cold = malloc(sizeof *cold);
     cx_replay_ws *ws = cx_core_replay_ws_new();
@@ -141,12 +152,7 @@ static void walk(const char *path, int64_t tp, int64_t pp, int sched, int64_t vp
 static void copy_case(const char *path, int64_t tp, int64_t pp, int sched, int64_t vp, int *n)
 {
     culonx_error err;
-    culonx_run *run = calloc(1, sizeof *run);
-    CU_ASSERT_EQUAL_FATAL(culonx_run_load(path, NULL, 0, NULL, run, &err), CULONX_OK);
-    culonx_execution *e = &run->exec;
-    e->tp = tp, e->pp = pp, e->vp = vp, e->schedule = (culonx_schedule)sched;
-    e->dp = e->gpus / (tp * pp * (e->cp > 1 ? e->cp : 1));
-    e->sequence_parallel = tp > 1;
+    culonx_run *run = load(path, tp, pp, sched, vp);
     cx_cost *c = malloc(sizeof *c), *whole = malloc(sizeof *c), *part = malloc(sizeof *c);
     CU_ASSERT_FATAL(c && whole && part);
     culonx_result r0, r1, r2;
