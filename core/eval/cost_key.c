@@ -14,7 +14,13 @@
  * part is O(p v). A hit at another clock keeps the shape (model stack,
  * layout, classes' contents, virtual-stage maps, equal stages) and prices
  * it again (cx_core_cost_reprice): a sweep's clocks are its innermost
- * structural level.
+ * structural level. A miss whose execution differs only in fields read
+ * when pricing (recompute, TP overlap, ZeRO, offload, all-to-all overlap:
+ * op_key) keeps the op tables, layout, classes and equal stages, with the
+ * ops' clock-independent parts and collectives, and prices the cost again
+ * for the new execution (cx_core_cost_reexec). A run pinned to the key
+ * (cx_core_cost_key_pin: a sweep worker's) has its model, system and split
+ * compared once, then only its execution.
  * See core/README.md, "Sweeps".
  */
 #include "core/eval/cost_key.h"
