@@ -469,22 +469,30 @@ static culonx_status classify(const culonx_run *run, cx_cost *c, int nvs, culonx
 
 static void price(const culonx_run *run, cx_cost *c, int times, int same_shape);
 static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, int mem_only,
-                           culonx_error *err);
+                           int same_sys, culonx_error *err);
 
 culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cost *c,
                                  culonx_error *err)
 {
-    return build(run, clock_mhz, c, 0, err);
+    return build(run, clock_mhz, c, 0, 0, err);
 }
 
 culonx_status cx_core_cost_build_mem(const culonx_run *run, double clock_mhz, cx_cost *c,
                                      culonx_error *err)
 {
-    return build(run, clock_mhz, c, 1, err);
+    return build(run, clock_mhz, c, 1, 0, err);
 }
 
+culonx_status cx_core_cost_build_same_sys(const culonx_run *run, double clock_mhz, cx_cost *c,
+                                          int mem_only, culonx_error *err)
+{
+    return build(run, clock_mhz, c, mem_only, 1, err);
+}
+
+/* same_sys: c->sys is already run->system with the defaults filled (the
+ * last build into c was for the same system) */
 static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, int mem_only,
-                           culonx_error *err)
+                           int same_sys, culonx_error *err)
 {
     const culonx_model *md = &run->model;
     const culonx_execution *ex = &run->exec;
@@ -492,9 +500,11 @@ static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, 
     /* a new shape: nothing kept */
     c->nkeep_dp = c->keep_dp_next = c->nkeep_mem = c->keep_mem_next = c->keep_mem_last = 0;
     c->run = run;
-    c->sys = run->system;
-    cx_hw_perf_defaults(&c->sys.perf);
-    cx_hw_power_default(&c->sys.gpu);
+    if (!same_sys) {
+        c->sys = run->system;
+        cx_hw_perf_defaults(&c->sys.perf);
+        cx_hw_power_default(&c->sys.gpu);
+    }
     c->clock_mhz = clock_mhz > 0 ? clock_mhz : run->system.gpu.max_mhz;
     cx_hw_pass_energy_prepare(&c->sys.gpu, ex->dtype, c->clock_mhz, &c->pe);
     cx_core_layout_init(&c->layout, ex);

@@ -122,6 +122,7 @@ static culonx_status build_key(const culonx_run *run, double clock_mhz, cx_cost 
 {
     culonx_execution e;
     *complete = 1;
+    int same_sys = 0; /* the last build into c was for run's system */
     if (k && k->valid && k->c == c && layers_ok(run)) {
         exec_key(run, &e);
         const int n = run->vstage_layers ? run->n_vstage_layers : -1;
@@ -133,6 +134,8 @@ static culonx_status build_key(const culonx_run *run, double clock_mhz, cx_cost 
                                      memcmp(&run->model, &k->model, sizeof k->model) == 0 &&
                                      memcmp(&run->system, &k->system, sizeof k->system) == 0));
         if (same && run == k->pinned) k->pin_same = 1;
+        same_sys =
+            c->gen == k->gen && (pinned || memcmp(&run->system, &k->system, sizeof k->system) == 0);
         culonx_execution oe, ok;
         if (same && memcmp(&e, &k->exec, sizeof e) != 0) {
             op_key(&e, &oe), op_key(&k->exec, &ok);
@@ -165,8 +168,9 @@ static culonx_status build_key(const culonx_run *run, double clock_mhz, cx_cost 
             return CULONX_OK;
         }
     }
-    culonx_status st = mem_only ? cx_core_cost_build_mem(run, clock_mhz, c, err)
-                                : cx_core_cost_build(run, clock_mhz, c, err);
+    culonx_status st = same_sys   ? cx_core_cost_build_same_sys(run, clock_mhz, c, mem_only, err)
+                       : mem_only ? cx_core_cost_build_mem(run, clock_mhz, c, err)
+                                  : cx_core_cost_build(run, clock_mhz, c, err);
     *complete = st == CULONX_OK && c->priced;
     if (!k) return st;
     k->valid = st == CULONX_OK && layers_ok(run);
