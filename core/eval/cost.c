@@ -73,16 +73,14 @@ double cx_core_blocked_power_w(const cx_cost *c)
  * both; weights are cast once per iteration and kept, FP8_WEIGHT_BYTES in
  * memory). The amax reductions are scalars and not priced. */
 #define FP8_CAST_BYTES_PER_ELEM 3.0
-/* cx_hw_work_time_at(g, w, f).time_s with r = clock_ratio(c, f): the same
- * operations, the clock's ratio taken once per pass instead of per op (a
- * reprice times every op of every part at each clock) */
+/* cx_hw_work_time_at(g, w, f).time_s with r = f_max / f (clock_ratio):
+ * the same operations, the ratio taken once per pass instead of per op */
 static inline double work_time_r(const cx_hw_work_parts *w, double r)
 {
     const double compute_s = w->arith ? w->arith_s * r : 0.0;
     return compute_s > w->mem_s ? compute_s : w->mem_s;
 }
 
-/* f_max / f of cx_hw_work_time_at at clock f_mhz */
 static double clock_ratio(const cx_cost *c, double f_mhz)
 {
     const culonx_gpu *g = &c->sys.gpu;
@@ -181,8 +179,7 @@ static double floor_stretch(const cx_cost *c, double gpu, double coll, int kerne
     return (floor_s - coll) / gpu;
 }
 
-/* The stretches of the F, B, W and R passes of an op list (CX_PASS_*),
- * their sums taken op by op in one loop (W has no collective: 0). */
+/* floor_stretch of the F, B, W and R passes (CX_PASS_*) in one loop */
 static void cpu_floors(const cx_cost *c, const cx_op_times *ot, const double *tp_r, int n,
                        double k[4])
 {
@@ -489,8 +486,7 @@ culonx_status cx_core_cost_build_same_sys(const culonx_run *run, double clock_mh
     return build(run, clock_mhz, c, mem_only, 1, err);
 }
 
-/* same_sys: c->sys is already run->system with the defaults filled (the
- * last build into c was for the same system) */
+/* same_sys: c->sys is run->system with its defaults (cost_key.c) */
 static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, int mem_only,
                            int same_sys, culonx_error *err)
 {
@@ -662,8 +658,7 @@ static void price(const culonx_run *run, cx_cost *c, int times, int same_shape)
     if (times) cx_core_cost_stages(run, c);
 }
 
-/* The start of a reprice or a re-execution: a new number, run and clock,
- * the classes' costs zeroed (their contents, the last fields, kept). */
+/* A reprice's start: new number, run and clock; class costs zeroed. */
 static void reprice_start(const culonx_run *run, double clock_mhz, cx_cost *c)
 {
     c->gen = atomic_fetch_add(&build_gen, 1) + 1;
