@@ -106,9 +106,11 @@ static void walk(const char *path, int64_t tp, int64_t pp, int sched, int64_t vp
     const int offl[4] = {0, CULONX_OFFLOAD_WEIGHTS, CULONX_OFFLOAD_OPTIMIZER,
                          CULONX_OFFLOAD_ACTIVATIONS};
     int built = 0;
-    /* a second pass at half the stages: a whole build into the same cost
-     * (the system's defaults kept, cx_core_cost_build_same_sys) */
-    for (int half = 0; half < (pp > 1 ? 2 : 1); half++)
+    /* then whole builds into the same cost (the system's defaults kept,
+     * cx_core_cost_build_same_sys): twice the microbatch (the same stage
+     * maps and equal stages, kept), then half the stages (made again) */
+    const int64_t mb = e->microbatch;
+    for (int pass = 0; pass < (pp > 1 ? 3 : 2); pass++)
         for (int rc = 0; rc < 3; rc++)
             for (int tpo = 0; tpo < (tp > 1 ? 3 : 1); tpo++)
                 for (int z = 0; z < (moe ? 2 : 4); z++)
@@ -116,7 +118,8 @@ static void walk(const char *path, int64_t tp, int64_t pp, int sched, int64_t vp
                         for (int f = 0; f < 2; f++)
                             for (int dopt = 0; dopt < (z == 0 ? 2 : 1); dopt++)
                                 for (int ovl = 0; ovl < 2; ovl++) {
-                                    e->pp = half ? pp / 2 : pp;
+                                    e->microbatch = pass == 1 ? 2 * mb : mb;
+                                    e->pp = pass == 2 ? pp / 2 : pp;
                                     e->dp = e->gpus / (tp * e->pp * (e->cp > 1 ? e->cp : 1));
                                     e->recompute = (culonx_recompute)rc;
                                     e->tp_overlap = (culonx_tp_overlap)tpo;

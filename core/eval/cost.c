@@ -43,27 +43,6 @@ static atomic_uint_fast64_t build_gen;
 #define DS_MAX_LIVE_PARAMS 1e9
 #define DS_REDUCE_BUCKET_PARAMS 5e8
 
-double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double bytes,
-                             double *power_w)
-{
-    /* prepared for the cost's clock at its build or reprice: same bits */
-    if (c->pe.f_in == c->clock_mhz && c->pe.dtype == c->run->exec.dtype)
-        return cx_hw_pass_energy_prepared_j(&c->pe, t_s, flops, bytes, power_w);
-    return cx_hw_pass_energy_j(&c->sys.gpu, c->run->exec.dtype, c->clock_mhz, t_s, flops, bytes,
-                               power_w);
-}
-
-double cx_core_pass_energy_at_j(const cx_cost *c, double f_mhz, double t_s, double flops,
-                                double bytes, double *power_w)
-{
-    return cx_hw_pass_energy_j(&c->sys.gpu, c->run->exec.dtype, f_mhz, t_s, flops, bytes, power_w);
-}
-
-double cx_core_blocked_power_w(const cx_cost *c)
-{
-    return cx_hw_power_blocked_w(&c->sys.gpu.power, &c->sys.gpu);
-}
-
 /* FP8 training (Transformer Engine; core/README.md "FP8"): with dtype fp8
  * only the weight GEMMs of the layers run on the FP8 tensor-core peak; the
  * attention kernel, the embedding, the logits and every memory-bound op stay
@@ -486,7 +465,7 @@ culonx_status cx_core_cost_build_same_sys(const culonx_run *run, double clock_mh
     return build(run, clock_mhz, c, mem_only, 1, err);
 }
 
-/* same_sys: c->sys is run->system with its defaults (cost_key.c) */
+/* same_sys: c holds a whole build for run->system (cost_key.c) */
 static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, int mem_only,
                            int same_sys, culonx_error *err)
 {
@@ -505,6 +484,10 @@ static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, 
     cx_hw_pass_energy_prepare(&c->sys.gpu, ex->dtype, c->clock_mhz, &c->pe);
     cx_core_layout_init(&c->layout, ex);
     cx_core_shard_init(c);
+    /* the last build's virtual-stage maps and equal stages, kept when they
+     * are a function of what is the same now (same_sys: c holds that build) */
+    const cx_sched_desc *old_sched = same_sys ? c->sched : NULL;
+    const int old_p = c->p, old_v = c->v;
     c->sched = cx_sched_get(ex->schedule);
     if (!c->sched)
         return cx_core_fail(err, CULONX_EINPUT, run->path, 0, "schedule '%s' is not available",
@@ -532,16 +515,21 @@ static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, 
                             (int)md->arch);
     culonx_status st = split_layers(run, c, (int)nvs, err);
     if (st != CULONX_OK) return st;
+    const int same_maps = old_sched == c->sched && old_p == c->p && old_v == c->v;
+    int16_t old_class[CX_COST_MAX_VSTAGES];
+    if (same_maps) memcpy(old_class, c->vs_class, (size_t)nvs * sizeof old_class[0]);
     st = classify(run, c, (int)nvs, err);
     if (st != CULONX_OK) return st;
-    for (int s = 0; s < c->p; s++)
+    for (int s = 0; !same_maps && s < c->p; s++) /* a function of (schedule, p, v) */
         for (int k = 0; k < c->v; k++) {
             int vs = c->sched->vstage(c->p, c->v, s, k);
             c->vs_stage[vs] = (int16_t)s;
             c->vs_chunk[vs] = (int16_t)k;
             c->vs_stage_vs[s * c->v + k] = (int16_t)vs;
         }
-    cx_core_cost_stage_shape(c);
+    /* of the maps and the classes of the virtual stages */
+    if (!same_maps || memcmp(old_class, c->vs_class, (size_t)nvs * sizeof old_class[0]))
+        cx_core_cost_stage_shape(c);
     /* side traffic (ZeRO-2/3, offload) makes the replay decision read
      * times (closed.c replays): priced whole */
     const int times = !mem_only || c->zero >= 2 || ex->offload != 0;

@@ -364,9 +364,11 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
  * time); else cx_core_cost_build. cx_core_cost_reprice completes it. */
 culonx_status cx_core_cost_build_mem(const culonx_run *run, double clock_mhz, cx_cost *c,
                                      culonx_error *err);
-/* cx_core_cost_build (mem_only: _build_mem) into a cost whose last build
- * was for the same system (culonx_run.system bit for bit; cost_key.c):
- * the system's defaults it filled are kept. */
+/* cx_core_cost_build (mem_only: _build_mem) into a cost that holds a
+ * whole build for the same system (culonx_run.system bit for bit;
+ * cost_key.c): the system's defaults it filled are kept, and its
+ * virtual-stage maps and equal stages where the schedule, p, v and the
+ * classes of the virtual stages are the same. */
 culonx_status cx_core_cost_build_same_sys(const culonx_run *run, double clock_mhz, cx_cost *c,
                                           int mem_only, culonx_error *err);
 /* The per-stage parts of cx_core_cost_build (its last steps): sends and
