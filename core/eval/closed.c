@@ -61,8 +61,8 @@ static double bubble_cached(const cx_sched_desc *d, int p, int m, int v, double 
                             double w)
 {
     uint64_t fb = bits(f), bb = bits(b), wb = bits(w);
-    for (int i = 0; i < BUBBLE_MEMO; i++) {
-        const bubble_memo *e = &memo[i];
+    for (int k = 1; k <= BUBBLE_MEMO; k++) { /* the latest first */
+        const bubble_memo *e = &memo[(memo_next - k) % BUBBLE_MEMO];
         if (e->d == d && e->p == p && e->m == m && e->v == v && e->f == fb && e->b == bb &&
             e->w == wb)
             return e->bubble_s;
@@ -90,9 +90,49 @@ static int replays(const cx_cost *c)
     return c->p > 1 && c->stack.nseg > 1;
 }
 
-void cx_core_stage_times(const cx_cost *c, int s, double *f, double *b, double *w)
+/* The closed form's reductions over the stages that read only the stage
+ * times (the per-stage sums, the bottleneck stages, each run's `ahead` of
+ * the tail), made once per pricing of c (cx_cost.gen) and kept for the
+ * evaluations that share it (a sweep's DP settings): the same operations
+ * in the same order, so the same bits. */
+static const cx_closed_sums *closed_sums(cx_cost *c)
 {
-    *f = c->stage_f_s[s], *b = c->stage_b_s[s], *w = c->stage_w_s[s];
+    cx_closed_sums *cs = &c->closed;
+    if (cs->gen == c->gen) return cs;
+    const double P = c->p2p_s;
+    double sumF = 0, sumB = 0, sumW = 0, pf = -1, pb = -1;
+    int rf = 0, rb = 0;
+    for (int r = 0; r < c->nsrun; r++) { /* runs of equal stages */
+        const int s = c->srun[r], n = c->srun[r + 1] - s;
+        const double F = c->run_f_s[r], B = c->run_b_s[r], W = c->run_w_s[r];
+        for (int k = 0; k < n; k++) /* the per-stage sums, in stage order */
+            sumF += F, sumB += B, sumW += W;
+        if (c->sched->phased) {
+            double a = F + c->sends_f[s] * P, b = B + W + c->sends_b[s] * P;
+            if (a > pf) pf = a, rf = r;
+            if (b > pb) pb = b, rb = r;
+        } else {
+            double t = F + B + W + (c->sched->p2p_overlap ? 0 : c->sends_f[s] + c->sends_b[s]) * P;
+            if (t > pf) pf = t, rf = rb = r;
+        }
+    }
+    cs->sum_f_s = sumF, cs->sum_b_s = sumB, cs->sum_w_s = sumW;
+    cs->replayed = replays(c);
+    cs->rf = rf, cs->rb = rb, cs->jf = c->srun[rf], cs->jb = c->srun[rb];
+    /* stage s ends its last backward `ahead` before stage 0: the last
+     * gradient still passes stages s-1..0, a send and a backward item each */
+    double ahead = 0;
+    for (int r = 0; r < c->nsrun; r++) {
+        const int s = c->srun[r];
+        const cx_chunk_cost *c0 = cx_core_cost_chunk(c, c->sched->vstage(c->p, c->v, s, 0));
+        const double last_bw = c0->b_s + c0->tp_b_s + c0->w_s; /* last backward group */
+        cs->ahead_s[r] = ahead;
+        const double step = P + last_bw + c0->r_s + c0->tp_r_s;
+        for (int k = c->srun[r + 1] - s; k > 0; k--)
+            ahead += step;
+    }
+    cs->gen = c->gen;
+    return cs;
 }
 
 /* Peak memory of the most loaded stage (res->memory, res->params_per_gpu);
@@ -105,14 +145,14 @@ static void memory_scan(const cx_cost *c, const double *peak_act, culonx_result 
  * cleared) in the cost across reprices (cx_cost.keep_mem), so a sweep's
  * later clocks, and its evaluation after the memory check, copy it. 1 and
  * res filled when kept. */
-static int memory_kept(const cx_cost *c, culonx_result *res)
+static int memory_kept(cx_cost *c, culonx_result *res)
 {
-    culonx_execution key;
-    memcpy(&key, &c->run->exec, sizeof key);
-    key.clock_mhz = 0;
-    for (int i = 0; i < c->nkeep_mem; i++) {
+    const culonx_execution *ex = &c->run->exec;
+    for (int k = 0; k < c->nkeep_mem; k++) {
+        const int i = (c->keep_mem_last + k) % c->nkeep_mem; /* the last found first */
         const cx_keep_mem *e = &c->keep_mem[i];
-        if (cx_core_exec_dp_same(&e->exec, &key) && memcmp(&e->exec, &key, sizeof key) == 0) {
+        if (cx_core_exec_dp_same(&e->exec, ex) && cx_core_exec_same_unclocked(ex, &e->exec)) {
+            c->keep_mem_last = i;
             res->memory = e->memory;
             res->params_per_gpu = e->params_per_gpu;
             return 1;
@@ -227,38 +267,16 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
      * drain through the other stages. Phased schedules (GPipe) have one
      * bottleneck for the forward phase and one for the backward phase. */
     const double P = c->p2p_s;
-    double sumF = 0, sumB = 0, sumW = 0;
-    int jf = 0, jb = 0;
-    double pf = -1, pb = -1;
-    double Fj = 0, Bj = 0, Wj = 0, sends_j = 0;
-    for (int r = 0; r < c->nsrun; r++) { /* runs of equal stages */
-        const int s = c->srun[r], n = c->srun[r + 1] - s;
-        double F, B, W;
-        cx_core_stage_times(c, s, &F, &B, &W);
-        for (int k = 0; k < n; k++) /* the per-stage sums, in stage order */
-            sumF += F, sumB += B, sumW += W;
-        if (c->sched->phased) {
-            double a = F + c->sends_f[s] * P, b = B + W + c->sends_b[s] * P;
-            if (a > pf) pf = a, jf = s;
-            if (b > pb) pb = b, jb = s;
-        } else {
-            double t = F + B + W + (c->sched->p2p_overlap ? 0 : c->sends_f[s] + c->sends_b[s]) * P;
-            if (t > pf) pf = t, jf = jb = s;
-        }
-    }
-    {
-        double F, B, W;
-        cx_core_stage_times(c, jf, &F, &B, &W);
-        Fj = F;
-        cx_core_stage_times(c, jb, &F, &B, &W);
-        Bj = B, Wj = W;
-        sends_j = c->sched->p2p_overlap ? 0.0 : (c->sends_f[jf] + c->sends_b[jb]) * P;
-    }
+    const cx_closed_sums *cs = closed_sums(c);
+    const int jf = cs->jf, jb = cs->jb;
+    const double sumF = cs->sum_f_s, sumB = cs->sum_b_s, sumW = cs->sum_w_s;
+    const double Fj = c->run_f_s[cs->rf], Bj = c->run_b_s[cs->rb], Wj = c->run_w_s[cs->rb];
+    const double sends_j = c->sched->p2p_overlap ? 0.0 : (c->sends_f[jf] + c->sends_b[jb]) * P;
     int j = jb;
     double tj = Fj + Bj + Wj;
     /* schedules without an exact formula are replayed (below); their bubble
      * is what remains of the replayed time */
-    int replayed = replays(c);
+    int replayed = cs->replayed;
     double bubble = 0;
     if (p > 1 && !replayed) {
         double n = (double)(p - 1);
@@ -284,12 +302,12 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         }
         rp = o;
     }
-    double tail = 0, ahead = 0, opt_s = 0, t_end = 0, step = 0;
+    double tail = 0, opt_s = 0, t_end = 0;
     for (int s = 0; replayed && s < p; s++) {
         /* the stage's last compute ends at last_end; its optimizer follows
          * the DP sync and any blocking send still under way */
-        const double dp = c->dp_s[s], le = rp->last_end_s[s], fr = rp->free_s[s];
-        const double opt = c->optimizer_s[s];
+        const double dp = c->dpr_s[c->prun_of[s]], le = rp->last_end_s[s], fr = rp->free_s[s];
+        const double opt = c->optr_s[c->prun_of[s]];
         double exposed = dp;
         if (ex->dp_overlap && dp > 0) {
             const double window = rp->last_item_s[s];
@@ -311,21 +329,17 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         const cx_chunk_cost *c0 = cx_core_cost_chunk(c, c->sched->vstage(p, c->v, s, 0));
         double last_bw = c0->b_s + c0->tp_b_s + c0->w_s; /* last backward group */
         double window = c->sched->splits_bw ? c0->w_s : last_bw;
-        double dp = c->dp_s[s], exposed = dp;
+        double dp = c->dpr_s[c->prun_of[s]], exposed = dp;
         if (ex->dp_overlap && dp > 0) {
             double n = (double)cx_core_dp_buckets(c, s);
             exposed = cx_maxd(dp / n, dp - window * (n - 1.0) / n);
         }
-        /* stage s ends its last backward `ahead` before stage 0: the last
-         * gradient still passes stages s-1..0, a send and a backward each
-         * (an equal stage later in the pipeline is never the latest) */
-        double t = exposed + c->optimizer_s[s] - ahead;
-        if (s == 0 || t > tail) tail = t, opt_s = c->optimizer_s[s];
-        /* the rest of the run: as stage s but `step` further ahead each,
-         * so never later */
-        step = c->p2p_s + last_bw + c0->r_s + c0->tp_r_s;
-        for (int k = c->srun[r + 1] - s; k > 0; k--)
-            ahead += step;
+        /* stage s ends its last backward `ahead` before stage 0 (the last
+         * gradient still passes stages s-1..0, a send and a backward each;
+         * closed_sums); an equal stage later in the run is `step` further
+         * ahead each, so never later */
+        double t = exposed + c->optr_s[c->prun_of[s]] - cs->ahead_s[r];
+        if (s == 0 || t > tail) tail = t, opt_s = c->optr_s[c->prun_of[s]];
     }
     if (replayed) {
         tail = t_end - t_pipe;
@@ -412,7 +426,7 @@ static double time_bound(const cx_cost *c, const cx_replay_shape *sh)
         e[vs] = e[vs - 1] + a->f_s + a->tp_f_s + hop;
         chain[vs] = chain[vs - 1] + a->r_s + a->tp_r_s + a->b_s + a->tp_b_s + hop;
     }
-    const double opt0 = c->optimizer_s[c->vs_stage[0]];
+    const double opt0 = c->optr_s[c->prun_of[c->vs_stage[0]]];
     double best = 0;
     for (int s = 0; s < p; s++) {
         double fill = INFINITY, comp = 0, omega = 0;
@@ -439,14 +453,14 @@ static double time_bound(const cx_cost *c, const cx_replay_shape *sh)
             window = (lk == CX_WORK_BW ? dB + lc->w_s : dB) - lc->r_s - lc->tp_r_s;
             lsend = lvs > 0 && c->vs_stage[lvs - 1] != s;
         }
-        double dp = c->dp_s[s], exposed = dp;
+        double dp = c->dpr_s[c->prun_of[s]], exposed = dp;
         if (ex->dp_overlap && dp > 0) {
             double n = (double)cx_core_dp_buckets(c, s);
             exposed = cx_maxd(dp / n, dp - window * (n - 1.0) / n);
         }
-        double t1 = fill + comp + nsend * P + c->optimizer_s[s];
+        double t1 = fill + comp + nsend * P + c->optr_s[c->prun_of[s]];
         double t2 = fill + comp + (blocking && lsend ? nsend - 1.0 : nsend) * P + exposed +
-                    c->optimizer_s[s];
+                    c->optr_s[c->prun_of[s]];
         double t = cx_maxd(t1, t2);
         if (sh->lastb_chunk[s] >= 0) {
             int bvs = c->vs_stage_vs[s * v + sh->lastb_chunk[s]];

@@ -10,9 +10,6 @@
 #include "core/eval/cost.h"
 #include "core/eval/replay.h"
 
-/* Per-microbatch stage times: F (with TP), B (with recompute and TP), W. */
-void cx_core_stage_times(const cx_cost *c, int stage, double *f_s, double *b_s, double *w_s);
-
 /* Evaluates without re-checking the run; c is scratch owned by the caller. */
 culonx_status cx_core_closed_eval(const culonx_run *run, double clock_mhz, cx_cost *c,
                                   culonx_result *res, culonx_error *err);

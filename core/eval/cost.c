@@ -28,6 +28,7 @@
 
 #include <math.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 
 /* build numbers (cx_cost.gen), unique over all threads */
@@ -42,27 +43,6 @@ static atomic_uint_fast64_t build_gen;
 #define DS_MAX_LIVE_PARAMS 1e9
 #define DS_REDUCE_BUCKET_PARAMS 5e8
 
-double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double bytes,
-                             double *power_w)
-{
-    /* prepared for the cost's clock at its build or reprice: same bits */
-    if (c->pe.f_in == c->clock_mhz && c->pe.dtype == c->run->exec.dtype)
-        return cx_hw_pass_energy_prepared_j(&c->pe, t_s, flops, bytes, power_w);
-    return cx_hw_pass_energy_j(&c->sys.gpu, c->run->exec.dtype, c->clock_mhz, t_s, flops, bytes,
-                               power_w);
-}
-
-double cx_core_pass_energy_at_j(const cx_cost *c, double f_mhz, double t_s, double flops,
-                                double bytes, double *power_w)
-{
-    return cx_hw_pass_energy_j(&c->sys.gpu, c->run->exec.dtype, f_mhz, t_s, flops, bytes, power_w);
-}
-
-double cx_core_blocked_power_w(const cx_cost *c)
-{
-    return cx_hw_power_blocked_w(&c->sys.gpu.power, &c->sys.gpu);
-}
-
 /* FP8 training (Transformer Engine; core/README.md "FP8"): with dtype fp8
  * only the weight GEMMs of the layers run on the FP8 tensor-core peak; the
  * attention kernel, the embedding, the logits and every memory-bound op stay
@@ -72,28 +52,37 @@ double cx_core_blocked_power_w(const cx_cost *c)
  * both; weights are cast once per iteration and kept, FP8_WEIGHT_BYTES in
  * memory). The amax reductions are scalars and not priced. */
 #define FP8_CAST_BYTES_PER_ELEM 3.0
-static void op_split(const cx_cost *c, const cx_model_op *o, double flops, double bytes, int fp8,
-                     double cast_elems, int backward, cx_op_keep *k);
-/* k: the op's clock-independent parts (work and FP8 cast), split into it
- * unless reuse (a reprice of the same shape: they read no clock); f_mhz the
- * clock its pass runs at (power_cap.c) */
-static double op_time(const cx_cost *c, const cx_model_op *o, double flops, double bytes,
-                      double *tensor_s, int fp8, double cast_elems, int backward, cx_op_keep *k,
-                      int reuse, double f_mhz)
+/* cx_hw_work_time_at(g, w, f).time_s with r = f_max / f (clock_ratio):
+ * the same operations, the ratio taken once per pass instead of per op */
+static inline double work_time_r(const cx_hw_work_parts *w, double r)
 {
-    if (flops <= 0 && bytes <= 0) return 0.0;
-    if (!reuse) op_split(c, o, flops, bytes, fp8, cast_elems, backward, k);
-    cx_hw_time t = cx_hw_work_time_at(&c->sys.gpu, &k->work, f_mhz);
-    double cast_s = k->cast ? cx_hw_work_time_at(&c->sys.gpu, &k->cast_work, f_mhz).time_s : 0.0;
-    if (o->tensor && tensor_s) *tensor_s += t.time_s;
-    return t.time_s + cast_s;
+    const double compute_s = w->arith ? w->arith_s * r : 0.0;
+    return compute_s > w->mem_s ? compute_s : w->mem_s;
 }
 
-double cx_core_op_time(const cx_cost *c, const cx_model_op *o, double flops, double bytes,
-                       double *tensor_s, int fp8, double cast_elems, int backward, double f_mhz)
+static double clock_ratio(const cx_cost *c, double f_mhz)
 {
-    cx_op_keep k;
-    return op_time(c, o, flops, bytes, tensor_s, fp8, cast_elems, backward, &k, 0, f_mhz);
+    const culonx_gpu *g = &c->sys.gpu;
+    const double fmax = g->max_mhz > 0 ? g->max_mhz : 1.0;
+    const double f = f_mhz > 0 ? f_mhz : fmax;
+    return fmax / f;
+}
+
+/* Time of a pass of op o from its clock-independent parts k (ops_split;
+ * all 0 for a pass with no work, which then takes 0 + 0) at clock ratio r;
+ * adds the GEMM part to *tensor_s when o runs on tensor cores. */
+static inline double op_time(const cx_model_op *o, double *tensor_s, const cx_op_keep *k, double r)
+{
+    const double t = work_time_r(&k->work, r);
+    const double cast_s = k->cast ? work_time_r(&k->cast_work, r) : 0.0;
+    if (o->tensor && tensor_s) *tensor_s += t;
+    return t + cast_s;
+}
+
+double cx_core_op_kept_time(const cx_cost *c, const cx_model_op *o, const cx_op_keep *k,
+                            double f_mhz)
+{
+    return op_time(o, NULL, k, clock_ratio(c, f_mhz));
 }
 
 static void op_split(const cx_cost *c, const cx_model_op *o, double flops, double bytes, int fp8,
@@ -157,22 +146,32 @@ static void add_coll(cx_coll_kind k, const cx_hw_comm *cm, double *time_s,
         tier_bytes[i] += cm->bytes_tier[i];
 }
 
-/* Costs of one pass over an op list, accumulated into cc with weight n. */
 /* CPU launch floor of one pass over an op list (framework overhead): the
  * GPU work of the pass cannot take less than launch_s per kernel issued,
  * collectives included; when it would, the compute ops are stretched
- * uniformly so the pass takes exactly the floor. Returns the stretch. */
-static double cpu_floor(const cx_cost *c, const double *op_s, const double *coll_s, int n)
+ * uniformly so the pass takes exactly the floor. The stretch of a pass
+ * whose ops take gpu in all and its collectives coll, over `kernels`. */
+static double floor_stretch(const cx_cost *c, double gpu, double coll, int kernels)
 {
-    double gpu = 0, coll = 0;
-    int kernels = 0;
-    for (int i = 0; i < n; i++) {
-        gpu += op_s[i], coll += coll_s ? coll_s[i] : 0.0;
-        kernels += (op_s[i] > 0) + (coll_s && coll_s[i] > 0);
-    }
     double floor_s = kernels * c->sys.perf.kernel_launch_s;
     if (gpu <= 0 || floor_s <= gpu + coll) return 1.0;
     return (floor_s - coll) / gpu;
+}
+
+/* floor_stretch of the F, B, W and R passes (CX_PASS_*) in one loop */
+static void cpu_floors(const cx_cost *c, const cx_op_times *ot, const double *tp_r, int n,
+                       double k[4])
+{
+    double gf = 0, gb = 0, gw = 0, gr = 0, cf = 0, cb = 0, cw = 0, cr = 0;
+    int nf = 0, nb = 0, nw = 0, nr = 0;
+    for (int i = 0; i < n; i++) {
+        gf += ot->f_s[i], cf += ot->tp_f_s[i], nf += (ot->f_s[i] > 0) + (ot->tp_f_s[i] > 0);
+        gb += ot->b_s[i], cb += ot->tp_b_s[i], nb += (ot->b_s[i] > 0) + (ot->tp_b_s[i] > 0);
+        gw += ot->w_s[i], cw += 0.0, nw += ot->w_s[i] > 0;
+        gr += ot->r_s[i], cr += tp_r[i], nr += (ot->r_s[i] > 0) + (tp_r[i] > 0);
+    }
+    k[CX_PASS_F] = floor_stretch(c, gf, cf, nf), k[CX_PASS_B] = floor_stretch(c, gb, cb, nb);
+    k[CX_PASS_W] = floor_stretch(c, gw, cw, nw), k[CX_PASS_R] = floor_stretch(c, gr, cr, nr);
 }
 
 /* TP communication overlap (execution.tp-overlap, core/README.md "TP
@@ -209,47 +208,64 @@ static void tp_overlap(const cx_cost *c, const cx_model_ops *ops, cx_op_times *o
     }
 }
 
-/* Costs of one pass over an op list, accumulated into cc with weight n.
- * comm: the ops' forward and backward collectives, priced into it unless
- * reuse (they read no clock: cx_core_cost_reprice keeps them). clk: the
- * clock of the F, B, W and R passes (CX_PASS_*; power_cap.c). */
+/* The clock-independent parts of each op of a list (forward, backward and
+ * weight-gradient work, op_split) and its forward and backward collectives
+ * (they read no clock): what cx_core_cost_reprice keeps of a build. */
+static void ops_split(const cx_cost *c, const cx_model_ops *ops, int is_layer,
+                      cx_hw_comm (*comm)[2], cx_op_keep (*keep)[3])
+{
+    for (int i = 0; i < ops->nops; i++) {
+        const cx_model_op *o = &ops->op[i];
+        const int fp8 = is_layer && o->kind == CX_OP_GEMM; /* runs in FP8 when dtype is */
+        /* a pass with no work takes 0: parts of 0 (op_time) */
+        memset(keep[i], 0, sizeof keep[i]);
+        if (o->fwd_flops > 0 || o->fwd_bytes > 0)
+            op_split(c, o, o->fwd_flops, o->fwd_bytes, fp8, fp8 ? o->m * o->k : 0, 0, &keep[i][0]);
+        if (o->b_flops > 0 || o->b_bytes > 0)
+            op_split(c, o, o->b_flops, o->b_bytes, fp8, fp8 ? o->m * o->n : 0, 1, &keep[i][1]);
+        if (o->w_flops > 0 || o->w_bytes > 0)
+            op_split(c, o, o->w_flops, o->w_bytes, fp8, 0, 1, &keep[i][2]);
+        if (o->coll_fwd != CX_COLL_NONE) comm[i][0] = coll_comm(c, o, o->coll_fwd);
+        if (o->coll_bwd != CX_COLL_NONE) comm[i][1] = coll_comm(c, o, o->coll_bwd);
+    }
+}
+
+/* Costs of one pass over an op list, accumulated into cc with weight n,
+ * from the ops' kept parts and collectives (ops_split). clk: the clock of
+ * the F, B, W and R passes (CX_PASS_*; power_cap.c). */
 static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int recompute_mode,
-                     int is_layer, cx_chunk_cost *cc, cx_op_times *ot, cx_hw_comm (*comm)[2],
-                     cx_op_keep (*keep)[3], int reuse, const double *clk)
+                     int is_layer, cx_chunk_cost *cc, cx_op_times *ot, const cx_hw_comm (*comm)[2],
+                     const cx_op_keep (*keep)[3], const double *clk)
 {
     double ts_f[CX_MODEL_MAX_OPS], ts_b[CX_MODEL_MAX_OPS], ts_w[CX_MODEL_MAX_OPS];
     double ts_rr[CX_MODEL_MAX_OPS], tp_r[CX_MODEL_MAX_OPS];
     double tiers[CULONX_MAX_TIERS] = {0, 0};
     const int no = ops->nops;
+    const double rf = clock_ratio(c, clk[CX_PASS_F]), rb = clock_ratio(c, clk[CX_PASS_B]);
+    const double rw = clock_ratio(c, clk[CX_PASS_W]), rr = clock_ratio(c, clk[CX_PASS_R]);
+    const int full = is_layer && recompute_mode == CULONX_RECOMPUTE_FULL;
+    const int sel = is_layer && recompute_mode == CULONX_RECOMPUTE_SELECTIVE;
     for (int i = 0; i < no; i++) {
         const cx_model_op *o = &ops->op[i];
-        ts_f[i] = ts_b[i] = ts_w[i] = ts_rr[i] = 0;
-        const int fp8 = is_layer && o->kind == CX_OP_GEMM; /* runs in FP8 when dtype is */
-        ot->f_s[i] = op_time(c, o, o->fwd_flops, o->fwd_bytes, &ts_f[i], fp8, fp8 ? o->m * o->k : 0,
-                             0, &keep[i][0], reuse, clk[CX_PASS_F]);
-        ot->b_s[i] = op_time(c, o, o->b_flops, o->b_bytes, &ts_b[i], fp8, fp8 ? o->m * o->n : 0, 1,
-                             &keep[i][1], reuse, clk[CX_PASS_B]);
-        ot->w_s[i] = op_time(c, o, o->w_flops, o->w_bytes, &ts_w[i], fp8, 0, 1, &keep[i][2], reuse,
-                             clk[CX_PASS_W]);
+        ts_f[i] = ts_b[i] = ts_w[i] = 0;
+        ot->f_s[i] = op_time(o, &ts_f[i], &keep[i][0], rf);
+        ot->b_s[i] = op_time(o, &ts_b[i], &keep[i][1], rb);
+        ot->w_s[i] = op_time(o, &ts_w[i], &keep[i][2], rw);
         ot->tp_f_s[i] = ot->tp_b_s[i] = tp_r[i] = 0;
-        if (!reuse && o->coll_fwd != CX_COLL_NONE) comm[i][0] = coll_comm(c, o, o->coll_fwd);
-        if (!reuse && o->coll_bwd != CX_COLL_NONE) comm[i][1] = coll_comm(c, o, o->coll_bwd);
         add_coll(o->coll_fwd, &comm[i][0], &ot->tp_f_s[i], tiers);
         add_coll(o->coll_bwd, &comm[i][1], &ot->tp_b_s[i], tiers);
-        int rec = is_layer && (recompute_mode == CULONX_RECOMPUTE_FULL ||
-                               (recompute_mode == CULONX_RECOMPUTE_SELECTIVE && o->sel_recompute));
+        const int rec = full || (sel && o->sel_recompute);
         ot->r_s[i] = rec ? ot->f_s[i] : 0.0;
         ts_rr[i] = rec ? ts_f[i] : 0.0;
         if (rec && clk[CX_PASS_R] != clk[CX_PASS_F]) /* the recompute pass capped apart: */
-            ot->r_s[i] = op_time(c, o, o->fwd_flops, o->fwd_bytes, &ts_rr[i], fp8, /* F's parts */
-                                 fp8 ? o->m * o->k : 0, 0, &keep[i][0], 1, clk[CX_PASS_R]);
-        if (rec && recompute_mode == CULONX_RECOMPUTE_FULL)
-            add_coll(o->coll_fwd, &comm[i][0], &tp_r[i], tiers);
+            ot->r_s[i] = op_time(o, &ts_rr[i], &keep[i][0], rr);
+        if (rec && full) add_coll(o->coll_fwd, &comm[i][0], &tp_r[i], tiers);
     }
     tp_overlap(c, ops, ot, tp_r);
     cx_core_a2a_overlap(c, ops, ot, tp_r);
-    double kf = cpu_floor(c, ot->f_s, ot->tp_f_s, no), kb = cpu_floor(c, ot->b_s, ot->tp_b_s, no);
-    double kw = cpu_floor(c, ot->w_s, NULL, no), kr = cpu_floor(c, ot->r_s, tp_r, no);
+    double kk[4];
+    cpu_floors(c, ot, tp_r, no, kk);
+    const double kf = kk[CX_PASS_F], kb = kk[CX_PASS_B], kw = kk[CX_PASS_W], kr = kk[CX_PASS_R];
     for (int i = 0; i < no; i++) {
         const cx_model_op *o = &ops->op[i];
         ot->f_s[i] *= kf, ot->b_s[i] *= kb, ot->w_s[i] *= kw;
@@ -427,37 +443,51 @@ static culonx_status classify(const culonx_run *run, cx_cost *c, int nvs, culonx
  * the same collectives as the dense ones; added to a (reduce-scatter or
  * all-reduce) and b (all-gather) so the DP stream runs them in turn. */
 
-static void price(const culonx_run *run, cx_cost *c, int times);
+static void price(const culonx_run *run, cx_cost *c, int times, int same_shape);
 static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, int mem_only,
-                           culonx_error *err);
+                           int same_sys, culonx_error *err);
 
 culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cost *c,
                                  culonx_error *err)
 {
-    return build(run, clock_mhz, c, 0, err);
+    return build(run, clock_mhz, c, 0, 0, err);
 }
 
 culonx_status cx_core_cost_build_mem(const culonx_run *run, double clock_mhz, cx_cost *c,
                                      culonx_error *err)
 {
-    return build(run, clock_mhz, c, 1, err);
+    return build(run, clock_mhz, c, 1, 0, err);
 }
 
+culonx_status cx_core_cost_build_same_sys(const culonx_run *run, double clock_mhz, cx_cost *c,
+                                          int mem_only, culonx_error *err)
+{
+    return build(run, clock_mhz, c, mem_only, 1, err);
+}
+
+/* same_sys: c holds a whole build for run->system (cost_key.c) */
 static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, int mem_only,
-                           culonx_error *err)
+                           int same_sys, culonx_error *err)
 {
     const culonx_model *md = &run->model;
     const culonx_execution *ex = &run->exec;
     c->gen = atomic_fetch_add(&build_gen, 1) + 1;
-    c->nkeep_dp = c->keep_dp_next = c->nkeep_mem = c->keep_mem_next = 0; /* a new shape */
+    /* a new shape: nothing kept */
+    c->nkeep_dp = c->keep_dp_next = c->nkeep_mem = c->keep_mem_next = c->keep_mem_last = 0;
     c->run = run;
-    c->sys = run->system;
-    cx_hw_perf_defaults(&c->sys.perf);
-    cx_hw_power_default(&c->sys.gpu);
+    if (!same_sys) {
+        c->sys = run->system;
+        cx_hw_perf_defaults(&c->sys.perf);
+        cx_hw_power_default(&c->sys.gpu);
+    }
     c->clock_mhz = clock_mhz > 0 ? clock_mhz : run->system.gpu.max_mhz;
     cx_hw_pass_energy_prepare(&c->sys.gpu, ex->dtype, c->clock_mhz, &c->pe);
     cx_core_layout_init(&c->layout, ex);
     cx_core_shard_init(c);
+    /* the last build's virtual-stage maps and equal stages, kept when they
+     * are a function of what is the same now (same_sys: c holds that build) */
+    const cx_sched_desc *old_sched = same_sys ? c->sched : NULL;
+    const int old_p = c->p, old_v = c->v;
     c->sched = cx_sched_get(ex->schedule);
     if (!c->sched)
         return cx_core_fail(err, CULONX_EINPUT, run->path, 0, "schedule '%s' is not available",
@@ -485,21 +515,27 @@ static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, 
                             (int)md->arch);
     culonx_status st = split_layers(run, c, (int)nvs, err);
     if (st != CULONX_OK) return st;
+    const int same_maps = old_sched == c->sched && old_p == c->p && old_v == c->v;
+    int16_t old_class[CX_COST_MAX_VSTAGES];
+    if (same_maps) memcpy(old_class, c->vs_class, (size_t)nvs * sizeof old_class[0]);
     st = classify(run, c, (int)nvs, err);
     if (st != CULONX_OK) return st;
-    for (int s = 0; s < c->p; s++)
+    for (int s = 0; !same_maps && s < c->p; s++) /* a function of (schedule, p, v) */
         for (int k = 0; k < c->v; k++) {
             int vs = c->sched->vstage(c->p, c->v, s, k);
             c->vs_stage[vs] = (int16_t)s;
             c->vs_chunk[vs] = (int16_t)k;
             c->vs_stage_vs[s * c->v + k] = (int16_t)vs;
         }
-    cx_core_cost_stage_shape(c);
+    /* of the maps and the classes of the virtual stages */
+    if (!same_maps || memcmp(old_class, c->vs_class, (size_t)nvs * sizeof old_class[0]))
+        cx_core_cost_stage_shape(c);
     /* side traffic (ZeRO-2/3, offload) makes the replay decision read
      * times (closed.c replays): priced whole */
     const int times = !mem_only || c->zero >= 2 || ex->offload != 0;
     c->comm_kept = 0;
-    price(run, c, times);
+    c->closed.gen = 0; /* no build is numbered 0 */
+    price(run, c, times, 0);
     c->comm_kept = c->priced = times;
     return CULONX_OK;
 }
@@ -507,8 +543,10 @@ static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, 
 /* Everything of cx_core_cost_build that the clock changes (or the DP
  * settings): the parts at c->clock_mhz, the classes as sums of parts, the
  * PP p2p, the stage sums and the DP part; the shape (stack, layout, classes'
- * contents, virtual-stage maps, equal stages) is kept. */
-static void price(const culonx_run *run, cx_cost *c, int times)
+ * contents, virtual-stage maps, equal stages) is kept. same_shape: c was
+ * priced for the same execution but the clock and the DP settings before,
+ * so its per-stage bytes and parameters stand. */
+static void price(const culonx_run *run, cx_cost *c, int times, int same_shape)
 {
     const culonx_model *md = &run->model;
     const culonx_execution *ex = &run->exec;
@@ -519,14 +557,20 @@ static void price(const culonx_run *run, cx_cost *c, int times)
     double added[CX_MODEL_MAX_PARTS]; /* compute time the power cap added */
     cx_core_power_cap_init(c);
     for (int q = 0; q < stk->nparts; q++) {
-        int i = (q + CX_MODEL_PART_LAYER) % stk->nparts; /* layer kinds, embedding, head */
-        memset(&part[i], 0, sizeof part[i]);
+        int i = (q + CX_MODEL_PART_LAYER) % stk->nparts;         /* layer kinds, embedding, head */
+        memset(&part[i], 0, offsetof(cx_chunk_cost, has_embed)); /* no content read */
         added[i] = 0.0;
         if (!times) continue; /* memory only: no op is priced */
-        added[i] = cx_core_power_cap_part(c, &stk->part[i].ops, ex->recompute,
-                                          stk->part[i].recompute, c->part_clk[i]);
-        ops_cost(c, &stk->part[i].ops, 1.0, ex->recompute, stk->part[i].recompute, &part[i],
-                 &c->part_t[i], c->part_comm[i], c->part_keep[i], c->comm_kept, c->part_clk[i]);
+        const cx_model_ops *ops = &stk->part[i].ops;
+        const int is_layer = stk->part[i].recompute;
+        if (!c->comm_kept) {
+            ops_split(c, ops, is_layer, c->part_comm[i], c->part_keep[i]);
+            c->cap_memo[i].valid = 0; /* new parts */
+        }
+        added[i] = cx_core_power_cap_part(c, i, ex->recompute, c->part_clk[i]);
+        ops_cost(c, ops, 1.0, ex->recompute, is_layer, &part[i], &c->part_t[i],
+                 (const cx_hw_comm(*)[2])c->part_comm[i], (const cx_op_keep(*)[3])c->part_keep[i],
+                 c->part_clk[i]);
         cx_core_shard_part(c, i, &part[i], &c->part_t[i]);
     }
     const double t = (double)ex->tp;
@@ -598,26 +642,39 @@ static void price(const culonx_run *run, cx_cost *c, int times)
     }
 
     /* per physical stage: parameters, DP sync, optimizer */
-    cx_core_cost_stage_sums(c);
+    cx_core_cost_stage_sums(c, same_shape);
     if (times) cx_core_cost_stages(run, c);
 }
 
-void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c)
+/* A reprice's start: new number, run and clock; class costs zeroed. */
+static void reprice_start(const culonx_run *run, double clock_mhz, cx_cost *c)
 {
     c->gen = atomic_fetch_add(&build_gen, 1) + 1;
     c->run = run;
     c->clock_mhz = clock_mhz > 0 ? clock_mhz : run->system.gpu.max_mhz;
     cx_hw_pass_energy_prepare(&c->sys.gpu, run->exec.dtype, c->clock_mhz, &c->pe);
+    for (int k = 0; k < c->nclass; k++)
+        memset(&c->cls[k], 0, offsetof(cx_chunk_cost, has_embed));
+}
+
+void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c)
+{
+    reprice_start(run, clock_mhz, c);
     cx_core_shard_groups(c);
-    for (int k = 0; k < c->nclass; k++) { /* costs zeroed, content kept */
-        const cx_chunk_cost keep = c->cls[k];
-        memset(&c->cls[k], 0, sizeof keep);
-        c->cls[k].npieces = keep.npieces, c->cls[k].has_embed = keep.has_embed;
-        c->cls[k].has_head = keep.has_head;
-        memcpy(c->cls[k].piece, keep.piece, sizeof keep.piece);
-    }
-    price(run, c, 1); /* the ops' parts are kept unless a memory-only build left none */
+    price(run, c, 1, 1); /* the ops' parts are kept unless a memory-only build left none */
     c->comm_kept = c->priced = 1;
+}
+
+void cx_core_cost_reexec(const culonx_run *run, double clock_mhz, cx_cost *c, int mem_only)
+{
+    reprice_start(run, clock_mhz, c);
+    /* other bytes (recompute, ZeRO, offload): nothing kept */
+    c->nkeep_dp = c->keep_dp_next = c->nkeep_mem = c->keep_mem_next = c->keep_mem_last = 0;
+    cx_core_shard_init(c);
+    const int times = !mem_only || c->zero >= 2 || run->exec.offload != 0; /* as build */
+    price(run, c, times, 0); /* the ops' parts kept, or split now (times) */
+    c->priced = times;
+    c->comm_kept = c->comm_kept || times;
 }
 
 void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_memory *mm)
@@ -694,7 +751,7 @@ void cx_core_result_rates(const culonx_run *run, culonx_result *res)
 
 int cx_core_dp_buckets(const cx_cost *c, int s)
 {
-    return c->dp_nb[s];
+    return c->dpr_nb[c->prun_of[s]];
 }
 
 /* Largest iteration time taken as an estimate: 1e9 s (32 years) per

@@ -26,6 +26,10 @@
 #include "models/model.h"
 #include "schedules/sched.h"
 
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
 /* capacity of the evaluators: the layout's limits (core/layout/layout.h) */
 #define CX_COST_MAX_VSTAGES CX_LAYOUT_MAX_VSTAGES
 #define CX_COST_MAX_STAGES CX_LAYOUT_MAX_STAGES
@@ -56,6 +60,7 @@ typedef struct {
     double dp_s[CX_COST_KEEP_RUNS], tier0[CX_COST_KEEP_RUNS], tier1[CX_COST_KEEP_RUNS];
     double opt_s[CX_COST_KEEP_RUNS], opt_bytes[CX_COST_KEEP_RUNS];
     int nb[CX_COST_KEEP_RUNS];
+    double tier_sum[CULONX_MAX_TIERS]; /* cx_cost.dp_tier_sum */
 } cx_keep_dp;
 
 /* The closed form's memory result for one execution (clock cleared). */
@@ -64,6 +69,28 @@ typedef struct {
     culonx_memory memory;
     double params_per_gpu;
 } cx_keep_mem;
+
+/* A part's board-limit clocks (power_cap.c) for one clock, limit and
+ * recompute mode, kept while its op table and parts are (cx_cost.cap_memo;
+ * reset where they are split) */
+typedef struct {
+    int valid, rmode, capped;
+    double f0, limit_w, clk[4], added, min_mhz;
+} cx_cap_memo;
+
+/* The closed form's reductions over the stages of one pricing of a cost
+ * (core/eval/closed.c closed_sums; valid while gen is the cost's): the
+ * per-stage sums of F, B and W in stage order, the bottleneck runs (rf: of
+ * the forward phase or the only one, rb: of the backward phase) and their
+ * first stages, and per run the time by which its first stage's last
+ * backward ends before stage 0's (the tail). */
+typedef struct {
+    uint64_t gen;
+    double sum_f_s, sum_b_s, sum_w_s;
+    int rf, rb, jf, jb;
+    int replayed; /* closed.c replays() */
+    double ahead_s[CX_STAGE_ARRAY];
+} cx_closed_sums;
 
 /* The clock-independent parts of one op's work (and of its FP8 cast) */
 typedef struct {
@@ -107,11 +134,20 @@ typedef struct {
     double piece_params_max; /* parameters per GPU of the largest piece */
     double layer_act_max;    /* saved activations of the largest layer */
     int64_t layers;
+    /* content (kept by a reprice, which zeroes the fields above: keep these
+     * last): whether it holds the embedding, the head, and its pieces, input
+     * to output, which the graph engine expands at op level */
     int has_embed, has_head;
-    /* content, input to output: what the graph engine expands at op level */
     int npieces;
     cx_chunk_piece piece[CX_COST_MAX_PIECES];
 } cx_chunk_cost;
+_Static_assert(offsetof(cx_chunk_cost, has_head) > offsetof(cx_chunk_cost, has_embed) &&
+                   offsetof(cx_chunk_cost, npieces) > offsetof(cx_chunk_cost, has_head) &&
+                   offsetof(cx_chunk_cost, piece) > offsetof(cx_chunk_cost, npieces) &&
+                   sizeof(cx_chunk_cost) < offsetof(cx_chunk_cost, piece) +
+                                               CX_COST_MAX_PIECES * sizeof(cx_chunk_piece) +
+                                               _Alignof(double),
+               "cx_chunk_cost: the content fields come last (cx_core_cost_reprice)");
 
 /* Times of each op of a table (a part: layer kind, embedding or head) per
  * microbatch. */
@@ -156,14 +192,16 @@ typedef struct {
     /* per physical stage */
     double stage_params[CX_STAGE_ARRAY];
     double stage_expert_params[CX_STAGE_ARRAY]; /* of which routed experts */
-    /* per-stage aggregates of its chunks (cx_core_stage_times etc.) */
-    double stage_f_s[CX_STAGE_ARRAY], stage_b_s[CX_STAGE_ARRAY];
-    double stage_w_s[CX_STAGE_ARRAY];
+    /* per-stage aggregates of its chunks that read no clock */
     double stage_act_bytes[CX_STAGE_ARRAY], stage_work_bytes[CX_STAGE_ARRAY];
-    double stage_e_j[CX_STAGE_ARRAY];    /* pass energies per microbatch */
-    double stage_busy_s[CX_STAGE_ARRAY]; /* compute per microbatch, TP excluded */
-    double stage_bytes[CX_STAGE_ARRAY];  /* HBM bytes per microbatch */
-    int dp_nb[CX_STAGE_ARRAY];           /* DP buckets */
+    /* per run r of equal stages (srun below; every stage of the run has
+     * them): the aggregates of its chunks per microbatch, forward (F +
+     * TP), backward (B + R + their TP) and weight-gradient time
+     * (cx_core_run_times), pass energies, compute (TP excluded) and HBM
+     * bytes */
+    double run_f_s[CX_STAGE_ARRAY], run_b_s[CX_STAGE_ARRAY], run_w_s[CX_STAGE_ARRAY];
+    double run_e_j[CX_STAGE_ARRAY], run_busy_s[CX_STAGE_ARRAY], run_bytes[CX_STAGE_ARRAY];
+    int dp_nb[CX_STAGE_ARRAY]; /* DP buckets */
     /* 1 when stage s equals stage s-1 in every per-stage value above (same
      * chunk classes in chunk order, same sends): loops may reuse s-1's
      * results */
@@ -179,17 +217,42 @@ typedef struct {
     int sends_b[CX_STAGE_ARRAY]; /* and backward */
     int16_t vs_stage[CX_COST_MAX_VSTAGES], vs_chunk[CX_COST_MAX_VSTAGES];
     int16_t vs_stage_vs[CX_COST_MAX_VSTAGES]; /* [stage * v + chunk] -> virtual stage */
-    double dp_s[CX_COST_MAX_STAGES];          /* gradient sync (RS+AG or AR) time */
+    /* The DP part (cost_dp.c) per run r of equal parameters (prun; prun_of:
+     * the run of each stage): gradient sync (RS+AG or AR) time, its DP
+     * buckets and bytes per tier, the optimizer step's time, GPU energy and
+     * HBM bytes. Current after every pricing and DP update. */
+    int16_t prun_of[CX_STAGE_ARRAY];
+    double dpr_s[CX_STAGE_ARRAY], dpr_tier[CX_STAGE_ARRAY][CULONX_MAX_TIERS];
+    int dpr_nb[CX_STAGE_ARRAY];
+    double optr_s[CX_STAGE_ARRAY], optr_j[CX_STAGE_ARRAY], optr_bytes[CX_STAGE_ARRAY];
+    /* The same per stage (dp_nb above too), for the graph walker and the
+     * clock plans: written by cx_core_cost_build, _build_mem, _reprice,
+     * _reexec and cx_core_cost_stages, not by cx_core_cost_build_key's
+     * DP-only update (cx_core_cost_dp_runs: dp_stale, until
+     * cx_core_cost_dp_stages) */
+    double dp_s[CX_COST_MAX_STAGES];
     double dp_tier_bytes[CX_STAGE_ARRAY][CULONX_MAX_TIERS];
     double optimizer_s[CX_STAGE_ARRAY];
-    double optimizer_j[CX_STAGE_ARRAY]; /* GPU energy of the step */
+    double optimizer_j[CX_STAGE_ARRAY];
     double optimizer_bytes[CX_STAGE_ARRAY];
+    /* the DP bytes per tier summed over the stages, stage by stage (energy) */
+    double dp_tier_sum[CULONX_MAX_TIERS];
+    /* dp_runs_ok: the per-run values were written over the current prun, at
+     * the cost's number dp_gen (optimizer energy reads the clock); dp_filled:
+     * so were the per-stage ones (each run then holds one value, and a run
+     * is written again only where its first stage differs); dp_stale: the
+     * per-stage ones are behind the per-run ones */
+    int dp_runs_ok, dp_filled, dp_stale;
+    uint64_t dp_gen;
     double weight_copies;
     /* sharding (core/eval/shard.c): stage, shard and replica groups of the
      * layout, shard size S (1 without ZeRO) and replicas R */
     int zero;
     double shard_n, replicas;
     cx_hw_group shard_grp, replica_grp;
+    /* the shard group they were made for (cx_core_shard_groups) */
+    int shard_in_ok;
+    int64_t shard_in_group;
     /* per part: the prefetch fill of one instance (forward, backward) */
     double part_fill_f_s[CX_MODEL_MAX_PARTS], part_fill_b_s[CX_MODEL_MAX_PARTS];
     /* and its exposed time per instance (in the chunks' tp_f_s / tp_b_s;
@@ -203,19 +266,31 @@ typedef struct {
      * passes, the part-passes capped and the lowest clock any ran at */
     double power_limit_w;
     double part_clk[CX_MODEL_MAX_PARTS][4];
+    cx_cap_memo cap_memo[CX_MODEL_MAX_PARTS];
     double cap_added_s[CX_COST_MAX_CLASSES];
     int capped_parts;
     double cap_min_mhz;
     /* clock-independent results of this shape, kept across reprices and
      * reset by every full build (cost.c cx_core_cost_stages, closed.c
      * memory): a sweep prices one shape at every clock */
-    int nkeep_dp, keep_dp_next, nkeep_mem, keep_mem_next;
+    int nkeep_dp, keep_dp_next, nkeep_mem, keep_mem_next, keep_mem_last;
+    cx_closed_sums closed; /* closed.c, for the evaluations of one pricing */
     cx_keep_dp keep_dp[CX_COST_KEEP];
     cx_keep_mem keep_mem[CX_COST_KEEP];
 } cx_cost;
 
 /* Pass indices of cx_cost.part_clk. */
 enum { CX_PASS_F, CX_PASS_B, CX_PASS_W, CX_PASS_R };
+
+/* a equals b but in the clock (b's clock_mhz is 0: the executions kept per
+ * shape below), bit for bit */
+static inline int cx_core_exec_same_unclocked(const culonx_execution *a, const culonx_execution *b)
+{
+    const size_t o = offsetof(culonx_execution, clock_mhz), n = sizeof a->clock_mhz;
+    return memcmp(a, b, o) == 0 &&
+           memcmp((const char *)a + o + n, (const char *)b + o + n, sizeof *a - o - n) == 0 &&
+           b->clock_mhz == 0 && !signbit(b->clock_mhz);
+}
 
 /* The fields in which the executions kept per shape (cx_keep_dp,
  * cx_keep_mem) differ in a sweep, compared before the whole execution:
@@ -256,17 +331,17 @@ double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double 
 /* The same at clock f_mhz (a pass the board limit slowed, power_cap.c). */
 double cx_core_pass_energy_at_j(const cx_cost *c, double f_mhz, double t_s, double flops,
                                 double bytes, double *power_w);
-/* Time of op o doing flops and bytes at clock f_mhz (hw/perf.c; FP8 casts,
- * expert load); adds it to *tensor_s when o runs on tensor cores. */
-double cx_core_op_time(const cx_cost *c, const cx_model_op *o, double flops, double bytes,
-                       double *tensor_s, int fp8, double cast_elems, int backward, double f_mhz);
+/* Time of a pass of op o at clock f_mhz from its clock-independent parts k
+ * (cx_cost.part_keep: hw/perf.c's work split, FP8 casts, expert load; all
+ * 0 for a pass with no work, which takes 0). */
+double cx_core_op_kept_time(const cx_cost *c, const cx_model_op *o, const cx_op_keep *k,
+                            double f_mhz);
 /* Board power limit (core/eval/power_cap.c): resets the cap state of c;
  * the clocks of one part's passes (CX_PASS_*; returns the compute time per
  * instance the cap added); a class's pass energies from its parts' at their
  * own clocks. */
 void cx_core_power_cap_init(cx_cost *c);
-double cx_core_power_cap_part(cx_cost *c, const cx_model_ops *ops, int recompute_mode, int is_layer,
-                              double clk[4]);
+double cx_core_power_cap_part(cx_cost *c, int part, int recompute_mode, double clk[4]);
 void cx_core_power_cap_class(cx_cost *c, int k, const cx_chunk_cost *part, const double *added);
 /* Power of a GPU waiting in a bubble or blocked in communication. */
 double cx_core_blocked_power_w(const cx_cost *c);
@@ -289,6 +364,13 @@ culonx_status cx_core_cost_build(const culonx_run *run, double clock_mhz, cx_cos
  * time); else cx_core_cost_build. cx_core_cost_reprice completes it. */
 culonx_status cx_core_cost_build_mem(const culonx_run *run, double clock_mhz, cx_cost *c,
                                      culonx_error *err);
+/* cx_core_cost_build (mem_only: _build_mem) into a cost that holds a
+ * whole build for the same system (culonx_run.system bit for bit;
+ * cost_key.c): the system's defaults it filled are kept, and its
+ * virtual-stage maps and equal stages where the schedule, p, v and the
+ * classes of the virtual stages are the same. */
+culonx_status cx_core_cost_build_same_sys(const culonx_run *run, double clock_mhz, cx_cost *c,
+                                          int mem_only, culonx_error *err);
 /* The per-stage parts of cx_core_cost_build (its last steps): sends and
  * stage aggregates of the chunk classes (stage_sums; nothing of the DP
  * settings), then DP gradient sync and optimizer (stages), which reads
@@ -296,13 +378,32 @@ culonx_status cx_core_cost_build_mem(const culonx_run *run, double clock_mhz, cx
 /* Sends and equal stages of the chunk classes (same_prev, srun); the shape
  * part of a build (cost_runs.c). */
 void cx_core_cost_stage_shape(cx_cost *c);
-void cx_core_cost_stage_sums(cx_cost *c);
+/* The aggregates of the chunk classes per run and per stage (cost_runs.c;
+ * times_only: a reprice, see there). */
+void cx_core_cost_stage_sums(cx_cost *c, int times_only);
 /* c, built for run at some clock (same shape: run differs from that build
  * at most in the clock and the DP settings the cost key ignores), priced at
  * clock_mhz: the result of cx_core_cost_build without its shape steps
  * (cost_key.c). */
 void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c);
+/* c, built for a run with the same op tables, layout and chunk classes
+ * (run differs from that build at most in the clock and in execution
+ * fields read only when pricing: recompute, TP overlap, ZeRO stage, shard
+ * group, offload, ZeRO implementation, all-to-all overlap and the DP
+ * settings; cost_key.c), built for run at clock_mhz: the result of
+ * cx_core_cost_build (mem_only: cx_core_cost_build_mem) without its shape
+ * steps, the ops' clock-independent parts and collectives kept. */
+void cx_core_cost_reexec(const culonx_run *run, double clock_mhz, cx_cost *c, int mem_only);
+/* The DP part of run (cost_dp.c): per run (cx_core_cost_dp_runs), then per
+ * stage (cx_core_cost_dp_stages, when behind); cx_core_cost_stages both. */
 void cx_core_cost_stages(const culonx_run *run, cx_cost *c);
+void cx_core_cost_dp_runs(const culonx_run *run, cx_cost *c);
+void cx_core_cost_dp_stages(cx_cost *c);
+
+/* *d = *s but the unused tails of s's fixed-capacity arrays (past p, the
+ * classes, the virtual stages, the parts; cost_copy.c): the same cost for
+ * every reader, most of 440 KB not copied. d != s. */
+void cx_core_cost_copy(cx_cost *d, const cx_cost *s);
 
 /* Memory of stage s except activations: weights, gradients, optimizer
  * state and working buffers (work_bytes = transient recompute bytes). */

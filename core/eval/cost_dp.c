@@ -40,51 +40,71 @@ static void expert_sync(const cx_cost *c, double Pe, cx_hw_comm *a, cx_hw_comm *
         b->bytes_tier[k] += x.bytes_tier[k];
 }
 
+static int same_bits(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* Stages [s0, s1) of a per-stage array get x: where the array was filled
+ * over the same runs (!all), the run holds one value, so it is written
+ * only when its first stage's differs. */
+static void fill_run(double *a, int s0, int s1, double x, int all)
+{
+    if (!all && same_bits(a[s0], x)) return;
+    for (int q = s0; q < s1; q++)
+        a[q] = x;
+}
+
 /* The kept DP part of execution key (clock cleared) at the forward times
  * f_bits, or NULL. */
-static const cx_keep_dp *kept_dp(const cx_cost *c, const culonx_execution *key,
+static const cx_keep_dp *kept_dp(const cx_cost *c, const culonx_execution *ex,
                                  const uint64_t *f_bits)
 {
     for (int i = 0; i < c->nkeep_dp; i++) {
         const cx_keep_dp *e = &c->keep_dp[i];
-        if (e->nprun == c->nprun && cx_core_exec_dp_same(&e->exec, key) &&
-            memcmp(&e->exec, key, sizeof *key) == 0 &&
+        if (e->nprun == c->nprun && cx_core_exec_dp_same(&e->exec, ex) &&
+            cx_core_exec_same_unclocked(ex, &e->exec) &&
             memcmp(e->f_bits, f_bits, (size_t)c->nprun * sizeof *f_bits) == 0)
             return e;
     }
     return NULL;
 }
 
-void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
+void cx_core_cost_dp_runs(const culonx_run *run, cx_cost *c)
 {
     const culonx_execution *ex = &run->exec;
     /* The DP sync and the optimizer step's time and bytes read the shape,
      * the execution and (parameter-gather overlap) the stage forward time,
      * never the clock: kept per execution across reprices, so a sweep's
      * later clocks compute only the step's energy (same bits). */
-    culonx_execution key;
-    memcpy(&key, ex, sizeof key);
-    key.clock_mhz = 0;
     uint64_t f_bits[CX_COST_KEEP_RUNS];
+    double run_f[CX_STAGE_ARRAY]; /* the forward time of each prun's stages */
+    for (int r = 0, q = 0; r < c->nprun; r++) {
+        while (c->srun[q] < c->prun[r]) /* a prun starts an srun (equal stages: equal params) */
+            q++;
+        run_f[r] = c->run_f_s[q];
+    }
     const int keep = c->nprun <= CX_COST_KEEP_RUNS;
     for (int r = 0; keep && r < c->nprun; r++) {
         f_bits[r] = 0;
-        if (ex->param_gather_overlap)
-            memcpy(&f_bits[r], &c->stage_f_s[c->prun[r]], sizeof f_bits[r]);
+        if (ex->param_gather_overlap) memcpy(&f_bits[r], &run_f[r], sizeof f_bits[r]);
     }
-    const cx_keep_dp *kd = keep ? kept_dp(c, &key, f_bits) : NULL;
+    const cx_keep_dp *kd = keep ? kept_dp(c, ex, f_bits) : NULL;
     cx_keep_dp *nk = NULL;
     if (keep && !kd) {
         int i = c->nkeep_dp < CX_COST_KEEP ? c->nkeep_dp++ : c->keep_dp_next++ % CX_COST_KEEP;
         nk = &c->keep_dp[i];
-        memcpy(&nk->exec, &key, sizeof key);
+        memcpy(&nk->exec, ex, sizeof *ex); /* padding too: compared bytewise */
+        nk->exec.clock_mhz = 0;
         nk->nprun = c->nprun;
         memcpy(nk->f_bits, f_bits, (size_t)c->nprun * sizeof *f_bits);
     }
     /* DP and optimizer per run of stages with the same parameters:
-     * computed for its first stage, copied to the rest */
-    const double edp = (double)cx_core_layout_expert_dp(&c->layout);
+     * computed for its first stage */
+    double tsum[CULONX_MAX_TIERS] = {0, 0};
+    const double edp = kd ? 0.0 : (double)cx_core_layout_expert_dp(&c->layout);
     const double dpcp = (double)ex->dp * (ex->cp > 1 ? (double)ex->cp : 1.0);
+    const int held = c->dp_runs_ok && c->dp_gen == c->gen; /* run values at this clock */
     for (int r = 0; r < c->nprun; r++) {
         const int s = c->prun[r], s0 = s, s1 = c->prun[r + 1];
         double dp_s = 0, tier0 = 0, tier1 = 0, opt_s, opt_bytes;
@@ -94,7 +114,7 @@ void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
             opt_s = kd->opt_s[r], opt_bytes = kd->opt_bytes[r], nbk_dp = kd->nb[r];
         } else {
             const double P = c->stage_params[s], Pe = c->stage_expert_params[s];
-            const double F = c->stage_f_s[s];
+            const double F = run_f[r];
             const double Pd = P - Pe; /* dense parameters, reduced over dp x cp */
             if (dpcp > 1 || (Pe > 0 && edp > 1)) {
                 cx_hw_comm a, b;
@@ -132,12 +152,51 @@ void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
                 nk->opt_s[r] = opt_s, nk->opt_bytes[r] = opt_bytes, nk->nb[r] = nbk_dp;
             }
         }
-        const double opt_j = cx_core_pass_energy_j(c, opt_s, 0.0, opt_bytes, NULL);
-        for (int q = s0; q < s1; q++) {
-            c->dp_s[q] = dp_s, c->dp_nb[q] = nbk_dp;
-            c->dp_tier_bytes[q][0] = tier0, c->dp_tier_bytes[q][1] = tier1;
-            c->optimizer_s[q] = opt_s, c->optimizer_j[q] = opt_j;
-            c->optimizer_bytes[q] = opt_bytes;
-        }
+        /* the step's energy reads the clock (the cost's number) and its
+         * time and bytes: the value held when those are */
+        const double opt_j =
+            held && same_bits(c->optr_s[r], opt_s) && same_bits(c->optr_bytes[r], opt_bytes)
+                ? c->optr_j[r]
+                : cx_core_pass_energy_j(c, opt_s, 0.0, opt_bytes, NULL);
+        c->dpr_s[r] = dp_s, c->dpr_nb[r] = nbk_dp;
+        c->dpr_tier[r][0] = tier0, c->dpr_tier[r][1] = tier1;
+        c->optr_s[r] = opt_s, c->optr_j[r] = opt_j, c->optr_bytes[r] = opt_bytes;
+        if (!kd) /* the energy's sum, stage by stage */
+            for (int q = s0; q < s1; q++)
+                tsum[0] += tier0, tsum[1] += tier1;
     }
+    c->dp_runs_ok = 1, c->dp_gen = c->gen, c->dp_stale = 1;
+    if (kd) {
+        memcpy(c->dp_tier_sum, kd->tier_sum, sizeof c->dp_tier_sum);
+    } else {
+        memcpy(c->dp_tier_sum, tsum, sizeof c->dp_tier_sum);
+        if (nk) memcpy(nk->tier_sum, tsum, sizeof nk->tier_sum);
+    }
+}
+
+void cx_core_cost_dp_stages(cx_cost *c)
+{
+    if (!c->dp_stale) return;
+    for (int r = 0; r < c->nprun; r++) {
+        const int s0 = c->prun[r], s1 = c->prun[r + 1], all = !c->dp_filled;
+        fill_run(c->dp_s, s0, s1, c->dpr_s[r], all);
+        fill_run(c->optimizer_s, s0, s1, c->optr_s[r], all);
+        fill_run(c->optimizer_j, s0, s1, c->optr_j[r], all);
+        fill_run(c->optimizer_bytes, s0, s1, c->optr_bytes[r], all);
+        const double t0 = c->dpr_tier[r][0], t1 = c->dpr_tier[r][1];
+        if (all || c->dp_nb[s0] != c->dpr_nb[r])
+            for (int q = s0; q < s1; q++)
+                c->dp_nb[q] = c->dpr_nb[r];
+        if (all || !same_bits(c->dp_tier_bytes[s0][0], t0) ||
+            !same_bits(c->dp_tier_bytes[s0][1], t1))
+            for (int q = s0; q < s1; q++)
+                c->dp_tier_bytes[q][0] = t0, c->dp_tier_bytes[q][1] = t1;
+    }
+    c->dp_filled = 1, c->dp_stale = 0;
+}
+
+void cx_core_cost_stages(const culonx_run *run, cx_cost *c)
+{
+    cx_core_cost_dp_runs(run, c);
+    cx_core_cost_dp_stages(c);
 }

@@ -14,7 +14,13 @@
  * part is O(p v). A hit at another clock keeps the shape (model stack,
  * layout, classes' contents, virtual-stage maps, equal stages) and prices
  * it again (cx_core_cost_reprice): a sweep's clocks are its innermost
- * structural level.
+ * structural level. A miss whose execution differs only in fields read
+ * when pricing (recompute, TP overlap, ZeRO, offload, all-to-all overlap:
+ * op_key) keeps the op tables, layout, classes and equal stages, with the
+ * ops' clock-independent parts and collectives, and prices the cost again
+ * for the new execution (cx_core_cost_reexec). A run pinned to the key
+ * (cx_core_cost_key_pin: a sweep worker's) has its model, system and split
+ * compared once, then only its execution.
  * See core/README.md, "Sweeps".
  */
 #include "core/eval/cost_key.h"
@@ -35,7 +41,18 @@ struct cx_cost_key {
      * the same cost without this key (another workspace, or none) changes
      * it */
     uint64_t gen;
+    /* cx_core_cost_key_pin: a run whose model, system and layer split do
+     * not change, and whether those above were found equal to its */
+    const culonx_run *pinned;
+    int pin_same;
 };
+
+void cx_core_cost_key_pin(cx_cost_key *k, const culonx_run *run)
+{
+    if (!k) return;
+    k->pinned = run;
+    k->pin_same = 0;
+}
 
 cx_cost_key *cx_core_cost_key_new(void)
 {
@@ -60,6 +77,22 @@ static void exec_key(const culonx_run *run, culonx_execution *e)
     e->param_gather_overlap = 0;
     e->clock_mhz = 0; /* the build reads its clock argument (the key's clock_mhz) */
     if (cx_core_layout_zero(e) < 2) e->zero = 0, e->distributed_optimizer = 0;
+}
+
+/* The execution key without the fields read only when pricing the op
+ * tables (cx_core_cost_reexec): recompute, TP overlap, ZeRO (stage,
+ * shard group, implementation), offload and all-to-all overlap. Two runs
+ * with equal op keys (and model, system, layer split) have the same op
+ * tables, layout, chunk classes and equal stages. */
+static void op_key(const culonx_execution *k, culonx_execution *e)
+{
+    *e = *k;
+    e->recompute = CULONX_RECOMPUTE_NONE;
+    e->tp_overlap = CULONX_TP_OVERLAP_NONE;
+    e->zero = 0, e->distributed_optimizer = 0, e->shard_group = 0;
+    e->zero_impl = (culonx_zero_impl)0;
+    e->offload = 0;
+    e->a2a_overlap = (culonx_a2a_overlap)0;
 }
 
 static int layers_ok(const culonx_run *run)
@@ -89,13 +122,33 @@ static culonx_status build_key(const culonx_run *run, double clock_mhz, cx_cost 
 {
     culonx_execution e;
     *complete = 1;
+    int same_sys = 0; /* the last build into c was for run's system */
     if (k && k->valid && k->c == c && layers_ok(run)) {
         exec_key(run, &e);
         const int n = run->vstage_layers ? run->n_vstage_layers : -1;
-        if (memcmp(&e, &k->exec, sizeof e) == 0 && n == k->n_layers &&
-            (n <= 0 || memcmp(run->vstage_layers, k->layers, (size_t)n * sizeof *k->layers) == 0) &&
-            memcmp(&run->model, &k->model, sizeof k->model) == 0 &&
-            memcmp(&run->system, &k->system, sizeof k->system) == 0 && c->gen == k->gen) {
+        const int pinned = run == k->pinned && k->pin_same;
+        const int same = c->gen == k->gen &&
+                         (pinned || (n == k->n_layers &&
+                                     (n <= 0 || memcmp(run->vstage_layers, k->layers,
+                                                       (size_t)n * sizeof *k->layers) == 0) &&
+                                     memcmp(&run->model, &k->model, sizeof k->model) == 0 &&
+                                     memcmp(&run->system, &k->system, sizeof k->system) == 0));
+        if (same && run == k->pinned) k->pin_same = 1;
+        same_sys =
+            c->gen == k->gen && (pinned || memcmp(&run->system, &k->system, sizeof k->system) == 0);
+        culonx_execution oe, ok;
+        if (same && memcmp(&e, &k->exec, sizeof e) != 0) {
+            op_key(&e, &oe), op_key(&k->exec, &ok);
+            if (memcmp(&oe, &ok, sizeof oe) == 0) { /* the same op tables */
+                cx_core_cost_reexec(run, clock_mhz, c, mem_only);
+                *complete = c->priced;
+                k->exec = e;
+                k->clock_mhz = clock_mhz;
+                k->gen = c->gen;
+                return CULONX_OK;
+            }
+        }
+        if (same && memcmp(&e, &k->exec, sizeof e) == 0) {
             if (!c->priced && mem_only) { /* memory reads no time */
                 c->run = run;
                 cx_core_shard_groups(c);
@@ -105,7 +158,7 @@ static culonx_status build_key(const culonx_run *run, double clock_mhz, cx_cost 
             if (k->clock_mhz == clock_mhz && c->priced) {
                 c->run = run;
                 cx_core_shard_groups(c);
-                cx_core_cost_stages(run, c);
+                cx_core_cost_dp_runs(run, c); /* per stage when asked (dp_stale) */
                 return CULONX_OK;
             }
             /* another clock: the same shape, priced again */
@@ -115,11 +168,13 @@ static culonx_status build_key(const culonx_run *run, double clock_mhz, cx_cost 
             return CULONX_OK;
         }
     }
-    culonx_status st = mem_only ? cx_core_cost_build_mem(run, clock_mhz, c, err)
-                                : cx_core_cost_build(run, clock_mhz, c, err);
+    culonx_status st = same_sys   ? cx_core_cost_build_same_sys(run, clock_mhz, c, mem_only, err)
+                       : mem_only ? cx_core_cost_build_mem(run, clock_mhz, c, err)
+                                  : cx_core_cost_build(run, clock_mhz, c, err);
     *complete = st == CULONX_OK && c->priced;
     if (!k) return st;
     k->valid = st == CULONX_OK && layers_ok(run);
+    k->pin_same = k->valid && run == k->pinned; /* model, system and split just copied */
     if (k->valid) {
         k->c = c;
         k->clock_mhz = clock_mhz;

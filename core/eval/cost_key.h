@@ -2,7 +2,9 @@
  * cost_key.h — reuse of chunk costs between evaluations that differ only in
  * DP settings (core/eval/cost_key.c): a sweep's innermost levels are the
  * distributed optimizer and DP overlap, which change the DP gradient sync
- * and the optimizer step of each stage but no chunk cost.
+ * and the optimizer step of each stage but no chunk cost; then the clock
+ * (a reprice), then recompute, TP overlap, ZeRO and offload (the same op
+ * tables priced again).
  * See core/README.md, "Sweeps".
  */
 #ifndef CX_CORE_COST_KEY_H
@@ -21,8 +23,11 @@ void cx_core_cost_key_free(cx_cost_key *k);
  * and run differs from them only in DP overlap, parameter-gather overlap
  * and, below ZeRO-2 (no side traffic: the chunk costs do not read the
  * stage), the distributed optimizer or ZeRO 0/1, only its shard groups and
- * its per-stage DP part (cx_core_shard_groups, cx_core_cost_stages):
- * the same costs either way. k may be NULL (always the full build). */
+ * its per-run DP part (cx_core_shard_groups, cx_core_cost_dp_runs: the
+ * per-stage DP arrays then wait for cx_core_cost_dp_stages); at another
+ * clock a reprice; with other recompute, TP overlap, ZeRO, offload or
+ * all-to-all overlap a re-execution (cx_core_cost_reexec): the same costs
+ * either way. k may be NULL (always the full build). */
 culonx_status cx_core_cost_build_key(const culonx_run *run, double clock_mhz, cx_cost *c,
                                      cx_cost_key *k, culonx_error *err);
 
@@ -33,5 +38,12 @@ culonx_status cx_core_cost_build_key(const culonx_run *run, double clock_mhz, cx
  * read. *complete = 1: c is as cx_core_cost_build_key leaves it. */
 culonx_status cx_core_cost_build_key_mem(const culonx_run *run, double clock_mhz, cx_cost *c,
                                          cx_cost_key *k, int *complete, culonx_error *err);
+
+/* Pins run to k: its caller keeps run's model, system and layer split
+ * (culonx_run.vstage_layers and what it points to) unchanged while it uses
+ * k, so that a call for run compares only the execution once those were
+ * found equal to the key's (a sweep's worker run, whose execution alone
+ * changes). NULL unpins. NULL-safe. */
+void cx_core_cost_key_pin(cx_cost_key *k, const culonx_run *run);
 
 #endif

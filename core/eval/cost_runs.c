@@ -1,10 +1,11 @@
 /*
  * cost_runs.c — the physical stages of a cost from its chunk classes
  * (cost.h): sends per stage, equal stages (same_prev) and their runs
- * (srun), the stage aggregates of the chunk costs, and the runs of equal
- * parameters (prun) that the DP part walks. A stage equal to the previous
- * one copies its values, which a computation would repeat bit for bit (the
- * same sums in the same order). See core/README.md, "Equal stages".
+ * (srun), the aggregates of the chunk costs per run (times) and per stage
+ * (bytes, parameters), and the runs of equal parameters (prun) that the DP
+ * part walks. A stage equal to the previous one has its values, which a
+ * computation would repeat bit for bit (the same sums in the same order).
+ * See core/README.md, "Equal stages".
  */
 #include "core/base/base.h"
 #include "core/eval/cost.h"
@@ -31,10 +32,14 @@ void cx_core_cost_stage_shape(cx_cost *c)
     c->srun[c->nsrun] = (int16_t)c->p;
 }
 
-/* Per run of equal stages: the aggregates of its first stage's chunks and
- * its parameters, filled over the run; then the runs of equal parameters
- * (stage by stage, as the DP part compares them). */
-void cx_core_cost_stage_sums(cx_cost *c)
+/* Per run of equal stages: the aggregates of its first stage's chunks
+ * (the run's times, energies and bytes, run_*), and, unless times_only, its
+ * parameters, activations and transient bytes filled over its stages, then
+ * the runs of equal parameters (stage by stage, as the DP part compares
+ * them). times_only: a reprice of the same shape, whose classes hold the
+ * same bytes and parameters (they read no clock), so the per-stage values
+ * and prun are those of the last call. */
+void cx_core_cost_stage_sums(cx_cost *c, int times_only)
 {
     for (int r = 0; r < c->nsrun; r++) {
         const int s = c->srun[r], e = c->srun[r + 1];
@@ -52,20 +57,25 @@ void cx_core_cost_stage_sums(cx_cost *c)
             busy += cc->f_s + cc->b_s + cc->w_s + cc->r_s;
             by += cc->f_bytes + cc->b_bytes + cc->w_bytes + cc->r_bytes;
         }
+        c->run_f_s[r] = F, c->run_b_s[r] = B, c->run_w_s[r] = W;
+        c->run_e_j[r] = ej, c->run_busy_s[r] = busy, c->run_bytes[r] = by;
+        if (times_only) continue;
         P *= c->weight_copies, Pe *= c->weight_copies;
         /* clang-format off */
 #define FILL(a, x) for (int q = s; q < e; q++) c->a[q] = (x)
-        FILL(stage_f_s, F); FILL(stage_b_s, B); FILL(stage_w_s, W);
         FILL(stage_act_bytes, act); FILL(stage_work_bytes, work);
-        FILL(stage_e_j, ej); FILL(stage_busy_s, busy); FILL(stage_bytes, by);
         FILL(stage_params, P); FILL(stage_expert_params, Pe);
 #undef FILL
         /* clang-format on */
     }
+    if (times_only) return;
     c->nprun = 0;
-    for (int s = 0; s < c->p; s++)
+    for (int s = 0; s < c->p; s++) {
         if (s == 0 || c->stage_params[s] != c->stage_params[s - 1] ||
             c->stage_expert_params[s] != c->stage_expert_params[s - 1])
             c->prun[c->nprun++] = (int16_t)s;
+        c->prun_of[s] = (int16_t)(c->nprun - 1);
+    }
     c->prun[c->nprun] = (int16_t)c->p;
+    c->dp_runs_ok = c->dp_filled = 0; /* the runs of the DP values changed */
 }

@@ -22,6 +22,29 @@
 
 #include <math.h>
 
+/* Pass energies and blocked power of a cost (cost.h), at its clock or
+ * another. */
+double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double bytes,
+                             double *power_w)
+{
+    /* prepared for the cost's clock at its build or reprice: same bits */
+    if (c->pe.f_in == c->clock_mhz && c->pe.dtype == c->run->exec.dtype)
+        return cx_hw_pass_energy_prepared_j(&c->pe, t_s, flops, bytes, power_w);
+    return cx_hw_pass_energy_j(&c->sys.gpu, c->run->exec.dtype, c->clock_mhz, t_s, flops, bytes,
+                               power_w);
+}
+
+double cx_core_pass_energy_at_j(const cx_cost *c, double f_mhz, double t_s, double flops,
+                                double bytes, double *power_w)
+{
+    return cx_hw_pass_energy_j(&c->sys.gpu, c->run->exec.dtype, f_mhz, t_s, flops, bytes, power_w);
+}
+
+double cx_core_blocked_power_w(const cx_cost *c)
+{
+    return cx_hw_power_blocked_w(&c->sys.gpu.power, &c->sys.gpu);
+}
+
 /* The energy result from the sums over stages of GPU compute energy, idle
  * time (T - busy) and HBM energy. */
 static void finish_sums(const cx_cost *c, double cj, double idle, double hbm, culonx_result *res)
@@ -47,13 +70,8 @@ static void finish_sums(const cx_cost *c, double cj, double idle, double hbm, cu
     }
     if (c->p > 1) /* each boundary, both directions, every microbatch, every TP x DP rank */
         bits[c->p2p_tier] += 8.0 * 2.0 * (nvs - 1.0) * m * c->p2p_bytes * per_stage;
-    double dpb[CULONX_MAX_TIERS] = {0, 0};
-    for (int r = 0; r < c->nprun; r++) /* runs of equal DP traffic, stage by stage */
-        for (int s = c->prun[r], k = c->prun[r + 1] - s; k > 0; k--)
-            for (int t = 0; t < CULONX_MAX_TIERS; t++)
-                dpb[t] += c->dp_tier_bytes[s][t];
-    for (int t = 0; t < CULONX_MAX_TIERS; t++)
-        bits[t] += 8.0 * per_stage * dpb[t];
+    for (int t = 0; t < CULONX_MAX_TIERS; t++) /* summed stage by stage (cost_dp.c) */
+        bits[t] += 8.0 * per_stage * c->dp_tier_sum[t];
     for (int t = 0; t < c->sys.ntiers && t < CULONX_MAX_TIERS; t++)
         e->network_j += bits[t] * c->sys.tier[t].pj_per_bit * 1e-12;
     double nodes =
@@ -105,10 +123,11 @@ void cx_core_energy_result(const cx_cost *c, culonx_result *res)
     (void)p;
     for (int r = 0; r < c->nsrun; r++) { /* runs of equal stages, stage by stage */
         const int s = c->srun[r];
-        const double ej = c->optimizer_j[s] + m * c->stage_e_j[s];
-        const double busy = c->optimizer_s[s] + m * c->stage_busy_s[s];
+        const int q = c->prun_of[s]; /* equal stages: equal parameters */
+        const double ej = c->optr_j[q] + m * c->run_e_j[r];
+        const double busy = c->optr_s[q] + m * c->run_busy_s[r];
         const double gap = cx_maxd(0.0, T - busy);
-        const double hj = (c->optimizer_bytes[s] + m * c->stage_bytes[s]) * hbm_pj * 1e-12;
+        const double hj = (c->optr_bytes[q] + m * c->run_bytes[r]) * hbm_pj * 1e-12;
         for (int k = c->srun[r + 1] - s; k > 0; k--)
             cj += ej, idle += gap, hbm += hj;
     }

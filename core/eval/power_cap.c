@@ -51,31 +51,30 @@ void cx_core_power_cap_init(cx_cost *c)
 }
 
 /* Pass x of the op list at clock f: time (no launch floor), FLOPs, bytes. */
-static double pass_power(const cx_cost *c, const cx_model_ops *ops, int x, int rmode, int is_layer,
-                         double f, double *t_s)
+static double pass_power(const cx_cost *c, const cx_model_ops *ops, const cx_op_keep (*keep)[3],
+                         int x, int rmode, int is_layer, double f, double *t_s)
 {
     double t = 0, flops = 0, bytes = 0;
     for (int i = 0; i < ops->nops; i++) {
         const cx_model_op *o = &ops->op[i];
-        const int fp8 = is_layer && o->kind == CX_OP_GEMM;
-        double fl, by, cast = 0;
-        int bwd = 1;
+        double fl, by;
+        int pass = x == CX_PASS_R ? CX_PASS_F : x; /* the recompute re-runs F's parts */
         if (x == CX_PASS_R &&
             !(is_layer && (rmode == CULONX_RECOMPUTE_FULL ||
                            (rmode == CULONX_RECOMPUTE_SELECTIVE && o->sel_recompute))))
             continue; /* the recompute re-runs these ops' forward */
         switch (x) {
         case CX_PASS_B:
-            fl = o->b_flops, by = o->b_bytes, cast = fp8 ? o->m * o->n : 0;
+            fl = o->b_flops, by = o->b_bytes;
             break;
         case CX_PASS_W:
             fl = o->w_flops, by = o->w_bytes;
             break;
         default:
-            fl = o->fwd_flops, by = o->fwd_bytes, cast = fp8 ? o->m * o->k : 0, bwd = 0;
+            fl = o->fwd_flops, by = o->fwd_bytes;
             break;
         }
-        t += cx_core_op_time(c, o, fl, by, NULL, fp8, cast, bwd, f);
+        t += cx_core_op_kept_time(c, o, &keep[i][pass], f);
         flops += fl, bytes += by;
     }
     *t_s = t;
@@ -88,6 +87,7 @@ static double pass_power(const cx_cost *c, const cx_model_ops *ops, int x, int r
 typedef struct {
     const cx_cost *c;
     const cx_model_ops *ops;
+    const cx_op_keep (*keep)[3];
     int x, rmode, is_layer;
 } pass_ctx;
 
@@ -95,16 +95,29 @@ static double pass_power_at(double f, void *ctx)
 {
     const pass_ctx *p = ctx;
     double t;
-    return pass_power(p->c, p->ops, p->x, p->rmode, p->is_layer, f, &t);
+    return pass_power(p->c, p->ops, p->keep, p->x, p->rmode, p->is_layer, f, &t);
 }
 
-double cx_core_power_cap_part(cx_cost *c, const cx_model_ops *ops, int recompute_mode, int is_layer,
-                              double clk[4])
+double cx_core_power_cap_part(cx_cost *c, int part, int recompute_mode, double clk[4])
 {
     const double f0 = c->clock_mhz, L = c->power_limit_w;
     for (int x = 0; x < 4; x++)
         clk[x] = f0;
     if (!(L > 0)) return 0;
+    const cx_model_ops *ops = &c->stack.part[part].ops;
+    const cx_op_keep(*keep)[3] = (const cx_op_keep(*)[3])c->part_keep[part];
+    const int is_layer = c->stack.part[part].recompute;
+    /* the same op list (its parts kept) at the same clock, limit and
+     * recompute mode: a re-execution or reprice gets the same answer */
+    cx_cap_memo *mm = &c->cap_memo[part];
+    if (mm->valid && mm->f0 == f0 && mm->limit_w == L && mm->rmode == recompute_mode) {
+        memcpy(clk, mm->clk, sizeof mm->clk);
+        c->capped_parts += mm->capped;
+        if (mm->min_mhz < c->cap_min_mhz) c->cap_min_mhz = mm->min_mhz;
+        return mm->added;
+    }
+    const int capped0 = c->capped_parts;
+    double min_mhz = f0;
     double added = 0;
     double added_f = 0;
     for (int x = 0; x < 4; x++) {
@@ -113,18 +126,22 @@ double cx_core_power_cap_part(cx_cost *c, const cx_model_ops *ops, int recompute
             if (clk[CX_PASS_F] != f0) clk[x] = clk[CX_PASS_F], added += added_f, c->capped_parts++;
             continue;
         }
-        pass_ctx px = {c, ops, x, recompute_mode, is_layer};
+        pass_ctx px = {c, ops, keep, x, recompute_mode, is_layer};
         double f = cx_hw_power_capped_mhz(&c->sys.gpu, L, f0, pass_power_at, &px, NULL);
         if (f == f0) continue;
         double t0, t;
-        (void)pass_power(c, ops, x, recompute_mode, is_layer, f0, &t0);
-        (void)pass_power(c, ops, x, recompute_mode, is_layer, f, &t);
+        (void)pass_power(c, ops, keep, x, recompute_mode, is_layer, f0, &t0);
+        (void)pass_power(c, ops, keep, x, recompute_mode, is_layer, f, &t);
         clk[x] = f;
         added += t - t0;
         if (x == CX_PASS_F) added_f = t - t0;
         c->capped_parts++;
         if (f < c->cap_min_mhz) c->cap_min_mhz = f;
+        if (f < min_mhz) min_mhz = f;
     }
+    mm->valid = 1, mm->f0 = f0, mm->limit_w = L, mm->rmode = recompute_mode;
+    mm->added = added, mm->min_mhz = min_mhz, mm->capped = c->capped_parts - capped0;
+    memcpy(mm->clk, clk, sizeof mm->clk);
     return added;
 }
 

@@ -69,7 +69,12 @@ void cx_core_shard_groups(cx_cost *c)
 {
     const culonx_execution *ex = &c->run->exec;
     const int64_t gpn = c->sys.gpus_per_node;
-    c->zero = cx_core_layout_zero(ex);
+    const int zero = cx_core_layout_zero(ex);
+    /* the groups read the layout (kept until cx_core_shard_init), the
+     * stage and the shard group: the same ones for the same inputs */
+    if (c->shard_in_ok && c->zero == zero && c->shard_in_group == ex->shard_group) return;
+    c->shard_in_ok = 1, c->shard_in_group = ex->shard_group;
+    c->zero = zero;
     cx_hw_group g = cx_core_layout_grad_group(&c->layout, gpn);
     c->replicas = (double)cx_core_layout_replicas(&c->layout, ex);
     c->shard_grp = cx_core_layout_shard_group(&c->layout, ex, gpn);
@@ -79,6 +84,7 @@ void cx_core_shard_groups(cx_cost *c)
 
 void cx_core_shard_init(cx_cost *c)
 {
+    c->shard_in_ok = 0; /* a new layout, or a new run */
     cx_core_shard_groups(c);
     c->host_bw_bps = c->sys.host_bw_gbps * 1e9;
     memset(c->part_fill_f_s, 0, sizeof c->part_fill_f_s);

@@ -89,6 +89,7 @@
 #include "core/base/base.h"
 #include "core/eval/closed.h"
 #include "core/eval/cost.h"
+#include "core/eval/cost_key.h"
 #include "core/eval/graph.h"
 #include "core/eval/replay_lanes.h"
 #include "core/output/report.h"
@@ -572,6 +573,9 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
             w->rep_fits[k] = -1;
         w->cost = malloc(sizeof *w->cost);
         w->ws = cx_core_replay_ws_new();
+        /* w->run's model, system and layer split stay; its execution alone
+         * changes: the cost key compares only that */
+        cx_core_cost_key_pin(cx_core_replay_ws_key(w->ws), &w->run);
         if (w->ws && sp->n[L_CLK] <= CX_REPLAY_LANES_MAX_CLOCKS) {
             /* the clocks a replay memo miss plays at once (clock lanes) */
             double mhz[CX_REPLAY_LANES_MAX_CLOCKS];
