@@ -475,7 +475,7 @@ int cx_core_replay_lane_price(const cx_cost *c, double clock_mhz, cx_cost *copy,
 {
     const cx_cost *x = c;
     if (clock_mhz > 0) {
-        if (!*copied) memcpy(copy, c, sizeof *c), *copied = 1;
+        if (!*copied) cx_core_cost_copy(copy, c), *copied = 1;
         cx_core_cost_reprice(c->run, clock_mhz, copy);
         x = copy;
     }
