@@ -12,7 +12,9 @@
  * Where it answers, every per-stage value must equal the full replay's to
  * 1e-12 of the makespan; it must answer 95% of the draws (counted and
  * printed). Megatron-1t (tp 8, p 8–64, m 4p–24p, recompute none and full)
- * likewise, and the memo's answers are the sweep's bits.
+ * likewise, the memo's answers are the sweep's bits, and so are the
+ * replay's (cx_core_replay_ws, no clock lanes) where the gate sends it to
+ * the sweep (and its peaks the full replay's).
  */
 #include "core/eval/replay.h"
 #include "core/eval/replay_step.h"
@@ -140,7 +142,9 @@ static void test_dualpipev(void)
  * form builds it, ZB-V and DualPipeV, p in {8, 16, 32, 64}, m in {4p, 6p,
  * 12p, 24p}, recompute none and full: every answer to 1e-12 of the full
  * replay's makespan, 95% answered; the memo (one workspace for all shapes,
- * a first and a repeated call) gives the bits of a fresh sweep. */
+ * a first and a repeated call) gives the bits of a fresh sweep, and
+ * cx_core_replay_ws (no clock lanes) answers by the sweep exactly where
+ * cx_core_replay_v_sweep_pays says so, with the sweep's bits. */
 static void test_megatron(void)
 {
     culonx_run r;
@@ -150,11 +154,11 @@ static void test_megatron(void)
                           CULONX_OK);
     r.exec.tp = 8, r.exec.dp = 1, r.exec.microbatch = 1, r.exec.vp = 1;
     cx_cost *c = malloc(sizeof *c);
-    cx_replay_ws *wf = cx_core_replay_ws_new();
+    cx_replay_ws *wf = cx_core_replay_ws_new(), *wr = cx_core_replay_ws_new();
     cx_v_sweep_ws *vw = cx_core_v_sweep_ws_new(), *vm = cx_core_v_sweep_ws_new();
     cx_replay *full = malloc(sizeof *full), *fo = malloc(sizeof *fo), *mo = malloc(sizeof *mo);
     CU_ASSERT_FATAL(c && wf && vw && vm && full && fo && mo);
-    int tries = 0, answered = 0, mismatched = 0;
+    int tries = 0, answered = 0, mismatched = 0, wired = 0;
     double worst = 0;
     static const int fs[] = {4, 6, 12, 24};
     for (int dual = 0; dual < 2; dual++)
@@ -181,16 +185,32 @@ static void test_megatron(void)
                                       same(mo->last_end_s[st], fo->last_end_s[st]) &&
                                       same(mo->last_item_s[st], fo->last_item_s[st]));
                     }
+                    /* through the replay (no clock lanes): the sweep where
+                     * its gate says it pays, the same bits */
+                    CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, wr, mo, &err), CULONX_OK);
+                    const int gate = cx_core_replay_v_sweep_pays(c, 0);
+                    CU_ASSERT_EQUAL(cx_core_replay_ws_formula(wr), gate);
+                    if (gate) {
+                        wired++;
+                        CU_ASSERT(same(mo->makespan_s, fo->makespan_s));
+                        for (int st = 0; st < p; st++)
+                            CU_ASSERT(same(mo->free_s[st], fo->free_s[st]));
+                    }
+                    for (int st = 0; st < p; st++)
+                        CU_ASSERT(mo->peak_act_bytes[st] == full->peak_act_bytes[st]);
                     const double bad = replay_time_gap(fo, full, p);
                     worst = fmax(worst, bad / full->makespan_s);
                     if (bad > 1e-12 * full->makespan_s && mismatched++ < 5)
                         printf("\n  megatron-1t %s p %d m %d: off by %.3g of %.6g\n",
                                dual ? "dualpipev" : "zb-v", p, f * p, bad, full->makespan_s);
                 }
-    printf("\n  megatron-1t sweep: answered %d of %d, worst %.3g\n", answered, tries, worst);
+    printf("\n  megatron-1t sweep: answered %d of %d (%d through the replay), worst %.3g\n",
+           answered, tries, wired, worst);
     CU_ASSERT_EQUAL(mismatched, 0);
     CU_ASSERT(tries >= 40 && answered * 100 >= tries * 95);
+    CU_ASSERT(wired >= 8);
     cx_core_replay_ws_free(wf);
+    cx_core_replay_ws_free(wr);
     cx_core_v_sweep_ws_free(vw);
     cx_core_v_sweep_ws_free(vm);
     free(c), free(full), free(fo), free(mo);

@@ -60,6 +60,7 @@
 #include "core/eval/replay_memo.h"
 #include "core/eval/replay_prog.h"
 #include "core/eval/replay_step.h"
+#include "core/eval/replay_v_sweep.h"
 #include "core/eval/replay_zb_sweep.h"
 #include "schedules/play.h"
 
@@ -122,6 +123,7 @@ struct cx_replay_ws {
     cx_replay_lanes *lanes;
     cx_replay_jlanes *jlanes;
     cx_zb_sweep_ws *zbs; /* replay_zb_sweep.c's scratch (lazily) */
+    cx_v_sweep_ws *vsw;  /* replay_v_sweep.c's (lazily) */
 };
 
 cx_replay_ws *cx_core_replay_ws_new(void)
@@ -164,6 +166,7 @@ void cx_core_replay_ws_free(cx_replay_ws *ws)
     cx_core_replay_prog_free(ws->prog);
     cx_core_cost_key_free(ws->key);
     cx_core_zb_sweep_ws_free(ws->zbs);
+    cx_core_v_sweep_ws_free(ws->vsw);
     cx_sched_play_free(ws->pl_full);
     cx_core_replay_prog_free(ws->prog_full);
     cx_sched_play_free(ws->pl_mid);
@@ -585,6 +588,16 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
     if (!full_replay && (int64_t)c->m * c->p * c->v * 3 <= CX_MAX_SCHEDULE_ITEMS &&
         cx_core_replay_zb_sweep_pays(c) && (ws->zbs || (ws->zbs = cx_core_zb_sweep_ws_new())) &&
         cx_core_replay_zb_times(c, ws->zbs, out)) {
+        ws->last_fast = ws->last_jump = ws->last_back = 0;
+        ws->last_formula = 1;
+        return cx_core_replay_memory(c, ws, out->peak_act_bytes, err);
+    }
+    /* ZB-V / DualPipeV: their orders' runs swept (replay_v_sweep.c), the
+     * same way */
+    if (!full_replay && (int64_t)c->m * c->p * c->v * 3 <= CX_MAX_SCHEDULE_ITEMS &&
+        cx_core_replay_v_sweep_pays(c, cx_core_replay_lanes_on(ws->lanes)) &&
+        (ws->vsw || (ws->vsw = cx_core_v_sweep_ws_new())) &&
+        cx_core_replay_v_sweep(c, ws->vsw, out)) {
         ws->last_fast = ws->last_jump = ws->last_back = 0;
         ws->last_formula = 1;
         return cx_core_replay_memory(c, ws, out->peak_act_bytes, err);

@@ -63,7 +63,8 @@ enum {
     NCLS = 2 * MAX_NCH, /* functions a stage: F and backward of each chunk */
     MAX_SRC = 2,        /* stages a stage reads */
     NMEMO = 16,         /* latest answers kept */
-    MKEY = 64
+    MKEY = 64,
+    NSCALAR = 16 /* runs of at most this many items: item by item (measured) */
 };
 
 /* f(j) = v[i] + k[i]·(j − x[i]) for x[i] <= j < x[i+1]; x[0] = 0, x[n] = end;
@@ -91,7 +92,14 @@ typedef struct {
 typedef struct {
     int run0, nrun;
     int nsrc, src[MAX_SRC];
-    int need; /* classes another stage reads (bit mask) */
+    int need; /* classes built: read by another stage, or reading one (bit mask) */
+    /* the classes of this stage that read another's: source index, own
+     * class, the class read, the kinds reading (bit mask) */
+    int nread;
+    struct {
+        int8_t src, cls, src_cls, kinds;
+        double dmax; /* the longest of those items (per call) */
+    } read[NCLS];
     int last; /* the stage's last item (index into items) */
 } vstage;
 
@@ -123,7 +131,7 @@ struct cx_v_sweep_ws {
     int *ver, *usedv;      /* [p], [p MAX_SRC] */
     double *free_s, *dtab; /* [p]; [4 nvs]: durations F', B', BW', W by kind */
     cx_replay_vsinfo *vi;
-    int evals, sweeps, segs;
+    int evals, sweeps, segs, checks;
     /* memo */
     v_memo memo[NMEMO];
     int mnext, mlast, mcap;
@@ -305,7 +313,7 @@ static void build_form(cx_v_sweep_ws *ws, const cx_sched_desc *sd, int p, int v)
     ws->nruns = nruns, ws->nitems = nitems;
     /* dependencies across stages, the functions read, the last items */
     for (int s = 0; s < p; s++)
-        ws->st[s].need = 0, ws->st[s].nsrc = 0;
+        ws->st[s].need = 0, ws->st[s].nsrc = 0, ws->st[s].nread = 0;
     for (int s = 0; s < p; s++) {
         vstage *st = &ws->st[s];
         for (int r = st->run0; r < st->run0 + st->nrun; r++)
@@ -330,6 +338,19 @@ static void build_form(cx_v_sweep_ws *ws, const cx_sched_desc *sd, int p, int v)
                 it->src = (int8_t)j;
                 it->src_cls = (int8_t)(cls * nch + ws->chunk_of[from]);
                 ws->st[fs].need |= 1 << it->src_cls;
+                /* built too, for the check that a changed source stays below */
+                const int own = cls * nch + it->chunk;
+                st->need |= 1 << own;
+                int q = 0;
+                while (q < st->nread && st->read[q].cls != own)
+                    q++;
+                if (q == st->nread) {
+                    st->read[q].src = (int8_t)j, st->read[q].cls = (int8_t)own;
+                    st->read[q].src_cls = it->src_cls, st->read[q].kinds = 0;
+                    st->nread++;
+                }
+                if (st->read[q].src != j || st->read[q].src_cls != it->src_cls) return;
+                st->read[q].kinds |= (int8_t)(1 << it->kind);
             }
         st->last =
             ws->runs[st->run0 + st->nrun - 1].item0 + ws->runs[st->run0 + st->nrun - 1].K - 1;
@@ -436,7 +457,7 @@ static inline int at(vcur *c, int k, double *v, double *sl)
         c->i++;
     *sl = f->k[c->i] * (double)c->d;
     *v = f->v[c->i] + f->k[c->i] * (double)(t - f->x[c->i]) + c->add;
-    return (f->x[c->i + 1] - 1 - c->a) / c->d;
+    return c->d == 1 ? f->x[c->i + 1] - 1 - c->a : (f->x[c->i + 1] - 1 - c->a) / c->d;
 }
 
 /* max of the lines a (va at lo, slope ka) and b on lo..hi (−∞: none) */
@@ -525,6 +546,23 @@ static int differ(const vpl *a, const vpl *b, int m)
     return 0;
 }
 
+/* 1 if f(j) + add <= g(j) (to 1e-13 relative) for 0 <= j < m */
+static int below(const vpl *f, double add, const vpl *g, int m)
+{
+    vcur cf = {f, 0, 0, 1, add}, cg = {g, 0, 0, 1, 0};
+    for (int j = 0; j < m;) {
+        double va, ka, vb, kb;
+        int e = at(&cf, j, &va, &ka);
+        const int eb = at(&cg, j, &vb, &kb);
+        if (eb < e) e = eb;
+        const double d0 = va - vb, d1 = d0 + (ka - kb) * (double)(e - j);
+        const double sc = 1e-13 * (fabs(vb) + fabs(kb) * (double)(e - j));
+        if (d0 > sc || d1 > sc) return 0;
+        j = e + 1;
+    }
+    return 1;
+}
+
 /* ---- the sweep ---- */
 
 static int reserve(cx_v_sweep_ws *ws, int p)
@@ -575,6 +613,9 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, double *fr)
     vpl *const *srcf[MAX_SRC];
     for (int j = 0; j < st->nsrc; j++)
         srcf[j] = ws->ver[st->src[j]] > 0 ? ws->fn + (size_t)st->src[j] * NCLS : NULL;
+    /* the segment each source function was last read at: a class's items
+     * come in microbatch order, so the reads of a function only move on */
+    int seg[MAX_SRC][NCLS] = {{0}};
     double chain = 0;
     vpl *E = &ws->tmp[KMAX], *Ht = &ws->tmp[0];
     for (int r = st->run0; r < st->run0 + st->nrun; r++) {
@@ -583,36 +624,67 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, double *fr)
         if (n < 0) return 0;
         if (n == 0) continue;
         const vitem *it = &ws->items[ru->item0];
-        /* H_i: a function (or none) plus a constant */
-        const vpl *Hf[KMAX];
-        double Ha[KMAX], Pi[KMAX], C = 0;
-        const vpl *hcur = NULL;
-        double hadd = 0;
+        if (n * K <= NSCALAR || n == 1) {
+            /* a short run item by item */
+            for (int k = 0; k < n; k++)
+                for (int i = 0; i < K; i++) {
+                    const int mb = it[i].a0 + it[i].da * dm + it[i].step * k;
+                    if (it[i].src >= 0 && srcf[(int)it[i].src]) {
+                        const vpl *X = srcf[(int)it[i].src][(int)it[i].src_cls];
+                        int *sg = &seg[(int)it[i].src][(int)it[i].src_cls];
+                        if (X->x[*sg] > mb) *sg = 0;
+                        while (X->x[*sg + 1] <= mb)
+                            (*sg)++;
+                        const double dep = X->v[*sg] + X->k[*sg] * (double)(mb - X->x[*sg]);
+                        if (dep > chain) chain = dep;
+                    }
+                    chain += dur(ws, it[i].kind, it[i].vs);
+                    const int c = it[i].out;
+                    if (c >= 0) {
+                        if (mb != next[c]) return 0;
+                        push(&ob[c], mb, chain, 0);
+                        next[c]++;
+                    }
+                }
+            continue;
+        }
+        /* H_i as a view (none: f NULL): the first dependency's source read
+         * directly, later ones merged into a scratch function */
+        vcur Hv[KMAX], hcur = {NULL, 0, 0, 1, 0};
+        double Pi[KMAX], C = 0;
         int nt = 0;
         for (int i = 0; i < K; i++) {
             const double d = dur(ws, it[i].kind, it[i].vs);
-            C += d, Pi[i] = C, hadd += d;
+            C += d, Pi[i] = C, hcur.add += d;
             if (it[i].src >= 0 && srcf[(int)it[i].src]) {
                 const vpl *X = srcf[(int)it[i].src][(int)it[i].src_cls];
-                vpl *h = &Ht[nt++];
-                bld oh = {h, 0};
-                h->n = 0;
-                vcur A = {hcur, 0, 0, 1, hadd}, B = {X, 0, it[i].a0 + it[i].da * dm, it[i].step, d};
-                vmax(&oh, 0, 0, n, &A, &B);
-                h->x[h->n] = n;
-                if (oh.over) return 0;
-                hcur = h, hadd = 0;
+                int *sg = &seg[(int)it[i].src][(int)it[i].src_cls];
+                const int a = it[i].a0 + it[i].da * dm;
+                if (X->x[*sg] > a) *sg = 0;
+                vcur B = {X, *sg, a, it[i].step, d};
+                if (!hcur.f) {
+                    hcur = B;
+                } else {
+                    vpl *h = &Ht[nt++];
+                    bld oh = {h, 0};
+                    h->n = 0;
+                    vmax(&oh, 0, 0, n, &hcur, &B);
+                    *sg = B.i;
+                    h->x[h->n] = n;
+                    if (oh.over) return 0;
+                    hcur = (vcur){h, 0, 0, 1, 0};
+                }
             }
-            Hf[i] = hcur, Ha[i] = hadd;
+            Hv[i] = hcur;
         }
         /* the ride e(k) = max(e(k − 1) + C, G(k)) */
         bld oe = {E, 0};
         E->n = 0;
         double prev = chain;
-        if (!hcur) {
+        if (!hcur.f) {
             push(&oe, 0, chain + C, C);
         } else {
-            vcur g = {hcur, 0, 0, 1, hadd};
+            vcur g = hcur;
             for (int j = 0; j < n;) {
                 double gv, gk;
                 int hi = at(&g, j, &gv, &gk);
@@ -629,18 +701,23 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, double *fr)
             if (c < 0 || it[i].j) continue;
             const int a = it[i].a0 + it[i].da * dm;
             if (a != next[c]) return 0;
-            if (it[i].q == 1) {
+            if (it[i].q == 1 && i == K - 1) {
+                /* the cycle's last item: e itself */
+                vcur A = {E, 0, 0, 1, 0}, B = {NULL, 0, 0, 1, 0};
+                vmax(&ob[c], a, 0, n, &A, &B);
+                next[c] = a + n;
+            } else if (it[i].q == 1) {
                 /* k = 0 from the chain, then e(k − 1) */
                 double v0 = chain + Pi[i];
-                if (Hf[i]) {
+                if (Hv[i].f) {
                     double hv, hk;
-                    vcur h = {Hf[i], 0, 0, 1, Ha[i]};
+                    vcur h = Hv[i];
                     at(&h, 0, &hv, &hk);
                     if (hv > v0) v0 = hv;
                 }
                 push(&ob[c], a, v0, 0);
                 if (n > 1) {
-                    vcur A = {E, 0, -1, 1, Pi[i]}, B = {Hf[i], 0, 0, 1, Ha[i]};
+                    vcur A = {E, 0, -1, 1, Pi[i]}, B = Hv[i];
                     vmax(&ob[c], a, 1, n, &A, &B);
                 }
                 next[c] = a + n;
@@ -652,7 +729,7 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, double *fr)
                 for (int u = i; u < K && nq < q; u++)
                     if (it[u].out == c) {
                         idx[nq] = u;
-                        h[nq] = (vcur){Hf[u], 0, 0, 1, Ha[u]};
+                        h[nq] = Hv[u];
                         nq++;
                     }
                 vcur e1 = {E, 0, -1, 1, 0};
@@ -661,7 +738,7 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, double *fr)
                     if (k) at(&e1, k, &ev, &sl);
                     for (int u = 0; u < nq; u++) {
                         double v = ev + Pi[idx[u]];
-                        if (Hf[idx[u]]) {
+                        if (h[u].f) {
                             double hv;
                             at(&h[u], k, &hv, &sl);
                             if (hv > v) v = hv;
@@ -702,10 +779,26 @@ static int sweeps(cx_v_sweep_ws *ws, int m)
         for (int i = 0; i < p; i++) {
             const int s = sw % 2 ? last - i : i;
             const vstage *st = &ws->st[s];
-            int *used = ws->usedv + s * MAX_SRC, go = ws->ver[s] == 0;
+            int *used = ws->usedv + s * MAX_SRC, go = ws->ver[s] == 0, newer = 0;
             for (int j = 0; j < st->nsrc; j++)
-                go |= ws->ver[st->src[j]] != used[j];
-            if (!go) continue;
+                newer |= (ws->ver[st->src[j]] != used[j]) << j;
+            if (!go && !newer) continue;
+            /* the changed sources (computed before) stay below what this
+             * stage's reading items end at: nothing changes */
+            if (!go) {
+                int below_all = 1;
+                for (int q = 0; q < st->nread && below_all; q++)
+                    if (newer >> st->read[q].src & 1)
+                        below_all = below(
+                            ws->fn[st->src[(int)st->read[q].src] * NCLS + st->read[q].src_cls],
+                            st->read[q].dmax, ws->fn[s * NCLS + st->read[q].cls], m);
+                if (below_all) {
+                    for (int j = 0; j < st->nsrc; j++)
+                        used[j] = ws->ver[st->src[j]];
+                    ws->checks++;
+                    continue;
+                }
+            }
             ran++;
             for (int j = 0; j < st->nsrc; j++)
                 used[j] = ws->ver[st->src[j]];
@@ -733,7 +826,7 @@ static int v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
 {
     const cx_sched_desc *sd = c->sched;
     const int p = c->p, m = c->m, v = c->v;
-    ws->evals = ws->sweeps = ws->segs = 0;
+    ws->evals = ws->sweeps = ws->segs = ws->checks = 0;
     if (sd->p2p_overlap || p < 2 || p > CX_COST_MAX_STAGES) return 0;
     if (!(ws->have && ws->sd == sd && ws->p == p && ws->v == v)) build_form(ws, sd, p, v);
     if (!ws->ok || m < ws->ma) return 0;
@@ -748,6 +841,16 @@ static int v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
         d[CX_WORK_B] = x->dB + (ws->send_b[vs] ? P : 0);
         d[CX_WORK_BW] = x->dBW + (ws->send_b[vs] ? P : 0);
         d[CX_WORK_W] = x->dW;
+    }
+    for (int s = 0; s < p; s++) {
+        vstage *st = &ws->st[s];
+        for (int q = 0; q < st->nread; q++) {
+            const int vs = ws->vs_of[s * nch + st->read[q].cls % nch], kinds = st->read[q].kinds;
+            double d = 0;
+            for (int k = 0; k < 4; k++)
+                if (kinds >> k & 1 && dur(ws, k, vs) > d) d = dur(ws, k, vs);
+            st->read[q].dmax = d;
+        }
     }
     if (!sweeps(ws, m)) return 0;
     out->makespan_s = 0;
@@ -841,8 +944,11 @@ int cx_core_replay_v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
     return 1;
 }
 
-int cx_core_replay_v_sweep_pays(const cx_cost *c)
+int cx_core_replay_v_sweep_pays(const cx_cost *c, int lanes)
 {
-    if (c->sched != &cx_sched_zb_v && c->sched != &cx_sched_dualpipev) return 0;
-    return c->m >= 4 * c->p;
+    /* with clock lanes the play of all the sweep's clocks at once costs
+     * less than one sweep a clock on every shape measured */
+    if (lanes || c->p < 32) return 0;
+    if (c->sched == &cx_sched_zb_v) return 1;
+    return c->sched == &cx_sched_dualpipev && c->m >= 12 * c->p;
 }

@@ -27,9 +27,12 @@ void cx_core_v_sweep_ws_free(cx_v_sweep_ws *ws);
  * With a memo of the latest inputs (the same answer, the same bits). */
 int cx_core_replay_v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out);
 
-/* 1 where the sweep is expected to cost less than the replay it replaces
- * (ZB-V and DualPipeV; thresholds measured, core/README.md). */
-int cx_core_replay_v_sweep_pays(const cx_cost *c);
+/* 1 where the sweep is measured to cost less than the replay it replaces
+ * (core/eval/replay.c; core/README.md, "ZB-V and DualPipeV swept"): no
+ * clock lanes (lanes 0: a sweep of one clock), p >= 32, and for DualPipeV
+ * m >= 12p. With lanes (one play prices every clock of the sweep) it never
+ * paid. */
+int cx_core_replay_v_sweep_pays(const cx_cost *c, int lanes);
 
 /* Counters of the last sweep run on ws (not a memo answer): stage
  * evaluations, sweeps, the largest segment count of a function. */
