@@ -24,7 +24,9 @@
  * result comes from it, no orders built. ZB-H1 and ZB-H2 (any stage costs)
  * are swept over the stages as piecewise-linear functions of the cycle
  * (replay_zb_sweep.c, certified fixed point; peaks by replay_formula_zb.c)
- * where that costs less than the play below.
+ * where that costs less than the play below; so are ZB-V and DualPipeV,
+ * their orders compressed into runs of repeated cycles
+ * (replay_v_sweep.c), where measured cheaper (no clock lanes, p >= 32).
  * Fast paths. The held orders are played by a compiled program of the
  * orders (core/eval/replay_prog.c; bit-identical to the engine), which jumps
  * over periods where the play is affine in the period index. Schedules
