@@ -3,6 +3,9 @@
  * of schedules whose per-stage orders are runs of repeated cycles (ZB-V,
  * DualPipeV: schedules/zb_v.c, dualpipev.c) evaluated exactly at a cost
  * independent of m, for any per-stage costs; issue 13.
+ * Long file: the run form (compression, affine check), the function
+ * primitives, the stage evaluation, the sweep and its memo share one
+ * representation (the structs below) that no other file reads.
  *
  * Run form. Each stage's order is compressed into RUNS: a cycle of K items
  * (kind, chunk, first microbatch a_i, step δ_i) repeated n times, item i of
@@ -51,11 +54,6 @@
  * last item its DP-overlap window. Held to the full replay by
  * tests/test_replay_v_sweep.c; measured in core/README.md, "ZB-V and
  * DualPipeV swept".
- *
- * Long file: the run form (compression, affine check), the function
- * primitives, the stage evaluation, the sweep and its memo belong to one
- * representation (the structs below) that no other file reads; split, each
- * part would need them exported.
  */
 #include "core/eval/replay_v_sweep.h"
 #include "core/eval/replay_lanes.h"
