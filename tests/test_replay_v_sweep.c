@@ -33,15 +33,21 @@ static culonx_schedule kind_of(int dual)
     return dual ? CULONX_SCHED_DUALPIPE_V : CULONX_SCHED_ZB_V;
 }
 
+/* the shipped run at path, tp 8, dp 1, microbatch 1, no interleaving */
+static void load_run(culonx_run *r, const char *path)
+{
+    culonx_error err;
+    memset(r, 0, sizeof *r);
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load(path, NULL, 0, NULL, r, &err), CULONX_OK);
+    r->exec.tp = 8, r->exec.dp = 1, r->exec.microbatch = 1, r->exec.vp = 1;
+}
+
 static void sweep_vs_full(int dual)
 {
     const char *sd_name = dual ? "dualpipev" : "zb-v";
     culonx_run r;
     culonx_error err;
-    memset(&r, 0, sizeof r);
-    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/megatron-22b.xml", NULL, 0, NULL, &r, &err),
-                          CULONX_OK);
-    r.exec.tp = 8, r.exec.dp = 1, r.exec.microbatch = 1, r.exec.vp = 1;
+    load_run(&r, "configs/megatron-22b.xml");
     r.exec.schedule = kind_of(dual);
     cx_cost *c = malloc(sizeof *c);
     cx_replay_ws *wf = cx_core_replay_ws_new();
@@ -149,10 +155,7 @@ static void test_megatron(void)
 {
     culonx_run r;
     culonx_error err;
-    memset(&r, 0, sizeof r);
-    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/megatron-1t.xml", NULL, 0, NULL, &r, &err),
-                          CULONX_OK);
-    r.exec.tp = 8, r.exec.dp = 1, r.exec.microbatch = 1, r.exec.vp = 1;
+    load_run(&r, "configs/megatron-1t.xml");
     cx_cost *c = malloc(sizeof *c);
     cx_replay_ws *wf = cx_core_replay_ws_new(), *wr = cx_core_replay_ws_new();
     cx_v_sweep_ws *vw = cx_core_v_sweep_ws_new(), *vm = cx_core_v_sweep_ws_new();
