@@ -72,7 +72,8 @@ enum {
     MAX_SRC = 2,        /* stages a stage reads */
     NMEMO = 16,         /* latest answers kept */
     MKEY = 64,
-    NSCALAR = 16 /* runs of at most this many items: item by item (measured) */
+    NSCALAR = 16, /* runs of at most this many items: item by item (measured) */
+    NFORM = 8     /* run forms kept (schedule, p, v) */
 };
 
 /* f(j) = v[i] + k[i]·(j − x[i]) for x[i] <= j < x[i+1]; x[0] = 0, x[n] = end;
@@ -118,8 +119,8 @@ typedef struct {
     double key[MKEY], makespan_s;
 } v_memo;
 
-struct cx_v_sweep_ws {
-    /* the run form of (sd, p, v); ok: usable */
+/* the run form of (sd, p, v); ok: usable */
+typedef struct {
     const cx_sched_desc *sd;
     int p, v, nch, ma, ok, have;
     vrun *runs;
@@ -130,6 +131,11 @@ struct cx_v_sweep_ws {
     int *stage_of, *vs_of, *chunk_of;
     uint8_t *send_f, *send_b;
     int cap_vs;
+} vform;
+
+struct cx_v_sweep_ws {
+    vform form[NFORM], *f; /* the latest shapes' forms, the one in use */
+    int fnext;
     cx_play *pl;
     /* the sweep */
     vpl *pool;      /* p NCLS + NCLS + KMAX + 2 */
@@ -156,8 +162,10 @@ cx_v_sweep_ws *cx_core_v_sweep_ws_new(void)
 void cx_core_v_sweep_ws_free(cx_v_sweep_ws *ws)
 {
     if (!ws) return;
-    free(ws->runs), free(ws->items), free(ws->st);
-    free(ws->stage_of), free(ws->send_f);
+    for (int i = 0; i < NFORM; i++) {
+        vform *f = &ws->form[i];
+        free(f->runs), free(f->items), free(f->st), free(f->stage_of), free(f->send_f);
+    }
     cx_sched_play_free(ws->pl);
     free(ws->pool), free(ws->fn), free(ws->ver), free(ws->free_s), free(ws->vi);
     free(ws->mfree), free(ws->mcls);
@@ -212,14 +220,14 @@ static int compress(cx_v_sweep_ws *ws, const cx_sched_item *ord, int n)
             }
             if (cnt >= 2 && cnt * K > bn * bk) bk = K, bn = cnt;
         }
-        if (!grow((void **)&ws->runs, &ws->cap_runs, ws->nruns + 1, sizeof(vrun)) ||
-            !grow((void **)&ws->items, &ws->cap_items, ws->nitems + bk, sizeof(vitem)))
+        if (!grow((void **)&ws->f->runs, &ws->f->cap_runs, ws->f->nruns + 1, sizeof(vrun)) ||
+            !grow((void **)&ws->f->items, &ws->f->cap_items, ws->f->nitems + bk, sizeof(vitem)))
             return 0;
-        vrun *r = &ws->runs[ws->nruns++];
-        r->K = bk, r->n0 = bn, r->dn = 0, r->item0 = ws->nitems;
+        vrun *r = &ws->f->runs[ws->f->nruns++];
+        r->K = bk, r->n0 = bn, r->dn = 0, r->item0 = ws->f->nitems;
         for (int t = 0; t < bk; t++) {
             const cx_sched_item *a = &ord[i + t];
-            vitem *it = &ws->items[ws->nitems++];
+            vitem *it = &ws->f->items[ws->f->nitems++];
             memset(it, 0, sizeof *it);
             it->kind = a->kind, it->chunk = a->chunk;
             it->step = a->kind == CX_WORK_W ? 0 : bn >= 2 ? ord[i + bk + t].mb - a->mb : 1;
@@ -233,18 +241,18 @@ static int compress(cx_v_sweep_ws *ws, const cx_sched_item *ord, int n)
 /* 1 if the run form gives the held orders of pl (m microbatches) */
 static int form_matches(const cx_v_sweep_ws *ws, const cx_play *pl, int m)
 {
-    const int dm = m - ws->ma;
-    for (int s = 0; s < ws->p; s++) {
+    const int dm = m - ws->f->ma;
+    for (int s = 0; s < ws->f->p; s++) {
         int n, pos = 0;
         const cx_sched_item *ord = cx_sched_play_items(pl, s, &n);
-        const vstage *st = &ws->st[s];
+        const vstage *st = &ws->f->st[s];
         for (int r = st->run0; r < st->run0 + st->nrun; r++) {
-            const vrun *ru = &ws->runs[r];
+            const vrun *ru = &ws->f->runs[r];
             const int cnt = ru->n0 + ru->dn * dm;
             if (cnt < 0 || pos + cnt * ru->K > n) return 0;
             for (int k = 0; k < cnt; k++)
                 for (int t = 0; t < ru->K; t++, pos++) {
-                    const vitem *it = &ws->items[ru->item0 + t];
+                    const vitem *it = &ws->f->items[ru->item0 + t];
                     const cx_sched_item *o = &ord[pos];
                     if (o->kind != it->kind || o->chunk != it->chunk) return 0;
                     if (it->kind != CX_WORK_W && o->mb != it->a0 + it->da * dm + it->step * k)
@@ -256,86 +264,86 @@ static int form_matches(const cx_v_sweep_ws *ws, const cx_play *pl, int m)
     return 1;
 }
 
-/* Builds the run form of (sd, p, v) into ws; ws->ok 1 when usable. */
+/* Builds the run form of (sd, p, v) into ws; ws->f->ok 1 when usable. */
 static void build_form(cx_v_sweep_ws *ws, const cx_sched_desc *sd, int p, int v)
 {
-    ws->sd = sd, ws->p = p, ws->v = v, ws->ok = 0, ws->have = 1;
-    ws->nruns = ws->nitems = 0;
+    ws->f->sd = sd, ws->f->p = p, ws->f->v = v, ws->f->ok = 0, ws->f->have = 1;
+    ws->f->nruns = ws->f->nitems = 0;
     const int nch = sd->chunks(v), nvs = p * nch;
-    ws->nch = nch;
+    ws->f->nch = nch;
     if (nch < 1 || nch > MAX_NCH || p < 2) return;
     if (!ws->pl && !(ws->pl = cx_sched_play_new())) return;
     int64_t lo = sd->min_microbatches ? sd->min_microbatches(p, v) : 1;
     if (lo < 1) lo = 1;
     if (lo > 1 << 20) return;
-    ws->ma = (int)lo + 3;
-    if (!grow((void **)&ws->st, &ws->cap_st, p, sizeof(vstage))) return;
-    if (ws->cap_vs < nvs) {
-        free(ws->stage_of), free(ws->send_f);
-        ws->cap_vs = 0;
-        ws->stage_of = malloc(sizeof(int) * 3 * (size_t)nvs);
-        ws->send_f = malloc(2 * (size_t)nvs);
-        if (!ws->stage_of || !ws->send_f) return;
-        ws->cap_vs = nvs;
+    ws->f->ma = (int)lo + 3;
+    if (!grow((void **)&ws->f->st, &ws->f->cap_st, p, sizeof(vstage))) return;
+    if (ws->f->cap_vs < nvs) {
+        free(ws->f->stage_of), free(ws->f->send_f);
+        ws->f->cap_vs = 0;
+        ws->f->stage_of = malloc(sizeof(int) * 3 * (size_t)nvs);
+        ws->f->send_f = malloc(2 * (size_t)nvs);
+        if (!ws->f->stage_of || !ws->f->send_f) return;
+        ws->f->cap_vs = nvs;
     }
-    ws->vs_of = ws->stage_of + nvs, ws->chunk_of = ws->vs_of + nvs;
-    ws->send_b = ws->send_f + nvs;
+    ws->f->vs_of = ws->f->stage_of + nvs, ws->f->chunk_of = ws->f->vs_of + nvs;
+    ws->f->send_b = ws->f->send_f + nvs;
     /* the orders of m_a and m_a + 1: the same runs, counts and first
      * microbatches affine in m */
     cx_play *pl = ws->pl;
-    if (cx_sched_play_orders(pl, sd, p, ws->ma, v, 0) != CX_SCHED_SIM_OK) return;
+    if (cx_sched_play_orders(pl, sd, p, ws->f->ma, v, 0) != CX_SCHED_SIM_OK) return;
     for (int k = 0; k < nvs; k++) {
-        ws->stage_of[k] = pl->stage_of[k], ws->vs_of[k] = pl->vs_of[k];
-        ws->send_f[k] = pl->send_f[k], ws->send_b[k] = pl->send_b[k];
+        ws->f->stage_of[k] = pl->stage_of[k], ws->f->vs_of[k] = pl->vs_of[k];
+        ws->f->send_f[k] = pl->send_f[k], ws->f->send_b[k] = pl->send_b[k];
     }
     for (int s = 0; s < p; s++)
         for (int ch = 0; ch < nch; ch++)
-            ws->chunk_of[ws->vs_of[s * nch + ch]] = ch;
+            ws->f->chunk_of[ws->f->vs_of[s * nch + ch]] = ch;
     for (int s = 0; s < p; s++) {
         int n;
         const cx_sched_item *ord = cx_sched_play_items(pl, s, &n);
-        ws->st[s].run0 = ws->nruns;
+        ws->f->st[s].run0 = ws->f->nruns;
         if (n < 1 || !compress(ws, ord, n)) return;
-        ws->st[s].nrun = ws->nruns - ws->st[s].run0;
+        ws->f->st[s].nrun = ws->f->nruns - ws->f->st[s].run0;
     }
-    const int nruns = ws->nruns, nitems = ws->nitems;
-    if (cx_sched_play_orders(pl, sd, p, ws->ma + 1, v, 0) != CX_SCHED_SIM_OK) return;
+    const int nruns = ws->f->nruns, nitems = ws->f->nitems;
+    if (cx_sched_play_orders(pl, sd, p, ws->f->ma + 1, v, 0) != CX_SCHED_SIM_OK) return;
     for (int s = 0; s < p; s++) {
         int n;
         const cx_sched_item *ord = cx_sched_play_items(pl, s, &n);
-        const int r0 = ws->nruns;
-        if (!compress(ws, ord, n) || ws->nruns - r0 != ws->st[s].nrun) return;
-        for (int r = 0; r < ws->st[s].nrun; r++) {
-            vrun *a = &ws->runs[ws->st[s].run0 + r];
-            const vrun *b = &ws->runs[r0 + r];
+        const int r0 = ws->f->nruns;
+        if (!compress(ws, ord, n) || ws->f->nruns - r0 != ws->f->st[s].nrun) return;
+        for (int r = 0; r < ws->f->st[s].nrun; r++) {
+            vrun *a = &ws->f->runs[ws->f->st[s].run0 + r];
+            const vrun *b = &ws->f->runs[r0 + r];
             if (a->K != b->K) return;
             a->dn = b->n0 - a->n0;
             for (int t = 0; t < a->K; t++) {
-                vitem *x = &ws->items[a->item0 + t];
-                const vitem *y = &ws->items[b->item0 + t];
+                vitem *x = &ws->f->items[a->item0 + t];
+                const vitem *y = &ws->f->items[b->item0 + t];
                 if (x->kind != y->kind || x->chunk != y->chunk || x->step != y->step) return;
                 x->da = y->a0 - x->a0;
             }
         }
     }
-    ws->nruns = nruns, ws->nitems = nitems;
+    ws->f->nruns = nruns, ws->f->nitems = nitems;
     /* dependencies across stages, the functions read, the last items */
     for (int s = 0; s < p; s++)
-        ws->st[s].need = 0, ws->st[s].nsrc = 0, ws->st[s].nread = 0;
+        ws->f->st[s].need = 0, ws->f->st[s].nsrc = 0, ws->f->st[s].nread = 0;
     for (int s = 0; s < p; s++) {
-        vstage *st = &ws->st[s];
+        vstage *st = &ws->f->st[s];
         for (int r = st->run0; r < st->run0 + st->nrun; r++)
-            for (int t = 0; t < ws->runs[r].K; t++) {
-                vitem *it = &ws->items[ws->runs[r].item0 + t];
-                const int vs = ws->vs_of[s * nch + it->chunk];
+            for (int t = 0; t < ws->f->runs[r].K; t++) {
+                vitem *it = &ws->f->items[ws->f->runs[r].item0 + t];
+                const int vs = ws->f->vs_of[s * nch + it->chunk];
                 it->vs = vs, it->out = -1, it->src = -1;
                 int from = -1, cls = 0;
                 if (it->kind == CX_WORK_F && vs > 0)
                     from = vs - 1, cls = 0;
                 else if ((it->kind == CX_WORK_B || it->kind == CX_WORK_BW) && vs + 1 < nvs)
                     from = vs + 1, cls = 1;
-                if (from < 0 || ws->stage_of[from] == s) continue;
-                const int fs = ws->stage_of[from];
+                if (from < 0 || ws->f->stage_of[from] == s) continue;
+                const int fs = ws->f->stage_of[from];
                 int j = 0;
                 while (j < st->nsrc && st->src[j] != fs)
                     j++;
@@ -344,8 +352,8 @@ static void build_form(cx_v_sweep_ws *ws, const cx_sched_desc *sd, int p, int v)
                     st->src[st->nsrc++] = fs;
                 }
                 it->src = (int8_t)j;
-                it->src_cls = (int8_t)(cls * nch + ws->chunk_of[from]);
-                ws->st[fs].need |= 1 << it->src_cls;
+                it->src_cls = (int8_t)(cls * nch + ws->f->chunk_of[from]);
+                ws->f->st[fs].need |= 1 << it->src_cls;
                 /* built too, for the check that a changed source stays below */
                 const int own = cls * nch + it->chunk;
                 st->need |= 1 << own;
@@ -361,23 +369,23 @@ static void build_form(cx_v_sweep_ws *ws, const cx_sched_desc *sd, int p, int v)
                 st->read[q].kinds |= (int8_t)(1 << it->kind);
             }
         st->last =
-            ws->runs[st->run0 + st->nrun - 1].item0 + ws->runs[st->run0 + st->nrun - 1].K - 1;
+            ws->f->runs[st->run0 + st->nrun - 1].item0 + ws->f->runs[st->run0 + st->nrun - 1].K - 1;
     }
     /* the functions written: a class's items of a cycle take consecutive
      * microbatches (q of them, step q), so that each function is built in
      * microbatch order */
     for (int s = 0; s < p; s++) {
-        const vstage *st = &ws->st[s];
+        const vstage *st = &ws->f->st[s];
         for (int r = st->run0; r < st->run0 + st->nrun; r++) {
-            const vrun *ru = &ws->runs[r];
+            const vrun *ru = &ws->f->runs[r];
             for (int t = 0; t < ru->K; t++) {
-                vitem *it = &ws->items[ru->item0 + t];
+                vitem *it = &ws->f->items[ru->item0 + t];
                 if (it->kind == CX_WORK_W) continue;
                 const int cls = (it->kind == CX_WORK_F ? 0 : 1) * nch + it->chunk;
                 if (!(st->need >> cls & 1)) continue;
                 int q = 0, j = 0;
                 for (int u = 0; u < ru->K; u++) {
-                    const vitem *o = &ws->items[ru->item0 + u];
+                    const vitem *o = &ws->f->items[ru->item0 + u];
                     if (o->kind == CX_WORK_W || o->chunk != it->chunk ||
                         (o->kind == CX_WORK_F) != (it->kind == CX_WORK_F))
                         continue;
@@ -388,11 +396,11 @@ static void build_form(cx_v_sweep_ws *ws, const cx_sched_desc *sd, int p, int v)
             }
             /* consecutive: the j-th of a class at the first's a + j, all step q */
             for (int t = 0; t < ru->K; t++) {
-                const vitem *it = &ws->items[ru->item0 + t];
+                const vitem *it = &ws->f->items[ru->item0 + t];
                 if (it->out < 0) continue;
                 if (it->step != it->q && (ru->n0 >= 2 || ru->dn > 0)) return;
                 for (int u = 0; u < t; u++) {
-                    const vitem *o = &ws->items[ru->item0 + u];
+                    const vitem *o = &ws->f->items[ru->item0 + u];
                     if (o->out == it->out && o->j == 0 &&
                         (it->a0 != o->a0 + it->j || it->da != o->da))
                         return;
@@ -401,13 +409,13 @@ static void build_form(cx_v_sweep_ws *ws, const cx_sched_desc *sd, int p, int v)
         }
     }
     /* checked on two more microbatch counts */
-    if (cx_sched_play_orders(pl, sd, p, ws->ma + 2, v, 0) != CX_SCHED_SIM_OK ||
-        !form_matches(ws, pl, ws->ma + 2))
+    if (cx_sched_play_orders(pl, sd, p, ws->f->ma + 2, v, 0) != CX_SCHED_SIM_OK ||
+        !form_matches(ws, pl, ws->f->ma + 2))
         return;
-    if (cx_sched_play_orders(pl, sd, p, ws->ma + 7, v, 0) != CX_SCHED_SIM_OK ||
-        !form_matches(ws, pl, ws->ma + 7))
+    if (cx_sched_play_orders(pl, sd, p, ws->f->ma + 7, v, 0) != CX_SCHED_SIM_OK ||
+        !form_matches(ws, pl, ws->f->ma + 7))
         return;
-    ws->ok = 1;
+    ws->f->ok = 1;
 }
 
 /* ---- piecewise-linear functions (replay_zb_sweep.c's primitives) ---- */
@@ -610,8 +618,8 @@ static inline double dur(const cx_v_sweep_ws *ws, int kind, int vs)
  * microbatch order. */
 static int stage(cx_v_sweep_ws *ws, int s, int m, double *fr)
 {
-    const vstage *st = &ws->st[s];
-    const int dm = m - ws->ma;
+    const vstage *st = &ws->f->st[s];
+    const int dm = m - ws->f->ma;
     bld ob[NCLS];
     int next[NCLS];
     for (int c = 0; c < NCLS; c++) {
@@ -627,11 +635,11 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, double *fr)
     double chain = 0;
     vpl *E = &ws->tmp[KMAX], *Ht = &ws->tmp[0];
     for (int r = st->run0; r < st->run0 + st->nrun; r++) {
-        const vrun *ru = &ws->runs[r];
+        const vrun *ru = &ws->f->runs[r];
         const int n = ru->n0 + ru->dn * dm, K = ru->K;
         if (n < 0) return 0;
         if (n == 0) continue;
-        const vitem *it = &ws->items[ru->item0];
+        const vitem *it = &ws->f->items[ru->item0];
         if (n * K <= NSCALAR || n == 1) {
             /* a short run item by item */
             for (int k = 0; k < n; k++)
@@ -776,7 +784,7 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, double *fr)
 /* the sweeps; 0 where not certified within the bounds */
 static int sweeps(cx_v_sweep_ws *ws, int m)
 {
-    const int p = ws->p, last = p - 1;
+    const int p = ws->f->p, last = p - 1;
     int ver = 0;
     for (int s = 0; s < p; s++) {
         ws->ver[s] = 0;
@@ -788,7 +796,7 @@ static int sweeps(cx_v_sweep_ws *ws, int m)
         int ran = 0;
         for (int i = 0; i < p; i++) {
             const int s = sw % 2 ? last - i : i;
-            const vstage *st = &ws->st[s];
+            const vstage *st = &ws->f->st[s];
             int *used = ws->usedv + s * MAX_SRC, go = ws->ver[s] == 0, newer = 0;
             for (int j = 0; j < st->nsrc; j++)
                 newer |= (ws->ver[st->src[j]] != used[j]) << j;
@@ -838,24 +846,32 @@ static int v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
     const int p = c->p, m = c->m, v = c->v;
     ws->evals = ws->sweeps = ws->segs = ws->checks = 0;
     if (sd->p2p_overlap || p < 2 || p > CX_COST_MAX_STAGES) return 0;
-    if (!(ws->have && ws->sd == sd && ws->p == p && ws->v == v)) build_form(ws, sd, p, v);
-    if (!ws->ok || m < ws->ma) return 0;
-    const int nch = ws->nch, nvs = p * nch;
+    /* the form of (sd, p, v) kept, else built in the oldest slot */
+    ws->f = NULL;
+    for (int i = 0; i < NFORM && !ws->f; i++)
+        if (ws->form[i].have && ws->form[i].sd == sd && ws->form[i].p == p && ws->form[i].v == v)
+            ws->f = &ws->form[i];
+    if (!ws->f) {
+        ws->f = &ws->form[ws->fnext], ws->fnext = (ws->fnext + 1) % NFORM;
+        build_form(ws, sd, p, v);
+    }
+    if (!ws->f->ok || m < ws->f->ma) return 0;
+    const int nch = ws->f->nch, nvs = p * nch;
     if (c->v != nch || !reserve(ws, p)) return 0;
     const double P = c->p2p_s;
     cx_replay_durations(c, ws->vi);
     for (int vs = 0; vs < nvs; vs++) {
         const cx_replay_vsinfo *x = &ws->vi[vs];
         double *d = &ws->dtab[4 * vs];
-        d[CX_WORK_F] = x->dF + (ws->send_f[vs] ? P : 0);
-        d[CX_WORK_B] = x->dB + (ws->send_b[vs] ? P : 0);
-        d[CX_WORK_BW] = x->dBW + (ws->send_b[vs] ? P : 0);
+        d[CX_WORK_F] = x->dF + (ws->f->send_f[vs] ? P : 0);
+        d[CX_WORK_B] = x->dB + (ws->f->send_b[vs] ? P : 0);
+        d[CX_WORK_BW] = x->dBW + (ws->f->send_b[vs] ? P : 0);
         d[CX_WORK_W] = x->dW;
     }
     for (int s = 0; s < p; s++) {
-        vstage *st = &ws->st[s];
+        vstage *st = &ws->f->st[s];
         for (int q = 0; q < st->nread; q++) {
-            const int vs = ws->vs_of[s * nch + st->read[q].cls % nch], kinds = st->read[q].kinds;
+            const int vs = ws->f->vs_of[s * nch + st->read[q].cls % nch], kinds = st->read[q].kinds;
             double d = 0;
             for (int k = 0; k < 4; k++)
                 if (kinds >> k & 1 && dur(ws, k, vs) > d) d = dur(ws, k, vs);
@@ -865,14 +881,14 @@ static int v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
     if (!sweeps(ws, m)) return 0;
     out->makespan_s = 0;
     for (int s = 0; s < p; s++) {
-        const vitem *it = &ws->items[ws->st[s].last];
+        const vitem *it = &ws->f->items[ws->f->st[s].last];
         const cx_replay_vsinfo *x = &ws->vi[it->vs];
         const double fr = ws->free_s[s];
         double win;
         cx_replay_dur(x, it->kind, &win);
-        const int sends = it->kind == CX_WORK_F   ? ws->send_f[it->vs]
+        const int sends = it->kind == CX_WORK_F   ? ws->f->send_f[it->vs]
                           : it->kind == CX_WORK_W ? 0
-                                                  : ws->send_b[it->vs];
+                                                  : ws->f->send_b[it->vs];
         out->free_s[s] = fr;
         out->last_end_s[s] = sends ? fr - P : fr;
         out->last_item_s[s] = win;
@@ -960,5 +976,5 @@ int cx_core_replay_v_sweep_pays(const cx_cost *c, int lanes)
      * less than one sweep a clock on every shape measured */
     if (lanes || c->p < 32) return 0;
     if (c->sched == &cx_sched_zb_v) return 1;
-    return c->sched == &cx_sched_dualpipev && c->m >= 12 * c->p;
+    return c->sched == &cx_sched_dualpipev && c->m >= 6 * c->p;
 }
