@@ -219,6 +219,64 @@ static void test_megatron(void)
     free(c), free(full), free(fo), free(mo);
 }
 
+/* The run form is not V-specific: GPipe, 1F1B, ZB-H1 and ZB-H2 orders
+ * compress too (one run a phase) and the sweep answers them, exactly, for
+ * m >= 2p + 3 (megatron-22b, p 2–32, m 3p–19p, random classes and P);
+ * interleaved's cycles (p microbatches a chunk) are longer than 8 items:
+ * declined, never answered wrong. */
+static void test_other_schedules(void)
+{
+    culonx_run r;
+    culonx_error err;
+    load_run(&r, "configs/megatron-22b.xml");
+    cx_cost *c = malloc(sizeof *c);
+    cx_replay_ws *wf = cx_core_replay_ws_new();
+    cx_v_sweep_ws *vw = cx_core_v_sweep_ws_new();
+    cx_replay *full = malloc(sizeof *full), *fo = malloc(sizeof *fo);
+    CU_ASSERT_FATAL(c && wf && vw && full && fo);
+    static const culonx_schedule sch[] = {CULONX_SCHED_GPIPE, CULONX_SCHED_1F1B, CULONX_SCHED_ZB_H1,
+                                          CULONX_SCHED_ZB_H2, CULONX_SCHED_INTERLEAVED};
+    for (int si = 0; si < 5; si++) {
+        int tries = 0, answered = 0, mismatched = 0, within = 0;
+        double worst = 0;
+        for (int p = 2; p <= 32; p *= 2)
+            for (int f = 3; f <= 19; f += 4) {
+                r.exec.schedule = sch[si];
+                r.exec.vp = sch[si] == CULONX_SCHED_INTERLEAVED ? 2 : 1;
+                r.model.layers = 4 * p;
+                r.exec.pp = p, r.exec.global_batch = f * p;
+                r.exec.gpus = culonx_execution_gpus(&r.exec);
+                CU_ASSERT_EQUAL_FATAL(cx_core_cost_build(&r, 0, c, &err), CULONX_OK);
+                const cx_chunk_cost mid = c->cls[c->vs_class[1]];
+                for (int trial = 0; trial < 8; trial++) {
+                    for (int k = 0; k < c->nclass; k++)
+                        draw_class(&c->cls[k], &mid, 0.3, 3.0);
+                    c->p2p_s = (trial % 3 == 0 ? 0 : 1) * mid.f_s * uni(0, 0.5);
+                    cx_core_replay_set_full(1);
+                    CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, wf, full, &err), CULONX_OK);
+                    cx_core_replay_set_full(0);
+                    tries++, within += f * p >= 2 * p + 3;
+                    if (!cx_core_replay_v_sweep(c, vw, fo)) continue;
+                    answered++;
+                    const double bad = replay_time_gap(fo, full, p);
+                    worst = fmax(worst, bad / full->makespan_s);
+                    if (bad > 1e-12 * full->makespan_s && mismatched++ < 5)
+                        printf("\n  schedule %d p %d m %d: off by %.3g\n", (int)sch[si], p, f * p,
+                               bad);
+                }
+            }
+        printf("\n  schedule %d: answered %d of %d, worst %.3g", (int)sch[si], answered, tries,
+               worst);
+        CU_ASSERT_EQUAL(mismatched, 0);
+        /* interleaved: none; the others: every m >= 2p + 3 */
+        CU_ASSERT_EQUAL(answered, sch[si] == CULONX_SCHED_INTERLEAVED ? 0 : within);
+    }
+    printf("\n");
+    cx_core_replay_ws_free(wf);
+    cx_core_v_sweep_ws_free(vw);
+    free(c), free(full), free(fo);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 2;
@@ -226,6 +284,7 @@ int main(void)
     CU_add_test(s, "zb-v: sweep = full replay on any stage costs", test_zb_v);
     CU_add_test(s, "dualpipev: sweep = full replay on any stage costs", test_dualpipev);
     CU_add_test(s, "zb-v/dualpipev: sweep = full replay on megatron-1t", test_megatron);
+    CU_add_test(s, "gpipe, 1f1b, zb-h1/h2: the run form answers them too", test_other_schedules);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();

@@ -12,10 +12,12 @@
  * repetition k being microbatch a_i + δ_i k (W items: kind and chunk only,
  * their microbatch does not matter, below). Greedy: at each position the
  * cycle length K <= 8 that covers the most items. The orders of m_a and
- * m_a + 1 microbatches (m_a = the schedule's least m + 3) give the same
+ * m_a + 1 microbatches (m_a = max(the schedule's least m, 2p) + 3) give the same
  * runs with counts and first microbatches affine in m; the form is checked
  * item by item against the generated orders of m_a + 2 and m_a + 7, and
- * used for m >= m_a. Computed once per (schedule, p, v) and kept.
+ * used for m >= m_a. Computed once per (schedule, p, v) and kept. Nothing
+ * here is V-specific: GPipe, 1F1B, ZB-H1 and ZB-H2 compress and are
+ * answered too (tests), interleaved's cycles are too long (declined).
  *
  * Timing. With blocking sends an item that sends acts as one of duration
  * d' = d + P (the stream is never busy when the next send starts), so every
@@ -276,6 +278,8 @@ static void build_form(cx_v_sweep_ws *ws, const cx_sched_desc *sd, int p, int v)
     int64_t lo = sd->min_microbatches ? sd->min_microbatches(p, v) : 1;
     if (lo < 1) lo = 1;
     if (lo > 1 << 20) return;
+    /* from 2p on the orders of the schedules here have all their phases */
+    if (lo < 2 * (int64_t)p) lo = 2 * (int64_t)p;
     ws->f->ma = (int)lo + 3;
     if (!grow((void **)&ws->f->st, &ws->f->cap_st, p, sizeof(vstage))) return;
     if (ws->f->cap_vs < nvs) {
