@@ -26,7 +26,8 @@
  * (replay_zb_sweep.c, certified fixed point; peaks by replay_formula_zb.c)
  * where that costs less than the play below; so are ZB-V and DualPipeV,
  * their orders compressed into runs of repeated cycles
- * (replay_v_sweep.c), where measured cheaper (no clock lanes, p >= 32).
+ * (replay_v_sweep.c), where measured cheaper (p >= 32 without clock
+ * lanes; with them ZB-V's largest shapes only).
  * Fast paths. The held orders are played by a compiled program of the
  * orders (core/eval/replay_prog.c; bit-identical to the engine), which jumps
  * over periods where the play is affine in the period index. Schedules

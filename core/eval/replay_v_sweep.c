@@ -103,7 +103,8 @@ typedef struct {
 typedef struct {
     int run0, nrun;
     int nsrc, src[MAX_SRC];
-    int need; /* classes built: read by another stage, or reading one (bit mask) */
+    int need;   /* classes built: read by another stage, or reading one (bit mask) */
+    int upmask; /* of which those a stage above reads */
     /* the classes of this stage that read another's: source index, own
      * class, the class read, the kinds reading (bit mask) */
     int nread;
@@ -144,8 +145,8 @@ struct cx_v_sweep_ws {
     vpl **fn, **nf; /* [s NCLS + cls], the spare [cls] */
     vpl *tmp;       /* KMAX + 2 */
     int cap_fn;
-    int *ver, *usedv;      /* [p], [p MAX_SRC] */
-    double *free_s, *dtab; /* [p]; [4 nvs]: durations F', B', BW', W by kind */
+    int *ver, *usedv, *part; /* [p], [p MAX_SRC], [p]: last evaluated in part */
+    double *free_s, *dtab;   /* [p]; [4 nvs]: durations F', B', BW', W by kind */
     cx_replay_vsinfo *vi;
     int evals, sweeps, segs, checks;
     /* memo */
@@ -333,7 +334,7 @@ static void build_form(cx_v_sweep_ws *ws, const cx_sched_desc *sd, int p, int v)
     ws->f->nruns = nruns, ws->f->nitems = nitems;
     /* dependencies across stages, the functions read, the last items */
     for (int s = 0; s < p; s++)
-        ws->f->st[s].need = 0, ws->f->st[s].nsrc = 0, ws->f->st[s].nread = 0;
+        ws->f->st[s].need = ws->f->st[s].upmask = 0, ws->f->st[s].nsrc = 0, ws->f->st[s].nread = 0;
     for (int s = 0; s < p; s++) {
         vstage *st = &ws->f->st[s];
         for (int r = st->run0; r < st->run0 + st->nrun; r++)
@@ -358,6 +359,7 @@ static void build_form(cx_v_sweep_ws *ws, const cx_sched_desc *sd, int p, int v)
                 it->src = (int8_t)j;
                 it->src_cls = (int8_t)(cls * nch + ws->f->chunk_of[from]);
                 ws->f->st[fs].need |= 1 << it->src_cls;
+                if (s > fs) ws->f->st[fs].upmask |= 1 << it->src_cls;
                 /* built too, for the check that a changed source stays below */
                 const int own = cls * nch + it->chunk;
                 st->need |= 1 << own;
@@ -592,7 +594,7 @@ static int reserve(cx_v_sweep_ws *ws, int p)
     const size_t nf = (size_t)p * NCLS + NCLS + KMAX + 2;
     ws->pool = malloc(sizeof(vpl) * nf);
     ws->fn = malloc(sizeof(vpl *) * ((size_t)p * NCLS + NCLS));
-    ws->ver = malloc(sizeof(int) * (size_t)p * (1 + MAX_SRC));
+    ws->ver = malloc(sizeof(int) * (size_t)p * (2 + MAX_SRC));
     ws->free_s = malloc(sizeof(double) * (size_t)p * 5 * MAX_NCH);
     ws->vi = malloc(sizeof(cx_replay_vsinfo) * (size_t)p * MAX_NCH);
     if (!ws->pool || !ws->fn || !ws->ver || !ws->free_s || !ws->vi) {
@@ -606,6 +608,7 @@ static int reserve(cx_v_sweep_ws *ws, int p)
     ws->nf = ws->fn + (size_t)p * NCLS;
     ws->tmp = ws->pool + (size_t)p * NCLS + NCLS;
     ws->usedv = ws->ver + p;
+    ws->part = ws->usedv + (size_t)p * MAX_SRC;
     ws->dtab = ws->free_s + p;
     ws->cap_fn = p;
     return 1;
@@ -620,7 +623,7 @@ static inline double dur(const cx_v_sweep_ws *ws, int kind, int vs)
 /* Stage s from the current functions of its sources into ws->nf; its free
  * time into *fr. 0 on too many segments or a function not built in
  * microbatch order. */
-static int stage(cx_v_sweep_ws *ws, int s, int m, double *fr)
+static int stage(cx_v_sweep_ws *ws, int s, int m, int build, double *fr)
 {
     const vstage *st = &ws->f->st[s];
     const int dm = m - ws->f->ma;
@@ -660,7 +663,7 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, double *fr)
                     }
                     chain += dur(ws, it[i].kind, it[i].vs);
                     const int c = it[i].out;
-                    if (c >= 0) {
+                    if (c >= 0 && (build >> c & 1)) {
                         if (mb != next[c]) return 0;
                         push(&ob[c], mb, chain, 0);
                         next[c]++;
@@ -720,7 +723,7 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, double *fr)
         /* the items read by other stages: t_i(k) = max(e(k − 1) + P_i, H_i(k)) */
         for (int i = 0; i < K; i++) {
             const int c = it[i].out;
-            if (c < 0 || it[i].j) continue;
+            if (c < 0 || it[i].j || !(build >> c & 1)) continue;
             const int a = it[i].a0 + it[i].da * dm;
             if (a != next[c]) return 0;
             if (it[i].q == 1 && i == K - 1) {
@@ -775,7 +778,7 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, double *fr)
     }
     int over = 0;
     for (int c = 0; c < NCLS; c++) {
-        if (!(st->need >> c & 1)) continue;
+        if (!(build >> c & 1)) continue;
         if (next[c] != m) return 0;
         ob[c].f->x[ob[c].f->n] = m;
         over |= ob[c].over;
@@ -791,7 +794,7 @@ static int sweeps(cx_v_sweep_ws *ws, int m)
     const int p = ws->f->p, last = p - 1;
     int ver = 0;
     for (int s = 0; s < p; s++) {
-        ws->ver[s] = 0;
+        ws->ver[s] = ws->part[s] = 0;
         for (int j = 0; j < MAX_SRC; j++)
             ws->usedv[s * MAX_SRC + j] = 0;
     }
@@ -801,7 +804,8 @@ static int sweeps(cx_v_sweep_ws *ws, int m)
         for (int i = 0; i < p; i++) {
             const int s = sw % 2 ? last - i : i;
             const vstage *st = &ws->f->st[s];
-            int *used = ws->usedv + s * MAX_SRC, go = ws->ver[s] == 0, newer = 0;
+            const int was_part = ws->part[s];
+            int *used = ws->usedv + s * MAX_SRC, go = ws->ver[s] == 0 || was_part, newer = 0;
             for (int j = 0; j < st->nsrc; j++)
                 newer |= (ws->ver[st->src[j]] != used[j]) << j;
             if (!go && !newer) continue;
@@ -824,8 +828,12 @@ static int sweeps(cx_v_sweep_ws *ws, int m)
             ran++;
             for (int j = 0; j < st->nsrc; j++)
                 used[j] = ws->ver[st->src[j]];
-            if (!stage(ws, s, m, &ws->free_s[s])) return 0;
-            int ch = ws->ver[s] == 0;
+            /* the first sweep (up) builds only what the stages above read:
+             * the stage is evaluated again in the second */
+            const int build = sw == 0 ? st->need & st->upmask : st->need;
+            if (!stage(ws, s, m, build, &ws->free_s[s])) return 0;
+            ws->part[s] = build != st->need;
+            int ch = ws->ver[s] == 0 || was_part;
             for (int c = 0; c < NCLS && !ch; c++)
                 if (st->need >> c & 1) ch = differ(ws->nf[c], ws->fn[s * NCLS + c], m);
             if (ch) {
@@ -976,9 +984,12 @@ int cx_core_replay_v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
 
 int cx_core_replay_v_sweep_pays(const cx_cost *c, int lanes)
 {
-    /* with clock lanes the play of all the sweep's clocks at once costs
-     * less than one sweep a clock on every shape measured */
-    if (lanes || c->p < 32) return 0;
+    /* with clock lanes one play prices all the sweep's clocks: only ZB-V's
+     * largest shapes (p >= 64, m >= 16p, past the jump's m' ~ 12p) pay a
+     * sweep a clock; without, p >= 32 (DualPipeV: m >= 6p); measured,
+     * core/README.md */
+    if (c->p < 32) return 0;
+    if (lanes) return c->sched == &cx_sched_zb_v && c->p >= 64 && c->m >= 16 * c->p;
     if (c->sched == &cx_sched_zb_v) return 1;
     return c->sched == &cx_sched_dualpipev && c->m >= 6 * c->p;
 }

@@ -28,10 +28,10 @@ void cx_core_v_sweep_ws_free(cx_v_sweep_ws *ws);
 int cx_core_replay_v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out);
 
 /* 1 where the sweep is measured to cost less than the replay it replaces
- * (core/eval/replay.c; core/README.md, "ZB-V and DualPipeV swept"): no
- * clock lanes (lanes 0: a sweep of one clock), p >= 32, and for DualPipeV
- * m >= 6p. With lanes (one play prices every clock of the sweep) it never
- * paid. */
+ * (core/eval/replay.c; core/README.md, "ZB-V and DualPipeV swept"):
+ * without clock lanes (lanes 0: a sweep of one clock) p >= 32, and for
+ * DualPipeV m >= 6p; with lanes (one play prices every clock of the
+ * sweep) ZB-V with p >= 64 and m >= 16p only. */
 int cx_core_replay_v_sweep_pays(const cx_cost *c, int lanes);
 
 /* Counters of the last sweep run on ws (not a memo answer): stage
