@@ -44,7 +44,9 @@
  * input (−∞): every value is a real path, never more than the replay. A
  * stage whose changed inputs stay below what its reading items end at
  * (dep + d' <= t on every microbatch, d' the longest such item) is not
- * recomputed: nothing in it can change. Runs of at most 16 items are played
+ * recomputed: nothing in it can change. The first sweep (up) builds only
+ * the functions stages above read, and every stage is evaluated again in
+ * the second. Runs of at most 16 items are played
  * item by item (cheaper than their functions). The certificate: a sweep in
  * which no stage is recomputed (a recomputed stage whose functions stay
  * within 1e-13 relative is unchanged) — then the functions satisfy every
