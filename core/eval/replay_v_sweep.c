@@ -118,7 +118,7 @@ typedef struct {
 } vstage;
 
 typedef struct {
-    int used, ok, nkey, p, m;
+    int used, ok, nkey, p, m, v;
     const cx_sched_desc *sd;
     uint64_t hash;
     double key[MKEY], makespan_s;
@@ -926,7 +926,8 @@ static int memo_hit(const cx_v_sweep_ws *ws, int i, const cx_cost *c, uint64_t h
 {
     const v_memo *e = &ws->memo[i];
     return e->used && (h == 0 || e->hash == h) && e->sd == c->sched && e->p == c->p &&
-           e->m == c->m && e->nkey == nkey && !memcmp(e->key, key, sizeof(double) * (size_t)nkey) &&
+           e->m == c->m && e->v == c->v && e->nkey == nkey &&
+           !memcmp(e->key, key, sizeof(double) * (size_t)nkey) &&
            !memcmp(ws->mcls + (size_t)i * (size_t)ws->mcap * MAX_NCH, c->vs_class,
                    sizeof(int16_t) * (size_t)(c->p * c->v));
 }
@@ -960,7 +961,7 @@ int cx_core_replay_v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
         v_memo *e = &ws->memo[at_];
         e->used = 0;
         e->ok = v_sweep(c, ws, &ws->last);
-        e->sd = c->sched, e->p = p, e->m = c->m, e->nkey = nkey, e->hash = h;
+        e->sd = c->sched, e->p = p, e->m = c->m, e->v = c->v, e->nkey = nkey, e->hash = h;
         memcpy(e->key, key, sizeof(double) * (size_t)nkey);
         memcpy(ws->mcls + (size_t)at_ * (size_t)ws->mcap * MAX_NCH, c->vs_class,
                sizeof(int16_t) * (size_t)nvs);
