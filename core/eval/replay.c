@@ -56,6 +56,7 @@
 #include "core/eval/replay.h"
 #include "core/eval/cost_key.h"
 #include "core/eval/replay_formula.h"
+#include "core/eval/replay_formula_v.h"
 #include "core/eval/replay_formula_zb.h"
 #include "core/eval/replay_jlanes.h"
 #include "core/eval/replay_lanes.h"
@@ -343,10 +344,12 @@ static int formula_times(const cx_cost *c, cx_replay_ws *ws, const double *key, 
  * byte. */
 static int formula_peaks(const cx_cost *c, cx_replay_ws *ws, double *peak_act)
 {
-    /* ZB-H1 / ZB-H2 (m >= h(p - 1) + 1, v 1): the scan's exact integer sums
-     * in O(p) (replay_formula_zb.c), the same bits */
+    /* ZB-H1 / ZB-H2 (m >= h(p - 1) + 1, v 1), ZB-V / DualPipeV (m >= 2p,
+     * v 2): the scan's exact integer sums in O(p) (replay_formula_zb.c,
+     * replay_formula_v.c), the same bits, no orders */
     const int zb = c->sched == &cx_sched_zb_h1 || c->sched == &cx_sched_zb_h2;
-    if (c->sched != &cx_sched_interleaved && !zb)
+    const int vv = c->sched == &cx_sched_zb_v || c->sched == &cx_sched_dualpipev;
+    if (c->sched != &cx_sched_interleaved && !zb && !vv)
         return cx_core_replay_formula_memory(c, &ws->fmemo, peak_act);
     double key[MEM_KEY];
     const size_t nkey = 2 * (size_t)c->nclass;
@@ -355,8 +358,9 @@ static int formula_peaks(const cx_cost *c, cx_replay_ws *ws, double *peak_act)
     if (!(ws->fm_sd == c->sched && ws->fm_p == c->p && ws->fm_m == c->m && ws->fm_v == c->v &&
           key_hit(c, key, ws->fm_key, nkey, ws->fm_nclass, ws->fm_cls))) {
         ws->fm_sd = NULL;
-        ws->fm_ok = zb ? cx_core_replay_formula_zb_memory(c, ws->fm_peak)
-                       : cx_core_replay_formula_memory(c, &ws->fmemo, ws->fm_peak);
+        ws->fm_ok = zb   ? cx_core_replay_formula_zb_memory(c, ws->fm_peak)
+                    : vv ? cx_core_replay_formula_v_memory(c, ws->fm_peak)
+                         : cx_core_replay_formula_memory(c, &ws->fmemo, ws->fm_peak);
         memcpy(ws->fm_key, key, nkey * sizeof *key);
         memcpy(ws->fm_cls, c->vs_class, (size_t)(c->p * c->v) * sizeof *ws->fm_cls);
         ws->fm_sd = c->sched, ws->fm_p = c->p, ws->fm_m = c->m, ws->fm_v = c->v;
