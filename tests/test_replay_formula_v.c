@@ -16,6 +16,7 @@
  */
 #include "core/eval/replay.h"
 #include "core/eval/replay_formula_v.h"
+#include "core/eval/replay_mem.h"
 
 #include <CUnit/Basic.h>
 #include <math.h>
@@ -24,33 +25,6 @@
 
 #define REPLAY_FIXTURE_SEED 0xD1B54A32D192ED03ull
 #include "replay_fixture.h"
-
-/* the scan of cx_core_replay_memory over one stage's order */
-static double scan(const cx_sched_item *ord, int n, const double *sa, const double *sw)
-{
-    double act = 0, peak = 0;
-    for (int i = 0; i < n; i++) {
-        const int k = ord[i].chunk;
-        switch (ord[i].kind) {
-        case CX_WORK_F:
-            act += sa[k];
-            if (act > peak) peak = act;
-            break;
-        case CX_WORK_B:
-            if (act + sw[k] > peak) peak = act + sw[k];
-            break;
-        case CX_WORK_BW:
-            if (act + sw[k] > peak) peak = act + sw[k];
-            act -= sa[k];
-            break;
-        default:
-            if (act > peak) peak = act;
-            act -= sa[k];
-            break;
-        }
-    }
-    return peak;
-}
 
 /* one (schedule, p, m): the orders of every stage scanned for three draws
  * of bytes; the number of stages off */
@@ -68,7 +42,7 @@ static int check_shape(const cx_sched_desc *sd, int p, int m, cx_sched_item *ord
         for (int r = 0; r < p; r++) {
             const int n = sd->order(p, m, 2, r, ord, cap);
             CU_ASSERT_FATAL(n > 0);
-            const double want = scan(ord, n, act + 2 * r, work + 2 * r);
+            const double want = cx_core_replay_mem_scan(ord, n, act + 2 * r, work + 2 * r);
             if (peak[r] != want && bad++ < 5)
                 printf("\n  %s p %d m %d stage %d: %.17g vs scan %.17g\n", sd->name, p, m, r,
                        peak[r], want);

@@ -402,31 +402,8 @@ culonx_status cx_core_replay_memory(const cx_cost *c, cx_replay_ws *ws, double *
         for (int s = 0; s < p && !done; s++) {
             int n;
             const cx_sched_item *ord = cx_sched_play_items(ws->pl, s, &n);
-            const double *const sa = ws->mem_act + (size_t)s * (size_t)v, *const sw =
-                                                                              ws->mem_work +
-                                                                              (size_t)s * (size_t)v;
-            double act = 0, peak = 0;
-            for (int i = 0; i < n; i++) {
-                const int k = ord[i].chunk;
-                switch (ord[i].kind) {
-                case CX_WORK_F:
-                    act += sa[k];
-                    if (act > peak) peak = act;
-                    break;
-                case CX_WORK_B:
-                    if (act + sw[k] > peak) peak = act + sw[k];
-                    break;
-                case CX_WORK_BW:
-                    if (act + sw[k] > peak) peak = act + sw[k];
-                    act -= sa[k];
-                    break;
-                default:
-                    if (act > peak) peak = act;
-                    act -= sa[k];
-                    break;
-                }
-            }
-            ws->mem_peak[s] = peak;
+            ws->mem_peak[s] = cx_core_replay_mem_scan(ord, n, ws->mem_act + (size_t)s * (size_t)v,
+                                                      ws->mem_work + (size_t)s * (size_t)v);
         }
         memcpy(ws->mem_key, key, nkey * sizeof *key);
         ws->mem_nclass = c->nclass;
