@@ -82,6 +82,11 @@ static void orders_vs_formula(const cx_sched_desc *sd)
     CU_ASSERT(!cx_core_replay_formula_v_peaks(sd, 2, 4, a, w, pk));
     a[0] = 1;
     CU_ASSERT(cx_core_replay_formula_v_peaks(sd, 2, 4, a, w, pk));
+    /* -0.0 bytes: the scan's +0.0 */
+    for (int i = 0; i < 4; i++)
+        a[i] = w[i] = -0.0;
+    CU_ASSERT_FATAL(cx_core_replay_formula_v_peaks(sd, 2, 4, a, w, pk));
+    CU_ASSERT(pk[0] == 0 && !signbit(pk[0]) && pk[1] == 0 && !signbit(pk[1]));
     CU_ASSERT(!cx_core_replay_formula_v_peaks(&cx_sched_zb_h1, 2, 4, a, w, pk));
     printf("\n  %s: %d shapes, %d stage peaks off\n", sd->name, shapes, bad);
     CU_ASSERT_EQUAL(bad, 0);

@@ -62,13 +62,14 @@ int cx_core_replay_formula_v_peaks(const cx_sched_desc *sd, int p, int m, const 
     for (int r = 0; r < p; r++) {
         const double a0 = act[2 * r], a1 = act[2 * r + 1], w0 = work[2 * r], w1 = work[2 * r + 1];
         const double n0 = 2.0 * p - r - 1, n1 = r + 1.0;
-        if (zbv) {
-            const double x = n0 * a0 + n1 * a1 + (w0 > w1 ? w0 : w1);
-            const double y = (n0 + 1) * a0 + (n1 - 1) * a1 + w0;
-            peak[r] = x > y ? x : y;
-        } else {
-            peak[r] = (n0 + 1) * a0 + n1 * a1 + (w0 > w1 ? w0 : w1);
-        }
+        const double wmax = w0 > w1 ? w0 : w1;
+        const double x = zbv ? n0 * a0 + n1 * a1 + wmax : (n0 + 1) * a0 + n1 * a1 + wmax;
+        const double y = zbv ? (n0 + 1) * a0 + (n1 - 1) * a1 + w0 : 0;
+        /* from 0 as the scan (bytes of -0.0 give +0.0) */
+        double pk = 0;
+        if (x > pk) pk = x;
+        if (y > pk) pk = y;
+        peak[r] = pk;
     }
     return 1;
 }
