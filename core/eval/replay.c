@@ -24,7 +24,10 @@
  * result comes from it, no orders built. ZB-H1 and ZB-H2 (any stage costs)
  * are swept over the stages as piecewise-linear functions of the cycle
  * (replay_zb_sweep.c, certified fixed point; peaks by replay_formula_zb.c)
- * where that costs less than the play below.
+ * where that costs less than the play below; so are ZB-V and DualPipeV,
+ * their orders compressed into runs of repeated cycles
+ * (replay_v_sweep.c), where measured cheaper (p >= 32 without clock
+ * lanes; with them ZB-V's largest shapes only).
  * Fast paths. The held orders are played by a compiled program of the
  * orders (core/eval/replay_prog.c; bit-identical to the engine), which jumps
  * over periods where the play is affine in the period index. Schedules
@@ -53,6 +56,7 @@
 #include "core/eval/replay.h"
 #include "core/eval/cost_key.h"
 #include "core/eval/replay_formula.h"
+#include "core/eval/replay_formula_v.h"
 #include "core/eval/replay_formula_zb.h"
 #include "core/eval/replay_jlanes.h"
 #include "core/eval/replay_lanes.h"
@@ -60,6 +64,7 @@
 #include "core/eval/replay_memo.h"
 #include "core/eval/replay_prog.h"
 #include "core/eval/replay_step.h"
+#include "core/eval/replay_v_sweep.h"
 #include "core/eval/replay_zb_sweep.h"
 #include "schedules/play.h"
 
@@ -122,6 +127,7 @@ struct cx_replay_ws {
     cx_replay_lanes *lanes;
     cx_replay_jlanes *jlanes;
     cx_zb_sweep_ws *zbs; /* replay_zb_sweep.c's scratch (lazily) */
+    cx_v_sweep_ws *vsw;  /* replay_v_sweep.c's (lazily) */
 };
 
 cx_replay_ws *cx_core_replay_ws_new(void)
@@ -164,6 +170,7 @@ void cx_core_replay_ws_free(cx_replay_ws *ws)
     cx_core_replay_prog_free(ws->prog);
     cx_core_cost_key_free(ws->key);
     cx_core_zb_sweep_ws_free(ws->zbs);
+    cx_core_v_sweep_ws_free(ws->vsw);
     cx_sched_play_free(ws->pl_full);
     cx_core_replay_prog_free(ws->prog_full);
     cx_sched_play_free(ws->pl_mid);
@@ -337,10 +344,12 @@ static int formula_times(const cx_cost *c, cx_replay_ws *ws, const double *key, 
  * byte. */
 static int formula_peaks(const cx_cost *c, cx_replay_ws *ws, double *peak_act)
 {
-    /* ZB-H1 / ZB-H2 (m >= h(p - 1) + 1, v 1): the scan's exact integer sums
-     * in O(p) (replay_formula_zb.c), the same bits */
+    /* ZB-H1 / ZB-H2 (m >= h(p - 1) + 1, v 1), ZB-V / DualPipeV (m >= 2p,
+     * v 2): the scan's exact integer sums in O(p) (replay_formula_zb.c,
+     * replay_formula_v.c), the same bits, no orders */
     const int zb = c->sched == &cx_sched_zb_h1 || c->sched == &cx_sched_zb_h2;
-    if (c->sched != &cx_sched_interleaved && !zb)
+    const int vv = c->sched == &cx_sched_zb_v || c->sched == &cx_sched_dualpipev;
+    if (c->sched != &cx_sched_interleaved && !zb && !vv)
         return cx_core_replay_formula_memory(c, &ws->fmemo, peak_act);
     double key[MEM_KEY];
     const size_t nkey = 2 * (size_t)c->nclass;
@@ -349,8 +358,9 @@ static int formula_peaks(const cx_cost *c, cx_replay_ws *ws, double *peak_act)
     if (!(ws->fm_sd == c->sched && ws->fm_p == c->p && ws->fm_m == c->m && ws->fm_v == c->v &&
           key_hit(c, key, ws->fm_key, nkey, ws->fm_nclass, ws->fm_cls))) {
         ws->fm_sd = NULL;
-        ws->fm_ok = zb ? cx_core_replay_formula_zb_memory(c, ws->fm_peak)
-                       : cx_core_replay_formula_memory(c, &ws->fmemo, ws->fm_peak);
+        ws->fm_ok = zb   ? cx_core_replay_formula_zb_memory(c, ws->fm_peak)
+                    : vv ? cx_core_replay_formula_v_memory(c, ws->fm_peak)
+                         : cx_core_replay_formula_memory(c, &ws->fmemo, ws->fm_peak);
         memcpy(ws->fm_key, key, nkey * sizeof *key);
         memcpy(ws->fm_cls, c->vs_class, (size_t)(c->p * c->v) * sizeof *ws->fm_cls);
         ws->fm_sd = c->sched, ws->fm_p = c->p, ws->fm_m = c->m, ws->fm_v = c->v;
@@ -392,31 +402,8 @@ culonx_status cx_core_replay_memory(const cx_cost *c, cx_replay_ws *ws, double *
         for (int s = 0; s < p && !done; s++) {
             int n;
             const cx_sched_item *ord = cx_sched_play_items(ws->pl, s, &n);
-            const double *const sa = ws->mem_act + (size_t)s * (size_t)v, *const sw =
-                                                                              ws->mem_work +
-                                                                              (size_t)s * (size_t)v;
-            double act = 0, peak = 0;
-            for (int i = 0; i < n; i++) {
-                const int k = ord[i].chunk;
-                switch (ord[i].kind) {
-                case CX_WORK_F:
-                    act += sa[k];
-                    if (act > peak) peak = act;
-                    break;
-                case CX_WORK_B:
-                    if (act + sw[k] > peak) peak = act + sw[k];
-                    break;
-                case CX_WORK_BW:
-                    if (act + sw[k] > peak) peak = act + sw[k];
-                    act -= sa[k];
-                    break;
-                default:
-                    if (act > peak) peak = act;
-                    act -= sa[k];
-                    break;
-                }
-            }
-            ws->mem_peak[s] = peak;
+            ws->mem_peak[s] = cx_core_replay_mem_scan(ord, n, ws->mem_act + (size_t)s * (size_t)v,
+                                                      ws->mem_work + (size_t)s * (size_t)v);
         }
         memcpy(ws->mem_key, key, nkey * sizeof *key);
         ws->mem_nclass = c->nclass;
@@ -585,6 +572,16 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
     if (!full_replay && (int64_t)c->m * c->p * c->v * 3 <= CX_MAX_SCHEDULE_ITEMS &&
         cx_core_replay_zb_sweep_pays(c) && (ws->zbs || (ws->zbs = cx_core_zb_sweep_ws_new())) &&
         cx_core_replay_zb_times(c, ws->zbs, out)) {
+        ws->last_fast = ws->last_jump = ws->last_back = 0;
+        ws->last_formula = 1;
+        return cx_core_replay_memory(c, ws, out->peak_act_bytes, err);
+    }
+    /* ZB-V / DualPipeV: their orders' runs swept (replay_v_sweep.c), the
+     * same way */
+    if (!full_replay && (int64_t)c->m * c->p * c->v * 3 <= CX_MAX_SCHEDULE_ITEMS &&
+        cx_core_replay_v_sweep_pays(c, cx_core_replay_lanes_on(ws->lanes)) &&
+        (ws->vsw || (ws->vsw = cx_core_v_sweep_ws_new())) &&
+        cx_core_replay_v_sweep(c, ws->vsw, out)) {
         ws->last_fast = ws->last_jump = ws->last_back = 0;
         ws->last_formula = 1;
         return cx_core_replay_memory(c, ws, out->peak_act_bytes, err);

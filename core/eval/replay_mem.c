@@ -250,3 +250,30 @@ int cx_core_replay_mem_peaks(const cx_replay_mem *mm, const double *act, const d
     }
     return 1;
 }
+
+double cx_core_replay_mem_scan(const cx_sched_item *ord, int n, const double *act,
+                               const double *work)
+{
+    double bytes = 0, peak = 0;
+    for (int i = 0; i < n; i++) {
+        const int k = ord[i].chunk;
+        switch (ord[i].kind) {
+        case CX_WORK_F:
+            bytes += act[k];
+            if (bytes > peak) peak = bytes;
+            break;
+        case CX_WORK_B:
+            if (bytes + work[k] > peak) peak = bytes + work[k];
+            break;
+        case CX_WORK_BW:
+            if (bytes + work[k] > peak) peak = bytes + work[k];
+            bytes -= act[k];
+            break;
+        default:
+            if (bytes > peak) peak = bytes;
+            bytes -= act[k];
+            break;
+        }
+    }
+    return peak;
+}

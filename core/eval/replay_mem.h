@@ -30,4 +30,11 @@ void cx_core_replay_mem_select(cx_replay_mem *mm, const void *sd, int p, int m, 
 int cx_core_replay_mem_peaks(const cx_replay_mem *mm, const double *act, const double *work,
                              double *peak);
 
+/* The peak of one stage's order ord[0 .. n) by the scan itself (the
+ * reference the points above reproduce): + act[k] at an F of chunk k,
+ * - act[k] after its W or BW; candidates after an F, at a B or BW (+
+ * work[k]) and at a W. */
+double cx_core_replay_mem_scan(const cx_sched_item *ord, int n, const double *act,
+                               const double *work);
+
 #endif

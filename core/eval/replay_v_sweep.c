@@ -1,0 +1,998 @@
+/*
+ * replay_v_sweep.c — the replay (replay_step.h timing rule, blocking p2p)
+ * of schedules whose per-stage orders are runs of repeated cycles (ZB-V,
+ * DualPipeV: schedules/zb_v.c, dualpipev.c) evaluated exactly at a cost
+ * independent of m, for any per-stage costs; issue 13.
+ * Long file: the run form (compression, affine check), the function
+ * primitives, the stage evaluation, the sweep and its memo share one
+ * representation (the structs below) that no other file reads.
+ *
+ * Run form. Each stage's order is compressed into RUNS: a cycle of K items
+ * (kind, chunk, first microbatch a_i, step δ_i) repeated n times, item i of
+ * repetition k being microbatch a_i + δ_i k (W items: kind and chunk only,
+ * their microbatch does not matter, below). Greedy: at each position the
+ * cycle length K <= 8 that covers the most items. The orders of m_a and
+ * m_a + 1 microbatches (m_a = max(the schedule's least m, 2p) + 3) give the same
+ * runs with counts and first microbatches affine in m; the form is checked
+ * item by item against the generated orders of m_a + 2 and m_a + 7, and
+ * used for m >= m_a. Computed once per (schedule, p, v) and kept. Nothing
+ * here is V-specific: GPipe, 1F1B, ZB-H1 and ZB-H2 compress and are
+ * answered too (tests), interleaved's cycles are too long (declined).
+ *
+ * Timing. With blocking sends an item that sends acts as one of duration
+ * d' = d + P (the stream is never busy when the next send starts), so every
+ * item ends at t = max(t_prev, dep) + d', t being also its output token.
+ * A dependency on an item of the same stage is implied by the stage's
+ * order (the item is earlier, else the orders deadlock), and W waits only
+ * on its own B: only dependencies across stages (F from the virtual stage
+ * below, B / BW from the one above) enter. One run, with e(k) the end of
+ * repetition k, C = Σ d'_i, S_i = Σ_{j>=i} d'_j:
+ *   e(k) = max(e(k−1) + C, G(k)),  G(k) = max_i (dep_i(k) + S_i)  (a ride),
+ *   t_i(k) = max(e(k−1) + Σ_{j<=i} d'_j, H_i(k)),
+ *   H_i = max(H_{i−1} + d'_i, dep_i + d'_i)  (the cycle's part from i' <= i).
+ * Each (stage, F or backward, chunk) that another stage reads is held as a
+ * piecewise-linear function of the microbatch on the integers (segments:
+ * first microbatch, value there, slope), built run by run in microbatch
+ * order; dep_i(k) reads a neighbour's function at a_i + δ_i k. The
+ * primitives (a segment appended with staircase merging, the maximum of
+ * two lines on a range, the ride of a line) are replay_zb_sweep.c's,
+ * copied for this file's function size. A stage costs O(its runs × their
+ * segments), whatever m.
+ *
+ * Sweep. Stages read both neighbours, so they are swept alternately up and
+ * down, a stage recomputed when a neighbour's functions changed, from no
+ * input (−∞): every value is a real path, never more than the replay. A
+ * stage whose changed inputs stay below what its reading items end at
+ * (dep + d' <= t on every microbatch, d' the longest such item) is not
+ * recomputed: nothing in it can change. The first sweep (up) builds only
+ * the functions stages above read, and every stage is evaluated again in
+ * the second. Runs of at most 16 items are played
+ * item by item (cheaper than their functions). The certificate: a sweep in
+ * which no stage is recomputed (a recomputed stage whose functions stay
+ * within 1e-13 relative is unchanged) — then the functions satisfy every
+ * recurrence above, and the recurrence (a DAG) has one solution: the
+ * replay's. Bounds (else 0, the caller replays): 64 segments a function,
+ * 40 sweeps. Typically up, down, then the checks (2–3 stage evaluations a
+ * stage of ~13 runs, ~1.3 µs each on megatron-1t). Results: free = the end
+ * of the stage's last run, last end = free (− P when the last item sends),
+ * last item its DP-overlap window. Held to the full replay by
+ * tests/test_replay_v_sweep.c; measured in core/README.md, "ZB-V and
+ * DualPipeV swept".
+ */
+#include "core/eval/replay_v_sweep.h"
+#include "core/eval/replay_lanes.h"
+#include "schedules/play.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    NSEG = 64,          /* segments a function */
+    KMAX = 8,           /* cycle length */
+    MAX_SWEEPS = 40,    /* sweeps before declining */
+    MAX_NCH = 2,        /* chunks a stage */
+    NCLS = 2 * MAX_NCH, /* functions a stage: F and backward of each chunk */
+    MAX_SRC = 2,        /* stages a stage reads */
+    NMEMO = 16,         /* latest answers kept */
+    MKEY = 64,
+    NSCALAR = 16, /* runs of at most this many items: item by item (measured) */
+    NFORM = 8     /* run forms kept (schedule, p, v) */
+};
+
+/* f(j) = v[i] + k[i]·(j − x[i]) for x[i] <= j < x[i+1]; x[0] = 0, x[n] = end;
+ * n = 0: none (−∞) */
+typedef struct {
+    int n;
+    int x[NSEG + 1];
+    double v[NSEG], k[NSEG];
+} vpl;
+
+typedef struct {
+    uint8_t kind, chunk;
+    int8_t out;     /* function written (class), -1 none */
+    int8_t src;     /* index of the stage read in the stage's sources, -1 none */
+    int8_t src_cls; /* the function read there */
+    int8_t q, j;    /* out: q items of its class in the cycle, this the j-th */
+    int vs, step;   /* virtual stage; microbatch step a repetition (0: W) */
+    int a0, da;     /* first microbatch at m_a, its change a microbatch of m */
+} vitem;
+
+typedef struct {
+    int K, n0, dn, item0;
+} vrun;
+
+typedef struct {
+    int run0, nrun;
+    int nsrc, src[MAX_SRC];
+    int need;   /* classes built: read by another stage, or reading one (bit mask) */
+    int upmask; /* of which those a stage above reads */
+    /* the classes of this stage that read another's: source index, own
+     * class, the class read, the kinds reading (bit mask) */
+    int nread;
+    struct {
+        int8_t src, cls, src_cls, kinds;
+        double dmax; /* the longest of those items (per call) */
+    } read[NCLS];
+    int last; /* the stage's last item (index into items) */
+} vstage;
+
+typedef struct {
+    int used, ok, nkey, p, m, v;
+    const cx_sched_desc *sd;
+    uint64_t hash;
+    double key[MKEY], makespan_s;
+} v_memo;
+
+/* the run form of (sd, p, v); ok: usable */
+typedef struct {
+    const cx_sched_desc *sd;
+    int p, v, nch, ma, ok, have;
+    vrun *runs;
+    vitem *items;
+    int nruns, nitems, cap_runs, cap_items;
+    vstage *st;
+    int cap_st;
+    int *stage_of, *vs_of, *chunk_of;
+    uint8_t *send_f, *send_b;
+    int cap_vs;
+} vform;
+
+struct cx_v_sweep_ws {
+    vform form[NFORM], *f; /* the latest shapes' forms, the one in use */
+    int fnext;
+    cx_play *pl;
+    /* the sweep */
+    vpl *pool;      /* p NCLS + NCLS + KMAX + 2 */
+    vpl **fn, **nf; /* [s NCLS + cls], the spare [cls] */
+    vpl *tmp;       /* KMAX + 2 */
+    int cap_fn;
+    int *ver, *usedv, *part; /* [p], [p MAX_SRC], [p]: last evaluated in part */
+    double *free_s, *dtab;   /* [p]; [4 nvs]: durations F', B', BW', W by kind */
+    cx_replay_vsinfo *vi;
+    int evals, sweeps, segs, checks;
+    /* memo */
+    v_memo memo[NMEMO];
+    int mnext, mlast, mcap;
+    double *mfree;
+    int16_t *mcls;
+    cx_replay last;
+};
+
+cx_v_sweep_ws *cx_core_v_sweep_ws_new(void)
+{
+    return calloc(1, sizeof(cx_v_sweep_ws));
+}
+
+void cx_core_v_sweep_ws_free(cx_v_sweep_ws *ws)
+{
+    if (!ws) return;
+    for (int i = 0; i < NFORM; i++) {
+        vform *f = &ws->form[i];
+        free(f->runs), free(f->items), free(f->st), free(f->stage_of), free(f->send_f);
+    }
+    cx_sched_play_free(ws->pl);
+    free(ws->pool), free(ws->fn), free(ws->ver), free(ws->free_s), free(ws->vi);
+    free(ws->mfree), free(ws->mcls);
+    free(ws);
+}
+
+void cx_core_v_sweep_stats(const cx_v_sweep_ws *ws, int *evals, int *sweeps, int *segs)
+{
+    *evals = ws->evals, *sweeps = ws->sweeps, *segs = ws->segs;
+}
+
+/* ---- the run form ---- */
+
+static int grow(void **p, int *cap, int want, size_t sz)
+{
+    if (want <= *cap) return 1;
+    int nc = *cap ? *cap : 64;
+    while (nc < want)
+        nc *= 2;
+    void *q = realloc(*p, (size_t)nc * sz);
+    if (!q) return 0;
+    *p = q, *cap = nc;
+    return 1;
+}
+
+static int same_label(const cx_sched_item *a, const cx_sched_item *b)
+{
+    return a->kind == b->kind && a->chunk == b->chunk;
+}
+
+/* The runs of one order into runs / items appended at *nr / *ni (first
+ * microbatch in a0, da 0): greedy, the longest cover first. 0 on memory. */
+static int compress(cx_v_sweep_ws *ws, const cx_sched_item *ord, int n)
+{
+    for (int i = 0; i < n;) {
+        int bk = 1, bn = 1;
+        for (int K = 1; K <= KMAX && i + 2 * K <= n; K++) {
+            int cnt = 1;
+            for (; i + (cnt + 1) * K <= n; cnt++) {
+                int ok = 1;
+                for (int t = 0; t < K && ok; t++) {
+                    const cx_sched_item *a = &ord[i + (cnt - 1) * K + t],
+                                        *b = &ord[i + cnt * K + t];
+                    if (!same_label(a, b))
+                        ok = 0;
+                    else if (a->kind != CX_WORK_W) {
+                        const int d = ord[i + K + t].mb - ord[i + t].mb;
+                        ok = d >= 1 && b->mb - a->mb == d;
+                    }
+                }
+                if (!ok) break;
+            }
+            if (cnt >= 2 && cnt * K > bn * bk) bk = K, bn = cnt;
+        }
+        if (!grow((void **)&ws->f->runs, &ws->f->cap_runs, ws->f->nruns + 1, sizeof(vrun)) ||
+            !grow((void **)&ws->f->items, &ws->f->cap_items, ws->f->nitems + bk, sizeof(vitem)))
+            return 0;
+        vrun *r = &ws->f->runs[ws->f->nruns++];
+        r->K = bk, r->n0 = bn, r->dn = 0, r->item0 = ws->f->nitems;
+        for (int t = 0; t < bk; t++) {
+            const cx_sched_item *a = &ord[i + t];
+            vitem *it = &ws->f->items[ws->f->nitems++];
+            memset(it, 0, sizeof *it);
+            it->kind = a->kind, it->chunk = a->chunk;
+            it->step = a->kind == CX_WORK_W ? 0 : bn >= 2 ? ord[i + bk + t].mb - a->mb : 1;
+            it->a0 = a->kind == CX_WORK_W ? 0 : a->mb;
+        }
+        i += bk * bn;
+    }
+    return 1;
+}
+
+/* 1 if the run form gives the held orders of pl (m microbatches) */
+static int form_matches(const cx_v_sweep_ws *ws, const cx_play *pl, int m)
+{
+    const int dm = m - ws->f->ma;
+    for (int s = 0; s < ws->f->p; s++) {
+        int n, pos = 0;
+        const cx_sched_item *ord = cx_sched_play_items(pl, s, &n);
+        const vstage *st = &ws->f->st[s];
+        for (int r = st->run0; r < st->run0 + st->nrun; r++) {
+            const vrun *ru = &ws->f->runs[r];
+            const int cnt = ru->n0 + ru->dn * dm;
+            if (cnt < 0 || pos + cnt * ru->K > n) return 0;
+            for (int k = 0; k < cnt; k++)
+                for (int t = 0; t < ru->K; t++, pos++) {
+                    const vitem *it = &ws->f->items[ru->item0 + t];
+                    const cx_sched_item *o = &ord[pos];
+                    if (o->kind != it->kind || o->chunk != it->chunk) return 0;
+                    if (it->kind != CX_WORK_W && o->mb != it->a0 + it->da * dm + it->step * k)
+                        return 0;
+                }
+        }
+        if (pos != n) return 0;
+    }
+    return 1;
+}
+
+/* Builds the run form of (sd, p, v) into ws; ws->f->ok 1 when usable. */
+static void build_form(cx_v_sweep_ws *ws, const cx_sched_desc *sd, int p, int v)
+{
+    ws->f->sd = sd, ws->f->p = p, ws->f->v = v, ws->f->ok = 0, ws->f->have = 1;
+    ws->f->nruns = ws->f->nitems = 0;
+    const int nch = sd->chunks(v), nvs = p * nch;
+    ws->f->nch = nch;
+    if (nch < 1 || nch > MAX_NCH || p < 2) return;
+    if (!ws->pl && !(ws->pl = cx_sched_play_new())) return;
+    int64_t lo = sd->min_microbatches ? sd->min_microbatches(p, v) : 1;
+    if (lo < 1) lo = 1;
+    if (lo > 1 << 20) return;
+    /* from 2p on the orders of the schedules here have all their phases */
+    if (lo < 2 * (int64_t)p) lo = 2 * (int64_t)p;
+    ws->f->ma = (int)lo + 3;
+    if (!grow((void **)&ws->f->st, &ws->f->cap_st, p, sizeof(vstage))) return;
+    if (ws->f->cap_vs < nvs) {
+        free(ws->f->stage_of), free(ws->f->send_f);
+        ws->f->cap_vs = 0;
+        ws->f->stage_of = malloc(sizeof(int) * 3 * (size_t)nvs);
+        ws->f->send_f = malloc(2 * (size_t)nvs);
+        if (!ws->f->stage_of || !ws->f->send_f) return;
+        ws->f->cap_vs = nvs;
+    }
+    ws->f->vs_of = ws->f->stage_of + nvs, ws->f->chunk_of = ws->f->vs_of + nvs;
+    ws->f->send_b = ws->f->send_f + nvs;
+    /* the orders of m_a and m_a + 1: the same runs, counts and first
+     * microbatches affine in m */
+    cx_play *pl = ws->pl;
+    if (cx_sched_play_orders(pl, sd, p, ws->f->ma, v, 0) != CX_SCHED_SIM_OK) return;
+    for (int k = 0; k < nvs; k++) {
+        ws->f->stage_of[k] = pl->stage_of[k], ws->f->vs_of[k] = pl->vs_of[k];
+        ws->f->send_f[k] = pl->send_f[k], ws->f->send_b[k] = pl->send_b[k];
+    }
+    for (int s = 0; s < p; s++)
+        for (int ch = 0; ch < nch; ch++)
+            ws->f->chunk_of[ws->f->vs_of[s * nch + ch]] = ch;
+    for (int s = 0; s < p; s++) {
+        int n;
+        const cx_sched_item *ord = cx_sched_play_items(pl, s, &n);
+        ws->f->st[s].run0 = ws->f->nruns;
+        if (n < 1 || !compress(ws, ord, n)) return;
+        ws->f->st[s].nrun = ws->f->nruns - ws->f->st[s].run0;
+    }
+    const int nruns = ws->f->nruns, nitems = ws->f->nitems;
+    if (cx_sched_play_orders(pl, sd, p, ws->f->ma + 1, v, 0) != CX_SCHED_SIM_OK) return;
+    for (int s = 0; s < p; s++) {
+        int n;
+        const cx_sched_item *ord = cx_sched_play_items(pl, s, &n);
+        const int r0 = ws->f->nruns;
+        if (!compress(ws, ord, n) || ws->f->nruns - r0 != ws->f->st[s].nrun) return;
+        for (int r = 0; r < ws->f->st[s].nrun; r++) {
+            vrun *a = &ws->f->runs[ws->f->st[s].run0 + r];
+            const vrun *b = &ws->f->runs[r0 + r];
+            if (a->K != b->K) return;
+            a->dn = b->n0 - a->n0;
+            for (int t = 0; t < a->K; t++) {
+                vitem *x = &ws->f->items[a->item0 + t];
+                const vitem *y = &ws->f->items[b->item0 + t];
+                if (x->kind != y->kind || x->chunk != y->chunk || x->step != y->step) return;
+                x->da = y->a0 - x->a0;
+            }
+        }
+    }
+    ws->f->nruns = nruns, ws->f->nitems = nitems;
+    /* dependencies across stages, the functions read, the last items */
+    for (int s = 0; s < p; s++)
+        ws->f->st[s].need = ws->f->st[s].upmask = 0, ws->f->st[s].nsrc = 0, ws->f->st[s].nread = 0;
+    for (int s = 0; s < p; s++) {
+        vstage *st = &ws->f->st[s];
+        for (int r = st->run0; r < st->run0 + st->nrun; r++)
+            for (int t = 0; t < ws->f->runs[r].K; t++) {
+                vitem *it = &ws->f->items[ws->f->runs[r].item0 + t];
+                const int vs = ws->f->vs_of[s * nch + it->chunk];
+                it->vs = vs, it->out = -1, it->src = -1;
+                int from = -1, cls = 0;
+                if (it->kind == CX_WORK_F && vs > 0)
+                    from = vs - 1, cls = 0;
+                else if ((it->kind == CX_WORK_B || it->kind == CX_WORK_BW) && vs + 1 < nvs)
+                    from = vs + 1, cls = 1;
+                if (from < 0 || ws->f->stage_of[from] == s) continue;
+                const int fs = ws->f->stage_of[from];
+                int j = 0;
+                while (j < st->nsrc && st->src[j] != fs)
+                    j++;
+                if (j == st->nsrc) {
+                    if (st->nsrc == MAX_SRC) return;
+                    st->src[st->nsrc++] = fs;
+                }
+                it->src = (int8_t)j;
+                it->src_cls = (int8_t)(cls * nch + ws->f->chunk_of[from]);
+                ws->f->st[fs].need |= 1 << it->src_cls;
+                if (s > fs) ws->f->st[fs].upmask |= 1 << it->src_cls;
+                /* built too, for the check that a changed source stays below */
+                const int own = cls * nch + it->chunk;
+                st->need |= 1 << own;
+                int q = 0;
+                while (q < st->nread && st->read[q].cls != own)
+                    q++;
+                if (q == st->nread) {
+                    st->read[q].src = (int8_t)j, st->read[q].cls = (int8_t)own;
+                    st->read[q].src_cls = it->src_cls, st->read[q].kinds = 0;
+                    st->nread++;
+                }
+                if (st->read[q].src != j || st->read[q].src_cls != it->src_cls) return;
+                st->read[q].kinds |= (int8_t)(1 << it->kind);
+            }
+        st->last =
+            ws->f->runs[st->run0 + st->nrun - 1].item0 + ws->f->runs[st->run0 + st->nrun - 1].K - 1;
+    }
+    /* the functions written: a class's items of a cycle take consecutive
+     * microbatches (q of them, step q), so that each function is built in
+     * microbatch order */
+    for (int s = 0; s < p; s++) {
+        const vstage *st = &ws->f->st[s];
+        for (int r = st->run0; r < st->run0 + st->nrun; r++) {
+            const vrun *ru = &ws->f->runs[r];
+            for (int t = 0; t < ru->K; t++) {
+                vitem *it = &ws->f->items[ru->item0 + t];
+                if (it->kind == CX_WORK_W) continue;
+                const int cls = (it->kind == CX_WORK_F ? 0 : 1) * nch + it->chunk;
+                if (!(st->need >> cls & 1)) continue;
+                int q = 0, j = 0;
+                for (int u = 0; u < ru->K; u++) {
+                    const vitem *o = &ws->f->items[ru->item0 + u];
+                    if (o->kind == CX_WORK_W || o->chunk != it->chunk ||
+                        (o->kind == CX_WORK_F) != (it->kind == CX_WORK_F))
+                        continue;
+                    if (u < t) j++;
+                    q++;
+                }
+                it->out = (int8_t)cls, it->q = (int8_t)q, it->j = (int8_t)j;
+            }
+            /* consecutive: the j-th of a class at the first's a + j, all step q */
+            for (int t = 0; t < ru->K; t++) {
+                const vitem *it = &ws->f->items[ru->item0 + t];
+                if (it->out < 0) continue;
+                if (it->step != it->q && (ru->n0 >= 2 || ru->dn > 0)) return;
+                for (int u = 0; u < t; u++) {
+                    const vitem *o = &ws->f->items[ru->item0 + u];
+                    if (o->out == it->out && o->j == 0 &&
+                        (it->a0 != o->a0 + it->j || it->da != o->da))
+                        return;
+                }
+            }
+        }
+    }
+    /* checked on two more microbatch counts */
+    if (cx_sched_play_orders(pl, sd, p, ws->f->ma + 2, v, 0) != CX_SCHED_SIM_OK ||
+        !form_matches(ws, pl, ws->f->ma + 2))
+        return;
+    if (cx_sched_play_orders(pl, sd, p, ws->f->ma + 7, v, 0) != CX_SCHED_SIM_OK ||
+        !form_matches(ws, pl, ws->f->ma + 7))
+        return;
+    ws->f->ok = 1;
+}
+
+/* ---- piecewise-linear functions (replay_zb_sweep.c's primitives) ---- */
+
+typedef struct {
+    vpl *f;
+    int over;
+} bld;
+
+/* appends a segment from x (extends the last one when it is the same line;
+ * a staircase of one-point segments on a line becomes one segment) */
+static inline void push(bld *o, int x, double v, double k)
+{
+    vpl *f = o->f;
+    if (f->n >= 2 && f->x[f->n - 1] == x - 1) {
+        const int i = f->n - 2;
+        const double pv = f->v[i + 1];
+        if (f->x[i] == x - 2) f->k[i] = pv - f->v[i];
+        const double e = f->v[i] + f->k[i] * (double)(x - 1 - f->x[i]);
+        if (e == pv || fabs(e - pv) <= 2e-14 * fabs(pv)) f->n--;
+    }
+    if (f->n) {
+        const int i = f->n - 1;
+        if (f->k[i] == k) {
+            const double e = f->v[i] + k * (double)(x - f->x[i]);
+            if (e == v || fabs(e - v) <= 2e-14 * fabs(v)) return;
+        }
+    }
+    if (f->n == NSEG) {
+        o->over = 1;
+        return;
+    }
+    f->x[f->n] = x, f->v[f->n] = v, f->k[f->n] = k, f->n++;
+}
+
+static inline double last_at(const vpl *f, int x)
+{
+    const int i = f->n - 1;
+    return f->v[i] + f->k[i] * (double)(x - f->x[i]);
+}
+
+/* a cursor reading f(a + d k) + add at increasing k */
+typedef struct {
+    const vpl *f;
+    int i, a, d;
+    double add;
+} vcur;
+
+/* line at k (value, slope in k); returns the last k of its segment */
+static inline int at(vcur *c, int k, double *v, double *sl)
+{
+    const vpl *f = c->f;
+    const int t = c->a + c->d * k;
+    while (f->x[c->i + 1] <= t)
+        c->i++;
+    *sl = f->k[c->i] * (double)c->d;
+    *v = f->v[c->i] + f->k[c->i] * (double)(t - f->x[c->i]) + c->add;
+    return c->d == 1 ? f->x[c->i + 1] - 1 - c->a : (f->x[c->i + 1] - 1 - c->a) / c->d;
+}
+
+/* max of the lines a (va at lo, slope ka) and b on lo..hi (−∞: none) */
+static inline void max2(bld *o, int lo, int hi, double va, double ka, double vb, double kb)
+{
+    if (vb == -HUGE_VAL) {
+        push(o, lo, va, va == -HUGE_VAL ? 0 : ka);
+        return;
+    }
+    if (va == -HUGE_VAL) {
+        push(o, lo, vb, kb);
+        return;
+    }
+    const double dk = ka - kb, dlo = va - vb, dhi = dlo + dk * (double)(hi - lo);
+    if (dlo >= 0 && dhi >= 0) {
+        push(o, lo, va, ka);
+    } else if (dlo <= 0 && dhi <= 0) {
+        push(o, lo, vb, kb);
+    } else {
+        const int a_first = dlo > 0;
+        double t = floor(a_first ? dlo / -dk : -dlo / dk);
+        if (t < 0) t = 0;
+        if (t > hi - lo - 1) t = hi - lo - 1;
+        const int x = lo + (int)t + 1;
+        if (a_first) {
+            push(o, lo, va, ka);
+            push(o, x, vb + kb * (double)(x - lo), kb);
+        } else {
+            push(o, lo, vb, kb);
+            push(o, x, va + ka * (double)(x - lo), ka);
+        }
+    }
+}
+
+/* o (from x offset xo) = max(A(k), B(k)) for lo <= k < hi; a cursor with
+ * f NULL or empty is none */
+static void vmax(bld *o, int xo, int lo, int hi, vcur *A, vcur *B)
+{
+    const int ha = A->f && A->f->n, hb = B->f && B->f->n;
+    for (int j = lo; j < hi;) {
+        int e = hi - 1;
+        double va = -HUGE_VAL, ka = 0, vb = -HUGE_VAL, kb = 0;
+        if (ha) {
+            const int ea = at(A, j, &va, &ka);
+            if (ea < e) e = ea;
+        }
+        if (hb) {
+            const int eb = at(B, j, &vb, &kb);
+            if (eb < e) e = eb;
+        }
+        max2(o, j + xo, e + xo, va, ka, vb, kb);
+        j = e + 1;
+    }
+}
+
+/* y(j) = max(y(j − 1) + c, g(j)) on lo..hi, g the line gv (at lo), gk;
+ * *prev: y(lo − 1), then y(hi) */
+static inline void ride(bld *oy, int lo, int hi, double gv, double gk, double c, double *prev)
+{
+    if (gv == -HUGE_VAL || gk <= c)
+        push(oy, lo, *prev + c > gv ? *prev + c : gv, c);
+    else
+        max2(oy, lo, hi, *prev + c, c, gv, gk);
+    *prev = last_at(oy->f, hi);
+}
+
+/* 1 if a and b differ by more than 1e-13 relative somewhere on [0, m) */
+static int differ(const vpl *a, const vpl *b, int m)
+{
+    if (a->n == b->n && !memcmp(a->x, b->x, sizeof(int) * (size_t)a->n) &&
+        !memcmp(a->v, b->v, sizeof(double) * (size_t)a->n) &&
+        !memcmp(a->k, b->k, sizeof(double) * (size_t)a->n))
+        return 0;
+    if (!a->n || !b->n) return 1;
+    vcur ca = {a, 0, 0, 1, 0}, cb = {b, 0, 0, 1, 0};
+    for (int j = 0; j < m;) {
+        double va, ka, vb, kb;
+        int hi = at(&ca, j, &va, &ka);
+        const int hb = at(&cb, j, &vb, &kb);
+        if (hb < hi) hi = hb;
+        const double d0 = va - vb, d1 = d0 + (ka - kb) * (double)(hi - j);
+        const double sc = 1e-13 * fmax(fabs(va), fabs(vb) + fabs(kb) * (double)(hi - j));
+        if (fabs(d0) > sc || fabs(d1) > sc) return 1;
+        j = hi + 1;
+    }
+    return 0;
+}
+
+/* 1 if f(j) + add <= g(j) (to 1e-13 relative) for 0 <= j < m */
+static int below(const vpl *f, double add, const vpl *g, int m)
+{
+    vcur cf = {f, 0, 0, 1, add}, cg = {g, 0, 0, 1, 0};
+    for (int j = 0; j < m;) {
+        double va, ka, vb, kb;
+        int e = at(&cf, j, &va, &ka);
+        const int eb = at(&cg, j, &vb, &kb);
+        if (eb < e) e = eb;
+        const double d0 = va - vb, d1 = d0 + (ka - kb) * (double)(e - j);
+        const double sc = 1e-13 * (fabs(vb) + fabs(kb) * (double)(e - j));
+        if (d0 > sc || d1 > sc) return 0;
+        j = e + 1;
+    }
+    return 1;
+}
+
+/* ---- the sweep ---- */
+
+static int reserve(cx_v_sweep_ws *ws, int p)
+{
+    if (ws->cap_fn >= p) return 1;
+    free(ws->pool), free(ws->fn), free(ws->ver), free(ws->free_s), free(ws->vi);
+    const size_t nf = (size_t)p * NCLS + NCLS + KMAX + 2;
+    ws->pool = malloc(sizeof(vpl) * nf);
+    ws->fn = malloc(sizeof(vpl *) * ((size_t)p * NCLS + NCLS));
+    ws->ver = malloc(sizeof(int) * (size_t)p * (2 + MAX_SRC));
+    ws->free_s = malloc(sizeof(double) * (size_t)p * 5 * MAX_NCH);
+    ws->vi = malloc(sizeof(cx_replay_vsinfo) * (size_t)p * MAX_NCH);
+    if (!ws->pool || !ws->fn || !ws->ver || !ws->free_s || !ws->vi) {
+        free(ws->pool), free(ws->fn), free(ws->ver), free(ws->free_s), free(ws->vi);
+        ws->pool = NULL, ws->fn = NULL, ws->ver = NULL, ws->free_s = NULL, ws->vi = NULL;
+        ws->cap_fn = 0;
+        return 0;
+    }
+    for (size_t i = 0; i < (size_t)p * NCLS + NCLS; i++)
+        ws->fn[i] = &ws->pool[i];
+    ws->nf = ws->fn + (size_t)p * NCLS;
+    ws->tmp = ws->pool + (size_t)p * NCLS + NCLS;
+    ws->usedv = ws->ver + p;
+    ws->part = ws->usedv + (size_t)p * MAX_SRC;
+    ws->dtab = ws->free_s + p;
+    ws->cap_fn = p;
+    return 1;
+}
+
+/* item durations d' (+P where it sends), by kind, of virtual stage vs */
+static inline double dur(const cx_v_sweep_ws *ws, int kind, int vs)
+{
+    return ws->dtab[4 * vs + kind];
+}
+
+/* Stage s from the current functions of its sources into ws->nf; its free
+ * time into *fr. 0 on too many segments or a function not built in
+ * microbatch order. */
+static int stage(cx_v_sweep_ws *ws, int s, int m, int build, double *fr)
+{
+    const vstage *st = &ws->f->st[s];
+    const int dm = m - ws->f->ma;
+    bld ob[NCLS];
+    int next[NCLS];
+    for (int c = 0; c < NCLS; c++) {
+        ob[c].f = ws->nf[c], ob[c].over = 0, ob[c].f->n = 0, next[c] = 0;
+    }
+    /* a source not computed yet reads as none (−∞) */
+    vpl *const *srcf[MAX_SRC];
+    for (int j = 0; j < st->nsrc; j++)
+        srcf[j] = ws->ver[st->src[j]] > 0 ? ws->fn + (size_t)st->src[j] * NCLS : NULL;
+    /* the segment each source function was last read at: a class's items
+     * come in microbatch order, so the reads of a function only move on */
+    int seg[MAX_SRC][NCLS] = {{0}};
+    double chain = 0;
+    vpl *E = &ws->tmp[KMAX], *Ht = &ws->tmp[0];
+    for (int r = st->run0; r < st->run0 + st->nrun; r++) {
+        const vrun *ru = &ws->f->runs[r];
+        const int n = ru->n0 + ru->dn * dm, K = ru->K;
+        if (n < 0) return 0;
+        if (n == 0) continue;
+        const vitem *it = &ws->f->items[ru->item0];
+        if (n * K <= NSCALAR || n == 1) {
+            /* a short run item by item */
+            for (int k = 0; k < n; k++)
+                for (int i = 0; i < K; i++) {
+                    const int mb = it[i].a0 + it[i].da * dm + it[i].step * k;
+                    if (it[i].src >= 0 && srcf[(int)it[i].src]) {
+                        const vpl *X = srcf[(int)it[i].src][(int)it[i].src_cls];
+                        int *sg = &seg[(int)it[i].src][(int)it[i].src_cls];
+                        if (X->x[*sg] > mb) *sg = 0;
+                        while (X->x[*sg + 1] <= mb)
+                            (*sg)++;
+                        const double dep = X->v[*sg] + X->k[*sg] * (double)(mb - X->x[*sg]);
+                        if (dep > chain) chain = dep;
+                    }
+                    chain += dur(ws, it[i].kind, it[i].vs);
+                    const int c = it[i].out;
+                    if (c >= 0 && (build >> c & 1)) {
+                        if (mb != next[c]) return 0;
+                        push(&ob[c], mb, chain, 0);
+                        next[c]++;
+                    }
+                }
+            continue;
+        }
+        /* H_i as a view (none: f NULL): the first dependency's source read
+         * directly, later ones merged into a scratch function */
+        vcur Hv[KMAX], hcur = {NULL, 0, 0, 1, 0};
+        double Pi[KMAX], C = 0;
+        int nt = 0;
+        for (int i = 0; i < K; i++) {
+            const double d = dur(ws, it[i].kind, it[i].vs);
+            C += d, Pi[i] = C, hcur.add += d;
+            if (it[i].src >= 0 && srcf[(int)it[i].src]) {
+                const vpl *X = srcf[(int)it[i].src][(int)it[i].src_cls];
+                int *sg = &seg[(int)it[i].src][(int)it[i].src_cls];
+                const int a = it[i].a0 + it[i].da * dm;
+                if (X->x[*sg] > a) *sg = 0;
+                while (X->x[*sg + 1] <= a)
+                    (*sg)++;
+                vcur B = {X, *sg, a, it[i].step, d};
+                if (!hcur.f) {
+                    hcur = B;
+                } else {
+                    vpl *h = &Ht[nt++];
+                    bld oh = {h, 0};
+                    h->n = 0;
+                    vmax(&oh, 0, 0, n, &hcur, &B);
+                    *sg = B.i;
+                    h->x[h->n] = n;
+                    if (oh.over) return 0;
+                    hcur = (vcur){h, 0, 0, 1, 0};
+                }
+            }
+            Hv[i] = hcur;
+        }
+        /* the ride e(k) = max(e(k − 1) + C, G(k)) */
+        bld oe = {E, 0};
+        E->n = 0;
+        double prev = chain;
+        if (!hcur.f) {
+            push(&oe, 0, chain + C, C);
+        } else {
+            vcur g = hcur;
+            for (int j = 0; j < n;) {
+                double gv, gk;
+                int hi = at(&g, j, &gv, &gk);
+                if (hi > n - 1) hi = n - 1;
+                ride(&oe, j, hi, gv, gk, C, &prev);
+                j = hi + 1;
+            }
+        }
+        E->x[E->n] = n;
+        if (oe.over) return 0;
+        /* the items read by other stages: t_i(k) = max(e(k − 1) + P_i, H_i(k)) */
+        for (int i = 0; i < K; i++) {
+            const int c = it[i].out;
+            if (c < 0 || it[i].j || !(build >> c & 1)) continue;
+            const int a = it[i].a0 + it[i].da * dm;
+            if (a != next[c]) return 0;
+            if (it[i].q == 1 && i == K - 1) {
+                /* the cycle's last item: e itself */
+                vcur A = {E, 0, 0, 1, 0}, B = {NULL, 0, 0, 1, 0};
+                vmax(&ob[c], a, 0, n, &A, &B);
+                next[c] = a + n;
+            } else if (it[i].q == 1) {
+                /* k = 0 from the chain, then e(k − 1) */
+                double v0 = chain + Pi[i];
+                if (Hv[i].f) {
+                    double hv, hk;
+                    vcur h = Hv[i];
+                    at(&h, 0, &hv, &hk);
+                    if (hv > v0) v0 = hv;
+                }
+                push(&ob[c], a, v0, 0);
+                if (n > 1) {
+                    vcur A = {E, 0, -1, 1, Pi[i]}, B = Hv[i];
+                    vmax(&ob[c], a, 1, n, &A, &B);
+                }
+                next[c] = a + n;
+            } else {
+                /* q items of the class a cycle: point by point */
+                const int q = it[i].q;
+                vcur h[KMAX];
+                int idx[KMAX], nq = 0;
+                for (int u = i; u < K && nq < q; u++)
+                    if (it[u].out == c) {
+                        idx[nq] = u;
+                        h[nq] = Hv[u];
+                        nq++;
+                    }
+                vcur e1 = {E, 0, -1, 1, 0};
+                for (int k = 0; k < n; k++) {
+                    double ev = chain, sl;
+                    if (k) at(&e1, k, &ev, &sl);
+                    for (int u = 0; u < nq; u++) {
+                        double v = ev + Pi[idx[u]];
+                        if (h[u].f) {
+                            double hv;
+                            at(&h[u], k, &hv, &sl);
+                            if (hv > v) v = hv;
+                        }
+                        push(&ob[c], a + q * k + u, v, 0);
+                    }
+                }
+                next[c] = a + q * n;
+            }
+        }
+        chain = last_at(E, n - 1);
+    }
+    int over = 0;
+    for (int c = 0; c < NCLS; c++) {
+        if (!(build >> c & 1)) continue;
+        if (next[c] != m) return 0;
+        ob[c].f->x[ob[c].f->n] = m;
+        over |= ob[c].over;
+        if (ob[c].f->n > ws->segs) ws->segs = ob[c].f->n;
+    }
+    *fr = chain;
+    return !over;
+}
+
+/* the sweeps; 0 where not certified within the bounds */
+static int sweeps(cx_v_sweep_ws *ws, int m)
+{
+    const int p = ws->f->p, last = p - 1;
+    int ver = 0;
+    for (int s = 0; s < p; s++) {
+        ws->ver[s] = ws->part[s] = 0;
+        for (int j = 0; j < MAX_SRC; j++)
+            ws->usedv[s * MAX_SRC + j] = 0;
+    }
+    for (int sw = 0;; sw++) {
+        if (sw == MAX_SWEEPS) return 0;
+        int ran = 0;
+        for (int i = 0; i < p; i++) {
+            const int s = sw % 2 ? last - i : i;
+            const vstage *st = &ws->f->st[s];
+            const int was_part = ws->part[s];
+            int *used = ws->usedv + s * MAX_SRC, go = ws->ver[s] == 0 || was_part, newer = 0;
+            for (int j = 0; j < st->nsrc; j++)
+                newer |= (ws->ver[st->src[j]] != used[j]) << j;
+            if (!go && !newer) continue;
+            /* the changed sources (computed before) stay below what this
+             * stage's reading items end at: nothing changes */
+            if (!go) {
+                int below_all = 1;
+                for (int q = 0; q < st->nread && below_all; q++)
+                    if (newer >> st->read[q].src & 1)
+                        below_all = below(
+                            ws->fn[st->src[(int)st->read[q].src] * NCLS + st->read[q].src_cls],
+                            st->read[q].dmax, ws->fn[s * NCLS + st->read[q].cls], m);
+                if (below_all) {
+                    for (int j = 0; j < st->nsrc; j++)
+                        used[j] = ws->ver[st->src[j]];
+                    ws->checks++;
+                    continue;
+                }
+            }
+            ran++;
+            for (int j = 0; j < st->nsrc; j++)
+                used[j] = ws->ver[st->src[j]];
+            /* the first sweep (up) builds only what the stages above read:
+             * the stage is evaluated again in the second */
+            const int build = sw == 0 ? st->need & st->upmask : st->need;
+            if (!stage(ws, s, m, build, &ws->free_s[s])) return 0;
+            ws->part[s] = build != st->need;
+            int ch = ws->ver[s] == 0 || was_part;
+            for (int c = 0; c < NCLS && !ch; c++)
+                if (st->need >> c & 1) ch = differ(ws->nf[c], ws->fn[s * NCLS + c], m);
+            if (ch) {
+                for (int c = 0; c < NCLS; c++) {
+                    vpl *t = ws->fn[s * NCLS + c];
+                    ws->fn[s * NCLS + c] = ws->nf[c], ws->nf[c] = t;
+                }
+                ws->ver[s] = ++ver;
+            }
+        }
+        ws->evals += ran;
+        ws->sweeps = sw + 1;
+        if (!ran) break;
+    }
+    return 1;
+}
+
+/* the sweep of c, no memo */
+static int v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
+{
+    const cx_sched_desc *sd = c->sched;
+    const int p = c->p, m = c->m, v = c->v;
+    ws->evals = ws->sweeps = ws->segs = ws->checks = 0;
+    if (sd->p2p_overlap || p < 2 || p > CX_COST_MAX_STAGES) return 0;
+    /* the form of (sd, p, v) kept, else built in the oldest slot */
+    ws->f = NULL;
+    for (int i = 0; i < NFORM && !ws->f; i++)
+        if (ws->form[i].have && ws->form[i].sd == sd && ws->form[i].p == p && ws->form[i].v == v)
+            ws->f = &ws->form[i];
+    if (!ws->f) {
+        ws->f = &ws->form[ws->fnext], ws->fnext = (ws->fnext + 1) % NFORM;
+        build_form(ws, sd, p, v);
+    }
+    if (!ws->f->ok || m < ws->f->ma) return 0;
+    const int nch = ws->f->nch, nvs = p * nch;
+    if (c->v != nch || !reserve(ws, p)) return 0;
+    const double P = c->p2p_s;
+    cx_replay_durations(c, ws->vi);
+    for (int vs = 0; vs < nvs; vs++) {
+        const cx_replay_vsinfo *x = &ws->vi[vs];
+        double *d = &ws->dtab[4 * vs];
+        d[CX_WORK_F] = x->dF + (ws->f->send_f[vs] ? P : 0);
+        d[CX_WORK_B] = x->dB + (ws->f->send_b[vs] ? P : 0);
+        d[CX_WORK_BW] = x->dBW + (ws->f->send_b[vs] ? P : 0);
+        d[CX_WORK_W] = x->dW;
+    }
+    for (int s = 0; s < p; s++) {
+        vstage *st = &ws->f->st[s];
+        for (int q = 0; q < st->nread; q++) {
+            const int vs = ws->f->vs_of[s * nch + st->read[q].cls % nch], kinds = st->read[q].kinds;
+            double d = 0;
+            for (int k = 0; k < 4; k++)
+                if (kinds >> k & 1 && dur(ws, k, vs) > d) d = dur(ws, k, vs);
+            st->read[q].dmax = d;
+        }
+    }
+    if (!sweeps(ws, m)) return 0;
+    out->makespan_s = 0;
+    for (int s = 0; s < p; s++) {
+        const vitem *it = &ws->f->items[ws->f->st[s].last];
+        const cx_replay_vsinfo *x = &ws->vi[it->vs];
+        const double fr = ws->free_s[s];
+        double win;
+        cx_replay_dur(x, it->kind, &win);
+        const int sends = it->kind == CX_WORK_F   ? ws->f->send_f[it->vs]
+                          : it->kind == CX_WORK_W ? 0
+                                                  : ws->f->send_b[it->vs];
+        out->free_s[s] = fr;
+        out->last_end_s[s] = sends ? fr - P : fr;
+        out->last_item_s[s] = win;
+        if (fr > out->makespan_s) out->makespan_s = fr;
+    }
+    return 1;
+}
+
+/* ---- the memo of the latest inputs ---- */
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *q = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ q[i]) * 1099511628211ull;
+    return h;
+}
+
+static int memo_hit(const cx_v_sweep_ws *ws, int i, const cx_cost *c, uint64_t h, const double *key,
+                    int nkey)
+{
+    const v_memo *e = &ws->memo[i];
+    return e->used && (h == 0 || e->hash == h) && e->sd == c->sched && e->p == c->p &&
+           e->m == c->m && e->v == c->v && e->nkey == nkey &&
+           !memcmp(e->key, key, sizeof(double) * (size_t)nkey) &&
+           !memcmp(ws->mcls + (size_t)i * (size_t)ws->mcap * MAX_NCH, c->vs_class,
+                   sizeof(int16_t) * (size_t)(c->p * c->v));
+}
+
+int cx_core_replay_v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
+{
+    double key[CX_COST_MAX_CLASSES * 7 + 1];
+    const int nkey = cx_replay_time_key(c, key), p = c->p, nvs = p * c->v;
+    if (nkey > MKEY || c->v > MAX_NCH) return v_sweep(c, ws, out);
+    /* the last answer first, then the ring by hash */
+    int at_ = memo_hit(ws, ws->mlast, c, 0, key, nkey) ? ws->mlast : -1;
+    uint64_t h = 0;
+    if (at_ < 0) {
+        h = fnv(14695981039346656037ull, key, sizeof(double) * (size_t)nkey);
+        h = fnv(h, c->vs_class, sizeof(int16_t) * (size_t)nvs) ^ (uint64_t)c->m * 1000003u ^
+            (uint64_t)p ^ (uint64_t)(uintptr_t)c->sched;
+        if (!h) h = 1;
+        for (int i = 0; i < NMEMO && at_ < 0; i++)
+            if (memo_hit(ws, i, c, h, key, nkey)) at_ = i;
+    }
+    if (at_ < 0) {
+        if (ws->mcap < p) {
+            free(ws->mfree), free(ws->mcls);
+            ws->mfree = malloc(sizeof(double) * NMEMO * 3 * (size_t)p);
+            ws->mcls = malloc(sizeof(int16_t) * NMEMO * MAX_NCH * (size_t)p);
+            memset(ws->memo, 0, sizeof ws->memo);
+            ws->mcap = ws->mfree && ws->mcls ? p : 0;
+            if (!ws->mcap) return v_sweep(c, ws, out);
+        }
+        at_ = ws->mnext, ws->mnext = (ws->mnext + 1) % NMEMO;
+        v_memo *e = &ws->memo[at_];
+        e->used = 0;
+        e->ok = v_sweep(c, ws, &ws->last);
+        e->sd = c->sched, e->p = p, e->m = c->m, e->v = c->v, e->nkey = nkey, e->hash = h;
+        memcpy(e->key, key, sizeof(double) * (size_t)nkey);
+        memcpy(ws->mcls + (size_t)at_ * (size_t)ws->mcap * MAX_NCH, c->vs_class,
+               sizeof(int16_t) * (size_t)nvs);
+        if (e->ok) {
+            e->makespan_s = ws->last.makespan_s;
+            double *fr = ws->mfree + (size_t)at_ * (size_t)ws->mcap * 3;
+            memcpy(fr, ws->last.free_s, sizeof(double) * (size_t)p);
+            memcpy(fr + p, ws->last.last_end_s, sizeof(double) * (size_t)p);
+            memcpy(fr + 2 * p, ws->last.last_item_s, sizeof(double) * (size_t)p);
+        }
+        e->used = 1;
+    }
+    ws->mlast = at_;
+    const v_memo *e = &ws->memo[at_];
+    if (!e->ok) return 0;
+    const double *fr = ws->mfree + (size_t)at_ * (size_t)ws->mcap * 3;
+    out->makespan_s = e->makespan_s;
+    memcpy(out->free_s, fr, sizeof(double) * (size_t)p);
+    memcpy(out->last_end_s, fr + p, sizeof(double) * (size_t)p);
+    memcpy(out->last_item_s, fr + 2 * p, sizeof(double) * (size_t)p);
+    return 1;
+}
+
+int cx_core_replay_v_sweep_pays(const cx_cost *c, int lanes)
+{
+    /* with clock lanes one play prices all the sweep's clocks: only ZB-V's
+     * largest shapes (p >= 64, m >= 16p, past the jump's m' ~ 12p) pay a
+     * sweep a clock; without, p >= 32 (DualPipeV: m >= 6p); measured,
+     * core/README.md */
+    if (c->p < 32) return 0;
+    if (lanes) return c->sched == &cx_sched_zb_v && c->p >= 64 && c->m >= 16 * c->p;
+    if (c->sched == &cx_sched_zb_v) return 1;
+    return c->sched == &cx_sched_dualpipev && c->m >= 6 * c->p;
+}

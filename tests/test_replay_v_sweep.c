@@ -1,0 +1,293 @@
+/*
+ * test_replay_v_sweep.c — the run-form sweep of the ZB-V and DualPipeV
+ * replays (core/eval/replay_v_sweep.c) against the full replay
+ * (core/eval/replay.c with cx_core_replay_set_full: every item played).
+ * Random costs: megatron-22b runs of 4 layers a stage (2p chunks), p in
+ * {2, 3, 4, 5, 7, 8, 16, 32, 64, 128}, m from the sweep's least (2p + 3)
+ * to 40p, every virtual stage of its own class (up to the class limit;
+ * else first / middle / last / stage 1's), durations from 0.3x to 3x the
+ * middle, P from 0 to 0.5 F (0 for a third), one draw in four stage 0
+ * heavy (both ends of the V), one in four the last stage heavy, one in
+ * sixteen each: W 0, P three times F, every stage the middle one (ties).
+ * Where it answers, every per-stage value must equal the full replay's to
+ * 1e-12 of the makespan; it must answer 95% of the draws (counted and
+ * printed). Megatron-1t (tp 8, p 8–64, m 4p–24p, recompute none and full)
+ * likewise, the memo's answers are the sweep's bits, and so are the
+ * replay's (cx_core_replay_ws, no clock lanes) where the gate sends it to
+ * the sweep (and its peaks the full replay's).
+ */
+#include "core/eval/replay.h"
+#include "core/eval/replay_step.h"
+#include "core/eval/replay_v_sweep.h"
+
+#include <CUnit/Basic.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REPLAY_FIXTURE_SEED 0x9E3779B97F4A7C15ull
+#include "replay_fixture.h"
+
+static culonx_schedule kind_of(int dual)
+{
+    return dual ? CULONX_SCHED_DUALPIPE_V : CULONX_SCHED_ZB_V;
+}
+
+/* the shipped run at path, tp 8, dp 1, microbatch 1, no interleaving */
+static void load_run(culonx_run *r, const char *path)
+{
+    culonx_error err;
+    memset(r, 0, sizeof *r);
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load(path, NULL, 0, NULL, r, &err), CULONX_OK);
+    r->exec.tp = 8, r->exec.dp = 1, r->exec.microbatch = 1, r->exec.vp = 1;
+}
+
+static void sweep_vs_full(int dual)
+{
+    const char *sd_name = dual ? "dualpipev" : "zb-v";
+    culonx_run r;
+    culonx_error err;
+    load_run(&r, "configs/megatron-22b.xml");
+    r.exec.schedule = kind_of(dual);
+    cx_cost *c = malloc(sizeof *c);
+    cx_replay_ws *wf = cx_core_replay_ws_new();
+    cx_v_sweep_ws *vw = cx_core_v_sweep_ws_new();
+    cx_replay *full = malloc(sizeof *full), *fo = malloc(sizeof *fo);
+    CU_ASSERT_FATAL(c && wf && vw && full && fo);
+    static const int pps[] = {2, 3, 4, 5, 7, 8, 16, 32, 64, 128};
+    int answered = 0, declined = 0, mismatched = 0, tries = 0, max_sw = 0, max_seg = 0;
+    double evals = 0, worst = 0;
+    for (int ip = 0; ip < 10; ip++) {
+        const int p = pps[ip];
+        const int ms[] = {2 * p + 3, 2 * p + 4, 3 * p + 1,  4 * p + 2,
+                          5 * p + 3, 9 * p,     17 * p - 1, 40 * p};
+        r.model.layers = 4 * p;
+        const int ntrial = p >= 64 ? 8 : 32;
+        for (int im = 0; im < 8; im++) {
+            const int m = ms[im];
+            r.exec.pp = p, r.exec.global_batch = m;
+            r.exec.gpus = culonx_execution_gpus(&r.exec);
+            CU_ASSERT_EQUAL_FATAL(cx_core_cost_build(&r, 0, c, &err), CULONX_OK);
+            const int nvs = 2 * p;
+            const cx_chunk_cost mid = c->cls[c->vs_class[1]];
+            for (int trial = 0; trial < ntrial; trial++) {
+                /* classes: one a virtual stage where they fit */
+                const int own = nvs <= CX_COST_MAX_CLASSES;
+                const int nc = own ? nvs : 4;
+                for (int k = 0; k < nc; k++) {
+                    c->cls[k] = mid;
+                    draw_class(&c->cls[k], &mid, 0.3, 3.0);
+                }
+                for (int vs = 0; vs < nvs; vs++)
+                    c->vs_class[vs] = (int16_t)(own                      ? vs
+                                                : vs == 0                ? 0
+                                                : vs == nvs - 1          ? 3
+                                                : vs == p - 1 || vs == p ? 2
+                                                                         : 1);
+                c->nclass = nc;
+                /* heavy ends: stage 0 holds virtual stages 0 and 2p − 1,
+                 * stage p − 1 holds p − 1 and p */
+                const int heavy[2][2] = {{0, nvs - 1}, {p - 1, p}};
+                for (int e = 0; e < 2; e++)
+                    if (trial % 4 == 1 + e)
+                        for (int i = 0; i < 2; i++) {
+                            cx_chunk_cost *h = &c->cls[c->vs_class[heavy[e][i]]];
+                            h->f_s *= 2.5, h->b_s *= 2.5, h->w_s *= 2.5;
+                        }
+                c->p2p_s = (trial % 3 == 0 ? 0 : 1) * mid.f_s * uni(0, 0.5);
+                if (trial % 16 == 7)
+                    for (int k = 0; k < nc; k++)
+                        c->cls[k].w_s = 0;                   /* no W time */
+                if (trial % 16 == 9) c->p2p_s = 3 * mid.f_s; /* sends dominate */
+                if (trial % 16 == 11)
+                    for (int k = 0; k < nc; k++)
+                        c->cls[k] = mid; /* all stages equal: ties everywhere */
+                cx_core_replay_set_full(1);
+                CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, wf, full, &err), CULONX_OK);
+                cx_core_replay_set_full(0);
+                tries++;
+                if (!cx_core_replay_v_sweep(c, vw, fo)) {
+                    declined++;
+                    continue;
+                }
+                int ev, sw, sg;
+                cx_core_v_sweep_stats(vw, &ev, &sw, &sg);
+                evals += (double)ev / p;
+                max_sw = sw > max_sw ? sw : max_sw, max_seg = sg > max_seg ? sg : max_seg;
+                answered++;
+                const double bad = replay_time_gap(fo, full, p);
+                worst = fmax(worst, bad / full->makespan_s);
+                if (bad > 1e-12 * full->makespan_s && mismatched++ < 5)
+                    printf("\n  %s p %d m %d trial %d: off by %.3g of %.6g\n", sd_name, p, m, trial,
+                           bad, full->makespan_s);
+            }
+        }
+    }
+    printf("\n  %s sweep: answered %d of %d (declined %d), worst %.3g, stage evaluations "
+           "%.1f a stage, most sweeps %d, most segments %d\n",
+           sd_name, answered, tries, declined, worst, answered ? evals / answered : 0.0, max_sw,
+           max_seg);
+    CU_ASSERT_EQUAL(mismatched, 0);
+    CU_ASSERT(answered * 100 >= tries * 95);
+    cx_core_replay_ws_free(wf);
+    cx_core_v_sweep_ws_free(vw);
+    free(c), free(full), free(fo);
+}
+
+static void test_zb_v(void)
+{
+    sweep_vs_full(0);
+}
+
+static void test_dualpipev(void)
+{
+    sweep_vs_full(1);
+}
+
+/* Megatron-1t (configs/megatron-1t.xml; tp 8, microbatch 1) as the closed
+ * form builds it, ZB-V and DualPipeV, p in {8, 16, 32, 64}, m in {4p, 6p,
+ * 12p, 24p}, recompute none and full: every answer to 1e-12 of the full
+ * replay's makespan, 95% answered; the memo (one workspace for all shapes,
+ * a first and a repeated call) gives the bits of a fresh sweep, and
+ * cx_core_replay_ws (no clock lanes) answers by the sweep exactly where
+ * cx_core_replay_v_sweep_pays says so, with the sweep's bits. */
+static void test_megatron(void)
+{
+    culonx_run r;
+    culonx_error err;
+    load_run(&r, "configs/megatron-1t.xml");
+    cx_cost *c = malloc(sizeof *c);
+    cx_replay_ws *wf = cx_core_replay_ws_new(), *wr = cx_core_replay_ws_new();
+    cx_v_sweep_ws *vw = cx_core_v_sweep_ws_new(), *vm = cx_core_v_sweep_ws_new();
+    cx_replay *full = malloc(sizeof *full), *fo = malloc(sizeof *fo), *mo = malloc(sizeof *mo);
+    CU_ASSERT_FATAL(c && wf && vw && vm && full && fo && mo);
+    int tries = 0, answered = 0, mismatched = 0, wired = 0;
+    double worst = 0;
+    static const int fs[] = {4, 6, 12, 24};
+    for (int dual = 0; dual < 2; dual++)
+        for (int p = 8; p <= 64; p *= 2)
+            for (int fi = 0; fi < 4; fi++)
+                for (int rc = 0; rc < 2; rc++) {
+                    const int f = fs[fi];
+                    r.exec.schedule = kind_of(dual);
+                    r.exec.recompute = rc ? CULONX_RECOMPUTE_FULL : CULONX_RECOMPUTE_NONE;
+                    r.exec.pp = p, r.exec.global_batch = f * p;
+                    r.exec.gpus = culonx_execution_gpus(&r.exec);
+                    if (cx_core_cost_build(&r, 0, c, &err) != CULONX_OK) continue;
+                    cx_core_replay_set_full(1);
+                    CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, wf, full, &err), CULONX_OK);
+                    cx_core_replay_set_full(0);
+                    tries++;
+                    if (!cx_core_replay_v_sweep(c, vw, fo)) continue;
+                    answered++;
+                    for (int k = 0; k < 2; k++) {
+                        CU_ASSERT_FATAL(cx_core_replay_v_sweep(c, vm, mo));
+                        CU_ASSERT(same(mo->makespan_s, fo->makespan_s));
+                        for (int st = 0; st < p; st++)
+                            CU_ASSERT(same(mo->free_s[st], fo->free_s[st]) &&
+                                      same(mo->last_end_s[st], fo->last_end_s[st]) &&
+                                      same(mo->last_item_s[st], fo->last_item_s[st]));
+                    }
+                    /* through the replay (no clock lanes): the sweep where
+                     * its gate says it pays, the same bits */
+                    CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, wr, mo, &err), CULONX_OK);
+                    const int gate = cx_core_replay_v_sweep_pays(c, 0);
+                    CU_ASSERT_EQUAL(cx_core_replay_ws_formula(wr), gate);
+                    if (gate) {
+                        wired++;
+                        CU_ASSERT(same(mo->makespan_s, fo->makespan_s));
+                        for (int st = 0; st < p; st++)
+                            CU_ASSERT(same(mo->free_s[st], fo->free_s[st]));
+                    }
+                    for (int st = 0; st < p; st++)
+                        CU_ASSERT(mo->peak_act_bytes[st] == full->peak_act_bytes[st]);
+                    const double bad = replay_time_gap(fo, full, p);
+                    worst = fmax(worst, bad / full->makespan_s);
+                    if (bad > 1e-12 * full->makespan_s && mismatched++ < 5)
+                        printf("\n  megatron-1t %s p %d m %d: off by %.3g of %.6g\n",
+                               dual ? "dualpipev" : "zb-v", p, f * p, bad, full->makespan_s);
+                }
+    printf("\n  megatron-1t sweep: answered %d of %d (%d through the replay), worst %.3g\n",
+           answered, tries, wired, worst);
+    CU_ASSERT_EQUAL(mismatched, 0);
+    CU_ASSERT(tries >= 40 && answered * 100 >= tries * 95);
+    CU_ASSERT(wired >= 8);
+    cx_core_replay_ws_free(wf);
+    cx_core_replay_ws_free(wr);
+    cx_core_v_sweep_ws_free(vw);
+    cx_core_v_sweep_ws_free(vm);
+    free(c), free(full), free(fo), free(mo);
+}
+
+/* The run form is not V-specific: GPipe, 1F1B, ZB-H1 and ZB-H2 orders
+ * compress too (one run a phase) and the sweep answers them, exactly, for
+ * m >= 2p + 3 (megatron-22b, p 2–32, m 3p–19p, random classes and P);
+ * interleaved's cycles (p microbatches a chunk) are longer than 8 items:
+ * declined, never answered wrong. */
+static void test_other_schedules(void)
+{
+    culonx_run r;
+    culonx_error err;
+    load_run(&r, "configs/megatron-22b.xml");
+    cx_cost *c = malloc(sizeof *c);
+    cx_replay_ws *wf = cx_core_replay_ws_new();
+    cx_v_sweep_ws *vw = cx_core_v_sweep_ws_new();
+    cx_replay *full = malloc(sizeof *full), *fo = malloc(sizeof *fo);
+    CU_ASSERT_FATAL(c && wf && vw && full && fo);
+    static const culonx_schedule sch[] = {CULONX_SCHED_GPIPE, CULONX_SCHED_1F1B, CULONX_SCHED_ZB_H1,
+                                          CULONX_SCHED_ZB_H2, CULONX_SCHED_INTERLEAVED};
+    for (int si = 0; si < 5; si++) {
+        int tries = 0, answered = 0, mismatched = 0, within = 0;
+        double worst = 0;
+        for (int p = 2; p <= 32; p *= 2)
+            for (int f = 3; f <= 19; f += 4) {
+                r.exec.schedule = sch[si];
+                r.exec.vp = sch[si] == CULONX_SCHED_INTERLEAVED ? 2 : 1;
+                r.model.layers = 4 * p;
+                r.exec.pp = p, r.exec.global_batch = f * p;
+                r.exec.gpus = culonx_execution_gpus(&r.exec);
+                CU_ASSERT_EQUAL_FATAL(cx_core_cost_build(&r, 0, c, &err), CULONX_OK);
+                const cx_chunk_cost mid = c->cls[c->vs_class[1]];
+                for (int trial = 0; trial < 8; trial++) {
+                    for (int k = 0; k < c->nclass; k++)
+                        draw_class(&c->cls[k], &mid, 0.3, 3.0);
+                    c->p2p_s = (trial % 3 == 0 ? 0 : 1) * mid.f_s * uni(0, 0.5);
+                    cx_core_replay_set_full(1);
+                    CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, wf, full, &err), CULONX_OK);
+                    cx_core_replay_set_full(0);
+                    tries++, within += f * p >= 2 * p + 3;
+                    if (!cx_core_replay_v_sweep(c, vw, fo)) continue;
+                    answered++;
+                    const double bad = replay_time_gap(fo, full, p);
+                    worst = fmax(worst, bad / full->makespan_s);
+                    if (bad > 1e-12 * full->makespan_s && mismatched++ < 5)
+                        printf("\n  schedule %d p %d m %d: off by %.3g\n", (int)sch[si], p, f * p,
+                               bad);
+                }
+            }
+        printf("\n  schedule %d: answered %d of %d, worst %.3g", (int)sch[si], answered, tries,
+               worst);
+        CU_ASSERT_EQUAL(mismatched, 0);
+        /* interleaved: none; the others: every m >= 2p + 3 */
+        CU_ASSERT_EQUAL(answered, sch[si] == CULONX_SCHED_INTERLEAVED ? 0 : within);
+    }
+    printf("\n");
+    cx_core_replay_ws_free(wf);
+    cx_core_v_sweep_ws_free(vw);
+    free(c), free(full), free(fo);
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS) return 2;
+    CU_pSuite s = CU_add_suite("replay_v_sweep", NULL, NULL);
+    CU_add_test(s, "zb-v: sweep = full replay on any stage costs", test_zb_v);
+    CU_add_test(s, "dualpipev: sweep = full replay on any stage costs", test_dualpipev);
+    CU_add_test(s, "zb-v/dualpipev: sweep = full replay on megatron-1t", test_megatron);
+    CU_add_test(s, "gpipe, 1f1b, zb-h1/h2: the run form answers them too", test_other_schedules);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned fails = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    return fails ? 1 : 0;
+}
