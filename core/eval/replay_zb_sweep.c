@@ -47,15 +47,23 @@
  * (Fin + F' <= y, or Bin + B' <= b, everywhere) is not recomputed: the ride
  * of a larger g that stays below y is y. Without Bin (the first, up
  * sweep) a stage's b is y's shift plus B', built only when read (the up
- * sweep's are mostly replaced unread: build_b). The certificate: a sweep in which
- * no stage's functions change (to 1e-13 relative) — the functions then
- * satisfy every recurrence above on every j, and the recurrence (a DAG) has
- * one solution: the replay's. Bounds (else 0, the caller replays): 64
- * segments a function, 24 sweeps. Typically up, down, then the checks: ~2
- * stage evaluations a stage of ~0.1 us (5–13 segments on megatron-1t).
+ * sweep's are mostly replaced unread: build_b); with Bin it is built in the
+ * same pass as y (bside: b = y − (c − B') where y rides or follows Bin, the
+ * max of Fin's line shifted and Bin's where y follows Fin), from y again
+ * (stage_b) only where that leaves it over 32 segments. The certificate: a
+ * sweep in which no stage's functions change (to 1e-13 relative) — the
+ * functions then satisfy every recurrence above on every j, and the
+ * recurrence (a DAG) has one solution: the replay's. Bounds (else 0, the
+ * caller replays): 64 segments a function, 24 sweeps. Typically up, down,
+ * then the checks: ~2 stage evaluations a stage of ~0.1 us (5–13 segments
+ * on megatron-1t).
  * Held to the full replay by tests/test_replay_formula_zb.c and
  * bench_fast_agree; measured in core/README.md, "Exact formula", "ZB-H1
  * and ZB-H2 swept".
+ *
+ * Long file: the sweep, its piecewise-linear primitives (push, max2, the
+ * ride with b alongside) and ZB-H2's lattice stage share the private
+ * segment representation (zpl); split, it would become a header of its own.
  */
 #include "core/eval/replay_zb_sweep.h"
 #include "core/eval/replay_lanes.h"
