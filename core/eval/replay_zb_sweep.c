@@ -4,6 +4,10 @@
  * blocking p2p) evaluated exactly at a cost independent of m, for any
  * per-stage costs; issue 13.
  *
+ * Long file: the sweep, its piecewise-linear primitives (push, max2, the
+ * ride with b alongside) and ZB-H2's lattice stage share the private
+ * segment representation (zpl); split, it would become a header of its own.
+ *
  * Blocking sends make the replay a max-plus system (replay_formula.c): an
  * item that sends (F below the last stage, B above stage 0) acts as one of
  * duration d' = d + P. Stage s (L = p − 1 the last) runs w_s = h(p − s) −
@@ -60,10 +64,6 @@
  * Held to the full replay by tests/test_replay_formula_zb.c and
  * bench_fast_agree; measured in core/README.md, "Exact formula", "ZB-H1
  * and ZB-H2 swept".
- *
- * Long file: the sweep, its piecewise-linear primitives (push, max2, the
- * ride with b alongside) and ZB-H2's lattice stage share the private
- * segment representation (zpl); split, it would become a header of its own.
  */
 #include "core/eval/replay_zb_sweep.h"
 #include "core/eval/replay_lanes.h"
