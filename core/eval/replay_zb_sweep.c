@@ -304,17 +304,18 @@ static inline double bin_at(const bside *bs, int x)
     return bs->bv == -HUGE_VAL ? bs->bv : bs->bv + bs->bk * (double)(x - bs->bx);
 }
 
-/* b on x..hi where y rides the Fin line g (y(x) = gx, slope gk), y(x − 1) =
- * ym1 >= g(x − 1): where Bin(x) >= ym1 the max of the two lines from x, else
- * the point x (mostly on the line before) and the max from x + 1 */
+/* b on x..hi where y rides the Fin line g (y(x) = gx, slope gk) from x,
+ * y(x − 1) = ym1: where Bin(x) >= ym1 and >= g(x − 1) the max of Bin's line
+ * and g's one back from x, else the point x (mostly on the line before) and
+ * that max from x + 1 */
 static inline void b_fin(bside *bs, int x, int hi, double ym1, double gx, double gk)
 {
     const double bx = bin_at(bs, x);
-    if (bx >= ym1) {
+    if (bx >= ym1 && bx >= gx - gk) {
         max2(&bs->o, x, hi, gx - gk + bs->Bq, gk, bx + bs->Bq, bs->bk);
         return;
     }
-    push(&bs->o, x, bs->Bq + ym1, 0);
+    push(&bs->o, x, bs->Bq + (ym1 > bx ? ym1 : bx), 0);
     if (x < hi) {
         const double b1 = bin_at(bs, x + 1);
         max2(&bs->o, x + 1, hi, gx + bs->Bq, gk, b1 == -HUGE_VAL ? b1 : b1 + bs->Bq, bs->bk);
