@@ -97,6 +97,7 @@ struct cx_zb_sweep_ws {
     int *ver_y, *ver_b, *used_f, *used_b;
     int *stale; /* b not built: y's shift (stage_b without Bin) stands for it */
     int evals, checks, sweeps, segs;
+    int b_fin, b_rebuilt; /* b alongside: pieces where y follows Fin; b rebuilt from y */
     /* recent inputs and answers (cx_core_replay_zb_times): a ring of NMEMO
      * entries, free times and stage classes in pools of mcap a entry */
     zb_memo memo[NMEMO];
@@ -122,6 +123,11 @@ void cx_core_zb_sweep_ws_free(cx_zb_sweep_ws *ws)
 void cx_core_zb_sweep_stats(const cx_zb_sweep_ws *ws, int *evals, int *sweeps, int *segs)
 {
     *evals = ws->evals, *sweeps = ws->sweeps, *segs = ws->segs;
+}
+
+void cx_core_zb_sweep_b_stats(const cx_zb_sweep_ws *ws, int *fin_pieces, int *rebuilt)
+{
+    *fin_pieces = ws->b_fin, *rebuilt = ws->b_rebuilt;
 }
 
 static int reserve(cx_zb_sweep_ws *ws, int p)
@@ -296,7 +302,7 @@ typedef struct {
     bld o;
     double Bq, dc; /* B', c − B' */
     double bv, bk; /* Bin's line (value at bx, slope; -HUGE_VAL: none) */
-    int bx;
+    int bx, fins;  /* fins: b_fin calls */
 } bside;
 
 static inline double bin_at(const bside *bs, int x)
@@ -311,6 +317,7 @@ static inline double bin_at(const bside *bs, int x)
 static inline void b_fin(bside *bs, int x, int hi, double ym1, double gx, double gk)
 {
     const double bx = bin_at(bs, x);
+    bs->fins++;
     if (bx >= ym1 && bx >= gx - gk) {
         max2(&bs->o, x, hi, gx - gk + bs->Bq, gk, bx + bs->Bq, bs->bk);
         return;
@@ -439,7 +446,8 @@ static int stage_b(const zb_in *in, int s, const zpl *y, const zpl *bin, zpl *b)
 /* y of stage s from Fin (y of s − 1, NULL for s = 0) and Bin (b of s + 1,
  * NULL for the last), and where b (only with Bin) its b alongside; 0 on too
  * many segments. Without Bin its b: stage_b. */
-static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *y, zpl *b)
+static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *y, zpl *b,
+                 cx_zb_sweep_ws *ws)
 {
     const int p = in->p, m = in->m, h = in->h;
     const int w = h * (p - s) - (h - 1), lag = h * s, e = m - w;
@@ -453,7 +461,7 @@ static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *y,
     /* g and its ride, piece by piece */
     bld oy = {y, 0};
     y->n = 0;
-    bside bs = {{b, 0}, Bq, 0, -HUGE_VAL, 0, 0};
+    bside bs = {{b, 0}, Bq, 0, -HUGE_VAL, 0, 0, 0};
     if (b) b->n = 0;
     double prev = y0;
     cur cb = {bin, 0, 0}, cf = {yin, 0, h};
@@ -488,9 +496,12 @@ static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *y,
     if (oy.over) return 0;
     if (!b) return 1;
     finish(&bs.o, m);
+    ws->b_fin += bs.fins;
     /* b alongside y breaks where y does, not one later, and keeps slopes
      * rounded apart: where that leaves it long, b from y (stage_b) */
-    return bs.o.over || b->n > B_REBUILD ? stage_b(in, s, y, bin, b) : 1;
+    if (!bs.o.over && b->n <= B_REBUILD) return 1;
+    ws->b_rebuilt++;
+    return stage_b(in, s, y, bin, b);
 }
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -749,7 +760,7 @@ static int sweeps(const zb_in *inp, cx_zb_sweep_ws *ws, int nr, cx_replay *out)
             const int lazy = nr == 1 && !bin;
             if (bin && nr == 1 && ws->stale[s + 1] && !build_b(&in, ws, s + 1)) return 0;
             if (nr == 1 ? !stage(&in, s, yin ? yin[0] : NULL, bin ? bin[0] : NULL, ws->ny[0],
-                                 lazy ? NULL : ws->nb[0])
+                                 lazy ? NULL : ws->nb[0], ws)
                         : !stage2(&in, s, yin, bin, ws->g, ws->ny, ws->nb))
                 return 0;
             /* first with an input it lacked before: changed (a version
@@ -796,7 +807,7 @@ int cx_core_replay_zb_sweep(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out
 {
     const cx_sched_desc *sd = c->sched;
     const int h = family_h(sd);
-    ws->evals = ws->checks = ws->sweeps = ws->segs = 0;
+    ws->evals = ws->checks = ws->sweeps = ws->segs = ws->b_fin = ws->b_rebuilt = 0;
     if (!h || sd->p2p_overlap || c->v != 1) return 0;
     const int p = c->p, m = c->m, last = p - 1;
     if (p < 2 || p > CX_COST_MAX_STAGES || m < h * (p + 1) + 1 || !reserve(ws, p)) return 0;
