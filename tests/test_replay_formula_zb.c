@@ -201,6 +201,7 @@ static void sweep_vs_full(int h)
     CU_ASSERT_FATAL(c && wf && zw && full && fo);
     static const int pps[] = {2, 3, 4, 5, 7, 8, 16, 32, 64, 128};
     int answered = 0, declined = 0, mismatched = 0, tries = 0, max_sw = 0, max_seg = 0;
+    long b_fin = 0, b_rebuilt = 0;
     double evals = 0;
     double worst = 0;
     for (int ip = 0; ip < 10; ip++) {
@@ -257,8 +258,10 @@ static void sweep_vs_full(int h)
                     declined++;
                     continue;
                 }
-                int ev, sw, sg;
+                int ev, sw, sg, bf, br;
                 cx_core_zb_sweep_stats(zw, &ev, &sw, &sg);
+                cx_core_zb_sweep_b_stats(zw, &bf, &br);
+                b_fin += bf, b_rebuilt += br;
                 evals += (double)ev / p, max_sw = sw > max_sw ? sw : max_sw,
                                          max_seg = sg > max_seg ? sg : max_seg;
                 answered++;
@@ -271,10 +274,14 @@ static void sweep_vs_full(int h)
         }
     }
     printf("\n  %s sweep: answered %d of %d (declined %d), worst %.3g, stage evaluations "
-           "%.1f a stage, most sweeps %d, most segments %d\n",
+           "%.1f a stage, most sweeps %d, most segments %d; b alongside y: %ld pieces on Fin, "
+           "%ld rebuilt\n",
            sd_name, answered, tries, declined, worst, answered ? (double)evals / answered : 0.0,
-           max_sw, max_seg);
+           max_sw, max_seg, b_fin, b_rebuilt);
     CU_ASSERT_EQUAL(mismatched, 0);
+    /* both of b's ways are held to the replay here */
+    CU_ASSERT(b_fin > 0);
+    CU_ASSERT(b_rebuilt > 0);
     CU_ASSERT(answered * 100 >= tries * 99);
     cx_core_replay_ws_free(wf);
     cx_core_zb_sweep_ws_free(zw);

@@ -4,6 +4,10 @@
  * blocking p2p) evaluated exactly at a cost independent of m, for any
  * per-stage costs; issue 13.
  *
+ * Long file: the sweep, its piecewise-linear primitives (push, max2, the
+ * ride with b alongside) and ZB-H2's lattice stage share the private
+ * segment representation (zpl); split, it would become a header of its own.
+ *
  * Blocking sends make the replay a max-plus system (replay_formula.c): an
  * item that sends (F below the last stage, B above stage 0) acts as one of
  * duration d' = d + P. Stage s (L = p − 1 the last) runs w_s = h(p − s) −
@@ -47,12 +51,16 @@
  * (Fin + F' <= y, or Bin + B' <= b, everywhere) is not recomputed: the ride
  * of a larger g that stays below y is y. Without Bin (the first, up
  * sweep) a stage's b is y's shift plus B', built only when read (the up
- * sweep's are mostly replaced unread: build_b). The certificate: a sweep in which
- * no stage's functions change (to 1e-13 relative) — the functions then
- * satisfy every recurrence above on every j, and the recurrence (a DAG) has
- * one solution: the replay's. Bounds (else 0, the caller replays): 64
- * segments a function, 24 sweeps. Typically up, down, then the checks: ~2
- * stage evaluations a stage of ~0.1 us (5–13 segments on megatron-1t).
+ * sweep's are mostly replaced unread: build_b); with Bin it is built in the
+ * same pass as y (bside: b = y − (c − B') where y rides or follows Bin, the
+ * max of Fin's line shifted and Bin's where y follows Fin), from y again
+ * (stage_b) only where that leaves it over 32 segments. The certificate: a
+ * sweep in which no stage's functions change (to 1e-13 relative) — the
+ * functions then satisfy every recurrence above on every j, and the
+ * recurrence (a DAG) has one solution: the replay's. Bounds (else 0, the
+ * caller replays): 64 segments a function, 24 sweeps. Typically up, down,
+ * then the checks: ~2 stage evaluations a stage of ~0.1 us (5–13 segments
+ * on megatron-1t).
  * Held to the full replay by tests/test_replay_formula_zb.c and
  * bench_fast_agree; measured in core/README.md, "Exact formula", "ZB-H1
  * and ZB-H2 swept".
@@ -64,7 +72,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NSEG = 64, MAX_SWEEPS = 24, NMEMO = 32, MKEY = 64 };
+enum { NSEG = 64, MAX_SWEEPS = 24, NMEMO = 32, MKEY = 64, B_REBUILD = 32 };
 
 typedef struct {
     int used, ok, nkey, p, m;
@@ -89,6 +97,7 @@ struct cx_zb_sweep_ws {
     int *ver_y, *ver_b, *used_f, *used_b;
     int *stale; /* b not built: y's shift (stage_b without Bin) stands for it */
     int evals, checks, sweeps, segs;
+    int b_fin, b_rebuilt; /* b alongside: pieces where y follows Fin; b rebuilt from y */
     /* recent inputs and answers (cx_core_replay_zb_times): a ring of NMEMO
      * entries, free times and stage classes in pools of mcap a entry */
     zb_memo memo[NMEMO];
@@ -114,6 +123,11 @@ void cx_core_zb_sweep_ws_free(cx_zb_sweep_ws *ws)
 void cx_core_zb_sweep_stats(const cx_zb_sweep_ws *ws, int *evals, int *sweeps, int *segs)
 {
     *evals = ws->evals, *sweeps = ws->sweeps, *segs = ws->segs;
+}
+
+void cx_core_zb_sweep_b_stats(const cx_zb_sweep_ws *ws, int *fin_pieces, int *rebuilt)
+{
+    *fin_pieces = ws->b_fin, *rebuilt = ws->b_rebuilt;
 }
 
 static int reserve(cx_zb_sweep_ws *ws, int p)
@@ -279,24 +293,99 @@ static int below(const zpl *f, int sh, double add, const zpl *g, int lo, int hi)
     return 1;
 }
 
-/* y(j) = max(y(j − 1) + c, g(j)) on lo..hi, g the line gv (at lo), gk;
- * *prev: y(lo − 1), then y(hi) */
-static inline void ride(bld *oy, int lo, int hi, double gv, double gk, double c, double *prev)
+/* b(j) = B' + max(y(j − 1), Bin(j)) built alongside a stage's ride
+ * (stage): where y(j) = y(j − 1) + c or y(j) = Bin(j) + c it is y(j) −
+ * (c − B') (y(j) >= y(j − 1) + c always, so Bin(j) >= y(j − 1) in the
+ * second case); where y rides the Fin line g above the ride, y(j − 1) =
+ * g(j − 1) but at the first point, so b is the max of two lines there */
+typedef struct {
+    bld o;
+    double Bq, dc; /* B', c − B' */
+    double bv, bk; /* Bin's line (value at bx, slope; -HUGE_VAL: none) */
+    int bx, fins;  /* fins: b_fin calls */
+} bside;
+
+static inline double bin_at(const bside *bs, int x)
 {
-    if (gv == -HUGE_VAL || gk <= c)
-        push(oy, lo, *prev + c > gv ? *prev + c : gv, c);
-    else
-        max2(oy, lo, hi, *prev + c, c, gv, gk);
+    return bs->bv == -HUGE_VAL ? bs->bv : bs->bv + bs->bk * (double)(x - bs->bx);
+}
+
+/* b on x..hi where y rides the Fin line g (y(x) = gx, slope gk) from x,
+ * y(x − 1) = ym1: where Bin(x) >= ym1 and >= g(x − 1) the max of Bin's line
+ * and g's one back from x, else the point x (mostly on the line before) and
+ * that max from x + 1 */
+static inline void b_fin(bside *bs, int x, int hi, double ym1, double gx, double gk)
+{
+    const double bx = bin_at(bs, x);
+    bs->fins++;
+    if (bx >= ym1 && bx >= gx - gk) {
+        max2(&bs->o, x, hi, gx - gk + bs->Bq, gk, bx + bs->Bq, bs->bk);
+        return;
+    }
+    push(&bs->o, x, bs->Bq + (ym1 > bx ? ym1 : bx), 0);
+    if (x < hi) {
+        const double b1 = bin_at(bs, x + 1);
+        max2(&bs->o, x + 1, hi, gx + bs->Bq, gk, b1 == -HUGE_VAL ? b1 : b1 + bs->Bq, bs->bk);
+    }
+}
+
+/* y(j) = max(y(j − 1) + c, g(j)) on lo..hi, g the line gv (at lo), gk (gfin:
+ * g is the Fin line, else Bin's); *prev: y(lo − 1), then y(hi); b alongside
+ * where bs */
+static inline void ride(bld *oy, bside *bs, int lo, int hi, double gv, double gk, int gfin,
+                        double c, double *prev)
+{
+    const double p0 = *prev, rv = p0 + c;
+    if (gv == -HUGE_VAL || gk <= c) {
+        /* one line of slope c: g wins at lo at most */
+        const int gw = !(rv > gv);
+        const double yv = gw ? gv : rv;
+        push(oy, lo, yv, c);
+        if (bs) {
+            if (gw && gfin) {
+                b_fin(bs, lo, lo, p0, yv, c);
+                if (lo < hi) push(&bs->o, lo + 1, yv + c - bs->dc, c);
+            } else {
+                push(&bs->o, lo, yv - bs->dc, c);
+            }
+        }
+    } else {
+        /* the ride line up to x − 1, then g (slope gk > c) */
+        const double dk = c - gk, dlo = rv - gv, dhi = dlo + dk * (double)(hi - lo);
+        int x;
+        if (dlo >= 0 && dhi >= 0) {
+            x = hi + 1;
+        } else if (dlo <= 0 && dhi <= 0) {
+            x = lo;
+        } else {
+            double t = floor(dlo / -dk);
+            if (t < 0) t = 0;
+            if (t > hi - lo - 1) t = hi - lo - 1;
+            x = lo + (int)t + 1;
+        }
+        const double gx = gv + gk * (double)(x - lo);
+        if (x > lo) push(oy, lo, rv, c);
+        if (x <= hi) push(oy, x, gx, gk);
+        if (bs) {
+            if (x > lo) push(&bs->o, lo, rv - bs->dc, c);
+            if (x <= hi) {
+                if (gfin)
+                    b_fin(bs, x, hi, x == lo ? p0 : rv + c * (double)(x - 1 - lo), gx, gk);
+                else
+                    push(&bs->o, x, gx - bs->dc, gk);
+            }
+        }
+    }
     *prev = last_at(oy->f, hi);
 }
 
 /* rides on [lo, hi] the max of two lines (value at lo, slope; -HUGE_VAL:
- * none): at most two pieces, the first winner up to the crossing, then the
- * other, each ridden at rate c */
-static inline void ride_max(bld *oy, int lo, int hi, double va, double ka, double vb, double kb,
-                            double c, double *prev)
+ * none; a Bin's, b Fin's): at most two pieces, the first winner up to the
+ * crossing, then the other, each ridden at rate c */
+static inline void ride_max(bld *oy, bside *bs, int lo, int hi, double va, double ka, double vb,
+                            double kb, double c, double *prev)
 {
-    int x = hi + 1;
+    int x = hi + 1, afin = 0;
     if (va != -HUGE_VAL && vb != -HUGE_VAL) {
         const double dk = ka - kb, dlo = va - vb, dhi = dlo + dk * (double)(hi - lo);
         if ((dlo > 0 && dhi < 0) || (dlo < 0 && dhi > 0)) {
@@ -308,13 +397,13 @@ static inline void ride_max(bld *oy, int lo, int hi, double va, double ka, doubl
         if (dlo < 0 || (dlo == 0 && dhi < 0)) {
             /* b's line first */
             double tv = va, tk = ka;
-            va = vb, ka = kb, vb = tv, kb = tk;
+            va = vb, ka = kb, vb = tv, kb = tk, afin = 1;
         }
     } else if (va == -HUGE_VAL) {
-        va = vb, ka = kb;
+        va = vb, ka = kb, afin = 1;
     }
-    ride(oy, lo, x - 1, va, ka, c, prev);
-    if (x <= hi) ride(oy, x, hi, vb + kb * (double)(x - lo), kb, c, prev);
+    ride(oy, bs, lo, x - 1, va, ka, afin, c, prev);
+    if (x <= hi) ride(oy, bs, x, hi, vb + kb * (double)(x - lo), kb, !afin, c, prev);
 }
 
 typedef struct {
@@ -355,8 +444,10 @@ static int stage_b(const zb_in *in, int s, const zpl *y, const zpl *bin, zpl *b)
 }
 
 /* y of stage s from Fin (y of s − 1, NULL for s = 0) and Bin (b of s + 1,
- * NULL for the last); 0 on too many segments. Its b: stage_b. */
-static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *y)
+ * NULL for the last), and where b (only with Bin) its b alongside; 0 on too
+ * many segments. Without Bin its b: stage_b. */
+static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *y, zpl *b,
+                 cx_zb_sweep_ws *ws)
 {
     const int p = in->p, m = in->m, h = in->h;
     const int w = h * (p - s) - (h - 1), lag = h * s, e = m - w;
@@ -370,6 +461,8 @@ static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *y)
     /* g and its ride, piece by piece */
     bld oy = {y, 0};
     y->n = 0;
+    bside bs = {{b, 0}, Bq, 0, -HUGE_VAL, 0, 0, 0};
+    if (b) b->n = 0;
     double prev = y0;
     cur cb = {bin, 0, 0}, cf = {yin, 0, h};
     for (int ir = 0; ir + 1 < nr; ir++) {
@@ -383,6 +476,7 @@ static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *y)
             if (bin) {
                 const int hb = at(&cb, j, &vb, &kb);
                 if (hb < hi) hi = hb;
+                bs.bv = vb, bs.bk = kb, bs.bx = j;
                 if (vb != -HUGE_VAL) vb += cj;
             }
             if (fmode == 1) {
@@ -393,12 +487,21 @@ static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *y)
                 if (vf != -HUGE_VAL) vf += Fq;
             }
             /* g = max of the two lines: at most two pieces, each ridden */
-            ride_max(&oy, j, hi, vb, kb, vf, kf, cj, &prev);
+            bs.dc = cj - Bq;
+            ride_max(&oy, b ? &bs : NULL, j, hi, vb, kb, vf, kf, cj, &prev);
             j = hi + 1;
         }
     }
     finish(&oy, m);
-    return !oy.over;
+    if (oy.over) return 0;
+    if (!b) return 1;
+    finish(&bs.o, m);
+    ws->b_fin += bs.fins;
+    /* b alongside y breaks where y does, not one later, and keeps slopes
+     * rounded apart: where that leaves it long, b from y (stage_b) */
+    if (!bs.o.over && b->n <= B_REBUILD) return 1;
+    ws->b_rebuilt++;
+    return stage_b(in, s, y, bin, b);
 }
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -559,7 +662,7 @@ static int stage2(const zb_in *in, int s, zpl *const *yin, zpl *const *bin, zpl 
                     if (h1 < hi) hi = h1;
                     vb += c0i;
                 }
-                ride_max(&oy, j, hi, va, ka, vb, kb, rate, &prev);
+                ride_max(&oy, NULL, j, hi, va, ka, vb, kb, rate, &prev);
                 j = hi + 1;
             }
             i = rhi + 1;
@@ -656,8 +759,8 @@ static int sweeps(const zb_in *inp, cx_zb_sweep_ws *ws, int nr, cx_replay *out)
              * build_b: the up sweep's b are mostly replaced unread) */
             const int lazy = nr == 1 && !bin;
             if (bin && nr == 1 && ws->stale[s + 1] && !build_b(&in, ws, s + 1)) return 0;
-            if (nr == 1 ? !stage(&in, s, yin ? yin[0] : NULL, bin ? bin[0] : NULL, ws->ny[0]) ||
-                              (!lazy && !stage_b(&in, s, ws->ny[0], bin[0], ws->nb[0]))
+            if (nr == 1 ? !stage(&in, s, yin ? yin[0] : NULL, bin ? bin[0] : NULL, ws->ny[0],
+                                 lazy ? NULL : ws->nb[0], ws)
                         : !stage2(&in, s, yin, bin, ws->g, ws->ny, ws->nb))
                 return 0;
             /* first with an input it lacked before: changed (a version
@@ -704,7 +807,7 @@ int cx_core_replay_zb_sweep(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out
 {
     const cx_sched_desc *sd = c->sched;
     const int h = family_h(sd);
-    ws->evals = ws->checks = ws->sweeps = ws->segs = 0;
+    ws->evals = ws->checks = ws->sweeps = ws->segs = ws->b_fin = ws->b_rebuilt = 0;
     if (!h || sd->p2p_overlap || c->v != 1) return 0;
     const int p = c->p, m = c->m, last = p - 1;
     if (p < 2 || p > CX_COST_MAX_STAGES || m < h * (p + 1) + 1 || !reserve(ws, p)) return 0;

@@ -38,4 +38,8 @@ int cx_core_replay_zb_sweep_pays(const cx_cost *c);
  * largest segment count of a function (for bench/zb_paths.c and tests). */
 void cx_core_zb_sweep_stats(const cx_zb_sweep_ws *ws, int *evals, int *sweeps, int *segs);
 
+/* Of the last call on ws: pieces where a stage's b, built alongside its y,
+ * followed Fin's line (b_fin), and b rebuilt from y (over 32 segments). */
+void cx_core_zb_sweep_b_stats(const cx_zb_sweep_ws *ws, int *fin_pieces, int *rebuilt);
+
 #endif
