@@ -4,7 +4,7 @@
  * DualPipeV: schedules/zb_v.c, dualpipev.c) evaluated exactly at a cost
  * independent of m, for any per-stage costs; issue 13.
  * Long file: the run form (compression, affine check), the function
- * primitives, the stage evaluation, the sweep and its memo share one
+ * cursors, the stage evaluation, the sweep and its memo share one
  * representation (the structs below) that no other file reads.
  *
  * Run form. Each stage's order is compressed into RUNS: a cycle of K items
@@ -35,8 +35,8 @@
  * first microbatch, value there, slope), built run by run in microbatch
  * order; dep_i(k) reads a neighbour's function at a_i + δ_i k. The
  * primitives (a segment appended with staircase merging, the maximum of
- * two lines on a range, the ride of a line) are replay_zb_sweep.c's,
- * copied for this file's function size. A stage costs O(its runs × their
+ * two lines on a range) are replay_pl.h's, shared with replay_zb_sweep.c;
+ * the ride and the cursors are this file's own. A stage costs O(its runs × their
  * segments), whatever m.
  *
  * Sweep. Stages read both neighbours, so they are swept alternately up and
@@ -61,6 +61,7 @@
  */
 #include "core/eval/replay_v_sweep.h"
 #include "core/eval/replay_lanes.h"
+#include "core/eval/replay_pl.h"
 #include "schedules/play.h"
 
 #include <math.h>
@@ -68,7 +69,7 @@
 #include <string.h>
 
 enum {
-    NSEG = 64,          /* segments a function */
+    NSEG = CX_PL_NSEG,  /* segments a function */
     KMAX = 8,           /* cycle length */
     MAX_SWEEPS = 40,    /* sweeps before declining */
     MAX_NCH = 2,        /* chunks a stage */
@@ -79,14 +80,6 @@ enum {
     NSCALAR = 16, /* runs of at most this many items: item by item (measured) */
     NFORM = 8     /* run forms kept (schedule, p, v) */
 };
-
-/* f(j) = v[i] + k[i]·(j − x[i]) for x[i] <= j < x[i+1]; x[0] = 0, x[n] = end;
- * n = 0: none (−∞) */
-typedef struct {
-    int n;
-    int x[NSEG + 1];
-    double v[NSEG], k[NSEG];
-} vpl;
 
 typedef struct {
     uint8_t kind, chunk;
@@ -143,9 +136,9 @@ struct cx_v_sweep_ws {
     int fnext;
     cx_play *pl;
     /* the sweep */
-    vpl *pool;      /* p NCLS + NCLS + KMAX + 2 */
-    vpl **fn, **nf; /* [s NCLS + cls], the spare [cls] */
-    vpl *tmp;       /* KMAX + 2 */
+    cx_pl *pool;      /* p NCLS + NCLS + KMAX + 2 */
+    cx_pl **fn, **nf; /* [s NCLS + cls], the spare [cls] */
+    cx_pl *tmp;       /* KMAX + 2 */
     int cap_fn;
     int *ver, *usedv, *part; /* [p], [p MAX_SRC], [p]: last evaluated in part */
     double *free_s, *dtab;   /* [p]; [4 nvs]: durations F', B', BW', W by kind */
@@ -426,48 +419,11 @@ static void build_form(cx_v_sweep_ws *ws, const cx_sched_desc *sd, int p, int v)
     ws->f->ok = 1;
 }
 
-/* ---- piecewise-linear functions (replay_zb_sweep.c's primitives) ---- */
-
-typedef struct {
-    vpl *f;
-    int over;
-} bld;
-
-/* appends a segment from x (extends the last one when it is the same line;
- * a staircase of one-point segments on a line becomes one segment) */
-static inline void push(bld *o, int x, double v, double k)
-{
-    vpl *f = o->f;
-    if (f->n >= 2 && f->x[f->n - 1] == x - 1) {
-        const int i = f->n - 2;
-        const double pv = f->v[i + 1];
-        if (f->x[i] == x - 2) f->k[i] = pv - f->v[i];
-        const double e = f->v[i] + f->k[i] * (double)(x - 1 - f->x[i]);
-        if (e == pv || fabs(e - pv) <= 2e-14 * fabs(pv)) f->n--;
-    }
-    if (f->n) {
-        const int i = f->n - 1;
-        if (f->k[i] == k) {
-            const double e = f->v[i] + k * (double)(x - f->x[i]);
-            if (e == v || fabs(e - v) <= 2e-14 * fabs(v)) return;
-        }
-    }
-    if (f->n == NSEG) {
-        o->over = 1;
-        return;
-    }
-    f->x[f->n] = x, f->v[f->n] = v, f->k[f->n] = k, f->n++;
-}
-
-static inline double last_at(const vpl *f, int x)
-{
-    const int i = f->n - 1;
-    return f->v[i] + f->k[i] * (double)(x - f->x[i]);
-}
+/* ---- piecewise-linear functions (replay_pl.h's, and the sweep's own) ---- */
 
 /* a cursor reading f(a + d k) + add at increasing k */
 typedef struct {
-    const vpl *f;
+    const cx_pl *f;
     int i, a, d;
     double add;
 } vcur;
@@ -475,7 +431,7 @@ typedef struct {
 /* line at k (value, slope in k); returns the last k of its segment */
 static inline int at(vcur *c, int k, double *v, double *sl)
 {
-    const vpl *f = c->f;
+    const cx_pl *f = c->f;
     const int t = c->a + c->d * k;
     while (f->x[c->i + 1] <= t)
         c->i++;
@@ -484,41 +440,9 @@ static inline int at(vcur *c, int k, double *v, double *sl)
     return c->d == 1 ? f->x[c->i + 1] - 1 - c->a : (f->x[c->i + 1] - 1 - c->a) / c->d;
 }
 
-/* max of the lines a (va at lo, slope ka) and b on lo..hi (−∞: none) */
-static inline void max2(bld *o, int lo, int hi, double va, double ka, double vb, double kb)
-{
-    if (vb == -HUGE_VAL) {
-        push(o, lo, va, va == -HUGE_VAL ? 0 : ka);
-        return;
-    }
-    if (va == -HUGE_VAL) {
-        push(o, lo, vb, kb);
-        return;
-    }
-    const double dk = ka - kb, dlo = va - vb, dhi = dlo + dk * (double)(hi - lo);
-    if (dlo >= 0 && dhi >= 0) {
-        push(o, lo, va, ka);
-    } else if (dlo <= 0 && dhi <= 0) {
-        push(o, lo, vb, kb);
-    } else {
-        const int a_first = dlo > 0;
-        double t = floor(a_first ? dlo / -dk : -dlo / dk);
-        if (t < 0) t = 0;
-        if (t > hi - lo - 1) t = hi - lo - 1;
-        const int x = lo + (int)t + 1;
-        if (a_first) {
-            push(o, lo, va, ka);
-            push(o, x, vb + kb * (double)(x - lo), kb);
-        } else {
-            push(o, lo, vb, kb);
-            push(o, x, va + ka * (double)(x - lo), ka);
-        }
-    }
-}
-
 /* o (from x offset xo) = max(A(k), B(k)) for lo <= k < hi; a cursor with
  * f NULL or empty is none */
-static void vmax(bld *o, int xo, int lo, int hi, vcur *A, vcur *B)
+static void vmax(cx_pl_bld *o, int xo, int lo, int hi, vcur *A, vcur *B)
 {
     const int ha = A->f && A->f->n, hb = B->f && B->f->n;
     for (int j = lo; j < hi;) {
@@ -532,24 +456,24 @@ static void vmax(bld *o, int xo, int lo, int hi, vcur *A, vcur *B)
             const int eb = at(B, j, &vb, &kb);
             if (eb < e) e = eb;
         }
-        max2(o, j + xo, e + xo, va, ka, vb, kb);
+        cx_pl_max2(o, j + xo, e + xo, va, ka, vb, kb);
         j = e + 1;
     }
 }
 
 /* y(j) = max(y(j − 1) + c, g(j)) on lo..hi, g the line gv (at lo), gk;
  * *prev: y(lo − 1), then y(hi) */
-static inline void ride(bld *oy, int lo, int hi, double gv, double gk, double c, double *prev)
+static inline void ride(cx_pl_bld *oy, int lo, int hi, double gv, double gk, double c, double *prev)
 {
     if (gv == -HUGE_VAL || gk <= c)
-        push(oy, lo, *prev + c > gv ? *prev + c : gv, c);
+        cx_pl_push(oy, lo, *prev + c > gv ? *prev + c : gv, c);
     else
-        max2(oy, lo, hi, *prev + c, c, gv, gk);
-    *prev = last_at(oy->f, hi);
+        cx_pl_max2(oy, lo, hi, *prev + c, c, gv, gk);
+    *prev = cx_pl_last_at(oy->f, hi);
 }
 
 /* 1 if a and b differ by more than 1e-13 relative somewhere on [0, m) */
-static int differ(const vpl *a, const vpl *b, int m)
+static int differ(const cx_pl *a, const cx_pl *b, int m)
 {
     if (a->n == b->n && !memcmp(a->x, b->x, sizeof(int) * (size_t)a->n) &&
         !memcmp(a->v, b->v, sizeof(double) * (size_t)a->n) &&
@@ -571,7 +495,7 @@ static int differ(const vpl *a, const vpl *b, int m)
 }
 
 /* 1 if f(j) + add <= g(j) (to 1e-13 relative) for 0 <= j < m */
-static int below(const vpl *f, double add, const vpl *g, int m)
+static int below(const cx_pl *f, double add, const cx_pl *g, int m)
 {
     vcur cf = {f, 0, 0, 1, add}, cg = {g, 0, 0, 1, 0};
     for (int j = 0; j < m;) {
@@ -594,8 +518,8 @@ static int reserve(cx_v_sweep_ws *ws, int p)
     if (ws->cap_fn >= p) return 1;
     free(ws->pool), free(ws->fn), free(ws->ver), free(ws->free_s), free(ws->vi);
     const size_t nf = (size_t)p * NCLS + NCLS + KMAX + 2;
-    ws->pool = malloc(sizeof(vpl) * nf);
-    ws->fn = malloc(sizeof(vpl *) * ((size_t)p * NCLS + NCLS));
+    ws->pool = malloc(sizeof(cx_pl) * nf);
+    ws->fn = malloc(sizeof(cx_pl *) * ((size_t)p * NCLS + NCLS));
     ws->ver = malloc(sizeof(int) * (size_t)p * (2 + MAX_SRC));
     ws->free_s = malloc(sizeof(double) * (size_t)p * 5 * MAX_NCH);
     ws->vi = malloc(sizeof(cx_replay_vsinfo) * (size_t)p * MAX_NCH);
@@ -629,20 +553,20 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, double *fr)
 {
     const vstage *st = &ws->f->st[s];
     const int dm = m - ws->f->ma;
-    bld ob[NCLS];
+    cx_pl_bld ob[NCLS];
     int next[NCLS];
     for (int c = 0; c < NCLS; c++) {
         ob[c].f = ws->nf[c], ob[c].over = 0, ob[c].f->n = 0, next[c] = 0;
     }
     /* a source not computed yet reads as none (−∞) */
-    vpl *const *srcf[MAX_SRC];
+    cx_pl *const *srcf[MAX_SRC];
     for (int j = 0; j < st->nsrc; j++)
         srcf[j] = ws->ver[st->src[j]] > 0 ? ws->fn + (size_t)st->src[j] * NCLS : NULL;
     /* the segment each source function was last read at: a class's items
      * come in microbatch order, so the reads of a function only move on */
     int seg[MAX_SRC][NCLS] = {{0}};
     double chain = 0;
-    vpl *E = &ws->tmp[KMAX], *Ht = &ws->tmp[0];
+    cx_pl *E = &ws->tmp[KMAX], *Ht = &ws->tmp[0];
     for (int r = st->run0; r < st->run0 + st->nrun; r++) {
         const vrun *ru = &ws->f->runs[r];
         const int n = ru->n0 + ru->dn * dm, K = ru->K;
@@ -655,7 +579,7 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, double *fr)
                 for (int i = 0; i < K; i++) {
                     const int mb = it[i].a0 + it[i].da * dm + it[i].step * k;
                     if (it[i].src >= 0 && srcf[(int)it[i].src]) {
-                        const vpl *X = srcf[(int)it[i].src][(int)it[i].src_cls];
+                        const cx_pl *X = srcf[(int)it[i].src][(int)it[i].src_cls];
                         int *sg = &seg[(int)it[i].src][(int)it[i].src_cls];
                         if (X->x[*sg] > mb) *sg = 0;
                         while (X->x[*sg + 1] <= mb)
@@ -667,7 +591,7 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, double *fr)
                     const int c = it[i].out;
                     if (c >= 0 && (build >> c & 1)) {
                         if (mb != next[c]) return 0;
-                        push(&ob[c], mb, chain, 0);
+                        cx_pl_push(&ob[c], mb, chain, 0);
                         next[c]++;
                     }
                 }
@@ -682,7 +606,7 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, double *fr)
             const double d = dur(ws, it[i].kind, it[i].vs);
             C += d, Pi[i] = C, hcur.add += d;
             if (it[i].src >= 0 && srcf[(int)it[i].src]) {
-                const vpl *X = srcf[(int)it[i].src][(int)it[i].src_cls];
+                const cx_pl *X = srcf[(int)it[i].src][(int)it[i].src_cls];
                 int *sg = &seg[(int)it[i].src][(int)it[i].src_cls];
                 const int a = it[i].a0 + it[i].da * dm;
                 if (X->x[*sg] > a) *sg = 0;
@@ -692,8 +616,8 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, double *fr)
                 if (!hcur.f) {
                     hcur = B;
                 } else {
-                    vpl *h = &Ht[nt++];
-                    bld oh = {h, 0};
+                    cx_pl *h = &Ht[nt++];
+                    cx_pl_bld oh = {h, 0};
                     h->n = 0;
                     vmax(&oh, 0, 0, n, &hcur, &B);
                     *sg = B.i;
@@ -705,11 +629,11 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, double *fr)
             Hv[i] = hcur;
         }
         /* the ride e(k) = max(e(k − 1) + C, G(k)) */
-        bld oe = {E, 0};
+        cx_pl_bld oe = {E, 0};
         E->n = 0;
         double prev = chain;
         if (!hcur.f) {
-            push(&oe, 0, chain + C, C);
+            cx_pl_push(&oe, 0, chain + C, C);
         } else {
             vcur g = hcur;
             for (int j = 0; j < n;) {
@@ -742,7 +666,7 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, double *fr)
                     at(&h, 0, &hv, &hk);
                     if (hv > v0) v0 = hv;
                 }
-                push(&ob[c], a, v0, 0);
+                cx_pl_push(&ob[c], a, v0, 0);
                 if (n > 1) {
                     vcur A = {E, 0, -1, 1, Pi[i]}, B = Hv[i];
                     vmax(&ob[c], a, 1, n, &A, &B);
@@ -770,13 +694,13 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, double *fr)
                             at(&h[u], k, &hv, &sl);
                             if (hv > v) v = hv;
                         }
-                        push(&ob[c], a + q * k + u, v, 0);
+                        cx_pl_push(&ob[c], a + q * k + u, v, 0);
                     }
                 }
                 next[c] = a + q * n;
             }
         }
-        chain = last_at(E, n - 1);
+        chain = cx_pl_last_at(E, n - 1);
     }
     int over = 0;
     for (int c = 0; c < NCLS; c++) {
@@ -840,7 +764,7 @@ static int sweeps(cx_v_sweep_ws *ws, int m)
                 if (st->need >> c & 1) ch = differ(ws->nf[c], ws->fn[s * NCLS + c], m);
             if (ch) {
                 for (int c = 0; c < NCLS; c++) {
-                    vpl *t = ws->fn[s * NCLS + c];
+                    cx_pl *t = ws->fn[s * NCLS + c];
                     ws->fn[s * NCLS + c] = ws->nf[c], ws->nf[c] = t;
                 }
                 ws->ver[s] = ++ver;
@@ -913,14 +837,6 @@ static int v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
 
 /* ---- the memo of the latest inputs ---- */
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *q = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ q[i]) * 1099511628211ull;
-    return h;
-}
-
 static int memo_hit(const cx_v_sweep_ws *ws, int i, const cx_cost *c, uint64_t h, const double *key,
                     int nkey)
 {
@@ -941,8 +857,8 @@ int cx_core_replay_v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
     int at_ = memo_hit(ws, ws->mlast, c, 0, key, nkey) ? ws->mlast : -1;
     uint64_t h = 0;
     if (at_ < 0) {
-        h = fnv(14695981039346656037ull, key, sizeof(double) * (size_t)nkey);
-        h = fnv(h, c->vs_class, sizeof(int16_t) * (size_t)nvs) ^ (uint64_t)c->m * 1000003u ^
+        h = cx_pl_fnv(14695981039346656037ull, key, sizeof(double) * (size_t)nkey);
+        h = cx_pl_fnv(h, c->vs_class, sizeof(int16_t) * (size_t)nvs) ^ (uint64_t)c->m * 1000003u ^
             (uint64_t)p ^ (uint64_t)(uintptr_t)c->sched;
         if (!h) h = 1;
         for (int i = 0; i < NMEMO && at_ < 0; i++)

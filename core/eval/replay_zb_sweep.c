@@ -6,7 +6,8 @@
  *
  * Long file: the sweep, its piecewise-linear primitives (push, max2, the
  * ride with b alongside) and ZB-H2's lattice stage share the private
- * segment representation (zpl); split, it would become a header of its own.
+ * segment representation (cx_pl; its primitives in replay_pl.h, shared with
+ * replay_v_sweep.c).
  *
  * Blocking sends make the replay a max-plus system (replay_formula.c): an
  * item that sends (F below the last stage, B above stage 0) acts as one of
@@ -67,12 +68,13 @@
  */
 #include "core/eval/replay_zb_sweep.h"
 #include "core/eval/replay_lanes.h"
+#include "core/eval/replay_pl.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { NSEG = 64, MAX_SWEEPS = 24, NMEMO = 32, MKEY = 64, B_REBUILD = 32 };
+enum { NSEG = CX_PL_NSEG, MAX_SWEEPS = 24, NMEMO = 32, MKEY = 64, B_REBUILD = 32 };
 
 typedef struct {
     int used, ok, nkey, p, m;
@@ -81,19 +83,12 @@ typedef struct {
     double key[MKEY], makespan_s;
 } zb_memo;
 
-/* f(j) = v[i] + k[i]·(j − x[i]) for x[i] <= j < x[i+1]; x[0] = 0, x[n] = m */
-typedef struct {
-    int n;
-    int x[NSEG + 1];
-    double v[NSEG], k[NSEG];
-} zpl;
-
 struct cx_zb_sweep_ws {
-    int cap;            /* stages allocated */
-    zpl *pool;          /* 4 cap + 6 functions */
-    zpl **y, **b;       /* [nr s + r]: per stage and lattice (ZB-H2: j = 2i + r), into pool */
-    zpl *ny[2], *nb[2]; /* the spare ones */
-    zpl *g[2];          /* ZB-H2's g on the two lattices */
+    int cap;              /* stages allocated */
+    cx_pl *pool;          /* 4 cap + 6 functions */
+    cx_pl **y, **b;       /* [nr s + r]: per stage and lattice (ZB-H2: j = 2i + r), into pool */
+    cx_pl *ny[2], *nb[2]; /* the spare ones */
+    cx_pl *g[2];          /* ZB-H2's g on the two lattices */
     int *ver_y, *ver_b, *used_f, *used_b;
     int *stale; /* b not built: y's shift (stage_b without Bin) stands for it */
     int evals, checks, sweeps, segs;
@@ -134,8 +129,8 @@ static int reserve(cx_zb_sweep_ws *ws, int p)
 {
     if (ws->cap >= p) return 1;
     free(ws->pool), free(ws->y), free(ws->ver_y);
-    ws->pool = malloc(sizeof(zpl) * (4 * (size_t)p + 6));
-    ws->y = malloc(sizeof(zpl *) * 4 * (size_t)p);
+    ws->pool = malloc(sizeof(cx_pl) * (4 * (size_t)p + 6));
+    ws->y = malloc(sizeof(cx_pl *) * 4 * (size_t)p);
     ws->ver_y = malloc(sizeof(int) * 5 * (size_t)p);
     if (!ws->pool || !ws->y || !ws->ver_y) {
         free(ws->pool), free(ws->y), free(ws->ver_y);
@@ -154,61 +149,21 @@ static int reserve(cx_zb_sweep_ws *ws, int p)
     return 1;
 }
 
-/* appends a segment from x (extends the last one when it is the same line) */
-typedef struct {
-    zpl *f;
-    int over;
-} bld;
-
-static inline void push(bld *o, int x, double v, double k)
-{
-    zpl *f = o->f;
-    if (f->n >= 2 && f->x[f->n - 1] == x - 1) {
-        /* the last segment is one point: the one before takes it when its
-         * line passes through it (a one-point segment: any slope), so that
-         * a staircase of points on a line is one segment */
-        const int i = f->n - 2;
-        const double pv = f->v[i + 1];
-        if (f->x[i] == x - 2) f->k[i] = pv - f->v[i];
-        const double e = f->v[i] + f->k[i] * (double)(x - 1 - f->x[i]);
-        if (e == pv || fabs(e - pv) <= 2e-14 * fabs(pv)) f->n--;
-    }
-    if (f->n) {
-        const int i = f->n - 1;
-        if (f->k[i] == k) {
-            const double e = f->v[i] + k * (double)(x - f->x[i]);
-            if (e == v || fabs(e - v) <= 2e-14 * fabs(v)) return;
-        }
-    }
-    if (f->n == NSEG) {
-        o->over = 1;
-        return;
-    }
-    f->x[f->n] = x, f->v[f->n] = v, f->k[f->n] = k, f->n++;
-}
-
-static void finish(bld *o, int m)
+static void finish(cx_pl_bld *o, int m)
 {
     o->f->x[o->f->n] = m;
 }
 
-/* the value at x and slope of the last segment pushed */
-static double last_at(const zpl *f, int x)
-{
-    const int i = f->n - 1;
-    return f->v[i] + f->k[i] * (double)(x - f->x[i]);
-}
-
 /* a cursor reading f(j − sh) at increasing j */
 typedef struct {
-    const zpl *f;
+    const cx_pl *f;
     int i, sh;
 } cur;
 
 /* line of f at j (value, slope); returns the last j of its segment */
 static inline int at(cur *c, int j, double *v, double *k)
 {
-    const zpl *f = c->f;
+    const cx_pl *f = c->f;
     const int t = j - c->sh;
     while (f->x[c->i + 1] <= t)
         c->i++;
@@ -216,41 +171,8 @@ static inline int at(cur *c, int j, double *v, double *k)
     return f->x[c->i + 1] - 1 + c->sh;
 }
 
-/* max of the lines a (va at lo, slope ka) and b on lo..hi */
-static inline void max2(bld *o, int lo, int hi, double va, double ka, double vb, double kb)
-{
-    if (vb == -HUGE_VAL) {
-        push(o, lo, va, va == -HUGE_VAL ? 0 : ka);
-        return;
-    }
-    if (va == -HUGE_VAL) {
-        push(o, lo, vb, kb);
-        return;
-    }
-    const double dk = ka - kb, dlo = va - vb, dhi = dlo + dk * (double)(hi - lo);
-    if (dlo >= 0 && dhi >= 0) {
-        push(o, lo, va, ka);
-    } else if (dlo <= 0 && dhi <= 0) {
-        push(o, lo, vb, kb);
-    } else {
-        /* one crossing: the first line wins up to lo + t */
-        const int a_first = dlo > 0;
-        double t = floor(a_first ? dlo / -dk : -dlo / dk);
-        if (t < 0) t = 0;
-        if (t > hi - lo - 1) t = hi - lo - 1;
-        const int x = lo + (int)t + 1;
-        if (a_first) {
-            push(o, lo, va, ka);
-            push(o, x, vb + kb * (double)(x - lo), kb);
-        } else {
-            push(o, lo, vb, kb);
-            push(o, x, va + ka * (double)(x - lo), ka);
-        }
-    }
-}
-
 /* 1 if a and b differ by more than tol relative somewhere */
-static int differ(const zpl *a, const zpl *b, int m)
+static int differ(const cx_pl *a, const cx_pl *b, int m)
 {
     if (a->n == b->n && !memcmp(a->x, b->x, sizeof(int) * (size_t)a->n) &&
         !memcmp(a->v, b->v, sizeof(double) * (size_t)a->n) &&
@@ -275,7 +197,7 @@ static int differ(const zpl *a, const zpl *b, int m)
 }
 
 /* 1 if f(j − sh) + add <= g(j) (to 1e-13 relative) for lo <= j < hi */
-static int below(const zpl *f, int sh, double add, const zpl *g, int lo, int hi)
+static int below(const cx_pl *f, int sh, double add, const cx_pl *g, int lo, int hi)
 {
     cur cf = {f, 0, sh}, cg = {g, 0, 0};
     for (int j = lo; j < hi;) {
@@ -299,7 +221,7 @@ static int below(const zpl *f, int sh, double add, const zpl *g, int lo, int hi)
  * second case); where y rides the Fin line g above the ride, y(j − 1) =
  * g(j − 1) but at the first point, so b is the max of two lines there */
 typedef struct {
-    bld o;
+    cx_pl_bld o;
     double Bq, dc; /* B', c − B' */
     double bv, bk; /* Bin's line (value at bx, slope; -HUGE_VAL: none) */
     int bx, fins;  /* fins: b_fin calls */
@@ -319,20 +241,20 @@ static inline void b_fin(bside *bs, int x, int hi, double ym1, double gx, double
     const double bx = bin_at(bs, x);
     bs->fins++;
     if (bx >= ym1 && bx >= gx - gk) {
-        max2(&bs->o, x, hi, gx - gk + bs->Bq, gk, bx + bs->Bq, bs->bk);
+        cx_pl_max2(&bs->o, x, hi, gx - gk + bs->Bq, gk, bx + bs->Bq, bs->bk);
         return;
     }
-    push(&bs->o, x, bs->Bq + (ym1 > bx ? ym1 : bx), 0);
+    cx_pl_push(&bs->o, x, bs->Bq + (ym1 > bx ? ym1 : bx), 0);
     if (x < hi) {
         const double b1 = bin_at(bs, x + 1);
-        max2(&bs->o, x + 1, hi, gx + bs->Bq, gk, b1 == -HUGE_VAL ? b1 : b1 + bs->Bq, bs->bk);
+        cx_pl_max2(&bs->o, x + 1, hi, gx + bs->Bq, gk, b1 == -HUGE_VAL ? b1 : b1 + bs->Bq, bs->bk);
     }
 }
 
 /* y(j) = max(y(j − 1) + c, g(j)) on lo..hi, g the line gv (at lo), gk (gfin:
  * g is the Fin line, else Bin's); *prev: y(lo − 1), then y(hi); b alongside
  * where bs */
-static inline void ride(bld *oy, bside *bs, int lo, int hi, double gv, double gk, int gfin,
+static inline void ride(cx_pl_bld *oy, bside *bs, int lo, int hi, double gv, double gk, int gfin,
                         double c, double *prev)
 {
     const double p0 = *prev, rv = p0 + c;
@@ -340,13 +262,13 @@ static inline void ride(bld *oy, bside *bs, int lo, int hi, double gv, double gk
         /* one line of slope c: g wins at lo at most */
         const int gw = !(rv > gv);
         const double yv = gw ? gv : rv;
-        push(oy, lo, yv, c);
+        cx_pl_push(oy, lo, yv, c);
         if (bs) {
             if (gw && gfin) {
                 b_fin(bs, lo, lo, p0, yv, c);
-                if (lo < hi) push(&bs->o, lo + 1, yv + c - bs->dc, c);
+                if (lo < hi) cx_pl_push(&bs->o, lo + 1, yv + c - bs->dc, c);
             } else {
-                push(&bs->o, lo, yv - bs->dc, c);
+                cx_pl_push(&bs->o, lo, yv - bs->dc, c);
             }
         }
     } else {
@@ -364,26 +286,26 @@ static inline void ride(bld *oy, bside *bs, int lo, int hi, double gv, double gk
             x = lo + (int)t + 1;
         }
         const double gx = gv + gk * (double)(x - lo);
-        if (x > lo) push(oy, lo, rv, c);
-        if (x <= hi) push(oy, x, gx, gk);
+        if (x > lo) cx_pl_push(oy, lo, rv, c);
+        if (x <= hi) cx_pl_push(oy, x, gx, gk);
         if (bs) {
-            if (x > lo) push(&bs->o, lo, rv - bs->dc, c);
+            if (x > lo) cx_pl_push(&bs->o, lo, rv - bs->dc, c);
             if (x <= hi) {
                 if (gfin)
                     b_fin(bs, x, hi, x == lo ? p0 : rv + c * (double)(x - 1 - lo), gx, gk);
                 else
-                    push(&bs->o, x, gx - bs->dc, gk);
+                    cx_pl_push(&bs->o, x, gx - bs->dc, gk);
             }
         }
     }
-    *prev = last_at(oy->f, hi);
+    *prev = cx_pl_last_at(oy->f, hi);
 }
 
 /* rides on [lo, hi] the max of two lines (value at lo, slope; -HUGE_VAL:
  * none; a Bin's, b Fin's): at most two pieces, the first winner up to the
  * crossing, then the other, each ridden at rate c */
-static inline void ride_max(bld *oy, bside *bs, int lo, int hi, double va, double ka, double vb,
-                            double kb, double c, double *prev)
+static inline void ride_max(cx_pl_bld *oy, bside *bs, int lo, int hi, double va, double ka,
+                            double vb, double kb, double c, double *prev)
 {
     int x = hi + 1, afin = 0;
     if (va != -HUGE_VAL && vb != -HUGE_VAL) {
@@ -413,9 +335,9 @@ typedef struct {
 
 /* b(j) = max(y(j − sh), Bin(j)) + B' on 0..n−1 (sh 0 or 1; y(−1) = y0,
  * the warm-up's end); 0 on too many segments */
-static int b_of(zpl *b, const zpl *y, int sh, const zpl *bin, int n, double y0, double Bq)
+static int b_of(cx_pl *b, const cx_pl *y, int sh, const cx_pl *bin, int n, double y0, double Bq)
 {
-    bld ob = {b, 0};
+    cx_pl_bld ob = {b, 0};
     b->n = 0;
     cur cy = {y, 0, sh}, cb = {bin, 0, 0};
     for (int j = 0; j < n;) {
@@ -429,7 +351,7 @@ static int b_of(zpl *b, const zpl *y, int sh, const zpl *bin, int n, double y0, 
             const int hb = at(&cb, j, &vb, &kb);
             if (hb < hi) hi = hb;
         }
-        max2(&ob, j, hi, va + Bq, ka, vb == -HUGE_VAL ? vb : vb + Bq, kb);
+        cx_pl_max2(&ob, j, hi, va + Bq, ka, vb == -HUGE_VAL ? vb : vb + Bq, kb);
         j = hi + 1;
     }
     finish(&ob, n);
@@ -437,7 +359,7 @@ static int b_of(zpl *b, const zpl *y, int sh, const zpl *bin, int n, double y0, 
 }
 
 /* b(j) = max(y(j − 1), Bin(j)) + B' of stage s; 0 on too many segments */
-static int stage_b(const zb_in *in, int s, const zpl *y, const zpl *bin, zpl *b)
+static int stage_b(const zb_in *in, int s, const cx_pl *y, const cx_pl *bin, cx_pl *b)
 {
     const int w = in->h * (in->p - s) - (in->h - 1);
     return b_of(b, y, 1, bin, in->m, in->S[s] + (double)(w - 1) * in->M[s], in->bd[s]);
@@ -446,7 +368,7 @@ static int stage_b(const zb_in *in, int s, const zpl *y, const zpl *bin, zpl *b)
 /* y of stage s from Fin (y of s − 1, NULL for s = 0) and Bin (b of s + 1,
  * NULL for the last), and where b (only with Bin) its b alongside; 0 on too
  * many segments. Without Bin its b: stage_b. */
-static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *y, zpl *b,
+static int stage(const zb_in *in, int s, const cx_pl *yin, const cx_pl *bin, cx_pl *y, cx_pl *b,
                  cx_zb_sweep_ws *ws)
 {
     const int p = in->p, m = in->m, h = in->h;
@@ -459,7 +381,7 @@ static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *y,
     if (lag > h) r[nr++] = lag;
     r[nr++] = e, r[nr++] = m;
     /* g and its ride, piece by piece */
-    bld oy = {y, 0};
+    cx_pl_bld oy = {y, 0};
     y->n = 0;
     bside bs = {{b, 0}, Bq, 0, -HUGE_VAL, 0, 0, 0};
     if (b) b->n = 0;
@@ -504,14 +426,6 @@ static int stage(const zb_in *in, int s, const zpl *yin, const zpl *bin, zpl *y,
     return stage_b(in, s, y, bin, b);
 }
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *q = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ q[i]) * 1099511628211ull;
-    return h;
-}
-
 static int memo_hit(const cx_zb_sweep_ws *ws, int i, const cx_cost *c, uint64_t h,
                     const double *key, int nkey)
 {
@@ -537,8 +451,8 @@ int cx_core_replay_zb_times(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out
         at = ws->mlast;
     uint64_t h = 0;
     if (at < 0) {
-        h = fnv(14695981039346656037ull, key, sizeof(double) * (size_t)nkey);
-        h = fnv(h, c->vs_class, sizeof(int16_t) * (size_t)p) ^ (uint64_t)c->m * 1000003u ^
+        h = cx_pl_fnv(14695981039346656037ull, key, sizeof(double) * (size_t)nkey);
+        h = cx_pl_fnv(h, c->vs_class, sizeof(int16_t) * (size_t)p) ^ (uint64_t)c->m * 1000003u ^
             (uint64_t)p ^ (uint64_t)(c->sched == &cx_sched_zb_h2) << 62;
         for (int i = 0; i < NMEMO && at < 0; i++)
             if (memo_hit(ws, i, c, h, key, nkey)) at = i;
@@ -596,8 +510,8 @@ int cx_core_replay_zb_sweep_pays(const cx_cost *c)
  *   b_0(i)  = max(y_1(i − 1), Bin_0(i)) + B' (y(−1) at i = 0),
  *   b_1(i)  = max(y_0(i), Bin_1(i)) + B'.
  * 0 on too many segments. */
-static int stage2(const zb_in *in, int s, zpl *const *yin, zpl *const *bin, zpl *const *g,
-                  zpl *const *y, zpl *const *b)
+static int stage2(const zb_in *in, int s, cx_pl *const *yin, cx_pl *const *bin, cx_pl *const *g,
+                  cx_pl *const *y, cx_pl *const *b)
 {
     const int p = in->p, m = in->m;
     const int w = 2 * (p - s) - 1, e = m - w, n[2] = {(m + 1) / 2, m / 2};
@@ -607,7 +521,7 @@ static int stage2(const zb_in *in, int s, zpl *const *yin, zpl *const *bin, zpl 
     int over = 0;
 #define ZB_C(r, i) (Bq + ((i) >= s ? Wq : 0) + ((i) < E[r] ? Fq : 0))
     for (int r = 0; r < 2; r++) {
-        bld og = {g[r], 0};
+        cx_pl_bld og = {g[r], 0};
         g[r]->n = 0;
         cur cb = {bin ? bin[r] : NULL, 0, 0}, cf = {yin ? yin[r] : NULL, 0, 1};
         const int c4[4] = {1, s, E[r], n[r]};
@@ -632,7 +546,7 @@ static int stage2(const zb_in *in, int s, zpl *const *yin, zpl *const *bin, zpl 
                     if (hf < hi) hi = hf;
                     vf += Fq;
                 }
-                max2(&og, j, hi, vb, kb, vf, kf);
+                cx_pl_max2(&og, j, hi, vb, kb, vf, kf);
                 j = hi + 1;
             }
             i = rhi + 1;
@@ -642,7 +556,7 @@ static int stage2(const zb_in *in, int s, zpl *const *yin, zpl *const *bin, zpl 
     }
     if (over) return 0;
     /* y_0: the ride over max(g_0(i), g_1(i − 1) + c_0(i)) at c_1(i − 1) + c_0(i) */
-    bld oy = {y[0], 0};
+    cx_pl_bld oy = {y[0], 0};
     y[0]->n = 0;
     double prev = y0;
     {
@@ -670,7 +584,7 @@ static int stage2(const zb_in *in, int s, zpl *const *yin, zpl *const *bin, zpl 
     }
     finish(&oy, n[0]);
     /* y_1 = max(y_0 + c_1, g_1) */
-    bld o1 = {y[1], 0};
+    cx_pl_bld o1 = {y[1], 0};
     y[1]->n = 0;
     {
         cur ca = {y[0], 0, 0}, cg = {g[1], 0, 0};
@@ -686,7 +600,7 @@ static int stage2(const zb_in *in, int s, zpl *const *yin, zpl *const *bin, zpl 
                 const int hg = at(&cg, j, &vb, &kb);
                 if (hg < hi) hi = hg;
                 if (hi > rhi) hi = rhi;
-                max2(&o1, j, hi, va + c1i, ka, vb, kb);
+                cx_pl_max2(&o1, j, hi, va + c1i, ka, vb, kb);
                 j = hi + 1;
             }
             i = rhi + 1;
@@ -753,8 +667,8 @@ static int sweeps(const zb_in *inp, cx_zb_sweep_ws *ws, int nr, cx_replay *out)
                 }
             }
             ran++;
-            zpl **yin = s > 0 && vf >= 0 ? &ws->y[nr * (s - 1)] : NULL;
-            zpl **bin = s < last && vb >= 0 ? &ws->b[nr * (s + 1)] : NULL;
+            cx_pl **yin = s > 0 && vf >= 0 ? &ws->y[nr * (s - 1)] : NULL;
+            cx_pl **bin = s < last && vb >= 0 ? &ws->b[nr * (s + 1)] : NULL;
             /* on j without Bin, b is y's shift plus B' (built when read,
              * build_b: the up sweep's b are mostly replaced unread) */
             const int lazy = nr == 1 && !bin;
@@ -778,7 +692,7 @@ static int sweeps(const zb_in *inp, cx_zb_sweep_ws *ws, int nr, cx_replay *out)
             }
             if (lazy) cb = cy; /* b follows y */
             for (int r = 0; r < nr; r++) {
-                zpl *t;
+                cx_pl *t;
                 if (cy) t = ws->y[nr * s + r], ws->y[nr * s + r] = ws->ny[r], ws->ny[r] = t;
                 if (cb && !lazy)
                     t = ws->b[nr * s + r], ws->b[nr * s + r] = ws->nb[r], ws->nb[r] = t;
@@ -794,8 +708,8 @@ static int sweeps(const zb_in *inp, cx_zb_sweep_ws *ws, int nr, cx_replay *out)
     out->makespan_s = 0;
     for (int s = 0; s < p; s++) {
         const int r = nr == 2 ? (m - 1) & 1 : 0;
-        const zpl *f = ws->y[nr * s + r];
-        const double t = last_at(f, nn[r] - 1) + (double)(h * s) * wd[s];
+        const cx_pl *f = ws->y[nr * s + r];
+        const double t = cx_pl_last_at(f, nn[r] - 1) + (double)(h * s) * wd[s];
         out->free_s[s] = out->last_end_s[s] = t;
         out->last_item_s[s] = wd[s];
         if (t > out->makespan_s) out->makespan_s = t;
