@@ -233,7 +233,7 @@ static void test_held_same_program(void)
                                     {8, 31},  {128, 600}, {128, 590}, {128, 1100}, {8, 33}};
     /* the three large ones in round 3 only, the last from round 3 on */
     const int nsh = (int)(sizeof shapes / sizeof *shapes), nsmall = nsh - 4;
-    int cases = 0, bad = 0;
+    int cases = 0, bad = 0, nready = 0;
     for (int round = 0; round < 5; round++)
         for (int k = 0; k < 3 * nsh; k++) {
             if ((k / 3 >= nsmall && k / 3 < nsh - 1 && round != 3) ||
@@ -247,7 +247,16 @@ static void test_held_same_program(void)
             cx_replay_timing tm = {vi, 0.0, sd->p2p_overlap};
             b = cx_core_replay_prog_new();
             CU_ASSERT_FATAL(b != NULL);
-            const cx_sched_sim_status sa = cx_core_replay_prog_compile(a, pl, &tm),
+            /* held or cached: compiled from a header holding the shape
+             * alone (no items: cx_core_replay_ws's lanes on a shape
+             * come back to) */
+            cx_play hdr = {0};
+            hdr.sd = sd, hdr.p = p, hdr.m = m, hdr.v = hdr.nch = v, hdr.nvs = p * v;
+            hdr.have_order = 1;
+            const int ready = cx_core_replay_prog_ready(a, &hdr);
+            nready += ready;
+            if (round == 0) CU_ASSERT_EQUAL(ready, 0); /* never compiled before */
+            const cx_sched_sim_status sa = cx_core_replay_prog_compile(a, ready ? &hdr : pl, &tm),
                                       sb = cx_core_replay_prog_compile(b, pl, &tm);
             CU_ASSERT_EQUAL(sa, sb);
             cx_replay_code ca, cb;
@@ -265,8 +274,9 @@ static void test_held_same_program(void)
             if (k % 4 == 0) CU_ASSERT_EQUAL(cx_core_replay_prog_run(a, pl, &tm), CX_SCHED_SIM_OK);
         }
     const size_t taken = cx_core_replay_prog_taken(a);
-    printf("\n  %d programs, %zu taken from the cache\n", cases, taken);
+    printf("\n  %d programs, %zu taken from the cache, %d from a header\n", cases, taken, nready);
     CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(nready > cases / 2 && (size_t)nready <= taken);
     CU_ASSERT(cases >= 3 * (5 * nsmall + 5) - 6);
     CU_ASSERT(taken > (size_t)cases / 2 && taken < (size_t)cases);
     cx_core_replay_prog_free(a);
@@ -335,6 +345,57 @@ static void test_batch_vs_single(void)
     free(c), free(a), free(b);
 }
 
+/* One lanes workspace coming back to shapes (ZB-H1 / ZB-H2, p 4 and 8,
+ * alternated, other durations each time: the memo misses): the lanes run
+ * the cached program without the orders rebuilt (replay.c, play_lanes),
+ * clock by clock the bits of a plain workspace's replay. */
+static void test_shapes_come_back(void)
+{
+    culonx_run r;
+    culonx_error err;
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/megatron-22b.xml", NULL, 0, NULL, &r, &err),
+                          CULONX_OK);
+    cx_cost *c = malloc(sizeof *c);
+    cx_replay *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    cx_replay_ws *wl = cx_core_replay_ws_new(), *w1 = cx_core_replay_ws_new();
+    CU_ASSERT_FATAL(c && a && b && wl && w1);
+    double mhz[21];
+    for (int k = 0; k < 21; k++)
+        mhz[k] = 210 + 60 * k;
+    cx_core_replay_ws_set_clocks(wl, mhz, 21);
+    static const int shapes[][2] = {{4, 9}, {8, 20}, {4, 13}, {8, 17}};
+    int checked = 0, bad = 0;
+    for (int round = 0; round < 3; round++)
+        for (int k = 0; k < 8; k++) {
+            r.exec.schedule = k % 2 ? CULONX_SCHED_ZB_H2 : CULONX_SCHED_ZB_H1;
+            r.exec.recompute = (culonx_recompute)round;
+            r.exec.tp = 8, r.exec.dp = 1, r.exec.microbatch = 1, r.exec.vp = 1;
+            r.exec.pp = shapes[k / 2][0], r.exec.global_batch = shapes[k / 2][1];
+            r.exec.gpus = culonx_execution_gpus(&r.exec);
+            for (int q = 0; q < 21; q++) {
+                CU_ASSERT_EQUAL_FATAL(cx_core_cost_build(&r, mhz[q], c, &err), CULONX_OK);
+                CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, w1, b, &err), CULONX_OK);
+                CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, wl, a, &err), CULONX_OK);
+                int ok = same(a->makespan_s, b->makespan_s);
+                for (int s = 0; s < c->p; s++)
+                    ok &= same(a->free_s[s], b->free_s[s]) &&
+                          same(a->last_end_s[s], b->last_end_s[s]) &&
+                          same(a->last_item_s[s], b->last_item_s[s]) &&
+                          same(a->peak_act_bytes[s], b->peak_act_bytes[s]);
+                checked++;
+                if (!ok && bad++ < 5)
+                    printf("\n  round %d shape %d clock %g differs", round, k, mhz[q]);
+            }
+        }
+    printf("\n  %d clock results checked\n", checked);
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_EQUAL(checked, 3 * 8 * 21);
+    cx_core_replay_ws_free(wl);
+    cx_core_replay_ws_free(w1);
+    free(c), free(a), free(b);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 2;
@@ -344,6 +405,7 @@ int main(void)
     CU_add_test(s, "renamed compile with period skip = without, byte for byte",
                 test_skip_same_program);
     CU_add_test(s, "program cache = fresh compile, byte for byte", test_held_same_program);
+    CU_add_test(s, "shapes come back: cached program, no orders, same bits", test_shapes_come_back);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();

@@ -95,6 +95,7 @@ struct cx_replay_ws {
     double mem_act[CX_COST_MAX_VSTAGES], mem_work[CX_COST_MAX_VSTAGES];
     const cx_sched_desc *sd;
     int p, m, v, have_order;
+    int have_items; /* pl holds the orders (items): built when read (items) */
     int mr, mr2, period, edge;
     /* the last time result came from an exact closed form (replay_formula.c) */
     int last_formula;
@@ -237,12 +238,15 @@ static culonx_status nomem(culonx_error *err)
 }
 
 /* Makes ws hold the orders of c's schedule and their facts. */
-static culonx_status orders(const cx_cost *c, cx_replay_ws *ws, culonx_error *err)
+/* The shape of c's replay (mr, the fast path's period and edge) held in
+ * ws; the orders themselves (items) are built when read: the clock lanes
+ * of a shape whose program is held need none. */
+static culonx_status shape_of(const cx_cost *c, cx_replay_ws *ws, culonx_error *err)
 {
     const int p = c->p, v = c->v, m = c->m, nvs = p * v;
     const cx_sched_desc *sd = c->sched;
     if (ws->have_order && ws->sd == sd && ws->p == p && ws->m == m && ws->v == v) return CULONX_OK;
-    ws->have_order = ws->have_time = ws->have_mem = ws->mem_tried = 0;
+    ws->have_order = ws->have_items = ws->have_time = ws->have_mem = ws->mem_tried = 0;
     if ((int64_t)m * nvs * 3 > CX_MAX_SCHEDULE_ITEMS)
         return cx_core_fail(err, CULONX_EINPUT, c->run->path, 0,
                             "schedule %s: %d microbatches x %d virtual stages is too many to "
@@ -251,6 +255,17 @@ static culonx_status orders(const cx_cost *c, cx_replay_ws *ws, culonx_error *er
     ws->mr = reduced_m(sd, p, m, v, 1, &ws->period, &ws->edge);
     int c2, e2;
     ws->mr2 = ws->mr < m ? reduced_m(sd, p, m, v, 4, &c2, &e2) : m;
+    ws->sd = sd, ws->p = p, ws->m = m, ws->v = v;
+    ws->have_order = 1;
+    return CULONX_OK;
+}
+
+/* The orders of the shape held (shape_of) into ws->pl. */
+static culonx_status items(const cx_cost *c, cx_replay_ws *ws, culonx_error *err)
+{
+    if (ws->have_items) return CULONX_OK;
+    const int p = ws->p, v = ws->v, m = ws->m;
+    const cx_sched_desc *sd = ws->sd;
     cx_sched_sim_status pst = cx_sched_play_orders(ws->pl, sd, p, ws->mr, v, 0);
     if (pst == CX_SCHED_SIM_UNSUPPORTED)
         return cx_core_fail(err, CULONX_EINPUT, c->run->path, 0,
@@ -275,9 +290,14 @@ static culonx_status orders(const cx_cost *c, cx_replay_ws *ws, culonx_error *er
             if (ord[i].chunk < v) wa[ord[i].chunk]++;
         ws->lastb_chunk[s] = (int16_t)(i >= 0 && ord[i].kind != CX_WORK_F ? ord[i].chunk : -1);
     }
-    ws->sd = sd, ws->p = p, ws->m = m, ws->v = v;
-    ws->have_order = 1;
+    ws->have_items = 1;
     return CULONX_OK;
+}
+
+static culonx_status orders(const cx_cost *c, cx_replay_ws *ws, culonx_error *err)
+{
+    culonx_status st = shape_of(c, ws, err);
+    return st != CULONX_OK ? st : items(c, ws, err);
 }
 
 culonx_status cx_core_replay_shape(const cx_cost *c, cx_replay_ws *ws, cx_replay_shape *shape,
@@ -503,8 +523,9 @@ static int try_reduced(const cx_cost *c, cx_replay_ws *ws, cx_play *pl, cx_repla
 static culonx_status play_steady(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
                                  culonx_error *err)
 {
+    culonx_status st = items(c, ws, err);
+    if (st != CULONX_OK) return st;
     timing tm = durations(c, ws);
-    culonx_status st;
     ws->last_fast = ws->last_jump = ws->last_back = 0;
     if (ws->mr < ws->m) {
         if (try_reduced(c, ws, ws->pl, ws->prog, ws->mr, &tm, out, &st, err)) return st;
@@ -540,10 +561,21 @@ static culonx_status play_steady(const cx_cost *c, cx_replay_ws *ws, cx_replay *
 static int play_lanes(const cx_cost *c, cx_replay_ws *ws, const cx_replay_memo_key *mk,
                       cx_replay *out)
 {
+    /* the program held or in the cache: the lanes read only the shape
+     * (hdr), the orders are not built; else built and compiled */
+    cx_play hdr = {0}, *pl = ws->pl;
+    if (!ws->have_items) {
+        hdr.sd = ws->sd, hdr.p = ws->p, hdr.m = ws->mr, hdr.v = hdr.nch = ws->v;
+        hdr.nvs = ws->p * ws->v, hdr.have_order = 1;
+        if (cx_core_replay_prog_ready(ws->prog, &hdr))
+            pl = &hdr;
+        else if (items(c, ws, NULL) != CULONX_OK)
+            return 0; /* play_steady reports it */
+    }
     const timing tm = durations(c, ws);
     int flags;
-    return cx_core_replay_prog_compile(ws->prog, ws->pl, &tm) == CX_SCHED_SIM_OK &&
-           cx_core_replay_lanes_batch(ws->lanes, c, ws->pl, ws->prog, ws->memo, mk) &&
+    return cx_core_replay_prog_compile(ws->prog, pl, &tm) == CX_SCHED_SIM_OK &&
+           cx_core_replay_lanes_batch(ws->lanes, c, pl, ws->prog, ws->memo, mk) &&
            cx_core_replay_memo_get(ws->memo, mk, out, &flags);
 }
 
@@ -586,7 +618,7 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
         ws->last_formula = 1;
         return cx_core_replay_memory(c, ws, out->peak_act_bytes, err);
     }
-    culonx_status st = orders(c, ws, err);
+    culonx_status st = shape_of(c, ws, err);
     if (st != CULONX_OK) return st;
     if (ws->have_time && key_hit(c, key, ws->time_key, nkey, ws->time_nclass, ws->time_cls)) {
         copy_out(out, &ws->time_out, c->p);

@@ -749,6 +749,15 @@ cx_sched_sim_status cx_core_replay_prog_run_ext(cx_replay_prog *pr, cx_play *pl,
     return extra > 0 ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
 }
 
+int cx_core_replay_prog_ready(cx_replay_prog *pr, const cx_play *pl)
+{
+    if (pr->have && pr->sd == pl->sd && pr->p == pl->p && pr->m == pl->m && pr->v == pl->v)
+        return 1;
+    /* as cx_core_replay_prog_run_ext takes it (extra < 0) */
+    if (!pl->sd->steady || !held_take(pr, pl)) return 0;
+    return !tok_for(pr);
+}
+
 cx_sched_sim_status cx_core_replay_prog_run(cx_replay_prog *pr, cx_play *pl,
                                             const cx_replay_timing *tm)
 {

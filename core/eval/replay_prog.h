@@ -55,6 +55,12 @@ static inline cx_sched_sim_status cx_core_replay_prog_compile(cx_replay_prog *pr
     return cx_core_replay_prog_run_ext(pr, pl, tm, -2);
 }
 
+/* 1 when pr holds the program of the orders of pl's shape (sd, p, m, v),
+ * or takes it from its cache (the lanes' renamed form): then
+ * cx_core_replay_prog_compile reads only pl's shape, never its items, and
+ * pl may be a header holding the shape alone. 0: compile from the orders. */
+int cx_core_replay_prog_ready(cx_replay_prog *pr, const cx_play *pl);
+
 /* One instruction of the compiled program: token slot read and written,
  * stage, duration slot vs * 4 + kind with CX_REPLAY_SEND_BIT for a send. */
 typedef struct {

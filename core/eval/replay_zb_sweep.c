@@ -426,6 +426,21 @@ static int stage(const zb_in *in, int s, const cx_pl *yin, const cx_pl *bin, cx_
     return stage_b(in, s, y, bin, b);
 }
 
+/* the memo's hash: the key's doubles and the classes a word at a time
+ * (FNV-1a's multiply on 64-bit words; a hash only picks the entries to
+ * compare in full) */
+static uint64_t key_hash(const double *key, int nkey, const int16_t *cls, int p)
+{
+    uint64_t h = 14695981039346656037ull, w;
+    for (int i = 0; i < nkey; i++) {
+        memcpy(&w, &key[i], sizeof w);
+        h = (h ^ w) * 1099511628211ull;
+    }
+    for (int s = 0; s < p; s++)
+        h = (h ^ (uint16_t)cls[s]) * 1099511628211ull;
+    return h;
+}
+
 static int memo_hit(const cx_zb_sweep_ws *ws, int i, const cx_cost *c, uint64_t h,
                     const double *key, int nkey)
 {
@@ -451,9 +466,8 @@ int cx_core_replay_zb_times(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out
         at = ws->mlast;
     uint64_t h = 0;
     if (at < 0) {
-        h = cx_pl_fnv(14695981039346656037ull, key, sizeof(double) * (size_t)nkey);
-        h = cx_pl_fnv(h, c->vs_class, sizeof(int16_t) * (size_t)p) ^ (uint64_t)c->m * 1000003u ^
-            (uint64_t)p ^ (uint64_t)(c->sched == &cx_sched_zb_h2) << 62;
+        h = key_hash(key, nkey, c->vs_class, p) ^ (uint64_t)c->m * 1000003u ^ (uint64_t)p ^
+            (uint64_t)(c->sched == &cx_sched_zb_h2) << 62;
         for (int i = 0; i < NMEMO && at < 0; i++)
             if (memo_hit(ws, i, c, h, key, nkey)) at = i;
     }
