@@ -284,17 +284,36 @@ static void test_held_same_program(void)
     free(vi);
 }
 
+/* megatron-22b loaded into r; a cost and two results allocated */
+static void load_22b(culonx_run *r, cx_cost **c, cx_replay **a, cx_replay **b)
+{
+    culonx_error err;
+    memset(r, 0, sizeof *r);
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/megatron-22b.xml", NULL, 0, NULL, r, &err),
+                          CULONX_OK);
+    *c = malloc(sizeof **c), *a = malloc(sizeof **a), *b = malloc(sizeof **b);
+}
+
+/* 1 when a and b hold the same bits (p stages) */
+static int same_replay(const cx_replay *a, const cx_replay *b, int p)
+{
+    int ok = same(a->makespan_s, b->makespan_s);
+    for (int s = 0; s < p; s++)
+        ok &= same(a->free_s[s], b->free_s[s]) && same(a->last_end_s[s], b->last_end_s[s]) &&
+              same(a->last_item_s[s], b->last_item_s[s]) &&
+              same(a->peak_act_bytes[s], b->peak_act_bytes[s]);
+    return ok;
+}
+
 /* A workspace with the sweep's clocks gives, clock by clock, the bits of
  * one without (the batch stores only what the plain play gives). */
 static void test_batch_vs_single(void)
 {
     culonx_run r;
     culonx_error err;
-    memset(&r, 0, sizeof r);
-    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/megatron-22b.xml", NULL, 0, NULL, &r, &err),
-                          CULONX_OK);
-    cx_cost *c = malloc(sizeof *c);
-    cx_replay *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    cx_cost *c;
+    cx_replay *a, *b;
+    load_22b(&r, &c, &a, &b);
     CU_ASSERT_FATAL(c && a && b);
     double mhz[21];
     for (int k = 0; k < 21; k++)
@@ -325,12 +344,7 @@ static void test_batch_vs_single(void)
                     /* a shape the schedule refuses (ZB-V below 2p) */
                     if (cx_core_replay_ws(c, w1, b, &err) != CULONX_OK) break;
                     CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, wl, a, &err), CULONX_OK);
-                    int ok = same(a->makespan_s, b->makespan_s);
-                    for (int s = 0; s < p; s++)
-                        ok &= same(a->free_s[s], b->free_s[s]) &&
-                              same(a->last_end_s[s], b->last_end_s[s]) &&
-                              same(a->last_item_s[s], b->last_item_s[s]) &&
-                              same(a->peak_act_bytes[s], b->peak_act_bytes[s]);
+                    const int ok = same_replay(a, b, p);
                     checked++;
                     if (!ok && bad++ < 5)
                         printf("\n  schedule %d p %d m %d clock %g differs", (int)sch[is], p, m,
@@ -353,11 +367,9 @@ static void test_shapes_come_back(void)
 {
     culonx_run r;
     culonx_error err;
-    memset(&r, 0, sizeof r);
-    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/megatron-22b.xml", NULL, 0, NULL, &r, &err),
-                          CULONX_OK);
-    cx_cost *c = malloc(sizeof *c);
-    cx_replay *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    cx_cost *c;
+    cx_replay *a, *b;
+    load_22b(&r, &c, &a, &b);
     cx_replay_ws *wl = cx_core_replay_ws_new(), *w1 = cx_core_replay_ws_new();
     CU_ASSERT_FATAL(c && a && b && wl && w1);
     double mhz[21];
@@ -377,12 +389,7 @@ static void test_shapes_come_back(void)
                 CU_ASSERT_EQUAL_FATAL(cx_core_cost_build(&r, mhz[q], c, &err), CULONX_OK);
                 CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, w1, b, &err), CULONX_OK);
                 CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, wl, a, &err), CULONX_OK);
-                int ok = same(a->makespan_s, b->makespan_s);
-                for (int s = 0; s < c->p; s++)
-                    ok &= same(a->free_s[s], b->free_s[s]) &&
-                          same(a->last_end_s[s], b->last_end_s[s]) &&
-                          same(a->last_item_s[s], b->last_item_s[s]) &&
-                          same(a->peak_act_bytes[s], b->peak_act_bytes[s]);
+                const int ok = same_replay(a, b, c->p);
                 checked++;
                 if (!ok && bad++ < 5)
                     printf("\n  round %d shape %d clock %g differs", round, k, mhz[q]);
