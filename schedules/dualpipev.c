@@ -76,6 +76,9 @@ static int order(int p, int m, int v, int stage, cx_sched_item *out, int cap)
         fwd(&g, 0), bwd(&g, 1, 0), fwd(&g, 1), bwd(&g, 0, 0);
     for (i = 0; i < p - r - 1; i++)
         bwd(&g, 1, 0), fwd(&g, 1), bwd(&g, 0, 0);
+    /* no split B owed here (step 3 issued each W, 4-5 fused): the W search
+     * starts at step 6, not across the steady state */
+    g.whead = g.n;
     int zb = 0, s6 = r + 1;
     for (i = 0; i < s6; i++) {
         if (i == s6 / 2 && r % 2 == 1) zb = 1;

@@ -125,13 +125,18 @@ cx_sched_sim_status cx_sched_play_orders(cx_play *pl, const cx_sched_desc *d, in
         if (n < 0) return CX_SCHED_SIM_UNSUPPORTED;
         pl->len[s] = n;
         /* the ranges, without a branch per item (the closed form's replay
-         * generates millions of items per sweep) */
-        unsigned bad = 0;
-        for (int i = 0; i < n; i++)
-            bad |= (unsigned)(ord[i].chunk >= nch) |
-                   (unsigned)((uint32_t)ord[i].mb >= (uint32_t)m) |
-                   (unsigned)(ord[i].kind > CX_WORK_BW);
-        if (bad) return CX_SCHED_SIM_BAD_ORDER;
+         * generates millions of items per sweep): one OR a field, a value
+         * out of range setting the top bit (mb < 0 or mb >= m, chunk >=
+         * nch; unsigned, no overflow) or a kind bit above BW's */
+        uint32_t top = 0;
+        unsigned kinds = 0;
+        const uint32_t mlast = (uint32_t)m - 1u, clast = (uint32_t)nch - 1u;
+        for (int i = 0; i < n; i++) {
+            const uint32_t mb = (uint32_t)ord[i].mb;
+            top |= mb | (mlast - mb) | (clast - ord[i].chunk);
+            kinds |= ord[i].kind;
+        }
+        if ((top >> 31) || (kinds & ~(unsigned)CX_WORK_BW)) return CX_SCHED_SIM_BAD_ORDER;
         for (int i = 0; check && i < n; i++) {
             const cx_sched_item *it = &ord[i];
             size_t x = (size_t)it->mb * (size_t)nvs + (size_t)pl->vs_of[s * nch + it->chunk];

@@ -61,6 +61,17 @@ static void wgt(gen *g)
     put(g, CX_WORK_W, c, mb);
 }
 
+/* bwd then wgt where no W is owed before the B (phases 3-5): the W is the
+ * B's own, written without the search */
+static void bwd_wgt(gen *g, int c)
+{
+    const int mb = g->nb[c];
+    bwd(g, c);
+    g->whead = g->n; /* every B before is done */
+    g->owed--;
+    put(g, CX_WORK_W, c, mb);
+}
+
 static int order(int p, int m, int v, int stage, cx_sched_item *out, int cap)
 {
     (void)v;
@@ -71,12 +82,13 @@ static int order(int p, int m, int v, int stage, cx_sched_item *out, int cap)
         fwd(&g, 0);
     for (i = 0; i < r + 1; i++)
         fwd(&g, 0), fwd(&g, 1);
+    /* 3-5: each W right after its B, none owed before it */
     for (i = 0; i < p - r - 1; i++)
-        bwd(&g, 1), wgt(&g), fwd(&g, 1);
+        bwd_wgt(&g, 1), fwd(&g, 1);
     for (i = 0; i < m - 2 * p + r + 1; i++)
-        bwd(&g, 1), wgt(&g), fwd(&g, 0), bwd(&g, 0), wgt(&g), fwd(&g, 1);
+        bwd_wgt(&g, 1), fwd(&g, 0), bwd_wgt(&g, 0), fwd(&g, 1);
     for (i = 0; i < p - r - 1; i++)
-        bwd(&g, 1), wgt(&g), fwd(&g, 1), bwd(&g, 0), wgt(&g);
+        bwd_wgt(&g, 1), fwd(&g, 1), bwd_wgt(&g, 0);
     for (i = 0; i < r + 1; i++)
         bwd(&g, 1), bwd(&g, 0);
     for (i = 0; i < p - r - 1; i++)

@@ -74,6 +74,19 @@ static inline void draw_vsinfo(cx_replay_vsinfo *vi, int nvs, double scale, doub
         x->lastBW = x->dBW - r;
     }
 }
+
+#ifdef CX_CORE_REPLAY_H
+/* 1 if two replays of p stages have the same bits, times and peaks */
+static inline int same_replay(const cx_replay *a, const cx_replay *b, int p)
+{
+    int ok = same(a->makespan_s, b->makespan_s);
+    for (int s = 0; s < p; s++)
+        ok &= same(a->free_s[s], b->free_s[s]) && same(a->last_end_s[s], b->last_end_s[s]) &&
+              same(a->last_item_s[s], b->last_item_s[s]) &&
+              same(a->peak_act_bytes[s], b->peak_act_bytes[s]);
+    return ok;
+}
+#endif
 #endif
 
 #endif

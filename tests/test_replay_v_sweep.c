@@ -219,6 +219,53 @@ static void test_megatron(void)
     free(c), free(full), free(fo), free(mo);
 }
 
+/* A workspace that returns to shapes (the orders of the recent ones kept,
+ * core/eval/replay.c) gives the bits of a fresh one each call, clock lanes
+ * off and on: megatron-1t ZB-V and DualPipeV, p 4 and 8, m 2p + 1, 6p and
+ * 40p (with and without the virtual jump), visited three times with other
+ * durations (recompute none, selective, full). */
+static void test_recall(void)
+{
+    culonx_run r;
+    culonx_error err;
+    load_run(&r, "configs/megatron-1t.xml");
+    cx_cost *c = malloc(sizeof *c);
+    cx_replay *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    CU_ASSERT_FATAL(c && a && b);
+    const double mhz[3] = {810, 1110, 1410};
+    int checked = 0, bad = 0;
+    for (int lanes = 0; lanes < 2; lanes++) {
+        cx_replay_ws *ws = cx_core_replay_ws_new();
+        CU_ASSERT_FATAL(ws != NULL);
+        if (lanes) cx_core_replay_ws_set_clocks(ws, mhz, 3);
+        for (int round = 0; round < 3; round++)
+            for (int dual = 0; dual < 2; dual++)
+                for (int p = 4; p <= 8; p *= 2)
+                    for (int mm = 0; mm < 3; mm++) {
+                        r.exec.schedule = kind_of(dual);
+                        r.exec.recompute = (culonx_recompute)round;
+                        r.exec.pp = p;
+                        r.exec.global_batch = mm == 0 ? 2 * p + 1 : mm == 1 ? 6 * p : 40 * p;
+                        r.exec.gpus = culonx_execution_gpus(&r.exec);
+                        if (cx_core_cost_build(&r, mhz[2], c, &err) != CULONX_OK) continue;
+                        cx_replay_ws *fresh = cx_core_replay_ws_new();
+                        CU_ASSERT_FATAL(fresh != NULL);
+                        if (lanes) cx_core_replay_ws_set_clocks(fresh, mhz, 3);
+                        CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, ws, a, &err), CULONX_OK);
+                        CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, fresh, b, &err), CULONX_OK);
+                        cx_core_replay_ws_free(fresh);
+                        checked++, bad += !same_replay(a, b, p);
+                    }
+        /* every shape after the first round: from the kept orders */
+        printf("\n  lanes %d: %ld shapes recalled\n", lanes, cx_core_replay_ws_recalled(ws));
+        CU_ASSERT(cx_core_replay_ws_recalled(ws) >= 2 * 2 * 2 * 3);
+        cx_core_replay_ws_free(ws);
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(checked >= 60);
+    free(c), free(a), free(b);
+}
+
 /* The run form is not V-specific: GPipe, 1F1B, ZB-H1 and ZB-H2 orders
  * compress too (one run a phase) and the sweep answers them, exactly, for
  * m >= 2p + 3 (megatron-22b, p 2–32, m 3p–19p, random classes and P);
@@ -285,6 +332,7 @@ int main(void)
     CU_add_test(s, "dualpipev: sweep = full replay on any stage costs", test_dualpipev);
     CU_add_test(s, "zb-v/dualpipev: sweep = full replay on megatron-1t", test_megatron);
     CU_add_test(s, "gpipe, 1f1b, zb-h1/h2: the run form answers them too", test_other_schedules);
+    CU_add_test(s, "replay workspace: recalled orders = fresh, bit for bit", test_recall);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();

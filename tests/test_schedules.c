@@ -96,6 +96,9 @@ static int bad_order(int p, int m, int v, int stage, cx_sched_item *out, int cap
         out[0] = out[n - 1], out[n - 1] = x;
     }
     if (bad_kind == 2) out[0].mb = m; /* out of range */
+    if (bad_kind == 3) out[n - 1].mb = -1;
+    if (bad_kind == 4) out[n / 2].chunk = 1; /* 1F1B has one chunk */
+    if (bad_kind == 5) out[1].kind = CX_WORK_BW + 1;
     return n;
 }
 
@@ -112,6 +115,14 @@ static void test_simulator_guards(void)
     CU_ASSERT_EQUAL(cx_sched_simulate(&d, 3, 4, 1, 1, 1, 1, 0, &mk, NULL), CX_SCHED_SIM_BAD_ORDER);
     CU_ASSERT_EQUAL(cx_sched_simulate(&cx_sched_interleaved, 4, 2, 2, 1, 1, 1, 0, &mk, NULL),
                     CX_SCHED_SIM_UNSUPPORTED);
+    /* the range check of unchecked plays (no per-item counts) */
+    cx_play *pl = cx_sched_play_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    for (bad_kind = 2; bad_kind <= 5; bad_kind++)
+        CU_ASSERT_EQUAL(cx_sched_play_orders(pl, &d, 3, 6, 1, 0), CX_SCHED_SIM_BAD_ORDER);
+    bad_kind = 6; /* none */
+    CU_ASSERT_EQUAL(cx_sched_play_orders(pl, &d, 3, 6, 1, 0), CX_SCHED_SIM_OK);
+    cx_sched_play_free(pl);
 }
 
 /* Every schedule, many (p, m, v): complete, playable, busy = m(F+B+W). */

@@ -78,6 +78,10 @@ typedef cx_replay_vsinfo vsinfo;
  * class of each virtual stage */
 #define TIME_KEY (CX_COST_MAX_CLASSES * 7 + 1)
 #define MEM_KEY (CX_COST_MAX_CLASSES * 2)
+/* engines of other recent shapes kept (recall), and the bytes they may
+ * hold together */
+#define NRECENT 64
+#define RECENT_BYTES ((size_t)24 << 20)
 
 struct cx_replay_ws {
     /* the play engine, holding the orders of (sd, p, mr, v) for (sd, p, m, v):
@@ -129,6 +133,10 @@ struct cx_replay_ws {
     cx_replay_jlanes *jlanes;
     cx_zb_sweep_ws *zbs; /* replay_zb_sweep.c's scratch (lazily) */
     cx_v_sweep_ws *vsw;  /* replay_v_sweep.c's (lazily) */
+    /* the orders of other recent shapes (lazily), most recent first: a
+     * sweep returns to its shapes (recall) */
+    cx_play *recent[NRECENT];
+    long recalled; /* shapes found there */
 };
 
 cx_replay_ws *cx_core_replay_ws_new(void)
@@ -180,6 +188,8 @@ void cx_core_replay_ws_free(cx_replay_ws *ws)
     cx_core_replay_mem_free(ws->mem);
     cx_core_replay_lanes_free(ws->lanes);
     cx_core_replay_jlanes_free(ws->jlanes);
+    for (int i = 0; i < NRECENT; i++)
+        cx_sched_play_free(ws->recent[i]);
     free(ws);
 }
 
@@ -237,6 +247,39 @@ static culonx_status nomem(culonx_error *err)
     return cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "out of memory in schedule replay");
 }
 
+static size_t play_bytes(const cx_play *pl)
+{
+    return pl->items_cap * sizeof *pl->items + pl->cell_cap * sizeof *pl->cell + pl->cnt_cap;
+}
+
+/* Makes ws->pl an engine for the orders of (sd, p, mr, v): the recent one
+ * that holds them if any (then cx_sched_play_orders keeps them: no cost),
+ * else the least recent one (overwritten) or a new one; the engine left
+ * goes first in ws->recent, and those past RECENT_BYTES are freed. The
+ * orders are a function of the shape, so no bit changes. */
+static void recall(cx_replay_ws *ws, const cx_sched_desc *sd, int p, int mr, int v)
+{
+    int i = 0;
+    for (; i < NRECENT - 1; i++) {
+        const cx_play *q = ws->recent[i];
+        if (!q || (q->have_order && q->sd == sd && q->p == p && q->m == mr && q->v == v)) break;
+    }
+    cx_play *take = ws->recent[i];
+    if (take && take->have_order && take->sd == sd && take->p == p && take->m == mr && take->v == v)
+        ws->recalled++;
+    if (!take && !(take = cx_sched_play_new())) return; /* no memory: ws->pl overwritten */
+    memmove(ws->recent + 1, ws->recent, (size_t)i * sizeof *ws->recent);
+    ws->recent[0] = ws->pl;
+    ws->pl = take;
+    size_t bytes = 0;
+    for (int j = 0; j < NRECENT && ws->recent[j]; j++)
+        if ((bytes += play_bytes(ws->recent[j])) > RECENT_BYTES && j > 0) {
+            for (int k = j; k < NRECENT; k++)
+                cx_sched_play_free(ws->recent[k]), ws->recent[k] = NULL;
+            break;
+        }
+}
+
 /* Makes ws hold the orders of c's schedule and their facts. */
 /* The shape of c's replay (mr, the fast path's period and edge) held in
  * ws; the orders themselves (items) are built when read: the clock lanes
@@ -266,6 +309,9 @@ static culonx_status items(const cx_cost *c, cx_replay_ws *ws, culonx_error *err
     if (ws->have_items) return CULONX_OK;
     const int p = ws->p, v = ws->v, m = ws->m;
     const cx_sched_desc *sd = ws->sd;
+    const cx_play *pl = ws->pl;
+    if (!(pl->have_order && pl->sd == sd && pl->p == p && pl->m == ws->mr && pl->v == v))
+        recall(ws, sd, p, ws->mr, v);
     cx_sched_sim_status pst = cx_sched_play_orders(ws->pl, sd, p, ws->mr, v, 0);
     if (pst == CX_SCHED_SIM_UNSUPPORTED)
         return cx_core_fail(err, CULONX_EINPUT, c->run->path, 0,
@@ -683,6 +729,11 @@ int cx_core_replay_ws_fallback(const cx_replay_ws *ws)
 int cx_core_replay_ws_jumped(const cx_replay_ws *ws)
 {
     return ws->last_jump;
+}
+
+long cx_core_replay_ws_recalled(const cx_replay_ws *ws)
+{
+    return ws->recalled;
 }
 
 culonx_status cx_core_replay(const cx_cost *c, cx_replay *out, culonx_error *err)

@@ -85,6 +85,10 @@ int cx_core_replay_ws_fallback(const cx_replay_ws *ws);
 /* 1 if it came from the compiled program of all m microbatches jumping
  * over its periodic region (core/eval/replay_prog.c). */
 int cx_core_replay_ws_jumped(const cx_replay_ws *ws);
+/* How many times ws found a shape's orders among the recent engines it
+ * keeps instead of generating them again (a sweep returns to its shapes;
+ * the same bits either way). */
+long cx_core_replay_ws_recalled(const cx_replay_ws *ws);
 
 /* Same, with a temporary workspace. */
 culonx_status cx_core_replay(const cx_cost *c, cx_replay *out, culonx_error *err);
