@@ -294,17 +294,6 @@ static void load_22b(culonx_run *r, cx_cost **c, cx_replay **a, cx_replay **b)
     *c = malloc(sizeof **c), *a = malloc(sizeof **a), *b = malloc(sizeof **b);
 }
 
-/* 1 when a and b hold the same bits (p stages) */
-static int same_replay(const cx_replay *a, const cx_replay *b, int p)
-{
-    int ok = same(a->makespan_s, b->makespan_s);
-    for (int s = 0; s < p; s++)
-        ok &= same(a->free_s[s], b->free_s[s]) && same(a->last_end_s[s], b->last_end_s[s]) &&
-              same(a->last_item_s[s], b->last_item_s[s]) &&
-              same(a->peak_act_bytes[s], b->peak_act_bytes[s]);
-    return ok;
-}
-
 /* A workspace with the sweep's clocks gives, clock by clock, the bits of
  * one without (the batch stores only what the plain play gives). */
 static void test_batch_vs_single(void)

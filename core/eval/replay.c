@@ -617,6 +617,8 @@ static int play_lanes(const cx_cost *c, cx_replay_ws *ws, const cx_replay_memo_k
             pl = &hdr;
         else if (items(c, ws, NULL) != CULONX_OK)
             return 0; /* play_steady reports it */
+        else
+            pl = ws->pl; /* items may have recalled another engine */
     }
     const timing tm = durations(c, ws);
     int flags;
