@@ -121,6 +121,9 @@ hdr="gpu,benchmark,kernel,input,core_mhz,mem_mhz,time_ms,power_w,sm_active,sm_oc
 printf '\xef\xbb\xbf%s\r\n"V100","cache,bench","k ""x""",in,1380,877,1.5,200,0.5,0.5,0.1,0,0.2,0,0\r\n' "$hdr" > "$tmp/bom.csv"
 "$exe" dvfs-predict --power configs/power/v100.xml --profile "$tmp/bom.csv" --format csv > "$tmp/x" 2>&1 \
   && grep -qF 'V100,"cache,bench","k ""x""",in,' "$tmp/x" || { echo "FAIL: BOM/CRLF/quoted CSV: $(head -3 "$tmp/x")"; fail=1; }
+# a byte-order mark followed by blanks only: an empty header, not a read past the line (fuzz find)
+printf '\xef\xbb\xbf\t\t\n' > "$tmp/bomtab.csv"
+expect 1 "bomtab.csv:1: error: header lacks column 'gpu'" "$exe" dvfs-predict --power configs/power/v100.xml --profile "$tmp/bomtab.csv"
 printf '%s\nV100,"cache,1,2,3,4,5,6,7,8,9,10,11,12,13,14\n' "$hdr" > "$tmp/q.csv"
 expect 1 "q.csv:2: error: malformed quoting" "$exe" dvfs-predict --power configs/power/v100.xml --profile "$tmp/q.csv"
 expect 2 "did you mean '--format'" "$exe" estimate $run --formt json

@@ -97,7 +97,11 @@ static int split_fields(char *s, char **f, int max, char *buf, size_t cap)
     csv_free(&p);
     if (bad) return -1;
     if (r.overflow) return max + 1;
-    if (r.n == 0) f[r.n++] = buf + r.used; /* an empty line is one empty field */
+    if (r.n == 0) { /* an empty line (e.g. a byte-order mark alone) is one empty field */
+        if (r.used >= cap) return max + 1;
+        buf[r.used] = '\0';
+        f[r.n++] = buf + r.used;
+    }
     return r.n;
 }
 
