@@ -4,20 +4,15 @@
  * (cx_core_replay_prog_run_plain, core/eval/replay_prog.c), bit for bit:
  * every registered schedule with a steady state, p in {2, 3, 4, 8, 16}, v
  * in {1, 2, 4} (the schedule's own where it fixes it), m from p to 13 p,
- * 1 to 40 lanes per call (passes of 16 and 8 lanes, partial ones), each lane's durations drawn at
- * random per virtual stage (F, B, BW, W and the DP windows; first and last virtual stages of their
- * own scale, one stage in four off, zero W on some) and its own p2p time
- * (zero on some lanes): makespan, and per stage last end, last item and
- * free time must be the same doubles, on every vector width the CPU has
- * (SSE2, AVX2, AVX-512); the plain play of the program compiled renamed
- * (what plain plays and lanes run) must also give the bits of the one in
- * cell slots (the jump's form, jump off). Then the batch through the
- * workspace (cx_core_replay_ws with the clocks set, a real megatron-22b
- * cost priced at every clock, three recompute modes on the same orders):
- * each clock's result must be the bits of a workspace without clocks (no
- * lanes), on shapes with and without the virtual jump. Last, the compile's
- * period skip (replay_compile.c): the programs with and without it, renamed
- * and in cell slots, byte for byte.
+ * 1 to 40 lanes per call (passes of 24, 16, 8 and 4 lanes, partial ones), each lane's durations
+ * drawn at random per virtual stage (F, B, BW, W and the DP windows; first and last virtual stages
+ * of their own scale, one stage in four off, zero W on some) and its own p2p time (zero on some
+ * lanes): makespan, and per stage last end, last item and free time must be the same doubles, on
+ * every vector width the CPU has (SSE2, AVX2, AVX-512); the plain play of the program compiled
+ * renamed (what plain plays and lanes run) must also give the bits of the one in cell slots (the
+ * jump's form, jump off). (The batch through the workspace, with the clocks set:
+ * tests/test_replay_clocks.c.) Last, the compile's period skip (replay_compile.c): the programs
+ * with and without it, renamed and in cell slots, byte for byte.
  */
 #include "core/eval/replay.h"
 #include "core/eval/replay_lanes.h"
@@ -284,124 +279,14 @@ static void test_held_same_program(void)
     free(vi);
 }
 
-/* megatron-22b loaded into r; a cost and two results allocated */
-static void load_22b(culonx_run *r, cx_cost **c, cx_replay **a, cx_replay **b)
-{
-    culonx_error err;
-    memset(r, 0, sizeof *r);
-    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/megatron-22b.xml", NULL, 0, NULL, r, &err),
-                          CULONX_OK);
-    *c = malloc(sizeof **c), *a = malloc(sizeof **a), *b = malloc(sizeof **b);
-}
-
-/* A workspace with the sweep's clocks gives, clock by clock, the bits of
- * one without (the batch stores only what the plain play gives). */
-static void test_batch_vs_single(void)
-{
-    culonx_run r;
-    culonx_error err;
-    cx_cost *c;
-    cx_replay *a, *b;
-    load_22b(&r, &c, &a, &b);
-    CU_ASSERT_FATAL(c && a && b);
-    double mhz[21];
-    for (int k = 0; k < 21; k++)
-        mhz[k] = 210 + 60 * k;
-    static const culonx_schedule sch[] = {CULONX_SCHED_ZB_H1, CULONX_SCHED_ZB_V,
-                                          CULONX_SCHED_INTERLEAVED, CULONX_SCHED_DUALPIPE_V,
-                                          CULONX_SCHED_ZB_H2};
-    int checked = 0, bad = 0;
-    for (int is = 0; is < 5; is++)
-        for (int p = 2; p <= 8; p *= 2)
-            for (int mm = 1; mm <= 3; mm++) {
-                /* m = 2p + 1, 6 p, 40 p: with and without the virtual jump */
-                const int m = mm == 1 ? 2 * p + 1 : mm == 2 ? 6 * p : 40 * p;
-                r.exec.schedule = sch[is];
-                r.exec.tp = 8, r.exec.dp = 1, r.exec.microbatch = 1, r.exec.pp = p;
-                r.exec.vp = sch[is] == CULONX_SCHED_INTERLEAVED ? 2 : 1;
-                r.exec.global_batch = m;
-                r.exec.gpus = culonx_execution_gpus(&r.exec);
-                cx_replay_ws *wl = cx_core_replay_ws_new(), *w1 = cx_core_replay_ws_new();
-                CU_ASSERT_FATAL(wl && w1);
-                cx_core_replay_ws_set_clocks(wl, mhz, 21);
-                /* the recompute modes: other durations on the same orders
-                 * (the second and third miss with the program compiled:
-                 * every clock in lanes) */
-                for (int k = 0; k < 3 * 21; k++) {
-                    r.exec.recompute = (culonx_recompute)(k / 21);
-                    if (cx_core_cost_build(&r, mhz[k % 21], c, &err) != CULONX_OK) break;
-                    /* a shape the schedule refuses (ZB-V below 2p) */
-                    if (cx_core_replay_ws(c, w1, b, &err) != CULONX_OK) break;
-                    CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, wl, a, &err), CULONX_OK);
-                    const int ok = same_replay(a, b, p);
-                    checked++;
-                    if (!ok && bad++ < 5)
-                        printf("\n  schedule %d p %d m %d clock %g differs", (int)sch[is], p, m,
-                               mhz[k % 21]);
-                }
-                cx_core_replay_ws_free(wl);
-                cx_core_replay_ws_free(w1);
-            }
-    printf("\n  %d clock results checked\n", checked);
-    CU_ASSERT_EQUAL(bad, 0);
-    CU_ASSERT(checked > 1500);
-    free(c), free(a), free(b);
-}
-
-/* One lanes workspace coming back to shapes (ZB-H1 / ZB-H2, p 4 and 8,
- * alternated, other durations each time: the memo misses): the lanes run
- * the cached program without the orders rebuilt (replay.c, play_lanes),
- * clock by clock the bits of a plain workspace's replay. */
-static void test_shapes_come_back(void)
-{
-    culonx_run r;
-    culonx_error err;
-    cx_cost *c;
-    cx_replay *a, *b;
-    load_22b(&r, &c, &a, &b);
-    cx_replay_ws *wl = cx_core_replay_ws_new(), *w1 = cx_core_replay_ws_new();
-    CU_ASSERT_FATAL(c && a && b && wl && w1);
-    double mhz[21];
-    for (int k = 0; k < 21; k++)
-        mhz[k] = 210 + 60 * k;
-    cx_core_replay_ws_set_clocks(wl, mhz, 21);
-    static const int shapes[][2] = {{4, 9}, {8, 20}, {4, 13}, {8, 17}};
-    int checked = 0, bad = 0;
-    for (int round = 0; round < 3; round++)
-        for (int k = 0; k < 8; k++) {
-            r.exec.schedule = k % 2 ? CULONX_SCHED_ZB_H2 : CULONX_SCHED_ZB_H1;
-            r.exec.recompute = (culonx_recompute)round;
-            r.exec.tp = 8, r.exec.dp = 1, r.exec.microbatch = 1, r.exec.vp = 1;
-            r.exec.pp = shapes[k / 2][0], r.exec.global_batch = shapes[k / 2][1];
-            r.exec.gpus = culonx_execution_gpus(&r.exec);
-            for (int q = 0; q < 21; q++) {
-                CU_ASSERT_EQUAL_FATAL(cx_core_cost_build(&r, mhz[q], c, &err), CULONX_OK);
-                CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, w1, b, &err), CULONX_OK);
-                CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, wl, a, &err), CULONX_OK);
-                const int ok = same_replay(a, b, c->p);
-                checked++;
-                if (!ok && bad++ < 5)
-                    printf("\n  round %d shape %d clock %g differs", round, k, mhz[q]);
-            }
-        }
-    printf("\n  %d clock results checked\n", checked);
-    CU_ASSERT_EQUAL(bad, 0);
-    CU_ASSERT_EQUAL(checked, 3 * 8 * 21);
-    cx_core_replay_ws_free(wl);
-    cx_core_replay_ws_free(w1);
-    free(c), free(a), free(b);
-}
-
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 2;
     CU_pSuite s = CU_add_suite("replay_lanes", NULL, NULL);
     CU_add_test(s, "lanes = scalar plain play, bit for bit", test_lanes_vs_plain);
-    CU_add_test(s, "workspace batch = single replays, bit for bit", test_batch_vs_single);
     CU_add_test(s, "renamed compile with period skip = without, byte for byte",
                 test_skip_same_program);
     CU_add_test(s, "program cache = fresh compile, byte for byte", test_held_same_program);
-    CU_add_test(s, "shapes come back: cached program, no orders, same bits", test_shapes_come_back);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();

@@ -472,6 +472,7 @@ static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, 
     const culonx_model *md = &run->model;
     const culonx_execution *ex = &run->exec;
     c->gen = atomic_fetch_add(&build_gen, 1) + 1;
+    c->curve = c->gen;
     /* a new shape: nothing kept */
     c->nkeep_dp = c->keep_dp_next = c->nkeep_mem = c->keep_mem_next = c->keep_mem_last = 0;
     c->run = run;
@@ -668,6 +669,7 @@ void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c)
 void cx_core_cost_reexec(const culonx_run *run, double clock_mhz, cx_cost *c, int mem_only)
 {
     reprice_start(run, clock_mhz, c);
+    c->curve = c->gen; /* other op prices: another curve */
     /* other bytes (recompute, ZeRO, offload): nothing kept */
     c->nkeep_dp = c->keep_dp_next = c->nkeep_mem = c->keep_mem_next = c->keep_mem_last = 0;
     cx_core_shard_init(c);

@@ -172,7 +172,11 @@ typedef struct {
     /* 0: a memory-only build (cx_core_cost_build_mem): shape, parameters
      * and bytes exact, times and energies not priced */
     int priced;
-    uint64_t gen;      /* unique to the last build or reprice into this cost */
+    uint64_t gen; /* unique to the last build or reprice into this cost */
+    /* the build's number (gen of the last build or re-execution, kept by a
+     * reprice): every clock's costs of one curve come from the same kept
+     * op parts (the replay at every clock at once, replay_clocks.c) */
+    uint64_t curve;
     culonx_system sys; /* with perf defaults filled */
     const cx_sched_desc *sched;
     cx_layout layout; /* degrees, strides, groups (core/layout/layout.h) */

@@ -13,6 +13,9 @@
  *   stream, serialised there: the output token is max(end, PP free) + p2p,
  *   and the stage's next compute waits for it unless the schedule overlaps
  *   p2p.
+ * Long file: the workspace's paths (formula, sweeps, memo, lanes, the
+ * clock batch, the steady play) share the workspace, which no other file
+ * reads.
  * Activation memory (allocated at F, freed after W or BW, a recompute's
  * transient bytes held during B) follows each stage's order alone, so its
  * per-stage peak is computed apart from the times: from the orders'
@@ -50,11 +53,17 @@
  * memory results keyed by the bit patterns of their inputs, so repeated
  * calls allocate nothing and calls that differ only in what the replay does
  * not read (DP settings) are answered from the memo with identical results.
+ * Every clock of a sweep at once (play_clocks): on a memo miss of a cost
+ * whose sweep set its clocks, the cost's curve is priced at all of them
+ * and replayed at a few (replay_clocks.c: certified segments, the rest
+ * interpolated), each played as above (formula, sweeps, lanes, the steady
+ * play), every result into the memo under the curve.
  * See core/README.md, "Closed form" (replayed schedules).
  */
 #include "core/base/base.h"
 #include "core/eval/replay.h"
 #include "core/eval/cost_key.h"
+#include "core/eval/replay_clocks.h"
 #include "core/eval/replay_formula.h"
 #include "core/eval/replay_formula_v.h"
 #include "core/eval/replay_formula_zb.h"
@@ -131,6 +140,18 @@ struct cx_replay_ws {
      * jump replay_jlanes.c) */
     cx_replay_lanes *lanes;
     cx_replay_jlanes *jlanes;
+    /* the replay at every clock of the sweep from a few of them
+     * (replay_clocks.c; lazily): the clocks in ascending order, once each,
+     * a copy of the cost priced at each, their time keys, durations and
+     * p2p times, and a result's scratch */
+    cx_replay_clocks *clocks;
+    double bclk[CX_REPLAY_LANES_MAX_CLOCKS];
+    int nb;
+    cx_cost *bcost;
+    double *bkeys, *bp2p;
+    vsinfo *bvi;
+    size_t bkeys_cap, bvi_cap;
+    cx_replay *btmp;
     cx_zb_sweep_ws *zbs; /* replay_zb_sweep.c's scratch (lazily) */
     cx_v_sweep_ws *vsw;  /* replay_v_sweep.c's (lazily) */
     /* the orders of other recent shapes (lazily), most recent first: a
@@ -188,15 +209,31 @@ void cx_core_replay_ws_free(cx_replay_ws *ws)
     cx_core_replay_mem_free(ws->mem);
     cx_core_replay_lanes_free(ws->lanes);
     cx_core_replay_jlanes_free(ws->jlanes);
+    cx_core_replay_clocks_free(ws->clocks);
+    free(ws->bcost), free(ws->bkeys), free(ws->bp2p), free(ws->bvi), free(ws->btmp);
     for (int i = 0; i < NRECENT; i++)
         cx_sched_play_free(ws->recent[i]);
     free(ws);
 }
 
+static int by_mhz(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
 void cx_core_replay_ws_set_clocks(cx_replay_ws *ws, const double *mhz, int n)
 {
-    if (ws) cx_core_replay_lanes_set_clocks(ws->lanes, mhz, n);
-    if (ws) cx_core_replay_jlanes_set_clocks(ws->jlanes, mhz, n);
+    if (!ws) return;
+    cx_core_replay_lanes_set_clocks(ws->lanes, mhz, n);
+    cx_core_replay_jlanes_set_clocks(ws->jlanes, mhz, n);
+    ws->nb = 0;
+    if (n < 3 || n > CX_REPLAY_LANES_MAX_CLOCKS) return; /* no segment inside: none */
+    memcpy(ws->bclk, mhz, (size_t)n * sizeof *mhz);
+    qsort(ws->bclk, (size_t)n, sizeof *ws->bclk, by_mhz);
+    for (int i = 0; i < n; i++)
+        if (ws->nb == 0 || ws->bclk[i] != ws->bclk[ws->nb - 1]) ws->bclk[ws->nb++] = ws->bclk[i];
+    if (ws->nb < 3) ws->nb = 0;
 }
 
 cx_cost_key *cx_core_replay_ws_key(cx_replay_ws *ws)
@@ -601,30 +638,188 @@ static culonx_status play_steady(const cx_cost *c, cx_replay_ws *ws, cx_replay *
     return CULONX_OK;
 }
 
+/* ZB-H1 / ZB-H2 swept in O(p) (replay_zb_sweep.c), no orders; ZB-V /
+ * DualPipeV: their orders' runs swept (replay_v_sweep.c), the same way,
+ * where measured cheaper than the play. 1 answered. */
+static int sweep_times(const cx_cost *c, cx_replay_ws *ws, int lanes, cx_replay *out)
+{
+    if (full_replay || (int64_t)c->m * c->p * c->v * 3 > CX_MAX_SCHEDULE_ITEMS) return 0;
+    if (cx_core_replay_zb_sweep_pays(c) && (ws->zbs || (ws->zbs = cx_core_zb_sweep_ws_new())) &&
+        cx_core_replay_zb_times(c, ws->zbs, out))
+        return 1;
+    return cx_core_replay_v_sweep_pays(c, lanes) &&
+           (ws->vsw || (ws->vsw = cx_core_v_sweep_ws_new())) &&
+           cx_core_replay_v_sweep(c, ws->vsw, out);
+}
+
+/* The orders of ws's shape ready for the clock lanes: the program held or
+ * in the cache (the lanes read only the shape, hdr: the orders are not
+ * built), else built and compiled; NULL when they cannot run. */
+static cx_play *lanes_ready(const cx_cost *c, cx_replay_ws *ws, cx_play *hdr)
+{
+    cx_play *pl = ws->pl;
+    if (!ws->have_items) {
+        memset(hdr, 0, sizeof *hdr);
+        hdr->sd = ws->sd, hdr->p = ws->p, hdr->m = ws->mr, hdr->v = hdr->nch = ws->v;
+        hdr->nvs = ws->p * ws->v, hdr->have_order = 1;
+        if (cx_core_replay_prog_ready(ws->prog, hdr))
+            pl = hdr;
+        else if (items(c, ws, NULL) != CULONX_OK)
+            return NULL; /* play_steady reports it */
+        else
+            pl = ws->pl; /* items may have recalled another engine */
+    }
+    const timing tm = durations(c, ws);
+    return cx_core_replay_prog_compile(ws->prog, pl, &tm) == CX_SCHED_SIM_OK ? pl : NULL;
+}
+
 /* The replay of c's shape at every clock of the sweep at once, the
  * program compiled first if need be (clock lanes, replay_lanes.c), into the
  * memo; 1 and out filled from there, else 0 (play it). */
 static int play_lanes(const cx_cost *c, cx_replay_ws *ws, const cx_replay_memo_key *mk,
                       cx_replay *out)
 {
-    /* the program held or in the cache: the lanes read only the shape
-     * (hdr), the orders are not built; else built and compiled */
-    cx_play hdr = {0}, *pl = ws->pl;
-    if (!ws->have_items) {
-        hdr.sd = ws->sd, hdr.p = ws->p, hdr.m = ws->mr, hdr.v = hdr.nch = ws->v;
-        hdr.nvs = ws->p * ws->v, hdr.have_order = 1;
-        if (cx_core_replay_prog_ready(ws->prog, &hdr))
-            pl = &hdr;
-        else if (items(c, ws, NULL) != CULONX_OK)
-            return 0; /* play_steady reports it */
-        else
-            pl = ws->pl; /* items may have recalled another engine */
-    }
-    const timing tm = durations(c, ws);
+    cx_play hdr;
+    const cx_play *pl = lanes_ready(c, ws, &hdr);
     int flags;
-    return cx_core_replay_prog_compile(ws->prog, pl, &tm) == CX_SCHED_SIM_OK &&
-           cx_core_replay_lanes_batch(ws->lanes, c, pl, ws->prog, ws->memo, mk) &&
+    return pl && cx_core_replay_lanes_batch(ws->lanes, c, pl, ws->prog, ws->memo, mk) &&
            cx_core_replay_memo_get(ws->memo, mk, out, &flags);
+}
+
+/* A batch of play_clocks: the cost, the clock of c in ws->bclk, the orders
+ * ready for lanes (NULL: each clock played alone), the clock bcost is
+ * priced at (-1 none) and the first failure. */
+typedef struct {
+    const cx_cost *c;
+    cx_replay_ws *ws;
+    const cx_play *pl;
+    int ic, priced, lanes_tried;
+    culonx_status st;
+    culonx_error *err;
+    cx_play hdr;
+} clocks_ctx;
+
+/* bcost priced at clock i of the batch (c itself at its own) */
+static const cx_cost *priced_at(clocks_ctx *cx, int i)
+{
+    if (i == cx->ic) return cx->c;
+    if (cx->priced != i) cx_core_cost_reprice(cx->c->run, cx->ws->bclk[i], cx->ws->bcost);
+    cx->priced = i;
+    return cx->ws->bcost;
+}
+
+/* The points idx[0 .. n) of a batch: each by the exact formula or a sweep
+ * where they answer, the rest played, in clock lanes where the plain
+ * program runs, else each alone, on the virtual jump the others of the
+ * round in lanes taking the first one's jump (replay_jlanes.c). Each
+ * result has the bits of its own play (or formula, or sweep). */
+static int eval_clocks(void *vctx, const int *idx, int n, double *rows, int stride, int *wide)
+{
+    clocks_ctx *cx = vctx;
+    cx_replay_ws *ws = cx->ws;
+    const cx_cost *c = cx->c;
+    const size_t nkey = 7 * (size_t)c->nclass + 1;
+    const int lanes = cx_core_replay_lanes_on(ws->lanes);
+    int rest[CX_REPLAY_LANES_MAX_CLOCKS], done[CX_REPLAY_LANES_MAX_CLOCKS], nr = 0;
+    for (int j = 0; j < n; j++) {
+        const int i = idx[j];
+        const cx_cost *x = priced_at(cx, i);
+        if ((formula_tried(x) &&
+             formula_times(x, ws, ws->bkeys + (size_t)i * nkey, nkey, ws->btmp)) ||
+            sweep_times(x, ws, lanes, ws->btmp))
+            cx_core_replay_row_pack(ws->btmp, c->p, rows + (size_t)i * (size_t)stride);
+        else
+            rest[nr++] = i;
+    }
+    if (nr == 0) return 0;
+    if (ws->mr == ws->m && lanes) {
+        if (!cx->lanes_tried) cx->lanes_tried = 1, cx->pl = lanes_ready(c, ws, &cx->hdr);
+        if (cx->pl && !cx_core_replay_lanes_rows(ws->lanes, c, cx->pl, ws->prog, nr, rest, ws->bvi,
+                                                 ws->bp2p, rows, stride)) {
+            *wide = 1;
+            return 0;
+        }
+    }
+    for (int j = 0; j < nr; j++)
+        done[j] = 0;
+    for (int j = 0; j < nr; j++) {
+        if (done[j]) continue;
+        const int i = rest[j];
+        ws->last_fast = ws->last_back = 0;
+        cx->st = play_steady(priced_at(cx, i), ws, ws->btmp, cx->err);
+        if (cx->st != CULONX_OK) return 1;
+        cx_core_replay_row_pack(ws->btmp, c->p, rows + (size_t)i * (size_t)stride);
+        done[j] = 1;
+        if (j == 0 && nr > 1 && ws->last_fast && !ws->last_back && ws->mr < ws->m && lanes &&
+            !cx_core_replay_jlanes_rows(ws->jlanes, c, ws->pl, ws->prog,
+                                        (ws->m - ws->mr) / ws->period, nr - 1, rest + 1, ws->bvi,
+                                        ws->bp2p, rows, stride, done + 1))
+            *wide = 1;
+    }
+    return 0;
+}
+
+/* The replay of c's curve (cx_cost.curve) at every clock of the sweep
+ * (ws->bclk) from a few of them (replay_clocks.c), each result into the
+ * memo under the curve: c's own clock must be one of them, priced to the
+ * same key (else 0, nothing done). Every clock is priced again on a copy
+ * of c, so the results depend on the curve and the clocks only, never on
+ * the clock that asked. 1 with out filled (*st the status). */
+static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, size_t nkey,
+                       const cx_replay_memo_key *mk, cx_replay *out, culonx_status *st,
+                       culonx_error *err)
+{
+    *st = CULONX_OK;
+    const int n = ws->nb, nc = c->nclass;
+    if (nkey != 7 * (size_t)nc + 1 || nc < 1 || nc > CX_COST_MAX_CLASSES) return 0;
+    if (!ws->clocks && !(ws->clocks = cx_core_replay_clocks_new())) return 0;
+    if (!ws->bcost && !(ws->bcost = malloc(sizeof *ws->bcost))) return 0;
+    if (!ws->btmp && !(ws->btmp = malloc(sizeof *ws->btmp))) return 0;
+    if (!ws->bp2p && !(ws->bp2p = malloc(CX_REPLAY_LANES_MAX_CLOCKS * sizeof *ws->bp2p))) return 0;
+    if ((size_t)n * nkey > ws->bkeys_cap) {
+        free(ws->bkeys);
+        ws->bkeys_cap = 0;
+        if (!(ws->bkeys = malloc((size_t)n * nkey * sizeof *ws->bkeys))) return 0;
+        ws->bkeys_cap = (size_t)n * nkey;
+    }
+    if ((size_t)n * (size_t)nc > ws->bvi_cap) {
+        free(ws->bvi);
+        ws->bvi_cap = 0;
+        if (!(ws->bvi = malloc((size_t)n * (size_t)nc * sizeof *ws->bvi))) return 0;
+        ws->bvi_cap = (size_t)n * (size_t)nc;
+    }
+    cx_core_cost_copy(ws->bcost, c);
+    int ic = -1;
+    for (int i = 0; i < n; i++) {
+        double *ki = ws->bkeys + (size_t)i * nkey;
+        cx_core_cost_reprice(c->run, ws->bclk[i], ws->bcost);
+        if ((size_t)cx_replay_time_key(ws->bcost, ki) != nkey) return 0;
+        if (ws->bclk[i] == c->clock_mhz) {
+            if (memcmp(ki, key, nkey * sizeof *key) != 0) return 0;
+            ic = i;
+        }
+        for (int k = 0; k < nc; k++)
+            cx_replay_vsinfo_of(&ws->bcost->cls[k], ws->bvi + (size_t)i * (size_t)nc + (size_t)k);
+        ws->bp2p[i] = ws->bcost->p2p_s;
+    }
+    if (ic < 0) return 0;
+    clocks_ctx cx = {c, ws, NULL, ic, n - 1, 0, CULONX_OK, err, {0}};
+    double *rows;
+    const int got = cx_core_replay_clocks_run(ws->clocks, n, (int)nkey, ws->bkeys, c->p,
+                                              eval_clocks, &cx, &rows);
+    if (got < 0) {
+        *st = cx.st;
+        return cx.st != CULONX_OK;
+    }
+    const int len = cx_replay_row_len(c->p);
+    for (int i = 0; i < n; i++) {
+        cx_replay_memo_key k = *mk;
+        k.key = ws->bkeys + (size_t)i * nkey;
+        cx_core_replay_row_unpack(rows + (size_t)i * (size_t)len, c->p, ws->btmp);
+        cx_core_replay_memo_put(ws->memo, &k, ws->btmp, 0);
+    }
+    cx_core_replay_row_unpack(rows + (size_t)ic * (size_t)len, c->p, out);
+    return 1;
 }
 
 culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
@@ -647,21 +842,23 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
         ws->last_formula = 1;
         return CULONX_OK;
     }
-    /* ZB-H1 / ZB-H2 swept in O(p) (replay_zb_sweep.c), no orders: a
-     * function of the inputs only; peaks by closed form, else the scan */
-    if (!full_replay && (int64_t)c->m * c->p * c->v * 3 <= CX_MAX_SCHEDULE_ITEMS &&
-        cx_core_replay_zb_sweep_pays(c) && (ws->zbs || (ws->zbs = cx_core_zb_sweep_ws_new())) &&
-        cx_core_replay_zb_times(c, ws->zbs, out)) {
-        ws->last_fast = ws->last_jump = ws->last_back = 0;
-        ws->last_formula = 1;
-        return cx_core_replay_memory(c, ws, out->peak_act_bytes, err);
+    /* every clock of a sweep from a few of them (replay_clocks.c) */
+    if (!full_replay && ws->nb >= 3 && c->curve != 0) {
+        culonx_status st = shape_of(c, ws, err);
+        if (st != CULONX_OK) return st;
+        cx_replay_memo_key mk = {ws->sd, ws->p,     ws->m,       ws->v,   jump_ratio << 1,
+                                 key,    (int)nkey, c->vs_class, c->curve};
+        int flags;
+        if (cx_core_replay_memo_get(ws->memo, &mk, out, &flags) ||
+            play_clocks(c, ws, key, nkey, &mk, out, &st, err)) {
+            if (st != CULONX_OK) return st;
+            ws->last_fast = ws->last_jump = ws->last_back = ws->last_formula = 0;
+            return cx_core_replay_memory(c, ws, out->peak_act_bytes, err);
+        }
     }
-    /* ZB-V / DualPipeV: their orders' runs swept (replay_v_sweep.c), the
-     * same way */
-    if (!full_replay && (int64_t)c->m * c->p * c->v * 3 <= CX_MAX_SCHEDULE_ITEMS &&
-        cx_core_replay_v_sweep_pays(c, cx_core_replay_lanes_on(ws->lanes)) &&
-        (ws->vsw || (ws->vsw = cx_core_v_sweep_ws_new())) &&
-        cx_core_replay_v_sweep(c, ws->vsw, out)) {
+    /* ZB-H1 / ZB-H2 and ZB-V / DualPipeV swept in O(p) where that pays: a
+     * function of the inputs only; peaks by closed form, else the scan */
+    if (sweep_times(c, ws, cx_core_replay_lanes_on(ws->lanes), out)) {
         ws->last_fast = ws->last_jump = ws->last_back = 0;
         ws->last_formula = 1;
         return cx_core_replay_memory(c, ws, out->peak_act_bytes, err);
@@ -677,8 +874,8 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
          * (replay_formula.c), else a recent play of the same inputs (same
          * bits), else play and remember */
         cx_replay_memo_key mk = {
-            ws->sd, ws->p,     ws->m,      ws->v, full_replay | jump_ratio << 1,
-            key,    (int)nkey, c->vs_class};
+            ws->sd, ws->p,     ws->m,       ws->v, full_replay | jump_ratio << 1,
+            key,    (int)nkey, c->vs_class, 0};
         int flags;
         /* no virtual jump: the plain program, which the clock lanes run for
          * every clock of the sweep at once (replay_lanes.c), the same bits */

@@ -33,6 +33,7 @@
  * See core/README.md, "Closed form" (Clock lanes on the virtual jump).
  */
 #include "core/eval/replay_jlanes.h"
+#include "core/eval/replay_clocks.h"
 #include "core/eval/replay_formula.h"
 #include "core/eval/replay_lanes.h"
 #include "core/eval/replay_prog_int.h"
@@ -495,6 +496,38 @@ int cx_core_replay_jlanes_run(cx_replay_jlanes *jl, const cx_play *pl, cx_replay
             if (jl->done[j]) emit(jl, pr, pl->p, j, jl->ident, vi[l0 + j], &out[l0 + j]);
         }
     }
+    return 0;
+}
+
+int cx_core_replay_jlanes_rows(cx_replay_jlanes *jl, const cx_cost *c, const cx_play *pl,
+                               cx_replay_prog *pr, int64_t extra, int n, const int *idx,
+                               const cx_replay_vsinfo *vi, const double *p2p, double *rows,
+                               int stride, int *done)
+{
+    if (!jl || !usable(pr, pl) || extra < 1 || c->nclass < 1 || c->nclass > CX_COST_MAX_CLASSES ||
+        pl->nvs != c->p * c->v)
+        return -1;
+    const cx_replay_vsinfo *vp[VW];
+    double pp[VW];
+    uint16_t cls[CX_COST_MAX_VSTAGES];
+    for (int vs = 0; vs < pl->nvs; vs++)
+        cls[vs] = (uint16_t)c->vs_class[vs];
+    for (int l0 = 0; l0 < n; l0 += VW) {
+        const int np = n - l0 < VW ? n - l0 : VW;
+        for (int j = 0; j < np; j++) {
+            vp[j] = vi + (size_t)idx[l0 + j] * (size_t)c->nclass;
+            pp[j] = p2p[idx[l0 + j]];
+        }
+        if (setup(jl, pr, pl->p, pl->nvs, np, c->nclass, cls, vp, pp)) return -1;
+        drive(jl, pr, pl->p, np, extra, c->sched->p2p_overlap);
+        for (int j = 0; j < np; j++) {
+            done[l0 + j] = jl->done[j];
+            if (!jl->done[j]) continue;
+            emit(jl, pr, pl->p, j, cls, vp[j], jl->res);
+            cx_core_replay_row_pack(jl->res, c->p, rows + (size_t)idx[l0 + j] * (size_t)stride);
+        }
+    }
+    __atomic_fetch_add(&n_played, n, __ATOMIC_RELAXED);
     return 0;
 }
 

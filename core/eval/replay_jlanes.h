@@ -47,6 +47,14 @@ int cx_core_replay_jlanes_run(cx_replay_jlanes *jl, const cx_play *pl, cx_replay
                               int64_t extra, int n, const cx_replay_vsinfo *const *vi,
                               const double *p2p, int overlap, cx_replay *out, int *done);
 
+/* The same for the n duration sets idx[0 .. n) of a list (set i: per
+ * class vi[i * c->nclass ...], p2p time p2p[i]) of c's shape: done[j] = 1
+ * and the result packed (replay_clocks.h) into rows + idx[j] * stride, or
+ * done[j] = 0 (the scalar play's). -1 as cx_core_replay_jlanes_run. */
+int cx_core_replay_jlanes_rows(cx_replay_jlanes *jl, const cx_cost *c, const cx_play *pl,
+                               cx_replay_prog *pr, int64_t extra, int n, const int *idx,
+                               const cx_replay_vsinfo *vi, const double *p2p, double *rows,
+                               int stride, int *done);
 /* The batch after a scalar play of c's shape on the virtual jump (pr's
  * program of pl's orders, extra periods inserted, the result stored in mm
  * under k0): c's shape priced again (cx_core_cost_reprice, on a copy of c)

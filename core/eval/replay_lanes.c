@@ -52,6 +52,7 @@
  * See core/README.md, "Closed form" (Clock lanes).
  */
 #include "core/eval/replay_lanes.h"
+#include "core/eval/replay_clocks.h"
 #include "core/eval/replay_formula.h"
 
 #include <stdlib.h>
@@ -59,6 +60,7 @@
 
 #define SEND_BIT CX_REPLAY_SEND_BIT
 #define LAST_BIT CX_REPLAY_LAST_BIT /* in stage: the stage's last instruction */
+#define VW0 4                       /* lanes per narrowest pass */
 #define VW 8                        /* lanes per narrow pass */
 #define VW2 16                      /* lanes per wide pass */
 #define VW3 24                      /* lanes per wider pass */
@@ -263,11 +265,14 @@ typedef void exec_fn(const cx_replay_ins *, size_t, const uint16_t *, double *, 
 #include <immintrin.h>
 #define LD2(q) _mm_load_pd(q)
 #define ST2(q, v) _mm_store_pd((q), (v))
+DEFINE_EXEC(exec_base_n, , __m128d, 2, VW0, LD2, ST2, _mm_max_pd, _mm_add_pd)
 DEFINE_EXEC(exec_base, , __m128d, 2, VW, LD2, ST2, _mm_max_pd, _mm_add_pd)
 DEFINE_EXEC(exec_base_w, , __m128d, 2, VW2, LD2, ST2, _mm_max_pd, _mm_add_pd)
 DEFINE_EXEC(exec_base_x, , __m128d, 2, VW3, LD2, ST2, _mm_max_pd, _mm_add_pd)
 #define LD4(q) _mm256_load_pd(q)
 #define ST4(q, v) _mm256_store_pd((q), (v))
+DEFINE_EXEC(exec_avx2_n, __attribute__((target("avx2"))), __m256d, 4, VW0, LD4, ST4, _mm256_max_pd,
+            _mm256_add_pd)
 DEFINE_EXEC(exec_avx2, __attribute__((target("avx2"))), __m256d, 4, VW, LD4, ST4, _mm256_max_pd,
             _mm256_add_pd)
 DEFINE_EXEC(exec_avx2_w, __attribute__((target("avx2"))), __m256d, 4, VW2, LD4, ST4, _mm256_max_pd,
@@ -294,6 +299,7 @@ static inline v2d max_v2d(v2d a, v2d b)
 #define LDG(q) (*(const v2d *)(q))
 #define STG(q, v) (*(v2d *)(q) = (v))
 #define ADDG(a, b) ((a) + (b))
+DEFINE_EXEC(exec_base_n, , v2d, 2, VW0, LDG, STG, max_v2d, ADDG)
 DEFINE_EXEC(exec_base, , v2d, 2, VW, LDG, STG, max_v2d, ADDG)
 DEFINE_EXEC(exec_base_w, , v2d, 2, VW2, LDG, STG, max_v2d, ADDG)
 DEFINE_EXEC(exec_base_x, , v2d, 2, VW3, LDG, STG, max_v2d, ADDG)
@@ -301,12 +307,13 @@ DEFINE_EXEC(exec_base_x, , v2d, 2, VW3, LDG, STG, max_v2d, ADDG)
 
 /* the widest the CPU runs (the same bits on each: max and add per lane),
  * chosen once at load time (no thread reads the CPU model while another
- * initialises it); each in passes of VW and of VW2 lanes */
+ * initialises it); each in passes of VW0, VW, VW2 and VW3 lanes (VW0 on
+ * AVX-512 in AVX2 vectors: half of one) */
 typedef struct {
-    exec_fn *narrow, *wide, *wider;
+    exec_fn *narrowest, *narrow, *wide, *wider;
 } exec_pair;
-static exec_pair exec_best = {exec_base, exec_base_w, exec_base_x},
-                 exec_auto = {exec_base, exec_base_w, exec_base_x};
+static exec_pair exec_best = {exec_base_n, exec_base, exec_base_w, exec_base_x},
+                 exec_auto = {exec_base_n, exec_base, exec_base_w, exec_base_x};
 static int have_avx2, have_avx512;
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -316,9 +323,10 @@ __attribute__((constructor)) static void pick(void)
     have_avx2 = __builtin_cpu_supports("avx2") != 0;
     have_avx512 = __builtin_cpu_supports("avx512f") != 0;
     if (have_avx512)
-        exec_auto = (exec_pair){exec_avx512, exec_avx512_w, exec_avx512_x};
+        exec_auto = (exec_pair){have_avx2 ? exec_avx2_n : exec_base_n, exec_avx512, exec_avx512_w,
+                                exec_avx512_x};
     else if (have_avx2)
-        exec_auto = (exec_pair){exec_avx2, exec_avx2_w, exec_avx2_x};
+        exec_auto = (exec_pair){exec_avx2_n, exec_avx2, exec_avx2_w, exec_avx2_x};
     exec_best = exec_auto;
 }
 #endif
@@ -326,10 +334,13 @@ __attribute__((constructor)) static void pick(void)
 int cx_core_replay_lanes_set_isa(int isa)
 {
     if (isa == 0) exec_best = exec_auto;
-    if (isa == 1) exec_best = (exec_pair){exec_base, exec_base_w, exec_base_x};
+    if (isa == 1) exec_best = (exec_pair){exec_base_n, exec_base, exec_base_w, exec_base_x};
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (isa == 2 && have_avx2) exec_best = (exec_pair){exec_avx2, exec_avx2_w, exec_avx2_x};
-    if (isa == 3 && have_avx512) exec_best = (exec_pair){exec_avx512, exec_avx512_w, exec_avx512_x};
+    if (isa == 2 && have_avx2)
+        exec_best = (exec_pair){exec_avx2_n, exec_avx2, exec_avx2_w, exec_avx2_x};
+    if (isa == 3 && have_avx512)
+        exec_best = (exec_pair){have_avx2 ? exec_avx2_n : exec_base_n, exec_avx512, exec_avx512_w,
+                                exec_avx512_x};
     return isa >= 0 && isa <= 1 ? 1 : isa == 2 ? have_avx2 : isa == 3 && have_avx512;
 #else
     return isa >= 0 && isa <= 1;
@@ -364,12 +375,17 @@ static int program(cx_replay_lanes *ln, const cx_play *pl, const cx_replay_prog 
 /* The lanes per pass for up to n lanes of ncls classes: VW3 where more
  * than VW2 remain and a pass's stage registers, tokens and durations (the
  * lines each level touches, VW3 doubles each) fit WIDER_BYTES; else VW2
- * where more than VW remain and they fit WIDE_BYTES at VW2; else VW. */
+ * where more than VW remain and they fit WIDE_BYTES at VW2; else VW, or
+ * VW0 for at most VW0 (the replay at every clock from a few of them,
+ * replay_clocks.c, plays 3 first). */
 static int pass_width(const cx_replay_lanes *ln, int n, int ncls)
 {
     const size_t hot =
         (2 * (size_t)ln->cur->p + (size_t)ln->cur->nslot + 4 * (size_t)ncls + 1) * sizeof(double);
-    return n > VW2 && hot * VW3 <= WIDER_BYTES ? VW3 : n > VW && hot * VW2 <= WIDE_BYTES ? VW2 : VW;
+    return n > VW2 && hot * VW3 <= WIDER_BYTES ? VW3
+           : n > VW && hot * VW2 <= WIDE_BYTES ? VW2
+           : n > VW0                           ? VW
+                                               : VW0;
 }
 
 /* Plays n <= w lanes in a pass of w (VW or VW2): lane l's durations per
@@ -403,7 +419,8 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
     memset(ln->tok, 0, (size_t)w * sizeof(double)); /* the zero slot */
     (w == VW3   ? exec_best.wider
      : w == VW2 ? exec_best.wide
-                : exec_best.narrow)(e->ins, e->n, ln->cmap, ln->tok, ln->rg, dur, pv, overlap);
+     : w == VW  ? exec_best.narrow
+                : exec_best.narrowest)(e->ins, e->n, ln->cmap, ln->tok, ln->rg, dur, pv, overlap);
     ln->w = w;
     return 0;
 }
@@ -467,6 +484,37 @@ static void flush(cx_replay_lanes *ln, const cx_cost *c, const cx_play *pl, cx_r
         }
         l0 += np;
     }
+}
+
+int cx_core_replay_lanes_rows(cx_replay_lanes *ln, const cx_cost *c, const cx_play *pl,
+                              const cx_replay_prog *pr, int n, const int *idx,
+                              const cx_replay_vsinfo *vi, const double *p2p, double *rows,
+                              int stride)
+{
+    if (c->nclass < 1 || c->nclass > CX_COST_MAX_CLASSES || pl->nvs != c->p * c->v ||
+        program(ln, pl, pr))
+        return -1;
+    const cx_replay_vsinfo *vp[MAX_LANES];
+    double pp[MAX_LANES];
+    uint16_t cls[CX_COST_MAX_VSTAGES];
+    for (int vs = 0; vs < pl->nvs; vs++)
+        cls[vs] = (uint16_t)c->vs_class[vs];
+    for (int l0 = 0; l0 < n;) {
+        const int w = pass_width(ln, n - l0, c->nclass);
+        int np = n - l0 < w ? n - l0 : w;
+        if (np > MAX_LANES) np = MAX_LANES;
+        for (int j = 0; j < np; j++) {
+            vp[j] = vi + (size_t)idx[l0 + j] * (size_t)c->nclass;
+            pp[j] = p2p[idx[l0 + j]];
+        }
+        if (pass(ln, pl, np, w, c->nclass, cls, vp, pp, c->sched->p2p_overlap)) return -1;
+        for (int j = 0; j < np; j++) {
+            emit(ln, j, cls, vp[j], ln->res);
+            cx_core_replay_row_pack(ln->res, c->p, rows + (size_t)idx[l0 + j] * (size_t)stride);
+        }
+        l0 += np;
+    }
+    return 0;
 }
 
 int cx_core_replay_lane_price(const cx_cost *c, double clock_mhz, cx_cost *copy, int *copied,

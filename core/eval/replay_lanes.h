@@ -83,6 +83,16 @@ int cx_core_replay_lanes_run(cx_replay_lanes *ln, const cx_play *pl, const cx_re
                              int n, const cx_replay_vsinfo *const *vi, const double *p2p,
                              int overlap, cx_replay *out);
 
+/* Plays the n duration sets idx[0 .. n) of a list (set i: per class
+ * vi[i * c->nclass ...], p2p time p2p[i]) of c's shape through pr's program
+ * of pl's orders in lanes, each result packed (replay_clocks.h) into rows
+ * + idx[j] * stride: the bits of the plain play. 0 done, -1 as
+ * cx_core_replay_lanes_run. */
+int cx_core_replay_lanes_rows(cx_replay_lanes *ln, const cx_cost *c, const cx_play *pl,
+                              const cx_replay_prog *pr, int n, const int *idx,
+                              const cx_replay_vsinfo *vi, const double *p2p, double *rows,
+                              int stride);
+
 /* One clock of a batch (here and replay_jlanes.c): c itself (clock_mhz
  * <= 0) or c priced again at clock_mhz into copy (copied from c once, when
  * *copied is 0); its time key into key (at most 7 CX_COST_MAX_CLASSES + 1

@@ -30,7 +30,7 @@
 #define MAX_ENTRY_BYTES (16 * 1024)
 
 typedef struct {
-    uint64_t hash;
+    uint64_t hash, curve;
     const void *sched;
     int p, m, v, mode, nkey, nvs, flags, used;
     unsigned stamp;
@@ -67,6 +67,7 @@ static uint64_t hash_of(const cx_replay_memo_key *k)
     uint64_t h = mix(0x243f6a8885a308d3ull, (uint64_t)(uintptr_t)k->sched);
     h = mix(h, (uint64_t)(uint32_t)k->p | (uint64_t)(uint32_t)k->m << 32);
     h = mix(h, (uint64_t)(uint32_t)k->v | (uint64_t)(uint32_t)k->mode << 32);
+    h = mix(h, k->curve);
     for (int i = 0; i < k->nkey; i++) {
         uint64_t w;
         memcpy(&w, &k->key[i], sizeof w);
@@ -93,8 +94,8 @@ static int matches(const entry *e, uint64_t h, const cx_replay_memo_key *k)
 {
     const int nvs = k->p * k->v;
     return e->used && e->hash == h && e->sched == k->sched && e->p == k->p && e->m == k->m &&
-           e->v == k->v && e->mode == k->mode && e->nkey == k->nkey && e->nvs == nvs &&
-           memcmp(e->buf, k->key, (size_t)k->nkey * sizeof *k->key) == 0 &&
+           e->v == k->v && e->mode == k->mode && e->curve == k->curve && e->nkey == k->nkey &&
+           e->nvs == nvs && memcmp(e->buf, k->key, (size_t)k->nkey * sizeof *k->key) == 0 &&
            memcmp(e->buf + doubles_of(k), k->cls, (size_t)nvs * sizeof *k->cls) == 0;
 }
 
@@ -153,6 +154,6 @@ void cx_core_replay_memo_put(cx_replay_memo *mm, const cx_replay_memo_key *k, co
     memcpy(r + 1 + 2 * (size_t)k->p, res->free_s, n);
     memcpy(e->buf + doubles_of(k), k->cls, (size_t)nvs * sizeof *k->cls);
     e->hash = h, e->sched = k->sched, e->p = k->p, e->m = k->m, e->v = k->v;
-    e->mode = k->mode, e->nkey = k->nkey, e->nvs = nvs, e->flags = flags;
+    e->mode = k->mode, e->curve = k->curve, e->nkey = k->nkey, e->nvs = nvs, e->flags = flags;
     e->stamp = ++mm->clock, e->used = 1;
 }

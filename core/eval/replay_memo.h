@@ -21,6 +21,9 @@ typedef struct {
     const double *key; /* per class 7 durations, then the p2p time */
     int nkey;
     const int16_t *cls; /* class of each of the p*v virtual stages */
+    /* 0: a play of the key alone; else the cost curve (cx_cost.curve) whose
+     * clocks gave the result together (replay_clocks.c) */
+    uint64_t curve;
 } cx_replay_memo_key;
 
 cx_replay_memo *cx_core_replay_memo_new(void);

@@ -1,0 +1,278 @@
+/*
+ * test_replay_clocks.c — the replay at every clock of a sweep from a few
+ * of them (core/eval/replay_clocks.c, replay.c's play_clocks).
+ *  1. The engine on made-up results: convex piecewise-linear functions of
+ *     the segment's parameter (maxima of random lines) with collinear keys
+ *     at uneven points: every result within 1e-12 of the function, the
+ *     linear ones from 3 evaluations; keys off the line, or a kink, make
+ *     it evaluate more, never answer wrong; a failing evaluation gives -1.
+ *  2. Through the workspace (cx_core_replay_ws with 21 clocks set, a real
+ *     megatron-22b cost priced at every clock, three recompute modes, every
+ *     replayed schedule, shapes with and without the virtual jump and with
+ *     the ZB and V sweeps): each clock's result within 1e-11 relative of a
+ *     workspace without clocks (the plain replay), and bit for bit the same
+ *     whichever clock asks first (clocks visited forwards and backwards by
+ *     two workspaces): what keeps sweeps identical for any thread count.
+ *  3. A workspace coming back to shapes (cached programs, memo): the same.
+ */
+#include "core/eval/replay.h"
+#include "core/eval/replay_clocks.h"
+#include "core/eval/replay_step.h"
+#include "schedules/sched.h"
+
+#include <CUnit/Basic.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REPLAY_FIXTURE_SEED 0x6A09E667F3BCC909ull
+#include "replay_fixture.h"
+
+/* ---- 1. the engine on made-up results ---- */
+
+#define NPT 21
+#define NKEY 5
+#define P 3 /* stages: rows of 1 + 3 P */
+
+typedef struct {
+    double lam[NPT];        /* each point's place on the segment */
+    double a[1 + 3 * P][4]; /* result x = max_k (a[x][k] + b[x][k] lam) */
+    double b[1 + 3 * P][4];
+    int nlines, evaluated, fail_at;
+} made_up;
+
+static double f_of(const made_up *mu, int x, double l)
+{
+    double v = -INFINITY;
+    for (int k = 0; k < mu->nlines; k++)
+        v = fmax(v, mu->a[x][k] + mu->b[x][k] * l);
+    return v;
+}
+
+static int eval_made_up(void *ctx, const int *idx, int n, double *rows, int stride, int *wide)
+{
+    made_up *mu = ctx;
+    (void)wide;
+    for (int j = 0; j < n; j++) {
+        if (mu->evaluated++ == mu->fail_at) return 1;
+        for (int x = 0; x < 1 + 3 * P; x++)
+            rows[(size_t)idx[j] * (size_t)stride + (size_t)x] = f_of(mu, x, mu->lam[idx[j]]);
+    }
+    return 0;
+}
+
+static void draw_made_up(made_up *mu, int nlines, double *keys, const double *k0, const double *k1)
+{
+    mu->nlines = nlines, mu->evaluated = 0, mu->fail_at = -1;
+    double l = 0;
+    for (int i = 0; i < NPT; i++) {
+        mu->lam[i] = i == 0 ? 0 : i == NPT - 1 ? 1 : (l += uni(0.2, 1.0)) / 14.0;
+        if (mu->lam[i] > 1) mu->lam[i] = 1;
+        for (int q = 0; q < NKEY; q++)
+            keys[i * NKEY + q] = k0[q] + mu->lam[i] * (k1[q] - k0[q]);
+    }
+    for (int x = 0; x < 1 + 3 * P; x++)
+        for (int k = 0; k < nlines; k++)
+            mu->a[x][k] = uni(1.0, 2.0) - (k ? uni(0.0, 0.3) : 0), mu->b[x][k] = uni(-1.0, 1.0);
+}
+
+static void test_engine(void)
+{
+    cx_replay_clocks *cs = cx_core_replay_clocks_new();
+    CU_ASSERT_FATAL(cs != NULL);
+    double keys[NPT * NKEY], k0[NKEY], k1[NKEY];
+    int worst_evals_linear = 0, more = 0;
+    double worst = 0;
+    for (int trial = 0; trial < 400; trial++) {
+        for (int q = 0; q < NKEY; q++)
+            k0[q] = uni(0.1, 1.0), k1[q] = k0[q] * uni(1.0, 7.0);
+        made_up mu;
+        const int nlines = 1 + trial % 4;
+        draw_made_up(&mu, nlines, keys, k0, k1);
+        /* every fifth: one key off the line (its point must be played) */
+        const int off = trial % 5 == 4 ? 1 + trial % (NPT - 2) : -1;
+        if (off >= 0) keys[off * NKEY + 2] *= 1.0 + 1e-6;
+        double *rows;
+        const int got = cx_core_replay_clocks_run(cs, NPT, NKEY, keys, P, eval_made_up, &mu, &rows);
+        CU_ASSERT_FATAL(got >= 3 && got <= NPT && got == mu.evaluated);
+        for (int i = 0; i < NPT; i++)
+            for (int x = 0; x < 1 + 3 * P; x++) {
+                const double t = f_of(&mu, x, mu.lam[i]);
+                const double gap = fabs(rows[i * (1 + 3 * P) + x] - t) / fmax(fabs(t), 1e-300);
+                worst = fmax(worst, gap);
+            }
+        if (nlines == 1 && off < 0 && got > worst_evals_linear) worst_evals_linear = got;
+        if (off >= 0 || nlines > 1) more += got > 3;
+    }
+    printf("\n  worst relative gap %.3g, linear from at most %d evaluations, %d batches "
+           "needed more\n",
+           worst, worst_evals_linear, more);
+    CU_ASSERT(worst <= 1e-12);
+    CU_ASSERT_EQUAL(worst_evals_linear, 3);
+    CU_ASSERT(more > 50);
+    /* an evaluation that fails: -1, nothing claimed */
+    made_up mu;
+    draw_made_up(&mu, 2, keys, k0, k1);
+    mu.fail_at = 2;
+    double *rows;
+    CU_ASSERT_EQUAL(cx_core_replay_clocks_run(cs, NPT, NKEY, keys, P, eval_made_up, &mu, &rows),
+                    -1);
+    cx_core_replay_clocks_free(cs);
+}
+
+/* ---- 2. and 3. through the workspace ---- */
+
+/* megatron-22b loaded into r; a cost and three results allocated */
+static void load_22b(culonx_run *r, cx_cost **c, cx_replay **a, cx_replay **b, cx_replay **d)
+{
+    culonx_error err;
+    memset(r, 0, sizeof *r);
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/megatron-22b.xml", NULL, 0, NULL, r, &err),
+                          CULONX_OK);
+    *c = malloc(sizeof **c), *a = malloc(sizeof **a), *b = malloc(sizeof **b);
+    *d = malloc(sizeof **d);
+}
+
+/* relative gap of a clocks workspace's times to the plain replay's */
+static double rel_gap(const cx_replay *a, const cx_replay *b, int p)
+{
+    return replay_time_gap(a, b, p) / fmax(b->makespan_s, 1e-300);
+}
+
+static void test_workspace(void)
+{
+    culonx_run r;
+    culonx_error err;
+    cx_cost *c;
+    cx_replay *a, *b, *d;
+    load_22b(&r, &c, &a, &b, &d);
+    CU_ASSERT_FATAL(c && a && b && d);
+    double mhz[21];
+    for (int k = 0; k < 21; k++)
+        mhz[k] = 210 + 60 * k;
+    static const culonx_schedule sch[] = {CULONX_SCHED_ZB_H1,       CULONX_SCHED_ZB_V,
+                                          CULONX_SCHED_INTERLEAVED, CULONX_SCHED_DUALPIPE_V,
+                                          CULONX_SCHED_ZB_H2,       CULONX_SCHED_1F1B};
+    int checked = 0, bad = 0, unlike = 0;
+    double worst = 0;
+    long long e0, i0, e1, i1;
+    cx_core_replay_clocks_counts(&e0, &i0);
+    for (int is = 0; is < 6; is++)
+        for (int p = 2; p <= 32; p *= 2)
+            for (int mm = 1; mm <= 3; mm++) {
+                /* m = 2p + 1, 6 p, 40 p: with and without the virtual jump */
+                const int m = mm == 1 ? 2 * p + 1 : mm == 2 ? 6 * p : 40 * p;
+                if (p == 32 && mm == 3) continue; /* time */
+                r.exec.schedule = sch[is];
+                r.exec.tp = 8, r.exec.dp = 1, r.exec.microbatch = 1, r.exec.pp = p;
+                r.exec.vp = sch[is] == CULONX_SCHED_INTERLEAVED ? 2 : 1;
+                r.exec.global_batch = m;
+                r.exec.gpus = culonx_execution_gpus(&r.exec);
+                cx_replay_ws *wl = cx_core_replay_ws_new(), *wr = cx_core_replay_ws_new(),
+                             *w1 = cx_core_replay_ws_new();
+                CU_ASSERT_FATAL(wl && wr && w1);
+                cx_core_replay_ws_set_clocks(wl, mhz, 21);
+                cx_core_replay_ws_set_clocks(wr, mhz, 21);
+                /* the recompute modes: other durations on the same orders;
+                 * one cost built and repriced clock by clock (one curve) */
+                for (int rc = 0; rc < 3; rc++) {
+                    r.exec.recompute = (culonx_recompute)rc;
+                    if (cx_core_cost_build(&r, mhz[0], c, &err) != CULONX_OK) break;
+                    /* a shape the schedule refuses (ZB-V below 2p) */
+                    if (cx_core_replay_ws(c, w1, b, &err) != CULONX_OK) break;
+                    cx_replay *fw = malloc(21 * sizeof *fw);
+                    CU_ASSERT_FATAL(fw != NULL);
+                    for (int k = 0; k < 21; k++) { /* forwards */
+                        cx_core_cost_reprice(&r, mhz[k], c);
+                        CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, wl, &fw[k], &err), CULONX_OK);
+                        CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, w1, b, &err), CULONX_OK);
+                        const double g = rel_gap(&fw[k], b, p);
+                        worst = fmax(worst, g);
+                        checked++;
+                        if (!(g <= 1e-11) && bad++ < 5)
+                            printf("\n  schedule %d p %d m %d clock %g off by %.3g", (int)sch[is],
+                                   p, m, mhz[k], g);
+                    }
+                    for (int k = 20; k >= 0; k--) { /* backwards: the same bits */
+                        cx_core_cost_reprice(&r, mhz[k], c);
+                        CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, wr, d, &err), CULONX_OK);
+                        if (!same_replay(d, &fw[k], p) && unlike++ < 5)
+                            printf("\n  schedule %d p %d m %d clock %g: order changes bits",
+                                   (int)sch[is], p, m, mhz[k]);
+                    }
+                    free(fw);
+                }
+                cx_core_replay_ws_free(wl);
+                cx_core_replay_ws_free(wr);
+                cx_core_replay_ws_free(w1);
+            }
+    cx_core_replay_clocks_counts(&e1, &i1);
+    printf("\n  %d clock results checked, worst relative gap %.3g; %lld clocks played, %lld "
+           "from segments\n",
+           checked, worst, (e1 - e0), (i1 - i0));
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_EQUAL(unlike, 0);
+    CU_ASSERT(checked > 3000);
+    CU_ASSERT(i1 - i0 > e1 - e0); /* most clocks from segments */
+    free(c), free(a), free(b), free(d);
+}
+
+/* One clocks workspace coming back to shapes (ZB-H1 / ZB-H2, p 4 and 8,
+ * alternated, other durations each time: the memo misses; cached
+ * programs, no orders rebuilt): within 1e-11 of the plain replay. */
+static void test_shapes_come_back(void)
+{
+    culonx_run r;
+    culonx_error err;
+    cx_cost *c;
+    cx_replay *a, *b, *d;
+    load_22b(&r, &c, &a, &b, &d);
+    cx_replay_ws *wl = cx_core_replay_ws_new(), *w1 = cx_core_replay_ws_new();
+    CU_ASSERT_FATAL(c && a && b && d && wl && w1);
+    double mhz[21];
+    for (int k = 0; k < 21; k++)
+        mhz[k] = 210 + 60 * k;
+    cx_core_replay_ws_set_clocks(wl, mhz, 21);
+    static const int shapes[][2] = {{4, 9}, {8, 20}, {4, 13}, {8, 17}};
+    int checked = 0, bad = 0;
+    for (int round = 0; round < 3; round++)
+        for (int k = 0; k < 8; k++) {
+            r.exec.schedule = k % 2 ? CULONX_SCHED_ZB_H2 : CULONX_SCHED_ZB_H1;
+            r.exec.recompute = (culonx_recompute)round;
+            r.exec.tp = 8, r.exec.dp = 1, r.exec.microbatch = 1, r.exec.vp = 1;
+            r.exec.pp = shapes[k / 2][0], r.exec.global_batch = shapes[k / 2][1];
+            r.exec.gpus = culonx_execution_gpus(&r.exec);
+            CU_ASSERT_EQUAL_FATAL(cx_core_cost_build(&r, mhz[0], c, &err), CULONX_OK);
+            for (int q = 0; q < 21; q++) {
+                cx_core_cost_reprice(&r, mhz[q], c);
+                CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, w1, b, &err), CULONX_OK);
+                CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, wl, a, &err), CULONX_OK);
+                const double g = rel_gap(a, b, c->p);
+                checked++;
+                if (!(g <= 1e-11) && bad++ < 5)
+                    printf("\n  round %d shape %d clock %g off by %.3g", round, k, mhz[q], g);
+            }
+        }
+    printf("\n  %d clock results checked\n", checked);
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_EQUAL(checked, 3 * 8 * 21);
+    cx_core_replay_ws_free(wl);
+    cx_core_replay_ws_free(w1);
+    free(c), free(a), free(b), free(d);
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS) return 2;
+    CU_pSuite s = CU_add_suite("replay_clocks", NULL, NULL);
+    CU_add_test(s, "engine: certified segments on made-up convex results", test_engine);
+    CU_add_test(s, "workspace: every clock near the plain replay, same bits in any order",
+                test_workspace);
+    CU_add_test(s, "shapes come back: cached program, memo, near the plain replay",
+                test_shapes_come_back);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned fails = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    return fails ? 1 : 0;
+}
