@@ -27,6 +27,11 @@
  * the uneven splits), the worst differences and CPU time of each path.
  * Each draw is also evaluated with the DP settings toggled, once reusing the
  * chunk costs (core/eval/cost_key.c) and once built afresh: bit-identical.
+ * And once more through a workspace with a sweep's 21 clocks set (f_min to
+ * f_max evenly), at one of them (draw i at clock i mod 21): the replay at
+ * every clock from a few of them (core/eval/replay_clocks.c: certified
+ * segments) against the full replay at that clock ("clocks worst"; the
+ * count of clocks played and answered from segments is printed).
  * With --strict exits 1 when any time or energy differs by more than 1e-9
  * relative or any memory by a byte, or a schedule has fewer than N.
  *
@@ -37,6 +42,7 @@
 #include "culonx.h"
 #include "shapes.h"
 #include "core/eval/closed.h"
+#include "core/eval/replay_clocks.h"
 #include "core/layout/rules.h"
 
 #include <math.h>
@@ -147,16 +153,17 @@ int main(int argc, char **argv)
         return 1;
     }
     cx_cost *cost = malloc(sizeof *cost), *cost2 = malloc(sizeof *cost2);
-    cx_replay_ws *ws_fast = cx_core_replay_ws_new(), *ws_full = cx_core_replay_ws_new();
-    if (!cost || !cost2 || !ws_fast || !ws_full) return 3;
+    cx_replay_ws *ws_fast = cx_core_replay_ws_new(), *ws_full = cx_core_replay_ws_new(),
+                 *ws_clk = cx_core_replay_ws_new();
+    if (!cost || !cost2 || !ws_fast || !ws_full || !ws_clk) return 3;
     int bad = 0;
-    printf("%-12s %7s %7s %7s %7s %7s %7s %7s %7s %11s %11s %11s %9s %9s\n", "schedule", "configs",
-           "formula", "fast", "fallbk", "jumped", "uneven", "fast un", "jump un", "time worst",
-           "energy worst", "memory worst", "fast cpu", "full cpu");
+    printf("%-12s %7s %7s %7s %7s %7s %7s %7s %7s %11s %11s %11s %9s %9s %11s\n", "schedule",
+           "configs", "formula", "fast", "fallbk", "jumped", "uneven", "fast un", "jump un",
+           "time worst", "energy worst", "memory worst", "fast cpu", "full cpu", "clocks worst");
     for (int k = 0; k < culonx_schedule_count(); k++) {
         long nformula = 0, done = 0, tries = 0, njump = 0, njump_uneven = 0, nfast = 0, nuneven = 0,
              nfast_uneven = 0, nback = 0, failed = 0, outside = 0;
-        double max_dt = 0, max_de = 0, max_dm = 0, cpu_fast = 0, cpu_full = 0;
+        double max_dt = 0, max_de = 0, max_dm = 0, cpu_fast = 0, cpu_full = 0, max_dc = 0;
         while (done < n && tries < 100 * n) {
             tries++;
             culonx_run r;
@@ -231,16 +238,48 @@ int main(int argc, char **argv)
                            (long long)r.exec.pp, (long long)r.exec.dp);
                 outside++;
             }
+            /* a sweep's clocks set: one of them, against the full replay there */
+            const culonx_gpu *g = &r.system.gpu;
+            const double lo = g->min_mhz > 0 ? g->min_mhz : 0.15 * g->max_mhz;
+            double mhz[21];
+            for (int q = 0; q < 21; q++)
+                mhz[q] = lo + q * (g->max_mhz - lo) / 20;
+            cx_core_replay_ws_set_clocks(ws_clk, mhz, 21);
+            culonx_result rc, rcf;
+            const double fc = mhz[done % 21];
+            culonx_status s3 = cx_core_closed_eval_ws(&r, fc, cost, ws_clk, &rc, &err);
+            cx_core_replay_set_full(1);
+            culonx_status s4 = cx_core_closed_eval_ws(&r, fc, cost, ws_full, &rcf, &err);
+            cx_core_replay_set_full(0);
+            if (s3 != s4) failed++;
+            if (s3 == CULONX_OK && s4 == CULONX_OK) {
+                const double dc =
+                    fabs(rc.iteration_time_s - rcf.iteration_time_s) / rcf.iteration_time_s;
+                max_dc = fmax(max_dc, dc);
+                if (dc > tol || rc.memory.peak_bytes != rcf.memory.peak_bytes) {
+                    if (outside < 3)
+                        printf("  clocks outside: %s %s tp%lld pp%lld m%lld at %.0f MHz: dt %.3g\n",
+                               culonx_schedule_name(k), r.model.name, (long long)r.exec.tp,
+                               (long long)r.exec.pp, (long long)rcf.microbatches, fc, dc);
+                    outside++;
+                }
+            }
             done++;
         }
-        printf(
-            "%-12s %7ld %7ld %7ld %7ld %7ld %7ld %7ld %7ld %11.3g %11.3g %9.0f B %8.2fs %8.2fs\n",
-            culonx_schedule_name(k), done, nformula, nfast, nback, njump, nuneven, nfast_uneven,
-            njump_uneven, max_dt, max_de, max_dm, cpu_fast, cpu_full);
+        printf("%-12s %7ld %7ld %7ld %7ld %7ld %7ld %7ld %7ld %11.3g %11.3g %9.0f B %8.2fs %8.2fs "
+               "%11.3g\n",
+               culonx_schedule_name(k), done, nformula, nfast, nback, njump, nuneven, nfast_uneven,
+               njump_uneven, max_dt, max_de, max_dm, cpu_fast, cpu_full, max_dc);
         if (outside || failed || done < n) bad = 1;
     }
+    long long played, segs;
+    cx_core_replay_clocks_counts(&played, &segs);
+    printf("clocks through the workspace with a sweep's clocks: %lld played, %lld answered from "
+           "certified segments\n",
+           played, segs);
     cx_core_replay_ws_free(ws_fast);
     cx_core_replay_ws_free(ws_full);
+    cx_core_replay_ws_free(ws_clk);
     free(cost);
     free(cost2);
     return strict && bad ? 1 : 0;
