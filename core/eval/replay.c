@@ -145,7 +145,7 @@ struct cx_replay_ws {
      * a copy of the cost priced at each, their time keys, durations and
      * p2p times, and a result's scratch */
     cx_replay_clocks *clocks;
-    double bclk[CX_REPLAY_LANES_MAX_CLOCKS];
+    double *bclk;
     int nb;
     cx_cost *bcost;
     double *bkeys, *bp2p;
@@ -211,6 +211,7 @@ void cx_core_replay_ws_free(cx_replay_ws *ws)
     cx_core_replay_jlanes_free(ws->jlanes);
     cx_core_replay_clocks_free(ws->clocks);
     free(ws->bcost), free(ws->bkeys), free(ws->bp2p), free(ws->bvi), free(ws->btmp);
+    free(ws->bclk);
     for (int i = 0; i < NRECENT; i++)
         cx_sched_play_free(ws->recent[i]);
     free(ws);
@@ -229,6 +230,7 @@ void cx_core_replay_ws_set_clocks(cx_replay_ws *ws, const double *mhz, int n)
     cx_core_replay_jlanes_set_clocks(ws->jlanes, mhz, n);
     ws->nb = 0;
     if (n < 3 || n > CX_REPLAY_LANES_MAX_CLOCKS) return; /* no segment inside: none */
+    if (!ws->bclk && !(ws->bclk = malloc(CX_REPLAY_LANES_MAX_CLOCKS * sizeof *ws->bclk))) return;
     memcpy(ws->bclk, mhz, (size_t)n * sizeof *mhz);
     qsort(ws->bclk, (size_t)n, sizeof *ws->bclk, by_mhz);
     for (int i = 0; i < n; i++)
