@@ -806,9 +806,14 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
     }
     if (ic < 0) return 0;
     clocks_ctx cx = {c, ws, NULL, ic, n - 1, 0, CULONX_OK, err, {0}};
+    /* played in lanes (no sweep's gate holds: eval_clocks): two points
+     * inside each run first, a 4-lane pass costing about what 3 lanes do */
+    const int lanes = ws->mr == ws->m && cx_core_replay_lanes_on(ws->lanes) &&
+                      !(formula_tried(c) &&
+                        (cx_core_replay_zb_sweep_pays(c) || cx_core_replay_v_sweep_pays(c, 1)));
     double *rows;
     const int got = cx_core_replay_clocks_run(ws->clocks, n, (int)nkey, ws->bkeys, c->p,
-                                              eval_clocks, &cx, &rows);
+                                              lanes ? 2 : 1, eval_clocks, &cx, &rows);
     if (got < 0) {
         *st = cx.st;
         return cx.st != CULONX_OK;

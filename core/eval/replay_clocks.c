@@ -21,15 +21,18 @@
  * The keys of one cost shape at its clocks lie on one line while no op
  * changes between compute- and memory-bound (an op's time is max(compute
  * x f_max / f, memory), cost.c): maximal runs of clocks whose keys are
- * collinear are found first (each key checked against the run's line),
- * their ends and midpoints evaluated together (the caller plays them, in
- * clock lanes where it can), each run certified at its midpoint or split
- * in two at it, the halves' midpoints evaluated in the next round, and so
- * on (log2 rounds at most; where the caller plays in clock lanes, whose
- * pass costs about the same for few points as for many, the second round
- * takes every point left in a segment not certified). A point that fails the collinearity check
- * when it is interpolated is evaluated. Measured on bench_sweep_bench's schedules (21 clocks): see
- * core/README.md, "Clock segments".
+ * collinear are found first, their ends and one or two points inside
+ * evaluated together (the caller plays them, in clock lanes where it can:
+ * two inside then, a 4-lane pass costing about what 3 lanes do). Then, in
+ * each run, every gap between consecutive evaluated points is certified
+ * by a triple of consecutive evaluated points spanning it (x, a, b) or
+ * (a, b, y) whose middle lies on its ends' chord (f linear on the triple,
+ * so on the gap the chord of a and b): its points are interpolated from a
+ * and b, each key checked on the segment a..b (else played). An
+ * uncertified gap gets its midpoint in the next round, or, where the
+ * caller played in lanes (a pass costs about the same for few points as
+ * for many), all its points. Measured on bench_sweep_bench's schedules
+ * (21 clocks): see core/README.md, "Clock segments".
  *
  * The results at a clock then depend on the whole set of clocks and the
  * cost's curve (cx_cost.curve), not on the key alone; the replay memo
@@ -150,8 +153,30 @@ static int certified(const double *fs, const double *fm, const double *fe, int l
     return 1;
 }
 
+/* Is the gap between evaluated points a < b of a run certified: a triple
+ * of consecutive evaluated points (x, a, b) or (a, b, y) of the run whose
+ * middle result lies on the chord of its ends (f is then linear on the
+ * triple's span, so on [a, b] it is the chord of a and b)? E: the run's
+ * evaluated points in order, i: a's place there. */
+static int gap_certified(const int *E, int ne, int i, const double *keys, int nkey, const double *R,
+                         int len)
+{
+#define K(q) (keys + (size_t)(q) * (size_t)nkey)
+#define ROW(q) (R + (size_t)(q) * (size_t)len)
+    for (int t = i - 1; t <= i; t++) {
+        if (t < 0 || t + 2 >= ne) continue;
+        const int a = E[t], m = E[t + 1], b = E[t + 2];
+        double lm;
+        if (on_segment(K(a), K(b), K(m), nkey, &lm) && certified(ROW(a), ROW(m), ROW(b), len, lm))
+            return 1;
+    }
+    return 0;
+#undef K
+#undef ROW
+}
+
 int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const double *keys, int p,
-                              cx_clocks_eval_fn *eval, void *ctx, double **rows)
+                              int first, cx_clocks_eval_fn *eval, void *ctx, double **rows)
 {
     const int len = cx_replay_row_len(p);
     if (n < 1 || !reserve(cs, n, len)) return -1;
@@ -161,72 +186,70 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
 #define K(i) (keys + (size_t)(i) * (size_t)nkey)
 #define ROW(i) (R + (size_t)(i) * (size_t)len)
     /* maximal runs of collinear keys: a run grows while its next key lies
-     * on the line of its first two, past its last (checked again, against
-     * the run's ends, when a point is interpolated) */
-    int nl = 0, np = 0;
+     * on the segment from its first to the one after (each point checked
+     * again, against its gap's ends, when interpolated); cs->pend holds
+     * the runs' ends. The first round: every run's ends and 1 (first < 2)
+     * or 2 points inside, evenly spread. */
+    int nl = 0, nrun = 0;
+    if (n == 1) cs->st[0] = 1, cs->list[nl++] = 0;
     for (int s = 0; s < n - 1;) {
         int e = s + 1;
         while (e + 1 < n) {
             double l;
-            /* e on the segment s .. e + 1 */
             if (!on_segment(K(s), K(e + 1), K(e), nkey, &l)) break;
             e++;
         }
         if (!cs->st[s]) cs->st[s] = 1, cs->list[nl++] = s;
         cs->st[e] = 1, cs->list[nl++] = e;
-        if (e - s >= 2) {
-            const int m = s + (e - s) / 2;
-            cs->st[m] = 1, cs->list[nl++] = m;
-            cs->pend[2 * np] = s, cs->pend[2 * np + 1] = e, np++;
+        const int k = first >= 2 ? 2 : 1;
+        for (int q = 1; q <= k && e - s >= 2; q++) {
+            const int x = s + q * (e - s) / (k + 1);
+            if (x > s && x < e && !cs->st[x]) cs->st[x] = 1, cs->list[nl++] = x;
         }
+        cs->pend[2 * nrun] = s, cs->pend[2 * nrun + 1] = e, nrun++;
         s = e;
     }
-    if (n == 1) cs->st[0] = 1, cs->list[nl++] = 0;
+    /* rounds: play the list; then in each run, each gap between
+     * consecutive evaluated points with points left inside is certified
+     * (interpolated) or gets its midpoint next (in lanes: all its points) */
     int evaluated = 0, interp = 0, wide = 0;
+    int *const E = cs->next;
     while (nl > 0) {
         if (eval(ctx, cs->list, nl, R, len, &wide)) return -1;
         evaluated += nl;
         nl = 0;
-        int nn = 0;
-        for (int k = 0; k < np; k++) {
-            const int s = cs->pend[2 * k], e = cs->pend[2 * k + 1], m = s + (e - s) / 2;
-            double lm;
-            if (on_segment(K(s), K(e), K(m), nkey, &lm) &&
-                certified(ROW(s), ROW(m), ROW(e), len, lm)) {
-                for (int j = s + 1; j < e; j++) {
-                    double lj;
-                    if (cs->st[j]) continue;
-                    if (!on_segment(K(s), K(e), K(j), nkey, &lj)) {
-                        cs->st[j] = 1, cs->list[nl++] = j; /* evaluated next round */
-                        continue;
+        for (int r = 0; r < nrun; r++) {
+            const int s = cs->pend[2 * r], e = cs->pend[2 * r + 1];
+            int ne = 0;
+            for (int j = s; j <= e; j++)
+                if (cs->st[j] == 1) E[ne++] = j;
+            for (int i = 0; i + 1 < ne; i++) {
+                const int a = E[i], b = E[i + 1];
+                if (b - a < 2 || cs->st[a + 1] == 2) continue; /* nothing left inside */
+                if (gap_certified(E, ne, i, keys, nkey, R, len)) {
+                    for (int j = a + 1; j < b; j++) {
+                        double lj;
+                        if (!on_segment(K(a), K(b), K(j), nkey, &lj)) {
+                            cs->st[j] = 3, cs->list[nl++] = j; /* played next round */
+                            continue;
+                        }
+                        const double *fa = ROW(a), *fb = ROW(b);
+                        double *fj = ROW(j);
+                        for (int x = 0; x < len; x++)
+                            fj[x] = fa[x] + lj * (fb[x] - fa[x]);
+                        cs->st[j] = 2, interp++;
                     }
-                    const double *fs = ROW(s), *fe = ROW(e);
-                    double *fj = ROW(j);
-                    for (int x = 0; x < len; x++)
-                        fj[x] = fs[x] + lj * (fe[x] - fs[x]);
-                    cs->st[j] = 2, interp++;
+                } else if (wide) {
+                    for (int j = a + 1; j < b; j++)
+                        cs->st[j] = 3, cs->list[nl++] = j;
+                } else {
+                    const int m = a + (b - a) / 2;
+                    cs->st[m] = 3, cs->list[nl++] = m;
                 }
-                continue;
-            }
-            /* not certified: in lanes every point left next, else each
-             * half with a point inside, its midpoint next */
-            if (wide) {
-                for (int j = s + 1; j < e; j++)
-                    if (!cs->st[j]) cs->st[j] = 1, cs->list[nl++] = j;
-                continue;
-            }
-            const int half[2][2] = {{s, m}, {m, e}};
-            for (int h = 0; h < 2; h++) {
-                const int a = half[h][0], b = half[h][1];
-                if (b - a < 2) continue;
-                const int mid = a + (b - a) / 2;
-                cs->st[mid] = 1, cs->list[nl++] = mid;
-                cs->next[2 * nn] = a, cs->next[2 * nn + 1] = b, nn++;
             }
         }
-        int *t = cs->pend;
-        cs->pend = cs->next, cs->next = t;
-        np = nn;
+        for (int k = 0; k < nl; k++)
+            cs->st[cs->list[k]] = 1; /* evaluated by the next round */
     }
 #undef K
 #undef ROW

@@ -35,11 +35,13 @@ void cx_core_replay_clocks_free(cx_replay_clocks *cs);
 
 /* Results at n points (rows of cx_replay_row_len(p) into *rows, owned by
  * cs, valid until its next call) whose time keys (replay_lanes.h,
- * cx_replay_time_key) are keys[i * nkey ...], in clock order: run ends
- * evaluated, the rest from certified segments or evaluated. Returns the
- * number of points evaluated, -1 when eval failed or memory ran out. */
+ * cx_replay_time_key) are keys[i * nkey ...], in clock order: the ends of
+ * each run of collinear keys and first (1 or 2) points inside evaluated
+ * first, the rest from certified gaps or evaluated in later rounds.
+ * Returns the number of points evaluated, -1 when eval failed or memory
+ * ran out. */
 int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const double *keys, int p,
-                              cx_clocks_eval_fn *eval, void *ctx, double **rows);
+                              int first, cx_clocks_eval_fn *eval, void *ctx, double **rows);
 
 /* Process-wide counts (for benches): points evaluated and points answered
  * by a certified segment. */
