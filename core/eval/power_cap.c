@@ -32,16 +32,20 @@
 
 #include <string.h>
 
-void cx_core_power_cap_init(cx_cost *c)
+double cx_core_power_limit_at(const cx_cost *c, double clock_mhz)
 {
     const culonx_gpu *g = &c->sys.gpu;
-    c->power_limit_w = g->tdp_w > 0 && g->power.present ? g->tdp_w : 0.0;
+    double limit_w = g->tdp_w > 0 && g->power.present ? g->tdp_w : 0.0;
     /* no pass can exceed the limit when full activity does not (the
      * datasheet-shaped models draw exactly TDP at full activity): skip */
     const cx_hw_util full = {1.0, 0.0, 1.0, 1.0};
-    if (c->power_limit_w > 0 &&
-        cx_hw_power_w(&g->power, g, c->clock_mhz, &full) <= c->power_limit_w)
-        c->power_limit_w = 0;
+    if (limit_w > 0 && cx_hw_power_w(&g->power, g, clock_mhz, &full) <= limit_w) limit_w = 0;
+    return limit_w;
+}
+
+void cx_core_power_cap_init(cx_cost *c)
+{
+    c->power_limit_w = cx_core_power_limit_at(c, c->clock_mhz);
     c->capped_parts = 0;
     c->cap_min_mhz = c->clock_mhz;
     for (int i = 0; i < CX_MODEL_MAX_PARTS; i++)
