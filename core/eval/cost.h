@@ -399,8 +399,8 @@ void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c);
  * cx_core_cost_reprice(c->run, clock_mhz, copy of c) then
  * cx_replay_time_key, by the same operations, c untouched
  * (cost_clock_key.c). Returns the count (7 nclass + 1), or 0 where it
- * cannot give those bits (a board power limit binds at that clock, or c
- * keeps no op parts): reprice then. */
+ * cannot give those bits (a board power limit binds at that clock, c keeps
+ * no op parts, or its shard groups are not c->run's): reprice then. */
 int cx_core_cost_time_key_at(const cx_cost *c, double clock_mhz, double *key);
 /* c, built for a run with the same op tables, layout and chunk classes
  * (run differs from that build at most in the clock and in execution

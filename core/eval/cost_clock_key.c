@@ -8,7 +8,8 @@
  * the key does not read: energies, FLOPs, bytes, stage sums, DP parts.
  * The replay at every clock of a sweep (replay.c play_clocks) reads only
  * these. Where a board power limit binds at the clock (power_cap.c: per
- * pass clocks searched) it answers 0 and the caller reprices.
+ * pass clocks searched), or the cost's shard groups are not the run's, it
+ * answers 0 and the caller reprices.
  * No constants of its own. tests/test_cost_key_clock.c holds it to the
  * reprice's bits.
  */
@@ -79,6 +80,11 @@ int cx_core_cost_time_key_at(const cx_cost *c, double clock_mhz, double *key)
     if (!c->priced || !c->comm_kept || !c->run) return 0;
     const double f = clock_mhz > 0 ? clock_mhz : c->run->system.gpu.max_mhz; /* reprice_start */
     if (cx_core_power_limit_at(c, f) > 0) return 0; /* per-pass clocks: reprice */
+    /* the shard groups a reprice would keep (cx_core_shard_groups) */
+    const culonx_execution *ex = &c->run->exec;
+    if (!c->shard_in_ok || c->zero != cx_core_layout_zero(ex) ||
+        c->shard_in_group != ex->shard_group)
+        return 0;
     const cx_model_stack *stk = &c->stack;
     const double ratio = cx_cost_clock_ratio(c, f);
     part_times pt[CX_MODEL_MAX_PARTS];

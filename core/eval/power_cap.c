@@ -32,7 +32,7 @@
 
 #include <string.h>
 
-double cx_core_power_limit_at(const cx_cost *c, double clock_mhz)
+static inline double limit_at(const cx_cost *c, double clock_mhz)
 {
     const culonx_gpu *g = &c->sys.gpu;
     double limit_w = g->tdp_w > 0 && g->power.present ? g->tdp_w : 0.0;
@@ -43,9 +43,14 @@ double cx_core_power_limit_at(const cx_cost *c, double clock_mhz)
     return limit_w;
 }
 
+double cx_core_power_limit_at(const cx_cost *c, double clock_mhz)
+{
+    return limit_at(c, clock_mhz);
+}
+
 void cx_core_power_cap_init(cx_cost *c)
 {
-    c->power_limit_w = cx_core_power_limit_at(c, c->clock_mhz);
+    c->power_limit_w = limit_at(c, c->clock_mhz);
     c->capped_parts = 0;
     c->cap_min_mhz = c->clock_mhz;
     for (int i = 0; i < CX_MODEL_MAX_PARTS; i++)

@@ -100,7 +100,7 @@ static double coll(const cx_cost *c, cx_hw_coll k, double bytes, cx_hw_group g, 
     return cm.time_s;
 }
 
-int cx_core_shard_side(const cx_cost *c, int pi, double *xf, double *xb, double *tiers)
+static inline int side(const cx_cost *c, int pi, double *xf, double *xb, double *tiers)
 {
     const culonx_execution *ex = &c->run->exec;
     const cx_model_part *mp = &c->stack.part[pi];
@@ -133,12 +133,17 @@ int cx_core_shard_side(const cx_cost *c, int pi, double *xf, double *xb, double 
     return 1;
 }
 
+int cx_core_shard_side(const cx_cost *c, int pi, double *xf, double *xb, double *tiers)
+{
+    return side(c, pi, xf, xb, tiers);
+}
+
 void cx_core_shard_part(cx_cost *c, int pi, cx_chunk_cost *pc, cx_op_times *ot)
 {
     c->part_fill_f_s[pi] = c->part_fill_b_s[pi] = 0.0;
     c->part_sh_f_s[pi] = c->part_sh_b_s[pi] = 0.0;
     double tiers[CULONX_MAX_TIERS] = {0, 0}, xf, xb;
-    if (!cx_core_shard_side(c, pi, &xf, &xb, tiers)) return;
+    if (!side(c, pi, &xf, &xb, tiers)) return;
     const double cf = pc->f_s + pc->tp_f_s;
     const double cb = pc->b_s + pc->w_s + pc->r_s + pc->tp_b_s + pc->tp_r_s;
     const double ef = cx_maxd(0.0, xf - cf), eb = cx_maxd(0.0, xb - cb);
