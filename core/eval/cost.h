@@ -349,6 +349,10 @@ void cx_core_power_cap_init(cx_cost *c);
  * the GPU's tdp-w, 0 when absent or when full activity stays within it. */
 double cx_core_power_limit_at(const cx_cost *c, double clock_mhz);
 double cx_core_power_cap_part(cx_cost *c, int part, int recompute_mode, double clk[4]);
+/* The clocks of that part's passes at clock f0 under limit_w (f0 each when
+ * limit_w is 0), as cx_core_power_cap_part finds them; c untouched. */
+void cx_core_power_cap_clocks(const cx_cost *c, int part, int recompute_mode, double f0,
+                              double limit_w, double clk[4]);
 void cx_core_power_cap_class(cx_cost *c, int k, const cx_chunk_cost *part, const double *added);
 /* Power of a GPU waiting in a bubble or blocked in communication. */
 double cx_core_blocked_power_w(const cx_cost *c);
@@ -399,8 +403,8 @@ void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c);
  * cx_core_cost_reprice(c->run, clock_mhz, copy of c) then
  * cx_replay_time_key, by the same operations, c untouched
  * (cost_clock_key.c). Returns the count (7 nclass + 1), or 0 where it
- * cannot give those bits (a board power limit binds at that clock, c keeps
- * no op parts, or its shard groups are not c->run's): reprice then. */
+ * cannot give those bits (c keeps no op parts, or its shard groups are not
+ * c->run's): reprice then. */
 int cx_core_cost_time_key_at(const cx_cost *c, double clock_mhz, double *key);
 /* c, built for a run with the same op tables, layout and chunk classes
  * (run differs from that build at most in the clock and in execution

@@ -7,9 +7,10 @@
  * cost_ops.h, a2a.c, shard.c), leaving out what a reprice also makes and
  * the key does not read: energies, FLOPs, bytes, stage sums, DP parts.
  * The replay at every clock of a sweep (replay.c play_clocks) reads only
- * these. Where a board power limit binds at the clock (power_cap.c: per
- * pass clocks searched), or the cost's shard groups are not the run's, it
- * answers 0 and the caller reprices.
+ * these. Where a board power limit binds at the clock, each part's passes
+ * run at the clocks power_cap.c finds (the same search). Where the cost
+ * keeps no op parts or its shard groups are not the run's, it answers 0
+ * and the caller reprices.
  * No constants of its own. tests/test_cost_key_clock.c holds it to the
  * reprice's bits.
  */
@@ -22,10 +23,10 @@ typedef struct {
     double f, b, w, r, tp_f, tp_b, tp_r, fill_f, fill_b;
 } part_times;
 
-/* ops_cost (cost.c) of part pi at clock ratio ratio with n = 1 into a
- * zeroed part, then cx_core_shard_part: the time fields only. Every pass
- * runs at the clock (no power limit binds). */
-static void part_key(const cx_cost *c, int pi, double ratio, part_times *pt)
+/* ops_cost (cost.c) of part pi with n = 1 into a zeroed part, its F, B,
+ * W and R passes at clk (CX_PASS_*: power_cap.c), then
+ * cx_core_shard_part: the time fields only. */
+static void part_key(const cx_cost *c, int pi, const double clk[4], part_times *pt)
 {
     const cx_model_ops *ops = &c->stack.part[pi].ops;
     const int rmode = c->run->exec.recompute, is_layer = c->stack.part[pi].recompute;
@@ -34,18 +35,24 @@ static void part_key(const cx_cost *c, int pi, double ratio, part_times *pt)
     const int no = ops->nops;
     const int full = is_layer && rmode == CULONX_RECOMPUTE_FULL;
     const int sel = is_layer && rmode == CULONX_RECOMPUTE_SELECTIVE;
+    const double rf = cx_cost_clock_ratio(c, clk[CX_PASS_F]);
+    const double rb = cx_cost_clock_ratio(c, clk[CX_PASS_B]);
+    const double rw = cx_cost_clock_ratio(c, clk[CX_PASS_W]);
+    const double rr = cx_cost_clock_ratio(c, clk[CX_PASS_R]);
     cx_op_times ot;
     double tp_r[CX_MODEL_MAX_OPS];
     for (int i = 0; i < no; i++) {
         const cx_model_op *o = &ops->op[i];
-        ot.f_s[i] = cx_cost_op_time(o, NULL, &keep[i][0], ratio);
-        ot.b_s[i] = cx_cost_op_time(o, NULL, &keep[i][1], ratio);
-        ot.w_s[i] = cx_cost_op_time(o, NULL, &keep[i][2], ratio);
+        ot.f_s[i] = cx_cost_op_time(o, NULL, &keep[i][0], rf);
+        ot.b_s[i] = cx_cost_op_time(o, NULL, &keep[i][1], rb);
+        ot.w_s[i] = cx_cost_op_time(o, NULL, &keep[i][2], rw);
         ot.tp_f_s[i] = ot.tp_b_s[i] = tp_r[i] = 0;
         if (o->coll_fwd != CX_COLL_NONE) ot.tp_f_s[i] += comm[i][0].time_s;
         if (o->coll_bwd != CX_COLL_NONE) ot.tp_b_s[i] += comm[i][1].time_s;
         const int rec = full || (sel && o->sel_recompute);
         ot.r_s[i] = rec ? ot.f_s[i] : 0.0;
+        if (rec && clk[CX_PASS_R] != clk[CX_PASS_F]) /* the recompute pass capped apart */
+            ot.r_s[i] = cx_cost_op_time(o, NULL, &keep[i][0], rr);
         if (rec && full && o->coll_fwd != CX_COLL_NONE) tp_r[i] += comm[i][0].time_s;
     }
     cx_cost_tp_overlap(c, ops, &ot, tp_r);
@@ -79,14 +86,14 @@ int cx_core_cost_time_key_at(const cx_cost *c, double clock_mhz, double *key)
 {
     if (!c->priced || !c->comm_kept || !c->run) return 0;
     const double f = clock_mhz > 0 ? clock_mhz : c->run->system.gpu.max_mhz; /* reprice_start */
-    if (cx_core_power_limit_at(c, f) > 0) return 0; /* per-pass clocks: reprice */
+    const double limit_w = cx_core_power_limit_at(c, f);                     /* power_cap_init */
     /* the shard groups a reprice would keep (cx_core_shard_groups) */
     const culonx_execution *ex = &c->run->exec;
     if (!c->shard_in_ok || c->zero != cx_core_layout_zero(ex) ||
         c->shard_in_group != ex->shard_group)
         return 0;
     const cx_model_stack *stk = &c->stack;
-    const double ratio = cx_cost_clock_ratio(c, f);
+    const int rmode = ex->recompute;
     part_times pt[CX_MODEL_MAX_PARTS];
     unsigned char done[CX_MODEL_MAX_PARTS] = {0};
     for (int k = 0; k < c->nclass; k++) {
@@ -95,7 +102,11 @@ int cx_core_cost_time_key_at(const cx_cost *c, double clock_mhz, double *key)
         for (int i = 0; i < cc->npieces; i++) {
             const int pi = cc->piece[i].part;
             if (pi < 0 || pi >= stk->nparts) return 0;
-            if (!done[pi]) part_key(c, pi, ratio, &pt[pi]), done[pi] = 1;
+            if (!done[pi]) {
+                double clk[4]; /* power_cap_part: the passes' clocks */
+                cx_core_power_cap_clocks(c, pi, rmode, f, limit_w, clk);
+                part_key(c, pi, clk, &pt[pi]), done[pi] = 1;
+            }
             const part_times *p = &pt[pi];
             const double L = (double)cc->piece[i].count;
             q[0] += L * p->f, q[2] += L * p->b, q[6] += L * p->w, q[4] += L * p->r;

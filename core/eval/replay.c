@@ -795,8 +795,8 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
     int ic = -1, priced = -1;
     for (int i = 0; i < n; i++) {
         double *ki = ws->bkeys + (size_t)i * nkey;
-        /* the key alone (cost_clock_key.c, the reprice's bits), else (a
-         * power limit binds there) the whole reprice */
+        /* the key alone (cost_clock_key.c, the reprice's bits), else
+         * (where it cannot answer) the whole reprice */
         if ((size_t)cx_core_cost_time_key_at(c, ws->bclk[i], ki) != nkey) {
             cx_core_cost_reprice(c->run, ws->bclk[i], ws->bcost);
             priced = i;
