@@ -24,9 +24,10 @@ typedef struct {
 } part_times;
 
 /* ops_cost (cost.c) of part pi with n = 1 into a zeroed part, its F, B,
- * W and R passes at clk (CX_PASS_*: power_cap.c), then
+ * W and R passes at clock ratios r (CX_PASS_*: cx_cost_clock_ratio of the
+ * clocks power_cap.c gives; apart: R's clock is not F's), then
  * cx_core_shard_part: the time fields only. */
-static void part_key(const cx_cost *c, int pi, const double clk[4], part_times *pt)
+static void part_key(const cx_cost *c, int pi, const double r4[4], int apart, part_times *pt)
 {
     const cx_model_ops *ops = &c->stack.part[pi].ops;
     const int rmode = c->run->exec.recompute, is_layer = c->stack.part[pi].recompute;
@@ -35,10 +36,7 @@ static void part_key(const cx_cost *c, int pi, const double clk[4], part_times *
     const int no = ops->nops;
     const int full = is_layer && rmode == CULONX_RECOMPUTE_FULL;
     const int sel = is_layer && rmode == CULONX_RECOMPUTE_SELECTIVE;
-    const double rf = cx_cost_clock_ratio(c, clk[CX_PASS_F]);
-    const double rb = cx_cost_clock_ratio(c, clk[CX_PASS_B]);
-    const double rw = cx_cost_clock_ratio(c, clk[CX_PASS_W]);
-    const double rr = cx_cost_clock_ratio(c, clk[CX_PASS_R]);
+    const double rf = r4[CX_PASS_F], rb = r4[CX_PASS_B], rw = r4[CX_PASS_W], rr = r4[CX_PASS_R];
     cx_op_times ot;
     double tp_r[CX_MODEL_MAX_OPS];
     for (int i = 0; i < no; i++) {
@@ -51,7 +49,7 @@ static void part_key(const cx_cost *c, int pi, const double clk[4], part_times *
         if (o->coll_bwd != CX_COLL_NONE) ot.tp_b_s[i] += comm[i][1].time_s;
         const int rec = full || (sel && o->sel_recompute);
         ot.r_s[i] = rec ? ot.f_s[i] : 0.0;
-        if (rec && clk[CX_PASS_R] != clk[CX_PASS_F]) /* the recompute pass capped apart */
+        if (rec && apart) /* the recompute pass capped apart */
             ot.r_s[i] = cx_cost_op_time(o, NULL, &keep[i][0], rr);
         if (rec && full && o->coll_fwd != CX_COLL_NONE) tp_r[i] += comm[i][0].time_s;
     }
@@ -94,6 +92,7 @@ int cx_core_cost_time_key_at(const cx_cost *c, double clock_mhz, double *key)
         return 0;
     const cx_model_stack *stk = &c->stack;
     const int rmode = ex->recompute;
+    const double r0 = cx_cost_clock_ratio(c, f); /* every pass's without a limit */
     part_times pt[CX_MODEL_MAX_PARTS];
     unsigned char done[CX_MODEL_MAX_PARTS] = {0};
     for (int k = 0; k < c->nclass; k++) {
@@ -103,9 +102,16 @@ int cx_core_cost_time_key_at(const cx_cost *c, double clock_mhz, double *key)
             const int pi = cc->piece[i].part;
             if (pi < 0 || pi >= stk->nparts) return 0;
             if (!done[pi]) {
-                double clk[4]; /* power_cap_part: the passes' clocks */
-                cx_core_power_cap_clocks(c, pi, rmode, f, limit_w, clk);
-                part_key(c, pi, clk, &pt[pi]), done[pi] = 1;
+                double r4[4] = {r0, r0, r0, r0};
+                int apart = 0;
+                if (limit_w > 0) { /* power_cap_part: the passes' clocks */
+                    double clk[4];
+                    cx_core_power_cap_clocks(c, pi, rmode, f, limit_w, clk);
+                    for (int x = 0; x < 4; x++)
+                        r4[x] = cx_cost_clock_ratio(c, clk[x]);
+                    apart = clk[CX_PASS_R] != clk[CX_PASS_F];
+                }
+                part_key(c, pi, r4, apart, &pt[pi]), done[pi] = 1;
             }
             const part_times *p = &pt[pi];
             const double L = (double)cc->piece[i].count;
