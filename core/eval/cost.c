@@ -22,6 +22,7 @@
  * Formulas and constants (workspace, DDP buckets): core/README.md, "Chunk
  */
 #include "core/eval/cost.h"
+#include "core/eval/cost_ops.h"
 #include "core/base/base.h"
 #include "core/layout/rules.h"
 #include "hw/power.h"
@@ -52,37 +53,11 @@ static atomic_uint_fast64_t build_gen;
  * both; weights are cast once per iteration and kept, FP8_WEIGHT_BYTES in
  * memory). The amax reductions are scalars and not priced. */
 #define FP8_CAST_BYTES_PER_ELEM 3.0
-/* cx_hw_work_time_at(g, w, f).time_s with r = f_max / f (clock_ratio):
- * the same operations, the ratio taken once per pass instead of per op */
-static inline double work_time_r(const cx_hw_work_parts *w, double r)
-{
-    const double compute_s = w->arith ? w->arith_s * r : 0.0;
-    return compute_s > w->mem_s ? compute_s : w->mem_s;
-}
-
-static double clock_ratio(const cx_cost *c, double f_mhz)
-{
-    const culonx_gpu *g = &c->sys.gpu;
-    const double fmax = g->max_mhz > 0 ? g->max_mhz : 1.0;
-    const double f = f_mhz > 0 ? f_mhz : fmax;
-    return fmax / f;
-}
-
-/* Time of a pass of op o from its clock-independent parts k (ops_split;
- * all 0 for a pass with no work, which then takes 0 + 0) at clock ratio r;
- * adds the GEMM part to *tensor_s when o runs on tensor cores. */
-static inline double op_time(const cx_model_op *o, double *tensor_s, const cx_op_keep *k, double r)
-{
-    const double t = work_time_r(&k->work, r);
-    const double cast_s = k->cast ? work_time_r(&k->cast_work, r) : 0.0;
-    if (o->tensor && tensor_s) *tensor_s += t;
-    return t + cast_s;
-}
 
 double cx_core_op_kept_time(const cx_cost *c, const cx_model_op *o, const cx_op_keep *k,
                             double f_mhz)
 {
-    return op_time(o, NULL, k, clock_ratio(c, f_mhz));
+    return cx_cost_op_time(o, NULL, k, cx_cost_clock_ratio(c, f_mhz));
 }
 
 static void op_split(const cx_cost *c, const cx_model_op *o, double flops, double bytes, int fp8,
@@ -146,68 +121,6 @@ static void add_coll(cx_coll_kind k, const cx_hw_comm *cm, double *time_s,
         tier_bytes[i] += cm->bytes_tier[i];
 }
 
-/* CPU launch floor of one pass over an op list (framework overhead): the
- * GPU work of the pass cannot take less than launch_s per kernel issued,
- * collectives included; when it would, the compute ops are stretched
- * uniformly so the pass takes exactly the floor. The stretch of a pass
- * whose ops take gpu in all and its collectives coll, over `kernels`. */
-static double floor_stretch(const cx_cost *c, double gpu, double coll, int kernels)
-{
-    double floor_s = kernels * c->sys.perf.kernel_launch_s;
-    if (gpu <= 0 || floor_s <= gpu + coll) return 1.0;
-    return (floor_s - coll) / gpu;
-}
-
-/* floor_stretch of the F, B, W and R passes (CX_PASS_*) in one loop */
-static void cpu_floors(const cx_cost *c, const cx_op_times *ot, const double *tp_r, int n,
-                       double k[4])
-{
-    double gf = 0, gb = 0, gw = 0, gr = 0, cf = 0, cb = 0, cw = 0, cr = 0;
-    int nf = 0, nb = 0, nw = 0, nr = 0;
-    for (int i = 0; i < n; i++) {
-        gf += ot->f_s[i], cf += ot->tp_f_s[i], nf += (ot->f_s[i] > 0) + (ot->tp_f_s[i] > 0);
-        gb += ot->b_s[i], cb += ot->tp_b_s[i], nb += (ot->b_s[i] > 0) + (ot->tp_b_s[i] > 0);
-        gw += ot->w_s[i], cw += 0.0, nw += ot->w_s[i] > 0;
-        gr += ot->r_s[i], cr += tp_r[i], nr += (ot->r_s[i] > 0) + (tp_r[i] > 0);
-    }
-    k[CX_PASS_F] = floor_stretch(c, gf, cf, nf), k[CX_PASS_B] = floor_stretch(c, gb, cb, nb);
-    k[CX_PASS_W] = floor_stretch(c, gw, cw, nw), k[CX_PASS_R] = floor_stretch(c, gr, cr, nr);
-}
-
-/* TP communication overlap (execution.tp-overlap, core/README.md "TP
- * overlap"): a collective attached to op i hides behind its partner GEMM,
- * op i itself when it is a GEMM (reduce-scatter after attn_out / fc2 in
- * forward, all-gather of their input gradient in backward), else the GEMM
- * that follows (all-gather before qkv / fc1 in forward, reduce-scatter of
- * their input gradient in backward). Exposed time = max(coll / k, coll -
- * partner GEMM time): the first (pipe: k = 4 chunks, Transformer Engine's
- * default split) or one of t ring steps (ring: k = t) cannot hide. The
- * times left in tp_f_s / tp_b_s are the exposed ones; bytes are unchanged. */
-#define TP_OVERLAP_PIPE_CHUNKS 4.0
-static void tp_overlap(const cx_cost *c, const cx_model_ops *ops, cx_op_times *ot, double *tp_r)
-{
-    const culonx_execution *ex = &c->run->exec;
-    for (int i = 0; i < ops->nops; i++) { /* ring attention: one step of cp - 1 exposed at least */
-        if (!ops->op[i].coll_cp) continue;
-        double k = ex->cp > 1 ? (double)(ex->cp - 1) : 1.0;
-        ot->tp_f_s[i] = cx_maxd(ot->tp_f_s[i] / k, ot->tp_f_s[i] - ot->f_s[i]);
-        ot->tp_b_s[i] = cx_maxd(ot->tp_b_s[i] / k, ot->tp_b_s[i] - ot->b_s[i]);
-        tp_r[i] = cx_maxd(tp_r[i] / k, tp_r[i] - ot->f_s[i]);
-    }
-    if (ex->tp_overlap == CULONX_TP_OVERLAP_NONE || ex->tp <= 1) return;
-    const double k =
-        ex->tp_overlap == CULONX_TP_OVERLAP_PIPE ? TP_OVERLAP_PIPE_CHUNKS : (double)ex->tp;
-    for (int i = 0; i < ops->nops; i++) {
-        if (ops->op[i].coll_cp || ops->op[i].coll_group != CX_GROUP_TP) continue;
-        int g = ops->op[i].kind == CX_OP_GEMM ? i : i + 1;
-        if (g >= ops->nops || ops->op[g].kind != CX_OP_GEMM) continue;
-        double pf = ot->f_s[g], pb = ot->b_s[g];
-        ot->tp_f_s[i] = cx_maxd(ot->tp_f_s[i] / k, ot->tp_f_s[i] - pf);
-        ot->tp_b_s[i] = cx_maxd(ot->tp_b_s[i] / k, ot->tp_b_s[i] - pb);
-        tp_r[i] = cx_maxd(tp_r[i] / k, tp_r[i] - pf);
-    }
-}
-
 /* The clock-independent parts of each op of a list (forward, backward and
  * weight-gradient work, op_split) and its forward and backward collectives
  * (they read no clock): what cx_core_cost_reprice keeps of a build. */
@@ -241,16 +154,18 @@ static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int re
     double ts_rr[CX_MODEL_MAX_OPS], tp_r[CX_MODEL_MAX_OPS];
     double tiers[CULONX_MAX_TIERS] = {0, 0};
     const int no = ops->nops;
-    const double rf = clock_ratio(c, clk[CX_PASS_F]), rb = clock_ratio(c, clk[CX_PASS_B]);
-    const double rw = clock_ratio(c, clk[CX_PASS_W]), rr = clock_ratio(c, clk[CX_PASS_R]);
+    const double rf = cx_cost_clock_ratio(c, clk[CX_PASS_F]),
+                 rb = cx_cost_clock_ratio(c, clk[CX_PASS_B]);
+    const double rw = cx_cost_clock_ratio(c, clk[CX_PASS_W]),
+                 rr = cx_cost_clock_ratio(c, clk[CX_PASS_R]);
     const int full = is_layer && recompute_mode == CULONX_RECOMPUTE_FULL;
     const int sel = is_layer && recompute_mode == CULONX_RECOMPUTE_SELECTIVE;
     for (int i = 0; i < no; i++) {
         const cx_model_op *o = &ops->op[i];
         ts_f[i] = ts_b[i] = ts_w[i] = 0;
-        ot->f_s[i] = op_time(o, &ts_f[i], &keep[i][0], rf);
-        ot->b_s[i] = op_time(o, &ts_b[i], &keep[i][1], rb);
-        ot->w_s[i] = op_time(o, &ts_w[i], &keep[i][2], rw);
+        ot->f_s[i] = cx_cost_op_time(o, &ts_f[i], &keep[i][0], rf);
+        ot->b_s[i] = cx_cost_op_time(o, &ts_b[i], &keep[i][1], rb);
+        ot->w_s[i] = cx_cost_op_time(o, &ts_w[i], &keep[i][2], rw);
         ot->tp_f_s[i] = ot->tp_b_s[i] = tp_r[i] = 0;
         add_coll(o->coll_fwd, &comm[i][0], &ot->tp_f_s[i], tiers);
         add_coll(o->coll_bwd, &comm[i][1], &ot->tp_b_s[i], tiers);
@@ -258,13 +173,13 @@ static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int re
         ot->r_s[i] = rec ? ot->f_s[i] : 0.0;
         ts_rr[i] = rec ? ts_f[i] : 0.0;
         if (rec && clk[CX_PASS_R] != clk[CX_PASS_F]) /* the recompute pass capped apart: */
-            ot->r_s[i] = op_time(o, &ts_rr[i], &keep[i][0], rr);
+            ot->r_s[i] = cx_cost_op_time(o, &ts_rr[i], &keep[i][0], rr);
         if (rec && full) add_coll(o->coll_fwd, &comm[i][0], &tp_r[i], tiers);
     }
-    tp_overlap(c, ops, ot, tp_r);
+    cx_cost_tp_overlap(c, ops, ot, tp_r);
     cx_core_a2a_overlap(c, ops, ot, tp_r);
     double kk[4];
-    cpu_floors(c, ot, tp_r, no, kk);
+    cx_cost_cpu_floors(c, ot, tp_r, no, kk);
     const double kf = kk[CX_PASS_F], kb = kk[CX_PASS_B], kw = kk[CX_PASS_W], kr = kk[CX_PASS_R];
     for (int i = 0; i < no; i++) {
         const cx_model_op *o = &ops->op[i];

@@ -345,7 +345,14 @@ double cx_core_op_kept_time(const cx_cost *c, const cx_model_op *o, const cx_op_
  * instance the cap added); a class's pass energies from its parts' at their
  * own clocks. */
 void cx_core_power_cap_init(cx_cost *c);
+/* The limit a pricing of c at clock_mhz applies (cx_cost.power_limit_w):
+ * the GPU's tdp-w, 0 when absent or when full activity stays within it. */
+double cx_core_power_limit_at(const cx_cost *c, double clock_mhz);
 double cx_core_power_cap_part(cx_cost *c, int part, int recompute_mode, double clk[4]);
+/* The clocks of that part's passes at clock f0 under limit_w (f0 each when
+ * limit_w is 0), as cx_core_power_cap_part finds them; c untouched. */
+void cx_core_power_cap_clocks(const cx_cost *c, int part, int recompute_mode, double f0,
+                              double limit_w, double clk[4]);
 void cx_core_power_cap_class(cx_cost *c, int k, const cx_chunk_cost *part, const double *added);
 /* Power of a GPU waiting in a bubble or blocked in communication. */
 double cx_core_blocked_power_w(const cx_cost *c);
@@ -390,6 +397,15 @@ void cx_core_cost_stage_sums(cx_cost *c, int times_only);
  * clock_mhz: the result of cx_core_cost_build without its shape steps
  * (cost_key.c). */
 void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c);
+/* The replay memo's time key (replay_lanes.h cx_replay_time_key: per
+ * chunk class f, tp_f, b, tp_b, r, tp_r, w, then the p2p time) of c, priced
+ * (c->priced, its ops' parts kept), at clock_mhz: the bits of
+ * cx_core_cost_reprice(c->run, clock_mhz, copy of c) then
+ * cx_replay_time_key, by the same operations, c untouched
+ * (cost_clock_key.c). Returns the count (7 nclass + 1), or 0 where it
+ * cannot give those bits (c keeps no op parts, or its shard groups are not
+ * c->run's): reprice then. */
+int cx_core_cost_time_key_at(const cx_cost *c, double clock_mhz, double *key);
 /* c, built for a run with the same op tables, layout and chunk classes
  * (run differs from that build at most in the clock and in execution
  * fields read only when pricing: recompute, TP overlap, ZeRO stage, shard
@@ -429,6 +445,10 @@ void cx_core_shard_groups(cx_cost *c);
  * per tier to pc->tp_tier_bytes; ot is left as is (the op-level graph
  * emits c->part_sh_* itself). */
 void cx_core_shard_part(cx_cost *c, int pi, cx_chunk_cost *pc, cx_op_times *ot);
+/* Its side times per instance (no clock in them), forward *xf and backward
+ * *xb (the larger of network and host link), bytes per tier added to tiers
+ * (NULL: not counted); 0 when part pi has none (nothing written). */
+int cx_core_shard_side(const cx_cost *c, int pi, double *xf, double *xb, double *tiers);
 /* The gradient sync of a stage of P parameters per GPU after its last
  * backward (a, b: the collectives; their times and bytes): ZeRO 0 all-
  * reduce, 1 reduce-scatter + all-gather, 2 all-gather (the reduce-scatter

@@ -32,16 +32,25 @@
 
 #include <string.h>
 
-void cx_core_power_cap_init(cx_cost *c)
+static inline double limit_at(const cx_cost *c, double clock_mhz)
 {
     const culonx_gpu *g = &c->sys.gpu;
-    c->power_limit_w = g->tdp_w > 0 && g->power.present ? g->tdp_w : 0.0;
+    double limit_w = g->tdp_w > 0 && g->power.present ? g->tdp_w : 0.0;
     /* no pass can exceed the limit when full activity does not (the
      * datasheet-shaped models draw exactly TDP at full activity): skip */
     const cx_hw_util full = {1.0, 0.0, 1.0, 1.0};
-    if (c->power_limit_w > 0 &&
-        cx_hw_power_w(&g->power, g, c->clock_mhz, &full) <= c->power_limit_w)
-        c->power_limit_w = 0;
+    if (limit_w > 0 && cx_hw_power_w(&g->power, g, clock_mhz, &full) <= limit_w) limit_w = 0;
+    return limit_w;
+}
+
+double cx_core_power_limit_at(const cx_cost *c, double clock_mhz)
+{
+    return limit_at(c, clock_mhz);
+}
+
+void cx_core_power_cap_init(cx_cost *c)
+{
+    c->power_limit_w = limit_at(c, c->clock_mhz);
     c->capped_parts = 0;
     c->cap_min_mhz = c->clock_mhz;
     for (int i = 0; i < CX_MODEL_MAX_PARTS; i++)
@@ -98,32 +107,23 @@ static double pass_power_at(double f, void *ctx)
     return pass_power(p->c, p->ops, p->keep, p->x, p->rmode, p->is_layer, f, &t);
 }
 
-double cx_core_power_cap_part(cx_cost *c, int part, int recompute_mode, double clk[4])
+/* The clocks of part's passes at clock f0 under the limit L > 0 into clk
+ * (f0 where the pass fits), the compute time per instance the cap adds
+ * (returned), the passes capped (*capped) and the lowest clock (*min_mhz,
+ * f0 at most); c untouched. */
+static double search(const cx_cost *c, int part, int recompute_mode, double f0, double L,
+                     double clk[4], int *capped, double *min_mhz)
 {
-    const double f0 = c->clock_mhz, L = c->power_limit_w;
-    for (int x = 0; x < 4; x++)
-        clk[x] = f0;
-    if (!(L > 0)) return 0;
     const cx_model_ops *ops = &c->stack.part[part].ops;
     const cx_op_keep(*keep)[3] = (const cx_op_keep(*)[3])c->part_keep[part];
     const int is_layer = c->stack.part[part].recompute;
-    /* the same op list (its parts kept) at the same clock, limit and
-     * recompute mode: a re-execution or reprice gets the same answer */
-    cx_cap_memo *mm = &c->cap_memo[part];
-    if (mm->valid && mm->f0 == f0 && mm->limit_w == L && mm->rmode == recompute_mode) {
-        memcpy(clk, mm->clk, sizeof mm->clk);
-        c->capped_parts += mm->capped;
-        if (mm->min_mhz < c->cap_min_mhz) c->cap_min_mhz = mm->min_mhz;
-        return mm->added;
-    }
-    const int capped0 = c->capped_parts;
-    double min_mhz = f0;
     double added = 0;
     double added_f = 0;
+    *capped = 0, *min_mhz = f0;
     for (int x = 0; x < 4; x++) {
         if (x == CX_PASS_R && is_layer && recompute_mode == CULONX_RECOMPUTE_FULL) {
             /* full recompute re-runs the forward pass: its clock */
-            if (clk[CX_PASS_F] != f0) clk[x] = clk[CX_PASS_F], added += added_f, c->capped_parts++;
+            if (clk[CX_PASS_F] != f0) clk[x] = clk[CX_PASS_F], added += added_f, ++*capped;
             continue;
         }
         pass_ctx px = {c, ops, keep, x, recompute_mode, is_layer};
@@ -135,12 +135,44 @@ double cx_core_power_cap_part(cx_cost *c, int part, int recompute_mode, double c
         clk[x] = f;
         added += t - t0;
         if (x == CX_PASS_F) added_f = t - t0;
-        c->capped_parts++;
-        if (f < c->cap_min_mhz) c->cap_min_mhz = f;
-        if (f < min_mhz) min_mhz = f;
+        ++*capped;
+        if (f < *min_mhz) *min_mhz = f;
     }
+    return added;
+}
+
+void cx_core_power_cap_clocks(const cx_cost *c, int part, int recompute_mode, double f0,
+                              double limit_w, double clk[4])
+{
+    int capped;
+    double min_mhz;
+    for (int x = 0; x < 4; x++)
+        clk[x] = f0;
+    if (limit_w > 0) (void)search(c, part, recompute_mode, f0, limit_w, clk, &capped, &min_mhz);
+}
+
+double cx_core_power_cap_part(cx_cost *c, int part, int recompute_mode, double clk[4])
+{
+    const double f0 = c->clock_mhz, L = c->power_limit_w;
+    for (int x = 0; x < 4; x++)
+        clk[x] = f0;
+    if (!(L > 0)) return 0;
+    /* the same op list (its parts kept) at the same clock, limit and
+     * recompute mode: a re-execution or reprice gets the same answer */
+    cx_cap_memo *mm = &c->cap_memo[part];
+    if (mm->valid && mm->f0 == f0 && mm->limit_w == L && mm->rmode == recompute_mode) {
+        memcpy(clk, mm->clk, sizeof mm->clk);
+        c->capped_parts += mm->capped;
+        if (mm->min_mhz < c->cap_min_mhz) c->cap_min_mhz = mm->min_mhz;
+        return mm->added;
+    }
+    int capped;
+    double min_mhz;
+    const double added = search(c, part, recompute_mode, f0, L, clk, &capped, &min_mhz);
+    c->capped_parts += capped;
+    if (min_mhz < c->cap_min_mhz) c->cap_min_mhz = min_mhz;
     mm->valid = 1, mm->f0 = f0, mm->limit_w = L, mm->rmode = recompute_mode;
-    mm->added = added, mm->min_mhz = min_mhz, mm->capped = c->capped_parts - capped0;
+    mm->added = added, mm->min_mhz = min_mhz, mm->capped = capped;
     memcpy(mm->clk, clk, sizeof mm->clk);
     return added;
 }

@@ -790,22 +790,28 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
         if (!(ws->bvi = malloc((size_t)n * (size_t)nc * sizeof *ws->bvi))) return 0;
         ws->bvi_cap = (size_t)n * (size_t)nc;
     }
+    /* bcost: the played points' reprices (priced_at) */
     cx_core_cost_copy(ws->bcost, c);
-    int ic = -1;
+    int ic = -1, priced = -1;
     for (int i = 0; i < n; i++) {
         double *ki = ws->bkeys + (size_t)i * nkey;
-        cx_core_cost_reprice(c->run, ws->bclk[i], ws->bcost);
-        if ((size_t)cx_replay_time_key(ws->bcost, ki) != nkey) return 0;
+        /* the key alone (cost_clock_key.c, the reprice's bits), else
+         * (where it cannot answer) the whole reprice */
+        if ((size_t)cx_core_cost_time_key_at(c, ws->bclk[i], ki) != nkey) {
+            cx_core_cost_reprice(c->run, ws->bclk[i], ws->bcost);
+            priced = i;
+            if ((size_t)cx_replay_time_key(ws->bcost, ki) != nkey) return 0;
+        }
         if (ws->bclk[i] == c->clock_mhz) {
             if (memcmp(ki, key, nkey * sizeof *key) != 0) return 0;
             ic = i;
         }
         for (int k = 0; k < nc; k++)
-            cx_replay_vsinfo_of(&ws->bcost->cls[k], ws->bvi + (size_t)i * (size_t)nc + (size_t)k);
-        ws->bp2p[i] = ws->bcost->p2p_s;
+            cx_replay_vsinfo_of_key(ki + 7 * k, ws->bvi + (size_t)i * (size_t)nc + (size_t)k);
+        ws->bp2p[i] = ki[7 * nc];
     }
     if (ic < 0) return 0;
-    clocks_ctx cx = {c, ws, NULL, ic, n - 1, 0, CULONX_OK, err, {0}};
+    clocks_ctx cx = {c, ws, NULL, ic, priced, 0, CULONX_OK, err, {0}};
     /* played in lanes (no sweep's gate holds: eval_clocks): two points
      * inside each run first, a 4-lane pass costing about what 3 lanes do */
     const int lanes = ws->mr == ws->m && cx_core_replay_lanes_on(ws->lanes) &&

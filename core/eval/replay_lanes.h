@@ -31,6 +31,18 @@ static inline void cx_replay_vsinfo_of(const cx_chunk_cost *cc, cx_replay_vsinfo
     x->lastBW = x->dBW - cc->r_s - cc->tp_r_s;
 }
 
+/* The same from a chunk's 7 durations in time-key order (f, tp_f, b, tp_b,
+ * r, tp_r, w: cx_replay_time_key), the same operations. */
+static inline void cx_replay_vsinfo_of_key(const double *q, cx_replay_vsinfo *x)
+{
+    x->dF = q[0] + q[1];
+    x->dB = q[4] + q[5] + q[2] + q[3];
+    x->dBW = x->dB + q[6];
+    x->dW = q[6];
+    x->lastB = x->dB - q[4] - q[5];
+    x->lastBW = x->dBW - q[4] - q[5];
+}
+
 /* The same for each of c's virtual stages. */
 static inline void cx_replay_durations(const cx_cost *c, cx_replay_vsinfo *vi)
 {

@@ -91,16 +91,16 @@ void cx_core_shard_init(cx_cost *c)
     memset(c->part_fill_b_s, 0, sizeof c->part_fill_b_s);
 }
 
-static double coll(const cx_cost *c, cx_hw_coll k, double bytes, cx_hw_group g, double tiers[])
+static double coll(const cx_cost *c, cx_hw_coll k, double bytes, cx_hw_group g, double *tiers)
 {
     if (bytes <= 0 || g.size <= 1) return 0.0;
     cx_hw_comm cm = cx_hw_coll_cost(&c->sys, k, bytes, g);
-    for (int i = 0; i < CULONX_MAX_TIERS; i++)
+    for (int i = 0; tiers && i < CULONX_MAX_TIERS; i++)
         tiers[i] += cm.bytes_tier[i];
     return cm.time_s;
 }
 
-void cx_core_shard_part(cx_cost *c, int pi, cx_chunk_cost *pc, cx_op_times *ot)
+static inline int side(const cx_cost *c, int pi, double *xf, double *xb, double *tiers)
 {
     const culonx_execution *ex = &c->run->exec;
     const cx_model_part *mp = &c->stack.part[pi];
@@ -108,10 +108,7 @@ void cx_core_shard_part(cx_cost *c, int pi, cx_chunk_cost *pc, cx_op_times *ot)
     const int off_w = (ex->offload & CULONX_OFFLOAD_WEIGHTS) != 0;
     const int off_a = (ex->offload & CULONX_OFFLOAD_ACTIVATIONS) != 0;
     const int is_layer = pi >= CX_MODEL_PART_LAYER;
-    c->part_fill_f_s[pi] = c->part_fill_b_s[pi] = 0.0;
-    c->part_sh_f_s[pi] = c->part_sh_b_s[pi] = 0.0;
-    if (c->zero < 2 && !off_w && !(off_a && is_layer)) return;
-    double tiers[CULONX_MAX_TIERS] = {0, 0};
+    if (c->zero < 2 && !off_w && !(off_a && is_layer)) return 0;
     double nf = 0, nb = 0;
     /* DeepSpeed ZeRO-3: flat rings, and a second backward gather for the
      * recomputed forward (see the top) */
@@ -132,7 +129,21 @@ void cx_core_shard_part(cx_cost *c, int pi, cx_chunk_cost *pc, cx_op_times *ot)
         if (off_a && is_layer) host += mp->act_bytes[ex->recompute];
         host /= c->host_bw_bps;
     }
-    const double xf = cx_maxd(nf, host), xb = cx_maxd(nb, host);
+    *xf = cx_maxd(nf, host), *xb = cx_maxd(nb, host);
+    return 1;
+}
+
+int cx_core_shard_side(const cx_cost *c, int pi, double *xf, double *xb, double *tiers)
+{
+    return side(c, pi, xf, xb, tiers);
+}
+
+void cx_core_shard_part(cx_cost *c, int pi, cx_chunk_cost *pc, cx_op_times *ot)
+{
+    c->part_fill_f_s[pi] = c->part_fill_b_s[pi] = 0.0;
+    c->part_sh_f_s[pi] = c->part_sh_b_s[pi] = 0.0;
+    double tiers[CULONX_MAX_TIERS] = {0, 0}, xf, xb;
+    if (!side(c, pi, &xf, &xb, tiers)) return;
     const double cf = pc->f_s + pc->tp_f_s;
     const double cb = pc->b_s + pc->w_s + pc->r_s + pc->tp_b_s + pc->tp_r_s;
     const double ef = cx_maxd(0.0, xf - cf), eb = cx_maxd(0.0, xb - cb);
