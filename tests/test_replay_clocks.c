@@ -18,6 +18,8 @@
 #include "core/eval/replay.h"
 #include "core/eval/replay_clocks.h"
 #include "core/eval/replay_step.h"
+#include "core/eval/replay_v_sweep.h"
+#include "core/eval/replay_zb_sweep.h"
 #include "schedules/sched.h"
 
 #include <CUnit/Basic.h>
@@ -261,6 +263,78 @@ static void test_shapes_come_back(void)
     free(c), free(a), free(b), free(d);
 }
 
+/* The clock batch's own sweep gates (cx_core_replay_zb_sweep_pays_batch,
+ * cx_core_replay_v_sweep_pays_batch): shapes of megatron-1t they send to
+ * the ZB / V sweeps (ZB-H1 m 2p, ZB-H2 4p, ZB-V on the jump and plain m
+ * 512, DualPipeV on the jump), every clock within 1e-11 of the full
+ * replay and the same bits asked backwards. */
+static void test_batch_sweeps(void)
+{
+    culonx_run r;
+    culonx_error err;
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/megatron-1t.xml", NULL, 0, NULL, &r, &err),
+                          CULONX_OK);
+    cx_cost *c = malloc(sizeof *c);
+    cx_replay *fw = malloc(21 * sizeof *fw), *b = malloc(sizeof *b), *d = malloc(sizeof *d);
+    CU_ASSERT_FATAL(c && fw && b && d);
+    double mhz[21];
+    for (int k = 0; k < 21; k++)
+        mhz[k] = 210 + 60 * k;
+    static const struct {
+        culonx_schedule s;
+        int p, m;
+    } shapes[] = {{CULONX_SCHED_ZB_H1, 64, 128},
+                  {CULONX_SCHED_ZB_H2, 32, 128},
+                  {CULONX_SCHED_ZB_V, 32, 768},
+                  {CULONX_SCHED_ZB_V, 64, 512},
+                  {CULONX_SCHED_DUALPIPE_V, 64, 1536}};
+    int checked = 0, bad = 0, unlike = 0, gated = 0;
+    for (int k = 0; k < 5; k++) {
+        r.exec.schedule = shapes[k].s;
+        r.exec.recompute = CULONX_RECOMPUTE_NONE;
+        r.exec.tp = 8, r.exec.dp = 1, r.exec.microbatch = 1, r.exec.vp = 1;
+        r.exec.pp = shapes[k].p, r.exec.global_batch = shapes[k].m;
+        r.exec.gpus = culonx_execution_gpus(&r.exec);
+        CU_ASSERT_EQUAL_FATAL(cx_core_cost_build(&r, mhz[0], c, &err), CULONX_OK);
+        gated += cx_core_replay_zb_sweep_pays_batch(c) ||
+                 (shapes[k].s == CULONX_SCHED_ZB_V && shapes[k].m == 512
+                      ? cx_core_replay_v_sweep_pays_batch(c, 0)
+                      : cx_core_replay_v_sweep_pays_batch(c, 1));
+        cx_replay_ws *wl = cx_core_replay_ws_new(), *wr = cx_core_replay_ws_new(),
+                     *w1 = cx_core_replay_ws_new();
+        CU_ASSERT_FATAL(wl && wr && w1);
+        cx_core_replay_ws_set_clocks(wl, mhz, 21);
+        cx_core_replay_ws_set_clocks(wr, mhz, 21);
+        for (int q = 0; q < 21; q++) {
+            cx_core_cost_reprice(&r, mhz[q], c);
+            CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, wl, &fw[q], &err), CULONX_OK);
+            cx_core_replay_set_full(1);
+            CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, w1, b, &err), CULONX_OK);
+            cx_core_replay_set_full(0);
+            const double g = rel_gap(&fw[q], b, c->p);
+            checked++;
+            if (!(g <= 1e-11) && bad++ < 5)
+                printf("\n  shape %d clock %g off by %.3g", k, mhz[q], g);
+        }
+        for (int q = 20; q >= 0; q--) {
+            cx_core_cost_reprice(&r, mhz[q], c);
+            CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, wr, d, &err), CULONX_OK);
+            if (!same_replay(d, &fw[q], c->p) && unlike++ < 5)
+                printf("\n  shape %d clock %g: order changes bits", k, mhz[q]);
+        }
+        cx_core_replay_ws_free(wl);
+        cx_core_replay_ws_free(wr);
+        cx_core_replay_ws_free(w1);
+    }
+    printf("\n  %d clock results checked, %d of 5 shapes gated to a sweep\n", checked, gated);
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_EQUAL(unlike, 0);
+    CU_ASSERT_EQUAL(checked, 5 * 21);
+    CU_ASSERT_EQUAL(gated, 5);
+    free(c), free(fw), free(b), free(d);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 2;
@@ -270,6 +344,8 @@ int main(void)
                 test_workspace);
     CU_add_test(s, "shapes come back: cached program, memo, near the plain replay",
                 test_shapes_come_back);
+    CU_add_test(s, "batch sweeps: the batch's gated shapes near the full replay, any order",
+                test_batch_sweeps);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();
