@@ -835,6 +835,13 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
         ws->bp2p[i] = ws->bcost->p2p_s;
     }
     if (ic < 0) return 0;
+    /* played in clock lanes (no formula nor sweep may answer, no virtual
+     * jump): the first round fills the lanes' narrowest pass (4 points,
+     * replay_lanes.c) */
+    const int in_lanes = ws->mr == ws->m && cx_core_replay_lanes_on(ws->lanes) &&
+                         !(c->sched == &cx_sched_interleaved && formula_tried(c)) &&
+                         !sweep_gate(c, ws, SWEEP_BATCH);
+    cx_core_replay_clocks_fill(ws->clocks, in_lanes ? 4 : 0);
     clocks_ctx cx = {c, ws, NULL, ic, n - 1, 0, CULONX_OK, err, {0}};
     double *rows;
     const int got = cx_core_replay_clocks_run(ws->clocks, n, (int)nkey, ws->bkeys, c->p,

@@ -32,6 +32,11 @@ typedef struct cx_replay_clocks cx_replay_clocks;
 cx_replay_clocks *cx_core_replay_clocks_new(void);
 /* NULL-safe. */
 void cx_core_replay_clocks_free(cx_replay_clocks *cs);
+/* Where eval plays points in passes of a width (clock lanes), the first
+ * round's points filled up to that many (0, the default: none) with the
+ * midpoints of the runs' upper halves: free in the pass, they certify a
+ * half of a run not certified, which the next round then skips. */
+void cx_core_replay_clocks_fill(cx_replay_clocks *cs, int points);
 
 /* Results at n points (rows of cx_replay_row_len(p) into *rows, owned by
  * cs, valid until its next call) whose time keys (replay_lanes.h,
