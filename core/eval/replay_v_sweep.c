@@ -924,7 +924,11 @@ int cx_core_replay_v_sweep_pays_batch(const cx_cost *c, int jump)
      * sweep_bench schedules, 21 clocks): ZB-V on the jump p >= 16 / 32 /
      * 64: 804.0 / 802.4 / 825.0 x10^6 instructions, plain m >= 384 / 512
      * / never: 867.6 / 802.4 / 856.1 x10^6; DualPipeV (plain never) on the
-     * jump p >= 32 / 64 / never: 890.8 / 880.7 / 902.3 x10^6. */
+     * jump p >= 32 / 64 / never: 890.8 / 880.7 / 902.3 x10^6. Again
+     * with the first round's fill (replay_clocks.c): ZB-V plain m >= 384
+     * / 512 / 768 / never 859.9 / 793.4 / 793.8 / 847.1, jump p >= 16 /
+     * 32 794.9 / 793.4; DualPipeV jump p >= 32 / 64 / never 840.4 /
+     * 830.2 / 851.9. */
     if (c->sched == &cx_sched_zb_v) return jump ? c->p >= 32 : c->m >= 512;
     return c->sched == &cx_sched_dualpipev && jump && c->p >= 64;
 }

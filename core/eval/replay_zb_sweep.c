@@ -766,7 +766,9 @@ int cx_core_replay_zb_sweep_pays_batch(const cx_cost *c)
      * 64 / 96 / 128 / 192: 567.7 / 564.5 / 563.2 / 562.5 / 564.6; m >= p,
      * 2p, 3p (m >= 128): 562.5, 573.1, 587.9. ZB-H2 the gate above 646.5;
      * m >= 4p and m >= 0 / 96 / 128 / 192: 588.7 / 589.2 / 590.1 / 592.0;
-     * m >= 2p, 3p, 5p (m >= 128): 603.5, 602.7, 644.2. */
+     * m >= 2p, 3p, 5p (m >= 128): 603.5, 602.7, 644.2; with the first
+     * round's fill (replay_clocks.c) m >= 3p / 4p / 5p: 593.8 / 566.9 /
+     * 603.6. */
     if (c->sched != &cx_sched_zb_h1 && c->sched != &cx_sched_zb_h2) return 0;
     const int lo = c->sched == &cx_sched_zb_h2 ? 8 : 3; /* 2m / p */
     return 2 * (int64_t)c->m >= (int64_t)lo * c->p && c->m >= 128;
