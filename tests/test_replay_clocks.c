@@ -19,6 +19,8 @@
 #include "core/eval/replay.h"
 #include "core/eval/replay_clocks.h"
 #include "core/eval/replay_step.h"
+#include "core/eval/replay_v_sweep.h"
+#include "core/eval/replay_zb_sweep.h"
 #include "schedules/sched.h"
 
 #include <CUnit/Basic.h>
@@ -39,7 +41,7 @@ typedef struct {
     double lam[NPT];        /* each point's place on the segment */
     double a[1 + 3 * P][4]; /* result x = max_k (a[x][k] + b[x][k] lam) */
     double b[1 + 3 * P][4];
-    int nlines, evaluated, fail_at;
+    int nlines, evaluated, fail_at, wide;
 } made_up;
 
 static double f_of(const made_up *mu, int x, double l)
@@ -53,7 +55,7 @@ static double f_of(const made_up *mu, int x, double l)
 static int eval_made_up(void *ctx, const int *idx, int n, double *rows, int stride, int *wide)
 {
     made_up *mu = ctx;
-    (void)wide;
+    *wide = mu->wide; /* as clock lanes: the next round takes every point left */
     for (int j = 0; j < n; j++) {
         if (mu->evaluated++ == mu->fail_at) return 1;
         for (int x = 0; x < 1 + 3 * P; x++)
@@ -64,7 +66,7 @@ static int eval_made_up(void *ctx, const int *idx, int n, double *rows, int stri
 
 static void draw_made_up(made_up *mu, int nlines, double *keys, const double *k0, const double *k1)
 {
-    mu->nlines = nlines, mu->evaluated = 0, mu->fail_at = -1;
+    mu->nlines = nlines, mu->evaluated = 0, mu->fail_at = -1, mu->wide = 0;
     double l = 0;
     for (int i = 0; i < NPT; i++) {
         mu->lam[i] = i == 0 ? 0 : i == NPT - 1 ? 1 : (l += uni(0.2, 1.0)) / 14.0;
@@ -82,19 +84,22 @@ static void test_engine(void)
     cx_replay_clocks *cs = cx_core_replay_clocks_new();
     CU_ASSERT_FATAL(cs != NULL);
     double keys[NPT * NKEY], k0[NKEY], k1[NKEY];
-    int worst_evals_linear = 0, more = 0;
+    int worst_evals_linear[4] = {0}, more = 0;
     double worst = 0;
-    for (int trial = 0; trial < 400; trial++) {
+    /* modes: eval wide or not, two points inside each run first or one */
+    for (int trial = 0; trial < 1600; trial++) {
+        const int mode = trial / 400;
         for (int q = 0; q < NKEY; q++)
             k0[q] = uni(0.1, 1.0), k1[q] = k0[q] * uni(1.0, 7.0);
         made_up mu;
         const int nlines = 1 + trial % 4;
         draw_made_up(&mu, nlines, keys, k0, k1);
+        mu.wide = mode & 1;
         /* every fifth: one key off the line (its point must be played) */
         const int off = trial % 5 == 4 ? 1 + trial % (NPT - 2) : -1;
         if (off >= 0) keys[off * NKEY + 2] *= 1.0 + 1e-6;
         double *rows;
-        const int first = 1 + trial % 2;
+        const int first = mode & 2 ? 2 : 1;
         const int got =
             cx_core_replay_clocks_run(cs, NPT, NKEY, keys, P, first, eval_made_up, &mu, &rows);
         CU_ASSERT_FATAL(got >= 3 && got <= NPT && got == mu.evaluated);
@@ -104,16 +109,17 @@ static void test_engine(void)
                 const double gap = fabs(rows[i * (1 + 3 * P) + x] - t) / fmax(fabs(t), 1e-300);
                 worst = fmax(worst, gap);
             }
-        if (nlines == 1 && off < 0 && got - first + 1 > worst_evals_linear)
-            worst_evals_linear = got - first + 1;
+        if (nlines == 1 && off < 0 && got > worst_evals_linear[mode])
+            worst_evals_linear[mode] = got;
         if (off >= 0 || nlines > 1) more += got > 3;
     }
     printf("\n  worst relative gap %.3g, linear from at most %d evaluations, %d batches "
            "needed more\n",
-           worst, worst_evals_linear, more);
+           worst, worst_evals_linear[0], more);
     CU_ASSERT(worst <= 1e-12);
-    CU_ASSERT_EQUAL(worst_evals_linear, 3);
-    CU_ASSERT(more > 50);
+    for (int mode = 0; mode < 4; mode++)
+        CU_ASSERT_EQUAL(worst_evals_linear[mode], mode & 2 ? 4 : 3);
+    CU_ASSERT(more > 200);
     /* an evaluation that fails: -1, nothing claimed */
     made_up mu;
     draw_made_up(&mu, 2, keys, k0, k1);
@@ -265,6 +271,89 @@ static void test_shapes_come_back(void)
     free(c), free(a), free(b), free(d);
 }
 
+/* The clock batch's own sweep gates (cx_core_replay_zb_sweep_pays_batch,
+ * cx_core_replay_v_sweep_pays_batch): shapes of megatron-1t they send to
+ * the ZB / V sweeps (ZB-H1 m 2p, ZB-H2 4p, ZB-V on the jump and plain m
+ * 512, DualPipeV on the jump), and shapes played in clock lanes (their
+ * keys collinear over the clocks: the first round filled to 4 points),
+ * every clock within 1e-11 of the full replay and the same bits asked
+ * backwards. */
+static void test_batch_sweeps(void)
+{
+    culonx_run r;
+    culonx_error err;
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/megatron-1t.xml", NULL, 0, NULL, &r, &err),
+                          CULONX_OK);
+    cx_cost *c = malloc(sizeof *c);
+    cx_replay *fw = malloc(21 * sizeof *fw), *b = malloc(sizeof *b), *d = malloc(sizeof *d);
+    CU_ASSERT_FATAL(c && fw && b && d);
+    double mhz[21];
+    for (int k = 0; k < 21; k++)
+        mhz[k] = 210 + 60 * k;
+    static const struct {
+        culonx_schedule s;
+        int p, m;
+    } shapes[] = {{CULONX_SCHED_ZB_H1, 64, 128},       {CULONX_SCHED_ZB_H2, 32, 128},
+                  {CULONX_SCHED_ZB_V, 32, 768},        {CULONX_SCHED_ZB_V, 64, 512},
+                  {CULONX_SCHED_DUALPIPE_V, 64, 1536}, {CULONX_SCHED_ZB_V, 16, 96},
+                  {CULONX_SCHED_DUALPIPE_V, 32, 192},  {CULONX_SCHED_ZB_H2, 16, 48},
+                  {CULONX_SCHED_ZB_H1, 32, 64}};
+    const int nshape = (int)(sizeof shapes / sizeof shapes[0]);
+    int checked = 0, bad = 0, unlike = 0, gated = 0;
+    long long e0, i0, e1, i1;
+    for (int k = 0; k < nshape; k++) {
+        if (k == 5) cx_core_replay_clocks_counts(&e0, &i0);
+        r.exec.schedule = shapes[k].s;
+        r.exec.recompute = CULONX_RECOMPUTE_NONE;
+        r.exec.tp = 8, r.exec.dp = 1, r.exec.microbatch = 1, r.exec.vp = 1;
+        r.exec.pp = shapes[k].p, r.exec.global_batch = shapes[k].m;
+        r.exec.gpus = culonx_execution_gpus(&r.exec);
+        CU_ASSERT_EQUAL_FATAL(cx_core_cost_build(&r, mhz[0], c, &err), CULONX_OK);
+        if (k < 5)
+            gated += cx_core_replay_zb_sweep_pays_batch(c) ||
+                     (shapes[k].s == CULONX_SCHED_ZB_V && shapes[k].m == 512
+                          ? cx_core_replay_v_sweep_pays_batch(c, 0)
+                          : cx_core_replay_v_sweep_pays_batch(c, 1));
+        cx_replay_ws *wl = cx_core_replay_ws_new(), *wr = cx_core_replay_ws_new(),
+                     *w1 = cx_core_replay_ws_new();
+        CU_ASSERT_FATAL(wl && wr && w1);
+        cx_core_replay_ws_set_clocks(wl, mhz, 21);
+        cx_core_replay_ws_set_clocks(wr, mhz, 21);
+        for (int q = 0; q < 21; q++) {
+            cx_core_cost_reprice(&r, mhz[q], c);
+            CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, wl, &fw[q], &err), CULONX_OK);
+            cx_core_replay_set_full(1);
+            CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, w1, b, &err), CULONX_OK);
+            cx_core_replay_set_full(0);
+            const double g = rel_gap(&fw[q], b, c->p);
+            checked++;
+            if (!(g <= 1e-11) && bad++ < 5)
+                printf("\n  shape %d clock %g off by %.3g", k, mhz[q], g);
+        }
+        for (int q = 20; q >= 0; q--) {
+            cx_core_cost_reprice(&r, mhz[q], c);
+            CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, wr, d, &err), CULONX_OK);
+            if (!same_replay(d, &fw[q], c->p) && unlike++ < 5)
+                printf("\n  shape %d clock %g: order changes bits", k, mhz[q]);
+        }
+        cx_core_replay_ws_free(wl);
+        cx_core_replay_ws_free(wr);
+        cx_core_replay_ws_free(w1);
+    }
+    cx_core_replay_clocks_counts(&e1, &i1);
+    printf("\n  %d clock results checked, %d shapes gated to a sweep; in lanes %lld clocks "
+           "played, %lld from segments\n",
+           checked, gated, e1 - e0, i1 - i0);
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_EQUAL(unlike, 0);
+    CU_ASSERT_EQUAL(checked, nshape * 21);
+    CU_ASSERT_EQUAL(gated, 5);
+    /* in lanes: 4 shapes, two workspaces each, 4 points at least a batch */
+    CU_ASSERT(e1 - e0 >= 4 * 2 * 4);
+    free(c), free(fw), free(b), free(d);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 2;
@@ -274,6 +363,8 @@ int main(void)
                 test_workspace);
     CU_add_test(s, "shapes come back: cached program, memo, near the plain replay",
                 test_shapes_come_back);
+    CU_add_test(s, "batch sweeps: the batch's gated shapes near the full replay, any order",
+                test_batch_sweeps);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();

@@ -30,7 +30,8 @@
  * where that costs less than the play below; so are ZB-V and DualPipeV,
  * their orders compressed into runs of repeated cycles
  * (replay_v_sweep.c), where measured cheaper (p >= 32 without clock
- * lanes; with them ZB-V's largest shapes only).
+ * lanes; with them ZB-V's largest shapes only; the clock batch's few
+ * points a curve have their own measured gates, *_sweep_pays_batch).
  * Fast paths. The held orders are played by a compiled program of the
  * orders (core/eval/replay_prog.c; bit-identical to the engine), which jumps
  * over periods where the play is affine in the period index. Schedules
@@ -57,7 +58,11 @@
  * whose sweep set its clocks, the cost's curve is priced at all of them
  * and replayed at a few (replay_clocks.c: certified segments, the rest
  * interpolated), each played as above (formula, sweeps, lanes, the steady
- * play), every result into the memo under the curve.
+ * play), every result into the memo under the curve. Points played by the
+ * jump (+ jump lanes, about a play a lane) do not make the next round take
+ * every point left (bisection instead): callgrind, fast-only sweep_bench
+ * schedules, x10^6 instructions, bisect / all left: ZB-V 802.5 / 802.9,
+ * DualPipeV 880.7 / 886.7, ZB-H1, ZB-H2, interleaved the same to 0.01%.
  * See core/README.md, "Closed form" (replayed schedules).
  */
 #include "core/base/base.h"
@@ -640,17 +645,36 @@ static culonx_status play_steady(const cx_cost *c, cx_replay_ws *ws, cx_replay *
     return CULONX_OK;
 }
 
-/* ZB-H1 / ZB-H2 swept in O(p) (replay_zb_sweep.c), no orders; ZB-V /
- * DualPipeV: their orders' runs swept (replay_v_sweep.c), the same way,
- * where measured cheaper than the play. 1 answered. */
-static int sweep_times(const cx_cost *c, cx_replay_ws *ws, int lanes, cx_replay *out)
+/* Where a sweep is tried (mode: SWEEP_ALONE a call without clock lanes,
+ * SWEEP_LANES with them, SWEEP_BATCH a point of the clock batch, whose
+ * own gates replay_zb_sweep.c and replay_v_sweep.c measured): 1 the ZB
+ * sweep, 2 the V sweep, 0 none. A function of c's shape only (ws->mr:
+ * the shape's jump), so the path a point takes never depends on earlier
+ * calls. */
+enum { SWEEP_ALONE, SWEEP_LANES, SWEEP_BATCH };
+static int sweep_gate(const cx_cost *c, const cx_replay_ws *ws, int mode)
 {
     if (full_replay || (int64_t)c->m * c->p * c->v * 3 > CX_MAX_SCHEDULE_ITEMS) return 0;
-    if (cx_core_replay_zb_sweep_pays(c) && (ws->zbs || (ws->zbs = cx_core_zb_sweep_ws_new())) &&
-        cx_core_replay_zb_times(c, ws->zbs, out))
-        return 1;
-    return cx_core_replay_v_sweep_pays(c, lanes) &&
-           (ws->vsw || (ws->vsw = cx_core_v_sweep_ws_new())) &&
+    if (mode == SWEEP_BATCH)
+        return cx_core_replay_zb_sweep_pays_batch(c)                  ? 1
+               : cx_core_replay_v_sweep_pays_batch(c, ws->mr < ws->m) ? 2
+                                                                      : 0;
+    const int zb = c->sched == &cx_sched_zb_h1 || c->sched == &cx_sched_zb_h2;
+    return zb && cx_core_replay_zb_sweep_pays(c)                 ? 1
+           : cx_core_replay_v_sweep_pays(c, mode == SWEEP_LANES) ? 2
+                                                                 : 0;
+}
+
+/* ZB-H1 / ZB-H2 swept in O(p) (replay_zb_sweep.c), no orders; ZB-V /
+ * DualPipeV: their orders' runs swept (replay_v_sweep.c), the same way,
+ * where measured cheaper than the play (sweep_gate). 1 answered. */
+static int sweep_times(const cx_cost *c, cx_replay_ws *ws, int mode, cx_replay *out)
+{
+    const int g = sweep_gate(c, ws, mode);
+    if (g == 1)
+        return (ws->zbs || (ws->zbs = cx_core_zb_sweep_ws_new())) &&
+               cx_core_replay_zb_times(c, ws->zbs, out);
+    return g == 2 && (ws->vsw || (ws->vsw = cx_core_v_sweep_ws_new())) &&
            cx_core_replay_v_sweep(c, ws->vsw, out);
 }
 
@@ -723,12 +747,17 @@ static int eval_clocks(void *vctx, const int *idx, int n, double *rows, int stri
     const size_t nkey = 7 * (size_t)c->nclass + 1;
     const int lanes = cx_core_replay_lanes_on(ws->lanes);
     int rest[CX_REPLAY_LANES_MAX_CLOCKS], done[CX_REPLAY_LANES_MAX_CLOCKS], nr = 0;
+    /* the formula (interleaved only) and the sweeps' gates read the shape:
+     * where neither may answer, no point is priced for them (the lanes
+     * read the durations priced by play_clocks) */
+    const int ask =
+        (c->sched == &cx_sched_interleaved && formula_tried(c)) || sweep_gate(c, ws, SWEEP_BATCH);
     for (int j = 0; j < n; j++) {
         const int i = idx[j];
-        const cx_cost *x = priced_at(cx, i);
-        if ((formula_tried(x) &&
-             formula_times(x, ws, ws->bkeys + (size_t)i * nkey, nkey, ws->btmp)) ||
-            sweep_times(x, ws, lanes, ws->btmp))
+        const cx_cost *x = ask ? priced_at(cx, i) : NULL;
+        if (x && ((formula_tried(x) &&
+                   formula_times(x, ws, ws->bkeys + (size_t)i * nkey, nkey, ws->btmp)) ||
+                  sweep_times(x, ws, SWEEP_BATCH, ws->btmp)))
             cx_core_replay_row_pack(ws->btmp, c->p, rows + (size_t)i * (size_t)stride);
         else
             rest[nr++] = i;
@@ -752,11 +781,12 @@ static int eval_clocks(void *vctx, const int *idx, int n, double *rows, int stri
         if (cx->st != CULONX_OK) return 1;
         cx_core_replay_row_pack(ws->btmp, c->p, rows + (size_t)i * (size_t)stride);
         done[j] = 1;
-        if (j == 0 && nr > 1 && ws->last_fast && !ws->last_back && ws->mr < ws->m && lanes &&
-            !cx_core_replay_jlanes_rows(ws->jlanes, c, ws->pl, ws->prog,
-                                        (ws->m - ws->mr) / ws->period, nr - 1, rest + 1, ws->bvi,
-                                        ws->bp2p, rows, stride, done + 1))
-            *wide = 1;
+        /* jump lanes cost about a play a lane: not wide (the next round
+         * bisects; measured, see the top of the file) */
+        if (j == 0 && nr > 1 && ws->last_fast && !ws->last_back && ws->mr < ws->m && lanes)
+            cx_core_replay_jlanes_rows(ws->jlanes, c, ws->pl, ws->prog,
+                                       (ws->m - ws->mr) / ws->period, nr - 1, rest + 1, ws->bvi,
+                                       ws->bp2p, rows, stride, done + 1);
     }
     return 0;
 }
@@ -811,15 +841,16 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
         ws->bp2p[i] = ki[7 * nc];
     }
     if (ic < 0) return 0;
+    /* played in clock lanes (no formula nor sweep may answer, no virtual
+     * jump): two points inside each run first, a 4-lane pass
+     * (replay_lanes.c) costing about what 3 lanes do */
+    const int in_lanes = ws->mr == ws->m && cx_core_replay_lanes_on(ws->lanes) &&
+                         !(c->sched == &cx_sched_interleaved && formula_tried(c)) &&
+                         !sweep_gate(c, ws, SWEEP_BATCH);
     clocks_ctx cx = {c, ws, NULL, ic, priced, 0, CULONX_OK, err, {0}};
-    /* played in lanes (no sweep's gate holds: eval_clocks): two points
-     * inside each run first, a 4-lane pass costing about what 3 lanes do */
-    const int lanes = ws->mr == ws->m && cx_core_replay_lanes_on(ws->lanes) &&
-                      !(formula_tried(c) &&
-                        (cx_core_replay_zb_sweep_pays(c) || cx_core_replay_v_sweep_pays(c, 1)));
     double *rows;
     const int got = cx_core_replay_clocks_run(ws->clocks, n, (int)nkey, ws->bkeys, c->p,
-                                              lanes ? 2 : 1, eval_clocks, &cx, &rows);
+                                              in_lanes ? 2 : 1, eval_clocks, &cx, &rows);
     if (got < 0) {
         *st = cx.st;
         return cx.st != CULONX_OK;
@@ -871,7 +902,7 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
     }
     /* ZB-H1 / ZB-H2 and ZB-V / DualPipeV swept in O(p) where that pays: a
      * function of the inputs only; peaks by closed form, else the scan */
-    if (sweep_times(c, ws, cx_core_replay_lanes_on(ws->lanes), out)) {
+    if (sweep_times(c, ws, cx_core_replay_lanes_on(ws->lanes) ? SWEEP_LANES : SWEEP_ALONE, out)) {
         ws->last_fast = ws->last_jump = ws->last_back = 0;
         ws->last_formula = 1;
         return cx_core_replay_memory(c, ws, out->peak_act_bytes, err);

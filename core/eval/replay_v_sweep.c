@@ -912,3 +912,23 @@ int cx_core_replay_v_sweep_pays(const cx_cost *c, int lanes)
     if (c->sched == &cx_sched_zb_v) return 1;
     return c->sched == &cx_sched_dualpipev && c->m >= 6 * c->p;
 }
+
+int cx_core_replay_v_sweep_pays_batch(const cx_cost *c, int jump)
+{
+    /* a batch plays ~3-7 of a curve's clocks (replay_clocks.c), in a
+     * 4-lane pass of the plain program (compiled first) or by the jump's
+     * play (+ jump lanes), against ~1.3 us a stage evaluation of the
+     * sweep a point (ZB-V ~36k instructions x p a point, DualPipeV ~65k x
+     * p): the plain program's ~6pm items favour the sweep from an m on,
+     * the jump's ~36p^2 from a p on. Measured (callgrind, fast-only
+     * sweep_bench schedules, 21 clocks): ZB-V on the jump p >= 16 / 32 /
+     * 64: 804.0 / 802.4 / 825.0 x10^6 instructions, plain m >= 384 / 512
+     * / never: 867.6 / 802.4 / 856.1 x10^6; DualPipeV (plain never) on the
+     * jump p >= 32 / 64 / never: 890.8 / 880.7 / 902.3 x10^6. Again
+     * with the first round's fill (replay_clocks.c): ZB-V plain m >= 384
+     * / 512 / 768 / never 859.9 / 793.4 / 793.8 / 847.1, jump p >= 16 /
+     * 32 794.9 / 793.4; DualPipeV jump p >= 32 / 64 / never 840.4 /
+     * 830.2 / 851.9. */
+    if (c->sched == &cx_sched_zb_v) return jump ? c->p >= 32 : c->m >= 512;
+    return c->sched == &cx_sched_dualpipev && jump && c->p >= 64;
+}

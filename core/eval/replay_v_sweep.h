@@ -33,6 +33,8 @@ int cx_core_replay_v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out);
  * DualPipeV m >= 6p; with lanes (one play prices every clock of the
  * sweep) ZB-V with p >= 64 and m >= 16p only. */
 int cx_core_replay_v_sweep_pays(const cx_cost *c, int lanes);
+/* The same for a point of the clock batch (core/eval/replay.c, eval_clocks). */
+int cx_core_replay_v_sweep_pays_batch(const cx_cost *c, int jump);
 
 /* Counters of the last sweep run on ws (not a memo answer): stage
  * evaluations, sweeps, the largest segment count of a function. */

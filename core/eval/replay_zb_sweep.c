@@ -754,3 +754,22 @@ int cx_core_replay_zb_sweep(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out
     /* on j first; ZB-H2 where its sawtooths overflow: on the lattices */
     return sweeps(&in, ws, 1, out) || (h == 2 && sweeps(&in, ws, 2, out));
 }
+
+int cx_core_replay_zb_sweep_pays_batch(const cx_cost *c)
+{
+    /* a batch plays ~3-7 of a curve's clocks (replay_clocks.c) in 4-lane
+     * passes of the plain program (~3pm items) against the sweep's O(p) a
+     * point: from an m on whatever p, down to where the sweep declines
+     * (m < p + 2; ZB-H2's sawtooths overflow more below 4p). Measured
+     * (callgrind, fast-only sweep_bench schedules, 21 clocks, x10^6
+     * instructions): ZB-H1 the gate above 622.8; m >= 1.5p and m >= 0 /
+     * 64 / 96 / 128 / 192: 567.7 / 564.5 / 563.2 / 562.5 / 564.6; m >= p,
+     * 2p, 3p (m >= 128): 562.5, 573.1, 587.9. ZB-H2 the gate above 646.5;
+     * m >= 4p and m >= 0 / 96 / 128 / 192: 588.7 / 589.2 / 590.1 / 592.0;
+     * m >= 2p, 3p, 5p (m >= 128): 603.5, 602.7, 644.2; with the first
+     * round's fill (replay_clocks.c) m >= 3p / 4p / 5p: 593.8 / 566.9 /
+     * 603.6. */
+    if (c->sched != &cx_sched_zb_h1 && c->sched != &cx_sched_zb_h2) return 0;
+    const int lo = c->sched == &cx_sched_zb_h2 ? 8 : 3; /* 2m / p */
+    return 2 * (int64_t)c->m >= (int64_t)lo * c->p && c->m >= 128;
+}

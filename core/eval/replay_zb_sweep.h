@@ -33,6 +33,8 @@ int cx_core_replay_zb_times(const cx_cost *c, cx_zb_sweep_ws *ws, cx_replay *out
  * ns each a clock with lanes; the sweep ~2p stage evaluations of ~0.1 us
  * (measured, core/README.md). */
 int cx_core_replay_zb_sweep_pays(const cx_cost *c);
+/* The same for a point of the clock batch (core/eval/replay.c, eval_clocks). */
+int cx_core_replay_zb_sweep_pays_batch(const cx_cost *c);
 
 /* Counters of the last call on ws: stage evaluations and sweeps run, the
  * largest segment count of a function (for bench/zb_paths.c and tests). */
