@@ -44,10 +44,16 @@
  * input (−∞): every value is a real path, never more than the replay. A
  * stage whose changed inputs stay below what its reading items end at
  * (dep + d' <= t on every microbatch, d' the longest such item) is not
- * recomputed: nothing in it can change. The first sweep (up) builds only
- * the functions stages above read, and every stage is evaluated again in
- * the second. Runs of at most 16 items are played
- * item by item (cheaper than their functions). The certificate: a sweep in
+ * recomputed: nothing in it can change. Else it is recomputed from its
+ * first run that reads a changed source value (the first microbatch where
+ * the source differs, to 1e-13 relative, from the copy the held functions
+ * were computed from), the runs before taken from the held evaluation (the
+ * chain and each function's segments as they stood at that run): a change
+ * that comes back down the V touches only the cooldown runs. Every choice
+ * reads this sweep's own state only (bits independent of earlier calls).
+ * The first sweep (up) builds only the functions stages above read, and
+ * every stage is evaluated again in the second. Runs of at most 16 items
+ * are played item by item (cheaper than their functions). The certificate: a sweep in
  * which no stage is recomputed (a recomputed stage whose functions stay
  * within 1e-13 relative is unchanged) — then the functions satisfy every
  * recurrence above, and the recurrence (a DAG) has one solution: the
