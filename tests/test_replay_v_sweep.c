@@ -11,7 +11,8 @@
  * sixteen each: W 0, P three times F, every stage the middle one (ties).
  * Where it answers, every per-stage value must equal the full replay's to
  * 1e-12 of the makespan; it must answer 95% of the draws (counted and
- * printed). Megatron-1t (tp 8, p 8–64, m 4p–24p, recompute none and full)
+ * printed), with the same bits on a second workspace that swept other
+ * draws before. Megatron-1t (tp 8, p 8–64, m 4p–24p, recompute none and full)
  * likewise, the memo's answers are the sweep's bits, and so are the
  * replay's (cx_core_replay_ws, no clock lanes) where the gate sends it to
  * the sweep (and its peaks the full replay's).
@@ -51,9 +52,10 @@ static void sweep_vs_full(int dual)
     r.exec.schedule = kind_of(dual);
     cx_cost *c = malloc(sizeof *c);
     cx_replay_ws *wf = cx_core_replay_ws_new();
-    cx_v_sweep_ws *vw = cx_core_v_sweep_ws_new();
-    cx_replay *full = malloc(sizeof *full), *fo = malloc(sizeof *fo);
-    CU_ASSERT_FATAL(c && wf && vw && full && fo);
+    cx_v_sweep_ws *vw = cx_core_v_sweep_ws_new(), *vw2 = cx_core_v_sweep_ws_new();
+    cx_replay *full = malloc(sizeof *full), *fo = malloc(sizeof *fo), *fo2 = malloc(sizeof *fo2);
+    CU_ASSERT_FATAL(c && wf && vw && vw2 && full && fo && fo2);
+    int order_bits = 0;
     static const int pps[] = {2, 3, 4, 5, 7, 8, 16, 32, 64, 128};
     int answered = 0, declined = 0, mismatched = 0, tries = 0, max_sw = 0, max_seg = 0;
     double evals = 0, worst = 0;
@@ -115,6 +117,13 @@ static void sweep_vs_full(int dual)
                 evals += (double)ev / p;
                 max_sw = sw > max_sw ? sw : max_sw, max_seg = sg > max_seg ? sg : max_seg;
                 answered++;
+                /* the same bits on a workspace that swept other points
+                 * before (every other draw) */
+                if (trial % 2 == 0 &&
+                    (!cx_core_replay_v_sweep(c, vw2, fo2) || fo2->makespan_s != fo->makespan_s ||
+                     memcmp(fo2->free_s, fo->free_s, sizeof(double) * (size_t)p) ||
+                     memcmp(fo2->last_end_s, fo->last_end_s, sizeof(double) * (size_t)p)))
+                    order_bits++;
                 const double bad = replay_time_gap(fo, full, p);
                 worst = fmax(worst, bad / full->makespan_s);
                 if (bad > 1e-12 * full->makespan_s && mismatched++ < 5)
@@ -128,10 +137,11 @@ static void sweep_vs_full(int dual)
            sd_name, answered, tries, declined, worst, answered ? evals / answered : 0.0, max_sw,
            max_seg);
     CU_ASSERT_EQUAL(mismatched, 0);
+    CU_ASSERT_EQUAL(order_bits, 0);
     CU_ASSERT(answered * 100 >= tries * 95);
     cx_core_replay_ws_free(wf);
-    cx_core_v_sweep_ws_free(vw);
-    free(c), free(full), free(fo);
+    cx_core_v_sweep_ws_free(vw), cx_core_v_sweep_ws_free(vw2);
+    free(c), free(full), free(fo), free(fo2);
 }
 
 static void test_zb_v(void)

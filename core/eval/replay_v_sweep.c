@@ -44,10 +44,16 @@
  * input (−∞): every value is a real path, never more than the replay. A
  * stage whose changed inputs stay below what its reading items end at
  * (dep + d' <= t on every microbatch, d' the longest such item) is not
- * recomputed: nothing in it can change. The first sweep (up) builds only
- * the functions stages above read, and every stage is evaluated again in
- * the second. Runs of at most 16 items are played
- * item by item (cheaper than their functions). The certificate: a sweep in
+ * recomputed: nothing in it can change. Else it is recomputed from its
+ * first run that reads a changed source value (the first microbatch where
+ * the source differs, to 1e-13 relative, from the copy the held functions
+ * were computed from), the runs before taken from the held evaluation (the
+ * chain and each function's segments as they stood at that run): a change
+ * that comes back down the V touches only the cooldown runs. Every choice
+ * reads this sweep's own state only (bits independent of earlier calls).
+ * The first sweep (up) builds only the functions stages above read, and
+ * every stage is evaluated again in the second. Runs of at most 16 items
+ * are played item by item (cheaper than their functions). The certificate: a sweep in
  * which no stage is recomputed (a recomputed stage whose functions stay
  * within 1e-13 relative is unchanged) — then the functions satisfy every
  * recurrence above, and the recurrence (a DAG) has one solution: the
@@ -131,6 +137,15 @@ typedef struct {
     int cap_vs;
 } vform;
 
+/* a stage evaluation's state at the start of a run: the chain and, per
+ * class built, the next microbatch, the segment count and the last two
+ * segments (the only ones a later push may change) */
+typedef struct {
+    double chain;
+    int next[NCLS], n[NCLS], x[NCLS][2];
+    double v[NCLS][2], k[NCLS][2];
+} vrstate;
+
 struct cx_v_sweep_ws {
     vform form[NFORM], *f; /* the latest shapes' forms, the one in use */
     int fnext;
@@ -144,6 +159,14 @@ struct cx_v_sweep_ws {
     double *free_s, *dtab;   /* [p]; [4 nvs]: durations F', B', BW', W by kind */
     cx_replay_vsinfo *vi;
     int evals, sweeps, segs, checks;
+    /* resuming: the run states of each stage's functions held (rst) and of
+     * the evaluation running (rtmp), by run; the source functions each
+     * stage's held functions were computed from ([s NCLS + read], ok) */
+    vrstate *rst, *rtmp;
+    int cap_rs;
+    cx_pl *ucp;
+    uint8_t *ucp_ok;
+    int cap_ucp;
     /* memo */
     v_memo memo[NMEMO];
     int mnext, mlast, mcap;
@@ -167,6 +190,7 @@ void cx_core_v_sweep_ws_free(cx_v_sweep_ws *ws)
     cx_sched_play_free(ws->pl);
     free(ws->pool), free(ws->fn), free(ws->ver), free(ws->free_s), free(ws->vi);
     free(ws->mfree), free(ws->mcls);
+    free(ws->rst), free(ws->ucp);
     free(ws);
 }
 
@@ -494,6 +518,25 @@ static int differ(const cx_pl *a, const cx_pl *b, int m)
     return 0;
 }
 
+/* the first j of a segment pair on which a and b differ by more than
+ * 1e-13 relative (differ's test), m if none */
+static int first_differ(const cx_pl *a, const cx_pl *b, int m)
+{
+    if (!a->n || !b->n) return 0;
+    vcur ca = {a, 0, 0, 1, 0}, cb = {b, 0, 0, 1, 0};
+    for (int j = 0; j < m;) {
+        double va, ka, vb, kb;
+        int hi = at(&ca, j, &va, &ka);
+        const int hb = at(&cb, j, &vb, &kb);
+        if (hb < hi) hi = hb;
+        const double d0 = va - vb, d1 = d0 + (ka - kb) * (double)(hi - j);
+        const double sc = 1e-13 * fmax(fabs(va), fabs(vb) + fabs(kb) * (double)(hi - j));
+        if (fabs(d0) > sc || fabs(d1) > sc) return j;
+        j = hi + 1;
+    }
+    return m;
+}
+
 /* 1 if f(j) + add <= g(j) (to 1e-13 relative) for 0 <= j < m */
 static int below(const cx_pl *f, double add, const cx_pl *g, int m)
 {
@@ -547,9 +590,11 @@ static inline double dur(const cx_v_sweep_ws *ws, int kind, int vs)
 }
 
 /* Stage s from the current functions of its sources into ws->nf; its free
- * time into *fr. 0 on too many segments or a function not built in
- * microbatch order. */
-static int stage(cx_v_sweep_ws *ws, int s, int m, int build, double *fr)
+ * time into *fr. From run rfrom of the stage on (0: all), the runs before
+ * as the held functions' (their state at rfrom, ws->rst); each run's
+ * starting state into ws->rtmp where all classes are built. 0 on too many
+ * segments or a function not built in microbatch order. */
+static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *fr)
 {
     const vstage *st = &ws->f->st[s];
     const int dm = m - ws->f->ma;
@@ -566,8 +611,42 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, double *fr)
      * come in microbatch order, so the reads of a function only move on */
     int seg[MAX_SRC][NCLS] = {{0}};
     double chain = 0;
+    if (rfrom) {
+        /* the held functions' prefix, as they stood at run rfrom */
+        const vrstate *z = &ws->rst[st->run0 + rfrom];
+        chain = z->chain;
+        for (int c = 0; c < NCLS; c++) {
+            if (!(build >> c & 1)) continue;
+            cx_pl *o = ob[c].f;
+            const cx_pl *h = ws->fn[s * NCLS + c];
+            const int nn = z->n[c];
+            memcpy(o->x, h->x, sizeof(int) * (size_t)nn);
+            memcpy(o->v, h->v, sizeof(double) * (size_t)nn);
+            memcpy(o->k, h->k, sizeof(double) * (size_t)nn);
+            for (int u = 0; u < 2; u++)
+                if (nn - 2 + u >= 0)
+                    o->x[nn - 2 + u] = z->x[c][u], o->v[nn - 2 + u] = z->v[c][u],
+                                  o->k[nn - 2 + u] = z->k[c][u];
+            o->n = nn, next[c] = z->next[c];
+        }
+    }
+    const int save = build == st->need;
     cx_pl *E = &ws->tmp[KMAX], *Ht = &ws->tmp[0];
-    for (int r = st->run0; r < st->run0 + st->nrun; r++) {
+    for (int r = st->run0 + rfrom; r < st->run0 + st->nrun; r++) {
+        if (save) {
+            vrstate *z = &ws->rtmp[r];
+            z->chain = chain;
+            for (int c = 0; c < NCLS; c++) {
+                if (!(build >> c & 1)) continue;
+                const cx_pl *o = ob[c].f;
+                const int nn = o->n;
+                z->n[c] = nn, z->next[c] = next[c];
+                for (int u = 0; u < 2; u++)
+                    if (nn - 2 + u >= 0)
+                        z->x[c][u] = o->x[nn - 2 + u], z->v[c][u] = o->v[nn - 2 + u],
+                        z->k[c][u] = o->k[nn - 2 + u];
+            }
+        }
         const vrun *ru = &ws->f->runs[r];
         const int n = ru->n0 + ru->dn * dm, K = ru->K;
         if (n < 0) return 0;
@@ -714,6 +793,55 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, double *fr)
     return !over;
 }
 
+/* copies the source functions stage s reads (its held functions' inputs) */
+static void keep_inputs(cx_v_sweep_ws *ws, int s)
+{
+    const vstage *st = &ws->f->st[s];
+    for (int q = 0; q < st->nread; q++) {
+        const int src = st->src[(int)st->read[q].src];
+        ws->ucp_ok[s * NCLS + q] = ws->ver[src] > 0;
+        if (!ws->ver[src]) continue;
+        const cx_pl *h = ws->fn[src * NCLS + st->read[q].src_cls];
+        cx_pl *o = &ws->ucp[s * NCLS + q];
+        o->n = h->n;
+        memcpy(o->x, h->x, sizeof(int) * (size_t)(h->n + 1));
+        memcpy(o->v, h->v, sizeof(double) * (size_t)h->n);
+        memcpy(o->k, h->k, sizeof(double) * (size_t)h->n);
+    }
+}
+
+/* The first run of stage s reading a changed source function (newer: the
+ * changed sources) at or after the first microbatch where it differs from
+ * the one the held functions were computed from (0 where unknown); the run
+ * count where none. */
+static int resume_run(const cx_v_sweep_ws *ws, int s, int newer, int m)
+{
+    const vstage *st = &ws->f->st[s];
+    const int dm = m - ws->f->ma;
+    int best = st->nrun;
+    for (int q = 0; q < st->nread && best; q++) {
+        if (!(newer >> st->read[q].src & 1)) continue;
+        if (!ws->ucp_ok[s * NCLS + q]) return 0;
+        const int src = st->src[(int)st->read[q].src];
+        const int j0 =
+            first_differ(ws->fn[src * NCLS + st->read[q].src_cls], &ws->ucp[s * NCLS + q], m);
+        if (j0 >= m) continue;
+        for (int r = 0; r < best; r++) {
+            const vrun *ru = &ws->f->runs[st->run0 + r];
+            const int n = ru->n0 + ru->dn * dm;
+            if (n <= 0) continue;
+            int hit = 0;
+            for (int t = 0; t < ru->K && !hit; t++) {
+                const vitem *it = &ws->f->items[ru->item0 + t];
+                hit = it->src == st->read[q].src && it->src_cls == st->read[q].src_cls &&
+                      it->a0 + it->da * dm + it->step * (n - 1) >= j0;
+            }
+            if (hit) best = r;
+        }
+    }
+    return best;
+}
+
 /* the sweeps; 0 where not certified within the bounds */
 static int sweeps(cx_v_sweep_ws *ws, int m)
 {
@@ -737,6 +865,7 @@ static int sweeps(cx_v_sweep_ws *ws, int m)
             if (!go && !newer) continue;
             /* the changed sources (computed before) stay below what this
              * stage's reading items end at: nothing changes */
+            int rfrom = 0;
             if (!go) {
                 int below_all = 1;
                 for (int q = 0; q < st->nread && below_all; q++)
@@ -747,6 +876,16 @@ static int sweeps(cx_v_sweep_ws *ws, int m)
                 if (below_all) {
                     for (int j = 0; j < st->nsrc; j++)
                         used[j] = ws->ver[st->src[j]];
+                    keep_inputs(ws, s);
+                    ws->checks++;
+                    continue;
+                }
+                /* else from the first run reading a changed value: the
+                 * runs before read what the held functions did */
+                rfrom = resume_run(ws, s, newer, m);
+                if (rfrom == st->nrun) {
+                    for (int j = 0; j < st->nsrc; j++)
+                        used[j] = ws->ver[st->src[j]];
                     ws->checks++;
                     continue;
                 }
@@ -754,10 +893,11 @@ static int sweeps(cx_v_sweep_ws *ws, int m)
             ran++;
             for (int j = 0; j < st->nsrc; j++)
                 used[j] = ws->ver[st->src[j]];
+            keep_inputs(ws, s);
             /* the first sweep (up) builds only what the stages above read:
              * the stage is evaluated again in the second */
             const int build = sw == 0 ? st->need & st->upmask : st->need;
-            if (!stage(ws, s, m, build, &ws->free_s[s])) return 0;
+            if (!stage(ws, s, m, build, rfrom, &ws->free_s[s])) return 0;
             ws->part[s] = build != st->need;
             int ch = ws->ver[s] == 0 || was_part;
             for (int c = 0; c < NCLS && !ch; c++)
@@ -767,6 +907,9 @@ static int sweeps(cx_v_sweep_ws *ws, int m)
                     cx_pl *t = ws->fn[s * NCLS + c];
                     ws->fn[s * NCLS + c] = ws->nf[c], ws->nf[c] = t;
                 }
+                if (build == st->need)
+                    memcpy(ws->rst + st->run0 + rfrom, ws->rtmp + st->run0 + rfrom,
+                           sizeof(vrstate) * (size_t)(st->nrun - rfrom));
                 ws->ver[s] = ++ver;
             }
         }
@@ -796,6 +939,20 @@ static int v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
     if (!ws->f->ok || m < ws->f->ma) return 0;
     const int nch = ws->f->nch, nvs = p * nch;
     if (c->v != nch || !reserve(ws, p)) return 0;
+    if (ws->cap_rs < ws->f->nruns) {
+        free(ws->rst);
+        ws->rst = malloc(sizeof(vrstate) * 2 * (size_t)ws->f->nruns);
+        ws->cap_rs = ws->rst ? ws->f->nruns : 0;
+        if (!ws->rst) return 0;
+        ws->rtmp = ws->rst + ws->f->nruns;
+    }
+    if (ws->cap_ucp < p) {
+        free(ws->ucp);
+        ws->ucp = malloc((sizeof(cx_pl) + 1) * NCLS * (size_t)p);
+        ws->cap_ucp = ws->ucp ? p : 0;
+        if (!ws->ucp) return 0;
+        ws->ucp_ok = (uint8_t *)(ws->ucp + NCLS * (size_t)p);
+    }
     const double P = c->p2p_s;
     cx_replay_durations(c, ws->vi);
     for (int vs = 0; vs < nvs; vs++) {
