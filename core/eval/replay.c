@@ -744,20 +744,15 @@ static int eval_clocks(void *vctx, const int *idx, int n, double *rows, int stri
     clocks_ctx *cx = vctx;
     cx_replay_ws *ws = cx->ws;
     const cx_cost *c = cx->c;
-    const size_t nkey = 7 * (size_t)c->nclass + 1;
     const int lanes = cx_core_replay_lanes_on(ws->lanes);
     int rest[CX_REPLAY_LANES_MAX_CLOCKS], done[CX_REPLAY_LANES_MAX_CLOCKS], nr = 0;
-    /* the formula (interleaved only) and the sweeps' gates read the shape:
-     * where neither may answer, no point is priced for them (the lanes
-     * read the durations priced by play_clocks) */
-    const int ask =
-        (c->sched == &cx_sched_interleaved && formula_tried(c)) || sweep_gate(c, ws, SWEEP_BATCH);
+    /* the sweeps' gates read the shape: where none may answer, no point
+     * is priced for them (the lanes read the durations priced by
+     * play_clocks; the formula answered before, clocks_pre) */
+    const int ask = sweep_gate(c, ws, SWEEP_BATCH);
     for (int j = 0; j < n; j++) {
         const int i = idx[j];
-        const cx_cost *x = ask ? priced_at(cx, i) : NULL;
-        if (x && ((formula_tried(x) &&
-                   formula_times(x, ws, ws->bkeys + (size_t)i * nkey, nkey, ws->btmp)) ||
-                  sweep_times(x, ws, SWEEP_BATCH, ws->btmp)))
+        if (ask && sweep_times(priced_at(cx, i), ws, SWEEP_BATCH, ws->btmp))
             cx_core_replay_row_pack(ws->btmp, c->p, rows + (size_t)i * (size_t)stride);
         else
             rest[nr++] = i;
@@ -788,6 +783,21 @@ static int eval_clocks(void *vctx, const int *idx, int n, double *rows, int stri
                                        (ws->m - ws->mr) / ws->period, nr - 1, rest + 1, ws->bvi,
                                        ws->bp2p, rows, stride, done + 1);
     }
+    return 0;
+}
+
+/* The points of a batch where the exact formula answers (interleaved;
+ * from each clock's time key, replay_formula.c), before any is played. */
+static int clocks_pre(void *vctx, int n, double *rows, int stride, unsigned char *done)
+{
+    clocks_ctx *cx = vctx;
+    const cx_cost *c = cx->c;
+    const size_t nkey = 7 * (size_t)c->nclass + 1;
+    for (int i = 0; i < n; i++)
+        if (cx_core_replay_formula_key(c, cx->ws->bkeys + (size_t)i * nkey, cx->ws->btmp)) {
+            cx_core_replay_row_pack(cx->ws->btmp, c->p, rows + (size_t)i * (size_t)stride);
+            done[i] = 1;
+        }
     return 0;
 }
 
@@ -841,16 +851,18 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
         ws->bp2p[i] = ki[7 * nc];
     }
     if (ic < 0) return 0;
-    /* played in clock lanes (no formula nor sweep may answer, no virtual
-     * jump): two points inside each run first, a 4-lane pass
-     * (replay_lanes.c) costing about what 3 lanes do */
-    const int in_lanes = ws->mr == ws->m && cx_core_replay_lanes_on(ws->lanes) &&
-                         !(c->sched == &cx_sched_interleaved && formula_tried(c)) &&
-                         !sweep_gate(c, ws, SWEEP_BATCH);
+    /* the formula's points first (clocks_pre); the rest played in clock
+     * lanes where no sweep may answer and there is no virtual jump: two
+     * points inside each run first, or all where at most 4 are left, a
+     * 4-lane pass (replay_lanes.c) costing about what 3 lanes do */
+    const int in_lanes =
+        ws->mr == ws->m && cx_core_replay_lanes_on(ws->lanes) && !sweep_gate(c, ws, SWEEP_BATCH);
+    const int pre = formula_tried(c) && cx_core_replay_formula_shape(c);
     clocks_ctx cx = {c, ws, NULL, ic, priced, 0, CULONX_OK, err, {0}};
     double *rows;
     const int got = cx_core_replay_clocks_run(ws->clocks, n, (int)nkey, ws->bkeys, c->p,
-                                              in_lanes ? 2 : 1, eval_clocks, &cx, &rows);
+                                              in_lanes ? 2 : 1, in_lanes ? 4 : 0,
+                                              pre ? clocks_pre : NULL, eval_clocks, &cx, &rows);
     if (got < 0) {
         *st = cx.st;
         return cx.st != CULONX_OK;

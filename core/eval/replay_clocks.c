@@ -23,7 +23,11 @@
  * x f_max / f, memory), cost.c): maximal runs of clocks whose keys are
  * collinear are found first, their ends and one or two points inside
  * evaluated together (the caller plays them, in clock lanes where it can:
- * two inside then, a 4-lane pass costing about what 3 lanes do). Then, in
+ * two inside then, a 4-lane pass costing about what 3 lanes do). Points
+ * the caller answers cheaply (pre: the interleaved formula) are evaluated
+ * before, and count as evaluated points; where at most fill points are
+ * left then (a lanes pass holds 4 for the price of 1), all are played in
+ * the first round. Then, in
  * each run, every gap between consecutive evaluated points is certified
  * by a triple of consecutive evaluated points spanning it (x, a, b) or
  * (a, b, y) whose middle lies on its ends' chord (f linear on the triple,
@@ -176,7 +180,8 @@ static int gap_certified(const int *E, int ne, int i, const double *keys, int nk
 }
 
 int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const double *keys, int p,
-                              int first, cx_clocks_eval_fn *eval, void *ctx, double **rows)
+                              int first, int fill, cx_clocks_pre_fn *pre, cx_clocks_eval_fn *eval,
+                              void *ctx, double **rows)
 {
     const int len = cx_replay_row_len(p);
     if (n < 1 || !reserve(cs, n, len)) return -1;
@@ -185,13 +190,25 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
     memset(cs->st, 0, (size_t)n);
 #define K(i) (keys + (size_t)(i) * (size_t)nkey)
 #define ROW(i) (R + (size_t)(i) * (size_t)len)
+    /* the points the caller answers cheaply (pre), evaluated */
+    int npre = 0;
+    if (pre) {
+        if (pre(ctx, n, R, len, cs->st)) return -1;
+        for (int i = 0; i < n; i++)
+            npre += cs->st[i] = cs->st[i] != 0;
+    }
     /* maximal runs of collinear keys: a run grows while its next key lies
      * on the segment from its first to the one after (each point checked
      * again, against its gap's ends, when interpolated); cs->pend holds
      * the runs' ends. The first round: every run's ends and 1 (first < 2)
-     * or 2 points inside, evenly spread. */
+     * or 2 points inside, evenly spread; all points left where they are
+     * at most fill. */
     int nl = 0, nrun = 0;
-    if (n == 1) cs->st[0] = 1, cs->list[nl++] = 0;
+    if (n - npre <= fill) {
+        for (int i = 0; i < n; i++)
+            if (!cs->st[i]) cs->st[i] = 1, cs->list[nl++] = i;
+    }
+    if (n == 1 && !cs->st[0]) cs->st[0] = 1, cs->list[nl++] = 0;
     for (int s = 0; s < n - 1;) {
         int e = s + 1;
         while (e + 1 < n) {
@@ -200,7 +217,7 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
             e++;
         }
         if (!cs->st[s]) cs->st[s] = 1, cs->list[nl++] = s;
-        cs->st[e] = 1, cs->list[nl++] = e;
+        if (!cs->st[e]) cs->st[e] = 1, cs->list[nl++] = e;
         const int k = first >= 2 ? 2 : 1;
         for (int q = 1; q <= k && e - s >= 2; q++) {
             const int x = s + q * (e - s) / (k + 1);
@@ -212,10 +229,10 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
     /* rounds: play the list; then in each run, each gap between
      * consecutive evaluated points with points left inside is certified
      * (interpolated) or gets its midpoint next (in lanes: all its points) */
-    int evaluated = 0, interp = 0, wide = 0;
+    int evaluated = npre, interp = 0, wide = 0;
     int *const E = cs->next;
-    while (nl > 0) {
-        if (eval(ctx, cs->list, nl, R, len, &wide)) return -1;
+    for (int round = 0; nl > 0 || round == 0; round++) {
+        if (nl > 0 && eval(ctx, cs->list, nl, R, len, &wide)) return -1;
         evaluated += nl;
         nl = 0;
         for (int r = 0; r < nrun; r++) {
