@@ -179,6 +179,60 @@ static int gap_certified(const int *E, int ne, int i, const double *keys, int nk
 #undef ROW
 }
 
+/* kj's place on the line from ks (0) to ke (1), along their largest
+ * component (0 where they are equal) */
+static double place(const double *ks, const double *ke, const double *kj, int nkey)
+{
+    int q = -1;
+    double dq = 0;
+    for (int x = 0; x < nkey; x++) {
+        const double d = fabs(ke[x] - ks[x]);
+        if (d > dq) dq = d, q = x;
+    }
+    return q < 0 ? 0 : (kj[q] - ks[q]) / (ke[q] - ks[q]);
+}
+
+/* An uncertified gap between evaluated points a < b of a run with
+ * evaluated neighbours x < a and y > b (E, ne, i as gap_certified):
+ * where a result is linear on [x, a] and on [b, y] with one kink in
+ * between, the kink is where the two lines meet. *j1, *j2: the last
+ * point inside at or below the lowest such place over the results and
+ * the first at or above the highest (-1 none), so that [x, j1] and [j2,
+ * y] are linear when the kinks are single (their gaps certified by the
+ * next round's triples). Only a choice of points: results come from
+ * certified gaps or plays whatever it picks. */
+static void kink_points(const int *E, int ne, int i, const double *keys, int nkey, const double *R,
+                        int len, int *j1, int *j2)
+{
+#define K(q) (keys + (size_t)(q) * (size_t)nkey)
+#define ROW(q) (R + (size_t)(q) * (size_t)len)
+    *j1 = *j2 = -1;
+    if (i < 1 || i + 2 >= ne) return;
+    const int x = E[i - 1], a = E[i], b = E[i + 1], y = E[i + 2];
+    const double lx = place(K(a), K(b), K(x), nkey), ly = place(K(a), K(b), K(y), nkey);
+    if (!(lx < 0 && ly > 1)) return;
+    const double *fx = ROW(x), *fa = ROW(a), *fb = ROW(b), *fy = ROW(y);
+    double lo = 2, hi = -1;
+    for (int q = 0; q < len; q++) {
+        const double sl = (fa[q] - fx[q]) / -lx, sr = (fy[q] - fb[q]) / (ly - 1);
+        const double tol = RES_TOL * fmax(fabs(fa[q]), fabs(fb[q]));
+        /* linear through the gap on either side's line: no kink inside */
+        if (!(fabs(fa[q] + sl - fb[q]) > tol && fabs(fb[q] - sr - fa[q]) > tol)) continue;
+        if (!(sr > sl)) continue;
+        const double l = (fb[q] - sr - fa[q]) / (sl - sr);
+        if (!(l >= 0 && l <= 1)) continue;
+        lo = fmin(lo, l), hi = fmax(hi, l);
+    }
+    if (hi < 0) return;
+    for (int j = a + 1; j < b; j++) {
+        const double lj = place(K(a), K(b), K(j), nkey);
+        if (lj <= lo + 1e-9) *j1 = j;
+        if (lj >= hi - 1e-9 && *j2 < 0) *j2 = j;
+    }
+#undef K
+#undef ROW
+}
+
 int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const double *keys, int p,
                               int first, int fill, cx_clocks_pre_fn *pre, cx_clocks_eval_fn *eval,
                               void *ctx, double **rows)
@@ -260,8 +314,13 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
                     for (int j = a + 1; j < b; j++)
                         cs->st[j] = 3, cs->list[nl++] = j;
                 } else {
-                    const int m = a + (b - a) / 2;
-                    cs->st[m] = 3, cs->list[nl++] = m;
+                    /* where the gap's kinks lie by its neighbours' lines,
+                     * else its midpoint */
+                    int j1, j2;
+                    kink_points(E, ne, i, keys, nkey, R, len, &j1, &j2);
+                    if (j1 < 0 && j2 < 0) j1 = a + (b - a) / 2;
+                    if (j1 >= 0) cs->st[j1] = 3, cs->list[nl++] = j1;
+                    if (j2 >= 0 && j2 != j1) cs->st[j2] = 3, cs->list[nl++] = j2;
                 }
             }
         }
