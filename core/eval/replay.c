@@ -714,7 +714,7 @@ static int play_lanes(const cx_cost *c, cx_replay_ws *ws, const cx_replay_memo_k
 
 /* A batch of play_clocks: the cost, the clock of c in ws->bclk, the orders
  * ready for lanes (NULL: each clock played alone), the clock bcost is
- * priced at (-1 none) and the first failure. */
+ * priced at (-1 none, -2 not yet a copy of c) and the first failure. */
 typedef struct {
     const cx_cost *c;
     cx_replay_ws *ws;
@@ -729,7 +729,10 @@ typedef struct {
 static const cx_cost *priced_at(clocks_ctx *cx, int i)
 {
     if (i == cx->ic) return cx->c;
-    if (cx->priced != i) cx_core_cost_reprice(cx->c->run, cx->ws->bclk[i], cx->ws->bcost);
+    if (cx->priced != i) {
+        if (cx->priced == -2) cx_core_cost_copy(cx->ws->bcost, cx->c); /* the first reprice */
+        cx_core_cost_reprice(cx->c->run, cx->ws->bclk[i], cx->ws->bcost);
+    }
     cx->priced = i;
     return cx->ws->bcost;
 }
@@ -830,14 +833,15 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
         if (!(ws->bvi = malloc((size_t)n * (size_t)nc * sizeof *ws->bvi))) return 0;
         ws->bvi_cap = (size_t)n * (size_t)nc;
     }
-    /* bcost: the played points' reprices (priced_at) */
-    cx_core_cost_copy(ws->bcost, c);
-    int ic = -1, priced = -1;
+    /* bcost: the played points' reprices (priced_at), a copy of c made
+     * at the first (priced -2: none yet; lanes read the keys only) */
+    int ic = -1, priced = -2;
     for (int i = 0; i < n; i++) {
         double *ki = ws->bkeys + (size_t)i * nkey;
         /* the key alone (cost_clock_key.c, the reprice's bits), else
          * (where it cannot answer) the whole reprice */
         if ((size_t)cx_core_cost_time_key_at(c, ws->bclk[i], ki) != nkey) {
+            if (priced == -2) cx_core_cost_copy(ws->bcost, c);
             cx_core_cost_reprice(c->run, ws->bclk[i], ws->bcost);
             priced = i;
             if ((size_t)cx_replay_time_key(ws->bcost, ki) != nkey) return 0;
