@@ -57,8 +57,9 @@
  * Every clock of a sweep at once (play_clocks): on a memo miss of a cost
  * whose sweep set its clocks, the cost's curve is priced at all of them
  * and replayed at a few (replay_clocks.c: certified segments, the rest
- * interpolated), each played as above (formula, sweeps, lanes, the steady
- * play), every result into the memo under the curve. Points played by the
+ * interpolated): the interleaved formula at every clock first (from the
+ * keys), the rest played as above (sweeps, lanes, the steady play), every
+ * result into the memo under the curve. Points played by the
  * jump (+ jump lanes, about a play a lane) do not make the next round take
  * every point left (bisection instead): callgrind, fast-only sweep_bench
  * schedules, x10^6 instructions, bisect / all left: ZB-V 802.5 / 802.9,
