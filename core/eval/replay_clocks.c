@@ -33,10 +33,12 @@
  * (a, b, y) whose middle lies on its ends' chord (f linear on the triple,
  * so on the gap the chord of a and b): its points are interpolated from a
  * and b, each key checked on the segment a..b (else played). An
- * uncertified gap gets its midpoint in the next round, or, where the
- * caller played in lanes (a pass costs about the same for few points as
- * for many), all its points. Measured on bench_sweep_bench's schedules
- * (21 clocks): see core/README.md, "Clock segments".
+ * uncertified gap gets the points around its results' kinks located by
+ * its neighbours' lines (kink_points), else its midpoint, in the next
+ * round; where the caller played in lanes (a pass costs about the same
+ * for few points as for many), the points from the lowest kink to the
+ * highest after the first round, all its points after later ones. Measured on bench_sweep_bench's
+ * schedules (21 clocks): see core/README.md, "Clock segments".
  *
  * The results at a clock then depend on the whole set of clocks and the
  * cost's curve (cx_cost.curve), not on the key alone; the replay memo
@@ -311,7 +313,16 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
                         cs->st[j] = 2, interp++;
                     }
                 } else if (wide) {
-                    for (int j = a + 1; j < b; j++)
+                    /* in lanes after the first round: the points from
+                     * the gap's lowest to its highest kink by its
+                     * neighbours' lines (kink_points), or all of it; after
+                     * that, all (a pass costs about the same for few
+                     * points as for many, not for 24 as for 4) */
+                    int j1 = -1, j2 = -1;
+                    if (round == 0) kink_points(E, ne, i, keys, nkey, R, len, &j1, &j2);
+                    const int lo = j1 >= 0 ? j1 : j2 >= 0 ? j2 : a + 1;
+                    const int hi = j2 >= 0 ? j2 : j1 >= 0 ? j1 : b - 1;
+                    for (int j = lo; j <= hi; j++)
                         cs->st[j] = 3, cs->list[nl++] = j;
                 } else {
                     /* where the gap's kinks lie by its neighbours' lines,
