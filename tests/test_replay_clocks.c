@@ -42,6 +42,8 @@ typedef struct {
     double a[1 + 3 * P][4]; /* result x = max_k (a[x][k] + b[x][k] lam) */
     double b[1 + 3 * P][4];
     int nlines, evaluated, fail_at, wide;
+    unsigned char pre[NPT]; /* points pre_made_up answers */
+    int calls, again;       /* eval calls; points eval got that pre answered */
 } made_up;
 
 static double f_of(const made_up *mu, int x, double l)
@@ -56,17 +58,34 @@ static int eval_made_up(void *ctx, const int *idx, int n, double *rows, int stri
 {
     made_up *mu = ctx;
     *wide = mu->wide; /* as clock lanes: the next round takes every point left */
+    mu->calls++;
     for (int j = 0; j < n; j++) {
         if (mu->evaluated++ == mu->fail_at) return 1;
+        mu->again += mu->pre[idx[j]];
         for (int x = 0; x < 1 + 3 * P; x++)
             rows[(size_t)idx[j] * (size_t)stride + (size_t)x] = f_of(mu, x, mu->lam[idx[j]]);
     }
     return 0;
 }
 
+/* the points of mu->pre answered at once (as the exact formula) */
+static int pre_made_up(void *ctx, int n, double *rows, int stride, unsigned char *done)
+{
+    made_up *mu = ctx;
+    for (int i = 0; i < n; i++)
+        if (mu->pre[i]) {
+            for (int x = 0; x < 1 + 3 * P; x++)
+                rows[(size_t)i * (size_t)stride + (size_t)x] = f_of(mu, x, mu->lam[i]);
+            done[i] = 1, mu->evaluated++;
+        }
+    return 0;
+}
+
 static void draw_made_up(made_up *mu, int nlines, double *keys, const double *k0, const double *k1)
 {
     mu->nlines = nlines, mu->evaluated = 0, mu->fail_at = -1, mu->wide = 0;
+    mu->calls = mu->again = 0;
+    memset(mu->pre, 0, sizeof mu->pre);
     double l = 0;
     for (int i = 0; i < NPT; i++) {
         mu->lam[i] = i == 0 ? 0 : i == NPT - 1 ? 1 : (l += uni(0.2, 1.0)) / 14.0;
@@ -84,11 +103,13 @@ static void test_engine(void)
     cx_replay_clocks *cs = cx_core_replay_clocks_new();
     CU_ASSERT_FATAL(cs != NULL);
     double keys[NPT * NKEY], k0[NKEY], k1[NKEY];
-    int worst_evals_linear[4] = {0}, more = 0;
+    int worst_evals_linear[4] = {0}, more = 0, pre_bad = 0, fill_bad = 0;
     double worst = 0;
-    /* modes: eval wide or not, two points inside each run first or one */
-    for (int trial = 0; trial < 1600; trial++) {
-        const int mode = trial / 400;
+    /* modes: eval wide or not, two points inside each run first or one;
+     * from 1600 on, points answered first (pre: the top 4 left, as the
+     * interleaved formula leaves them, or a random half), fill 4 */
+    for (int trial = 0; trial < 2400; trial++) {
+        const int mode = trial / 400 % 4, with_pre = trial >= 1600;
         for (int q = 0; q < NKEY; q++)
             k0[q] = uni(0.1, 1.0), k1[q] = k0[q] * uni(1.0, 7.0);
         made_up mu;
@@ -98,20 +119,30 @@ static void test_engine(void)
         /* every fifth: one key off the line (its point must be played) */
         const int off = trial % 5 == 4 ? 1 + trial % (NPT - 2) : -1;
         if (off >= 0) keys[off * NKEY + 2] *= 1.0 + 1e-6;
+        int left = NPT;
+        if (with_pre) {
+            left = 0;
+            for (int i = 0; i < NPT; i++)
+                left += !(mu.pre[i] = trial % 2 ? i < NPT - 4 : uni(0.0, 1.0) < 0.5);
+        }
         double *rows;
         const int first = mode & 2 ? 2 : 1;
         const int got =
-            cx_core_replay_clocks_run(cs, NPT, NKEY, keys, P, first, eval_made_up, &mu, &rows);
-        CU_ASSERT_FATAL(got >= 3 && got <= NPT && got == mu.evaluated);
+            cx_core_replay_clocks_run(cs, NPT, NKEY, keys, P, first, with_pre ? 4 : 0,
+                                      with_pre ? pre_made_up : NULL, eval_made_up, &mu, &rows);
+        CU_ASSERT_FATAL(got >= (left < 3 ? left : 3) && got <= NPT && got == mu.evaluated);
+        pre_bad += mu.again > 0;
+        /* at most 4 left after pre: all of them in one call */
+        if (with_pre && left <= 4) fill_bad += mu.calls != (left > 0) || got != NPT;
         for (int i = 0; i < NPT; i++)
             for (int x = 0; x < 1 + 3 * P; x++) {
                 const double t = f_of(&mu, x, mu.lam[i]);
                 const double gap = fabs(rows[i * (1 + 3 * P) + x] - t) / fmax(fabs(t), 1e-300);
                 worst = fmax(worst, gap);
             }
-        if (nlines == 1 && off < 0 && got > worst_evals_linear[mode])
+        if (!with_pre && nlines == 1 && off < 0 && got > worst_evals_linear[mode])
             worst_evals_linear[mode] = got;
-        if (off >= 0 || nlines > 1) more += got > 3;
+        if (!with_pre && (off >= 0 || nlines > 1)) more += got > 3;
     }
     printf("\n  worst relative gap %.3g, linear from at most %d evaluations, %d batches "
            "needed more\n",
@@ -120,13 +151,16 @@ static void test_engine(void)
     for (int mode = 0; mode < 4; mode++)
         CU_ASSERT_EQUAL(worst_evals_linear[mode], mode & 2 ? 4 : 3);
     CU_ASSERT(more > 200);
+    CU_ASSERT_EQUAL(pre_bad, 0);
+    CU_ASSERT_EQUAL(fill_bad, 0);
     /* an evaluation that fails: -1, nothing claimed */
     made_up mu;
     draw_made_up(&mu, 2, keys, k0, k1);
     mu.fail_at = 2;
     double *rows;
-    CU_ASSERT_EQUAL(cx_core_replay_clocks_run(cs, NPT, NKEY, keys, P, 1, eval_made_up, &mu, &rows),
-                    -1);
+    CU_ASSERT_EQUAL(
+        cx_core_replay_clocks_run(cs, NPT, NKEY, keys, P, 1, 0, NULL, eval_made_up, &mu, &rows),
+        -1);
     cx_core_replay_clocks_free(cs);
 }
 
@@ -275,7 +309,8 @@ static void test_shapes_come_back(void)
  * cx_core_replay_v_sweep_pays_batch): shapes of megatron-1t they send to
  * the ZB / V sweeps (ZB-H1 m 2p, ZB-H2 4p, ZB-V on the jump and plain m
  * 512, DualPipeV on the jump), and shapes played in clock lanes (their
- * keys collinear over the clocks: the first round filled to 4 points),
+ * keys collinear over the clocks: the first round filled to 4 points;
+ * interleaved with the formula answering most clocks first, and without),
  * every clock within 1e-11 of the full replay and the same bits asked
  * backwards. */
 static void test_batch_sweeps(void)
@@ -293,12 +328,21 @@ static void test_batch_sweeps(void)
         mhz[k] = 210 + 60 * k;
     static const struct {
         culonx_schedule s;
-        int p, m;
-    } shapes[] = {{CULONX_SCHED_ZB_H1, 64, 128},       {CULONX_SCHED_ZB_H2, 32, 128},
-                  {CULONX_SCHED_ZB_V, 32, 768},        {CULONX_SCHED_ZB_V, 64, 512},
-                  {CULONX_SCHED_DUALPIPE_V, 64, 1536}, {CULONX_SCHED_ZB_V, 16, 96},
-                  {CULONX_SCHED_DUALPIPE_V, 32, 192},  {CULONX_SCHED_ZB_H2, 16, 48},
-                  {CULONX_SCHED_ZB_H1, 32, 64}};
+        int p, m, tp, v;
+    } shapes[] = {{CULONX_SCHED_ZB_H1, 64, 128, 8, 1},
+                  {CULONX_SCHED_ZB_H2, 32, 128, 8, 1},
+                  {CULONX_SCHED_ZB_V, 32, 768, 8, 1},
+                  {CULONX_SCHED_ZB_V, 64, 512, 8, 1},
+                  {CULONX_SCHED_DUALPIPE_V, 64, 1536, 8, 1},
+                  {CULONX_SCHED_ZB_V, 16, 96, 8, 1},
+                  {CULONX_SCHED_DUALPIPE_V, 32, 192, 8, 1},
+                  {CULONX_SCHED_ZB_H2, 16, 48, 8, 1},
+                  {CULONX_SCHED_ZB_H1, 32, 64, 8, 1},
+                  /* interleaved: the formula at the 17 lower clocks (TP
+                   * across nodes), the 4 top ones in one 4-lane pass; and
+                   * no formula (p does not divide m) */
+                  {CULONX_SCHED_INTERLEAVED, 8, 32, 32, 4},
+                  {CULONX_SCHED_INTERLEAVED, 8, 12, 8, 4}};
     const int nshape = (int)(sizeof shapes / sizeof shapes[0]);
     int checked = 0, bad = 0, unlike = 0, gated = 0;
     long long e0, i0, e1, i1;
@@ -306,7 +350,7 @@ static void test_batch_sweeps(void)
         if (k == 5) cx_core_replay_clocks_counts(&e0, &i0);
         r.exec.schedule = shapes[k].s;
         r.exec.recompute = CULONX_RECOMPUTE_NONE;
-        r.exec.tp = 8, r.exec.dp = 1, r.exec.microbatch = 1, r.exec.vp = 1;
+        r.exec.tp = shapes[k].tp, r.exec.dp = 1, r.exec.microbatch = 1, r.exec.vp = shapes[k].v;
         r.exec.pp = shapes[k].p, r.exec.global_batch = shapes[k].m;
         r.exec.gpus = culonx_execution_gpus(&r.exec);
         CU_ASSERT_EQUAL_FATAL(cx_core_cost_build(&r, mhz[0], c, &err), CULONX_OK);
@@ -349,8 +393,9 @@ static void test_batch_sweeps(void)
     CU_ASSERT_EQUAL(unlike, 0);
     CU_ASSERT_EQUAL(checked, nshape * 21);
     CU_ASSERT_EQUAL(gated, 5);
-    /* in lanes: 4 shapes, two workspaces each, 4 points at least a batch */
-    CU_ASSERT(e1 - e0 >= 4 * 2 * 4);
+    /* in lanes: 6 shapes, two workspaces each, 4 points at least a batch
+     * (the formula's included) */
+    CU_ASSERT(e1 - e0 >= 6 * 2 * 4);
     free(c), free(fw), free(b), free(d);
 }
 

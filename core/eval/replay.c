@@ -57,8 +57,9 @@
  * Every clock of a sweep at once (play_clocks): on a memo miss of a cost
  * whose sweep set its clocks, the cost's curve is priced at all of them
  * and replayed at a few (replay_clocks.c: certified segments, the rest
- * interpolated), each played as above (formula, sweeps, lanes, the steady
- * play), every result into the memo under the curve. Points played by the
+ * interpolated): the interleaved formula at every clock first (from the
+ * keys), the rest played as above (sweeps, lanes, the steady play), every
+ * result into the memo under the curve. Points played by the
  * jump (+ jump lanes, about a play a lane) do not make the next round take
  * every point left (bisection instead): callgrind, fast-only sweep_bench
  * schedules, x10^6 instructions, bisect / all left: ZB-V 802.5 / 802.9,
@@ -714,7 +715,7 @@ static int play_lanes(const cx_cost *c, cx_replay_ws *ws, const cx_replay_memo_k
 
 /* A batch of play_clocks: the cost, the clock of c in ws->bclk, the orders
  * ready for lanes (NULL: each clock played alone), the clock bcost is
- * priced at (-1 none) and the first failure. */
+ * priced at (-1 none, -2 not yet a copy of c) and the first failure. */
 typedef struct {
     const cx_cost *c;
     cx_replay_ws *ws;
@@ -729,7 +730,10 @@ typedef struct {
 static const cx_cost *priced_at(clocks_ctx *cx, int i)
 {
     if (i == cx->ic) return cx->c;
-    if (cx->priced != i) cx_core_cost_reprice(cx->c->run, cx->ws->bclk[i], cx->ws->bcost);
+    if (cx->priced != i) {
+        if (cx->priced == -2) cx_core_cost_copy(cx->ws->bcost, cx->c); /* the first reprice */
+        cx_core_cost_reprice(cx->c->run, cx->ws->bclk[i], cx->ws->bcost);
+    }
     cx->priced = i;
     return cx->ws->bcost;
 }
@@ -744,20 +748,15 @@ static int eval_clocks(void *vctx, const int *idx, int n, double *rows, int stri
     clocks_ctx *cx = vctx;
     cx_replay_ws *ws = cx->ws;
     const cx_cost *c = cx->c;
-    const size_t nkey = 7 * (size_t)c->nclass + 1;
     const int lanes = cx_core_replay_lanes_on(ws->lanes);
     int rest[CX_REPLAY_LANES_MAX_CLOCKS], done[CX_REPLAY_LANES_MAX_CLOCKS], nr = 0;
-    /* the formula (interleaved only) and the sweeps' gates read the shape:
-     * where neither may answer, no point is priced for them (the lanes
-     * read the durations priced by play_clocks) */
-    const int ask =
-        (c->sched == &cx_sched_interleaved && formula_tried(c)) || sweep_gate(c, ws, SWEEP_BATCH);
+    /* the sweeps' gates read the shape: where none may answer, no point
+     * is priced for them (the lanes read the durations priced by
+     * play_clocks; the formula answered before, clocks_pre) */
+    const int ask = sweep_gate(c, ws, SWEEP_BATCH);
     for (int j = 0; j < n; j++) {
         const int i = idx[j];
-        const cx_cost *x = ask ? priced_at(cx, i) : NULL;
-        if (x && ((formula_tried(x) &&
-                   formula_times(x, ws, ws->bkeys + (size_t)i * nkey, nkey, ws->btmp)) ||
-                  sweep_times(x, ws, SWEEP_BATCH, ws->btmp)))
+        if (ask && sweep_times(priced_at(cx, i), ws, SWEEP_BATCH, ws->btmp))
             cx_core_replay_row_pack(ws->btmp, c->p, rows + (size_t)i * (size_t)stride);
         else
             rest[nr++] = i;
@@ -791,6 +790,21 @@ static int eval_clocks(void *vctx, const int *idx, int n, double *rows, int stri
     return 0;
 }
 
+/* The points of a batch where the exact formula answers (interleaved;
+ * from each clock's time key, replay_formula.c), before any is played. */
+static int clocks_pre(void *vctx, int n, double *rows, int stride, unsigned char *done)
+{
+    clocks_ctx *cx = vctx;
+    const cx_cost *c = cx->c;
+    const size_t nkey = 7 * (size_t)c->nclass + 1;
+    for (int i = 0; i < n; i++)
+        if (cx_core_replay_formula_key(c, cx->ws->bkeys + (size_t)i * nkey, cx->ws->btmp)) {
+            cx_core_replay_row_pack(cx->ws->btmp, c->p, rows + (size_t)i * (size_t)stride);
+            done[i] = 1;
+        }
+    return 0;
+}
+
 /* The replay of c's curve (cx_cost.curve) at every clock of the sweep
  * (ws->bclk) from a few of them (replay_clocks.c), each result into the
  * memo under the curve: c's own clock must be one of them, priced to the
@@ -820,14 +834,15 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
         if (!(ws->bvi = malloc((size_t)n * (size_t)nc * sizeof *ws->bvi))) return 0;
         ws->bvi_cap = (size_t)n * (size_t)nc;
     }
-    /* bcost: the played points' reprices (priced_at) */
-    cx_core_cost_copy(ws->bcost, c);
-    int ic = -1, priced = -1;
+    /* bcost: the played points' reprices (priced_at), a copy of c made
+     * at the first (priced -2: none yet; lanes read the keys only) */
+    int ic = -1, priced = -2;
     for (int i = 0; i < n; i++) {
         double *ki = ws->bkeys + (size_t)i * nkey;
         /* the key alone (cost_clock_key.c, the reprice's bits), else
          * (where it cannot answer) the whole reprice */
         if ((size_t)cx_core_cost_time_key_at(c, ws->bclk[i], ki) != nkey) {
+            if (priced == -2) cx_core_cost_copy(ws->bcost, c);
             cx_core_cost_reprice(c->run, ws->bclk[i], ws->bcost);
             priced = i;
             if ((size_t)cx_replay_time_key(ws->bcost, ki) != nkey) return 0;
@@ -841,16 +856,18 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
         ws->bp2p[i] = ki[7 * nc];
     }
     if (ic < 0) return 0;
-    /* played in clock lanes (no formula nor sweep may answer, no virtual
-     * jump): two points inside each run first, a 4-lane pass
-     * (replay_lanes.c) costing about what 3 lanes do */
-    const int in_lanes = ws->mr == ws->m && cx_core_replay_lanes_on(ws->lanes) &&
-                         !(c->sched == &cx_sched_interleaved && formula_tried(c)) &&
-                         !sweep_gate(c, ws, SWEEP_BATCH);
+    /* the formula's points first (clocks_pre); the rest played in clock
+     * lanes where no sweep may answer and there is no virtual jump: two
+     * points inside each run first, or all where at most 4 are left, a
+     * 4-lane pass (replay_lanes.c) costing about what 3 lanes do */
+    const int in_lanes =
+        ws->mr == ws->m && cx_core_replay_lanes_on(ws->lanes) && !sweep_gate(c, ws, SWEEP_BATCH);
+    const int pre = formula_tried(c) && cx_core_replay_formula_shape(c);
     clocks_ctx cx = {c, ws, NULL, ic, priced, 0, CULONX_OK, err, {0}};
     double *rows;
     const int got = cx_core_replay_clocks_run(ws->clocks, n, (int)nkey, ws->bkeys, c->p,
-                                              in_lanes ? 2 : 1, eval_clocks, &cx, &rows);
+                                              in_lanes ? 2 : 1, in_lanes ? 4 : 0,
+                                              pre ? clocks_pre : NULL, eval_clocks, &cx, &rows);
     if (got < 0) {
         *st = cx.st;
         return cx.st != CULONX_OK;

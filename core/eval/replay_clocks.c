@@ -23,16 +23,22 @@
  * x f_max / f, memory), cost.c): maximal runs of clocks whose keys are
  * collinear are found first, their ends and one or two points inside
  * evaluated together (the caller plays them, in clock lanes where it can:
- * two inside then, a 4-lane pass costing about what 3 lanes do). Then, in
+ * two inside then, a 4-lane pass costing about what 3 lanes do). Points
+ * the caller answers cheaply (pre: the interleaved formula) are evaluated
+ * before, and count as evaluated points; where at most fill points are
+ * left then (a lanes pass holds 4 for the price of 1), all are played in
+ * the first round. Then, in
  * each run, every gap between consecutive evaluated points is certified
  * by a triple of consecutive evaluated points spanning it (x, a, b) or
  * (a, b, y) whose middle lies on its ends' chord (f linear on the triple,
  * so on the gap the chord of a and b): its points are interpolated from a
  * and b, each key checked on the segment a..b (else played). An
- * uncertified gap gets its midpoint in the next round, or, where the
- * caller played in lanes (a pass costs about the same for few points as
- * for many), all its points. Measured on bench_sweep_bench's schedules
- * (21 clocks): see core/README.md, "Clock segments".
+ * uncertified gap gets the points around its results' kinks located by
+ * its neighbours' lines (kink_points), else its midpoint, in the next
+ * round; where the caller played in lanes (a pass costs about the same
+ * for few points as for many), the points from the lowest kink to the
+ * highest after the first round, all its points after later ones. Measured on bench_sweep_bench's
+ * schedules (21 clocks): see core/README.md, "Clock segments".
  *
  * The results at a clock then depend on the whole set of clocks and the
  * cost's curve (cx_cost.curve), not on the key alone; the replay memo
@@ -175,8 +181,63 @@ static int gap_certified(const int *E, int ne, int i, const double *keys, int nk
 #undef ROW
 }
 
+/* kj's place on the line from ks (0) to ke (1), along their largest
+ * component (0 where they are equal) */
+static double place(const double *ks, const double *ke, const double *kj, int nkey)
+{
+    int q = -1;
+    double dq = 0;
+    for (int x = 0; x < nkey; x++) {
+        const double d = fabs(ke[x] - ks[x]);
+        if (d > dq) dq = d, q = x;
+    }
+    return q < 0 ? 0 : (kj[q] - ks[q]) / (ke[q] - ks[q]);
+}
+
+/* An uncertified gap between evaluated points a < b of a run with
+ * evaluated neighbours x < a and y > b (E, ne, i as gap_certified):
+ * where a result is linear on [x, a] and on [b, y] with one kink in
+ * between, the kink is where the two lines meet. *j1, *j2: the last
+ * point inside at or below the lowest such place over the results and
+ * the first at or above the highest (-1 none), so that [x, j1] and [j2,
+ * y] are linear when the kinks are single (their gaps certified by the
+ * next round's triples). Only a choice of points: results come from
+ * certified gaps or plays whatever it picks. */
+static void kink_points(const int *E, int ne, int i, const double *keys, int nkey, const double *R,
+                        int len, int *j1, int *j2)
+{
+#define K(q) (keys + (size_t)(q) * (size_t)nkey)
+#define ROW(q) (R + (size_t)(q) * (size_t)len)
+    *j1 = *j2 = -1;
+    if (i < 1 || i + 2 >= ne) return;
+    const int x = E[i - 1], a = E[i], b = E[i + 1], y = E[i + 2];
+    const double lx = place(K(a), K(b), K(x), nkey), ly = place(K(a), K(b), K(y), nkey);
+    if (!(lx < 0 && ly > 1)) return;
+    const double *fx = ROW(x), *fa = ROW(a), *fb = ROW(b), *fy = ROW(y);
+    double lo = 2, hi = -1;
+    for (int q = 0; q < len; q++) {
+        const double sl = (fa[q] - fx[q]) / -lx, sr = (fy[q] - fb[q]) / (ly - 1);
+        const double tol = RES_TOL * fmax(fabs(fa[q]), fabs(fb[q]));
+        /* linear through the gap on either side's line: no kink inside */
+        if (!(fabs(fa[q] + sl - fb[q]) > tol && fabs(fb[q] - sr - fa[q]) > tol)) continue;
+        if (!(sr > sl)) continue;
+        const double l = (fb[q] - sr - fa[q]) / (sl - sr);
+        if (!(l >= 0 && l <= 1)) continue;
+        lo = fmin(lo, l), hi = fmax(hi, l);
+    }
+    if (hi < 0) return;
+    for (int j = a + 1; j < b; j++) {
+        const double lj = place(K(a), K(b), K(j), nkey);
+        if (lj <= lo + 1e-9) *j1 = j;
+        if (lj >= hi - 1e-9 && *j2 < 0) *j2 = j;
+    }
+#undef K
+#undef ROW
+}
+
 int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const double *keys, int p,
-                              int first, cx_clocks_eval_fn *eval, void *ctx, double **rows)
+                              int first, int fill, cx_clocks_pre_fn *pre, cx_clocks_eval_fn *eval,
+                              void *ctx, double **rows)
 {
     const int len = cx_replay_row_len(p);
     if (n < 1 || !reserve(cs, n, len)) return -1;
@@ -185,13 +246,25 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
     memset(cs->st, 0, (size_t)n);
 #define K(i) (keys + (size_t)(i) * (size_t)nkey)
 #define ROW(i) (R + (size_t)(i) * (size_t)len)
+    /* the points the caller answers cheaply (pre), evaluated */
+    int npre = 0;
+    if (pre) {
+        if (pre(ctx, n, R, len, cs->st)) return -1;
+        for (int i = 0; i < n; i++)
+            npre += cs->st[i] = cs->st[i] != 0;
+    }
     /* maximal runs of collinear keys: a run grows while its next key lies
      * on the segment from its first to the one after (each point checked
      * again, against its gap's ends, when interpolated); cs->pend holds
      * the runs' ends. The first round: every run's ends and 1 (first < 2)
-     * or 2 points inside, evenly spread. */
+     * or 2 points inside, evenly spread; all points left where they are
+     * at most fill. */
     int nl = 0, nrun = 0;
-    if (n == 1) cs->st[0] = 1, cs->list[nl++] = 0;
+    if (n - npre <= fill) {
+        for (int i = 0; i < n; i++)
+            if (!cs->st[i]) cs->st[i] = 1, cs->list[nl++] = i;
+    }
+    if (n == 1 && !cs->st[0]) cs->st[0] = 1, cs->list[nl++] = 0;
     for (int s = 0; s < n - 1;) {
         int e = s + 1;
         while (e + 1 < n) {
@@ -200,7 +273,7 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
             e++;
         }
         if (!cs->st[s]) cs->st[s] = 1, cs->list[nl++] = s;
-        cs->st[e] = 1, cs->list[nl++] = e;
+        if (!cs->st[e]) cs->st[e] = 1, cs->list[nl++] = e;
         const int k = first >= 2 ? 2 : 1;
         for (int q = 1; q <= k && e - s >= 2; q++) {
             const int x = s + q * (e - s) / (k + 1);
@@ -212,10 +285,10 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
     /* rounds: play the list; then in each run, each gap between
      * consecutive evaluated points with points left inside is certified
      * (interpolated) or gets its midpoint next (in lanes: all its points) */
-    int evaluated = 0, interp = 0, wide = 0;
+    int evaluated = npre, interp = 0, wide = 0;
     int *const E = cs->next;
-    while (nl > 0) {
-        if (eval(ctx, cs->list, nl, R, len, &wide)) return -1;
+    for (int round = 0; nl > 0 || round == 0; round++) {
+        if (nl > 0 && eval(ctx, cs->list, nl, R, len, &wide)) return -1;
         evaluated += nl;
         nl = 0;
         for (int r = 0; r < nrun; r++) {
@@ -240,11 +313,25 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
                         cs->st[j] = 2, interp++;
                     }
                 } else if (wide) {
-                    for (int j = a + 1; j < b; j++)
+                    /* in lanes after the first round: the points from
+                     * the gap's lowest to its highest kink by its
+                     * neighbours' lines (kink_points), or all of it; after
+                     * that, all (a pass costs about the same for few
+                     * points as for many, not for 24 as for 4) */
+                    int j1 = -1, j2 = -1;
+                    if (round == 0) kink_points(E, ne, i, keys, nkey, R, len, &j1, &j2);
+                    const int lo = j1 >= 0 ? j1 : j2 >= 0 ? j2 : a + 1;
+                    const int hi = j2 >= 0 ? j2 : j1 >= 0 ? j1 : b - 1;
+                    for (int j = lo; j <= hi; j++)
                         cs->st[j] = 3, cs->list[nl++] = j;
                 } else {
-                    const int m = a + (b - a) / 2;
-                    cs->st[m] = 3, cs->list[nl++] = m;
+                    /* where the gap's kinks lie by its neighbours' lines,
+                     * else its midpoint */
+                    int j1, j2;
+                    kink_points(E, ne, i, keys, nkey, R, len, &j1, &j2);
+                    if (j1 < 0 && j2 < 0) j1 = a + (b - a) / 2;
+                    if (j1 >= 0) cs->st[j1] = 3, cs->list[nl++] = j1;
+                    if (j2 >= 0 && j2 != j1) cs->st[j2] = 3, cs->list[nl++] = j2;
                 }
             }
         }

@@ -28,6 +28,11 @@ void cx_core_replay_row_unpack(const double *row, int p, cx_replay *r);
 typedef int cx_clocks_eval_fn(void *ctx, const int *idx, int n, double *rows, int stride,
                               int *wide);
 
+/* Fills the rows (rows + i * stride) of the points i < n it answers
+ * cheaply (an exact formula) and sets done[i] to 1 for them; 0 on
+ * success, else the batch is given up. */
+typedef int cx_clocks_pre_fn(void *ctx, int n, double *rows, int stride, unsigned char *done);
+
 typedef struct cx_replay_clocks cx_replay_clocks;
 cx_replay_clocks *cx_core_replay_clocks_new(void);
 /* NULL-safe. */
@@ -35,13 +40,16 @@ void cx_core_replay_clocks_free(cx_replay_clocks *cs);
 
 /* Results at n points (rows of cx_replay_row_len(p) into *rows, owned by
  * cs, valid until its next call) whose time keys (replay_lanes.h,
- * cx_replay_time_key) are keys[i * nkey ...], in clock order: the ends of
- * each run of collinear keys and first (1 or 2) points inside evaluated
- * first, the rest from certified gaps or evaluated in later rounds.
- * Returns the number of points evaluated, -1 when eval failed or memory
- * ran out. */
+ * cx_replay_time_key) are keys[i * nkey ...], in clock order: the points
+ * pre answers (pre may be NULL) first; then, where at most fill points
+ * are left, all of them at once, else the ends of each run of collinear
+ * keys and first (1 or 2) points inside that pre did not answer; the
+ * rest from certified gaps or evaluated in later rounds. Returns the
+ * number of points evaluated (pre's included), -1 when pre or eval
+ * failed or memory ran out. */
 int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const double *keys, int p,
-                              int first, cx_clocks_eval_fn *eval, void *ctx, double **rows);
+                              int first, int fill, cx_clocks_pre_fn *pre, cx_clocks_eval_fn *eval,
+                              void *ctx, double **rows);
 
 /* Process-wide counts (for benches): points evaluated and points answered
  * by a certified segment. */

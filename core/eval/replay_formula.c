@@ -61,6 +61,7 @@
  * bench/fast_agree.c).
  */
 #include "core/eval/replay_formula.h"
+#include "core/eval/replay_lanes.h"
 
 #include <math.h>
 #include <string.h>
@@ -112,20 +113,31 @@ static int64_t pos_b(const shape *s, int64_t r, int64_t k)
     return k < s->mv - w ? w + 2 * k + 1 : s->mv + k;
 }
 
-/* the replay's durations (replay.c, durations(): same operations) */
-static double dur_f(const cx_chunk_cost *cc)
+/* the replay's durations per chunk class (replay.c, durations(): the same
+ * operations): F, BW and BW's window; from a cost's classes or from its
+ * time key (replay_lanes.h: f, tp_f, b, tp_b, r, tp_r, w per class) */
+typedef struct {
+    const int16_t *cls; /* class of each virtual stage */
+    double pp;          /* p2p time */
+    double f[CX_COST_MAX_CLASSES], g[CX_COST_MAX_CLASSES], win[CX_COST_MAX_CLASSES];
+} durs;
+
+static void durs_of_key(const cx_cost *c, const double *key, durs *d)
 {
-    return cc->f_s + cc->tp_f_s;
+    d->cls = c->vs_class, d->pp = key[7 * c->nclass];
+    for (int k = 0; k < c->nclass; k++) {
+        const double *q = key + 7 * k;
+        d->f[k] = q[0] + q[1];
+        d->g[k] = q[4] + q[5] + q[2] + q[3] + q[6];
+        d->win[k] = d->g[k] - q[4] - q[5];
+    }
 }
 
-static double dur_bw(const cx_chunk_cost *cc)
+static void durs_of_cost(const cx_cost *c, durs *d)
 {
-    return cc->r_s + cc->tp_r_s + cc->b_s + cc->tp_b_s + cc->w_s;
-}
-
-static double win_bw(const cx_chunk_cost *cc)
-{
-    return dur_bw(cc) - cc->r_s - cc->tp_r_s;
+    double key[7 * CX_COST_MAX_CLASSES + 1];
+    cx_replay_time_key(c, key);
+    durs_of_key(c, key, d);
 }
 
 /* ---- m = p: every stage runs all its forwards, then all its backwards,
@@ -184,19 +196,19 @@ static int line_step(const lineset *prev, double d, int has_pred, double pred, l
     return 1;
 }
 
-static int formula_m_eq_p(const cx_cost *c, cx_replay *out)
+static int formula_m_eq_p(const cx_cost *c, const durs *dd, cx_replay *out)
 {
     const int p = c->p, v = c->v, nv = p * v;
-    const double pp = c->p2p_s, last = p - 1;
+    const double pp = dd->pp, last = p - 1;
     double val[CX_COST_MAX_VSTAGES]; /* g_u(p−1), then h_u(p−1) */
     lineset l = {0, {0}, {0}};
     for (int u = 0; u < nv; u++) {
-        const double d = dur_f(cx_core_cost_chunk(c, u)) + (u < nv - 1 ? pp : 0);
+        const double d = dd->f[dd->cls[u]] + (u < nv - 1 ? pp : 0);
         if (!line_step(u > 0 ? &l : NULL, d, u >= p, u >= p ? val[u - p] : 0, &l)) return 0;
         val[u] = line_eval(&l, last);
     }
     for (int u = nv - 1; u >= 0; u--) {
-        const double d = dur_bw(cx_core_cost_chunk(c, u)) + (u > 0 ? pp : 0);
+        const double d = dd->g[dd->cls[u]] + (u > 0 ? pp : 0);
         /* pred: the stage's last forward (val[u] still g) or column u+p */
         const double pred = u >= nv - p ? val[u] : val[u + p];
         if (!line_step(u < nv - 1 ? &l : NULL, d, 1, pred, &l)) return 0;
@@ -207,32 +219,37 @@ static int formula_m_eq_p(const cx_cost *c, cx_replay *out)
         const double t = val[r];
         out->free_s[r] = t;
         out->last_end_s[r] = r > 0 ? t - pp : t;
-        out->last_item_s[r] = win_bw(cx_core_cost_chunk(c, r));
+        out->last_item_s[r] = dd->win[dd->cls[r]];
         if (t > out->makespan_s) out->makespan_s = t;
     }
     return 1;
 }
 
-int cx_core_replay_formula(const cx_cost *c, cx_replay *out)
+int cx_core_replay_formula_shape(const cx_cost *c)
 {
     const cx_sched_desc *sd = c->sched;
-    if (sd != &cx_sched_interleaved || sd->p2p_overlap) return 0;
+    const int p = c->p, v = c->v, m = c->m;
+    return sd == &cx_sched_interleaved && !sd->p2p_overlap && p >= 2 && v >= 2 &&
+           p * v <= CX_COST_MAX_VSTAGES && c->nclass >= 1 && c->nclass <= CX_COST_MAX_CLASSES &&
+           (m == p || (m >= 2 * p && m % p == 0));
+}
+
+/* the formula of c's shape with the durations dd */
+static int formula(const cx_cost *c, const durs *dd, cx_replay *out)
+{
     const int p = c->p, v = c->v, m = c->m, nv = p * v;
-    if (p < 2 || v < 2 || nv > CX_COST_MAX_VSTAGES) return 0;
-    if (m == p) return formula_m_eq_p(c, out);
-    if (m < 2 * p || m % p) return 0;
-    const double pp = c->p2p_s;
-    const cx_chunk_cost *c0 = cx_core_cost_chunk(c, 0), *cm = cx_core_cost_chunk(c, 1),
-                        *cl = cx_core_cost_chunk(c, nv - 1);
-    const double fm = dur_f(cm), gm = dur_bw(cm);
+    if (m == p) return formula_m_eq_p(c, dd, out);
+    const double pp = dd->pp;
+    const int k0 = dd->cls[0], km = dd->cls[1], kl = dd->cls[nv - 1];
+    const double fm = dd->f[km], gm = dd->g[km];
     for (int u = 2; u < nv - 1; u++) {
-        const cx_chunk_cost *cu = cx_core_cost_chunk(c, u);
-        if (cu != cm && (dur_f(cu) != fm || dur_bw(cu) != gm)) return 0;
+        const int ku = dd->cls[u];
+        if (ku != km && (dd->f[ku] != fm || dd->g[ku] != gm)) return 0;
     }
     /* the end chunks at least the middle ones (embedding, head added) */
-    if (!(dur_f(c0) >= fm && dur_bw(c0) >= gm && dur_f(cl) >= fm && dur_bw(cl) >= gm)) return 0;
-    shape s = {p,          v,       m,       (int64_t)p * v, (int64_t)m * v, dur_f(c0) + pp,
-               dur_bw(c0), fm + pp, gm + pp, dur_f(cl),      dur_bw(cl) + pp};
+    if (!(dd->f[k0] >= fm && dd->g[k0] >= gm && dd->f[kl] >= fm && dd->g[kl] >= gm)) return 0;
+    shape s = {p,         v,       m,       (int64_t)p * v, (int64_t)m * v, dd->f[k0] + pp,
+               dd->g[k0], fm + pp, gm + pp, dd->f[kl],      dd->g[kl] + pp};
     const double mid = s.fm + s.gm, wl = s.fc + s.gc + (v - 1) * mid;
     if (!(wl >= s.fa + s.ga + (v - 1) * mid) || (p > 2 && !(wl >= v * mid))) return 0;
 
@@ -267,13 +284,28 @@ int cx_core_replay_formula(const cx_cost *c, cx_replay *out)
             t += s.gm;
         else if (r == 0 && last > 0)
             t = e0 > t + s.ga ? e0 : t + s.ga;
-        const cx_chunk_cost *cr = cx_core_cost_chunk(c, (int)r);
         out->free_s[r] = t;
         out->last_end_s[r] = r > 0 ? t - pp : t;
-        out->last_item_s[r] = win_bw(cr);
+        out->last_item_s[r] = dd->win[dd->cls[r]];
         if (t > out->makespan_s) out->makespan_s = t;
     }
     return 1;
+}
+
+int cx_core_replay_formula(const cx_cost *c, cx_replay *out)
+{
+    if (!cx_core_replay_formula_shape(c)) return 0;
+    durs dd;
+    durs_of_cost(c, &dd);
+    return formula(c, &dd, out);
+}
+
+int cx_core_replay_formula_key(const cx_cost *c, const double *key, cx_replay *out)
+{
+    if (!cx_core_replay_formula_shape(c)) return 0;
+    durs dd;
+    durs_of_key(c, key, &dd);
+    return formula(c, &dd, out);
 }
 
 /* Activation peak of stage r, exactly as replay.c's scan of the order

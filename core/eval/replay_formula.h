@@ -13,6 +13,13 @@
  * entries) filled when c's schedule has a closed form whose preconditions
  * c meets; 0 (out untouched) otherwise: the caller replays. */
 int cx_core_replay_formula(const cx_cost *c, cx_replay *out);
+/* The same for c's shape and classes with the durations of the time key
+ * key (replay_lanes.h, cx_replay_time_key: what the formula reads), the
+ * bits of cx_core_replay_formula on c priced to that key. */
+int cx_core_replay_formula_key(const cx_cost *c, const double *key, cx_replay *out);
+/* 0 when no durations give c's shape (schedule, p, v, m, classes) a
+ * closed form: cx_core_replay_formula answers 0 whatever the clock. */
+int cx_core_replay_formula_shape(const cx_cost *c);
 
 /* The last memory result of cx_core_replay_formula_memory and its inputs
  * (the schedule's shape and the bytes of the first, middle and last chunk
