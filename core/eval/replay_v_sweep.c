@@ -496,30 +496,8 @@ static inline void ride(cx_pl_bld *oy, int lo, int hi, double gv, double gk, dou
     *prev = cx_pl_last_at(oy->f, hi);
 }
 
-/* 1 if a and b differ by more than 1e-13 relative somewhere on [0, m) */
-static int differ(const cx_pl *a, const cx_pl *b, int m)
-{
-    if (a->n == b->n && !memcmp(a->x, b->x, sizeof(int) * (size_t)a->n) &&
-        !memcmp(a->v, b->v, sizeof(double) * (size_t)a->n) &&
-        !memcmp(a->k, b->k, sizeof(double) * (size_t)a->n))
-        return 0;
-    if (!a->n || !b->n) return 1;
-    vcur ca = {a, 0, 0, 1, 0}, cb = {b, 0, 0, 1, 0};
-    for (int j = 0; j < m;) {
-        double va, ka, vb, kb;
-        int hi = at(&ca, j, &va, &ka);
-        const int hb = at(&cb, j, &vb, &kb);
-        if (hb < hi) hi = hb;
-        const double d0 = va - vb, d1 = d0 + (ka - kb) * (double)(hi - j);
-        const double sc = 1e-13 * fmax(fabs(va), fabs(vb) + fabs(kb) * (double)(hi - j));
-        if (fabs(d0) > sc || fabs(d1) > sc) return 1;
-        j = hi + 1;
-    }
-    return 0;
-}
-
 /* the first j of a segment pair on which a and b differ by more than
- * 1e-13 relative (differ's test), m if none */
+ * 1e-13 relative, m if none */
 static int first_differ(const cx_pl *a, const cx_pl *b, int m)
 {
     if (!a->n || !b->n) return 0;
@@ -535,6 +513,16 @@ static int first_differ(const cx_pl *a, const cx_pl *b, int m)
         j = hi + 1;
     }
     return m;
+}
+
+/* 1 if a and b differ by more than 1e-13 relative somewhere on [0, m) */
+static int differ(const cx_pl *a, const cx_pl *b, int m)
+{
+    if (a->n == b->n && !memcmp(a->x, b->x, sizeof(int) * (size_t)a->n) &&
+        !memcmp(a->v, b->v, sizeof(double) * (size_t)a->n) &&
+        !memcmp(a->k, b->k, sizeof(double) * (size_t)a->n))
+        return 0;
+    return !a->n || !b->n || first_differ(a, b, m) < m;
 }
 
 /* 1 if f(j) + add <= g(j) (to 1e-13 relative) for 0 <= j < m */
