@@ -155,17 +155,23 @@ typedef struct {
     uint64_t snxt[(CX_COST_MAX_STAGES + 63) / 64];
 } skipper;
 
+/* Stage s's next item at a level's end (nit: the item after it; fin: the
+ * stage is done, its end), read only where the skip looks (snapshots,
+ * matches), not every level. */
+#define PEND(s) (fin[s] ? nend[s] : nit[s] - 1)
+
 /* Takes a snapshot at the end of level L (nxt: the stages ready at L + 1;
- * pos: each stage's next item), unless a stage is done. */
+ * nit, fin: each stage's next item, see PEND), unless a stage is done. */
 static void sk_snap(skipper *sk, int p, int nw, int32_t L, size_t k, const uint64_t *nxt,
-                    const cx_sched_item *const *pend, const cx_sched_item *const *nend,
-                    const cx_sched_item *items, size_t cap, int32_t nslot, int32_t nfree,
-                    const int32_t *fl)
+                    const cx_sched_item *const *nit, const uint8_t *fin,
+                    const cx_sched_item *const *nend, const cx_sched_item *items, size_t cap,
+                    int32_t nslot, int32_t nfree, const int32_t *fl)
 {
     sk->have = 0;
     for (int s = 0; s < p; s++) {
-        if (pend[s] >= nend[s]) return;
-        sk->spos[s] = (int32_t)(pend[s] - (items + (size_t)s * cap));
+        const cx_sched_item *a = PEND(s);
+        if (a >= nend[s]) return;
+        sk->spos[s] = (int32_t)(a - (items + (size_t)s * cap));
     }
     memcpy(sk->snxt, nxt, (size_t)nw * sizeof *nxt);
     memcpy(sk->smap, sk->map, (size_t)nslot * sizeof *sk->map);
@@ -179,14 +185,15 @@ static void sk_snap(skipper *sk, int p, int nw, int32_t L, size_t k, const uint6
  * above; pi[0] = 0, pi[1] = 1, a free slot to the free slot at its place,
  * a live slot to the slot that holds its cell moved by d), else 0. */
 static int32_t sk_match(skipper *sk, int p, int nw, int32_t nvs2, const uint64_t *nxt,
-                        const cx_sched_item *const *pend, const cx_sched_item *const *nend,
-                        const cx_sched_item *items, size_t cap, int32_t nslot, int32_t nfree,
-                        const int32_t *fl, const int32_t *wl, int32_t zero)
+                        const cx_sched_item *const *nit, const uint8_t *fin,
+                        const cx_sched_item *const *nend, const cx_sched_item *items, size_t cap,
+                        int32_t nslot, int32_t nfree, const int32_t *fl, const int32_t *wl,
+                        int32_t zero)
 {
     if (nslot != sk->nslot || nfree != sk->nfree) return 0;
     int32_t d = 0;
     for (int s = 0; s < p; s++) {
-        const cx_sched_item *a = pend[s], *b = items + (size_t)s * cap + sk->spos[s];
+        const cx_sched_item *a = PEND(s), *b = items + (size_t)s * cap + sk->spos[s];
         if (a >= nend[s] || a <= b || a->kind != b->kind || a->chunk != b->chunk) return 0;
         if (s == 0) d = a->mb - b->mb;
         if (d <= 0 || a->mb - b->mb != d) return 0;
@@ -301,20 +308,17 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
         const size_t k0 = k;
         for (int wd = 0; wd < nw; wd++)
             for (uint64_t bits = now[wd]; bits; bits &= bits - 1) {
-                const int s = wd * 64 + __builtin_ctzll(bits);
+                const unsigned s = (unsigned)wd * 64u + (unsigned)__builtin_ctzll(bits);
                 const int32_t xd = nd[s], xo = no[s];
                 /* the token read: its slot, freed (its only reader) */
                 const int32_t ds = wl[xd];
-                if (xd != zero) {
-                    fl[nfree++] = ds;
-                    if (sk.on) sk.map[ds] = -1;
-                }
-                /* the token written: a free slot, else a new one (1: none
+                /* the token written: a free slot (the one just freed if
+                 * any: pushed and popped at once), else a new one (1: none
                  * reads it); it wakes the stage waiting on it for the next
                  * level */
                 int32_t rs = 1;
                 if (xo != scratch) {
-                    rs = nfree > 0 ? fl[--nfree] : nslot++;
+                    rs = xd != zero ? ds : nfree > 0 ? fl[--nfree] : nslot++;
                     if (sk.on) {
                         if (rs < SK_SLOTS)
                             sk.map[rs] = xo;
@@ -322,8 +326,14 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
                             sk.on = sk.have = 0;
                     }
                     const int32_t w = wl[xo];
-                    if (w < 0) nxt[(-1 - w) / 64] |= 1ull << ((-1 - w) % 64);
+                    if (w < 0) {
+                        const uint32_t ws = (uint32_t)(-1 - w);
+                        nxt[ws >> 6] |= 1ull << (ws & 63u);
+                    }
                     wl[xo] = rs;
+                } else if (xd != zero) {
+                    fl[nfree++] = ds;
+                    if (sk.on) sk.map[ds] = -1;
                 }
                 if (renamed)
                     o->dep = ds, o->out = rs;
@@ -351,24 +361,24 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
                 /* written (at a level up to this one): ready at the next;
                  * else the stage waits on it (a second waiter: bad) */
                 const int32_t v = wl[yd];
-                if (v >= 0 && v != INT32_MAX)
-                    nxt[wd] |= 1ull << (s % 64);
+                if ((uint32_t)v < (uint32_t)INT32_MAX)
+                    nxt[wd] |= 1ull << (s & 63u);
                 else if (v != INT32_MAX)
                     bad = 1;
                 else
-                    wl[yd] = -1 - s;
+                    wl[yd] = -1 - (int32_t)s;
             }
         memset(now, 0, (size_t)nw * sizeof *now);
         if (bad) return CX_SCHED_SIM_UNSUPPORTED;
         if (k == k0) return CX_SCHED_SIM_DEADLOCK;
         if (!sk.on) continue;
-        for (int s = 0; s < p; s++)
-            pend[s] = fin[s] ? nend[s] : nit[s] - 1;
         int32_t d;
         if (!sk.have || L - sk.L > R) {
-            sk_snap(&sk, p, nw, L, k, nxt, pend, nend, pl->items, cap, nslot, nfree, fl);
-        } else if ((d = sk_match(&sk, p, nw, nvs2, nxt, pend, nend, pl->items, cap, nslot, nfree,
-                                 fl, wl, zero)) > 0) {
+            sk_snap(&sk, p, nw, L, k, nxt, nit, fin, nend, pl->items, cap, nslot, nfree, fl);
+        } else if ((d = sk_match(&sk, p, nw, nvs2, nxt, nit, fin, nend, pl->items, cap, nslot,
+                                 nfree, fl, wl, zero)) > 0) {
+            for (int s = 0; s < p; s++)
+                pend[s] = PEND(s);
             const int64_t q = sk_periods(&sk, p, d, pend, nend, pl->items, cap);
             const size_t B = k - sk.k;
             int32_t *const pi = sk.pi, *const sig = sk.sig;
