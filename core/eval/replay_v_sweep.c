@@ -577,6 +577,111 @@ static inline double dur(const cx_v_sweep_ws *ws, int kind, int vs)
     return ws->dtab[4 * vs + kind];
 }
 
+/* the winner of max(a, b) on lo..*hi (a: va at lo, slope ka), as
+ * cx_pl_max2 splits it: *hi cut to the last k the first winner keeps;
+ * 1 when b */
+static inline int win2(int lo, int *hi, double va, double ka, double vb, double kb)
+{
+    const double dk = ka - kb, dlo = va - vb, dhi = dlo + dk * (double)(*hi - lo);
+    if (dlo >= 0 && dhi >= 0) return 0;
+    if (dlo <= 0 && dhi <= 0) return 1;
+    const int a_first = dlo > 0;
+    double t = floor(a_first ? dlo / -dk : -dlo / dk);
+    if (t < 0) t = 0;
+    if (t > *hi - lo - 1) t = *hi - lo - 1;
+    *hi = lo + (int)t;
+    return !a_first;
+}
+
+/* A run of n repetitions whose built outputs are one item of their class
+ * a cycle, in one pass over pieces lo..hi of k on which every dependency
+ * is a line and every maximum of the H chain and of the ride keeps its
+ * winner (cut where it changes, as cx_pl_max2 splits): per piece the
+ * lines of H_i and e, the outputs t_i(k) = max(e(k − 1) + P_i, H_i(k))
+ * pushed (k = lo alone where e(lo) is G's rather than e(lo − 1) + C).
+ * *chain: e(−1), then e(n − 1). 0 on an output out of microbatch order. */
+static int run_pieces(const cx_v_sweep_ws *ws, const vitem *it, int K, int n, int dm, int build,
+                      cx_pl *const *srcf[MAX_SRC], int seg[MAX_SRC][NCLS], cx_pl_bld *ob,
+                      int *next, double *chain)
+{
+    const cx_pl *X[KMAX];
+    int xi[KMAX], xa[KMAX], xd[KMAX], xo[KMAX], no = 0, oi[KMAX];
+    double d[KMAX], Pi[KMAX], C = 0;
+    for (int i = 0; i < K; i++) {
+        d[i] = dur(ws, it[i].kind, it[i].vs);
+        C += d[i], Pi[i] = C;
+        X[i] = NULL;
+        if (it[i].src >= 0 && srcf[(int)it[i].src]) {
+            const cx_pl *f = srcf[(int)it[i].src][(int)it[i].src_cls];
+            const int *sg = &seg[(int)it[i].src][(int)it[i].src_cls];
+            const int a = it[i].a0 + it[i].da * dm;
+            if (f->n) X[i] = f, xi[i] = f->x[*sg] > a ? 0 : *sg, xa[i] = a, xd[i] = it[i].step;
+        }
+        const int c = it[i].out;
+        if (c >= 0 && (build >> c & 1)) {
+            const int a = it[i].a0 + it[i].da * dm;
+            if (a != next[c]) return 0;
+            next[c] = a + n, xo[i] = a, oi[no++] = i;
+        }
+    }
+    double prev = *chain, hv_[KMAX], hk_[KMAX];
+    for (int lo = 0; lo < n;) {
+        int hi = n - 1, have = 0;
+        double hv = 0, hk = 0;
+        /* H_i = max(H_{i−1} + d'_i, dep_i + d'_i) as lines on lo..hi */
+        for (int i = 0; i < K; i++) {
+            if (have) hv += d[i];
+            if (X[i]) {
+                const cx_pl *f = X[i];
+                const int t = xa[i] + xd[i] * lo;
+                int j = xi[i];
+                while (f->x[j + 1] <= t)
+                    j++;
+                xi[i] = j;
+                const int e = xd[i] == 1 ? f->x[j + 1] - 1 - xa[i]
+                                         : (f->x[j + 1] - 1 - xa[i]) / xd[i];
+                if (e < hi) hi = e;
+                const double bv = f->v[j] + f->k[j] * (double)(t - f->x[j]) + d[i],
+                             bk = f->k[j] * (double)xd[i];
+                if (!have || win2(lo, &hi, hv, hk, bv, bk)) hv = bv, hk = bk;
+                have = 1;
+            }
+            hv_[i] = have ? hv : -HUGE_VAL, hk_[i] = hk;
+        }
+        /* the ride e(k) = max(e(k − 1) + C, G(k)), G = H_{K−1} */
+        double ev = prev + C, ek = C;
+        int kink = 0;
+        if (have) {
+            if (hk <= C) {
+                if (!(prev + C > hv)) ev = hv, kink = 1;
+            } else if (win2(lo, &hi, prev + C, C, hv, hk)) {
+                ev = hv, ek = hk, kink = 1;
+            }
+        }
+        for (int u = 0; u < no; u++) {
+            const int i = oi[u];
+            cx_pl_bld *o = &ob[it[i].out];
+            const int x = xo[i] + lo;
+            if (i == K - 1) {
+                cx_pl_push(o, x, ev, ek);
+            } else if (!kink) {
+                cx_pl_max2(o, x, xo[i] + hi, prev + Pi[i], C, hv_[i], hk_[i]);
+            } else {
+                const double v0 = prev + Pi[i];
+                cx_pl_push(o, x, hv_[i] > v0 ? hv_[i] : v0, 0);
+                if (hi > lo)
+                    cx_pl_max2(o, x + 1, xo[i] + hi, ev + Pi[i], ek, hv_[i] + hk_[i], hk_[i]);
+            }
+        }
+        prev = ev + ek * (double)(hi - lo);
+        lo = hi + 1;
+    }
+    for (int i = 0; i < K; i++)
+        if (X[i]) seg[(int)it[i].src][(int)it[i].src_cls] = xi[i];
+    *chain = prev;
+    return 1;
+}
+
 /* Stage s from the current functions of its sources into ws->nf; its free
  * time into *fr. From run rfrom of the stage on (0: all), the runs before
  * as the held functions' (their state at rfrom, ws->rst); each run's
@@ -662,6 +767,13 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
                         next[c]++;
                     }
                 }
+            continue;
+        }
+        int fuse = 1;
+        for (int i = 0; i < K && fuse; i++)
+            fuse = it[i].out < 0 || !(build >> it[i].out & 1) || it[i].q == 1;
+        if (fuse) {
+            if (!run_pieces(ws, it, K, n, dm, build, srcf, seg, ob, next, &chain)) return 0;
             continue;
         }
         /* H_i as a view (none: f NULL): the first dependency's source read
