@@ -593,91 +593,98 @@ static inline int win2(int lo, int *hi, double va, double ka, double vb, double 
     return !a_first;
 }
 
-/* A run of n repetitions whose built outputs are one item of their class
- * a cycle, in one pass over pieces lo..hi of k on which every dependency
- * is a line and every maximum of the H chain and of the ride keeps its
- * winner (cut where it changes, as cx_pl_max2 splits): per piece the
- * lines of H_i and e, the outputs t_i(k) = max(e(k − 1) + P_i, H_i(k))
- * pushed (k = lo alone where e(lo) is G's rather than e(lo − 1) + C).
+/* A run of n repetitions in one pass over pieces lo..hi of k on which
+ * every dependency is a line and every maximum of the H chain and of the
+ * ride keeps its winner (cut where it changes, as cx_pl_max2 splits).
+ * Over the dependency items i_1 < i_2 < ... only: H at i_r = max(H at
+ * i_{r−1} + P_{i_r} − P_{i_{r−1}}, dep_{i_r} + d'_{i_r}), H_i that of the
+ * last i_r <= i plus P_i − P_{i_r}, G = H_{K−1}; e's line on the piece,
+ * and the outputs t_i(k) = max(e(k − 1) + P_i, H_i(k)) pushed: a line
+ * (k = lo alone where e(lo) is G's). For runs whose built outputs are
+ * one item of their class a cycle (q = 1).
  * *chain: e(−1), then e(n − 1). 0 on an output out of microbatch order. */
 static int run_pieces(const cx_v_sweep_ws *ws, const vitem *it, int K, int n, int dm, int build,
                       cx_pl *const *srcf[MAX_SRC], int seg[MAX_SRC][NCLS], cx_pl_bld *ob,
                       int *next, double *chain)
 {
     const cx_pl *X[KMAX];
-    int xi[KMAX], xa[KMAX], xd[KMAX], xo[KMAX], no = 0, oi[KMAX];
-    double d[KMAX], Pi[KMAX], C = 0;
+    int xi[KMAX], xa[KMAX], xd[KMAX], xs[KMAX], nd = 0;
+    int oi[KMAX], ox[KMAX], orr[KMAX], no = 0;
+    double Pi[KMAX], gap[KMAX], dd[KMAX], off[KMAX], C = 0, Plast = 0;
     for (int i = 0; i < K; i++) {
-        d[i] = dur(ws, it[i].kind, it[i].vs);
-        C += d[i], Pi[i] = C;
-        X[i] = NULL;
+        const double d = dur(ws, it[i].kind, it[i].vs);
+        C += d, Pi[i] = C;
         if (it[i].src >= 0 && srcf[(int)it[i].src]) {
             const cx_pl *f = srcf[(int)it[i].src][(int)it[i].src_cls];
-            const int *sg = &seg[(int)it[i].src][(int)it[i].src_cls];
+            const int sg = seg[(int)it[i].src][(int)it[i].src_cls];
             const int a = it[i].a0 + it[i].da * dm;
-            if (f->n) X[i] = f, xi[i] = f->x[*sg] > a ? 0 : *sg, xa[i] = a, xd[i] = it[i].step;
+            if (f->n) {
+                X[nd] = f, xi[nd] = f->x[sg] > a ? 0 : sg, xa[nd] = a, xd[nd] = it[i].step;
+                xs[nd] = i, dd[nd] = d, gap[nd] = nd ? C - Plast : 0, Plast = C, nd++;
+            }
         }
         const int c = it[i].out;
         if (c >= 0 && (build >> c & 1)) {
+            orr[no] = nd - 1, off[no] = C - Plast, oi[no] = i;
             const int a = it[i].a0 + it[i].da * dm;
             if (a != next[c]) return 0;
-            next[c] = a + n, xo[i] = a, oi[no++] = i;
+            next[c] = a + n, ox[no++] = a;
         }
     }
+    const double gadd = C - Plast;
     double prev = *chain, hv_[KMAX], hk_[KMAX];
     for (int lo = 0; lo < n;) {
-        int hi = n - 1, have = 0;
+        int hi = n - 1;
         double hv = 0, hk = 0;
-        /* H_i = max(H_{i−1} + d'_i, dep_i + d'_i) as lines on lo..hi */
-        for (int i = 0; i < K; i++) {
-            if (have) hv += d[i];
-            if (X[i]) {
-                const cx_pl *f = X[i];
-                const int t = xa[i] + xd[i] * lo;
-                int j = xi[i];
-                while (f->x[j + 1] <= t)
-                    j++;
-                xi[i] = j;
-                const int e = xd[i] == 1 ? f->x[j + 1] - 1 - xa[i]
-                                         : (f->x[j + 1] - 1 - xa[i]) / xd[i];
-                if (e < hi) hi = e;
-                const double bv = f->v[j] + f->k[j] * (double)(t - f->x[j]) + d[i],
-                             bk = f->k[j] * (double)xd[i];
-                if (!have || win2(lo, &hi, hv, hk, bv, bk)) hv = bv, hk = bk;
-                have = 1;
-            }
-            hv_[i] = have ? hv : -HUGE_VAL, hk_[i] = hk;
+        for (int r = 0; r < nd; r++) {
+            const cx_pl *f = X[r];
+            const int t = xa[r] + xd[r] * lo;
+            int j = xi[r];
+            while (f->x[j + 1] <= t)
+                j++;
+            xi[r] = j;
+            const int e =
+                xd[r] == 1 ? f->x[j + 1] - 1 - xa[r] : (f->x[j + 1] - 1 - xa[r]) / xd[r];
+            if (e < hi) hi = e;
+            const double bv = f->v[j] + f->k[j] * (double)(t - f->x[j]) + dd[r],
+                         bk = f->k[j] * (double)xd[r];
+            hv += gap[r];
+            if (!r || win2(lo, &hi, hv, hk, bv, bk)) hv = bv, hk = bk;
+            hv_[r] = hv, hk_[r] = hk;
         }
-        /* the ride e(k) = max(e(k − 1) + C, G(k)), G = H_{K−1} */
+        /* the ride e(k) = max(e(k − 1) + C, G(k)) */
         double ev = prev + C, ek = C;
-        int kink = 0;
-        if (have) {
-            if (hk <= C) {
-                if (!(prev + C > hv)) ev = hv, kink = 1;
-            } else if (win2(lo, &hi, prev + C, C, hv, hk)) {
-                ev = hv, ek = hk, kink = 1;
-            }
+        int line = 1; /* e(k − 1) = prev + C (k − lo) on the piece */
+        if (nd) {
+            const double gv = hv + gadd;
+            int g = 0;
+            if (hk <= C)
+                g = !(prev + C > gv);
+            else
+                g = win2(lo, &hi, prev + C, C, gv, hk);
+            if (g) ev = gv, ek = hk > C ? hk : C, line = 0;
         }
         for (int u = 0; u < no; u++) {
             const int i = oi[u];
             cx_pl_bld *o = &ob[it[i].out];
-            const int x = xo[i] + lo;
+            const double hvi = orr[u] >= 0 ? hv_[orr[u]] + off[u] : -HUGE_VAL,
+                         hki = orr[u] >= 0 ? hk_[orr[u]] : 0;
+            const int x = ox[u] + lo;
             if (i == K - 1) {
                 cx_pl_push(o, x, ev, ek);
-            } else if (!kink) {
-                cx_pl_max2(o, x, xo[i] + hi, prev + Pi[i], C, hv_[i], hk_[i]);
+            } else if (line) {
+                cx_pl_max2(o, x, ox[u] + hi, prev + Pi[i], C, hvi, hki);
             } else {
                 const double v0 = prev + Pi[i];
-                cx_pl_push(o, x, hv_[i] > v0 ? hv_[i] : v0, 0);
-                if (hi > lo)
-                    cx_pl_max2(o, x + 1, xo[i] + hi, ev + Pi[i], ek, hv_[i] + hk_[i], hk_[i]);
+                cx_pl_push(o, x, hvi > v0 ? hvi : v0, 0);
+                if (hi > lo) cx_pl_max2(o, x + 1, ox[u] + hi, ev + Pi[i], ek, hvi + hki, hki);
             }
         }
         prev = ev + ek * (double)(hi - lo);
         lo = hi + 1;
     }
-    for (int i = 0; i < K; i++)
-        if (X[i]) seg[(int)it[i].src][(int)it[i].src_cls] = xi[i];
+    for (int r = 0; r < nd; r++)
+        seg[(int)it[xs[r]].src][(int)it[xs[r]].src_cls] = xi[r];
     *chain = prev;
     return 1;
 }
