@@ -604,8 +604,8 @@ static inline int win2(int lo, int *hi, double va, double ka, double vb, double 
  * one item of their class a cycle (q = 1).
  * *chain: e(−1), then e(n − 1). 0 on an output out of microbatch order. */
 static int run_pieces(const cx_v_sweep_ws *ws, const vitem *it, int K, int n, int dm, int build,
-                      cx_pl *const *srcf[MAX_SRC], int seg[MAX_SRC][NCLS], cx_pl_bld *ob,
-                      int *next, double *chain)
+                      cx_pl *const *srcf[MAX_SRC], int seg[MAX_SRC][NCLS], cx_pl_bld *ob, int *next,
+                      double *chain)
 {
     const cx_pl *X[KMAX];
     int xi[KMAX], xa[KMAX], xd[KMAX], xs[KMAX], nd = 0;
@@ -643,8 +643,7 @@ static int run_pieces(const cx_v_sweep_ws *ws, const vitem *it, int K, int n, in
             while (f->x[j + 1] <= t)
                 j++;
             xi[r] = j;
-            const int e =
-                xd[r] == 1 ? f->x[j + 1] - 1 - xa[r] : (f->x[j + 1] - 1 - xa[r]) / xd[r];
+            const int e = xd[r] == 1 ? f->x[j + 1] - 1 - xa[r] : (f->x[j + 1] - 1 - xa[r]) / xd[r];
             if (e < hi) hi = e;
             const double bv = f->v[j] + f->k[j] * (double)(t - f->x[j]) + dd[r],
                          bk = f->k[j] * (double)xd[r];
@@ -776,10 +775,15 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
                 }
             continue;
         }
-        int fuse = 1;
-        for (int i = 0; i < K && fuse; i++)
+        /* in one pass (run_pieces) where every output is one item of its
+         * class a cycle and at most 2 items read another stage (more: the
+         * pieces of all of them cut every output; measured, callgrind) */
+        int fuse = 1, ndep = 0;
+        for (int i = 0; i < K && fuse; i++) {
             fuse = it[i].out < 0 || !(build >> it[i].out & 1) || it[i].q == 1;
-        if (fuse) {
+            ndep += it[i].src >= 0 && srcf[(int)it[i].src];
+        }
+        if (fuse && ndep <= 2) {
             if (!run_pieces(ws, it, K, n, dm, build, srcf, seg, ob, next, &chain)) return 0;
             continue;
         }
