@@ -674,7 +674,13 @@ static int run_pieces(const cx_v_sweep_ws *ws, const vitem *it, int K, int n, in
             } else if (line) {
                 cx_pl_max2(o, x, ox[u] + hi, prev + Pi[i], C, hvi, hki);
             } else {
-                const double v0 = prev + Pi[i];
+                const double v0 = prev + Pi[i], d1 = ev + Pi[i] - (hvi + hki);
+                if (hvi >= v0 &&
+                    (hi == lo || (d1 <= 0 && d1 + (ek - hki) * (double)(hi - lo - 1) <= 0))) {
+                    /* H_i wins on the whole piece */
+                    cx_pl_push(o, x, hvi, hki);
+                    continue;
+                }
                 cx_pl_push(o, x, hvi > v0 ? hvi : v0, 0);
                 if (hi > lo) cx_pl_max2(o, x + 1, ox[u] + hi, ev + Pi[i], ek, hvi + hki, hki);
             }
