@@ -99,6 +99,8 @@ typedef struct {
 
 typedef struct {
     int K, n0, dn, item0;
+    int qmask;            /* classes written by q > 1 items of the cycle */
+    int8_t ndep[MAX_SRC]; /* items reading each source */
 } vrun;
 
 typedef struct {
@@ -431,6 +433,15 @@ static void build_form(cx_v_sweep_ws *ws, const cx_sched_desc *sd, int p, int v)
                         return;
                 }
             }
+        }
+    }
+    for (int r = 0; r < ws->f->nruns; r++) {
+        vrun *ru = &ws->f->runs[r];
+        ru->qmask = 0, ru->ndep[0] = ru->ndep[1] = 0;
+        for (int t = 0; t < ru->K; t++) {
+            const vitem *it = &ws->f->items[ru->item0 + t];
+            if (it->out >= 0 && it->q > 1) ru->qmask |= 1 << it->out;
+            if (it->src >= 0) ru->ndep[(int)it->src]++;
         }
     }
     /* checked on two more microbatch counts */
@@ -782,14 +793,12 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
             continue;
         }
         /* in one pass (run_pieces) where every output is one item of its
-         * class a cycle and at most 2 items read another stage (more: the
+         * class a cycle and at most 3 items read another stage (more: the
          * pieces of all of them cut every output; measured, callgrind) */
-        int fuse = 1, ndep = 0;
-        for (int i = 0; i < K && fuse; i++) {
-            fuse = it[i].out < 0 || !(build >> it[i].out & 1) || it[i].q == 1;
-            ndep += it[i].src >= 0 && srcf[(int)it[i].src];
-        }
-        if (fuse && ndep <= 2) {
+        int ndep = 0;
+        for (int j = 0; j < st->nsrc; j++)
+            ndep += srcf[j] ? ru->ndep[j] : 0;
+        if (!(ru->qmask & build) && ndep <= 3) {
             if (!run_pieces(ws, it, K, n, dm, build, srcf, seg, ob, next, &chain)) return 0;
             continue;
         }
