@@ -1211,7 +1211,11 @@ int cx_core_replay_v_sweep_pays_batch(const cx_cost *c, int jump)
      * with the first round's fill (replay_clocks.c): ZB-V plain m >= 384
      * / 512 / 768 / never 859.9 / 793.4 / 793.8 / 847.1, jump p >= 16 /
      * 32 794.9 / 793.4; DualPipeV jump p >= 32 / 64 / never 840.4 /
-     * 830.2 / 851.9. */
+     * 830.2 / 851.9. After run_pieces (session 24): ZB-V jump p >= 16 /
+     * 32 / 64 678.1 / 678.7 / 708.6, plain m >= 384 / 512 / 768 / never
+     * 707.3 / 678.7 / 687.8 / 758.2; DualPipeV jump p >= 16 / 32 / 64 /
+     * never 712.9 / 710.8 / 714.4 / 762.8, plain m >= 768 / never 735.5 /
+     * 710.8. */
     if (c->sched == &cx_sched_zb_v) return jump ? c->p >= 32 : c->m >= 512;
-    return c->sched == &cx_sched_dualpipev && jump && c->p >= 64;
+    return c->sched == &cx_sched_dualpipev && jump && c->p >= 32;
 }
