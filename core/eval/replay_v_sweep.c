@@ -36,8 +36,12 @@
  * order; dep_i(k) reads a neighbour's function at a_i + δ_i k. The
  * primitives (a segment appended with staircase merging, the maximum of
  * two lines on a range) are replay_pl.h's, shared with replay_zb_sweep.c;
- * the ride and the cursors are this file's own. A stage costs O(its runs × their
- * segments), whatever m.
+ * the ride and the cursors are this file's own. A run whose outputs are
+ * one item of their class a cycle and with at most 3 items reading
+ * another stage is evaluated in one pass over pieces of k on which every
+ * dependency is a line and every maximum keeps its winner (run_pieces);
+ * others build H_i and e as functions first (vmax, ride). A stage costs
+ * O(its runs × their segments), whatever m.
  *
  * Sweep. Stages read both neighbours, so they are swept alternately up and
  * down, a stage recomputed when a neighbour's functions changed, from no
@@ -52,7 +56,7 @@
  * that comes back down the V touches only the cooldown runs. Every choice
  * reads this sweep's own state only (bits independent of earlier calls).
  * The first sweep (up) builds only the functions stages above read, and
- * every stage is evaluated again in the second. Runs of at most 16 items
+ * every stage is evaluated again in the second. Runs of at most 12 items
  * are played item by item (cheaper than their functions). The certificate: a sweep in
  * which no stage is recomputed (a recomputed stage whose functions stay
  * within 1e-13 relative is unchanged) — then the functions satisfy every
@@ -83,7 +87,8 @@ enum {
     MAX_SRC = 2,        /* stages a stage reads */
     NMEMO = 16,         /* latest answers kept */
     MKEY = 64,
-    NSCALAR = 16, /* runs of at most this many items: item by item (measured) */
+    NSCALAR = 12, /* runs of at most this many items: item by item (measured: 8 / 12 / 16 / 24,
+                     callgrind, core/README.md) */
     NFORM = 8     /* run forms kept (schedule, p, v) */
 };
 
