@@ -36,8 +36,12 @@
  * order; dep_i(k) reads a neighbour's function at a_i + δ_i k. The
  * primitives (a segment appended with staircase merging, the maximum of
  * two lines on a range) are replay_pl.h's, shared with replay_zb_sweep.c;
- * the ride and the cursors are this file's own. A stage costs O(its runs × their
- * segments), whatever m.
+ * the ride and the cursors are this file's own. A run whose outputs are
+ * one item of their class a cycle and with at most 3 items reading
+ * another stage is evaluated in one pass over pieces of k on which every
+ * dependency is a line and every maximum keeps its winner (run_pieces);
+ * others build H_i and e as functions first (vmax, ride). A stage costs
+ * O(its runs × their segments), whatever m.
  *
  * Sweep. Stages read both neighbours, so they are swept alternately up and
  * down, a stage recomputed when a neighbour's functions changed, from no
@@ -52,7 +56,7 @@
  * that comes back down the V touches only the cooldown runs. Every choice
  * reads this sweep's own state only (bits independent of earlier calls).
  * The first sweep (up) builds only the functions stages above read, and
- * every stage is evaluated again in the second. Runs of at most 16 items
+ * every stage is evaluated again in the second. Runs of at most 12 items
  * are played item by item (cheaper than their functions). The certificate: a sweep in
  * which no stage is recomputed (a recomputed stage whose functions stay
  * within 1e-13 relative is unchanged) — then the functions satisfy every
@@ -83,7 +87,8 @@ enum {
     MAX_SRC = 2,        /* stages a stage reads */
     NMEMO = 16,         /* latest answers kept */
     MKEY = 64,
-    NSCALAR = 16, /* runs of at most this many items: item by item (measured) */
+    NSCALAR = 12, /* runs of at most this many items: item by item (measured: 8 / 12 / 16 / 24,
+                     callgrind, core/README.md) */
     NFORM = 8     /* run forms kept (schedule, p, v) */
 };
 
@@ -99,6 +104,8 @@ typedef struct {
 
 typedef struct {
     int K, n0, dn, item0;
+    int qmask;            /* classes written by q > 1 items of the cycle */
+    int8_t ndep[MAX_SRC]; /* items reading each source */
 } vrun;
 
 typedef struct {
@@ -433,6 +440,15 @@ static void build_form(cx_v_sweep_ws *ws, const cx_sched_desc *sd, int p, int v)
             }
         }
     }
+    for (int r = 0; r < ws->f->nruns; r++) {
+        vrun *ru = &ws->f->runs[r];
+        ru->qmask = 0, ru->ndep[0] = ru->ndep[1] = 0;
+        for (int t = 0; t < ru->K; t++) {
+            const vitem *it = &ws->f->items[ru->item0 + t];
+            if (it->out >= 0 && it->q > 1) ru->qmask |= 1 << it->out;
+            if (it->src >= 0) ru->ndep[(int)it->src]++;
+        }
+    }
     /* checked on two more microbatch counts */
     if (cx_sched_play_orders(pl, sd, p, ws->f->ma + 2, v, 0) != CX_SCHED_SIM_OK ||
         !form_matches(ws, pl, ws->f->ma + 2))
@@ -577,6 +593,123 @@ static inline double dur(const cx_v_sweep_ws *ws, int kind, int vs)
     return ws->dtab[4 * vs + kind];
 }
 
+/* the winner of max(a, b) on lo..*hi (a: va at lo, slope ka), as
+ * cx_pl_max2 splits it: *hi cut to the last k the first winner keeps;
+ * 1 when b */
+static inline int win2(int lo, int *hi, double va, double ka, double vb, double kb)
+{
+    const double dk = ka - kb, dlo = va - vb, dhi = dlo + dk * (double)(*hi - lo);
+    if (dlo >= 0 && dhi >= 0) return 0;
+    if (dlo <= 0 && dhi <= 0) return 1;
+    const int a_first = dlo > 0;
+    double t = floor(a_first ? dlo / -dk : -dlo / dk);
+    if (t < 0) t = 0;
+    if (t > *hi - lo - 1) t = *hi - lo - 1;
+    *hi = lo + (int)t;
+    return !a_first;
+}
+
+/* A run of n repetitions in one pass over pieces lo..hi of k on which
+ * every dependency is a line and every maximum of the H chain and of the
+ * ride keeps its winner (cut where it changes, as cx_pl_max2 splits).
+ * Over the dependency items i_1 < i_2 < ... only: H at i_r = max(H at
+ * i_{r−1} + P_{i_r} − P_{i_{r−1}}, dep_{i_r} + d'_{i_r}), H_i that of the
+ * last i_r <= i plus P_i − P_{i_r}, G = H_{K−1}; e's line on the piece,
+ * and the outputs t_i(k) = max(e(k − 1) + P_i, H_i(k)) pushed: a line
+ * (k = lo alone where e(lo) is G's). For runs whose built outputs are
+ * one item of their class a cycle (q = 1).
+ * *chain: e(−1), then e(n − 1). 0 on an output out of microbatch order. */
+static int run_pieces(const cx_v_sweep_ws *ws, const vitem *it, int K, int n, int dm, int build,
+                      cx_pl *const *srcf[MAX_SRC], int seg[MAX_SRC][NCLS], cx_pl_bld *ob, int *next,
+                      double *chain)
+{
+    const cx_pl *X[KMAX];
+    int xi[KMAX], xa[KMAX], xd[KMAX], xs[KMAX], nd = 0;
+    int oi[KMAX], ox[KMAX], orr[KMAX], no = 0;
+    double Pi[KMAX], gap[KMAX], dd[KMAX], off[KMAX], C = 0, Plast = 0;
+    for (int i = 0; i < K; i++) {
+        const double d = dur(ws, it[i].kind, it[i].vs);
+        C += d, Pi[i] = C;
+        if (it[i].src >= 0 && srcf[(int)it[i].src]) {
+            const cx_pl *f = srcf[(int)it[i].src][(int)it[i].src_cls];
+            const int sg = seg[(int)it[i].src][(int)it[i].src_cls];
+            const int a = it[i].a0 + it[i].da * dm;
+            if (f->n) {
+                X[nd] = f, xi[nd] = f->x[sg] > a ? 0 : sg, xa[nd] = a, xd[nd] = it[i].step;
+                xs[nd] = i, dd[nd] = d, gap[nd] = nd ? C - Plast : 0, Plast = C, nd++;
+            }
+        }
+        const int c = it[i].out;
+        if (c >= 0 && (build >> c & 1)) {
+            orr[no] = nd - 1, off[no] = C - Plast, oi[no] = i;
+            const int a = it[i].a0 + it[i].da * dm;
+            if (a != next[c]) return 0;
+            next[c] = a + n, ox[no++] = a;
+        }
+    }
+    const double gadd = C - Plast;
+    double prev = *chain, hv_[KMAX], hk_[KMAX];
+    for (int lo = 0; lo < n;) {
+        int hi = n - 1;
+        double hv = 0, hk = 0;
+        for (int r = 0; r < nd; r++) {
+            const cx_pl *f = X[r];
+            const int t = xa[r] + xd[r] * lo;
+            int j = xi[r];
+            while (f->x[j + 1] <= t)
+                j++;
+            xi[r] = j;
+            const int e = xd[r] == 1 ? f->x[j + 1] - 1 - xa[r] : (f->x[j + 1] - 1 - xa[r]) / xd[r];
+            if (e < hi) hi = e;
+            const double bv = f->v[j] + f->k[j] * (double)(t - f->x[j]) + dd[r],
+                         bk = f->k[j] * (double)xd[r];
+            hv += gap[r];
+            if (!r || win2(lo, &hi, hv, hk, bv, bk)) hv = bv, hk = bk;
+            hv_[r] = hv, hk_[r] = hk;
+        }
+        /* the ride e(k) = max(e(k − 1) + C, G(k)) */
+        double ev = prev + C, ek = C;
+        int line = 1; /* e(k − 1) = prev + C (k − lo) on the piece */
+        if (nd) {
+            const double gv = hv + gadd;
+            int g = 0;
+            if (hk <= C)
+                g = !(prev + C > gv);
+            else
+                g = win2(lo, &hi, prev + C, C, gv, hk);
+            if (g) ev = gv, ek = hk > C ? hk : C, line = 0;
+        }
+        for (int u = 0; u < no; u++) {
+            const int i = oi[u];
+            cx_pl_bld *o = &ob[it[i].out];
+            const double hvi = orr[u] >= 0 ? hv_[orr[u]] + off[u] : -HUGE_VAL,
+                         hki = orr[u] >= 0 ? hk_[orr[u]] : 0;
+            const int x = ox[u] + lo;
+            if (i == K - 1) {
+                cx_pl_push(o, x, ev, ek);
+            } else if (line) {
+                cx_pl_max2(o, x, ox[u] + hi, prev + Pi[i], C, hvi, hki);
+            } else {
+                const double v0 = prev + Pi[i], d1 = ev + Pi[i] - (hvi + hki);
+                if (hvi >= v0 &&
+                    (hi == lo || (d1 <= 0 && d1 + (ek - hki) * (double)(hi - lo - 1) <= 0))) {
+                    /* H_i wins on the whole piece */
+                    cx_pl_push(o, x, hvi, hki);
+                    continue;
+                }
+                cx_pl_push(o, x, hvi > v0 ? hvi : v0, 0);
+                if (hi > lo) cx_pl_max2(o, x + 1, ox[u] + hi, ev + Pi[i], ek, hvi + hki, hki);
+            }
+        }
+        prev = ev + ek * (double)(hi - lo);
+        lo = hi + 1;
+    }
+    for (int r = 0; r < nd; r++)
+        seg[(int)it[xs[r]].src][(int)it[xs[r]].src_cls] = xi[r];
+    *chain = prev;
+    return 1;
+}
+
 /* Stage s from the current functions of its sources into ws->nf; its free
  * time into *fr. From run rfrom of the stage on (0: all), the runs before
  * as the held functions' (their state at rfrom, ws->rst); each run's
@@ -662,6 +795,16 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
                         next[c]++;
                     }
                 }
+            continue;
+        }
+        /* in one pass (run_pieces) where every output is one item of its
+         * class a cycle and at most 3 items read another stage (more: the
+         * pieces of all of them cut every output; measured, callgrind) */
+        int ndep = 0;
+        for (int j = 0; j < st->nsrc; j++)
+            ndep += srcf[j] ? ru->ndep[j] : 0;
+        if (!(ru->qmask & build) && ndep <= 3) {
+            if (!run_pieces(ws, it, K, n, dm, build, srcf, seg, ob, next, &chain)) return 0;
             continue;
         }
         /* H_i as a view (none: f NULL): the first dependency's source read
@@ -1073,7 +1216,11 @@ int cx_core_replay_v_sweep_pays_batch(const cx_cost *c, int jump)
      * with the first round's fill (replay_clocks.c): ZB-V plain m >= 384
      * / 512 / 768 / never 859.9 / 793.4 / 793.8 / 847.1, jump p >= 16 /
      * 32 794.9 / 793.4; DualPipeV jump p >= 32 / 64 / never 840.4 /
-     * 830.2 / 851.9. */
+     * 830.2 / 851.9. After run_pieces (session 24): ZB-V jump p >= 16 /
+     * 32 / 64 678.1 / 678.7 / 708.6, plain m >= 384 / 512 / 768 / never
+     * 707.3 / 678.7 / 687.8 / 758.2; DualPipeV jump p >= 16 / 32 / 64 /
+     * never 712.9 / 710.8 / 714.4 / 762.8, plain m >= 768 / never 735.5 /
+     * 710.8. */
     if (c->sched == &cx_sched_zb_v) return jump ? c->p >= 32 : c->m >= 512;
-    return c->sched == &cx_sched_dualpipev && jump && c->p >= 64;
+    return c->sched == &cx_sched_dualpipev && jump && c->p >= 32;
 }
