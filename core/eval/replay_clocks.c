@@ -19,26 +19,28 @@
  * f_s + l_j (f_e - f_s) for every result, without its play.
  *
  * The keys of one cost shape at its clocks lie on one line while no op
- * changes between compute- and memory-bound (an op's time is max(compute
- * x f_max / f, memory), cost.c): maximal runs of clocks whose keys are
+ * changes between compute- and memory-bound (an op's time is max(compute x
+ * f_max / f, memory), cost.c): maximal runs of clocks whose keys are
  * collinear are found first, their ends and one or two points inside
  * evaluated together (the caller plays them, in clock lanes where it can:
- * two inside then, a 4-lane pass costing about what 3 lanes do). Points
- * the caller answers cheaply (pre: the interleaved formula) are evaluated
- * before, and count as evaluated points; where at most fill points are
- * left then (a lanes pass holds 4 for the price of 1), all are played in
- * the first round. Then, in
- * each run, every gap between consecutive evaluated points is certified
- * by a triple of consecutive evaluated points spanning it (x, a, b) or
- * (a, b, y) whose middle lies on its ends' chord (f linear on the triple,
- * so on the gap the chord of a and b): its points are interpolated from a
- * and b, each key checked on the segment a..b (else played). An
- * uncertified gap gets the points around its results' kinks located by
- * its neighbours' lines (kink_points), else its midpoint, in the next
- * round; where the caller played in lanes (a pass costs about the same
- * for few points as for many), the points from the lowest kink to the
- * highest after the first round, all its points after later ones. Measured on bench_sweep_bench's
- * schedules (21 clocks): see core/README.md, "Clock segments".
+ * two inside then, next to the ends, a 4-lane pass costing about what 3
+ * lanes do; the ends' lines then meet at a kink anywhere inside, and a
+ * kink in an end gap leaves nothing to play). Points the caller answers
+ * cheaply (pre: the interleaved formula) are evaluated before, and count
+ * as evaluated points; where at most fill points are left then (a lanes
+ * pass holds 4 for the price of 1), all are played in the first round.
+ * Then, in each run, every gap between consecutive evaluated points is
+ * certified by a triple of consecutive evaluated points spanning it (x, a,
+ * b) or (a, b, y) whose middle lies on its ends' chord (f linear on the
+ * triple, so on the gap the chord of a and b): its points are interpolated
+ * from a and b, each key checked on the segment a..b (else played). An
+ * uncertified gap gets the points around its results' kinks located by its
+ * neighbours' lines (kink_points), else its midpoint, in the next round;
+ * where the caller played in lanes (a pass costs about the same for few
+ * points as for many), the points from the lowest kink to the highest
+ * after the first round, all its points after later ones. Measured on
+ * bench_sweep_bench's schedules (21 clocks): see core/README.md, "Clock
+ * segments".
  *
  * The results at a clock then depend on the whole set of clocks and the
  * cost's curve (cx_cost.curve), not on the key alone; the replay memo
@@ -256,9 +258,10 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
     /* maximal runs of collinear keys: a run grows while its next key lies
      * on the segment from its first to the one after (each point checked
      * again, against its gap's ends, when interpolated); cs->pend holds
-     * the runs' ends. The first round: every run's ends and 1 (first < 2)
-     * or 2 points inside, evenly spread; all points left where they are
-     * at most fill. */
+     * the runs' ends. The first round: every run's ends and 1 (first < 2,
+     * the middle) or 2 points inside (next to the ends in runs of 6
+     * points or more, else at the thirds); all points left where they
+     * are at most fill. */
     int nl = 0, nrun = 0;
     if (n - npre <= fill) {
         for (int i = 0; i < n; i++)
@@ -276,7 +279,12 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
         if (!cs->st[e]) cs->st[e] = 1, cs->list[nl++] = e;
         const int k = first >= 2 ? 2 : 1;
         for (int q = 1; q <= k && e - s >= 2; q++) {
-            const int x = s + q * (e - s) / (k + 1);
+            /* two: next to the ends (where the run has 6 points or
+             * more), so that a kink anywhere inside lies between the
+             * ends' lines (kink_points) and one in an end gap leaves no
+             * point to play; one: the middle */
+            const int x =
+                k == 2 && e - s >= 5 ? (q == 1 ? s + 1 : e - 1) : s + q * (e - s) / (k + 1);
             if (x > s && x < e && !cs->st[x]) cs->st[x] = 1, cs->list[nl++] = x;
         }
         cs->pend[2 * nrun] = s, cs->pend[2 * nrun + 1] = e, nrun++;
