@@ -311,11 +311,13 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         double exposed = dp;
         if (ex->dp_overlap && dp > 0) {
             const double window = rp->last_item_s[s];
-            const int nb = cx_core_dp_buckets(c, s);
             /* with nb >= 1 and window >= 0, exposed <= dp (or NaN, then t
              * = free + optimizer), so t <= this bound: a stage whose bound
              * is not above the latest is not the latest (no division) */
-            if (s > 0 && nb >= 1 && window >= 0 && !(cx_maxd(le + dp, fr) + opt > t_end)) continue;
+            if (s > 0 && window >= 0 && !(cx_maxd(le + dp, fr) + opt > t_end) &&
+                cx_core_dp_buckets(c, s) >= 1)
+                continue;
+            const int nb = cx_core_dp_buckets(c, s);
             const double n = (double)nb;
             exposed = cx_maxd(dp / n, dp - window * (n - 1.0) / n);
         }

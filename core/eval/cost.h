@@ -469,7 +469,10 @@ static inline double cx_core_tp_only(double tp, double sh)
 }
 
 /* Number of DP gradient buckets of stage s (1 without dp-overlap). */
-int cx_core_dp_buckets(const cx_cost *c, int s);
+static inline int cx_core_dp_buckets(const cx_cost *c, int s)
+{
+    return c->dpr_nb[c->prun_of[s]];
+}
 
 /* Stage index holding virtual stage vs, and chunk index on it. */
 int cx_core_cost_stage_of(const cx_cost *c, int vs, int *chunk);
