@@ -89,6 +89,11 @@ typedef struct {
     double sum_f_s, sum_b_s, sum_w_s;
     int rf, rb, jf, jb;
     int replayed; /* closed.c replays() */
+    /* the result's parts that read only this pricing: the breakdown of
+     * the bottleneck stage jb (side: its shard or offload time), the
+     * side traffic, FLOPs and parameters */
+    double bd_f_s, bd_b_s, bd_r_s, bd_tp_s, bd_ep_s, bd_side_s, side_s;
+    double model_flops, hardware_flops, params, active_params;
     double ahead_s[CX_STAGE_ARRAY];
 } cx_closed_sums;
 
