@@ -292,20 +292,8 @@ static int check_mid(const cx_space *sp, const int d[NLEVELS], int *level, int64
 static int check_tail(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex, int *level,
                       int64_t dp, int all)
 {
-    const culonx_model *md = &sp->run->model;
-    const int64_t gpus = sp->vals[L_GPUS][d[L_GPUS]], gb = sp->vals[L_GB][d[L_GB]];
-    const int64_t tp = sp->vals[L_TP][d[L_TP]], cp = sp->vals[L_CP][d[L_CP]];
-    const int64_t pp = sp->vals[L_PP][d[L_PP]];
-    const cx_variant *v = &sp->var[d[L_VAR]];
-    const int64_t mb = sp->vals[L_MB][d[L_MB]];
-    const int sp_on = (int)sp->vals[L_SP][d[L_SP]];
-    const int att = (int)sp->vals[L_ATT][d[L_ATT]];
-    const int tpo = (int)sp->vals[L_TPO][d[L_TPO]];
-    const int64_t ep = sp->vals[L_EP][d[L_EP]], etp = sp->vals[L_ETP][d[L_ETP]];
     const int zval = (int)sp->vals[L_ZERO][d[L_ZERO]];
     const int64_t sg = sp->vals[L_SHARD][d[L_SHARD]];
-    const int off = (int)sp->vals[L_OFF][d[L_OFF]];
-    (void)md;
     int dopt = (int)sp->vals[L_DOPT][d[L_DOPT]];
     if (dp == 1 && d[L_DOPT] != 0) REJ(L_DOPT, CULONX_REJECT_DUP_DIST_OPT);
     /* zero >= 1 is the distributed optimizer already; zero 0 with it on is
@@ -327,6 +315,16 @@ static int check_tail(const cx_space *sp, const int d[NLEVELS], culonx_execution
     ex->dp_overlap = ovl;
     ex->clock_mhz = (double)sp->vals[L_CLK][d[L_CLK]];
     if (!all) return -1; /* ex holds the rest for these digits above L_CLK */
+    const int64_t gpus = sp->vals[L_GPUS][d[L_GPUS]], gb = sp->vals[L_GB][d[L_GB]];
+    const int64_t tp = sp->vals[L_TP][d[L_TP]], cp = sp->vals[L_CP][d[L_CP]];
+    const int64_t pp = sp->vals[L_PP][d[L_PP]];
+    const cx_variant *v = &sp->var[d[L_VAR]];
+    const int64_t mb = sp->vals[L_MB][d[L_MB]];
+    const int sp_on = (int)sp->vals[L_SP][d[L_SP]];
+    const int att = (int)sp->vals[L_ATT][d[L_ATT]];
+    const int tpo = (int)sp->vals[L_TPO][d[L_TPO]];
+    const int64_t ep = sp->vals[L_EP][d[L_EP]], etp = sp->vals[L_ETP][d[L_ETP]];
+    const int off = (int)sp->vals[L_OFF][d[L_OFF]];
     ex->gpus = gpus;
     ex->global_batch = gb;
     ex->tp = tp;

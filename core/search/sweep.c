@@ -308,8 +308,14 @@ static uint64_t run_block(worker *w, uint64_t gblock)
         int rep_fits = 0; /* the class representative fits: so does this one */
         if (rep != idx && phase != 2) {
             int fits = -1;
-            for (int k = 0; k < REP_MEMO; k++)
-                if (w->rep_fits[k] >= 0 && w->rep_idx[k] == rep) fits = w->rep_fits[k];
+            /* the latest entry first (any entry for rep holds its fit) */
+            for (unsigned k = 1; k <= REP_MEMO; k++) {
+                const unsigned i = (w->rep_next - k) % REP_MEMO;
+                if (w->rep_fits[i] >= 0 && w->rep_idx[i] == rep) {
+                    fits = w->rep_fits[i];
+                    break;
+                }
+            }
             if (fits < 0) {
                 int rd[NLEVELS], lv;
                 culonx_run *rr = &w->rep_run;
