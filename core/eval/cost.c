@@ -584,9 +584,9 @@ static void price(const culonx_run *run, cx_cost *c, int times, int same_shape)
         if (c->capped_parts > 0) cx_core_power_cap_class(c, k, part, added);
     }
 
-    if (fast) { /* the p2p stands too */
+    if (fast) { /* the p2p stands too; the per-stage DP values wait (dp_stale) */
         cx_core_cost_stage_sums(c, 1);
-        cx_core_cost_stages(run, c);
+        cx_core_cost_dp_runs(run, c);
         return;
     }
     /* PP p2p: the boundary activation, 2sbh bytes (/t with SP scatter-gather) */

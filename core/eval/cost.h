@@ -235,10 +235,10 @@ typedef struct {
     int dpr_nb[CX_STAGE_ARRAY];
     double optr_s[CX_STAGE_ARRAY], optr_j[CX_STAGE_ARRAY], optr_bytes[CX_STAGE_ARRAY];
     /* The same per stage (dp_nb above too), for the graph walker and the
-     * clock plans: written by cx_core_cost_build, _build_mem, _reprice,
-     * _reexec and cx_core_cost_stages, not by cx_core_cost_build_key's
-     * DP-only update (cx_core_cost_dp_runs: dp_stale, until
-     * cx_core_cost_dp_stages) */
+     * clock plans: written by cx_core_cost_build, _build_mem, _reexec and
+     * cx_core_cost_stages, not by cx_core_cost_build_key's DP-only update
+     * nor by a reprice of a priced cost (cx_core_cost_dp_runs: dp_stale,
+     * until cx_core_cost_dp_stages) */
     double dp_s[CX_COST_MAX_STAGES];
     double dp_tier_bytes[CX_STAGE_ARRAY][CULONX_MAX_TIERS];
     double optimizer_s[CX_STAGE_ARRAY];
@@ -400,7 +400,8 @@ void cx_core_cost_stage_sums(cx_cost *c, int times_only);
 /* c, built for run at some clock (same shape: run differs from that build
  * at most in the clock and the DP settings the cost key ignores), priced at
  * clock_mhz: the result of cx_core_cost_build without its shape steps
- * (cost_key.c). */
+ * (cost_key.c); where c was priced, its per-stage DP values wait for
+ * cx_core_cost_dp_stages (dp_stale). */
 void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c);
 /* The replay memo's time key (replay_lanes.h cx_replay_time_key: per
  * chunk class f, tp_f, b, tp_b, r, tp_r, w, then the p2p time) of c, priced
