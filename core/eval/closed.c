@@ -334,28 +334,32 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         rp = o;
     }
     double tail = 0, opt_s = 0, t_end = 0;
-    for (int s = 0; replayed && s < p; s++) {
-        /* the stage's last compute ends at last_end; its optimizer follows
-         * the DP sync and any blocking send still under way */
-        const double dp = c->dpr_s[c->prun_of[s]], le = rp->last_end_s[s], fr = rp->free_s[s];
-        const double opt = c->optr_s[c->prun_of[s]];
-        double exposed = dp;
-        if (ex->dp_overlap && dp > 0) {
-            const double window = rp->last_item_s[s];
-            /* with nb >= 1 and window >= 0, exposed <= dp (or NaN, then t
-             * = free + optimizer), so t <= this bound: a stage whose bound
-             * is not above the latest is not the latest (no division) */
-            if (s > 0 && window >= 0 && !(cx_maxd(le + dp, fr) + opt > t_end) &&
-                cx_core_dp_buckets(c, s) >= 1)
-                continue;
-            const int nb = cx_core_dp_buckets(c, s);
-            const double n = (double)nb;
-            exposed = cx_maxd(dp / n, dp - window * (n - 1.0) / n);
-        }
-        const double t = cx_maxd(le + exposed, fr) + opt;
-        if (s == 0 || t > t_end) {
-            t_end = t, opt_s = opt;
-            dp_replayed = cx_maxd(0.0, le + exposed - fr);
+    for (int r = 0; replayed && r < c->nprun; r++) {
+        /* stages of equal parameters: one DP sync, optimizer step and
+         * bucket count (cx_core_dp_buckets) */
+        const double dp = c->dpr_s[r], opt = c->optr_s[r];
+        const int nb = c->dpr_nb[r], overlap = ex->dp_overlap && dp > 0;
+        for (int s = c->prun[r]; s < c->prun[r + 1]; s++) {
+            /* the stage's last compute ends at last_end; its optimizer
+             * follows the DP sync and any blocking send still under way */
+            const double le = rp->last_end_s[s], fr = rp->free_s[s];
+            double exposed = dp;
+            if (overlap) {
+                const double window = rp->last_item_s[s];
+                /* with nb >= 1 and window >= 0, exposed <= dp (or NaN, then
+                 * t = free + optimizer), so t <= this bound: a stage whose
+                 * bound is not above the latest is not the latest (no
+                 * division) */
+                if (s > 0 && nb >= 1 && window >= 0 && !(cx_maxd(le + dp, fr) + opt > t_end))
+                    continue;
+                const double n = (double)nb;
+                exposed = cx_maxd(dp / n, dp - window * (n - 1.0) / n);
+            }
+            const double t = cx_maxd(le + exposed, fr) + opt;
+            if (s == 0 || t > t_end) {
+                t_end = t, opt_s = opt;
+                dp_replayed = cx_maxd(0.0, le + exposed - fr);
+            }
         }
     }
     for (int r = 0, s = 0; !replayed && s < p; s = c->srun[++r]) {
