@@ -259,9 +259,10 @@ typedef struct {
     int zero;
     double shard_n, replicas;
     cx_hw_group shard_grp, replica_grp;
-    /* the shard group they were made for (cx_core_shard_groups) */
+    /* the shard group they were made for (cx_core_shard_groups), and the
+     * size of the gradient group */
     int shard_in_ok;
-    int64_t shard_in_group;
+    int64_t shard_in_group, grad_size;
     /* per part: the prefetch fill of one instance (forward, backward) */
     double part_fill_f_s[CX_MODEL_MAX_PARTS], part_fill_b_s[CX_MODEL_MAX_PARTS];
     /* and its exposed time per instance (in the chunks' tp_f_s / tp_b_s;
