@@ -322,11 +322,14 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     double dp_replayed = 0;
     cx_replay_ws *tmp = NULL;
     const cx_replay *rp = NULL; /* held by the workspace */
+    /* memory kept for this execution (memory_result, memory_keeps with a
+     * replay's peaks): the replay's peaks are not read */
+    const int mem_kept = replayed && !c->sched->closed_exact && memory_kept(c, res);
     if (replayed) {
         if (!ws && !(ws = tmp = cx_core_replay_ws_new()))
             return cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "out of memory");
         cx_replay *o = cx_core_replay_ws_out(ws);
-        st = cx_core_replay_ws(c, ws, o, err);
+        st = mem_kept ? cx_core_replay_ws_times(c, ws, o, err) : cx_core_replay_ws(c, ws, o, err);
         if (st != CULONX_OK) {
             cx_core_replay_ws_free(tmp);
             return st;
@@ -410,7 +413,7 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     res->active_params = cs->active_params;
 
     /* memory: the most loaded stage */
-    memory_result(c, replayed ? rp->peak_act_bytes : NULL, res);
+    if (!mem_kept) memory_result(c, replayed ? rp->peak_act_bytes : NULL, res);
     cx_core_replay_ws_free(tmp);
     cx_core_result_rates(run, res);
 

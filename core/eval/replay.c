@@ -883,13 +883,15 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
     return 1;
 }
 
-culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
-                                culonx_error *err)
+/* cx_core_replay_ws; without peaks, out->peak_act_bytes may be left
+ * unfilled */
+static culonx_status replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *out, int peaks,
+                               culonx_error *err)
 {
     if (!ws) {
         cx_replay_ws *tmp = cx_core_replay_ws_new();
         if (!tmp) return nomem(err);
-        culonx_status st = cx_core_replay_ws(c, tmp, out, err);
+        culonx_status st = replay_ws(c, tmp, out, peaks, err);
         cx_core_replay_ws_free(tmp);
         return st;
     }
@@ -914,7 +916,7 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
             play_clocks(c, ws, key, nkey, &mk, out, &st, err)) {
             if (st != CULONX_OK) return st;
             ws->last_fast = ws->last_jump = ws->last_back = ws->last_formula = 0;
-            return cx_core_replay_memory(c, ws, out->peak_act_bytes, err);
+            return peaks ? cx_core_replay_memory(c, ws, out->peak_act_bytes, err) : CULONX_OK;
         }
     }
     /* ZB-H1 / ZB-H2 and ZB-V / DualPipeV swept in O(p) where that pays: a
@@ -922,7 +924,7 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
     if (sweep_times(c, ws, cx_core_replay_lanes_on(ws->lanes) ? SWEEP_LANES : SWEEP_ALONE, out)) {
         ws->last_fast = ws->last_jump = ws->last_back = 0;
         ws->last_formula = 1;
-        return cx_core_replay_memory(c, ws, out->peak_act_bytes, err);
+        return peaks ? cx_core_replay_memory(c, ws, out->peak_act_bytes, err) : CULONX_OK;
     }
     culonx_status st = shape_of(c, ws, err);
     if (st != CULONX_OK) return st;
@@ -968,7 +970,19 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
         copy_out(&ws->time_out, out, c->p);
         ws->have_time = 1;
     }
-    return cx_core_replay_memory(c, ws, out->peak_act_bytes, err);
+    return peaks ? cx_core_replay_memory(c, ws, out->peak_act_bytes, err) : CULONX_OK;
+}
+
+culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
+                                culonx_error *err)
+{
+    return replay_ws(c, ws, out, 1, err);
+}
+
+culonx_status cx_core_replay_ws_times(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
+                                      culonx_error *err)
+{
+    return replay_ws(c, ws, out, 0, err);
 }
 
 int cx_core_replay_ws_fast(const cx_replay_ws *ws)
