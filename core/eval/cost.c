@@ -276,7 +276,7 @@ static int new_class(cx_cost *c, const cx_chunk_piece *pc, int np, int embed, in
 {
     int k = c->nclass++;
     cx_chunk_cost *cc = &c->cls[k];
-    memset(cc, 0, sizeof *cc);
+    memset(cc, 0, offsetof(cx_chunk_cost, piece)); /* piece[np ..] is never read */
     cc->npieces = np;
     memcpy(cc->piece, pc, (size_t)np * sizeof *pc);
     cc->has_embed = embed;
@@ -482,10 +482,10 @@ static void price(const culonx_run *run, cx_cost *c, int times, int same_shape)
     /* the parts' FLOPs and bytes: for the classes, or the cap's energies */
     const int part_sums = !fast || c->power_limit_w > 0;
     for (int q = 0; q < stk->nparts; q++) {
-        int i = (q + CX_MODEL_PART_LAYER) % stk->nparts;         /* layer kinds, embedding, head */
-        memset(&part[i], 0, offsetof(cx_chunk_cost, has_embed)); /* no content read */
+        int i = (q + CX_MODEL_PART_LAYER) % stk->nparts; /* layer kinds, embedding, head */
         added[i] = 0.0;
-        if (!times) continue; /* memory only: no op is priced */
+        if (!times) continue; /* memory only: no op is priced, part[i] unread */
+        memset(&part[i], 0, offsetof(cx_chunk_cost, has_embed)); /* no content read */
         const cx_model_ops *ops = &stk->part[i].ops;
         const int is_layer = stk->part[i].recompute;
         if (!c->comm_kept) {
@@ -538,18 +538,21 @@ static void price(const culonx_run *run, cx_cost *c, int times, int same_shape)
             const cx_model_part *mp = &stk->part[pi];
             const cx_chunk_cost *pc = &part[pi];
             const double L = (double)cc->piece[i].count;
-            /* clang-format off */
+            /* memory only: the class's zeroed times, FLOPs and bytes stay 0 */
+            if (times) {
+                /* clang-format off */
 #define ADD(f) cc->f += L * pc->f
-            ADD(f_s); ADD(b_s); ADD(w_s); ADD(r_s);
-            ADD(tp_f_s); ADD(tp_b_s); ADD(tp_r_s);
-            ADD(ep_f_s); ADD(ep_b_s); ADD(ep_r_s);
-            ADD(f_flops); ADD(b_flops); ADD(w_flops); ADD(r_flops);
-            ADD(f_bytes); ADD(b_bytes); ADD(w_bytes); ADD(r_bytes);
-            ADD(tensor_s); ADD(sh_f_s); ADD(sh_b_s); ADD(sh_total_s);
+                ADD(f_s); ADD(b_s); ADD(w_s); ADD(r_s);
+                ADD(tp_f_s); ADD(tp_b_s); ADD(tp_r_s);
+                ADD(ep_f_s); ADD(ep_b_s); ADD(ep_r_s);
+                ADD(f_flops); ADD(b_flops); ADD(w_flops); ADD(r_flops);
+                ADD(f_bytes); ADD(b_bytes); ADD(w_bytes); ADD(r_bytes);
+                ADD(tensor_s); ADD(sh_f_s); ADD(sh_b_s); ADD(sh_total_s);
 #undef ADD
-            /* clang-format on */
-            for (int q = 0; q < CULONX_MAX_TIERS; q++)
-                cc->tp_tier_bytes[q] += L * pc->tp_tier_bytes[q];
+                /* clang-format on */
+                for (int q = 0; q < CULONX_MAX_TIERS; q++)
+                    cc->tp_tier_bytes[q] += L * pc->tp_tier_bytes[q];
+            }
             cc->act_bytes += L * mp->act_bytes[ex->recompute];
             /* routed experts are split over ep x etp, the rest over tp */
             const double xe =
