@@ -179,6 +179,7 @@ static void copy_case(const char *path, int64_t tp, int64_t pp, int sched, int64
     CU_ASSERT(same(&r0, &r1, sizeof r0) && same(&r1, &r2, sizeof r1));
     const double f = 0.75 * run->system.gpu.max_mhz;
     cx_core_cost_reprice(run, f, whole), cx_core_cost_reprice(run, f, part);
+    cx_core_cost_dp_stages(whole), cx_core_cost_dp_stages(part); /* per stage when asked */
     CU_ASSERT(same_cost(whole, part) && same_stages(whole, part));
     CU_ASSERT_EQUAL(cx_core_closed_finish(run, whole, NULL, &r1, &err), CULONX_OK);
     CU_ASSERT_EQUAL(cx_core_closed_finish(run, part, NULL, &r2, &err), CULONX_OK);

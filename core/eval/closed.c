@@ -131,6 +131,38 @@ static const cx_closed_sums *closed_sums(cx_cost *c)
         for (int k = c->srun[r + 1] - s; k > 0; k--)
             ahead += step;
     }
+    /* the breakdown of the bottleneck stage (closed_finish) */
+    const double m = (double)c->m;
+    double bf = 0, bb = 0, br = 0, btp = 0, bep = 0, bsh = 0, side = 0;
+    for (int k = 0; k < c->v; k++) {
+        const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->sched->vstage(c->p, c->v, cs->jb, k));
+        bf += m * cc->f_s;
+        bb += m * (cc->b_s + cc->w_s);
+        br += m * cc->r_s;
+        /* tp_*_s hold every blocking collective: TP, the expert ones (reported
+         * as ep_comm) and the exposed ZeRO/offload side traffic (shard/offload) */
+        const double ep = cc->ep_f_s + cc->ep_b_s + cc->ep_r_s, sh = cc->sh_f_s + cc->sh_b_s;
+        btp += m * cx_core_tp_only(cc->tp_f_s + cc->tp_b_s + cc->tp_r_s, sh + ep);
+        bep += m * ep;
+        bsh += m * sh;
+        side += m * cc->sh_total_s;
+    }
+    cs->bd_f_s = bf, cs->bd_b_s = bb, cs->bd_r_s = br, cs->bd_tp_s = btp, cs->bd_ep_s = bep;
+    cs->bd_side_s = bsh, cs->side_s = side;
+    /* FLOPs */
+    double per_mb = 0, rec = 0;
+    for (int k = 0; k < c->nclass; k++) { /* chunk classes x their virtual stages */
+        const cx_chunk_cost *cc = &c->cls[k];
+        double n = (double)c->class_vstages[k];
+        per_mb += n * (cc->f_flops + cc->b_flops + cc->w_flops);
+        rec += n * cc->r_flops;
+    }
+    double ranks = m * (double)cx_core_layout_stage_ranks(&c->layout);
+    cs->model_flops = per_mb * ranks;
+    cs->hardware_flops = (per_mb + rec) * ranks;
+    /* parameters */
+    cs->params = cx_model_stack_params(&c->stack);
+    cs->active_params = cx_model_stack_active_params(&c->stack);
     cs->gen = c->gen;
     return cs;
 }
@@ -272,7 +304,6 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     const double sumF = cs->sum_f_s, sumB = cs->sum_b_s, sumW = cs->sum_w_s;
     const double Fj = c->run_f_s[cs->rf], Bj = c->run_b_s[cs->rb], Wj = c->run_w_s[cs->rb];
     const double sends_j = c->sched->p2p_overlap ? 0.0 : (c->sends_f[jf] + c->sends_b[jb]) * P;
-    int j = jb;
     double tj = Fj + Bj + Wj;
     /* schedules without an exact formula are replayed (below); their bubble
      * is what remains of the replayed time */
@@ -291,11 +322,14 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     double dp_replayed = 0;
     cx_replay_ws *tmp = NULL;
     const cx_replay *rp = NULL; /* held by the workspace */
+    /* memory kept for this execution (memory_result, memory_keeps with a
+     * replay's peaks): the replay's peaks are not read */
+    const int mem_kept = replayed && !c->sched->closed_exact && memory_kept(c, res);
     if (replayed) {
         if (!ws && !(ws = tmp = cx_core_replay_ws_new()))
             return cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "out of memory");
         cx_replay *o = cx_core_replay_ws_out(ws);
-        st = cx_core_replay_ws(c, ws, o, err);
+        st = mem_kept ? cx_core_replay_ws_times(c, ws, o, err) : cx_core_replay_ws(c, ws, o, err);
         if (st != CULONX_OK) {
             cx_core_replay_ws_free(tmp);
             return st;
@@ -303,26 +337,32 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         rp = o;
     }
     double tail = 0, opt_s = 0, t_end = 0;
-    for (int s = 0; replayed && s < p; s++) {
-        /* the stage's last compute ends at last_end; its optimizer follows
-         * the DP sync and any blocking send still under way */
-        const double dp = c->dpr_s[c->prun_of[s]], le = rp->last_end_s[s], fr = rp->free_s[s];
-        const double opt = c->optr_s[c->prun_of[s]];
-        double exposed = dp;
-        if (ex->dp_overlap && dp > 0) {
-            const double window = rp->last_item_s[s];
-            const int nb = cx_core_dp_buckets(c, s);
-            /* with nb >= 1 and window >= 0, exposed <= dp (or NaN, then t
-             * = free + optimizer), so t <= this bound: a stage whose bound
-             * is not above the latest is not the latest (no division) */
-            if (s > 0 && nb >= 1 && window >= 0 && !(cx_maxd(le + dp, fr) + opt > t_end)) continue;
-            const double n = (double)nb;
-            exposed = cx_maxd(dp / n, dp - window * (n - 1.0) / n);
-        }
-        const double t = cx_maxd(le + exposed, fr) + opt;
-        if (s == 0 || t > t_end) {
-            t_end = t, opt_s = opt;
-            dp_replayed = cx_maxd(0.0, le + exposed - fr);
+    for (int r = 0; replayed && r < c->nprun; r++) {
+        /* stages of equal parameters: one DP sync, optimizer step and
+         * bucket count (cx_core_dp_buckets) */
+        const double dp = c->dpr_s[r], opt = c->optr_s[r];
+        const int nb = c->dpr_nb[r], overlap = ex->dp_overlap && dp > 0;
+        for (int s = c->prun[r]; s < c->prun[r + 1]; s++) {
+            /* the stage's last compute ends at last_end; its optimizer
+             * follows the DP sync and any blocking send still under way */
+            const double le = rp->last_end_s[s], fr = rp->free_s[s];
+            double exposed = dp;
+            if (overlap) {
+                const double window = rp->last_item_s[s];
+                /* with nb >= 1 and window >= 0, exposed <= dp (or NaN, then
+                 * t = free + optimizer), so t <= this bound: a stage whose
+                 * bound is not above the latest is not the latest (no
+                 * division) */
+                if (s > 0 && nb >= 1 && window >= 0 && !(cx_maxd(le + dp, fr) + opt > t_end))
+                    continue;
+                const double n = (double)nb;
+                exposed = cx_maxd(dp / n, dp - window * (n - 1.0) / n);
+            }
+            const double t = cx_maxd(le + exposed, fr) + opt;
+            if (s == 0 || t > t_end) {
+                t_end = t, opt_s = opt;
+                dp_replayed = cx_maxd(0.0, le + exposed - fr);
+            }
         }
     }
     for (int r = 0, s = 0; !replayed && s < p; s = c->srun[++r]) {
@@ -346,21 +386,12 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     }
     res->iteration_time_s = t_pipe + tail;
 
-    /* breakdown on the bottleneck stage */
+    /* breakdown on the bottleneck stage j (closed_sums) */
     culonx_time_breakdown *bd = &res->breakdown;
-    for (int k = 0; k < c->v; k++) {
-        const cx_chunk_cost *cc = cx_core_cost_chunk(c, c->sched->vstage(p, c->v, j, k));
-        bd->forward_s += m * cc->f_s;
-        bd->backward_s += m * (cc->b_s + cc->w_s);
-        bd->recompute_s += m * cc->r_s;
-        /* tp_*_s hold every blocking collective: TP, the expert ones (reported
-         * as ep_comm) and the exposed ZeRO/offload side traffic (shard/offload) */
-        const double ep = cc->ep_f_s + cc->ep_b_s + cc->ep_r_s, sh = cc->sh_f_s + cc->sh_b_s;
-        bd->tp_comm_s += m * cx_core_tp_only(cc->tp_f_s + cc->tp_b_s + cc->tp_r_s, sh + ep);
-        bd->ep_comm_s += m * ep;
-        *(c->zero >= 2 ? &bd->shard_comm_s : &bd->offload_s) += m * sh;
-        res->side_traffic_s += m * cc->sh_total_s;
-    }
+    bd->forward_s = cs->bd_f_s, bd->backward_s = cs->bd_b_s, bd->recompute_s = cs->bd_r_s;
+    bd->tp_comm_s = cs->bd_tp_s, bd->ep_comm_s = cs->bd_ep_s;
+    *(c->zero >= 2 ? &bd->shard_comm_s : &bd->offload_s) = cs->bd_side_s;
+    res->side_traffic_s = cs->side_s;
     bd->pp_comm_s = (m - 1) * p2p_mb;
     bd->optimizer_s = opt_s;
     if (replayed) { /* the bubble is the rest of the replayed iteration */
@@ -375,23 +406,14 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     bd->bubble_s = bubble;
     res->bubble_fraction = res->iteration_time_s > 0 ? bubble / res->iteration_time_s : 0;
 
-    /* FLOPs */
-    double per_mb = 0, rec = 0;
-    for (int k = 0; k < c->nclass; k++) { /* chunk classes x their virtual stages */
-        const cx_chunk_cost *cc = &c->cls[k];
-        double n = (double)c->class_vstages[k];
-        per_mb += n * (cc->f_flops + cc->b_flops + cc->w_flops);
-        rec += n * cc->r_flops;
-    }
-    double ranks = (double)m * (double)cx_core_layout_stage_ranks(&c->layout);
-    res->model_flops = per_mb * ranks;
-    res->hardware_flops = (per_mb + rec) * ranks;
-    /* parameters */
-    res->params = cx_model_stack_params(&c->stack);
-    res->active_params = cx_model_stack_active_params(&c->stack);
+    /* FLOPs and parameters (closed_sums) */
+    res->model_flops = cs->model_flops;
+    res->hardware_flops = cs->hardware_flops;
+    res->params = cs->params;
+    res->active_params = cs->active_params;
 
     /* memory: the most loaded stage */
-    memory_result(c, replayed ? rp->peak_act_bytes : NULL, res);
+    if (!mem_kept) memory_result(c, replayed ? rp->peak_act_bytes : NULL, res);
     cx_core_replay_ws_free(tmp);
     cx_core_result_rates(run, res);
 

@@ -148,7 +148,7 @@ static void ops_split(const cx_cost *c, const cx_model_ops *ops, int is_layer,
  * the F, B, W and R passes (CX_PASS_*; power_cap.c). */
 static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int recompute_mode,
                      int is_layer, cx_chunk_cost *cc, cx_op_times *ot, const cx_hw_comm (*comm)[2],
-                     const cx_op_keep (*keep)[3], const double *clk)
+                     const cx_op_keep (*keep)[3], const double *clk, int sums)
 {
     double ts_f[CX_MODEL_MAX_OPS], ts_b[CX_MODEL_MAX_OPS], ts_w[CX_MODEL_MAX_OPS];
     double ts_rr[CX_MODEL_MAX_OPS], tp_r[CX_MODEL_MAX_OPS];
@@ -194,14 +194,16 @@ static void ops_cost(const cx_cost *c, const cx_model_ops *ops, double n, int re
             cc->ep_f_s += n * ot->tp_f_s[i], cc->ep_b_s += n * ot->tp_b_s[i];
             cc->ep_r_s += n * tp_r[i];
         }
-        cc->f_flops += n * o->fwd_flops, cc->b_flops += n * o->b_flops;
-        cc->w_flops += n * o->w_flops;
-        cc->f_bytes += n * o->fwd_bytes, cc->b_bytes += n * o->b_bytes;
-        cc->w_bytes += n * o->w_bytes;
-        if (ot->r_s[i] > 0) cc->r_flops += n * o->fwd_flops, cc->r_bytes += n * o->fwd_bytes;
+        if (sums) {
+            cc->f_flops += n * o->fwd_flops, cc->b_flops += n * o->b_flops;
+            cc->w_flops += n * o->w_flops;
+            cc->f_bytes += n * o->fwd_bytes, cc->b_bytes += n * o->b_bytes;
+            cc->w_bytes += n * o->w_bytes;
+            if (ot->r_s[i] > 0) cc->r_flops += n * o->fwd_flops, cc->r_bytes += n * o->fwd_bytes;
+        }
         cc->tensor_s += n * (ts_f[i] * kf + ts_b[i] * kb + ts_w[i] * kw + ts_r);
     }
-    for (int k = 0; k < CULONX_MAX_TIERS; k++)
+    for (int k = 0; sums && k < CULONX_MAX_TIERS; k++)
         cc->tp_tier_bytes[k] += n * tiers[k];
 }
 
@@ -274,7 +276,7 @@ static int new_class(cx_cost *c, const cx_chunk_piece *pc, int np, int embed, in
 {
     int k = c->nclass++;
     cx_chunk_cost *cc = &c->cls[k];
-    memset(cc, 0, sizeof *cc);
+    memset(cc, 0, offsetof(cx_chunk_cost, piece)); /* piece[np ..] is never read */
     cc->npieces = np;
     memcpy(cc->piece, pc, (size_t)np * sizeof *pc);
     cc->has_embed = embed;
@@ -471,12 +473,19 @@ static void price(const culonx_run *run, cx_cost *c, int times, int same_shape)
     const cx_model_stack *stk = &c->stack;
     cx_chunk_cost part[CX_MODEL_MAX_PARTS];
     double added[CX_MODEL_MAX_PARTS]; /* compute time the power cap added */
+    /* a reprice of a priced cost (reprice_start: c->priced): the classes'
+     * FLOPs, bytes, TP bytes, parameters and activations and the p2p read
+     * no clock and stand; only times and energies are summed again (the
+     * same operations on them, so the same bits) */
+    const int fast = same_shape && times && c->priced;
     cx_core_power_cap_init(c);
+    /* the parts' FLOPs and bytes: for the classes, or the cap's energies */
+    const int part_sums = !fast || c->power_limit_w > 0;
     for (int q = 0; q < stk->nparts; q++) {
-        int i = (q + CX_MODEL_PART_LAYER) % stk->nparts;         /* layer kinds, embedding, head */
-        memset(&part[i], 0, offsetof(cx_chunk_cost, has_embed)); /* no content read */
+        int i = (q + CX_MODEL_PART_LAYER) % stk->nparts; /* layer kinds, embedding, head */
         added[i] = 0.0;
-        if (!times) continue; /* memory only: no op is priced */
+        if (!times) continue; /* memory only: no op is priced, part[i] unread */
+        memset(&part[i], 0, offsetof(cx_chunk_cost, has_embed)); /* no content read */
         const cx_model_ops *ops = &stk->part[i].ops;
         const int is_layer = stk->part[i].recompute;
         if (!c->comm_kept) {
@@ -486,29 +495,64 @@ static void price(const culonx_run *run, cx_cost *c, int times, int same_shape)
         added[i] = cx_core_power_cap_part(c, i, ex->recompute, c->part_clk[i]);
         ops_cost(c, ops, 1.0, ex->recompute, is_layer, &part[i], &c->part_t[i],
                  (const cx_hw_comm(*)[2])c->part_comm[i], (const cx_op_keep(*)[3])c->part_keep[i],
-                 c->part_clk[i]);
+                 c->part_clk[i], part_sums);
         cx_core_shard_part(c, i, &part[i], &c->part_t[i]);
     }
     const double t = (double)ex->tp;
-    for (int k = 0; k < c->nclass; k++) {
+    for (int k = 0; fast && k < c->nclass; k++) {
+        cx_chunk_cost *cc = &c->cls[k];
+        /* clang-format off */
+#define ZERO(f) cc->f = 0
+        ZERO(f_s); ZERO(b_s); ZERO(w_s); ZERO(r_s);
+        ZERO(tp_f_s); ZERO(tp_b_s); ZERO(tp_r_s);
+        ZERO(ep_f_s); ZERO(ep_b_s); ZERO(ep_r_s);
+        ZERO(tensor_s); ZERO(sh_f_s); ZERO(sh_b_s); ZERO(sh_total_s);
+#undef ZERO
+        for (int i = 0; i < cc->npieces; i++) {
+            const cx_chunk_cost *pc = &part[cc->piece[i].part];
+            const double L = (double)cc->piece[i].count;
+#define ADD(f) cc->f += L * pc->f
+            ADD(f_s); ADD(b_s); ADD(w_s); ADD(r_s);
+            ADD(tp_f_s); ADD(tp_b_s); ADD(tp_r_s);
+            ADD(ep_f_s); ADD(ep_b_s); ADD(ep_r_s);
+            ADD(tensor_s); ADD(sh_f_s); ADD(sh_b_s); ADD(sh_total_s);
+#undef ADD
+            /* clang-format on */
+        }
+        if (cc->npieces > 0) {
+            cc->sh_fill_f_s = c->part_fill_f_s[cc->piece[0].part];
+            cc->sh_fill_b_s = c->part_fill_b_s[cc->piece[cc->npieces - 1].part];
+            cc->sh_f_s += cc->sh_fill_f_s, cc->tp_f_s += cc->sh_fill_f_s;
+            cc->sh_b_s += cc->sh_fill_b_s, cc->tp_b_s += cc->sh_fill_b_s;
+        }
+        cc->e_f_j = cx_core_pass_energy_j(c, cc->f_s, cc->f_flops, cc->f_bytes, NULL);
+        cc->e_b_j = cx_core_pass_energy_j(c, cc->b_s, cc->b_flops, cc->b_bytes, NULL);
+        cc->e_w_j = cx_core_pass_energy_j(c, cc->w_s, cc->w_flops, cc->w_bytes, NULL);
+        cc->e_r_j = cx_core_pass_energy_j(c, cc->r_s, cc->r_flops, cc->r_bytes, NULL);
+        if (c->capped_parts > 0) cx_core_power_cap_class(c, k, part, added);
+    }
+    for (int k = 0; !fast && k < c->nclass; k++) {
         cx_chunk_cost *cc = &c->cls[k];
         for (int i = 0; i < cc->npieces; i++) {
             const int pi = cc->piece[i].part;
             const cx_model_part *mp = &stk->part[pi];
             const cx_chunk_cost *pc = &part[pi];
             const double L = (double)cc->piece[i].count;
-            /* clang-format off */
+            /* memory only: the class's zeroed times, FLOPs and bytes stay 0 */
+            if (times) {
+                /* clang-format off */
 #define ADD(f) cc->f += L * pc->f
-            ADD(f_s); ADD(b_s); ADD(w_s); ADD(r_s);
-            ADD(tp_f_s); ADD(tp_b_s); ADD(tp_r_s);
-            ADD(ep_f_s); ADD(ep_b_s); ADD(ep_r_s);
-            ADD(f_flops); ADD(b_flops); ADD(w_flops); ADD(r_flops);
-            ADD(f_bytes); ADD(b_bytes); ADD(w_bytes); ADD(r_bytes);
-            ADD(tensor_s); ADD(sh_f_s); ADD(sh_b_s); ADD(sh_total_s);
+                ADD(f_s); ADD(b_s); ADD(w_s); ADD(r_s);
+                ADD(tp_f_s); ADD(tp_b_s); ADD(tp_r_s);
+                ADD(ep_f_s); ADD(ep_b_s); ADD(ep_r_s);
+                ADD(f_flops); ADD(b_flops); ADD(w_flops); ADD(r_flops);
+                ADD(f_bytes); ADD(b_bytes); ADD(w_bytes); ADD(r_bytes);
+                ADD(tensor_s); ADD(sh_f_s); ADD(sh_b_s); ADD(sh_total_s);
 #undef ADD
-            /* clang-format on */
-            for (int q = 0; q < CULONX_MAX_TIERS; q++)
-                cc->tp_tier_bytes[q] += L * pc->tp_tier_bytes[q];
+                /* clang-format on */
+                for (int q = 0; q < CULONX_MAX_TIERS; q++)
+                    cc->tp_tier_bytes[q] += L * pc->tp_tier_bytes[q];
+            }
             cc->act_bytes += L * mp->act_bytes[ex->recompute];
             /* routed experts are split over ep x etp, the rest over tp */
             const double xe =
@@ -543,6 +587,11 @@ static void price(const culonx_run *run, cx_cost *c, int times, int same_shape)
         if (c->capped_parts > 0) cx_core_power_cap_class(c, k, part, added);
     }
 
+    if (fast) { /* the p2p stands too; the per-stage DP values wait (dp_stale) */
+        cx_core_cost_stage_sums(c, 1);
+        cx_core_cost_dp_runs(run, c);
+        return;
+    }
     /* PP p2p: the boundary activation, 2sbh bytes (/t with SP scatter-gather) */
     c->p2p_bytes = e * (double)ex->microbatch * (double)md->seq /
                    (ex->cp > 1 ? (double)ex->cp : 1.0) * (double)md->hidden /
@@ -562,20 +611,21 @@ static void price(const culonx_run *run, cx_cost *c, int times, int same_shape)
     if (times) cx_core_cost_stages(run, c);
 }
 
-/* A reprice's start: new number, run and clock; class costs zeroed. */
-static void reprice_start(const culonx_run *run, double clock_mhz, cx_cost *c)
+/* A reprice's start: new number, run and clock; class costs zeroed
+ * (zero; price's fast path zeroes only their times) */
+static void reprice_start(const culonx_run *run, double clock_mhz, cx_cost *c, int zero)
 {
     c->gen = atomic_fetch_add(&build_gen, 1) + 1;
     c->run = run;
     c->clock_mhz = clock_mhz > 0 ? clock_mhz : run->system.gpu.max_mhz;
     cx_hw_pass_energy_prepare(&c->sys.gpu, run->exec.dtype, c->clock_mhz, &c->pe);
-    for (int k = 0; k < c->nclass; k++)
+    for (int k = 0; zero && k < c->nclass; k++)
         memset(&c->cls[k], 0, offsetof(cx_chunk_cost, has_embed));
 }
 
 void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c)
 {
-    reprice_start(run, clock_mhz, c);
+    reprice_start(run, clock_mhz, c, !c->priced); /* price's fast path where priced */
     cx_core_shard_groups(c);
     price(run, c, 1, 1); /* the ops' parts are kept unless a memory-only build left none */
     c->comm_kept = c->priced = 1;
@@ -583,7 +633,7 @@ void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c)
 
 void cx_core_cost_reexec(const culonx_run *run, double clock_mhz, cx_cost *c, int mem_only)
 {
-    reprice_start(run, clock_mhz, c);
+    reprice_start(run, clock_mhz, c, 1);
     c->curve = c->gen; /* other op prices: another curve */
     /* other bytes (recompute, ZeRO, offload): nothing kept */
     c->nkeep_dp = c->keep_dp_next = c->nkeep_mem = c->keep_mem_next = c->keep_mem_last = 0;
@@ -664,11 +714,6 @@ void cx_core_result_rates(const culonx_run *run, culonx_result *res)
         res->time_to_train_s = res->iterations * T;
         res->gpu_hours = res->time_to_train_s * (double)ex->gpus / 3600.0;
     }
-}
-
-int cx_core_dp_buckets(const cx_cost *c, int s)
-{
-    return c->dpr_nb[c->prun_of[s]];
 }
 
 /* Largest iteration time taken as an estimate: 1e9 s (32 years) per

@@ -89,6 +89,11 @@ typedef struct {
     double sum_f_s, sum_b_s, sum_w_s;
     int rf, rb, jf, jb;
     int replayed; /* closed.c replays() */
+    /* the result's parts that read only this pricing: the breakdown of
+     * the bottleneck stage jb (side: its shard or offload time), the
+     * side traffic, FLOPs and parameters */
+    double bd_f_s, bd_b_s, bd_r_s, bd_tp_s, bd_ep_s, bd_side_s, side_s;
+    double model_flops, hardware_flops, params, active_params;
     double ahead_s[CX_STAGE_ARRAY];
 } cx_closed_sums;
 
@@ -230,10 +235,10 @@ typedef struct {
     int dpr_nb[CX_STAGE_ARRAY];
     double optr_s[CX_STAGE_ARRAY], optr_j[CX_STAGE_ARRAY], optr_bytes[CX_STAGE_ARRAY];
     /* The same per stage (dp_nb above too), for the graph walker and the
-     * clock plans: written by cx_core_cost_build, _build_mem, _reprice,
-     * _reexec and cx_core_cost_stages, not by cx_core_cost_build_key's
-     * DP-only update (cx_core_cost_dp_runs: dp_stale, until
-     * cx_core_cost_dp_stages) */
+     * clock plans: written by cx_core_cost_build, _build_mem, _reexec and
+     * cx_core_cost_stages, not by cx_core_cost_build_key's DP-only update
+     * nor by a reprice of a priced cost (cx_core_cost_dp_runs: dp_stale,
+     * until cx_core_cost_dp_stages) */
     double dp_s[CX_COST_MAX_STAGES];
     double dp_tier_bytes[CX_STAGE_ARRAY][CULONX_MAX_TIERS];
     double optimizer_s[CX_STAGE_ARRAY];
@@ -254,9 +259,10 @@ typedef struct {
     int zero;
     double shard_n, replicas;
     cx_hw_group shard_grp, replica_grp;
-    /* the shard group they were made for (cx_core_shard_groups) */
+    /* the shard group they were made for (cx_core_shard_groups), and the
+     * size of the gradient group */
     int shard_in_ok;
-    int64_t shard_in_group;
+    int64_t shard_in_group, grad_size;
     /* per part: the prefetch fill of one instance (forward, backward) */
     double part_fill_f_s[CX_MODEL_MAX_PARTS], part_fill_b_s[CX_MODEL_MAX_PARTS];
     /* and its exposed time per instance (in the chunks' tp_f_s / tp_b_s;
@@ -395,7 +401,8 @@ void cx_core_cost_stage_sums(cx_cost *c, int times_only);
 /* c, built for run at some clock (same shape: run differs from that build
  * at most in the clock and the DP settings the cost key ignores), priced at
  * clock_mhz: the result of cx_core_cost_build without its shape steps
- * (cost_key.c). */
+ * (cost_key.c); where c was priced, its per-stage DP values wait for
+ * cx_core_cost_dp_stages (dp_stale). */
 void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c);
 /* The replay memo's time key (replay_lanes.h cx_replay_time_key: per
  * chunk class f, tp_f, b, tp_b, r, tp_r, w, then the p2p time) of c, priced
@@ -469,7 +476,10 @@ static inline double cx_core_tp_only(double tp, double sh)
 }
 
 /* Number of DP gradient buckets of stage s (1 without dp-overlap). */
-int cx_core_dp_buckets(const cx_cost *c, int s);
+static inline int cx_core_dp_buckets(const cx_cost *c, int s)
+{
+    return c->dpr_nb[c->prun_of[s]];
+}
 
 /* Stage index holding virtual stage vs, and chunk index on it. */
 int cx_core_cost_stage_of(const cx_cost *c, int vs, int *chunk);

@@ -41,6 +41,7 @@ void cx_core_cost_stage_shape(cx_cost *c)
  * and prun are those of the last call. */
 void cx_core_cost_stage_sums(cx_cost *c, int times_only)
 {
+    if (!times_only) c->nprun = 0;
     for (int r = 0; r < c->nsrun; r++) {
         const int s = c->srun[r], e = c->srun[r + 1];
         double P = 0, Pe = 0, F = 0, B = 0, W = 0, act = 0, work = 0, ej = 0, busy = 0, by = 0;
@@ -61,21 +62,22 @@ void cx_core_cost_stage_sums(cx_cost *c, int times_only)
         c->run_e_j[r] = ej, c->run_busy_s[r] = busy, c->run_bytes[r] = by;
         if (times_only) continue;
         P *= c->weight_copies, Pe *= c->weight_copies;
-        /* clang-format off */
-#define FILL(a, x) for (int q = s; q < e; q++) c->a[q] = (x)
-        FILL(stage_act_bytes, act); FILL(stage_work_bytes, work);
-        FILL(stage_params, P); FILL(stage_expert_params, Pe);
-#undef FILL
-        /* clang-format on */
+        /* the values of its stages, and the runs of equal parameters, stage
+         * by stage: a stage starts one where its parameters differ from
+         * those of the stage before (inside this run: only where they are
+         * NaN, which differ from themselves) */
+        const int self_differs = P != P || Pe != Pe;
+        for (int q = s; q < e; q++) {
+            c->stage_act_bytes[q] = act, c->stage_work_bytes[q] = work;
+            c->stage_params[q] = P, c->stage_expert_params[q] = Pe;
+            if (q > s
+                    ? self_differs
+                    : q == 0 || P != c->stage_params[q - 1] || Pe != c->stage_expert_params[q - 1])
+                c->prun[c->nprun++] = (int16_t)q;
+            c->prun_of[q] = (int16_t)(c->nprun - 1);
+        }
     }
     if (times_only) return;
-    c->nprun = 0;
-    for (int s = 0; s < c->p; s++) {
-        if (s == 0 || c->stage_params[s] != c->stage_params[s - 1] ||
-            c->stage_expert_params[s] != c->stage_expert_params[s - 1])
-            c->prun[c->nprun++] = (int16_t)s;
-        c->prun_of[s] = (int16_t)(c->nprun - 1);
-    }
     c->prun[c->nprun] = (int16_t)c->p;
     c->dp_runs_ok = c->dp_filled = 0; /* the runs of the DP values changed */
 }

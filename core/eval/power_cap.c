@@ -53,10 +53,12 @@ void cx_core_power_cap_init(cx_cost *c)
     c->power_limit_w = limit_at(c, c->clock_mhz);
     c->capped_parts = 0;
     c->cap_min_mhz = c->clock_mhz;
-    for (int i = 0; i < CX_MODEL_MAX_PARTS; i++)
+    /* those of the parts and classes of c (no other entry is read) */
+    for (int i = 0; i < c->stack.nparts; i++)
         for (int x = 0; x < 4; x++)
             c->part_clk[i][x] = c->clock_mhz;
-    memset(c->cap_added_s, 0, sizeof c->cap_added_s);
+    for (int k = 0; k < c->nclass; k++)
+        c->cap_added_s[k] = 0;
 }
 
 /* Pass x of the op list at clock f: time (no launch floor), FLOPs, bytes. */

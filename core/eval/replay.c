@@ -158,6 +158,13 @@ struct cx_replay_ws {
     vsinfo *bvi;
     size_t bkeys_cap, bvi_cap;
     cx_replay *btmp;
+    /* the last batch's results (rows, owned by clocks) under its memo key
+     * but the time key (bc_ok: valid), read before the memo: the same
+     * bits without its hash */
+    int bc_ok, bc_p, bc_m, bc_v, bc_mode, bc_nkey, bc_n;
+    const cx_sched_desc *bc_sd;
+    uint64_t bc_curve;
+    const double *bc_rows;
     cx_zb_sweep_ws *zbs; /* replay_zb_sweep.c's scratch (lazily) */
     cx_v_sweep_ws *vsw;  /* replay_v_sweep.c's (lazily) */
     /* the orders of other recent shapes (lazily), most recent first: a
@@ -235,6 +242,7 @@ void cx_core_replay_ws_set_clocks(cx_replay_ws *ws, const double *mhz, int n)
     cx_core_replay_lanes_set_clocks(ws->lanes, mhz, n);
     cx_core_replay_jlanes_set_clocks(ws->jlanes, mhz, n);
     ws->nb = 0;
+    ws->bc_ok = 0;
     if (n < 3 || n > CX_REPLAY_LANES_MAX_CLOCKS) return; /* no segment inside: none */
     if (!ws->bclk && !(ws->bclk = malloc(CX_REPLAY_LANES_MAX_CLOCKS * sizeof *ws->bclk))) return;
     memcpy(ws->bclk, mhz, (size_t)n * sizeof *mhz);
@@ -865,6 +873,7 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
     const int pre = formula_tried(c) && cx_core_replay_formula_shape(c);
     clocks_ctx cx = {c, ws, NULL, ic, priced, 0, CULONX_OK, err, {0}};
     double *rows;
+    ws->bc_ok = 0; /* the keys and rows are redone */
     const int got = cx_core_replay_clocks_run(ws->clocks, n, (int)nkey, ws->bkeys, c->p,
                                               in_lanes ? 2 : 1, in_lanes ? 4 : 0,
                                               pre ? clocks_pre : NULL, eval_clocks, &cx, &rows);
@@ -879,17 +888,42 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
         cx_core_replay_row_unpack(rows + (size_t)i * (size_t)len, c->p, ws->btmp);
         cx_core_replay_memo_put(ws->memo, &k, ws->btmp, 0);
     }
+    ws->bc_ok = 1, ws->bc_sd = mk->sched, ws->bc_p = mk->p, ws->bc_m = mk->m, ws->bc_v = mk->v;
+    ws->bc_mode = mk->mode, ws->bc_nkey = mk->nkey, ws->bc_curve = mk->curve, ws->bc_n = n;
+    ws->bc_rows = rows;
     cx_core_replay_row_unpack(rows + (size_t)ic * (size_t)len, c->p, out);
     return 1;
 }
 
-culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
-                                culonx_error *err)
+/* The last batch's result under mk (its time key at c's clock), 1 and
+ * out's time fields filled; else 0. */
+static int batch_get(const cx_cost *c, const cx_replay_ws *ws, const cx_replay_memo_key *mk,
+                     cx_replay *out)
+{
+    if (!ws->bc_ok || ws->bc_curve != mk->curve || ws->bc_sd != mk->sched || ws->bc_p != mk->p ||
+        ws->bc_m != mk->m || ws->bc_v != mk->v || ws->bc_mode != mk->mode ||
+        ws->bc_nkey != mk->nkey || ws->bc_n != ws->nb)
+        return 0;
+    for (int i = 0; i < ws->bc_n; i++) {
+        if (ws->bclk[i] != c->clock_mhz) continue;
+        const double *k = ws->bkeys + (size_t)i * (size_t)mk->nkey;
+        if (memcmp(k, mk->key, (size_t)mk->nkey * sizeof *k) != 0) return 0;
+        cx_core_replay_row_unpack(ws->bc_rows + (size_t)i * (size_t)cx_replay_row_len(mk->p), mk->p,
+                                  out);
+        return 1;
+    }
+    return 0;
+}
+
+/* cx_core_replay_ws; without peaks, out->peak_act_bytes may be left
+ * unfilled */
+static culonx_status replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *out, int peaks,
+                               culonx_error *err)
 {
     if (!ws) {
         cx_replay_ws *tmp = cx_core_replay_ws_new();
         if (!tmp) return nomem(err);
-        culonx_status st = cx_core_replay_ws(c, tmp, out, err);
+        culonx_status st = replay_ws(c, tmp, out, peaks, err);
         cx_core_replay_ws_free(tmp);
         return st;
     }
@@ -910,11 +944,11 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
         cx_replay_memo_key mk = {ws->sd, ws->p,     ws->m,       ws->v,   jump_ratio << 1,
                                  key,    (int)nkey, c->vs_class, c->curve};
         int flags;
-        if (cx_core_replay_memo_get(ws->memo, &mk, out, &flags) ||
+        if (batch_get(c, ws, &mk, out) || cx_core_replay_memo_get(ws->memo, &mk, out, &flags) ||
             play_clocks(c, ws, key, nkey, &mk, out, &st, err)) {
             if (st != CULONX_OK) return st;
             ws->last_fast = ws->last_jump = ws->last_back = ws->last_formula = 0;
-            return cx_core_replay_memory(c, ws, out->peak_act_bytes, err);
+            return peaks ? cx_core_replay_memory(c, ws, out->peak_act_bytes, err) : CULONX_OK;
         }
     }
     /* ZB-H1 / ZB-H2 and ZB-V / DualPipeV swept in O(p) where that pays: a
@@ -922,7 +956,7 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
     if (sweep_times(c, ws, cx_core_replay_lanes_on(ws->lanes) ? SWEEP_LANES : SWEEP_ALONE, out)) {
         ws->last_fast = ws->last_jump = ws->last_back = 0;
         ws->last_formula = 1;
-        return cx_core_replay_memory(c, ws, out->peak_act_bytes, err);
+        return peaks ? cx_core_replay_memory(c, ws, out->peak_act_bytes, err) : CULONX_OK;
     }
     culonx_status st = shape_of(c, ws, err);
     if (st != CULONX_OK) return st;
@@ -968,7 +1002,19 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
         copy_out(&ws->time_out, out, c->p);
         ws->have_time = 1;
     }
-    return cx_core_replay_memory(c, ws, out->peak_act_bytes, err);
+    return peaks ? cx_core_replay_memory(c, ws, out->peak_act_bytes, err) : CULONX_OK;
+}
+
+culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
+                                culonx_error *err)
+{
+    return replay_ws(c, ws, out, 1, err);
+}
+
+culonx_status cx_core_replay_ws_times(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
+                                      culonx_error *err)
+{
+    return replay_ws(c, ws, out, 0, err);
 }
 
 int cx_core_replay_ws_fast(const cx_replay_ws *ws)

@@ -64,6 +64,10 @@ culonx_status cx_core_replay_memory(const cx_cost *c, cx_replay_ws *ws, double *
 /* Plays the schedule of c; fills out. ws may be NULL (a temporary one). */
 culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
                                 culonx_error *err);
+/* The same but for the activation peaks (out->peak_act_bytes may be left
+ * unfilled): for a caller that has them already (closed.c, memory kept). */
+culonx_status cx_core_replay_ws_times(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
+                                      culonx_error *err);
 /* 1: every replay plays the full orders without jumping (the reference
  * the fast paths are held to, bench/fast_agree.c); 0 (default): the fast
  * paths. Process-wide; set it before replaying, not while threads replay. */

@@ -72,10 +72,17 @@ void cx_core_shard_groups(cx_cost *c)
     const int zero = cx_core_layout_zero(ex);
     /* the groups read the layout (kept until cx_core_shard_init), the
      * stage and the shard group: the same ones for the same inputs */
-    if (c->shard_in_ok && c->zero == zero && c->shard_in_group == ex->shard_group) return;
+    if (c->shard_in_ok && c->shard_in_group == ex->shard_group) {
+        if (c->zero == zero) return;
+        /* the groups read no stage: another stage changes the shard size */
+        c->zero = zero;
+        c->shard_n = c->zero >= 1 ? (double)c->grad_size / c->replicas : 1.0;
+        return;
+    }
     c->shard_in_ok = 1, c->shard_in_group = ex->shard_group;
     c->zero = zero;
     cx_hw_group g = cx_core_layout_grad_group(&c->layout, gpn);
+    c->grad_size = g.size;
     c->replicas = (double)cx_core_layout_replicas(&c->layout, ex);
     c->shard_grp = cx_core_layout_shard_group(&c->layout, ex, gpn);
     c->replica_grp = cx_core_layout_replica_group(&c->layout, ex, gpn);

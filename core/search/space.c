@@ -290,22 +290,10 @@ static int check_mid(const cx_space *sp, const int d[NLEVELS], int *level, int64
 }
 
 static int check_tail(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex, int *level,
-                      int64_t dp)
+                      int64_t dp, int all)
 {
-    const culonx_model *md = &sp->run->model;
-    const int64_t gpus = sp->vals[L_GPUS][d[L_GPUS]], gb = sp->vals[L_GB][d[L_GB]];
-    const int64_t tp = sp->vals[L_TP][d[L_TP]], cp = sp->vals[L_CP][d[L_CP]];
-    const int64_t pp = sp->vals[L_PP][d[L_PP]];
-    const cx_variant *v = &sp->var[d[L_VAR]];
-    const int64_t mb = sp->vals[L_MB][d[L_MB]];
-    const int sp_on = (int)sp->vals[L_SP][d[L_SP]];
-    const int att = (int)sp->vals[L_ATT][d[L_ATT]];
-    const int tpo = (int)sp->vals[L_TPO][d[L_TPO]];
-    const int64_t ep = sp->vals[L_EP][d[L_EP]], etp = sp->vals[L_ETP][d[L_ETP]];
     const int zval = (int)sp->vals[L_ZERO][d[L_ZERO]];
     const int64_t sg = sp->vals[L_SHARD][d[L_SHARD]];
-    const int off = (int)sp->vals[L_OFF][d[L_OFF]];
-    (void)md;
     int dopt = (int)sp->vals[L_DOPT][d[L_DOPT]];
     if (dp == 1 && d[L_DOPT] != 0) REJ(L_DOPT, CULONX_REJECT_DUP_DIST_OPT);
     /* zero >= 1 is the distributed optimizer already; zero 0 with it on is
@@ -322,6 +310,21 @@ static int check_tail(const cx_space *sp, const int d[NLEVELS], culonx_execution
     int ovl = (int)sp->vals[L_OVL][d[L_OVL]];
     if (dp == 1 && d[L_OVL] != 0) REJ(L_OVL, CULONX_REJECT_DUP_DP_OVERLAP);
 #undef REJ
+    ex->distributed_optimizer = zero >= 1;
+    ex->zero = zero;
+    ex->dp_overlap = ovl;
+    ex->clock_mhz = (double)sp->vals[L_CLK][d[L_CLK]];
+    if (!all) return -1; /* ex holds the rest for these digits above L_CLK */
+    const int64_t gpus = sp->vals[L_GPUS][d[L_GPUS]], gb = sp->vals[L_GB][d[L_GB]];
+    const int64_t tp = sp->vals[L_TP][d[L_TP]], cp = sp->vals[L_CP][d[L_CP]];
+    const int64_t pp = sp->vals[L_PP][d[L_PP]];
+    const cx_variant *v = &sp->var[d[L_VAR]];
+    const int64_t mb = sp->vals[L_MB][d[L_MB]];
+    const int sp_on = (int)sp->vals[L_SP][d[L_SP]];
+    const int att = (int)sp->vals[L_ATT][d[L_ATT]];
+    const int tpo = (int)sp->vals[L_TPO][d[L_TPO]];
+    const int64_t ep = sp->vals[L_EP][d[L_EP]], etp = sp->vals[L_ETP][d[L_ETP]];
+    const int off = (int)sp->vals[L_OFF][d[L_OFF]];
     ex->gpus = gpus;
     ex->global_batch = gb;
     ex->tp = tp;
@@ -332,12 +335,8 @@ static int check_tail(const cx_space *sp, const int d[NLEVELS], culonx_execution
     ex->microbatch = mb;
     ex->recompute = (culonx_recompute)sp->vals[L_RC][d[L_RC]];
     ex->sequence_parallel = sp_on;
-    ex->distributed_optimizer = zero >= 1;
-    ex->zero = zero;
     ex->shard_group = sg;
     ex->offload = off;
-    ex->dp_overlap = ovl;
-    ex->clock_mhz = (double)sp->vals[L_CLK][d[L_CLK]];
     ex->cp = cp;
     ex->attention = (culonx_attention)att;
     ex->tp_overlap = (culonx_tp_overlap)tpo;
@@ -371,10 +370,16 @@ int cx_core_space_check_memo(const cx_space *sp, const int d[NLEVELS], culonx_ex
             m->mid_valid = 1;
             memcpy(m->md, d, sizeof m->md);
             m->mr = r, m->mlevel = r >= 0 ? *level : 0;
+            m->tail_ex = NULL;
         }
     }
     if (r >= 0) return r;
-    return check_tail(sp, d, ex, level, dp);
+    /* ex written whole for these digits above L_CLK (m->md) by the last
+     * check that passed: only the fields of the levels below are written */
+    const int all = !m || m->tail_ex != ex;
+    r = check_tail(sp, d, ex, level, dp, all);
+    if (m && r < 0) m->tail_ex = ex;
+    return r;
 }
 
 int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex, int *level)

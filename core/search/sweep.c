@@ -305,10 +305,17 @@ static uint64_t run_block(worker *w, uint64_t gblock)
          * this one, and it is rejected without evaluation */
         uint64_t rep =
             idx - (uint64_t)d[L_CLK] * sp->stride[L_CLK] - (uint64_t)d[L_OVL] * sp->stride[L_OVL];
+        int rep_fits = 0; /* the class representative fits: so does this one */
         if (rep != idx && phase != 2) {
             int fits = -1;
-            for (int k = 0; k < REP_MEMO; k++)
-                if (w->rep_fits[k] >= 0 && w->rep_idx[k] == rep) fits = w->rep_fits[k];
+            /* the latest entry first (any entry for rep holds its fit) */
+            for (unsigned k = 1; k <= REP_MEMO; k++) {
+                const unsigned i = (w->rep_next - k) % REP_MEMO;
+                if (w->rep_fits[i] >= 0 && w->rep_idx[i] == rep) {
+                    fits = w->rep_fits[i];
+                    break;
+                }
+            }
             if (fits < 0) {
                 int rd[NLEVELS], lv;
                 culonx_run *rr = &w->rep_run;
@@ -324,13 +331,17 @@ static uint64_t run_block(worker *w, uint64_t gblock)
                 idx++;
                 continue;
             }
+            rep_fits = 1;
         }
         attempts++;
         /* memory first (no --all row wanted): a candidate that does not fit
          * is settled as evaluated and infeasible without timing it (the
          * time, energy and rank of an infeasible candidate reach no output
-         * but --all; its exact peak is the one the evaluation reports) */
-        if (!built && phase != 2 && !w->sh->spec->all) {
+         * but --all; its exact peak is the one the evaluation reports).
+         * Skipped when the class representative fits: the candidate is
+         * then timed anyway, and the evaluation's own peak decides (the
+         * same counts and outputs whatever the memory check would say). */
+        if (!built && phase != 2 && !w->sh->spec->all && !rep_fits) {
             double peak;
             if (cx_core_closed_memory(&w->run, w->run.exec.clock_mhz, w->cost, w->ws, &peak, &built,
                                       &err) != CULONX_OK) {

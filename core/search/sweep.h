@@ -127,6 +127,8 @@ typedef struct {
     int mid_valid;
     int md[L_OFF + 1];
     int mr, mlevel;
+    /* the execution the tail's rules last filled whole for md (NULL: none) */
+    const culonx_execution *tail_ex;
 } cx_space_memo;
 /* cx_core_space_check, with the prefix's rules taken from m when its
  * digits are m's: the same result. */
