@@ -243,12 +243,14 @@ void cx_core_replay_ws_set_clocks(cx_replay_ws *ws, const double *mhz, int n)
     cx_core_replay_jlanes_set_clocks(ws->jlanes, mhz, n);
     ws->nb = 0;
     ws->bc_ok = 0;
+    cx_core_cost_key_set_clocks(ws->key, NULL, 0);
     if (n < 3 || n > CX_REPLAY_LANES_MAX_CLOCKS) return; /* no segment inside: none */
     if (!ws->bclk && !(ws->bclk = malloc(CX_REPLAY_LANES_MAX_CLOCKS * sizeof *ws->bclk))) return;
     memcpy(ws->bclk, mhz, (size_t)n * sizeof *mhz);
     qsort(ws->bclk, (size_t)n, sizeof *ws->bclk, by_mhz);
     for (int i = 0; i < n; i++)
         if (ws->nb == 0 || ws->bclk[i] != ws->bclk[ws->nb - 1]) ws->bclk[ws->nb++] = ws->bclk[i];
+    cx_core_cost_key_set_clocks(ws->key, ws->bclk, ws->nb);
     if (ws->nb < 3) ws->nb = 0;
 }
 
