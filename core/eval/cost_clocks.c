@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* per clock: F, B, W, R, tensor sums and F, B, W, R kernel counts */
+/* per clock (n padded to 4): F, B, W, R, tensor sums, F, B, W, R kernel counts */
 #define ACC 9
 
 struct cx_cost_clocks {
@@ -59,10 +59,10 @@ void cx_core_cost_clocks_set(cx_cost_clocks *t, const double *mhz, int n)
     if (!t) return;
     drop(t);
     if (n < 2) return;
-    const size_t nn = (size_t)n;
+    const size_t nn = (size_t)n, n4 = (nn + 3) & ~(size_t)3; /* 4 lanes */
     t->mhz = malloc(nn * sizeof *t->mhz);
-    t->r = malloc(nn * sizeof *t->r);
-    t->acc = malloc(ACC * nn * sizeof *t->acc);
+    t->r = malloc(n4 * sizeof *t->r);
+    t->acc = malloc(ACC * n4 * sizeof *t->acc);
     t->rows = malloc(nn * CX_MODEL_MAX_PARTS * CX_COST_CLOCK_FIELDS * sizeof *t->rows);
     t->ok = malloc(nn);
     if (!t->mhz || !t->r || !t->acc || !t->rows || !t->ok) {
@@ -99,34 +99,63 @@ static pass_k fold(const cx_op_keep *k)
     return p;
 }
 
-static inline double mx(double x, double y)
-{
-    return x > y ? x : y; /* cx_cost_work_time_r's choice */
-}
+/* Four clocks at a time in GCC vectors (lowered to SSE2 pairs, or AVX2
+ * where the CPU has it: the same bits, each lane's multiply, add and
+ * compare being IEEE's). VMAX(x, y): x > y ? x : y per lane, as
+ * cx_cost_work_time_r; MASK(v, m): v where m, else +0. */
+typedef double v4d __attribute__((vector_size(32)));
+typedef long long v4l __attribute__((vector_size(32)));
+typedef double v4du __attribute__((vector_size(32), aligned(8)));
+#define MASK(v, m) ((v4d)((v4l)(v) & (m)))
+#define VMAX(x, y) ((v4d)(((v4l)(x) & ((x) > (y))) | ((v4l)(y) & ~((x) > (y)))))
 
-/* ops_cost's loop body for one op at every clock (ten: o->tensor; rec:
- * recomputed), with its sums per clock: F B W R, the tensor part T and
- * the launch floor's kernel counts nF nB nW nR (cx_cost_cpu_floors) */
-static inline void op_clocks(int n, const double *restrict r, pass_k f, pass_k b, pass_k w, int ten,
-                             int rec, double *restrict acc)
-{
-    double *restrict F = acc, *restrict B = F + n, *restrict W = B + n, *restrict R = W + n;
-    double *restrict T = R + n, *restrict nF = T + n, *restrict nB = nF + n;
-    double *restrict nW = nB + n, *restrict nR = nW + n;
-    for (int j = 0; j < n; j++) {
-        const double rj = r[j];
-        const double tf = mx(f.a * rj, f.m), tb = mx(b.a * rj, b.m), tw = mx(w.a * rj, w.m);
-        const double fs = tf + mx(f.ca * rj, f.cm), bs = tb + mx(b.ca * rj, b.cm),
-                     ws = tw + mx(w.ca * rj, w.cm);
-        const double sf = ten ? 0.0 + tf : 0.0, sb = ten ? 0.0 + tb : 0.0,
-                     sw = ten ? 0.0 + tw : 0.0;
-        const double rs = rec ? fs : 0.0, sr = rec ? sf : 0.0;
-        F[j] += fs, B[j] += bs, W[j] += ws, R[j] += rs;
-        nF[j] += fs > 0 ? 1.0 : 0.0, nB[j] += bs > 0 ? 1.0 : 0.0, nW[j] += ws > 0 ? 1.0 : 0.0;
-        nR[j] += rs > 0 ? 1.0 : 0.0;
-        T[j] += sf + sb + sw + (rs > 0 ? sr : 0.0);
+/* ops_cost's loop body for one op at every clock (n, padded to 4: r[n]
+ * holds ratios there too; ten: o->tensor; rec: recomputed) with its sums
+ * per clock: F B W R, the tensor part T and the launch floor's kernel
+ * counts nF nB nW nR (cx_cost_cpu_floors), each n apart in acc */
+#define DEFINE_OP_CLOCKS(NAME, ATTR)                                                               \
+    ATTR static void NAME(int n, const double *r, const pass_k *k, int ten, int rec, double *acc)  \
+    {                                                                                              \
+        const v4d z = {0, 0, 0, 0}, one = {1, 1, 1, 1};                                            \
+        const v4d fa = z + k[0].a, fm = z + k[0].m, fca = z + k[0].ca, fcm = z + k[0].cm;          \
+        const v4d ba = z + k[1].a, bm = z + k[1].m, bca = z + k[1].ca, bcm = z + k[1].cm;          \
+        const v4d wa = z + k[2].a, wm = z + k[2].m, wca = z + k[2].ca, wcm = z + k[2].cm;          \
+        for (int j = 0; j < n; j += 4) {                                                           \
+            const v4d rj = *(const v4du *)(r + j);                                                 \
+            const v4d xf = fa * rj, xb = ba * rj, xw = wa * rj;                                    \
+            const v4d tf = VMAX(xf, fm), tb = VMAX(xb, bm), tw = VMAX(xw, wm);                     \
+            const v4d cf = fca * rj, cb = bca * rj, cw = wca * rj;                                 \
+            const v4d fs = tf + VMAX(cf, fcm), bs = tb + VMAX(cb, bcm), ws = tw + VMAX(cw, wcm);   \
+            const v4d sf = ten ? tf + 0.0 : z, sb = ten ? tb + 0.0 : z, sw = ten ? tw + 0.0 : z;   \
+            const v4d rs = rec ? fs : z, sr = rec ? sf : z;                                        \
+            v4du *F = (v4du *)(acc + j), *B = (v4du *)(acc + n + j);                               \
+            v4du *W = (v4du *)(acc + 2 * n + j), *R = (v4du *)(acc + 3 * n + j);                   \
+            v4du *T = (v4du *)(acc + 4 * n + j), *nF = (v4du *)(acc + 5 * n + j);                  \
+            v4du *nB = (v4du *)(acc + 6 * n + j), *nW = (v4du *)(acc + 7 * n + j);                 \
+            v4du *nR = (v4du *)(acc + 8 * n + j);                                                  \
+            *F += fs, *B += bs, *W += ws, *R += rs;                                                \
+            *nF += MASK(one, fs > z), *nB += MASK(one, bs > z), *nW += MASK(one, ws > z);          \
+            *nR += MASK(one, rs > z);                                                              \
+            *T += sf + sb + sw + MASK(sr, rs > z);                                                 \
+        }                                                                                          \
     }
+
+DEFINE_OP_CLOCKS(op_clocks_base, )
+#if defined(__x86_64__) && defined(__GNUC__)
+DEFINE_OP_CLOCKS(op_clocks_avx2, __attribute__((target("avx2"))))
+#endif
+
+typedef void op_clocks_fn(int, const double *, const pass_k *, int, int, double *);
+static op_clocks_fn *op_clocks = op_clocks_base;
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* chosen once at load time, as replay_lanes.c */
+__attribute__((constructor)) static void pick(void)
+{
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) op_clocks = op_clocks_avx2;
 }
+#endif
 
 /* ops_cost (cost.c) of part pi with n = 1 at every clock, each pass at
  * the clock's ratio r[j]: the sums into rows, and ok[j] cleared where a
@@ -137,12 +166,12 @@ static void part_rows(cx_cost_clocks *t, const cx_cost *c, int pi)
     const int rmode = c->run->exec.recompute, is_layer = c->stack.part[pi].recompute;
     const cx_hw_comm(*comm)[2] = (const cx_hw_comm(*)[2])c->part_comm[pi];
     const cx_op_keep(*keep)[3] = (const cx_op_keep(*)[3])c->part_keep[pi];
-    const int n = t->n, no = ops->nops;
+    const int n = t->n, n4 = (n + 3) & ~3, no = ops->nops;
     const int full = is_layer && rmode == CULONX_RECOMPUTE_FULL;
     const int sel = is_layer && rmode == CULONX_RECOMPUTE_SELECTIVE;
-    double *F = t->acc, *B = F + n, *W = B + n, *R = W + n, *T = R + n;
-    double *nF = T + n, *nB = nF + n, *nW = nB + n, *nR = nW + n;
-    memset(t->acc, 0, ACC * (size_t)n * sizeof *t->acc);
+    double *F = t->acc, *B = F + n4, *W = B + n4, *R = W + n4, *T = R + n4;
+    double *nF = T + n4, *nB = nF + n4, *nW = nB + n4, *nR = nW + n4;
+    memset(t->acc, 0, ACC * (size_t)n4 * sizeof *t->acc);
     /* the collectives read no clock: their sums (part and floor alike) */
     double tf = 0, tb = 0, tr = 0, ef = 0, eb = 0, er = 0;
     double cf = 0, cb = 0, cr = 0;
@@ -158,16 +187,8 @@ static void part_rows(cx_cost_clocks *t, const cx_cost *c, int pi)
         kf += tp_f > 0, kb += tp_b > 0, kr += tp_r > 0;
         tf += tp_f, tb += tp_b, tr += tp_r;
         if (o->coll_group != CX_GROUP_TP) ef += tp_f, eb += tp_b, er += tp_r;
-        const pass_k pf = fold(&keep[i][0]), pb = fold(&keep[i][1]), pw = fold(&keep[i][2]);
-        const int ten = o->tensor != 0;
-        if (ten && rec)
-            op_clocks(n, t->r, pf, pb, pw, 1, 1, t->acc);
-        else if (ten)
-            op_clocks(n, t->r, pf, pb, pw, 1, 0, t->acc);
-        else if (rec)
-            op_clocks(n, t->r, pf, pb, pw, 0, 1, t->acc);
-        else
-            op_clocks(n, t->r, pf, pb, pw, 0, 0, t->acc);
+        const pass_k pk[3] = {fold(&keep[i][0]), fold(&keep[i][1]), fold(&keep[i][2])};
+        op_clocks(n4, t->r, pk, o->tensor != 0, rec, t->acc);
     }
     for (int j = 0; j < n; j++) {
         double *q = t->rows + ((size_t)j * CX_MODEL_MAX_PARTS + (size_t)pi) * CX_COST_CLOCK_FIELDS;
@@ -195,6 +216,8 @@ static void make(cx_cost_clocks *t, const cx_cost *c)
         t->r[j] = cx_cost_clock_ratio(c, t->mhz[j]);
         t->ok[j] = !(cx_core_power_limit_at(c, t->mhz[j]) > 0); /* power_cap_init */
     }
+    for (int j = t->n; j & 3; j++) /* the lanes past the last clock: read, never kept */
+        t->r[j] = t->r[t->n - 1];
     for (int pi = 0; pi < stk->nparts; pi++)
         part_rows(t, c, pi);
 }
