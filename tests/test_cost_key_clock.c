@@ -13,7 +13,8 @@
  * (cx_replay_vsinfo_of_key) are those from the chunk. The same clocks
  * through the sweep's per-clock table (core/eval/cost_clocks.c,
  * cx_core_cost_reprice_clocks): the classes and per-run stage sums of the
- * reprice, bit for bit, where it serves and where it declines.
+ * reprice, and the time key (cx_core_cost_time_key_clocks), bit for bit,
+ * where it serves and where it declines.
  */
 #include "culonx.h"
 #include "core/eval/cost.h"
@@ -60,6 +61,10 @@ static void check_table(const cx_cost *c, cx_cost *d, cx_cost *x, cx_cost_clocks
         cx_core_cost_reprice_clocks(c->run, clk[i], x, t);
         n->table_served += !(x->power_limit_w > 0) && cx_core_cost_clocks_rows(t, x) != NULL;
         n->table++;
+        double a[MAXKEY], b[MAXKEY]; /* the key through t, as without */
+        const int na = cx_core_cost_time_key_at(c, clk[i], a);
+        CU_ASSERT_EQUAL(na, cx_core_cost_time_key_clocks(c, clk[i], b, t));
+        CU_ASSERT(memcmp(a, b, (size_t)na * sizeof a[0]) == 0);
         const int same = same_prices(d, x);
         CU_ASSERT(same);
         if (!same)

@@ -422,6 +422,9 @@ void cx_core_cost_clocks_set(cx_cost_clocks *t, const double *mhz, int n);
  * floor); made for all of t's clocks at c's first call for its curve. */
 #define CX_COST_CLOCK_FIELDS 11 /* f b w r tp_f tp_b tp_r ep_f ep_b ep_r tensor */
 const double *cx_core_cost_clocks_rows(cx_cost_clocks *t, const cx_cost *c);
+/* The same at clock f_mhz (> 0) instead of c->clock_mhz. The rows are
+ * those of c's curve: a copy of c, or c repriced, reads the same ones. */
+const double *cx_core_cost_clocks_rows_at(cx_cost_clocks *t, const cx_cost *c, double f_mhz);
 /* cx_core_cost_reprice, the parts' times from t where it has them (NULL:
  * the same as cx_core_cost_reprice); the same bits either way, but
  * c->part_t (read by walk.c on its own builds) is left as it was. */
@@ -436,6 +439,9 @@ void cx_core_cost_reprice_clocks(const culonx_run *run, double clock_mhz, cx_cos
  * cannot give those bits (c keeps no op parts, or its shard groups are not
  * c->run's): reprice then. */
 int cx_core_cost_time_key_at(const cx_cost *c, double clock_mhz, double *key);
+/* The same, the parts' times from t where it has them (NULL: none). */
+int cx_core_cost_time_key_clocks(const cx_cost *c, double clock_mhz, double *key,
+                                 cx_cost_clocks *t);
 /* c, built for a run with the same op tables, layout and chunk classes
  * (run differs from that build at most in the clock and in execution
  * fields read only when pricing: recompute, TP overlap, ZeRO stage, shard

@@ -44,7 +44,7 @@ static void drop(cx_cost_clocks *t)
     free(t->mhz), free(t->r), free(t->acc), free(t->rows), free(t->ok);
     t->mhz = t->r = t->acc = t->rows = NULL;
     t->ok = NULL;
-    t->n = 0, t->made = 0, t->c = NULL;
+    t->n = 0, t->made = 0;
 }
 
 void cx_core_cost_clocks_free(cx_cost_clocks *t)
@@ -205,7 +205,7 @@ static void part_rows(cx_cost_clocks *t, const cx_cost *c, int pi)
 /* The rows of c's curve at every clock of t. */
 static void make(cx_cost_clocks *t, const cx_cost *c)
 {
-    t->c = c, t->curve = c->curve, t->made = 1;
+    t->curve = c->curve, t->made = 1;
     memset(t->ok, 0, (size_t)t->n);
     if (!plain(c)) return;
     const cx_model_stack *stk = &c->stack;
@@ -222,15 +222,20 @@ static void make(cx_cost_clocks *t, const cx_cost *c)
         part_rows(t, c, pi);
 }
 
-const double *cx_core_cost_clocks_rows(cx_cost_clocks *t, const cx_cost *c)
+const double *cx_core_cost_clocks_rows_at(cx_cost_clocks *t, const cx_cost *c, double f_mhz)
 {
     if (!t || t->n == 0 || !c->priced || !c->comm_kept || !plain(c)) return NULL;
-    int j = t->last + 1 < t->n && t->mhz[t->last + 1] == c->clock_mhz ? t->last + 1 : -1;
+    int j = t->last + 1 < t->n && t->mhz[t->last + 1] == f_mhz ? t->last + 1 : -1;
     for (int i = 0; j < 0 && i < t->n; i++)
-        if (t->mhz[i] == c->clock_mhz) j = i;
+        if (t->mhz[i] == f_mhz) j = i;
     if (j < 0) return NULL;
     t->last = j;
-    if (!t->made || t->c != c || t->curve != c->curve) make(t, c);
+    if (!t->made || t->curve != c->curve) make(t, c);
     if (!t->ok[j]) return NULL;
     return t->rows + (size_t)j * CX_MODEL_MAX_PARTS * CX_COST_CLOCK_FIELDS;
+}
+
+const double *cx_core_cost_clocks_rows(cx_cost_clocks *t, const cx_cost *c)
+{
+    return cx_core_cost_clocks_rows_at(t, c, c->clock_mhz);
 }

@@ -50,6 +50,11 @@ struct cx_cost_key {
     cx_cost_clocks *clocks;
 };
 
+cx_cost_clocks *cx_core_cost_key_clocks(cx_cost_key *k)
+{
+    return k ? k->clocks : NULL;
+}
+
 void cx_core_cost_key_set_clocks(cx_cost_key *k, const double *mhz, int n)
 {
     if (!k) return;

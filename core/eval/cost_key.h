@@ -50,5 +50,8 @@ void cx_core_cost_key_pin(cx_cost_key *k, const culonx_run *run);
  * of them takes its parts' times from those made for all of them at the
  * first (cost.h cx_core_cost_reprice_clocks). NULL-safe. */
 void cx_core_cost_key_set_clocks(cx_cost_key *k, const double *mhz, int n);
+/* That table (NULL where none): the clock batch of the replay reads it
+ * too (its keys and reprices, on c or a copy: the same curve). */
+cx_cost_clocks *cx_core_cost_key_clocks(cx_cost_key *k);
 
 #endif

@@ -742,7 +742,8 @@ static const cx_cost *priced_at(clocks_ctx *cx, int i)
     if (i == cx->ic) return cx->c;
     if (cx->priced != i) {
         if (cx->priced == -2) cx_core_cost_copy(cx->ws->bcost, cx->c); /* the first reprice */
-        cx_core_cost_reprice(cx->c->run, cx->ws->bclk[i], cx->ws->bcost);
+        cx_core_cost_reprice_clocks(cx->c->run, cx->ws->bclk[i], cx->ws->bcost,
+                                    cx_core_cost_key_clocks(cx->ws->key));
     }
     cx->priced = i;
     return cx->ws->bcost;
@@ -847,13 +848,14 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
     /* bcost: the played points' reprices (priced_at), a copy of c made
      * at the first (priced -2: none yet; lanes read the keys only) */
     int ic = -1, priced = -2;
+    cx_cost_clocks *tab = cx_core_cost_key_clocks(ws->key); /* the parts' times per clock */
     for (int i = 0; i < n; i++) {
         double *ki = ws->bkeys + (size_t)i * nkey;
         /* the key alone (cost_clock_key.c, the reprice's bits), else
          * (where it cannot answer) the whole reprice */
-        if ((size_t)cx_core_cost_time_key_at(c, ws->bclk[i], ki) != nkey) {
+        if ((size_t)cx_core_cost_time_key_clocks(c, ws->bclk[i], ki, tab) != nkey) {
             if (priced == -2) cx_core_cost_copy(ws->bcost, c);
-            cx_core_cost_reprice(c->run, ws->bclk[i], ws->bcost);
+            cx_core_cost_reprice_clocks(c->run, ws->bclk[i], ws->bcost, tab);
             priced = i;
             if ((size_t)cx_replay_time_key(ws->bcost, ki) != nkey) return 0;
         }
