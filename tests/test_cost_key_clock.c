@@ -10,7 +10,11 @@
  * GPU's lowest to its highest; at the higher ones the A100 configs' board
  * power limit binds (per-pass clocks, core/eval/power_cap.c). A memory-only
  * build (no times) is refused (0). And the replay durations from the key
- * (cx_replay_vsinfo_of_key) are those from the chunk.
+ * (cx_replay_vsinfo_of_key) are those from the chunk. The same clocks
+ * through the sweep's per-clock table (core/eval/cost_clocks.c,
+ * cx_core_cost_reprice_clocks): the classes and per-run stage sums of the
+ * reprice, and the time key (cx_core_cost_time_key_clocks), bit for bit,
+ * where it serves and where it declines.
  */
 #include "culonx.h"
 #include "core/eval/cost.h"
@@ -26,9 +30,48 @@
 #define MAXKEY (7 * CX_COST_MAX_CLASSES + 1)
 
 typedef struct {
-    long builds, keys, capped, refused, cfgs;
+    long builds, keys, capped, refused, cfgs, table, table_served;
     long sched[CULONX_SCHED_MAX];
 } counts;
+
+/* d and e, c repriced alike, hold the same classes and per-run sums */
+static int same_prices(const cx_cost *d, const cx_cost *e)
+{
+    int same = d->nclass == e->nclass && d->nsrun == e->nsrun &&
+               memcmp(d->cls, e->cls, (size_t)d->nclass * sizeof d->cls[0]) == 0;
+    for (int r = 0; same && r < d->nsrun; r++)
+        same = !memcmp(&d->run_f_s[r], &e->run_f_s[r], sizeof(double)) &&
+               !memcmp(&d->run_b_s[r], &e->run_b_s[r], sizeof(double)) &&
+               !memcmp(&d->run_w_s[r], &e->run_w_s[r], sizeof(double)) &&
+               !memcmp(&d->run_e_j[r], &e->run_e_j[r], sizeof(double)) &&
+               !memcmp(&d->run_busy_s[r], &e->run_busy_s[r], sizeof(double));
+    return same && !memcmp(d->part_fill_f_s, e->part_fill_f_s, sizeof d->part_fill_f_s) &&
+           !memcmp(d->part_fill_b_s, e->part_fill_b_s, sizeof d->part_fill_b_s);
+}
+
+/* c (priced) through the clock table t at every clock of clk against
+ * copies repriced there (d: plain; x: through t, made at its first) */
+static void check_table(const cx_cost *c, cx_cost *d, cx_cost *x, cx_cost_clocks *t,
+                        const double *clk, counts *n)
+{
+    cx_core_cost_copy(x, c);
+    for (int i = 0; i < NCLK; i++) {
+        cx_core_cost_copy(d, c);
+        cx_core_cost_reprice(c->run, clk[i], d);
+        cx_core_cost_reprice_clocks(c->run, clk[i], x, t);
+        n->table_served += !(x->power_limit_w > 0) && cx_core_cost_clocks_rows(t, x) != NULL;
+        n->table++;
+        double a[MAXKEY], b[MAXKEY]; /* the key through t, as without */
+        const int na = cx_core_cost_time_key_at(c, clk[i], a);
+        CU_ASSERT_EQUAL(na, cx_core_cost_time_key_clocks(c, clk[i], b, t));
+        CU_ASSERT(memcmp(a, b, (size_t)na * sizeof a[0]) == 0);
+        const int same = same_prices(d, x);
+        CU_ASSERT(same);
+        if (!same)
+            printf("\n  %s %s clock %g: the table's reprice differs", c->run->model.name,
+                   culonx_schedule_name(c->run->exec.schedule), clk[i]);
+    }
+}
 
 /* c (priced) keyed at every clock of clk against a copy repriced there */
 static void check_clocks(const cx_cost *c, cx_cost *d, const double *clk, counts *n)
@@ -68,7 +111,8 @@ static void check_clocks(const cx_cost *c, cx_cost *d, const double *clk, counts
 
 /* the variants of one run (tp, pp, schedule set): recompute, TP overlap,
  * dtype, side traffic, all-to-all overlap */
-static void variants(culonx_run *run, cx_cost *c, cx_cost *d, const double *clk, counts *n)
+static void variants(culonx_run *run, cx_cost *c, cx_cost *d, cx_cost *x, cx_cost_clocks *t,
+                     const double *clk, counts *n)
 {
     culonx_execution *e = &run->exec;
     const culonx_execution base = *e;
@@ -101,11 +145,13 @@ static void variants(culonx_run *run, cx_cost *c, cx_cost *d, const double *clk,
                         n->builds++;
                         n->sched[e->schedule]++;
                         check_clocks(c, d, clk, n);
+                        check_table(c, d, x, t, clk, n);
                     }
     *e = base;
 }
 
-static void one_config(const char *path, cx_cost *c, cx_cost *d, counts *n)
+static void one_config(const char *path, cx_cost *c, cx_cost *d, cx_cost *x, cx_cost_clocks *t,
+                       counts *n)
 {
     culonx_error err;
     culonx_run *run = calloc(1, sizeof *run);
@@ -123,7 +169,8 @@ static void one_config(const char *path, cx_cost *c, cx_cost *d, counts *n)
     double clk[NCLK];
     for (int i = 0; i < NCLK - 1; i++)
         clk[i] = fmin + (fmax - fmin) * i / (NCLK - 2);
-    clk[NCLK - 1] = 0; /* the GPU's max */
+    clk[NCLK - 1] = 0;                         /* the GPU's max */
+    cx_core_cost_clocks_set(t, clk, NCLK - 1); /* the sweep's clocks (0 not among them) */
     const int64_t pps[3] = {base.pp, 2, 4};
     for (int s = 0; s < culonx_schedule_count(); s++)
         for (int q = 0; q < 3; q++) {
@@ -135,7 +182,7 @@ static void one_config(const char *path, cx_cost *c, cx_cost *d, counts *n)
             const int64_t cp = e->cp > 1 ? e->cp : 1;
             if (e->gpus % (e->tp * e->pp * cp) != 0) continue;
             e->dp = e->gpus / (e->tp * e->pp * cp);
-            variants(run, c, d, clk, n);
+            variants(run, c, d, x, t, clk, n);
         }
     /* a memory-only build keeps no times: refused */
     *e = base;
@@ -153,8 +200,9 @@ static int by_name(const void *a, const void *b)
 
 static void test_key_is_reprice(void)
 {
-    cx_cost *c = malloc(sizeof *c), *d = malloc(sizeof *d);
-    CU_ASSERT_FATAL(c && d);
+    cx_cost *c = malloc(sizeof *c), *d = malloc(sizeof *d), *x = malloc(sizeof *x);
+    cx_cost_clocks *t = cx_core_cost_clocks_new();
+    CU_ASSERT_FATAL(c && d && x && t);
     counts n;
     memset(&n, 0, sizeof n);
     DIR *dir = opendir("configs");
@@ -172,19 +220,22 @@ static void test_key_is_reprice(void)
     closedir(dir);
     qsort(names, (size_t)nn, sizeof names[0], by_name);
     for (int i = 0; i < nn; i++) {
-        one_config(names[i], c, d, &n);
+        one_config(names[i], c, d, x, t, &n);
         free(names[i]);
     }
     printf("\n  %ld configs, %ld builds, %ld keys bit for bit (%ld under a binding power limit), "
-           "%ld refused\n",
-           n.cfgs, n.builds, n.keys, n.capped, n.refused);
+           "%ld refused; %ld table reprices bit for bit (%ld from the table)\n",
+           n.cfgs, n.builds, n.keys, n.capped, n.refused, n.table, n.table_served);
+    CU_ASSERT(n.table_served > 2000);
+    CU_ASSERT(n.table_served < n.table); /* and it declines (overlap, side traffic, limit) */
     CU_ASSERT(n.cfgs >= 10);
     CU_ASSERT(n.keys > 100000);
     CU_ASSERT(n.capped > 10000); /* the A100 configs' limit binds at high clocks */
     CU_ASSERT(n.refused == 0);
     for (int s = 0; s < culonx_schedule_count(); s++)
         CU_ASSERT(n.sched[s] > 100);
-    free(c), free(d);
+    free(c), free(d), free(x);
+    cx_core_cost_clocks_free(t);
 }
 
 int main(void)

@@ -360,7 +360,8 @@ static culonx_status classify(const culonx_run *run, cx_cost *c, int nvs, culonx
  * the same collectives as the dense ones; added to a (reduce-scatter or
  * all-reduce) and b (all-gather) so the DP stream runs them in turn. */
 
-static void price(const culonx_run *run, cx_cost *c, int times, int same_shape);
+static void price(const culonx_run *run, cx_cost *c, int times, int same_shape,
+                  cx_cost_clocks *tab);
 static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, int mem_only,
                            int same_sys, culonx_error *err);
 
@@ -453,7 +454,7 @@ static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, 
     const int times = !mem_only || c->zero >= 2 || ex->offload != 0;
     c->comm_kept = 0;
     c->closed.gen = 0; /* no build is numbered 0 */
-    price(run, c, times, 0);
+    price(run, c, times, 0, NULL);
     c->comm_kept = c->priced = times;
     return CULONX_OK;
 }
@@ -463,8 +464,9 @@ static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, 
  * PP p2p, the stage sums and the DP part; the shape (stack, layout, classes'
  * contents, virtual-stage maps, equal stages) is kept. same_shape: c was
  * priced for the same execution but the clock and the DP settings before,
- * so its per-stage bytes and parameters stand. */
-static void price(const culonx_run *run, cx_cost *c, int times, int same_shape)
+ * so its per-stage bytes and parameters stand. tab: the parts' times at
+ * the clock where it holds them (cost_clocks.c, a reprice's fast path). */
+static void price(const culonx_run *run, cx_cost *c, int times, int same_shape, cx_cost_clocks *tab)
 {
     const culonx_model *md = &run->model;
     const culonx_execution *ex = &run->exec;
@@ -481,6 +483,8 @@ static void price(const culonx_run *run, cx_cost *c, int times, int same_shape)
     cx_core_power_cap_init(c);
     /* the parts' FLOPs and bytes: for the classes, or the cap's energies */
     const int part_sums = !fast || c->power_limit_w > 0;
+    const double *rows =
+        fast && tab && !(c->power_limit_w > 0) ? cx_core_cost_clocks_rows(tab, c) : NULL;
     for (int q = 0; q < stk->nparts; q++) {
         int i = (q + CX_MODEL_PART_LAYER) % stk->nparts; /* layer kinds, embedding, head */
         added[i] = 0.0;
@@ -488,6 +492,16 @@ static void price(const culonx_run *run, cx_cost *c, int times, int same_shape)
         memset(&part[i], 0, offsetof(cx_chunk_cost, has_embed)); /* no content read */
         const cx_model_ops *ops = &stk->part[i].ops;
         const int is_layer = stk->part[i].recompute;
+        if (rows) { /* ops_cost's sums and no side traffic (cx_core_shard_part) */
+            const double *x = rows + (size_t)i * CX_COST_CLOCK_FIELDS;
+            cx_chunk_cost *pc = &part[i];
+            pc->f_s = x[0], pc->b_s = x[1], pc->w_s = x[2], pc->r_s = x[3];
+            pc->tp_f_s = x[4], pc->tp_b_s = x[5], pc->tp_r_s = x[6];
+            pc->ep_f_s = x[7], pc->ep_b_s = x[8], pc->ep_r_s = x[9], pc->tensor_s = x[10];
+            c->part_fill_f_s[i] = c->part_fill_b_s[i] = 0.0;
+            c->part_sh_f_s[i] = c->part_sh_b_s[i] = 0.0;
+            continue;
+        }
         if (!c->comm_kept) {
             ops_split(c, ops, is_layer, c->part_comm[i], c->part_keep[i]);
             c->cap_memo[i].valid = 0; /* new parts */
@@ -625,9 +639,15 @@ static void reprice_start(const culonx_run *run, double clock_mhz, cx_cost *c, i
 
 void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c)
 {
+    cx_core_cost_reprice_clocks(run, clock_mhz, c, NULL);
+}
+
+void cx_core_cost_reprice_clocks(const culonx_run *run, double clock_mhz, cx_cost *c,
+                                 cx_cost_clocks *tab)
+{
     reprice_start(run, clock_mhz, c, !c->priced); /* price's fast path where priced */
     cx_core_shard_groups(c);
-    price(run, c, 1, 1); /* the ops' parts are kept unless a memory-only build left none */
+    price(run, c, 1, 1, tab); /* the ops' parts are kept unless a memory-only build left none */
     c->comm_kept = c->priced = 1;
 }
 
@@ -639,7 +659,7 @@ void cx_core_cost_reexec(const culonx_run *run, double clock_mhz, cx_cost *c, in
     c->nkeep_dp = c->keep_dp_next = c->nkeep_mem = c->keep_mem_next = c->keep_mem_last = 0;
     cx_core_shard_init(c);
     const int times = !mem_only || c->zero >= 2 || run->exec.offload != 0; /* as build */
-    price(run, c, times, 0); /* the ops' parts kept, or split now (times) */
+    price(run, c, times, 0, NULL); /* the ops' parts kept, or split now (times) */
     c->priced = times;
     c->comm_kept = c->comm_kept || times;
 }

@@ -404,6 +404,32 @@ void cx_core_cost_stage_sums(cx_cost *c, int times_only);
  * (cost_key.c); where c was priced, its per-stage DP values wait for
  * cx_core_cost_dp_stages (dp_stale). */
 void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c);
+/* The parts' times of one priced shape (cx_cost.curve) at each clock of a
+ * sweep, made in one pass over the ops for all clocks (cost_clocks.c); one
+ * per worker (cost_key.c), its size set by the clocks alone. */
+typedef struct cx_cost_clocks cx_cost_clocks;
+cx_cost_clocks *cx_core_cost_clocks_new(void);
+/* NULL-safe. */
+void cx_core_cost_clocks_free(cx_cost_clocks *t);
+/* The sweep's clocks (n distinct values); n < 2 or out of memory: none
+ * (t then answers nothing). */
+void cx_core_cost_clocks_set(cx_cost_clocks *t, const double *mhz, int n);
+/* The times cx_core_cost_reprice's price() would leave in part[pi] of c
+ * (priced, its ops' parts kept, reprice_start and the shard groups done
+ * for c->clock_mhz; no power limit binding), CX_COST_CLOCK_FIELDS per
+ * part, or NULL where t cannot give their bits (another clock, TP,
+ * context-parallel or all-to-all overlap, side traffic, a CPU launch
+ * floor); made for all of t's clocks at c's first call for its curve. */
+#define CX_COST_CLOCK_FIELDS 11 /* f b w r tp_f tp_b tp_r ep_f ep_b ep_r tensor */
+const double *cx_core_cost_clocks_rows(cx_cost_clocks *t, const cx_cost *c);
+/* The same at clock f_mhz (> 0) instead of c->clock_mhz. The rows are
+ * those of c's curve: a copy of c, or c repriced, reads the same ones. */
+const double *cx_core_cost_clocks_rows_at(cx_cost_clocks *t, const cx_cost *c, double f_mhz);
+/* cx_core_cost_reprice, the parts' times from t where it has them (NULL:
+ * the same as cx_core_cost_reprice); the same bits either way, but
+ * c->part_t (read by walk.c on its own builds) is left as it was. */
+void cx_core_cost_reprice_clocks(const culonx_run *run, double clock_mhz, cx_cost *c,
+                                 cx_cost_clocks *t);
 /* The replay memo's time key (replay_lanes.h cx_replay_time_key: per
  * chunk class f, tp_f, b, tp_b, r, tp_r, w, then the p2p time) of c, priced
  * (c->priced, its ops' parts kept), at clock_mhz: the bits of
@@ -413,6 +439,9 @@ void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c);
  * cannot give those bits (c keeps no op parts, or its shard groups are not
  * c->run's): reprice then. */
 int cx_core_cost_time_key_at(const cx_cost *c, double clock_mhz, double *key);
+/* The same, the parts' times from t where it has them (NULL: none). */
+int cx_core_cost_time_key_clocks(const cx_cost *c, double clock_mhz, double *key,
+                                 cx_cost_clocks *t);
 /* c, built for a run with the same op tables, layout and chunk classes
  * (run differs from that build at most in the clock and in execution
  * fields read only when pricing: recompute, TP overlap, ZeRO stage, shard

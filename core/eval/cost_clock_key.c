@@ -10,7 +10,8 @@
  * these. Where a board power limit binds at the clock, each part's passes
  * run at the clocks power_cap.c finds (the same search). Where the cost
  * keeps no op parts or its shard groups are not the run's, it answers 0
- * and the caller reprices.
+ * and the caller reprices. Where the sweep's clock table holds the parts'
+ * times at the clock (cost_clocks.c, the same bits), it reads them.
  * No constants of its own. tests/test_cost_key_clock.c holds it to the
  * reprice's bits.
  */
@@ -82,6 +83,11 @@ static void part_key(const cx_cost *c, int pi, const double r4[4], int apart, pa
 
 int cx_core_cost_time_key_at(const cx_cost *c, double clock_mhz, double *key)
 {
+    return cx_core_cost_time_key_clocks(c, clock_mhz, key, NULL);
+}
+
+int cx_core_cost_time_key_clocks(const cx_cost *c, double clock_mhz, double *key, cx_cost_clocks *t)
+{
     if (!c->priced || !c->comm_kept || !c->run) return 0;
     const double f = clock_mhz > 0 ? clock_mhz : c->run->system.gpu.max_mhz; /* reprice_start */
     const double limit_w = cx_core_power_limit_at(c, f);                     /* power_cap_init */
@@ -93,6 +99,9 @@ int cx_core_cost_time_key_at(const cx_cost *c, double clock_mhz, double *key)
     const cx_model_stack *stk = &c->stack;
     const int rmode = ex->recompute;
     const double r0 = cx_cost_clock_ratio(c, f); /* every pass's without a limit */
+    /* the table's sums where it has them: no limit, overlap, side traffic
+     * or launch floor (so no fills) */
+    const double *rows = limit_w > 0 ? NULL : cx_core_cost_clocks_rows_at(t, c, f);
     part_times pt[CX_MODEL_MAX_PARTS];
     unsigned char done[CX_MODEL_MAX_PARTS] = {0};
     for (int k = 0; k < c->nclass; k++) {
@@ -101,6 +110,11 @@ int cx_core_cost_time_key_at(const cx_cost *c, double clock_mhz, double *key)
         for (int i = 0; i < cc->npieces; i++) {
             const int pi = cc->piece[i].part;
             if (pi < 0 || pi >= stk->nparts) return 0;
+            if (!done[pi] && rows) {
+                const double *x = rows + (size_t)pi * CX_COST_CLOCK_FIELDS;
+                pt[pi] = (part_times){x[0], x[1], x[2], x[3], x[4], x[5], x[6], 0.0, 0.0};
+                done[pi] = 1;
+            }
             if (!done[pi]) {
                 double r4[4] = {r0, r0, r0, r0};
                 int apart = 0;

@@ -45,7 +45,22 @@ struct cx_cost_key {
      * not change, and whether those above were found equal to its */
     const culonx_run *pinned;
     int pin_same;
+    /* the parts' times of the cost's shape at the sweep's clocks
+     * (cost_clocks.c), for the reprices of a clock hit */
+    cx_cost_clocks *clocks;
 };
+
+cx_cost_clocks *cx_core_cost_key_clocks(cx_cost_key *k)
+{
+    return k ? k->clocks : NULL;
+}
+
+void cx_core_cost_key_set_clocks(cx_cost_key *k, const double *mhz, int n)
+{
+    if (!k) return;
+    if (!k->clocks) k->clocks = cx_core_cost_clocks_new();
+    cx_core_cost_clocks_set(k->clocks, mhz, n);
+}
 
 void cx_core_cost_key_pin(cx_cost_key *k, const culonx_run *run)
 {
@@ -61,6 +76,7 @@ cx_cost_key *cx_core_cost_key_new(void)
 
 void cx_core_cost_key_free(cx_cost_key *k)
 {
+    if (k) cx_core_cost_clocks_free(k->clocks);
     free(k);
 }
 
@@ -161,8 +177,9 @@ static culonx_status build_key(const culonx_run *run, double clock_mhz, cx_cost 
                 cx_core_cost_dp_runs(run, c); /* per stage when asked (dp_stale) */
                 return CULONX_OK;
             }
-            /* another clock: the same shape, priced again */
-            cx_core_cost_reprice(run, clock_mhz, c);
+            /* another clock: the same shape, priced again (the parts'
+             * times at the sweep's clocks made at once) */
+            cx_core_cost_reprice_clocks(run, clock_mhz, c, k->clocks);
             k->clock_mhz = clock_mhz;
             k->gen = c->gen;
             return CULONX_OK;

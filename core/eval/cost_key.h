@@ -46,4 +46,12 @@ culonx_status cx_core_cost_build_key_mem(const culonx_run *run, double clock_mhz
  * changes). NULL unpins. NULL-safe. */
 void cx_core_cost_key_pin(cx_cost_key *k, const culonx_run *run);
 
+/* The clocks of the sweep using k (n distinct values): a reprice at one
+ * of them takes its parts' times from those made for all of them at the
+ * first (cost.h cx_core_cost_reprice_clocks). NULL-safe. */
+void cx_core_cost_key_set_clocks(cx_cost_key *k, const double *mhz, int n);
+/* That table (NULL where none): the clock batch of the replay reads it
+ * too (its keys and reprices, on c or a copy: the same curve). */
+cx_cost_clocks *cx_core_cost_key_clocks(cx_cost_key *k);
+
 #endif

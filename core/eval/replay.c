@@ -243,12 +243,14 @@ void cx_core_replay_ws_set_clocks(cx_replay_ws *ws, const double *mhz, int n)
     cx_core_replay_jlanes_set_clocks(ws->jlanes, mhz, n);
     ws->nb = 0;
     ws->bc_ok = 0;
+    cx_core_cost_key_set_clocks(ws->key, NULL, 0);
     if (n < 3 || n > CX_REPLAY_LANES_MAX_CLOCKS) return; /* no segment inside: none */
     if (!ws->bclk && !(ws->bclk = malloc(CX_REPLAY_LANES_MAX_CLOCKS * sizeof *ws->bclk))) return;
     memcpy(ws->bclk, mhz, (size_t)n * sizeof *mhz);
     qsort(ws->bclk, (size_t)n, sizeof *ws->bclk, by_mhz);
     for (int i = 0; i < n; i++)
         if (ws->nb == 0 || ws->bclk[i] != ws->bclk[ws->nb - 1]) ws->bclk[ws->nb++] = ws->bclk[i];
+    cx_core_cost_key_set_clocks(ws->key, ws->bclk, ws->nb);
     if (ws->nb < 3) ws->nb = 0;
 }
 
@@ -740,7 +742,8 @@ static const cx_cost *priced_at(clocks_ctx *cx, int i)
     if (i == cx->ic) return cx->c;
     if (cx->priced != i) {
         if (cx->priced == -2) cx_core_cost_copy(cx->ws->bcost, cx->c); /* the first reprice */
-        cx_core_cost_reprice(cx->c->run, cx->ws->bclk[i], cx->ws->bcost);
+        cx_core_cost_reprice_clocks(cx->c->run, cx->ws->bclk[i], cx->ws->bcost,
+                                    cx_core_cost_key_clocks(cx->ws->key));
     }
     cx->priced = i;
     return cx->ws->bcost;
@@ -845,13 +848,14 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
     /* bcost: the played points' reprices (priced_at), a copy of c made
      * at the first (priced -2: none yet; lanes read the keys only) */
     int ic = -1, priced = -2;
+    cx_cost_clocks *tab = cx_core_cost_key_clocks(ws->key); /* the parts' times per clock */
     for (int i = 0; i < n; i++) {
         double *ki = ws->bkeys + (size_t)i * nkey;
         /* the key alone (cost_clock_key.c, the reprice's bits), else
          * (where it cannot answer) the whole reprice */
-        if ((size_t)cx_core_cost_time_key_at(c, ws->bclk[i], ki) != nkey) {
+        if ((size_t)cx_core_cost_time_key_clocks(c, ws->bclk[i], ki, tab) != nkey) {
             if (priced == -2) cx_core_cost_copy(ws->bcost, c);
-            cx_core_cost_reprice(c->run, ws->bclk[i], ws->bcost);
+            cx_core_cost_reprice_clocks(c->run, ws->bclk[i], ws->bcost, tab);
             priced = i;
             if ((size_t)cx_replay_time_key(ws->bcost, ki) != nkey) return 0;
         }

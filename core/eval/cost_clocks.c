@@ -1,0 +1,241 @@
+/*
+ * cost_clocks.c — the parts' times of one priced shape at every clock of a
+ * sweep in one pass (cost.h cx_core_cost_clocks_rows): a sweep visits the
+ * clocks of one structure one after another, and a reprice at each
+ * (cost.c price) prices every op pass again; here each op's kept parts
+ * (cx_op_keep) are read once and priced at all clocks in an inner loop
+ * over the clocks, into the sums that price() leaves in part[pi] before the
+ * classes are summed. The same operations in the same order per clock
+ * (cost.c ops_cost, cost_ops.h), so the same bits; only where those are
+ * plain sums: no TP, context-parallel or all-to-all overlap (they read the
+ * times op by op), no side traffic (shard.c), no power limit binding at the
+ * clock and no CPU launch floor stretching a pass at it (each stretch is
+ * 1: x * 1 = x). Elsewhere the caller prices as before.
+ * No constants of its own.
+ */
+#include "core/eval/cost.h"
+#include "core/eval/cost_ops.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* per clock (n padded to 4): F, B, W, R, tensor sums, F, B, W, R kernel counts */
+#define ACC 9
+
+struct cx_cost_clocks {
+    int n;             /* clocks */
+    double *mhz;       /* [n] */
+    double *r;         /* [n] clock ratios (cx_cost_clock_ratio) */
+    double *acc;       /* [ACC][n] */
+    double *rows;      /* [n][CX_MODEL_MAX_PARTS][CX_COST_CLOCK_FIELDS] */
+    unsigned char *ok; /* [n] rows usable at clock i */
+    const cx_cost *c;  /* the cost the rows were made for */
+    uint64_t curve;    /* its curve (cx_cost.curve) */
+    int made, last;    /* rows made for (c, curve); the last clock asked */
+};
+
+cx_cost_clocks *cx_core_cost_clocks_new(void)
+{
+    return calloc(1, sizeof(cx_cost_clocks));
+}
+
+static void drop(cx_cost_clocks *t)
+{
+    free(t->mhz), free(t->r), free(t->acc), free(t->rows), free(t->ok);
+    t->mhz = t->r = t->acc = t->rows = NULL;
+    t->ok = NULL;
+    t->n = 0, t->made = 0;
+}
+
+void cx_core_cost_clocks_free(cx_cost_clocks *t)
+{
+    if (!t) return;
+    drop(t);
+    free(t);
+}
+
+void cx_core_cost_clocks_set(cx_cost_clocks *t, const double *mhz, int n)
+{
+    if (!t) return;
+    drop(t);
+    if (n < 2) return;
+    const size_t nn = (size_t)n, n4 = (nn + 3) & ~(size_t)3; /* 4 lanes */
+    t->mhz = malloc(nn * sizeof *t->mhz);
+    t->r = malloc(n4 * sizeof *t->r);
+    t->acc = malloc(ACC * n4 * sizeof *t->acc);
+    t->rows = malloc(nn * CX_MODEL_MAX_PARTS * CX_COST_CLOCK_FIELDS * sizeof *t->rows);
+    t->ok = malloc(nn);
+    if (!t->mhz || !t->r || !t->acc || !t->rows || !t->ok) {
+        drop(t);
+        return;
+    }
+    memcpy(t->mhz, mhz, nn * sizeof *mhz);
+    t->n = n, t->last = 0;
+}
+
+/* The run's settings under which price() sums the ops' times plainly
+ * (besides the per-clock power limit and launch floors): no TP or
+ * all-to-all overlap, no ZeRO-2/3 or offload side traffic (shard.c side). */
+static int plain(const cx_cost *c)
+{
+    const culonx_execution *ex = &c->run->exec;
+    return ex->a2a_overlap == CULONX_A2A_OVERLAP_NONE &&
+           (ex->tp_overlap == CULONX_TP_OVERLAP_NONE || ex->tp <= 1) && c->zero < 2 &&
+           (ex->offload & (CULONX_OFFLOAD_WEIGHTS | CULONX_OFFLOAD_ACTIVATIONS)) == 0;
+}
+
+/* One op pass's kept parts for cx_cost_op_time at a ratio r:
+ * work.arith ? arith_s * r : 0 is a * r with a = 0 where there is no
+ * arithmetic (0 * r = 0 for the finite r > 0 of a clock), and a pass
+ * without a cast adds max(0 * r, 0) = 0, as cx_cost_op_time's 0.0. */
+typedef struct {
+    double a, m, ca, cm;
+} pass_k;
+
+static pass_k fold(const cx_op_keep *k)
+{
+    pass_k p = {k->work.arith ? k->work.arith_s : 0.0, k->work.mem_s, 0.0, 0.0};
+    if (k->cast) p.ca = k->cast_work.arith ? k->cast_work.arith_s : 0.0, p.cm = k->cast_work.mem_s;
+    return p;
+}
+
+/* Four clocks at a time in GCC vectors (lowered to SSE2 pairs, or AVX2
+ * where the CPU has it: the same bits, each lane's multiply, add and
+ * compare being IEEE's). VMAX(x, y): x > y ? x : y per lane, as
+ * cx_cost_work_time_r; MASK(v, m): v where m, else +0. */
+typedef double v4d __attribute__((vector_size(32)));
+typedef long long v4l __attribute__((vector_size(32)));
+typedef double v4du __attribute__((vector_size(32), aligned(8)));
+#define MASK(v, m) ((v4d)((v4l)(v) & (m)))
+#define VMAX(x, y) ((v4d)(((v4l)(x) & ((x) > (y))) | ((v4l)(y) & ~((x) > (y)))))
+
+/* ops_cost's loop body for one op at every clock (n, padded to 4: r[n]
+ * holds ratios there too; ten: o->tensor; rec: recomputed) with its sums
+ * per clock: F B W R, the tensor part T and the launch floor's kernel
+ * counts nF nB nW nR (cx_cost_cpu_floors), each n apart in acc */
+#define DEFINE_OP_CLOCKS(NAME, ATTR)                                                               \
+    ATTR static void NAME(int n, const double *r, const pass_k *k, int ten, int rec, double *acc)  \
+    {                                                                                              \
+        const v4d z = {0, 0, 0, 0}, one = {1, 1, 1, 1};                                            \
+        const v4d fa = z + k[0].a, fm = z + k[0].m, fca = z + k[0].ca, fcm = z + k[0].cm;          \
+        const v4d ba = z + k[1].a, bm = z + k[1].m, bca = z + k[1].ca, bcm = z + k[1].cm;          \
+        const v4d wa = z + k[2].a, wm = z + k[2].m, wca = z + k[2].ca, wcm = z + k[2].cm;          \
+        for (int j = 0; j < n; j += 4) {                                                           \
+            const v4d rj = *(const v4du *)(r + j);                                                 \
+            const v4d xf = fa * rj, xb = ba * rj, xw = wa * rj;                                    \
+            const v4d tf = VMAX(xf, fm), tb = VMAX(xb, bm), tw = VMAX(xw, wm);                     \
+            const v4d cf = fca * rj, cb = bca * rj, cw = wca * rj;                                 \
+            const v4d fs = tf + VMAX(cf, fcm), bs = tb + VMAX(cb, bcm), ws = tw + VMAX(cw, wcm);   \
+            const v4d sf = ten ? tf + 0.0 : z, sb = ten ? tb + 0.0 : z, sw = ten ? tw + 0.0 : z;   \
+            const v4d rs = rec ? fs : z, sr = rec ? sf : z;                                        \
+            v4du *F = (v4du *)(acc + j), *B = (v4du *)(acc + n + j);                               \
+            v4du *W = (v4du *)(acc + 2 * n + j), *R = (v4du *)(acc + 3 * n + j);                   \
+            v4du *T = (v4du *)(acc + 4 * n + j), *nF = (v4du *)(acc + 5 * n + j);                  \
+            v4du *nB = (v4du *)(acc + 6 * n + j), *nW = (v4du *)(acc + 7 * n + j);                 \
+            v4du *nR = (v4du *)(acc + 8 * n + j);                                                  \
+            *F += fs, *B += bs, *W += ws, *R += rs;                                                \
+            *nF += MASK(one, fs > z), *nB += MASK(one, bs > z), *nW += MASK(one, ws > z);          \
+            *nR += MASK(one, rs > z);                                                              \
+            *T += sf + sb + sw + MASK(sr, rs > z);                                                 \
+        }                                                                                          \
+    }
+
+DEFINE_OP_CLOCKS(op_clocks_base, )
+#if defined(__x86_64__) && defined(__GNUC__)
+DEFINE_OP_CLOCKS(op_clocks_avx2, __attribute__((target("avx2"))))
+#endif
+
+typedef void op_clocks_fn(int, const double *, const pass_k *, int, int, double *);
+static op_clocks_fn *op_clocks = op_clocks_base;
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* chosen once at load time, as replay_lanes.c */
+__attribute__((constructor)) static void pick(void)
+{
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) op_clocks = op_clocks_avx2;
+}
+#endif
+
+/* ops_cost (cost.c) of part pi with n = 1 at every clock, each pass at
+ * the clock's ratio r[j]: the sums into rows, and ok[j] cleared where a
+ * launch floor stretches a pass (the stretch would scale each op). */
+static void part_rows(cx_cost_clocks *t, const cx_cost *c, int pi)
+{
+    const cx_model_ops *ops = &c->stack.part[pi].ops;
+    const int rmode = c->run->exec.recompute, is_layer = c->stack.part[pi].recompute;
+    const cx_hw_comm(*comm)[2] = (const cx_hw_comm(*)[2])c->part_comm[pi];
+    const cx_op_keep(*keep)[3] = (const cx_op_keep(*)[3])c->part_keep[pi];
+    const int n = t->n, n4 = (n + 3) & ~3, no = ops->nops;
+    const int full = is_layer && rmode == CULONX_RECOMPUTE_FULL;
+    const int sel = is_layer && rmode == CULONX_RECOMPUTE_SELECTIVE;
+    double *F = t->acc, *B = F + n4, *W = B + n4, *R = W + n4, *T = R + n4;
+    double *nF = T + n4, *nB = nF + n4, *nW = nB + n4, *nR = nW + n4;
+    memset(t->acc, 0, ACC * (size_t)n4 * sizeof *t->acc);
+    /* the collectives read no clock: their sums (part and floor alike) */
+    double tf = 0, tb = 0, tr = 0, ef = 0, eb = 0, er = 0;
+    double cf = 0, cb = 0, cr = 0;
+    int kf = 0, kb = 0, kr = 0;
+    for (int i = 0; i < no; i++) {
+        const cx_model_op *o = &ops->op[i];
+        double tp_f = 0, tp_b = 0, tp_r = 0;
+        if (o->coll_fwd != CX_COLL_NONE) tp_f += comm[i][0].time_s;
+        if (o->coll_bwd != CX_COLL_NONE) tp_b += comm[i][1].time_s;
+        const int rec = full || (sel && o->sel_recompute);
+        if (rec && full && o->coll_fwd != CX_COLL_NONE) tp_r += comm[i][0].time_s;
+        cf += tp_f, cb += tp_b, cr += tp_r;
+        kf += tp_f > 0, kb += tp_b > 0, kr += tp_r > 0;
+        tf += tp_f, tb += tp_b, tr += tp_r;
+        if (o->coll_group != CX_GROUP_TP) ef += tp_f, eb += tp_b, er += tp_r;
+        const pass_k pk[3] = {fold(&keep[i][0]), fold(&keep[i][1]), fold(&keep[i][2])};
+        op_clocks(n4, t->r, pk, o->tensor != 0, rec, t->acc);
+    }
+    for (int j = 0; j < n; j++) {
+        double *q = t->rows + ((size_t)j * CX_MODEL_MAX_PARTS + (size_t)pi) * CX_COST_CLOCK_FIELDS;
+        if (cx_cost_floor_stretch(c, F[j], cf, kf + (int)nF[j]) != 1.0 ||
+            cx_cost_floor_stretch(c, B[j], cb, kb + (int)nB[j]) != 1.0 ||
+            cx_cost_floor_stretch(c, W[j], 0.0, (int)nW[j]) != 1.0 ||
+            cx_cost_floor_stretch(c, R[j], cr, kr + (int)nR[j]) != 1.0)
+            t->ok[j] = 0;
+        q[0] = F[j], q[1] = B[j], q[2] = W[j], q[3] = R[j];
+        q[4] = tf, q[5] = tb, q[6] = tr, q[7] = ef, q[8] = eb, q[9] = er, q[10] = T[j];
+    }
+}
+
+/* The rows of c's curve at every clock of t. */
+static void make(cx_cost_clocks *t, const cx_cost *c)
+{
+    t->curve = c->curve, t->made = 1;
+    memset(t->ok, 0, (size_t)t->n);
+    if (!plain(c)) return;
+    const cx_model_stack *stk = &c->stack;
+    for (int pi = 0; pi < stk->nparts; pi++)
+        for (int i = 0; i < stk->part[pi].ops.nops; i++)
+            if (stk->part[pi].ops.op[i].coll_cp) return; /* ring attention overlap */
+    for (int j = 0; j < t->n; j++) {
+        t->r[j] = cx_cost_clock_ratio(c, t->mhz[j]);
+        t->ok[j] = !(cx_core_power_limit_at(c, t->mhz[j]) > 0); /* power_cap_init */
+    }
+    for (int j = t->n; j & 3; j++) /* the lanes past the last clock: read, never kept */
+        t->r[j] = t->r[t->n - 1];
+    for (int pi = 0; pi < stk->nparts; pi++)
+        part_rows(t, c, pi);
+}
+
+const double *cx_core_cost_clocks_rows_at(cx_cost_clocks *t, const cx_cost *c, double f_mhz)
+{
+    if (!t || t->n == 0 || !c->priced || !c->comm_kept || !plain(c)) return NULL;
+    int j = t->last + 1 < t->n && t->mhz[t->last + 1] == f_mhz ? t->last + 1 : -1;
+    for (int i = 0; j < 0 && i < t->n; i++)
+        if (t->mhz[i] == f_mhz) j = i;
+    if (j < 0) return NULL;
+    t->last = j;
+    if (!t->made || t->curve != c->curve) make(t, c);
+    if (!t->ok[j]) return NULL;
+    return t->rows + (size_t)j * CX_MODEL_MAX_PARTS * CX_COST_CLOCK_FIELDS;
+}
+
+const double *cx_core_cost_clocks_rows(cx_cost_clocks *t, const cx_cost *c)
+{
+    return cx_core_cost_clocks_rows_at(t, c, c->clock_mhz);
+}
