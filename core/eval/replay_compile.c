@@ -344,7 +344,6 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
                 const cx_sched_item *it = nit[s];
                 if (it == nend[s]) {
                     pr->last_di[s] = ndi[s] & (uint16_t)~SEND_BIT;
-                    if (renamed) o[-1].stage |= CX_REPLAY_LAST_BIT;
                     fin[s] = 1;
                     continue;
                 }

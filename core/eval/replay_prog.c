@@ -306,7 +306,7 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
 static inline void step(cx_replay_prog *pr, const ins *x, double p2p, int overlap, double *rec)
 {
     double *const tok = pr->tok;
-    stage_regs *const r = &pr->rg[x->stage & ~CX_REPLAY_LAST_BIT];
+    stage_regs *const r = &pr->rg[x->stage];
     const double ready = tok[x->dep], fr = r->free;
     const double start = fr > ready ? fr : ready;
     const double end = start + pr->dur[x->di & ~SEND_BIT];
