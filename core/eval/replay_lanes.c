@@ -59,7 +59,7 @@
 #include <string.h>
 
 #define SEND_BIT CX_REPLAY_SEND_BIT
-#define RG_N 3                  /* stage registers per stage, groups of W doubles */
+#define RG_N 4                  /* stage registers per stage, groups of W doubles (one unused) */
 #define VW0 4                   /* lanes per narrowest pass */
 #define VW 8                    /* lanes per narrow pass */
 #define VW2 16                  /* lanes per wide pass */
@@ -92,12 +92,13 @@ struct cx_replay_lanes {
     /* renaming scratch: per program slot its reads, then its new slot */
     int32_t *map, *freel;
     size_t map_cap, freel_cap;
-    /* a pass: tokens [nslot][8], stage registers [p][3][8] (free, PP free,
-     * last end), durations [4 ncls][8], p2p [8]; cmap: (vs, kind) -> (class,
-     * kind) */
+    /* a pass of w lanes: tokens [nslot][w], stage registers [p][4][w]
+     * (free, PP free, last end, unused: a stage's offset by a shift),
+     * durations [4 ncls][w], p2p [w]; cmap: (vs, kind) -> (class, kind)'s
+     * byte offset in dur */
     double *tok, *rg, *dur;
     size_t tok_cap, rg_cap, dur_cap;
-    uint32_t cmap[4 * CX_COST_MAX_VSTAGES]; /* bytes from dur */
+    uint32_t cmap[4 * CX_COST_MAX_VSTAGES];
     uint16_t ident[CX_COST_MAX_VSTAGES];
     /* a batch: its cost copy, and per lane the class durations and time key */
     cx_cost *cost;
@@ -215,13 +216,13 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
  * a : b lane by lane (the scalar's maximum: x86's MAXPD returns its second
  * operand unless the first is greater, NaN and signed zeros included),
  * ADD IEEE addition. tok: [nslot][W]; rg: per stage free [W], PP free [W],
- * last end [W]; dur: [4 ncls][W]; p2p: [W]. An item's out slot may be the
+ * last end [W], unused [W]; dur: [4 ncls][W]; p2p: [W]. An item's out slot may be the
  * slot it reads (renamed after its only reader): every vector of the read
  * is loaded before the first store. Every item stores its end as its
  * stage's last end (the stage's last item's stays: no flag to decode), and
  * cmap holds the durations' byte offsets from dur, scaled for the pass
  * (callgrind, bench schedules zb-v: the 4-lane pass 219M -> 184M
- * instructions, from the flag in stage and a scaled class index). */
+ * instructions; a stage's 4 W doubles rather than 3 W: 177M). */
 #define DEFINE_EXEC(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD)                                        \
     ATTR static void NAME(const cx_replay_ins *prog, size_t n, const uint32_t *cmap, double *tok,  \
                           double *rg, const double *dur, const double *p2p, int overlap)           \
