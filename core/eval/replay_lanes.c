@@ -59,6 +59,7 @@
 #include <string.h>
 
 #define SEND_BIT CX_REPLAY_SEND_BIT
+#define STRIDE CX_REPLAY_SLOT_STRIDE /* slot k: k STRIDE in dep, out */
 #define RG_N 4                  /* stage registers per stage, groups of W doubles (one unused) */
 #define VW0 4                   /* lanes per narrowest pass */
 #define VW 8                    /* lanes per narrow pass */
@@ -190,16 +191,16 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
         if (x.out < code->zero) {
             const int32_t s = map[x.out];
             map[x.out] = -1;
-            x.out = s > 0 ? s : 1;
+            x.out = (s > 0 ? s : 1) * STRIDE;
             if (s > 0) fl[nfree++] = s;
         } else
-            x.out = 1;
+            x.out = STRIDE;
         if (x.dep < code->zero) {
             if (map[x.dep] != 0) return -1;
             const int32_t s = nfree > 0 ? fl[--nfree] : nslot++;
             if (s >= MAX_SLOTS) return -1;
             map[x.dep] = s;
-            x.dep = s;
+            x.dep = s * STRIDE;
         } else
             x.dep = 0;
         e->prog[i] = x;
@@ -234,8 +235,8 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
         for (size_t i = 0; i < n; i++) {                                                           \
             const cx_replay_ins x = prog[i];                                                       \
             double *const r = rg + (size_t)x.stage * RG_N * (W);                                   \
-            const double *const t = tok + (size_t)x.dep * (W);                                     \
-            double *const o = tok + (size_t)x.out * (W);                                           \
+            const double *const t = tok + (size_t)x.dep * ((W) / STRIDE);                          \
+            double *const o = tok + (size_t)x.out * ((W) / STRIDE);                                \
             const double *const d = (const double *)((const char *)dur + cmap[x.di & ~SEND_BIT]);  \
             VT end[NV];                                                                            \
             _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++) end[k] =                         \
