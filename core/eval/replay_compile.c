@@ -152,6 +152,7 @@ typedef struct {
     int32_t *map, *smap, *sfl, *spos; /* live slot -> cell (-1: free), the
                                          snapshot's map, free slots, next items */
     int32_t *pi, *used, *sig, *tmp;   /* sk_match's renaming, the skip's */
+    int32_t *pis;                     /* pi on the renamed form's fields (CX_REPLAY_SLOT_STRIDE) */
     uint64_t snxt[(CX_COST_MAX_STAGES + 63) / 64];
 } skipper;
 
@@ -270,11 +271,13 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
     const int32_t R = 16 + 2 * (int32_t)((items * (size_t)(c > 0 ? c : 1)) /
                                          ((size_t)p * (size_t)(pl->m > 0 ? pl->m : 1)));
     if (skip_on && !cx_core_replay_grow((void **)&pr->sk, &pr->sk_cap,
-                                        7 * SK_SLOTS + CX_COST_MAX_STAGES, sizeof *pr->sk)) {
+                                        (7 + CX_REPLAY_SLOT_STRIDE) * SK_SLOTS + CX_COST_MAX_STAGES,
+                                        sizeof *pr->sk)) {
         sk.on = 1;
         sk.map = pr->sk, sk.smap = sk.map + SK_SLOTS, sk.sfl = sk.smap + SK_SLOTS;
         sk.pi = sk.sfl + SK_SLOTS, sk.used = sk.pi + SK_SLOTS, sk.sig = sk.used + SK_SLOTS;
         sk.tmp = sk.sig + SK_SLOTS, sk.spos = sk.tmp + SK_SLOTS;
+        sk.pis = sk.spos + CX_COST_MAX_STAGES;
     }
     /* each stage's next item: its slots and di, the item after it, the
      * end of its order, its templates */
@@ -336,7 +339,7 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
                     if (sk.on) sk.map[ds] = -1;
                 }
                 if (renamed)
-                    o->dep = ds, o->out = rs;
+                    o->dep = ds * CX_REPLAY_SLOT_STRIDE, o->out = rs * CX_REPLAY_SLOT_STRIDE;
                 else
                     o->dep = xd, o->out = xo;
                 o->stage = (uint16_t)s, o->di = ndi[s];
@@ -344,7 +347,6 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
                 const cx_sched_item *it = nit[s];
                 if (it == nend[s]) {
                     pr->last_di[s] = ndi[s] & (uint16_t)~SEND_BIT;
-                    if (renamed) o[-1].stage |= CX_REPLAY_LAST_BIT;
                     fin[s] = 1;
                     continue;
                 }
@@ -385,6 +387,9 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
             const int32_t D1 = nvs2 * d;
             for (int32_t r = 0; r < nslot; r++)
                 sig[r] = r;
+            if (renamed)
+                for (int32_t r = 0; r < nslot; r++)
+                    sk.pis[r * CX_REPLAY_SLOT_STRIDE] = pi[r] * CX_REPLAY_SLOT_STRIDE;
             /* block j: block j - 1 renamed by pi; sig = pi^j */
             pr->skipped += (size_t)q * B;
             for (int64_t j = 0; j < q; j++, o += B, k += B) {
@@ -392,7 +397,7 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
                 for (size_t i = 0; i < B; i++) {
                     o[i] = src[i];
                     if (renamed)
-                        o[i].dep = pi[src[i].dep], o[i].out = pi[src[i].out];
+                        o[i].dep = sk.pis[src[i].dep], o[i].out = sk.pis[src[i].out];
                     else {
                         /* cell slots: moved by d microbatches */
                         o[i].dep = src[i].dep == zero ? zero : src[i].dep + D1;

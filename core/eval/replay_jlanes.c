@@ -147,7 +147,7 @@ static int grow_g(double **buf, size_t *cap, size_t groups)
     {                                                                                              \
         for (size_t i = from; i < to; i++) {                                                       \
             const cx_replay_ins x = prog[i];                                                       \
-            double *const r = rg + (size_t)(x.stage & ~CX_REPLAY_LAST_BIT) * 3 * VW;               \
+            double *const r = rg + (size_t)x.stage * 3 * VW;                                       \
             const double *const t = tok + (wr[i] >= 0 ? (size_t)wr[i] & g->mask : g->zpos) * VW;   \
             double *const o = tok + (x.out < g->zero ? i & g->mask : g->spos) * VW;                \
             const double *const d = dur + (size_t)cmap[x.di & ~CX_REPLAY_SEND_BIT] * VW;           \

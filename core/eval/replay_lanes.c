@@ -59,18 +59,19 @@
 #include <string.h>
 
 #define SEND_BIT CX_REPLAY_SEND_BIT
-#define LAST_BIT CX_REPLAY_LAST_BIT /* in stage: the stage's last instruction */
-#define VW0 4                       /* lanes per narrowest pass */
-#define VW 8                        /* lanes per narrow pass */
-#define VW2 16                      /* lanes per wide pass */
-#define VW3 24                      /* lanes per wider pass */
-#define WIDE_BYTES (64 * 1024)      /* see pass_width */
-#define WIDER_BYTES (48 * 1024)     /* the L1 data cache here */
-#define MAX_LANES 32                /* lanes per batch flush */
-#define MAX_SLOTS (1 << 16)         /* live tokens: 4 MiB of lane tokens at most */
+#define STRIDE CX_REPLAY_SLOT_STRIDE /* slot k: k STRIDE in dep, out */
+#define RG_N 4                  /* stage registers per stage, groups of W doubles (one unused) */
+#define VW0 4                   /* lanes per narrowest pass */
+#define VW 8                    /* lanes per narrow pass */
+#define VW2 16                  /* lanes per wide pass */
+#define VW3 24                  /* lanes per wider pass */
+#define WIDE_BYTES (64 * 1024)  /* see pass_width */
+#define WIDER_BYTES (48 * 1024) /* the L1 data cache here */
+#define MAX_LANES 32            /* lanes per batch flush */
+#define MAX_SLOTS (1 << 16)     /* live tokens: 4 MiB of lane tokens at most */
 
 /* the renamed program of (sd, p, m, v), n instructions, nslot slots (0:
- * the zero slot, 1: scratch); stage | LAST_BIT on a stage's last */
+ * the zero slot, 1: scratch) */
 typedef struct {
     const cx_sched_desc *sd;
     int p, m, v, have;
@@ -92,12 +93,13 @@ struct cx_replay_lanes {
     /* renaming scratch: per program slot its reads, then its new slot */
     int32_t *map, *freel;
     size_t map_cap, freel_cap;
-    /* a pass: tokens [nslot][8], stage registers [p][3][8] (free, PP free,
-     * last end), durations [4 ncls][8], p2p [8]; cmap: (vs, kind) -> (class,
-     * kind) */
+    /* a pass of w lanes: tokens [nslot][w], stage registers [p][4][w]
+     * (free, PP free, last end, unused: a stage's offset by a shift),
+     * durations [4 ncls][w], p2p [w]; cmap: (vs, kind) -> (class, kind)'s
+     * byte offset in dur */
     double *tok, *rg, *dur;
     size_t tok_cap, rg_cap, dur_cap;
-    uint16_t cmap[4 * CX_COST_MAX_VSTAGES];
+    uint32_t cmap[4 * CX_COST_MAX_VSTAGES];
     uint16_t ident[CX_COST_MAX_VSTAGES];
     /* a batch: its cost copy, and per lane the class durations and time key */
     cx_cost *cost;
@@ -182,25 +184,23 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
     /* map: 0 not met yet, -1 written, else the slot of its (later) reader */
     int32_t *const map = ln->map, *const fl = ln->freel;
     memset(map, 0, nsl * sizeof *map);
-    unsigned char seen[CX_COST_MAX_STAGES] = {0};
     int32_t nslot = 2, nfree = 0;
     for (size_t i = n; i-- > 0;) {
         cx_replay_ins x = code->ins[i];
         if (x.stage >= (uint16_t)pl->p) return -1;
-        if (!seen[x.stage]) seen[x.stage] = 1, x.stage |= LAST_BIT;
         if (x.out < code->zero) {
             const int32_t s = map[x.out];
             map[x.out] = -1;
-            x.out = s > 0 ? s : 1;
+            x.out = (s > 0 ? s : 1) * STRIDE;
             if (s > 0) fl[nfree++] = s;
         } else
-            x.out = 1;
+            x.out = STRIDE;
         if (x.dep < code->zero) {
             if (map[x.dep] != 0) return -1;
             const int32_t s = nfree > 0 ? fl[--nfree] : nslot++;
             if (s >= MAX_SLOTS) return -1;
             map[x.dep] = s;
-            x.dep = s;
+            x.dep = s * STRIDE;
         } else
             x.dep = 0;
         e->prog[i] = x;
@@ -217,11 +217,15 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
  * a : b lane by lane (the scalar's maximum: x86's MAXPD returns its second
  * operand unless the first is greater, NaN and signed zeros included),
  * ADD IEEE addition. tok: [nslot][W]; rg: per stage free [W], PP free [W],
- * last end [W]; dur: [4 ncls][W]; p2p: [W]. An item's out slot may be the
+ * last end [W], unused [W]; dur: [4 ncls][W]; p2p: [W]. An item's out slot may be the
  * slot it reads (renamed after its only reader): every vector of the read
- * is loaded before the first store. */
+ * is loaded before the first store. Every item stores its end as its
+ * stage's last end (the stage's last item's stays: no flag to decode), and
+ * cmap holds the durations' byte offsets from dur, scaled for the pass
+ * (callgrind, bench schedules zb-v: the 4-lane pass 219M -> 184M
+ * instructions; a stage's 4 W doubles rather than 3 W: 177M). */
 #define DEFINE_EXEC(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD)                                        \
-    ATTR static void NAME(const cx_replay_ins *prog, size_t n, const uint16_t *cmap, double *tok,  \
+    ATTR static void NAME(const cx_replay_ins *prog, size_t n, const uint32_t *cmap, double *tok,  \
                           double *rg, const double *dur, const double *p2p, int overlap)           \
     {                                                                                              \
         enum { NV = (W) / (E) };                                                                   \
@@ -230,10 +234,10 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
             pv[k] = LD(p2p + k * (E));                                                             \
         for (size_t i = 0; i < n; i++) {                                                           \
             const cx_replay_ins x = prog[i];                                                       \
-            double *const r = rg + (size_t)(x.stage & ~LAST_BIT) * 3 * (W);                        \
-            const double *const t = tok + (size_t)x.dep * (W);                                     \
-            double *const o = tok + (size_t)x.out * (W);                                           \
-            const double *const d = dur + (size_t)cmap[x.di & ~SEND_BIT] * (W);                    \
+            double *const r = rg + (size_t)x.stage * RG_N * (W);                                   \
+            const double *const t = tok + (size_t)x.dep * ((W) / STRIDE);                          \
+            double *const o = tok + (size_t)x.out * ((W) / STRIDE);                                \
+            const double *const d = (const double *)((const char *)dur + cmap[x.di & ~SEND_BIT]);  \
             VT end[NV];                                                                            \
             _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++) end[k] =                         \
                 ADD(MAX(LD(r + k * (E)), LD(t + k * (E))), LD(d + k * (E)));                       \
@@ -252,13 +256,12 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
                     ST(o + k * (E), end[k]);                                                       \
                 }                                                                                  \
             }                                                                                      \
-            if (x.stage & LAST_BIT)                                                                \
-                for (int k = 0; k < NV; k++)                                                       \
-                    ST(r + 2 * (W) + k * (E), end[k]);                                             \
+            _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++)                                  \
+                ST(r + 2 * (W) + k * (E), end[k]);                                                 \
         }                                                                                          \
     }
 
-typedef void exec_fn(const cx_replay_ins *, size_t, const uint16_t *, double *, double *,
+typedef void exec_fn(const cx_replay_ins *, size_t, const uint32_t *, double *, double *,
                      const double *, const double *, int);
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -397,12 +400,12 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
     const int p = pl->p, nvs = pl->nvs;
     const lprog *const e = ln->cur;
     if (grow_g(&ln->tok, &ln->tok_cap, (size_t)e->nslot) ||
-        grow_g(&ln->rg, &ln->rg_cap, (size_t)p * 3) ||
+        grow_g(&ln->rg, &ln->rg_cap, (size_t)p * RG_N) ||
         grow_g(&ln->dur, &ln->dur_cap, (size_t)ncls * 4 + 1))
         return -1;
     for (int vs = 0; vs < nvs; vs++)
         for (int k = 0; k < 4; k++)
-            ln->cmap[vs * 4 + k] = (uint16_t)(cls[vs] * 4 + k);
+            ln->cmap[vs * 4 + k] = (uint32_t)((cls[vs] * 4 + k) * w) * (uint32_t)sizeof(double);
     /* lanes past n repeat the last one */
     double *const dur = ln->dur, *const pv = dur + (size_t)ncls * 4 * (size_t)w;
     for (int j = 0; j < w; j++) {
@@ -415,7 +418,7 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
             }
         pv[j] = p2p[l];
     }
-    memset(ln->rg, 0, (size_t)p * 3 * (size_t)w * sizeof(double));
+    memset(ln->rg, 0, (size_t)p * RG_N * (size_t)w * sizeof(double));
     memset(ln->tok, 0, (size_t)w * sizeof(double)); /* the zero slot */
     (w == VW3   ? exec_best.wider
      : w == VW2 ? exec_best.wide
@@ -433,7 +436,7 @@ static void emit(const cx_replay_lanes *ln, int j, const uint16_t *cls, const cx
     const size_t w = (size_t)ln->w;
     out->makespan_s = 0;
     for (int s = 0; s < ln->cur->p; s++) {
-        const double *const r = ln->rg + (size_t)s * 3 * w;
+        const double *const r = ln->rg + (size_t)s * RG_N * w;
         const int di = ln->cur->last_di[s];
         double win;
         cx_replay_dur(&cvi[cls[di / 4]], di % 4, &win);

@@ -306,7 +306,7 @@ static void jump_scan(cx_replay_prog *pr, const cx_play *pl)
 static inline void step(cx_replay_prog *pr, const ins *x, double p2p, int overlap, double *rec)
 {
     double *const tok = pr->tok;
-    stage_regs *const r = &pr->rg[x->stage & ~CX_REPLAY_LAST_BIT];
+    stage_regs *const r = &pr->rg[x->stage];
     const double ready = tok[x->dep], fr = r->free;
     const double start = fr > ready ? fr : ready;
     const double end = start + pr->dur[x->di & ~SEND_BIT];
@@ -682,13 +682,13 @@ int cx_core_replay_prog_jumped(const cx_replay_prog *pr)
 }
 
 /* The token slots of the program just compiled (its nslot: the live
- * tokens of a renamed program, else two per cell and the zero and scratch
- * slots), grown only now: buffers sized for what is touched. -1 (and no
- * program held) when out of memory. */
+ * tokens of a renamed program, CX_REPLAY_SLOT_STRIDE doubles each, else two
+ * per cell and the zero and scratch slots), grown only now: buffers sized for what is touched. -1
+ * (and no program held) when out of memory. */
 static int tok_for(cx_replay_prog *pr)
 {
-    if (!cx_core_replay_grow((void **)&pr->tok, &pr->tok_cap, (size_t)pr->nslot, sizeof *pr->tok))
-        return 0;
+    const size_t n = (size_t)pr->nslot * (pr->renamed ? CX_REPLAY_SLOT_STRIDE : 1);
+    if (!cx_core_replay_grow((void **)&pr->tok, &pr->tok_cap, n, sizeof *pr->tok)) return 0;
     pr->have = 0;
     return -1;
 }

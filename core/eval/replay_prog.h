@@ -68,16 +68,18 @@ typedef struct {
     uint16_t stage, di;
 } cx_replay_ins;
 #define CX_REPLAY_SEND_BIT 0x8000u
-/* in stage, renamed programs: the stage's last instruction */
-#define CX_REPLAY_LAST_BIT 0x8000u
+/* renamed programs (below): token slot k's dep and out read k times this
+ * (a plain play's tokens this many doubles apart; the clock lanes' 4-lane
+ * pass finds a token's bytes by the addressing mode, no shift) */
+#define CX_REPLAY_SLOT_STRIDE 4
 
 /* The program compiled for the orders held by pl (for the clock lanes,
  * core/eval/replay_lanes.c): n instructions; slot zero reads 0, slot
  * zero + 1 is written and never read (the slots below: two per cell);
  * last_di[s]: the di of stage s's last item (without the send bit).
  * renamed: the slots are already the lanes' compact ones (0 reads 0, 1
- * written and never read, nslot in all; each stage's last instruction
- * has CX_REPLAY_LAST_BIT in stage): what a plain play or a compile-only
+ * written and never read, nslot in all, each times CX_REPLAY_SLOT_STRIDE):
+ * what a plain play or a compile-only
  * call compiles for schedules with a steady state. */
 typedef struct {
     const cx_replay_ins *ins;

@@ -82,8 +82,8 @@ struct cx_replay_prog {
     int scanned; /* jump_scan ran for the program (the first run that may jump) */
     /* renamed: the program's token slots are the lanes' compact ones (0
      * reads zero, 1 written and never read, see compile_levels), nslot of
-     * them, and each stage's last instruction has LAST_BIT: the form of
-     * plain plays and the clock lanes; else cell slots (the jump's) */
+     * them: the form of plain plays and the clock lanes; else cell slots
+     * (the jump's) */
     int renamed;
     int32_t nslot, zero;
     int32_t *fl; /* renaming: the free slots */
