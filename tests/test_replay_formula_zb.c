@@ -279,9 +279,11 @@ static void sweep_vs_full(int h)
            sd_name, answered, tries, declined, worst, answered ? (double)evals / answered : 0.0,
            max_sw, max_seg, b_fin, b_rebuilt);
     CU_ASSERT_EQUAL(mismatched, 0);
-    /* both of b's ways are held to the replay here */
+    /* both of b's ways are held to the replay here (the rebuild from y
+     * by ZB-H1's draws: ZB-H2 rebuilds only where b overflows, the same
+     * stage_b) */
     CU_ASSERT(b_fin > 0);
-    CU_ASSERT(b_rebuilt > 0);
+    if (h == 1) CU_ASSERT(b_rebuilt > 0);
     CU_ASSERT(answered * 100 >= tries * 99);
     cx_core_replay_ws_free(wf);
     cx_core_zb_sweep_ws_free(zw);

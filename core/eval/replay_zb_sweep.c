@@ -55,7 +55,8 @@
  * sweep's are mostly replaced unread: build_b); with Bin it is built in the
  * same pass as y (bside: b = y − (c − B') where y rides or follows Bin, the
  * max of Fin's line shifted and Bin's where y follows Fin), from y again
- * (stage_b) only where that leaves it over 32 segments. The certificate: a
+ * (stage_b) only where that leaves it over 32 segments (ZB-H2: only
+ * where it overflows). The certificate: a
  * sweep in which no stage's functions change (to 1e-13 relative) — the
  * functions then satisfy every recurrence above on every j, and the
  * recurrence (a DAG) has one solution: the replay's. Bounds (else 0, the
@@ -420,8 +421,11 @@ static int stage(const zb_in *in, int s, const cx_pl *yin, const cx_pl *bin, cx_
     finish(&bs.o, m);
     ws->b_fin += bs.fins;
     /* b alongside y breaks where y does, not one later, and keeps slopes
-     * rounded apart: where that leaves it long, b from y (stage_b) */
-    if (!bs.o.over && b->n <= B_REBUILD) return 1;
+     * rounded apart: where that leaves it long (ZB-H1), b from y
+     * (stage_b). ZB-H2's long b hold its drains' period-2 sawtooths, which
+     * y holds too: rebuilt only where it overflowed (measured: the
+     * rebuild at 32 segments cost ZB-H2 2.6%, core/README.md) */
+    if (!bs.o.over && (h == 2 || b->n <= B_REBUILD)) return 1;
     ws->b_rebuilt++;
     return stage_b(in, s, y, bin, b);
 }
