@@ -15,6 +15,9 @@
  *     whichever clock asks first (clocks visited forwards and backwards by
  *     two workspaces): what keeps sweeps identical for any thread count.
  *  3. A workspace coming back to shapes (cached programs, memo): the same.
+ *  4. The batch's own sweep gates; a batch whose inputs are the last
+ *     batch's (another curve, the same times) taking its rows: the bits
+ *     of a fresh play, no clock played.
  */
 #include "core/eval/replay.h"
 #include "core/eval/replay_clocks.h"
@@ -399,6 +402,77 @@ static void test_batch_sweeps(void)
     free(c), free(fw), free(b), free(d);
 }
 
+/* A batch whose inputs are the last batch's (a rebuild of the same run:
+ * another curve, the same time keys at every clock) takes its rows: no
+ * clock played, the same bits as the first batch and as a fresh
+ * workspace playing it; other times (another recompute mode) are played.
+ * Shapes: the V sweep, the ZB sweep, clock lanes, the virtual jump. */
+static void test_batch_repeat(void)
+{
+    culonx_run r;
+    culonx_error err;
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_EQUAL_FATAL(culonx_run_load("configs/megatron-1t.xml", NULL, 0, NULL, &r, &err),
+                          CULONX_OK);
+    cx_cost *c = malloc(sizeof *c);
+    cx_replay *fw = malloc(21 * sizeof *fw), *b = malloc(sizeof *b);
+    CU_ASSERT_FATAL(c && fw && b);
+    double mhz[21];
+    for (int k = 0; k < 21; k++)
+        mhz[k] = 210 + 60 * k;
+    static const struct {
+        culonx_schedule s;
+        int p, m;
+    } shapes[] = {{CULONX_SCHED_ZB_V, 32, 768},
+                  {CULONX_SCHED_ZB_H1, 64, 128},
+                  {CULONX_SCHED_DUALPIPE_V, 8, 32},
+                  {CULONX_SCHED_ZB_H2, 8, 320}};
+    int reused = 0, replayed = 0, unlike = 0;
+    for (int k = 0; k < 4; k++) {
+        r.exec.schedule = shapes[k].s;
+        r.exec.tp = 8, r.exec.dp = 1, r.exec.microbatch = 1, r.exec.vp = 1;
+        r.exec.pp = shapes[k].p, r.exec.global_batch = shapes[k].m;
+        r.exec.gpus = culonx_execution_gpus(&r.exec);
+        cx_replay_ws *wl = cx_core_replay_ws_new();
+        CU_ASSERT_FATAL(wl != NULL);
+        cx_core_replay_ws_set_clocks(wl, mhz, 21);
+        /* builds: mode none, none again (another curve), full */
+        for (int t = 0; t < 3; t++) {
+            r.exec.recompute = t < 2 ? CULONX_RECOMPUTE_NONE : CULONX_RECOMPUTE_FULL;
+            CU_ASSERT_EQUAL_FATAL(cx_core_cost_build(&r, mhz[0], c, &err), CULONX_OK);
+            long long e0, e1, i0, i1;
+            cx_core_replay_clocks_counts(&e0, &i0);
+            cx_replay_ws *wf = cx_core_replay_ws_new();
+            CU_ASSERT_FATAL(wf != NULL);
+            cx_core_replay_ws_set_clocks(wf, mhz, 21);
+            for (int q = 0; q < 21; q++) {
+                cx_core_cost_reprice(&r, mhz[q], c);
+                CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, wl, b, &err), CULONX_OK);
+                if (t == 1 && !same_replay(b, &fw[q], c->p) && unlike++ < 5)
+                    printf("\n  shape %d clock %g: the rows taken differ", k, mhz[q]);
+                fw[q] = *b;
+            }
+            cx_core_replay_clocks_counts(&e1, &i1);
+            if (t == 1) reused += e1 == e0;
+            if (t == 2) replayed += e1 > e0;
+            /* a fresh workspace plays the batch: the same bits */
+            for (int q = 0; q < 21; q++) {
+                cx_core_cost_reprice(&r, mhz[q], c);
+                CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c, wf, b, &err), CULONX_OK);
+                if (!same_replay(b, &fw[q], c->p) && unlike++ < 5)
+                    printf("\n  shape %d build %d clock %g: not a fresh play's bits", k, t, mhz[q]);
+            }
+            cx_core_replay_ws_free(wf);
+        }
+        cx_core_replay_ws_free(wl);
+    }
+    printf("\n  %d of 4 rebuilt batches taken, %d of 4 other times played\n", reused, replayed);
+    CU_ASSERT_EQUAL(reused, 4);
+    CU_ASSERT_EQUAL(replayed, 4);
+    CU_ASSERT_EQUAL(unlike, 0);
+    free(c), free(fw), free(b);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 2;
@@ -410,6 +484,8 @@ int main(void)
                 test_shapes_come_back);
     CU_add_test(s, "batch sweeps: the batch's gated shapes near the full replay, any order",
                 test_batch_sweeps);
+    CU_add_test(s, "batch repeat: the same inputs under another curve take the last rows",
+                test_batch_repeat);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();

@@ -59,7 +59,10 @@
  * and replayed at a few (replay_clocks.c: certified segments, the rest
  * interpolated): the interleaved formula at every clock first (from the
  * keys), the rest played as above (sweeps, lanes, the steady play), every
- * result into the memo under the curve. Points played by the
+ * result into the memo under the curve; a batch whose inputs (shape,
+ * mode, chunk classes, every clock's key) are the last batch's takes its
+ * rows (a rebuild that changed no time: another curve, the same bits).
+ * Points played by the
  * jump (+ jump lanes, about a play a lane) do not make the next round take
  * every point left (bisection instead): callgrind, fast-only sweep_bench
  * schedules, x10^6 instructions, bisect / all left: ZB-V 802.5 / 802.9,
@@ -165,6 +168,14 @@ struct cx_replay_ws {
     const cx_sched_desc *bc_sd;
     uint64_t bc_curve;
     const double *bc_rows;
+    /* the last batch played (pk_ok: valid; its rows are bc_rows): its
+     * shape, mode, chunk classes and every clock's time key; a batch with
+     * the same inputs (another curve of the same times) takes its rows */
+    int pk_ok, pk_n, pk_nkey, pk_p, pk_m, pk_v, pk_mode;
+    const cx_sched_desc *pk_sd;
+    int16_t pk_cls[CX_COST_MAX_VSTAGES];
+    double *pkeys;
+    size_t pkeys_cap;
     cx_zb_sweep_ws *zbs; /* replay_zb_sweep.c's scratch (lazily) */
     cx_v_sweep_ws *vsw;  /* replay_v_sweep.c's (lazily) */
     /* the orders of other recent shapes (lazily), most recent first: a
@@ -224,6 +235,7 @@ void cx_core_replay_ws_free(cx_replay_ws *ws)
     cx_core_replay_jlanes_free(ws->jlanes);
     cx_core_replay_clocks_free(ws->clocks);
     free(ws->bcost), free(ws->bkeys), free(ws->bp2p), free(ws->bvi), free(ws->btmp);
+    free(ws->pkeys);
     free(ws->bclk);
     for (int i = 0; i < NRECENT; i++)
         cx_sched_play_free(ws->recent[i]);
@@ -242,7 +254,7 @@ void cx_core_replay_ws_set_clocks(cx_replay_ws *ws, const double *mhz, int n)
     cx_core_replay_lanes_set_clocks(ws->lanes, mhz, n);
     cx_core_replay_jlanes_set_clocks(ws->jlanes, mhz, n);
     ws->nb = 0;
-    ws->bc_ok = 0;
+    ws->bc_ok = ws->pk_ok = 0;
     cx_core_cost_key_set_clocks(ws->key, NULL, 0);
     if (n < 3 || n > CX_REPLAY_LANES_MAX_CLOCKS) return; /* no segment inside: none */
     if (!ws->bclk && !(ws->bclk = malloc(CX_REPLAY_LANES_MAX_CLOCKS * sizeof *ws->bclk))) return;
@@ -877,13 +889,35 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
     const int pre = formula_tried(c) && cx_core_replay_formula_shape(c);
     clocks_ctx cx = {c, ws, NULL, ic, priced, 0, CULONX_OK, err, {0}};
     double *rows;
-    ws->bc_ok = 0; /* the keys and rows are redone */
-    const int got = cx_core_replay_clocks_run(ws->clocks, n, (int)nkey, ws->bkeys, c->p,
-                                              in_lanes ? 2 : 1, in_lanes ? 4 : 0,
-                                              pre ? clocks_pre : NULL, eval_clocks, &cx, &rows);
-    if (got < 0) {
-        *st = cx.st;
-        return cx.st != CULONX_OK;
+    /* the last batch's inputs again (the same times under another curve:
+     * a rebuild that changed no time): its rows, the bits a play gives
+     * (every choice below reads these inputs only) */
+    const size_t nk = (size_t)n * nkey, ncls = (size_t)c->p * (size_t)c->v;
+    if (ws->pk_ok && ws->bc_ok && ws->pk_n == n && ws->pk_nkey == (int)nkey &&
+        ws->pk_sd == mk->sched && ws->pk_p == mk->p && ws->pk_m == mk->m && ws->pk_v == mk->v &&
+        ws->pk_mode == mk->mode && !memcmp(ws->pk_cls, c->vs_class, ncls * sizeof *c->vs_class) &&
+        !memcmp(ws->pkeys, ws->bkeys, nk * sizeof *ws->bkeys)) {
+        rows = (double *)ws->bc_rows;
+    } else {
+        ws->bc_ok = ws->pk_ok = 0; /* the keys and rows are redone */
+        const int got = cx_core_replay_clocks_run(ws->clocks, n, (int)nkey, ws->bkeys, c->p,
+                                                  in_lanes ? 2 : 1, in_lanes ? 4 : 0,
+                                                  pre ? clocks_pre : NULL, eval_clocks, &cx, &rows);
+        if (got < 0) {
+            *st = cx.st;
+            return cx.st != CULONX_OK;
+        }
+        if (nk > ws->pkeys_cap) {
+            free(ws->pkeys);
+            ws->pkeys_cap = 0;
+            if ((ws->pkeys = malloc(nk * sizeof *ws->pkeys))) ws->pkeys_cap = nk;
+        }
+        if (ws->pkeys && ncls <= CX_COST_MAX_VSTAGES) {
+            memcpy(ws->pkeys, ws->bkeys, nk * sizeof *ws->bkeys);
+            memcpy(ws->pk_cls, c->vs_class, ncls * sizeof *c->vs_class);
+            ws->pk_n = n, ws->pk_nkey = (int)nkey, ws->pk_sd = mk->sched, ws->pk_p = mk->p;
+            ws->pk_m = mk->m, ws->pk_v = mk->v, ws->pk_mode = mk->mode, ws->pk_ok = 1;
+        }
     }
     const int len = cx_replay_row_len(c->p);
     for (int i = 0; i < n; i++) {

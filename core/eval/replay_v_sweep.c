@@ -61,8 +61,11 @@
  * which no stage is recomputed (a recomputed stage whose functions stay
  * within 1e-13 relative is unchanged) — then the functions satisfy every
  * recurrence above, and the recurrence (a DAG) has one solution: the
- * replay's. Bounds (else 0, the caller replays): 64 segments a function,
- * 40 sweeps. Typically up, down, then the checks (2–3 stage evaluations a
+ * replay's (whatever the start; from no input the values only rise, which
+ * the skip above needs; starting a clock batch's point from its evaluated
+ * neighbours' functions took more evaluations, core/README.md, "Clock
+ * segments", session 25). Bounds (else 0, the caller replays): 64
+ * segments a function, 40 sweeps. Typically up, down, then the checks (2–3 stage evaluations a
  * stage of ~13 runs, ~1.3 µs each on megatron-1t). Results: free = the end
  * of the stage's last run, last end = free (− P when the last item sends),
  * last item its DP-overlap window. Held to the full replay by
