@@ -766,8 +766,7 @@ static const cx_cost *priced_at(clocks_ctx *cx, int i)
  * program runs, else each alone, on the virtual jump the others of the
  * round in lanes taking the first one's jump (replay_jlanes.c). Each
  * result has the bits of its own play (or formula, or sweep). */
-static int eval_clocks(void *vctx, const int *idx, const cx_clocks_near *near, int n, double *rows,
-                       int stride, int *wide)
+static int eval_clocks(void *vctx, const int *idx, int n, double *rows, int stride, int *wide)
 {
     clocks_ctx *cx = vctx;
     cx_replay_ws *ws = cx->ws;
@@ -778,14 +777,9 @@ static int eval_clocks(void *vctx, const int *idx, const cx_clocks_near *near, i
      * is priced for them (the lanes read the durations priced by
      * play_clocks; the formula answered before, clocks_pre) */
     const int ask = sweep_gate(c, ws, SWEEP_BATCH);
-    if (ask == 2 && !ws->vsw && !(ws->vsw = cx_core_v_sweep_ws_new())) return 1;
     for (int j = 0; j < n; j++) {
         const int i = idx[j];
-        /* the V sweep from its evaluated neighbours' functions where it can
-         * (replay_v_sweep.c, cx_core_replay_v_sweep_point) */
-        if (ask == 2 ? cx_core_replay_v_sweep_point(priced_at(cx, i), ws->vsw, i, near[j].a,
-                                                    near[j].b, near[j].l, ws->btmp)
-                     : ask && sweep_times(priced_at(cx, i), ws, SWEEP_BATCH, ws->btmp))
+        if (ask && sweep_times(priced_at(cx, i), ws, SWEEP_BATCH, ws->btmp))
             cx_core_replay_row_pack(ws->btmp, c->p, rows + (size_t)i * (size_t)stride);
         else
             rest[nr++] = i;
@@ -905,8 +899,7 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
         !memcmp(ws->pkeys, ws->bkeys, nk * sizeof *ws->bkeys)) {
         rows = (double *)ws->bc_rows;
     } else {
-        ws->bc_ok = ws->pk_ok = 0;                   /* the keys and rows are redone */
-        if (ws->vsw) cx_core_v_sweep_batch(ws->vsw); /* no points of another batch */
+        ws->bc_ok = ws->pk_ok = 0; /* the keys and rows are redone */
         const int got = cx_core_replay_clocks_run(ws->clocks, n, (int)nkey, ws->bkeys, c->p,
                                                   in_lanes ? 2 : 1, in_lanes ? 4 : 0,
                                                   pre ? clocks_pre : NULL, eval_clocks, &cx, &rows);

@@ -65,9 +65,6 @@ struct cx_replay_clocks {
     double *rows;
     unsigned char *st; /* 0 unknown, 1 evaluated, 2 interpolated */
     int *list, *pend, *next;
-    unsigned char *have; /* evaluated by an earlier round or earlier in the list */
-    int *runof;          /* the run a point lies inside (-1: none, a run's end) */
-    cx_clocks_near *near;
 };
 
 static long long n_eval, n_interp;
@@ -103,7 +100,6 @@ void cx_core_replay_clocks_free(cx_replay_clocks *cs)
 {
     if (!cs) return;
     free(cs->rows), free(cs->st), free(cs->list), free(cs->pend), free(cs->next);
-    free(cs->have), free(cs->runof), free(cs->near);
     free(cs);
 }
 
@@ -111,16 +107,11 @@ static int reserve(cx_replay_clocks *cs, int n, int len)
 {
     if (n > cs->cap_n) {
         free(cs->st), free(cs->list), free(cs->pend), free(cs->next);
-        free(cs->have), free(cs->runof), free(cs->near);
         cs->st = malloc((size_t)n);
         cs->list = malloc((size_t)n * sizeof *cs->list);
         cs->pend = malloc((size_t)2 * (size_t)n * sizeof *cs->pend);
         cs->next = malloc((size_t)2 * (size_t)n * sizeof *cs->next);
-        cs->have = malloc((size_t)n);
-        cs->runof = malloc((size_t)n * sizeof *cs->runof);
-        cs->near = malloc((size_t)n * sizeof *cs->near);
-        cs->cap_n =
-            cs->st && cs->list && cs->pend && cs->next && cs->have && cs->runof && cs->near ? n : 0;
+        cs->cap_n = cs->st && cs->list && cs->pend && cs->next ? n : 0;
         if (!cs->cap_n) return 0;
         cs->cap_len = 0; /* rows below, for the new n */
     }
@@ -246,31 +237,6 @@ static void kink_points(const int *E, int ne, int i, const double *keys, int nke
 #undef ROW
 }
 
-/* near[t] for the listed points list[0 .. nl) in order (cs->have: the
- * points evaluated before; marked as they go) */
-static void neighbours(cx_replay_clocks *cs, int nl, const double *keys, int nkey)
-{
-    for (int t = 0; t < nl; t++) {
-        const int x = cs->list[t], r = cs->runof[x];
-        cx_clocks_near *g = &cs->near[t];
-        g->a = g->b = -1, g->l = 0;
-        if (r >= 0) {
-            const int s = cs->pend[2 * r], e = cs->pend[2 * r + 1];
-            int a = x - 1, b = x + 1;
-            while (a >= s && !cs->have[a])
-                a--;
-            while (b <= e && !cs->have[b])
-                b++;
-            double l;
-            if (a >= s && b <= e &&
-                on_segment(keys + (size_t)a * (size_t)nkey, keys + (size_t)b * (size_t)nkey,
-                           keys + (size_t)x * (size_t)nkey, nkey, &l))
-                g->a = a, g->b = b, g->l = l;
-        }
-        cs->have[x] = 1;
-    }
-}
-
 int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const double *keys, int p,
                               int first, int fill, cx_clocks_pre_fn *pre, cx_clocks_eval_fn *eval,
                               void *ctx, double **rows)
@@ -280,9 +246,6 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
     double *const R = cs->rows;
     *rows = R;
     memset(cs->st, 0, (size_t)n);
-    memset(cs->have, 0, (size_t)n);
-    for (int i = 0; i < n; i++)
-        cs->runof[i] = -1;
 #define K(i) (keys + (size_t)(i) * (size_t)nkey)
 #define ROW(i) (R + (size_t)(i) * (size_t)len)
     /* the points the caller answers cheaply (pre), evaluated */
@@ -290,7 +253,7 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
     if (pre) {
         if (pre(ctx, n, R, len, cs->st)) return -1;
         for (int i = 0; i < n; i++)
-            npre += cs->have[i] = cs->st[i] = cs->st[i] != 0;
+            npre += cs->st[i] = cs->st[i] != 0;
     }
     /* maximal runs of collinear keys: a run grows while its next key lies
      * on the segment from its first to the one after (each point checked
@@ -324,8 +287,6 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
                 k == 2 && e - s >= 5 ? (q == 1 ? s + 1 : e - 1) : s + q * (e - s) / (k + 1);
             if (x > s && x < e && !cs->st[x]) cs->st[x] = 1, cs->list[nl++] = x;
         }
-        for (int j = s + 1; j < e; j++)
-            cs->runof[j] = nrun;
         cs->pend[2 * nrun] = s, cs->pend[2 * nrun + 1] = e, nrun++;
         s = e;
     }
@@ -335,10 +296,7 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
     int evaluated = npre, interp = 0, wide = 0;
     int *const E = cs->next;
     for (int round = 0; nl > 0 || round == 0; round++) {
-        if (nl > 0) {
-            neighbours(cs, nl, keys, nkey);
-            if (eval(ctx, cs->list, cs->near, nl, R, len, &wide)) return -1;
-        }
+        if (nl > 0 && eval(ctx, cs->list, nl, R, len, &wide)) return -1;
         evaluated += nl;
         nl = 0;
         for (int r = 0; r < nrun; r++) {

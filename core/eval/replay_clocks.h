@@ -20,26 +20,13 @@ static inline int cx_replay_row_len(int p)
 void cx_core_replay_row_pack(const cx_replay *r, int p, double *row);
 void cx_core_replay_row_unpack(const double *row, int p, cx_replay *r);
 
-/* A listed point's nearest points on either side in its run of collinear
- * keys that were evaluated before it (by an earlier call, or earlier in
- * the same list), a < the point < b, and its key's place l on the segment
- * of theirs (key = (1 - l) key_a + l key_b to the engine's key
- * tolerance); a = b = -1 where there is no such pair. A hint only: an
- * evaluator may start from a and b's answers (replay_v_sweep.c), its
- * result must not depend on whether it does. */
-typedef struct {
-    int a, b;
-    double l;
-} cx_clocks_near;
-
-/* Evaluates the points idx[0..n-1] (indices into the caller's list), in
- * that order, into rows + idx[i] * stride; near[i]: idx[i]'s neighbours
- * evaluated before it. 0 on success, else the batch is given up. Sets
+/* Evaluates the points idx[0..n-1] (indices into the caller's list) into
+ * rows + idx[i] * stride; 0 on success, else the batch is given up. Sets
  * *wide when it played them in lanes (a pass costs about the same for
  * few points as for many: the next round then takes every point left in
  * a segment not certified, rather than its halves' midpoints). */
-typedef int cx_clocks_eval_fn(void *ctx, const int *idx, const cx_clocks_near *near, int n,
-                              double *rows, int stride, int *wide);
+typedef int cx_clocks_eval_fn(void *ctx, const int *idx, int n, double *rows, int stride,
+                              int *wide);
 
 /* Fills the rows (rows + i * stride) of the points i < n it answers
  * cheaply (an exact formula) and sets done[i] to 1 for them; 0 on

@@ -92,8 +92,7 @@ enum {
     MKEY = 64,
     NSCALAR = 12, /* runs of at most this many items: item by item (measured: 8 / 12 / 16 / 24,
                      callgrind, core/README.md) */
-    NFORM = 8,    /* run forms kept (schedule, p, v) */
-    NKEEP = 8     /* a clock batch's points kept (their final functions) */
+    NFORM = 8     /* run forms kept (schedule, p, v) */
 };
 
 typedef struct {
@@ -157,19 +156,6 @@ typedef struct {
     double v[NCLS][2], k[NCLS][2];
 } vrstate;
 
-/* a point of the clock batch: its shape, time key, answer (makespan,
- * then per stage free, last end, last item) and final functions, the
- * built classes in (stage, class) order: ints n, x[0 .. n]; doubles v[0 ..
- * n), k[0 .. n) */
-typedef struct {
-    int id, stamp, p, m, v, nkey, ni, nd, cap_i, cap_d;
-    const cx_sched_desc *sd;
-    double key[MKEY];
-    double *res;
-    int *fi;
-    double *fd;
-} vkeep;
-
 struct cx_v_sweep_ws {
     vform form[NFORM], *f; /* the latest shapes' forms, the one in use */
     int fnext;
@@ -197,19 +183,11 @@ struct cx_v_sweep_ws {
     double *mfree;
     int16_t *mcls;
     cx_replay last;
-    /* the clock batch's points (id -1: free slot) and how the last was
-     * answered (cx_core_v_sweep_point_how) */
-    vkeep keep[NKEEP];
-    int kstamp, how;
 };
 
 cx_v_sweep_ws *cx_core_v_sweep_ws_new(void)
 {
-    cx_v_sweep_ws *ws = calloc(1, sizeof(cx_v_sweep_ws));
-    if (ws)
-        for (int i = 0; i < NKEEP; i++)
-            ws->keep[i].id = -1;
-    return ws;
+    return calloc(1, sizeof(cx_v_sweep_ws));
 }
 
 void cx_core_v_sweep_ws_free(cx_v_sweep_ws *ws)
@@ -223,8 +201,6 @@ void cx_core_v_sweep_ws_free(cx_v_sweep_ws *ws)
     free(ws->pool), free(ws->fn), free(ws->ver), free(ws->free_s), free(ws->vi);
     free(ws->mfree), free(ws->mcls);
     free(ws->rst), free(ws->ucp);
-    for (int i = 0; i < NKEEP; i++)
-        free(ws->keep[i].res), free(ws->keep[i].fi), free(ws->keep[i].fd);
     free(ws);
 }
 
@@ -1000,16 +976,15 @@ static int resume_run(const cx_v_sweep_ws *ws, int s, int newer, int m)
     return best;
 }
 
-/* the sweeps (from the held functions where guessed: guess()); 0 where
- * not certified within the bounds */
-static int sweeps(cx_v_sweep_ws *ws, int m, int guessed)
+/* the sweeps; 0 where not certified within the bounds */
+static int sweeps(cx_v_sweep_ws *ws, int m)
 {
     const int p = ws->f->p, last = p - 1;
-    int ver = guessed;
+    int ver = 0;
     for (int s = 0; s < p; s++) {
-        ws->ver[s] = guessed, ws->part[s] = 0;
+        ws->ver[s] = ws->part[s] = 0;
         for (int j = 0; j < MAX_SRC; j++)
-            ws->usedv[s * MAX_SRC + j] = guessed;
+            ws->usedv[s * MAX_SRC + j] = 0;
     }
     for (int sw = 0;; sw++) {
         if (sw == MAX_SWEEPS) return 0;
@@ -1018,18 +993,15 @@ static int sweeps(cx_v_sweep_ws *ws, int m, int guessed)
             const int s = sw % 2 ? last - i : i;
             const vstage *st = &ws->f->st[s];
             const int was_part = ws->part[s];
-            /* guessed: every stage evaluated in the first sweep */
-            int *used = ws->usedv + s * MAX_SRC,
-                go = ws->ver[s] == 0 || was_part || (guessed && sw == 0), newer = 0;
+            int *used = ws->usedv + s * MAX_SRC, go = ws->ver[s] == 0 || was_part, newer = 0;
             for (int j = 0; j < st->nsrc; j++)
                 newer |= (ws->ver[st->src[j]] != used[j]) << j;
             if (!go && !newer) continue;
             /* the changed sources (computed before) stay below what this
-             * stage's reading items end at: nothing changes (from no input
-             * only: the values only rise; from a guess they may fall) */
+             * stage's reading items end at: nothing changes */
             int rfrom = 0;
             if (!go) {
-                int below_all = guessed != 1;
+                int below_all = 1;
                 for (int q = 0; q < st->nread && below_all; q++)
                     if (newer >> st->read[q].src & 1)
                         below_all = below(
@@ -1058,16 +1030,13 @@ static int sweeps(cx_v_sweep_ws *ws, int m, int guessed)
             keep_inputs(ws, s);
             /* the first sweep (up) builds only what the stages above read:
              * the stage is evaluated again in the second */
-            const int build = sw == 0 && !guessed ? st->need & st->upmask : st->need;
+            const int build = sw == 0 ? st->need & st->upmask : st->need;
             if (!stage(ws, s, m, build, rfrom, &ws->free_s[s])) return 0;
             ws->part[s] = build != st->need;
             int ch = ws->ver[s] == 0 || was_part;
             for (int c = 0; c < NCLS && !ch; c++)
                 if (st->need >> c & 1) ch = differ(ws->nf[c], ws->fn[s * NCLS + c], m);
-            /* a guess confirmed: held as evaluated (the run states of a
-             * resume), the stages that read it not redone */
-            const int keep = !ch && guessed && sw == 0;
-            if (ch || keep) {
+            if (ch) {
                 for (int c = 0; c < NCLS; c++) {
                     cx_pl *t = ws->fn[s * NCLS + c];
                     ws->fn[s * NCLS + c] = ws->nf[c], ws->nf[c] = t;
@@ -1075,7 +1044,7 @@ static int sweeps(cx_v_sweep_ws *ws, int m, int guessed)
                 if (build == st->need)
                     memcpy(ws->rst + st->run0 + rfrom, ws->rtmp + st->run0 + rfrom,
                            sizeof(vrstate) * (size_t)(st->nrun - rfrom));
-                if (ch) ws->ver[s] = ++ver;
+                ws->ver[s] = ++ver;
             }
         }
         ws->evals += ran;
@@ -1085,69 +1054,8 @@ static int sweeps(cx_v_sweep_ws *ws, int m, int guessed)
     return 1;
 }
 
-/* The held functions from kept points A and B at l: each the chord
- * (1 - l) f_A + l f_B, pointwise (segments at both's breakpoints). Every
- * value of the replay is the longest of a fixed set of paths, convex in
- * the durations: the chord is at or above it, and equal where the value
- * is linear between A and B. 0 where a chord needs more than NSEG
- * segments (no guess). */
-static int guess_low(cx_v_sweep_ws *ws, const vkeep *A)
-{
-    const int p = ws->f->p;
-    const int *ai = A->fi;
-    const double *ad = A->fd;
-    for (int s = 0; s < p; s++) {
-        const int need = ws->f->st[s].need;
-        for (int c = 0; c < NCLS; c++) {
-            if (!(need >> c & 1)) continue;
-            const int na = ai[0];
-            cx_pl *g = ws->fn[s * NCLS + c];
-            g->n = na;
-            memcpy(g->x, ai + 1, sizeof(int) * (size_t)(na + 1));
-            memcpy(g->v, ad, sizeof(double) * (size_t)na);
-            memcpy(g->k, ad + na, sizeof(double) * (size_t)na);
-            ai += na + 2, ad += 2 * na;
-        }
-    }
-    return 1;
-}
-
-static int guess(cx_v_sweep_ws *ws, const vkeep *A, const vkeep *B, double l)
-{
-    const int p = ws->f->p;
-    const int *ai = A->fi, *bi = B->fi;
-    const double *ad = A->fd, *bd = B->fd;
-    for (int s = 0; s < p; s++) {
-        const int need = ws->f->st[s].need;
-        for (int c = 0; c < NCLS; c++) {
-            if (!(need >> c & 1)) continue;
-            const int na = ai[0], nb = bi[0], *xa = ai + 1, *xb = bi + 1;
-            const double *va = ad, *ka = ad + na, *vb = bd, *kb = bd + nb;
-            ai += na + 2, bi += nb + 2, ad += 2 * na, bd += 2 * nb;
-            if (!na || !nb || xa[0] != xb[0] || xa[na] != xb[nb]) return 0;
-            cx_pl_bld o = {ws->fn[s * NCLS + c], 0};
-            o.f->n = 0;
-            for (int i = 0, j = 0, x = xa[0]; x < xa[na];) {
-                while (xa[i + 1] <= x)
-                    i++;
-                while (xb[j + 1] <= x)
-                    j++;
-                const double ya = va[i] + ka[i] * (double)(x - xa[i]),
-                             yb = vb[j] + kb[j] * (double)(x - xb[j]);
-                cx_pl_push(&o, x, ya + l * (yb - ya), ka[i] + l * (kb[j] - ka[i]));
-                x = xa[i + 1] < xb[j + 1] ? xa[i + 1] : xb[j + 1];
-            }
-            if (o.over) return 0;
-            o.f->x[o.f->n] = xa[na];
-        }
-    }
-    return 1;
-}
-
-/* the sweep of c, no memo; from the guess of kept points A and B at l
- * where both are given */
-static int v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out, const vkeep *A,
-                   const vkeep *B, double l)
+/* the sweep of c, no memo */
+static int v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
 {
     const cx_sched_desc *sd = c->sched;
     const int p = c->p, m = c->m, v = c->v;
@@ -1199,14 +1107,7 @@ static int v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out, const vk
             st->read[q].dmax = d;
         }
     }
-    /* from the guess, else (none, or not certified within the bounds)
-     * from no input */
-    ws->how = 0;
-    if (A && B && getenv("VGLOW")) {
-        if (guess_low(ws, A)) ws->how = sweeps(ws, m, 2) ? 1 : 2;
-    } else if (A && B && guess(ws, A, B, l))
-        ws->how = sweeps(ws, m, 1) ? 1 : 2;
-    if (ws->how != 1 && !sweeps(ws, m, 0)) return 0;
+    if (!sweeps(ws, m)) return 0;
     out->makespan_s = 0;
     for (int s = 0; s < p; s++) {
         const vitem *it = &ws->f->items[ws->f->st[s].last];
@@ -1242,7 +1143,7 @@ int cx_core_replay_v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
 {
     double key[CX_COST_MAX_CLASSES * 7 + 1];
     const int nkey = cx_replay_time_key(c, key), p = c->p, nvs = p * c->v;
-    if (nkey > MKEY || c->v > MAX_NCH) return v_sweep(c, ws, out, NULL, NULL, 0);
+    if (nkey > MKEY || c->v > MAX_NCH) return v_sweep(c, ws, out);
     /* the last answer first, then the ring by hash */
     int at_ = memo_hit(ws, ws->mlast, c, 0, key, nkey) ? ws->mlast : -1;
     uint64_t h = 0;
@@ -1261,12 +1162,12 @@ int cx_core_replay_v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
             ws->mcls = malloc(sizeof(int16_t) * NMEMO * MAX_NCH * (size_t)p);
             memset(ws->memo, 0, sizeof ws->memo);
             ws->mcap = ws->mfree && ws->mcls ? p : 0;
-            if (!ws->mcap) return v_sweep(c, ws, out, NULL, NULL, 0);
+            if (!ws->mcap) return v_sweep(c, ws, out);
         }
         at_ = ws->mnext, ws->mnext = (ws->mnext + 1) % NMEMO;
         v_memo *e = &ws->memo[at_];
         e->used = 0;
-        e->ok = v_sweep(c, ws, &ws->last, NULL, NULL, 0);
+        e->ok = v_sweep(c, ws, &ws->last);
         e->sd = c->sched, e->p = p, e->m = c->m, e->v = c->v, e->nkey = nkey, e->hash = h;
         memcpy(e->key, key, sizeof(double) * (size_t)nkey);
         memcpy(ws->mcls + (size_t)at_ * (size_t)ws->mcap * MAX_NCH, c->vs_class,
@@ -1289,156 +1190,6 @@ int cx_core_replay_v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
     memcpy(out->last_end_s, fr + p, sizeof(double) * (size_t)p);
     memcpy(out->last_item_s, fr + 2 * p, sizeof(double) * (size_t)p);
     return 1;
-}
-
-/* ---- the clock batch's points ---- */
-
-static long long point_counts[4];
-
-void cx_core_v_sweep_point_counts(long long counts[4])
-{
-    for (int i = 0; i < 4; i++)
-        counts[i] = __atomic_load_n(&point_counts[i], __ATOMIC_RELAXED);
-}
-
-int cx_core_v_sweep_point_how(const cx_v_sweep_ws *ws)
-{
-    return ws->how;
-}
-
-void cx_core_v_sweep_batch(cx_v_sweep_ws *ws)
-{
-    for (int i = 0; i < NKEEP; i++)
-        ws->keep[i].id = -1;
-}
-
-/* the kept point id of c's shape and key length, NULL none */
-static vkeep *kept(cx_v_sweep_ws *ws, int id, const cx_cost *c, int nkey)
-{
-    if (id < 0) return NULL;
-    for (int i = 0; i < NKEEP; i++) {
-        vkeep *k = &ws->keep[i];
-        if (k->id == id && k->sd == c->sched && k->p == c->p && k->m == c->m && k->v == c->v &&
-            k->nkey == nkey) {
-            k->stamp = ++ws->kstamp;
-            return k;
-        }
-    }
-    return NULL;
-}
-
-/* a slot for point id: its own, else a free one, else the least recently
- * used but a and b */
-static vkeep *slot(cx_v_sweep_ws *ws, int id, const vkeep *a, const vkeep *b)
-{
-    vkeep *best = NULL;
-    for (int i = 0; i < NKEEP; i++) {
-        vkeep *k = &ws->keep[i];
-        if (k->id == id) return k;
-        if (k == a || k == b) continue;
-        if (!best || (best->id >= 0 && (k->id < 0 || k->stamp < best->stamp))) best = k;
-    }
-    return best;
-}
-
-/* c's answer (out) and final functions into k as point id; 0 on memory */
-static int keep_point(cx_v_sweep_ws *ws, vkeep *k, int id, const cx_cost *c, const double *key,
-                      int nkey, const cx_replay *out)
-{
-    const int p = c->p;
-    k->id = -1;
-    int ni = 0, nd = 0;
-    for (int s = 0; s < p; s++)
-        for (int cl = 0; cl < NCLS; cl++)
-            if (ws->f->st[s].need >> cl & 1) {
-                const int n = ws->fn[s * NCLS + cl]->n;
-                ni += n + 2, nd += 2 * n;
-            }
-    free(k->res);
-    if (!(k->res = malloc(sizeof(double) * (size_t)(1 + 3 * p))) ||
-        !grow((void **)&k->fi, &k->cap_i, ni, sizeof(int)) ||
-        !grow((void **)&k->fd, &k->cap_d, nd, sizeof(double)))
-        return 0;
-    int *fi = k->fi;
-    double *fd = k->fd;
-    for (int s = 0; s < p; s++)
-        for (int cl = 0; cl < NCLS; cl++)
-            if (ws->f->st[s].need >> cl & 1) {
-                const cx_pl *f = ws->fn[s * NCLS + cl];
-                *fi++ = f->n;
-                memcpy(fi, f->x, sizeof(int) * (size_t)(f->n + 1));
-                memcpy(fd, f->v, sizeof(double) * (size_t)f->n);
-                memcpy(fd + f->n, f->k, sizeof(double) * (size_t)f->n);
-                fi += f->n + 1, fd += 2 * f->n;
-            }
-    k->ni = ni, k->nd = nd;
-    k->res[0] = out->makespan_s;
-    memcpy(k->res + 1, out->free_s, sizeof(double) * (size_t)p);
-    memcpy(k->res + 1 + p, out->last_end_s, sizeof(double) * (size_t)p);
-    memcpy(k->res + 1 + 2 * p, out->last_item_s, sizeof(double) * (size_t)p);
-    k->sd = c->sched, k->p = p, k->m = c->m, k->v = c->v, k->nkey = nkey;
-    memcpy(k->key, key, sizeof(double) * (size_t)nkey);
-    k->stamp = ++ws->kstamp, k->id = id;
-    return 1;
-}
-
-/* a copy of kept point a as point id (the same key: the same answer) */
-static void copy_point(cx_v_sweep_ws *ws, vkeep *k, int id, const vkeep *a)
-{
-    const int p = a->p;
-    k->id = -1;
-    free(k->res);
-    if (!(k->res = malloc(sizeof(double) * (size_t)(1 + 3 * p))) ||
-        !grow((void **)&k->fi, &k->cap_i, a->ni, sizeof(int)) ||
-        !grow((void **)&k->fd, &k->cap_d, a->nd, sizeof(double)))
-        return;
-    memcpy(k->res, a->res, sizeof(double) * (size_t)(1 + 3 * p));
-    memcpy(k->fi, a->fi, sizeof(int) * (size_t)a->ni);
-    memcpy(k->fd, a->fd, sizeof(double) * (size_t)a->nd);
-    k->ni = a->ni, k->nd = a->nd;
-    k->sd = a->sd, k->p = p, k->m = a->m, k->v = a->v, k->nkey = a->nkey;
-    memcpy(k->key, a->key, sizeof(double) * (size_t)a->nkey);
-    k->stamp = ++ws->kstamp, k->id = id;
-}
-
-int cx_core_replay_v_sweep_point(const cx_cost *c, cx_v_sweep_ws *ws, int id, int a, int b,
-                                 double l, cx_replay *out)
-{
-    double key[CX_COST_MAX_CLASSES * 7 + 1];
-    const int nkey = cx_replay_time_key(c, key), p = c->p;
-    ws->how = 0;
-    if (nkey > MKEY || c->v > MAX_NCH) return v_sweep(c, ws, out, NULL, NULL, 0);
-    vkeep *A = kept(ws, a, c, nkey), *B = kept(ws, b, c, nkey);
-    /* the same key as a neighbour: its answer */
-    const vkeep *same = A && !memcmp(A->key, key, sizeof(double) * (size_t)nkey)   ? A
-                        : B && !memcmp(B->key, key, sizeof(double) * (size_t)nkey) ? B
-                                                                                   : NULL;
-    vkeep *k = slot(ws, id, A, B);
-    if (same) {
-        out->makespan_s = same->res[0];
-        memcpy(out->free_s, same->res + 1, sizeof(double) * (size_t)p);
-        memcpy(out->last_end_s, same->res + 1 + p, sizeof(double) * (size_t)p);
-        memcpy(out->last_item_s, same->res + 1 + 2 * p, sizeof(double) * (size_t)p);
-        if (k) copy_point(ws, k, id, same);
-        ws->how = 3;
-        __atomic_fetch_add(&point_counts[3], 1, __ATOMIC_RELAXED);
-        return 1;
-    }
-    if (k) k->id = -1; /* redone */
-    if (getenv("VGLOW") && A && B) {
-        /* the end whose key is at or below c's: a lower bound */
-        int la = 1, lb = 1;
-        for (int q = 0; q < nkey; q++)
-            la &= A->key[q] <= key[q], lb &= B->key[q] <= key[q];
-        if (lb)
-            A = B;
-        else if (!la)
-            A = B = NULL;
-    }
-    const int ok = v_sweep(c, ws, out, A && B ? A : NULL, A && B ? B : NULL, l);
-    if (ok && k) keep_point(ws, k, id, c, key, nkey, out);
-    __atomic_fetch_add(&point_counts[ws->how], 1, __ATOMIC_RELAXED);
-    return ok;
 }
 
 int cx_core_replay_v_sweep_pays(const cx_cost *c, int lanes)

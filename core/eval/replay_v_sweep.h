@@ -40,23 +40,4 @@ int cx_core_replay_v_sweep_pays_batch(const cx_cost *c, int jump);
  * evaluations, sweeps, the largest segment count of a function. */
 void cx_core_v_sweep_stats(const cx_v_sweep_ws *ws, int *evals, int *sweeps, int *segs);
 
-/* The points of one clock batch (core/eval/replay.c, eval_clocks;
- * replay_clocks.h): cx_core_v_sweep_batch forgets the points kept;
- * cx_core_replay_v_sweep_point answers as cx_core_replay_v_sweep (no
- * memo) and keeps point id's final functions (the last few points). Where
- * a and b (>= 0) are kept points of c's shape whose functions have one
- * segment structure, the sweep starts from their interpolation at l
- * (cx_clocks_near) and is done when one pass changes no stage (else it
- * starts again from no input); a point whose time key equals a's or b's
- * takes its answer. The bits are a function of c and the kept points'. */
-void cx_core_v_sweep_batch(cx_v_sweep_ws *ws);
-int cx_core_replay_v_sweep_point(const cx_cost *c, cx_v_sweep_ws *ws, int id, int a, int b,
-                                 double l, cx_replay *out);
-/* How the last point was answered: 0 swept from no input (no guess), 1
- * from its guess (one pass), 2 its guess failed (swept again from no
- * input), 3 a kept point's answer (the same key); and process-wide counts
- * of each (for benches). */
-int cx_core_v_sweep_point_how(const cx_v_sweep_ws *ws);
-void cx_core_v_sweep_point_counts(long long counts[4]);
-
 #endif
