@@ -6,7 +6,7 @@
  *     at uneven points: every result within 1e-12 of the function, the
  *     linear ones from 3 evaluations (4 with two points inside first);
  *     keys off the line, or a kink, make it evaluate more, never answer
- *     wrong; a failing evaluation gives -1.
+ *     wrong; one kink outside lanes from 6; a failing evaluation gives -1.
  *  2. Through the workspace (cx_core_replay_ws with 21 clocks set, a real
  *     megatron-22b cost priced at every clock, three recompute modes, every
  *     replayed schedule, shapes with and without the virtual jump and with
@@ -156,6 +156,30 @@ static void test_engine(void)
     CU_ASSERT(more > 200);
     CU_ASSERT_EQUAL(pre_bad, 0);
     CU_ASSERT_EQUAL(fill_bad, 0);
+    /* one kink (at l = 0.3, the 7th of 21 evenly spaced points), not in
+     * lanes, one point inside first: the ends and the middle, then the
+     * points next to the ends (no neighbour beyond a gap at a run's end
+     * to locate its kink), then the kink where their lines meet: 6
+     * evaluations (midpoints instead: 7) */
+    {
+        made_up mk;
+        draw_made_up(&mk, 2, keys, k0, k1);
+        for (int i = 0; i < NPT; i++) {
+            mk.lam[i] = i / (double)(NPT - 1);
+            for (int q = 0; q < NKEY; q++)
+                keys[i * NKEY + q] = k0[q] + mk.lam[i] * (k1[q] - k0[q]);
+        }
+        for (int x = 0; x < 1 + 3 * P; x++) {
+            mk.a[x][0] = 2.0, mk.b[x][0] = -1.0;                    /* falls */
+            mk.b[x][1] = 0.5, mk.a[x][1] = 2.0 - 0.3 * (1.0 + 0.5); /* meets it at 0.3 */
+        }
+        double *rk;
+        const int got =
+            cx_core_replay_clocks_run(cs, NPT, NKEY, keys, P, 1, 0, NULL, eval_made_up, &mk, &rk);
+        CU_ASSERT_EQUAL(got, 6);
+        for (int i = 0; i < NPT; i++)
+            CU_ASSERT(fabs(rk[i * (1 + 3 * P)] - f_of(&mk, 0, mk.lam[i])) <= 1e-12);
+    }
     /* an evaluation that fails: -1, nothing claimed */
     made_up mu;
     draw_made_up(&mu, 2, keys, k0, k1);

@@ -35,7 +35,9 @@
  * triple, so on the gap the chord of a and b): its points are interpolated
  * from a and b, each key checked on the segment a..b (else played). An
  * uncertified gap gets the points around its results' kinks located by its
- * neighbours' lines (kink_points), else its midpoint, in the next round;
+ * neighbours' lines (kink_points), else, at an end of its run, the point
+ * next to that end (so that the gap beside it has neighbours on both
+ * sides: its kinks located next), else its midpoint, in the next round;
  * where the caller played in lanes (a pass costs about the same for few
  * points as for many), the points from the lowest kink to the highest
  * after the first round, all its points after later ones. Measured on
@@ -333,10 +335,19 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
                     for (int j = lo; j <= hi; j++)
                         cs->st[j] = 3, cs->list[nl++] = j;
                 } else {
-                    /* where the gap's kinks lie by its neighbours' lines,
-                     * else its midpoint */
+                    /* where the gap's kinks lie by its neighbours' lines;
+                     * else, in a gap at an end of the run, the point next
+                     * to that end (its line with the end's meets the line
+                     * beyond the gap's other side at a kink: the next
+                     * round locates it); else its midpoint */
                     int j1, j2;
                     kink_points(E, ne, i, keys, nkey, R, len, &j1, &j2);
+                    if (j1 < 0 && j2 < 0 && b - a >= 3) {
+                        if (a == s)
+                            j1 = a + 1;
+                        else if (b == e)
+                            j1 = b - 1;
+                    }
                     if (j1 < 0 && j2 < 0) j1 = a + (b - a) / 2;
                     if (j1 >= 0) cs->st[j1] = 3, cs->list[nl++] = j1;
                     if (j2 >= 0 && j2 != j1) cs->st[j2] = 3, cs->list[nl++] = j2;
