@@ -65,8 +65,9 @@
  * the skip above needs; starting a clock batch's point from its evaluated
  * neighbours' functions took more evaluations, core/README.md, "Clock
  * segments", session 25). Bounds (else 0, the caller replays): 64
- * segments a function, 40 sweeps. Typically up, down, then the checks (2–3 stage evaluations a
- * stage of ~13 runs, ~1.3 µs each on megatron-1t). Results: free = the end
+ * segments a function, 40 sweeps. Typically up, down, then the checks
+ * (2–3 stage evaluations a stage of ~13 runs, ~1.3 µs each on
+ * megatron-1t). Results: free = the end
  * of the stage's last run, last end = free (− P when the last item sends),
  * last item its DP-overlap window. Held to the full replay by
  * tests/test_replay_v_sweep.c; measured in core/README.md, "ZB-V and
