@@ -100,13 +100,22 @@ static const cx_closed_sums *closed_sums(cx_cost *c)
     cx_closed_sums *cs = &c->closed;
     if (cs->gen == c->gen) return cs;
     const double P = c->p2p_s;
-    double sumF = 0, sumB = 0, sumW = 0, pf = -1, pb = -1;
+    double pf = -1, pb = -1;
     int rf = 0, rb = 0;
+    /* the per-stage sums of F, B and W and the tail's `ahead` (below),
+     * in stage order, side by side (cx_add_rep4: the same bits) */
+    double acc[4] = {0, 0, 0, 0};
     for (int r = 0; r < c->nsrun; r++) { /* runs of equal stages */
         const int s = c->srun[r], n = c->srun[r + 1] - s;
         const double F = c->run_f_s[r], B = c->run_b_s[r], W = c->run_w_s[r];
-        for (int k = 0; k < n; k++) /* the per-stage sums, in stage order */
-            sumF += F, sumB += B, sumW += W;
+        /* stage s ends its last backward `ahead` before stage 0: the last
+         * gradient still passes stages s-1..0, a send and a backward item
+         * each */
+        const cx_chunk_cost *c0 = cx_core_cost_chunk(c, c->sched->vstage(c->p, c->v, s, 0));
+        const double last_bw = c0->b_s + c0->tp_b_s + c0->w_s; /* last backward group */
+        cs->ahead_s[r] = acc[3];
+        const double x[4] = {F, B, W, P + last_bw + c0->r_s + c0->tp_r_s};
+        cx_add_rep4(acc, x, n);
         if (c->sched->phased) {
             double a = F + c->sends_f[s] * P, b = B + W + c->sends_b[s] * P;
             if (a > pf) pf = a, rf = r;
@@ -116,21 +125,9 @@ static const cx_closed_sums *closed_sums(cx_cost *c)
             if (t > pf) pf = t, rf = rb = r;
         }
     }
-    cs->sum_f_s = sumF, cs->sum_b_s = sumB, cs->sum_w_s = sumW;
+    cs->sum_f_s = acc[0], cs->sum_b_s = acc[1], cs->sum_w_s = acc[2];
     cs->replayed = replays(c);
     cs->rf = rf, cs->rb = rb, cs->jf = c->srun[rf], cs->jb = c->srun[rb];
-    /* stage s ends its last backward `ahead` before stage 0: the last
-     * gradient still passes stages s-1..0, a send and a backward item each */
-    double ahead = 0;
-    for (int r = 0; r < c->nsrun; r++) {
-        const int s = c->srun[r];
-        const cx_chunk_cost *c0 = cx_core_cost_chunk(c, c->sched->vstage(c->p, c->v, s, 0));
-        const double last_bw = c0->b_s + c0->tp_b_s + c0->w_s; /* last backward group */
-        cs->ahead_s[r] = ahead;
-        const double step = P + last_bw + c0->r_s + c0->tp_r_s;
-        for (int k = c->srun[r + 1] - s; k > 0; k--)
-            ahead += step;
-    }
     /* the breakdown of the bottleneck stage (closed_finish) */
     const double m = (double)c->m;
     double bf = 0, bb = 0, br = 0, btp = 0, bep = 0, bsh = 0, side = 0;
