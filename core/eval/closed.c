@@ -114,6 +114,7 @@ static const cx_closed_sums *closed_sums(cx_cost *c)
         const cx_chunk_cost *c0 = cx_core_cost_chunk(c, c->sched->vstage(c->p, c->v, s, 0));
         const double last_bw = c0->b_s + c0->tp_b_s + c0->w_s; /* last backward group */
         cs->ahead_s[r] = acc[3];
+        cs->window_s[r] = c->sched->splits_bw ? c0->w_s : last_bw;
         const double x[4] = {F, B, W, P + last_bw + c0->r_s + c0->tp_r_s};
         cx_add_rep4(acc, x, n);
         if (c->sched->phased) {
@@ -154,12 +155,15 @@ static const cx_closed_sums *closed_sums(cx_cost *c)
         per_mb += n * (cc->f_flops + cc->b_flops + cc->w_flops);
         rec += n * cc->r_flops;
     }
-    double ranks = m * (double)cx_core_layout_stage_ranks(&c->layout);
+    cs->stage_ranks = (double)cx_core_layout_stage_ranks(&c->layout);
+    double ranks = m * cs->stage_ranks;
     cs->model_flops = per_mb * ranks;
     cs->hardware_flops = (per_mb + rec) * ranks;
     /* parameters */
     cs->params = cx_model_stack_params(&c->stack);
     cs->active_params = cx_model_stack_active_params(&c->stack);
+    cx_core_energy_sums(c, cs->stage_ranks, &cs->nodes, cs->tp_pp_bits);
+    cs->bubble_gen = 0;
     cs->gen = c->gen;
     return cs;
 }
@@ -309,7 +313,12 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     if (p > 1 && !replayed) {
         double n = (double)(p - 1);
         double Fm = (sumF - Fj) / n + P, Bm = (sumB - Bj) / n + P, Wm = (sumW - Wj) / n;
-        bubble = bubble_cached(c->sched, p, m, c->v, Fm, Bm, Wm);
+        /* a function of this pricing: asked once (the same answer) */
+        if (cs->bubble_gen != c->gen) {
+            c->closed.bubble_s = bubble_cached(c->sched, p, m, c->v, Fm, Bm, Wm);
+            c->closed.bubble_gen = c->gen;
+        }
+        bubble = cs->bubble_s;
     }
     double p2p_mb = sends_j;
     double t_pipe = (double)m * tj + (double)(m - 1) * sends_j + bubble;
@@ -363,9 +372,8 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         }
     }
     for (int r = 0, s = 0; !replayed && s < p; s = c->srun[++r]) {
-        const cx_chunk_cost *c0 = cx_core_cost_chunk(c, c->sched->vstage(p, c->v, s, 0));
-        double last_bw = c0->b_s + c0->tp_b_s + c0->w_s; /* last backward group */
-        double window = c->sched->splits_bw ? c0->w_s : last_bw;
+        /* its last backward group's window (closed_sums) */
+        const double window = cs->window_s[r];
         double dp = c->dpr_s[c->prun_of[s]], exposed = dp;
         if (ex->dp_overlap && dp > 0) {
             double n = (double)cx_core_dp_buckets(c, s);

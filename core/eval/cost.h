@@ -95,6 +95,15 @@ typedef struct {
     double bd_f_s, bd_b_s, bd_r_s, bd_tp_s, bd_ep_s, bd_side_s, side_s;
     double model_flops, hardware_flops, params, active_params;
     double ahead_s[CX_STAGE_ARRAY];
+    /* per run, the DP-overlap window of its first stage's last backward
+     * (the closed form's tail) */
+    double window_s[CX_STAGE_ARRAY];
+    /* the schedule's bubble (closed form; bubble_gen: made for gen) */
+    uint64_t bubble_gen;
+    double bubble_s;
+    /* energy.c: the ranks per stage, the nodes and the network bits per
+     * tier of TP and PP traffic (cx_core_energy_result) */
+    double stage_ranks, nodes, tp_pp_bits[CULONX_MAX_TIERS];
 } cx_closed_sums;
 
 /* The clock-independent parts of one op's work (and of its FP8 cast) */

@@ -47,21 +47,13 @@ double cx_core_blocked_power_w(const cx_cost *c)
 
 /* The energy result from the sums over stages of GPU compute energy, idle
  * time (T - busy) and HBM energy. */
-static void finish_sums(const cx_cost *c, double cj, double idle, double hbm, culonx_result *res)
+void cx_core_energy_sums(const cx_cost *c, double per_stage, double *nodes,
+                         double bits[CULONX_MAX_TIERS])
 {
-    const culonx_run *run = c->run;
-    const culonx_execution *ex = &run->exec;
-    const double T = res->iteration_time_s,
-                 per_stage = (double)cx_core_layout_stage_ranks(&c->layout);
     const double m = (double)c->m, nvs = (double)c->p * c->v;
-    culonx_energy *e = &res->energy;
-    double blocked = cx_core_blocked_power_w(c);
-    e->compute_j = e->idle_j = e->hbm_j = e->network_j = 0;
-    e->compute_j = per_stage * cj;
-    e->idle_j = per_stage * blocked * idle;
-    e->hbm_j = per_stage * hbm;
-    /* network: TP per chunk per microbatch, PP p2p, DP per stage */
-    double bits[CULONX_MAX_TIERS] = {0, 0};
+    /* network: TP per chunk per microbatch, PP p2p (DP per stage: below) */
+    for (int t = 0; t < CULONX_MAX_TIERS; t++)
+        bits[t] = 0;
     for (int k = 0; k < c->nclass; k++) { /* chunk classes x their virtual stages */
         const cx_chunk_cost *cc = &c->cls[k];
         double n = (double)c->class_vstages[k];
@@ -70,12 +62,36 @@ static void finish_sums(const cx_cost *c, double cj, double idle, double hbm, cu
     }
     if (c->p > 1) /* each boundary, both directions, every microbatch, every TP x DP rank */
         bits[c->p2p_tier] += 8.0 * 2.0 * (nvs - 1.0) * m * c->p2p_bytes * per_stage;
+    *nodes = ceil((double)c->run->exec.gpus /
+                  (double)(c->sys.gpus_per_node > 0 ? c->sys.gpus_per_node : 1));
+}
+
+static void finish_sums(const cx_cost *c, double cj, double idle, double hbm, culonx_result *res)
+{
+    const culonx_run *run = c->run;
+    const culonx_execution *ex = &run->exec;
+    const double T = res->iteration_time_s, m = (double)c->m;
+    /* the terms of this pricing, kept by closed.c's sums where made for it */
+    const cx_closed_sums *cs = &c->closed;
+    double per_stage, nodes, bits[CULONX_MAX_TIERS];
+    if (cs->gen == c->gen) {
+        per_stage = cs->stage_ranks, nodes = cs->nodes;
+        for (int t = 0; t < CULONX_MAX_TIERS; t++)
+            bits[t] = cs->tp_pp_bits[t];
+    } else {
+        per_stage = (double)cx_core_layout_stage_ranks(&c->layout);
+        cx_core_energy_sums(c, per_stage, &nodes, bits);
+    }
+    culonx_energy *e = &res->energy;
+    double blocked = cx_core_blocked_power_w(c);
+    e->compute_j = e->idle_j = e->hbm_j = e->network_j = 0;
+    e->compute_j = per_stage * cj;
+    e->idle_j = per_stage * blocked * idle;
+    e->hbm_j = per_stage * hbm;
     for (int t = 0; t < CULONX_MAX_TIERS; t++) /* summed stage by stage (cost_dp.c) */
         bits[t] += 8.0 * per_stage * c->dp_tier_sum[t];
     for (int t = 0; t < c->sys.ntiers && t < CULONX_MAX_TIERS; t++)
         e->network_j += bits[t] * c->sys.tier[t].pj_per_bit * 1e-12;
-    double nodes =
-        ceil((double)ex->gpus / (double)(c->sys.gpus_per_node > 0 ? c->sys.gpus_per_node : 1));
     e->overhead_j = c->sys.node_overhead_w * nodes * T;
     double pue = c->sys.pue > 0 ? c->sys.pue : 1.0;
     double it = e->compute_j + e->idle_j + e->network_j + e->overhead_j;
