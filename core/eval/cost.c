@@ -485,6 +485,31 @@ static void price(const culonx_run *run, cx_cost *c, int times, int same_shape, 
     const int part_sums = !fast || c->power_limit_w > 0;
     const double *rows =
         fast && tab && !(c->power_limit_w > 0) ? cx_core_cost_clocks_rows(tab, c) : NULL;
+    /* and the classes' times and energies at this clock, made with the
+     * rows (the loops below, four clocks at a time: the same bits) */
+    int cs = 0; /* its stride */
+    const double *crow = rows ? cx_core_cost_clocks_classes(tab, c, &cs) : NULL;
+    if (crow) {
+        for (int i = 0; i < stk->nparts; i++) {
+            c->part_fill_f_s[i] = c->part_fill_b_s[i] = 0.0;
+            c->part_sh_f_s[i] = c->part_sh_b_s[i] = 0.0;
+        }
+        for (int k = 0; k < c->nclass; k++) {
+            cx_chunk_cost *cc = &c->cls[k];
+            const double *x = crow + (size_t)k * CX_COST_CLASS_FIELDS * (size_t)cs;
+#define X(f) x[(size_t)(f) * (size_t)cs]
+            cc->f_s = X(0), cc->b_s = X(1), cc->w_s = X(2), cc->r_s = X(3);
+            cc->tp_f_s = X(4), cc->tp_b_s = X(5), cc->tp_r_s = X(6);
+            cc->ep_f_s = X(7), cc->ep_b_s = X(8), cc->ep_r_s = X(9), cc->tensor_s = X(10);
+            cc->sh_f_s = cc->sh_b_s = cc->sh_total_s = 0.0; /* no side traffic */
+            if (cc->npieces > 0) cc->sh_fill_f_s = cc->sh_fill_b_s = 0.0;
+            cc->e_f_j = X(11), cc->e_b_j = X(12), cc->e_w_j = X(13), cc->e_r_j = X(14);
+#undef X
+        }
+        cx_core_cost_stage_sums(c, 1);
+        cx_core_cost_dp_runs(run, c);
+        return;
+    }
     for (int q = 0; q < stk->nparts; q++) {
         int i = (q + CX_MODEL_PART_LAYER) % stk->nparts; /* layer kinds, embedding, head */
         added[i] = 0.0;

@@ -240,6 +240,7 @@ typedef struct {
      * buckets and bytes per tier, the optimizer step's time, GPU energy and
      * HBM bytes. Current after every pricing and DP update. */
     int16_t prun_of[CX_STAGE_ARRAY];
+    int16_t prun_srun[CX_STAGE_ARRAY]; /* the first srun at or after prun[r] */
     double dpr_s[CX_STAGE_ARRAY], dpr_tier[CX_STAGE_ARRAY][CULONX_MAX_TIERS];
     int dpr_nb[CX_STAGE_ARRAY];
     double optr_s[CX_STAGE_ARRAY], optr_j[CX_STAGE_ARRAY], optr_bytes[CX_STAGE_ARRAY];
@@ -345,8 +346,15 @@ static inline cx_hw_coll cx_core_hw_coll(cx_coll_kind k)
 /* Energy per GPU of a compute pass of duration t_s doing `flops` (tensor)
  * and moving `bytes` of HBM, at the cost's clock (hw/power.c);
  * *power_w gets the power. */
-double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double bytes,
-                             double *power_w);
+static inline double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double bytes,
+                                           double *power_w)
+{
+    /* prepared for the cost's clock at its build or reprice: same bits */
+    if (c->pe.f_in == c->clock_mhz && c->pe.dtype == c->run->exec.dtype)
+        return cx_hw_pass_energy_prepared_j(&c->pe, t_s, flops, bytes, power_w);
+    return cx_hw_pass_energy_j(&c->sys.gpu, c->run->exec.dtype, c->clock_mhz, t_s, flops, bytes,
+                               power_w);
+}
 /* The same at clock f_mhz (a pass the board limit slowed, power_cap.c). */
 double cx_core_pass_energy_at_j(const cx_cost *c, double f_mhz, double t_s, double flops,
                                 double bytes, double *power_w);
@@ -434,6 +442,13 @@ const double *cx_core_cost_clocks_rows(cx_cost_clocks *t, const cx_cost *c);
 /* The same at clock f_mhz (> 0) instead of c->clock_mhz. The rows are
  * those of c's curve: a copy of c, or c repriced, reads the same ones. */
 const double *cx_core_cost_clocks_rows_at(cx_cost_clocks *t, const cx_cost *c, double f_mhz);
+/* The classes' times and pass energies that price()'s fast path would
+ * leave in c->cls[k] (right after cx_core_cost_clocks_rows gave c's rows:
+ * the same clock): field f of class k at p[(k CX_COST_CLASS_FIELDS + f)
+ * *stride], or NULL; made for all of t's clocks at c's first call for its
+ * curve (the classes' pieces, FLOPs and bytes, which no reprice changes). */
+#define CX_COST_CLASS_FIELDS 15 /* the CX_COST_CLOCK_FIELDS, e_f e_b e_w e_r */
+const double *cx_core_cost_clocks_classes(cx_cost_clocks *t, const cx_cost *c, int *stride);
 /* cx_core_cost_reprice, the parts' times from t where it has them (NULL:
  * the same as cx_core_cost_reprice); the same bits either way, but
  * c->part_t (read by walk.c on its own builds) is left as it was. */

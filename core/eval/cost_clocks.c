@@ -15,12 +15,17 @@
  */
 #include "core/eval/cost.h"
 #include "core/eval/cost_ops.h"
+#include "hw/power.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* per clock (n padded to 4): F, B, W, R, tensor sums, F, B, W, R kernel counts */
 #define ACC 9
+
+/* per clock: the pass energy's terms that read the clock (hw/power.h
+ * cx_hw_pass_prep), n padded to 4 */
+enum { PE_PEAK, PE_VN, PE_BASE, PE_F, PE_FMAX, PE_N };
 
 struct cx_cost_clocks {
     int n;             /* clocks */
@@ -32,6 +37,11 @@ struct cx_cost_clocks {
     const cx_cost *c;  /* the cost the rows were made for */
     uint64_t curve;    /* its curve (cx_cost.curve) */
     int made, last;    /* rows made for (c, curve); the last clock asked */
+    /* the classes' times and energies (cx_core_cost_clocks_classes) */
+    double *pt;   /* [CX_MODEL_MAX_PARTS][CX_COST_CLOCK_FIELDS][n4]: rows by part and field */
+    double *pe;   /* [PE_N][n4] */
+    double *crow; /* [CX_COST_MAX_CLASSES][CX_COST_CLASS_FIELDS][n4] */
+    int cmade;    /* crow made for curve */
 };
 
 cx_cost_clocks *cx_core_cost_clocks_new(void)
@@ -42,9 +52,10 @@ cx_cost_clocks *cx_core_cost_clocks_new(void)
 static void drop(cx_cost_clocks *t)
 {
     free(t->mhz), free(t->r), free(t->acc), free(t->rows), free(t->ok);
-    t->mhz = t->r = t->acc = t->rows = NULL;
+    free(t->pt), free(t->pe), free(t->crow);
+    t->mhz = t->r = t->acc = t->rows = t->pt = t->pe = t->crow = NULL;
     t->ok = NULL;
-    t->n = 0, t->made = 0;
+    t->n = 0, t->made = t->cmade = 0;
 }
 
 void cx_core_cost_clocks_free(cx_cost_clocks *t)
@@ -65,7 +76,10 @@ void cx_core_cost_clocks_set(cx_cost_clocks *t, const double *mhz, int n)
     t->acc = malloc(ACC * n4 * sizeof *t->acc);
     t->rows = malloc(nn * CX_MODEL_MAX_PARTS * CX_COST_CLOCK_FIELDS * sizeof *t->rows);
     t->ok = malloc(nn);
-    if (!t->mhz || !t->r || !t->acc || !t->rows || !t->ok) {
+    t->pt = malloc(CX_MODEL_MAX_PARTS * CX_COST_CLOCK_FIELDS * n4 * sizeof *t->pt);
+    t->pe = malloc(PE_N * n4 * sizeof *t->pe);
+    t->crow = malloc(n4 * CX_COST_MAX_CLASSES * CX_COST_CLASS_FIELDS * sizeof *t->crow);
+    if (!t->mhz || !t->r || !t->acc || !t->rows || !t->ok || !t->pt || !t->pe || !t->crow) {
         drop(t);
         return;
     }
@@ -200,12 +214,22 @@ static void part_rows(cx_cost_clocks *t, const cx_cost *c, int pi)
         q[0] = F[j], q[1] = B[j], q[2] = W[j], q[3] = R[j];
         q[4] = tf, q[5] = tb, q[6] = tr, q[7] = ef, q[8] = eb, q[9] = er, q[10] = T[j];
     }
+    /* the same by field, n4 lanes (those past the last clock: its values,
+     * r being its ratio there), for the classes (make_classes) */
+    double *p = t->pt + (size_t)pi * CX_COST_CLOCK_FIELDS * (size_t)n4;
+    const size_t row = (size_t)n4 * sizeof *p;
+    memcpy(p, F, row), memcpy(p + n4, B, row), memcpy(p + 2 * n4, W, row);
+    memcpy(p + 3 * n4, R, row), memcpy(p + 10 * n4, T, row);
+    const double cst[6] = {tf, tb, tr, ef, eb, er};
+    for (int f = 0; f < 6; f++)
+        for (int j = 0; j < n4; j++)
+            p[(4 + f) * n4 + j] = cst[f];
 }
 
 /* The rows of c's curve at every clock of t. */
 static void make(cx_cost_clocks *t, const cx_cost *c)
 {
-    t->curve = c->curve, t->made = 1;
+    t->curve = c->curve, t->made = 1, t->cmade = 0;
     memset(t->ok, 0, (size_t)t->n);
     if (!plain(c)) return;
     const cx_model_stack *stk = &c->stack;
@@ -238,4 +262,100 @@ const double *cx_core_cost_clocks_rows_at(cx_cost_clocks *t, const cx_cost *c, d
 const double *cx_core_cost_clocks_rows(cx_cost_clocks *t, const cx_cost *c)
 {
     return cx_core_cost_clocks_rows_at(t, c, c->clock_mhz);
+}
+
+/* The classes of price()'s fast path (cost.c) at every clock, four clocks
+ * at a time as op_clocks: each class's fields as the sums over its pieces
+ * (0 + L x part, in piece order; tp_f and tp_b + the prefetch fill, 0
+ * without side traffic) and each pass's energy as
+ * cx_hw_pass_energy_prepared_j (the same operations per lane: t <= 0 gives
+ * 0, utilisations clipped at 1, NaN counted 0). pt: the rows by part and
+ * field; q: the per-clock terms (PE_*), k: the clock-free ones (tensor,
+ * fp at 0, SM at 1 and DRAM power, HBM bytes/s); out: the class's fields
+ * (CX_COST_CLASS_FIELDS) n4 apart. */
+#define SEL(m, a, b) ((v4d)(((v4l)(a) & (m)) | ((v4l)(b) & ~(m))))
+#define DEFINE_CLASS_CLOCKS(NAME, ATTR)                                                            \
+    ATTR static void NAME(int n4, const double *pt, const cx_chunk_cost *cc, const double *q,      \
+                          const double *k, double *out)                                            \
+    {                                                                                              \
+        const v4d z = {0, 0, 0, 0}, one = {1, 1, 1, 1};                                            \
+        const double fl[4] = {cc->f_flops, cc->b_flops, cc->w_flops, cc->r_flops};                 \
+        const double by[4] = {cc->f_bytes, cc->b_bytes, cc->w_bytes, cc->r_bytes};                 \
+        for (int j = 0; j < n4; j += 4) {                                                          \
+            v4d x[CX_COST_CLOCK_FIELDS];                                                           \
+            for (int f = 0; f < CX_COST_CLOCK_FIELDS; f++)                                         \
+                x[f] = z;                                                                          \
+            for (int i = 0; i < cc->npieces; i++) {                                                \
+                const double L = (double)cc->piece[i].count;                                       \
+                const double *b = pt + (size_t)cc->piece[i].part * CX_COST_CLOCK_FIELDS * n4 + j;  \
+                for (int f = 0; f < CX_COST_CLOCK_FIELDS; f++)                                     \
+                    x[f] += L * *(const v4du *)(b + (size_t)f * n4);                               \
+            }                                                                                      \
+            if (cc->npieces > 0) x[4] += 0.0, x[5] += 0.0; /* the fills */                         \
+            for (int f = 0; f < CX_COST_CLOCK_FIELDS; f++)                                         \
+                *(v4du *)(out + (size_t)f * n4 + j) = x[f];                                        \
+            const v4d peak = *(const v4du *)(q + PE_PEAK * n4 + j);                                \
+            const v4d vn = *(const v4du *)(q + PE_VN * n4 + j);                                    \
+            const v4d base = *(const v4du *)(q + PE_BASE * n4 + j);                                \
+            const v4d fq = *(const v4du *)(q + PE_F * n4 + j);                                     \
+            const v4d fmax = *(const v4du *)(q + PE_FMAX * n4 + j);                                \
+            for (int p = 0; p < 4; p++) {                                                          \
+                const v4d ts = x[p];                                                               \
+                v4d ten = fl[p] / (peak * ts);                                                     \
+                ten = SEL(ten > one, one, ten);                                                    \
+                v4d dram = by[p] / (k[4] * ts);                                                    \
+                dram = SEL(dram > one, one, dram);                                                 \
+                const v4d dyn = k[0] * SEL(ten == ten, ten, z) + k[1] + k[2];                      \
+                const v4d pw =                                                                     \
+                    base + dyn * vn * vn * fq / fmax + k[3] * SEL(dram == dram, dram, z);          \
+                const v4d e = pw * ts;                                                             \
+                *(v4du *)(out + (size_t)(CX_COST_CLOCK_FIELDS + p) * n4 + j) = SEL(ts <= z, z, e); \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+DEFINE_CLASS_CLOCKS(class_clocks_base, )
+#if defined(__x86_64__) && defined(__GNUC__)
+DEFINE_CLASS_CLOCKS(class_clocks_avx2, __attribute__((target("avx2"))))
+#endif
+
+typedef void class_clocks_fn(int, const double *, const cx_chunk_cost *, const double *,
+                             const double *, double *);
+static class_clocks_fn *class_clocks = class_clocks_base;
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((constructor)) static void pick_class(void)
+{
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) class_clocks = class_clocks_avx2;
+}
+#endif
+
+/* The class rows of c's curve at every clock (the rows made). */
+static void make_classes(cx_cost_clocks *t, const cx_cost *c)
+{
+    const int n = t->n, n4 = (n + 3) & ~3, nc = c->nclass;
+    cx_hw_pass_prep pp;
+    for (int j = 0; j < n4; j++) { /* the lanes past the last clock: its terms */
+        if (j < n) cx_hw_pass_energy_prepare(&c->sys.gpu, c->run->exec.dtype, t->mhz[j], &pp);
+        t->pe[PE_PEAK * n4 + j] = pp.peak, t->pe[PE_VN * n4 + j] = pp.vn;
+        t->pe[PE_BASE * n4 + j] = pp.base_w, t->pe[PE_F * n4 + j] = pp.f;
+        t->pe[PE_FMAX * n4 + j] = pp.fmax;
+    }
+    /* clock-free (the same at every clock) */
+    const double k[5] = {pp.tensor_w, pp.fp0_w, pp.sm1_w, pp.dram_w, pp.hbm_bps};
+    for (int cl = 0; cl < nc; cl++)
+        class_clocks(n4, t->pt, &c->cls[cl], t->pe, k,
+                     t->crow + (size_t)cl * CX_COST_CLASS_FIELDS * (size_t)n4);
+    t->cmade = 1;
+}
+
+const double *cx_core_cost_clocks_classes(cx_cost_clocks *t, const cx_cost *c, int *stride)
+{
+    if (!t || t->n == 0 || !t->made || t->curve != c->curve || t->mhz[t->last] != c->clock_mhz ||
+        !t->ok[t->last])
+        return NULL;
+    if (!t->cmade) make_classes(t, c);
+    *stride = (t->n + 3) & ~3;
+    return t->crow + t->last;
 }

@@ -78,12 +78,9 @@ void cx_core_cost_dp_runs(const culonx_run *run, cx_cost *c)
      * never the clock: kept per execution across reprices, so a sweep's
      * later clocks compute only the step's energy (same bits). */
     uint64_t f_bits[CX_COST_KEEP_RUNS];
-    double run_f[CX_STAGE_ARRAY]; /* the forward time of each prun's stages */
-    for (int r = 0, q = 0; r < c->nprun; r++) {
-        while (c->srun[q] < c->prun[r]) /* a prun starts an srun (equal stages: equal params) */
-            q++;
-        run_f[r] = c->run_f_s[q];
-    }
+    double run_f[CX_STAGE_ARRAY];      /* the forward time of each prun's stages */
+    for (int r = 0; r < c->nprun; r++) /* a prun starts an srun (equal stages: equal params) */
+        run_f[r] = c->run_f_s[c->prun_srun[r]];
     const int keep = c->nprun <= CX_COST_KEEP_RUNS;
     for (int r = 0; keep && r < c->nprun; r++) {
         f_bits[r] = 0;

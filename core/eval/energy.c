@@ -22,18 +22,8 @@
 
 #include <math.h>
 
-/* Pass energies and blocked power of a cost (cost.h), at its clock or
- * another. */
-double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double bytes,
-                             double *power_w)
-{
-    /* prepared for the cost's clock at its build or reprice: same bits */
-    if (c->pe.f_in == c->clock_mhz && c->pe.dtype == c->run->exec.dtype)
-        return cx_hw_pass_energy_prepared_j(&c->pe, t_s, flops, bytes, power_w);
-    return cx_hw_pass_energy_j(&c->sys.gpu, c->run->exec.dtype, c->clock_mhz, t_s, flops, bytes,
-                               power_w);
-}
-
+/* Pass energies (at the cost's clock: cost.h) and blocked power of a
+ * cost, at another clock. */
 double cx_core_pass_energy_at_j(const cx_cost *c, double f_mhz, double t_s, double flops,
                                 double bytes, double *power_w)
 {
