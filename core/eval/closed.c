@@ -535,8 +535,7 @@ culonx_status cx_core_closed_memory(const culonx_run *run, double clock_mhz, cx_
     culonx_status st =
         cx_core_cost_build_key_mem(run, clock_mhz, c, cx_core_replay_ws_key(ws), complete, err);
     if (st != CULONX_OK) return st;
-    culonx_result r;
-    memset(&r, 0, sizeof r);
+    culonx_result r; /* its memory, written by every branch below, is all read */
     if (!c->sched->closed_exact && memory_kept(c, &r)) { /* replayed, at another clock */
     } else if (replays(c)) { /* the peaks cx_core_replay_ws gives with the times */
         double *peak_act = cx_core_replay_ws_out(ws)->peak_act_bytes;

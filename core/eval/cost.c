@@ -360,8 +360,8 @@ static culonx_status classify(const culonx_run *run, cx_cost *c, int nvs, culonx
  * the same collectives as the dense ones; added to a (reduce-scatter or
  * all-reduce) and b (all-gather) so the DP stream runs them in turn. */
 
-static void price(const culonx_run *run, cx_cost *c, int times, int same_shape,
-                  cx_cost_clocks *tab);
+static void price(const culonx_run *run, cx_cost *c, int times, int same_shape, cx_cost_clocks *tab,
+                  const double *limit_w);
 static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, int mem_only,
                            int same_sys, culonx_error *err);
 
@@ -392,7 +392,8 @@ static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, 
     c->gen = atomic_fetch_add(&build_gen, 1) + 1;
     c->curve = c->gen;
     /* a new shape: nothing kept */
-    c->nkeep_dp = c->keep_dp_next = c->nkeep_mem = c->keep_mem_next = c->keep_mem_last = 0;
+    c->nkeep_dp = c->keep_dp_next = c->keep_dp_last = c->nkeep_mem = c->keep_mem_next =
+        c->keep_mem_last = 0;
     c->run = run;
     if (!same_sys) {
         c->sys = run->system;
@@ -454,7 +455,7 @@ static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, 
     const int times = !mem_only || c->zero >= 2 || ex->offload != 0;
     c->comm_kept = 0;
     c->closed.gen = 0; /* no build is numbered 0 */
-    price(run, c, times, 0, NULL);
+    price(run, c, times, 0, NULL, NULL);
     c->comm_kept = c->priced = times;
     return CULONX_OK;
 }
@@ -466,7 +467,8 @@ static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, 
  * priced for the same execution but the clock and the DP settings before,
  * so its per-stage bytes and parameters stand. tab: the parts' times at
  * the clock where it holds them (cost_clocks.c, a reprice's fast path). */
-static void price(const culonx_run *run, cx_cost *c, int times, int same_shape, cx_cost_clocks *tab)
+static void price(const culonx_run *run, cx_cost *c, int times, int same_shape, cx_cost_clocks *tab,
+                  const double *limit_w)
 {
     const culonx_model *md = &run->model;
     const culonx_execution *ex = &run->exec;
@@ -480,7 +482,10 @@ static void price(const culonx_run *run, cx_cost *c, int times, int same_shape, 
      * no clock and stand; only times and energies are summed again (the
      * same operations on them, so the same bits) */
     const int fast = same_shape && times && c->priced;
-    cx_core_power_cap_init(c);
+    if (limit_w) /* the board limit at the clock, known (reprice_start) */
+        cx_core_power_cap_init_limit(c, *limit_w);
+    else
+        cx_core_power_cap_init(c);
     /* the parts' FLOPs and bytes: for the classes, or the cap's energies */
     const int part_sums = !fast || c->power_limit_w > 0;
     const double *rows =
@@ -651,15 +656,21 @@ static void price(const culonx_run *run, cx_cost *c, int times, int same_shape, 
 }
 
 /* A reprice's start: new number, run and clock; class costs zeroed
- * (zero; price's fast path zeroes only their times) */
-static void reprice_start(const culonx_run *run, double clock_mhz, cx_cost *c, int zero)
+ * (zero; price's fast path zeroes only their times). The pass energy's
+ * terms, and the board limit at the clock (1 and *limit_w), from tab
+ * where it holds them for c's curve (the same values). */
+static int reprice_start(const culonx_run *run, double clock_mhz, cx_cost *c, int zero,
+                         const cx_cost_clocks *tab, double *limit_w)
 {
     c->gen = atomic_fetch_add(&build_gen, 1) + 1;
     c->run = run;
     c->clock_mhz = clock_mhz > 0 ? clock_mhz : run->system.gpu.max_mhz;
-    cx_hw_pass_energy_prepare(&c->sys.gpu, run->exec.dtype, c->clock_mhz, &c->pe);
+    const int known =
+        cx_core_cost_clocks_clock_terms(tab, c, c->clock_mhz, run->exec.dtype, limit_w, &c->pe);
+    if (!known) cx_hw_pass_energy_prepare(&c->sys.gpu, run->exec.dtype, c->clock_mhz, &c->pe);
     for (int k = 0; zero && k < c->nclass; k++)
         memset(&c->cls[k], 0, offsetof(cx_chunk_cost, has_embed));
+    return known;
 }
 
 void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c)
@@ -670,21 +681,26 @@ void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c)
 void cx_core_cost_reprice_clocks(const culonx_run *run, double clock_mhz, cx_cost *c,
                                  cx_cost_clocks *tab)
 {
-    reprice_start(run, clock_mhz, c, !c->priced); /* price's fast path where priced */
+    double limit_w;
+    /* price's fast path where priced */
+    const int known = reprice_start(run, clock_mhz, c, !c->priced, tab, &limit_w);
     cx_core_shard_groups(c);
-    price(run, c, 1, 1, tab); /* the ops' parts are kept unless a memory-only build left none */
+    /* the ops' parts are kept unless a memory-only build left none */
+    price(run, c, 1, 1, tab, known ? &limit_w : NULL);
     c->comm_kept = c->priced = 1;
 }
 
 void cx_core_cost_reexec(const culonx_run *run, double clock_mhz, cx_cost *c, int mem_only)
 {
-    reprice_start(run, clock_mhz, c, 1);
+    double limit_w;
+    reprice_start(run, clock_mhz, c, 1, NULL, &limit_w);
     c->curve = c->gen; /* other op prices: another curve */
     /* other bytes (recompute, ZeRO, offload): nothing kept */
-    c->nkeep_dp = c->keep_dp_next = c->nkeep_mem = c->keep_mem_next = c->keep_mem_last = 0;
+    c->nkeep_dp = c->keep_dp_next = c->keep_dp_last = c->nkeep_mem = c->keep_mem_next =
+        c->keep_mem_last = 0;
     cx_core_shard_init(c);
     const int times = !mem_only || c->zero >= 2 || run->exec.offload != 0; /* as build */
-    price(run, c, times, 0, NULL); /* the ops' parts kept, or split now (times) */
+    price(run, c, times, 0, NULL, NULL); /* the ops' parts kept, or split now (times) */
     c->priced = times;
     c->comm_kept = c->comm_kept || times;
 }

@@ -293,7 +293,7 @@ typedef struct {
     /* clock-independent results of this shape, kept across reprices and
      * reset by every full build (cost.c cx_core_cost_stages, closed.c
      * memory): a sweep prices one shape at every clock */
-    int nkeep_dp, keep_dp_next, nkeep_mem, keep_mem_next, keep_mem_last;
+    int nkeep_dp, keep_dp_next, keep_dp_last, nkeep_mem, keep_mem_next, keep_mem_last;
     cx_closed_sums closed; /* closed.c, for the evaluations of one pricing */
     cx_keep_dp keep_dp[CX_COST_KEEP];
     cx_keep_mem keep_mem[CX_COST_KEEP];
@@ -368,6 +368,8 @@ double cx_core_op_kept_time(const cx_cost *c, const cx_model_op *o, const cx_op_
  * instance the cap added); a class's pass energies from its parts' at their
  * own clocks. */
 void cx_core_power_cap_init(cx_cost *c);
+/* The same where the limit at c's clock is known (limit_w). */
+void cx_core_power_cap_init_limit(cx_cost *c, double limit_w);
 /* The limit a pricing of c at clock_mhz applies (cx_cost.power_limit_w):
  * the GPU's tdp-w, 0 when absent or when full activity stays within it. */
 double cx_core_power_limit_at(const cx_cost *c, double clock_mhz);
@@ -447,6 +449,11 @@ const double *cx_core_cost_clocks_rows_at(cx_cost_clocks *t, const cx_cost *c, d
  * the same clock): field f of class k at p[(k CX_COST_CLASS_FIELDS + f)
  * *stride], or NULL; made for all of t's clocks at c's first call for its
  * curve (the classes' pieces, FLOPs and bytes, which no reprice changes). */
+/* The board limit (power_cap.c) and the pass energy's terms
+ * (cx_hw_pass_energy_prepare) at clock f_mhz of t for c's GPU and dtype,
+ * where t holds them (made for c's curve): 1, else 0. */
+int cx_core_cost_clocks_clock_terms(const cx_cost_clocks *t, const cx_cost *c, double f_mhz,
+                                    culonx_dtype dtype, double *limit_w, cx_hw_pass_prep *pe);
 #define CX_COST_CLASS_FIELDS 15 /* the CX_COST_CLOCK_FIELDS, e_f e_b e_w e_r */
 const double *cx_core_cost_clocks_classes(cx_cost_clocks *t, const cx_cost *c, int *stride);
 /* cx_core_cost_reprice, the parts' times from t where it has them (NULL:

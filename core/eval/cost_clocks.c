@@ -28,15 +28,17 @@
 enum { PE_PEAK, PE_VN, PE_BASE, PE_F, PE_FMAX, PE_N };
 
 struct cx_cost_clocks {
-    int n;             /* clocks */
-    double *mhz;       /* [n] */
-    double *r;         /* [n] clock ratios (cx_cost_clock_ratio) */
-    double *acc;       /* [ACC][n] */
-    double *rows;      /* [n][CX_MODEL_MAX_PARTS][CX_COST_CLOCK_FIELDS] */
-    unsigned char *ok; /* [n] rows usable at clock i */
-    const cx_cost *c;  /* the cost the rows were made for */
-    uint64_t curve;    /* its curve (cx_cost.curve) */
-    int made, last;    /* rows made for (c, curve); the last clock asked */
+    int n;                 /* clocks */
+    double *mhz;           /* [n] */
+    double *r;             /* [n] clock ratios (cx_cost_clock_ratio) */
+    double *acc;           /* [ACC][n] */
+    double *rows;          /* [n][CX_MODEL_MAX_PARTS][CX_COST_CLOCK_FIELDS] */
+    unsigned char *ok;     /* [n] rows usable at clock i */
+    const cx_cost *c;      /* the cost the rows were made for */
+    uint64_t curve;        /* its curve (cx_cost.curve) */
+    int made, last;        /* rows made for (c, curve); the last clock asked */
+    double *lim;           /* [n] the board limit binding at clock j (power_cap.c) */
+    cx_hw_pass_prep *prep; /* [n] the pass energy's terms at clock j */
     /* the classes' times and energies (cx_core_cost_clocks_classes) */
     double *pt;   /* [CX_MODEL_MAX_PARTS][CX_COST_CLOCK_FIELDS][n4]: rows by part and field */
     double *pe;   /* [PE_N][n4] */
@@ -52,8 +54,9 @@ cx_cost_clocks *cx_core_cost_clocks_new(void)
 static void drop(cx_cost_clocks *t)
 {
     free(t->mhz), free(t->r), free(t->acc), free(t->rows), free(t->ok);
-    free(t->pt), free(t->pe), free(t->crow);
-    t->mhz = t->r = t->acc = t->rows = t->pt = t->pe = t->crow = NULL;
+    free(t->pt), free(t->pe), free(t->crow), free(t->lim), free(t->prep);
+    t->mhz = t->r = t->acc = t->rows = t->pt = t->pe = t->crow = t->lim = NULL;
+    t->prep = NULL;
     t->ok = NULL;
     t->n = 0, t->made = t->cmade = 0;
 }
@@ -79,7 +82,10 @@ void cx_core_cost_clocks_set(cx_cost_clocks *t, const double *mhz, int n)
     t->pt = malloc(CX_MODEL_MAX_PARTS * CX_COST_CLOCK_FIELDS * n4 * sizeof *t->pt);
     t->pe = malloc(PE_N * n4 * sizeof *t->pe);
     t->crow = malloc(n4 * CX_COST_MAX_CLASSES * CX_COST_CLASS_FIELDS * sizeof *t->crow);
-    if (!t->mhz || !t->r || !t->acc || !t->rows || !t->ok || !t->pt || !t->pe || !t->crow) {
+    t->lim = malloc(nn * sizeof *t->lim);
+    t->prep = malloc(nn * sizeof *t->prep);
+    if (!t->mhz || !t->r || !t->acc || !t->rows || !t->ok || !t->pt || !t->pe || !t->crow ||
+        !t->lim || !t->prep) {
         drop(t);
         return;
     }
@@ -231,6 +237,10 @@ static void make(cx_cost_clocks *t, const cx_cost *c)
 {
     t->curve = c->curve, t->made = 1, t->cmade = 0;
     memset(t->ok, 0, (size_t)t->n);
+    for (int j = 0; j < t->n; j++) { /* of the GPU, the dtype and the clock */
+        t->lim[j] = cx_core_power_limit_at(c, t->mhz[j]);
+        cx_hw_pass_energy_prepare(&c->sys.gpu, c->run->exec.dtype, t->mhz[j], &t->prep[j]);
+    }
     if (!plain(c)) return;
     const cx_model_stack *stk = &c->stack;
     for (int pi = 0; pi < stk->nparts; pi++)
@@ -238,7 +248,7 @@ static void make(cx_cost_clocks *t, const cx_cost *c)
             if (stk->part[pi].ops.op[i].coll_cp) return; /* ring attention overlap */
     for (int j = 0; j < t->n; j++) {
         t->r[j] = cx_cost_clock_ratio(c, t->mhz[j]);
-        t->ok[j] = !(cx_core_power_limit_at(c, t->mhz[j]) > 0); /* power_cap_init */
+        t->ok[j] = !(t->lim[j] > 0); /* power_cap_init */
     }
     for (int j = t->n; j & 3; j++) /* the lanes past the last clock: read, never kept */
         t->r[j] = t->r[t->n - 1];
@@ -257,6 +267,25 @@ const double *cx_core_cost_clocks_rows_at(cx_cost_clocks *t, const cx_cost *c, d
     if (!t->made || t->curve != c->curve) make(t, c);
     if (!t->ok[j]) return NULL;
     return t->rows + (size_t)j * CX_MODEL_MAX_PARTS * CX_COST_CLOCK_FIELDS;
+}
+
+/* The index of clock f_mhz in t (the one after the last asked first), or -1. */
+static int clock_index(const cx_cost_clocks *t, double f_mhz)
+{
+    if (t->last + 1 < t->n && t->mhz[t->last + 1] == f_mhz) return t->last + 1;
+    for (int i = 0; i < t->n; i++)
+        if (t->mhz[i] == f_mhz) return i;
+    return -1;
+}
+
+int cx_core_cost_clocks_clock_terms(const cx_cost_clocks *t, const cx_cost *c, double f_mhz,
+                                    culonx_dtype dtype, double *limit_w, cx_hw_pass_prep *pe)
+{
+    if (!t || t->n == 0 || !t->made || t->curve != c->curve) return 0;
+    const int j = clock_index(t, f_mhz);
+    if (j < 0 || t->prep[j].dtype != dtype) return 0;
+    *limit_w = t->lim[j], *pe = t->prep[j];
+    return 1;
 }
 
 const double *cx_core_cost_clocks_rows(cx_cost_clocks *t, const cx_cost *c)
@@ -335,15 +364,15 @@ __attribute__((constructor)) static void pick_class(void)
 static void make_classes(cx_cost_clocks *t, const cx_cost *c)
 {
     const int n = t->n, n4 = (n + 3) & ~3, nc = c->nclass;
-    cx_hw_pass_prep pp;
     for (int j = 0; j < n4; j++) { /* the lanes past the last clock: its terms */
-        if (j < n) cx_hw_pass_energy_prepare(&c->sys.gpu, c->run->exec.dtype, t->mhz[j], &pp);
-        t->pe[PE_PEAK * n4 + j] = pp.peak, t->pe[PE_VN * n4 + j] = pp.vn;
-        t->pe[PE_BASE * n4 + j] = pp.base_w, t->pe[PE_F * n4 + j] = pp.f;
-        t->pe[PE_FMAX * n4 + j] = pp.fmax;
+        const cx_hw_pass_prep *pp = &t->prep[j < n ? j : n - 1];
+        t->pe[PE_PEAK * n4 + j] = pp->peak, t->pe[PE_VN * n4 + j] = pp->vn;
+        t->pe[PE_BASE * n4 + j] = pp->base_w, t->pe[PE_F * n4 + j] = pp->f;
+        t->pe[PE_FMAX * n4 + j] = pp->fmax;
     }
     /* clock-free (the same at every clock) */
-    const double k[5] = {pp.tensor_w, pp.fp0_w, pp.sm1_w, pp.dram_w, pp.hbm_bps};
+    const cx_hw_pass_prep *p0 = &t->prep[0];
+    const double k[5] = {p0->tensor_w, p0->fp0_w, p0->sm1_w, p0->dram_w, p0->hbm_bps};
     for (int cl = 0; cl < nc; cl++)
         class_clocks(n4, t->pt, &c->cls[cl], t->pe, k,
                      t->crow + (size_t)cl * CX_COST_CLASS_FIELDS * (size_t)n4);
