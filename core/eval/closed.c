@@ -147,22 +147,27 @@ static const cx_closed_sums *closed_sums(cx_cost *c)
     }
     cs->bd_f_s = bf, cs->bd_b_s = bb, cs->bd_r_s = br, cs->bd_tp_s = btp, cs->bd_ep_s = bep;
     cs->bd_side_s = bsh, cs->side_s = side;
-    /* FLOPs */
-    double per_mb = 0, rec = 0;
-    for (int k = 0; k < c->nclass; k++) { /* chunk classes x their virtual stages */
-        const cx_chunk_cost *cc = &c->cls[k];
-        double n = (double)c->class_vstages[k];
-        per_mb += n * (cc->f_flops + cc->b_flops + cc->w_flops);
-        rec += n * cc->r_flops;
+    /* what reads no time (FLOPs, bytes, parameters, the layout): once per
+     * priced curve (cx_cost.curve: a reprice changes none of it) */
+    if (cs->fixed_curve != c->curve || !c->priced) {
+        /* FLOPs */
+        double per_mb = 0, rec = 0;
+        for (int k = 0; k < c->nclass; k++) { /* chunk classes x their virtual stages */
+            const cx_chunk_cost *cc = &c->cls[k];
+            double n = (double)c->class_vstages[k];
+            per_mb += n * (cc->f_flops + cc->b_flops + cc->w_flops);
+            rec += n * cc->r_flops;
+        }
+        cs->stage_ranks = (double)cx_core_layout_stage_ranks(&c->layout);
+        double ranks = m * cs->stage_ranks;
+        cs->model_flops = per_mb * ranks;
+        cs->hardware_flops = (per_mb + rec) * ranks;
+        /* parameters */
+        cs->params = cx_model_stack_params(&c->stack);
+        cs->active_params = cx_model_stack_active_params(&c->stack);
+        cx_core_energy_sums(c, cs->stage_ranks, &cs->nodes, cs->tp_pp_bits);
+        cs->fixed_curve = c->priced ? c->curve : 0;
     }
-    cs->stage_ranks = (double)cx_core_layout_stage_ranks(&c->layout);
-    double ranks = m * cs->stage_ranks;
-    cs->model_flops = per_mb * ranks;
-    cs->hardware_flops = (per_mb + rec) * ranks;
-    /* parameters */
-    cs->params = cx_model_stack_params(&c->stack);
-    cs->active_params = cx_model_stack_active_params(&c->stack);
-    cx_core_energy_sums(c, cs->stage_ranks, &cs->nodes, cs->tp_pp_bits);
     cs->bubble_gen = 0;
     cs->gen = c->gen;
     return cs;
