@@ -492,16 +492,16 @@ static void price(const culonx_run *run, cx_cost *c, int times, int same_shape, 
         fast && tab && !(c->power_limit_w > 0) ? cx_core_cost_clocks_rows(tab, c) : NULL;
     /* and the classes' times and energies at this clock, made with the
      * rows (the loops below, four clocks at a time: the same bits) */
-    int cs = 0; /* its stride */
-    const double *crow = rows ? cx_core_cost_clocks_classes(tab, c, &cs) : NULL;
-    if (crow) {
+    cx_cost_clock_rows cr;
+    if (rows && cx_core_cost_clocks_classes(tab, c, &cr)) {
+        const int cs = cr.stride;
         for (int i = 0; i < stk->nparts; i++) {
             c->part_fill_f_s[i] = c->part_fill_b_s[i] = 0.0;
             c->part_sh_f_s[i] = c->part_sh_b_s[i] = 0.0;
         }
         for (int k = 0; k < c->nclass; k++) {
             cx_chunk_cost *cc = &c->cls[k];
-            const double *x = crow + (size_t)k * CX_COST_CLASS_FIELDS * (size_t)cs;
+            const double *x = cr.cls + (size_t)k * CX_COST_CLASS_FIELDS * (size_t)cs;
 #define X(f) x[(size_t)(f) * (size_t)cs]
             cc->f_s = X(0), cc->b_s = X(1), cc->w_s = X(2), cc->r_s = X(3);
             cc->tp_f_s = X(4), cc->tp_b_s = X(5), cc->tp_r_s = X(6);
@@ -511,7 +511,12 @@ static void price(const culonx_run *run, cx_cost *c, int times, int same_shape, 
             cc->e_f_j = X(11), cc->e_b_j = X(12), cc->e_w_j = X(13), cc->e_r_j = X(14);
 #undef X
         }
-        cx_core_cost_stage_sums(c, 1);
+        /* the runs' aggregates from the same table (stage_sums(c, 1)) */
+        for (int r = 0; r < c->nsrun; r++) {
+            const double *x = cr.runs + (size_t)r * CX_COST_RUN_FIELDS * (size_t)cs;
+            c->run_f_s[r] = x[0], c->run_b_s[r] = x[cs], c->run_w_s[r] = x[2 * cs];
+            c->run_e_j[r] = x[3 * cs], c->run_busy_s[r] = x[4 * cs];
+        }
         cx_core_cost_dp_runs(run, c);
         return;
     }

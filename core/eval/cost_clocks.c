@@ -44,6 +44,9 @@ struct cx_cost_clocks {
     double *pe;   /* [PE_N][n4] */
     double *crow; /* [CX_COST_MAX_CLASSES][CX_COST_CLASS_FIELDS][n4] */
     int cmade;    /* crow made for curve */
+    /* the runs of equal stages' aggregates (cx_core_cost_clocks_runs) */
+    double *rrow;    /* [nsrun][CX_COST_RUN_FIELDS][n4] */
+    int rcap, rmade; /* runs rrow has room for; made for curve */
 };
 
 cx_cost_clocks *cx_core_cost_clocks_new(void)
@@ -54,7 +57,8 @@ cx_cost_clocks *cx_core_cost_clocks_new(void)
 static void drop(cx_cost_clocks *t)
 {
     free(t->mhz), free(t->r), free(t->acc), free(t->rows), free(t->ok);
-    free(t->pt), free(t->pe), free(t->crow), free(t->lim), free(t->prep);
+    free(t->pt), free(t->pe), free(t->crow), free(t->lim), free(t->prep), free(t->rrow);
+    t->rrow = NULL, t->rcap = t->rmade = 0;
     t->mhz = t->r = t->acc = t->rows = t->pt = t->pe = t->crow = t->lim = NULL;
     t->prep = NULL;
     t->ok = NULL;
@@ -235,7 +239,7 @@ static void part_rows(cx_cost_clocks *t, const cx_cost *c, int pi)
 /* The rows of c's curve at every clock of t. */
 static void make(cx_cost_clocks *t, const cx_cost *c)
 {
-    t->curve = c->curve, t->made = 1, t->cmade = 0;
+    t->curve = c->curve, t->made = 1, t->cmade = t->rmade = 0;
     memset(t->ok, 0, (size_t)t->n);
     for (int j = 0; j < t->n; j++) { /* of the GPU, the dtype and the clock */
         t->lim[j] = cx_core_power_limit_at(c, t->mhz[j]);
@@ -379,12 +383,81 @@ static void make_classes(cx_cost_clocks *t, const cx_cost *c)
     t->cmade = 1;
 }
 
-const double *cx_core_cost_clocks_classes(cx_cost_clocks *t, const cx_cost *c, int *stride)
+/* cost_runs.c cx_core_cost_stage_sums(c, 1) at every clock: per run of
+ * equal stages, from its first stage's chunks in chunk order (the class
+ * rows), F = sum (f + tp_f), B = sum (b + tp_b + r + tp_r), W = sum w,
+ * the energy sum (e_f + e_b + e_w + e_r) and busy sum (f + b + w + r),
+ * four clocks at a time (the same operations per lane). */
+#define DEFINE_RUN_CLOCKS(NAME, ATTR)                                                              \
+    ATTR static void NAME(int n4, const double *crow, const int *cls, int v, double *out)          \
+    {                                                                                              \
+        const size_t S = (size_t)n4;                                                               \
+        for (int j = 0; j < n4; j += 4) {                                                          \
+            v4d F = {0, 0, 0, 0}, B = F, W = F, E = F, U = F;                                      \
+            for (int k = 0; k < v; k++) {                                                          \
+                const double *x = crow + (size_t)cls[k] * CX_COST_CLASS_FIELDS * S + j;            \
+                const v4d f = *(const v4du *)x, b = *(const v4du *)(x + S);                        \
+                const v4d w = *(const v4du *)(x + 2 * S), r = *(const v4du *)(x + 3 * S);          \
+                F += f + *(const v4du *)(x + 4 * S);                                               \
+                B += b + *(const v4du *)(x + 5 * S) + r + *(const v4du *)(x + 6 * S);              \
+                W += w;                                                                            \
+                E += *(const v4du *)(x + 11 * S) + *(const v4du *)(x + 12 * S) +                   \
+                     *(const v4du *)(x + 13 * S) + *(const v4du *)(x + 14 * S);                    \
+                U += f + b + w + r;                                                                \
+            }                                                                                      \
+            *(v4du *)(out + j) = F, *(v4du *)(out + S + j) = B, *(v4du *)(out + 2 * S + j) = W;    \
+            *(v4du *)(out + 3 * S + j) = E, *(v4du *)(out + 4 * S + j) = U;                        \
+        }                                                                                          \
+    }
+
+DEFINE_RUN_CLOCKS(run_clocks_base, )
+#if defined(__x86_64__) && defined(__GNUC__)
+DEFINE_RUN_CLOCKS(run_clocks_avx2, __attribute__((target("avx2"))))
+#endif
+
+typedef void run_clocks_fn(int, const double *, const int *, int, double *);
+static run_clocks_fn *run_clocks = run_clocks_base;
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((constructor)) static void pick_run(void)
+{
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) run_clocks = run_clocks_avx2;
+}
+#endif
+
+/* The runs' aggregates of c's curve at every clock (the classes made):
+ * 0 when out of memory. */
+static int make_runs(cx_cost_clocks *t, const cx_cost *c)
+{
+    const int n4 = (t->n + 3) & ~3, nr = c->nsrun, v = c->v;
+    if (nr > t->rcap) {
+        free(t->rrow);
+        t->rrow = malloc((size_t)nr * CX_COST_RUN_FIELDS * (size_t)n4 * sizeof *t->rrow);
+        t->rcap = t->rrow ? nr : 0;
+        if (!t->rrow) return 0;
+    }
+    int cls[CX_COST_MAX_VSTAGES];
+    for (int r = 0; r < nr; r++) {
+        const int s = c->srun[r];
+        for (int k = 0; k < v; k++)
+            cls[k] = c->vs_class[c->vs_stage_vs[s * v + k]];
+        run_clocks(n4, t->crow, cls, v, t->rrow + (size_t)r * CX_COST_RUN_FIELDS * (size_t)n4);
+    }
+    return 1;
+}
+
+int cx_core_cost_clocks_classes(cx_cost_clocks *t, const cx_cost *c, cx_cost_clock_rows *out)
 {
     if (!t || t->n == 0 || !t->made || t->curve != c->curve || t->mhz[t->last] != c->clock_mhz ||
         !t->ok[t->last])
-        return NULL;
-    if (!t->cmade) make_classes(t, c);
-    *stride = (t->n + 3) & ~3;
-    return t->crow + t->last;
+        return 0;
+    if (!t->cmade) {
+        make_classes(t, c);
+        t->rmade = make_runs(t, c);
+    }
+    if (!t->rmade) return 0;
+    out->stride = (t->n + 3) & ~3;
+    out->cls = t->crow + t->last, out->runs = t->rrow + t->last;
+    return 1;
 }
