@@ -63,8 +63,8 @@ static double bubble_cached(const cx_sched_desc *d, int p, int m, int v, double 
     uint64_t fb = bits(f), bb = bits(b), wb = bits(w);
     for (int k = 1; k <= BUBBLE_MEMO; k++) { /* the latest first */
         const bubble_memo *e = &memo[(memo_next - k) % BUBBLE_MEMO];
-        if (e->d == d && e->p == p && e->m == m && e->v == v && e->f == fb && e->b == bb &&
-            e->w == wb)
+        if (e->f == fb && e->b == bb && e->w == wb && e->d == d && e->p == p && e->m == m &&
+            e->v == v) /* the times first: they differ most often */
             return e->bubble_s;
     }
     double r = d->bubble_s(p, m, v, f, b, w);
@@ -216,12 +216,10 @@ static void memory_result(cx_cost *c, const double *peak_act, culonx_result *res
     if (keeps && memory_kept(c, res)) return;
     memory_scan(c, peak_act, res);
     if (!keeps) return;
-    culonx_execution key;
-    memcpy(&key, &c->run->exec, sizeof key);
-    key.clock_mhz = 0;
     int i = c->nkeep_mem < CX_COST_KEEP ? c->nkeep_mem++ : c->keep_mem_next++ % CX_COST_KEEP;
     cx_keep_mem *e = &c->keep_mem[i];
-    memcpy(&e->exec, &key, sizeof key);
+    memcpy(&e->exec, &c->run->exec, sizeof e->exec); /* the key: the execution, clock cleared */
+    e->exec.clock_mhz = 0;
     e->memory = res->memory;
     e->params_per_gpu = res->params_per_gpu;
 }

@@ -731,7 +731,9 @@ void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_mem
      * weights and gradients whole, optimizer state over the expert
      * data-parallel group with ZeRO 1 */
     const double Pe = c->stage_expert_params[s], Pd = P - Pe;
-    const double eo = c->zero >= 1 ? (double)cx_core_layout_expert_dp(&c->layout) : 1.0;
+    /* (no expert parameters: 12 x 0 / eo is 0 for any eo >= 1) */
+    const double eo =
+        c->zero >= 1 && Pe != 0 ? (double)cx_core_layout_expert_dp(&c->layout) : 1.0;
     mm->weights_bytes = wb * (Pd / (c->zero >= 3 ? S : 1.0) + Pe);
     mm->gradients_bytes = 4.0 * (Pd / (c->zero >= 2 ? S : 1.0) + Pe);
     mm->optimizer_bytes = 12.0 * Pd / (c->zero >= 1 ? S : 1.0) + 12.0 * Pe / eo;
