@@ -484,6 +484,8 @@ static void price(const culonx_run *run, cx_cost *c, int times, int same_shape, 
     const int fast = same_shape && times && c->priced;
     if (limit_w) /* the board limit at the clock, known (reprice_start) */
         cx_core_power_cap_init_limit(c, *limit_w);
+    else if (!times) /* memory only: no pass is timed, no limit read until a pricing that times */
+        cx_core_power_cap_init_limit(c, 0.0);
     else
         cx_core_power_cap_init(c);
     /* the parts' FLOPs and bytes: for the classes, or the cap's energies */
