@@ -494,31 +494,7 @@ static void price(const culonx_run *run, cx_cost *c, int times, int same_shape, 
         fast && tab && !(c->power_limit_w > 0) ? cx_core_cost_clocks_rows(tab, c) : NULL;
     /* and the classes' times and energies at this clock, made with the
      * rows (the loops below, four clocks at a time: the same bits) */
-    cx_cost_clock_rows cr;
-    if (rows && cx_core_cost_clocks_classes(tab, c, &cr)) {
-        const int cs = cr.stride;
-        for (int i = 0; i < stk->nparts; i++) {
-            c->part_fill_f_s[i] = c->part_fill_b_s[i] = 0.0;
-            c->part_sh_f_s[i] = c->part_sh_b_s[i] = 0.0;
-        }
-        for (int k = 0; k < c->nclass; k++) {
-            cx_chunk_cost *cc = &c->cls[k];
-            const double *x = cr.cls + (size_t)k * CX_COST_CLASS_FIELDS * (size_t)cs;
-#define X(f) x[(size_t)(f) * (size_t)cs]
-            cc->f_s = X(0), cc->b_s = X(1), cc->w_s = X(2), cc->r_s = X(3);
-            cc->tp_f_s = X(4), cc->tp_b_s = X(5), cc->tp_r_s = X(6);
-            cc->ep_f_s = X(7), cc->ep_b_s = X(8), cc->ep_r_s = X(9), cc->tensor_s = X(10);
-            cc->sh_f_s = cc->sh_b_s = cc->sh_total_s = 0.0; /* no side traffic */
-            if (cc->npieces > 0) cc->sh_fill_f_s = cc->sh_fill_b_s = 0.0;
-            cc->e_f_j = X(11), cc->e_b_j = X(12), cc->e_w_j = X(13), cc->e_r_j = X(14);
-#undef X
-        }
-        /* the runs' aggregates from the same table (stage_sums(c, 1)) */
-        for (int r = 0; r < c->nsrun; r++) {
-            const double *x = cr.runs + (size_t)r * CX_COST_RUN_FIELDS * (size_t)cs;
-            c->run_f_s[r] = x[0], c->run_b_s[r] = x[cs], c->run_w_s[r] = x[2 * cs];
-            c->run_e_j[r] = x[3 * cs], c->run_busy_s[r] = x[4 * cs];
-        }
+    if (rows && cx_core_cost_clocks_apply(tab, c)) { /* the classes and runs too */
         cx_core_cost_dp_runs(run, c);
         return;
     }
@@ -734,8 +710,7 @@ void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_mem
      * data-parallel group with ZeRO 1 */
     const double Pe = c->stage_expert_params[s], Pd = P - Pe;
     /* (no expert parameters: 12 x 0 / eo is 0 for any eo >= 1) */
-    const double eo =
-        c->zero >= 1 && Pe != 0 ? (double)cx_core_layout_expert_dp(&c->layout) : 1.0;
+    const double eo = c->zero >= 1 && Pe != 0 ? (double)cx_core_layout_expert_dp(&c->layout) : 1.0;
     mm->weights_bytes = wb * (Pd / (c->zero >= 3 ? S : 1.0) + Pe);
     mm->gradients_bytes = 4.0 * (Pd / (c->zero >= 2 ? S : 1.0) + Pe);
     mm->optimizer_bytes = 12.0 * Pd / (c->zero >= 1 ? S : 1.0) + 12.0 * Pe / eo;

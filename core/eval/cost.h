@@ -452,22 +452,15 @@ const double *cx_core_cost_clocks_rows_at(cx_cost_clocks *t, const cx_cost *c, d
  * where t holds them (made for c's curve): 1, else 0. */
 int cx_core_cost_clocks_clock_terms(const cx_cost_clocks *t, const cx_cost *c, double f_mhz,
                                     culonx_dtype dtype, double *limit_w, cx_hw_pass_prep *pe);
-/* What price()'s fast path would leave in c (right after
- * cx_core_cost_clocks_rows gave c's rows: the same clock): the classes'
- * times and pass energies (field f of class k at cls[(k
- * CX_COST_CLASS_FIELDS + f) stride]) and cx_core_cost_stage_sums(c, 1)'s
- * run aggregates (run_f_s, run_b_s, run_w_s, run_e_j, run_busy_s of run r
- * at runs[(r CX_COST_RUN_FIELDS + f) stride]): 1, or 0 where t has none.
- * Made for all of t's clocks at c's first call for its curve (the
- * classes' pieces, FLOPs and bytes and the runs of equal stages, which no
- * reprice changes). */
-#define CX_COST_CLASS_FIELDS 15 /* the CX_COST_CLOCK_FIELDS, e_f e_b e_w e_r */
-#define CX_COST_RUN_FIELDS 5
-typedef struct {
-    const double *cls, *runs;
-    int stride;
-} cx_cost_clock_rows;
-int cx_core_cost_clocks_classes(cx_cost_clocks *t, const cx_cost *c, cx_cost_clock_rows *out);
+/* What price()'s fast path leaves in c after its parts' rows
+ * (cx_core_cost_clocks_rows just gave c's rows: the same clock), written
+ * into c from t: the classes' times and pass energies (their pieces'
+ * sums and cx_hw_pass_energy_prepared_j) and cx_core_cost_stage_sums(c,
+ * 1)'s run aggregates: 1, or 0 (nothing written) where t has none. Made
+ * for all of t's clocks at c's first call for its curve, four clocks at a
+ * time (the classes' pieces, FLOPs and bytes and the runs of equal
+ * stages, which no reprice changes, read once). */
+int cx_core_cost_clocks_apply(cx_cost_clocks *t, cx_cost *c);
 /* cx_core_cost_reprice, the parts' times from t where it has them (NULL:
  * the same as cx_core_cost_reprice); the same bits either way, but
  * c->part_t (read by walk.c on its own builds) is left as it was. */

@@ -23,6 +23,12 @@
 /* per clock (n padded to 4): F, B, W, R, tensor sums, F, B, W, R kernel counts */
 #define ACC 9
 
+/* per class and clock (the class rows): the CX_COST_CLOCK_FIELDS, then
+ * e_f e_b e_w e_r; per run of equal stages and clock: run_f_s run_b_s
+ * run_w_s run_e_j run_busy_s */
+#define CX_CLASS_FIELDS 15
+#define CX_RUN_FIELDS 5
+
 /* per clock: the pass energy's terms that read the clock (hw/power.h
  * cx_hw_pass_prep), n padded to 4 */
 enum { PE_PEAK, PE_VN, PE_BASE, PE_F, PE_FMAX, PE_N };
@@ -42,10 +48,10 @@ struct cx_cost_clocks {
     /* the classes' times and energies (cx_core_cost_clocks_classes) */
     double *pt;   /* [CX_MODEL_MAX_PARTS][CX_COST_CLOCK_FIELDS][n4]: rows by part and field */
     double *pe;   /* [PE_N][n4] */
-    double *crow; /* [CX_COST_MAX_CLASSES][CX_COST_CLASS_FIELDS][n4] */
+    double *crow; /* [CX_COST_MAX_CLASSES][CX_CLASS_FIELDS][n4] */
     int cmade;    /* crow made for curve */
     /* the runs of equal stages' aggregates (cx_core_cost_clocks_runs) */
-    double *rrow;    /* [nsrun][CX_COST_RUN_FIELDS][n4] */
+    double *rrow;    /* [nsrun][CX_RUN_FIELDS][n4] */
     int rcap, rmade; /* runs rrow has room for; made for curve */
 };
 
@@ -85,7 +91,7 @@ void cx_core_cost_clocks_set(cx_cost_clocks *t, const double *mhz, int n)
     t->ok = malloc(nn);
     t->pt = malloc(CX_MODEL_MAX_PARTS * CX_COST_CLOCK_FIELDS * n4 * sizeof *t->pt);
     t->pe = malloc(PE_N * n4 * sizeof *t->pe);
-    t->crow = malloc(n4 * CX_COST_MAX_CLASSES * CX_COST_CLASS_FIELDS * sizeof *t->crow);
+    t->crow = malloc(n4 * CX_COST_MAX_CLASSES * CX_CLASS_FIELDS * sizeof *t->crow);
     t->lim = malloc(nn * sizeof *t->lim);
     t->prep = malloc(nn * sizeof *t->prep);
     if (!t->mhz || !t->r || !t->acc || !t->rows || !t->ok || !t->pt || !t->pe || !t->crow ||
@@ -305,7 +311,7 @@ const double *cx_core_cost_clocks_rows(cx_cost_clocks *t, const cx_cost *c)
  * 0, utilisations clipped at 1, NaN counted 0). pt: the rows by part and
  * field; q: the per-clock terms (PE_*), k: the clock-free ones (tensor,
  * fp at 0, SM at 1 and DRAM power, HBM bytes/s); out: the class's fields
- * (CX_COST_CLASS_FIELDS) n4 apart. */
+ * (CX_CLASS_FIELDS) n4 apart. */
 #define SEL(m, a, b) ((v4d)(((v4l)(a) & (m)) | ((v4l)(b) & ~(m))))
 #define DEFINE_CLASS_CLOCKS(NAME, ATTR)                                                            \
     ATTR static void NAME(int n4, const double *pt, const cx_chunk_cost *cc, const double *q,      \
@@ -379,7 +385,7 @@ static void make_classes(cx_cost_clocks *t, const cx_cost *c)
     const double k[5] = {p0->tensor_w, p0->fp0_w, p0->sm1_w, p0->dram_w, p0->hbm_bps};
     for (int cl = 0; cl < nc; cl++)
         class_clocks(n4, t->pt, &c->cls[cl], t->pe, k,
-                     t->crow + (size_t)cl * CX_COST_CLASS_FIELDS * (size_t)n4);
+                     t->crow + (size_t)cl * CX_CLASS_FIELDS * (size_t)n4);
     t->cmade = 1;
 }
 
@@ -395,7 +401,7 @@ static void make_classes(cx_cost_clocks *t, const cx_cost *c)
         for (int j = 0; j < n4; j += 4) {                                                          \
             v4d F = {0, 0, 0, 0}, B = F, W = F, E = F, U = F;                                      \
             for (int k = 0; k < v; k++) {                                                          \
-                const double *x = crow + (size_t)cls[k] * CX_COST_CLASS_FIELDS * S + j;            \
+                const double *x = crow + (size_t)cls[k] * CX_CLASS_FIELDS * S + j;                 \
                 const v4d f = *(const v4du *)x, b = *(const v4du *)(x + S);                        \
                 const v4d w = *(const v4du *)(x + 2 * S), r = *(const v4du *)(x + 3 * S);          \
                 F += f + *(const v4du *)(x + 4 * S);                                               \
@@ -433,7 +439,7 @@ static int make_runs(cx_cost_clocks *t, const cx_cost *c)
     const int n4 = (t->n + 3) & ~3, nr = c->nsrun, v = c->v;
     if (nr > t->rcap) {
         free(t->rrow);
-        t->rrow = malloc((size_t)nr * CX_COST_RUN_FIELDS * (size_t)n4 * sizeof *t->rrow);
+        t->rrow = malloc((size_t)nr * CX_RUN_FIELDS * (size_t)n4 * sizeof *t->rrow);
         t->rcap = t->rrow ? nr : 0;
         if (!t->rrow) return 0;
     }
@@ -442,12 +448,12 @@ static int make_runs(cx_cost_clocks *t, const cx_cost *c)
         const int s = c->srun[r];
         for (int k = 0; k < v; k++)
             cls[k] = c->vs_class[c->vs_stage_vs[s * v + k]];
-        run_clocks(n4, t->crow, cls, v, t->rrow + (size_t)r * CX_COST_RUN_FIELDS * (size_t)n4);
+        run_clocks(n4, t->crow, cls, v, t->rrow + (size_t)r * CX_RUN_FIELDS * (size_t)n4);
     }
     return 1;
 }
 
-int cx_core_cost_clocks_classes(cx_cost_clocks *t, const cx_cost *c, cx_cost_clock_rows *out)
+int cx_core_cost_clocks_apply(cx_cost_clocks *t, cx_cost *c)
 {
     if (!t || t->n == 0 || !t->made || t->curve != c->curve || t->mhz[t->last] != c->clock_mhz ||
         !t->ok[t->last])
@@ -457,7 +463,29 @@ int cx_core_cost_clocks_classes(cx_cost_clocks *t, const cx_cost *c, cx_cost_clo
         t->rmade = make_runs(t, c);
     }
     if (!t->rmade) return 0;
-    out->stride = (t->n + 3) & ~3;
-    out->cls = t->crow + t->last, out->runs = t->rrow + t->last;
+    const size_t S = (size_t)((t->n + 3) & ~3);
+    /* what price()'s part loop leaves without side traffic */
+    for (int i = 0; i < c->stack.nparts; i++) {
+        c->part_fill_f_s[i] = c->part_fill_b_s[i] = 0.0;
+        c->part_sh_f_s[i] = c->part_sh_b_s[i] = 0.0;
+    }
+    for (int k = 0; k < c->nclass; k++) {
+        cx_chunk_cost *cc = &c->cls[k];
+        const double *x = t->crow + (size_t)k * CX_CLASS_FIELDS * S + t->last;
+        cc->f_s = x[0], cc->b_s = x[S], cc->w_s = x[2 * S], cc->r_s = x[3 * S];
+        cc->tp_f_s = x[4 * S], cc->tp_b_s = x[5 * S], cc->tp_r_s = x[6 * S];
+        cc->ep_f_s = x[7 * S], cc->ep_b_s = x[8 * S], cc->ep_r_s = x[9 * S];
+        cc->tensor_s = x[10 * S];
+        cc->sh_f_s = cc->sh_b_s = cc->sh_total_s = 0.0; /* 0 + L x 0 ... + the fill 0 */
+        if (cc->npieces > 0) cc->sh_fill_f_s = cc->sh_fill_b_s = 0.0;
+        cc->e_f_j = x[11 * S], cc->e_b_j = x[12 * S], cc->e_w_j = x[13 * S], cc->e_r_j = x[14 * S];
+    }
+    /* cx_core_cost_stage_sums(c, 1): the runs' times and energies (their
+     * bytes read no clock and stand) */
+    for (int r = 0; r < c->nsrun; r++) {
+        const double *x = t->rrow + (size_t)r * CX_RUN_FIELDS * S + t->last;
+        c->run_f_s[r] = x[0], c->run_b_s[r] = x[S], c->run_w_s[r] = x[2 * S];
+        c->run_e_j[r] = x[3 * S], c->run_busy_s[r] = x[4 * S];
+    }
     return 1;
 }
