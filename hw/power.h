@@ -58,6 +58,7 @@ typedef struct {
 } cx_hw_pass_prep;
 void cx_hw_pass_energy_prepare(const culonx_gpu *gpu, culonx_dtype dtype, double f_mhz,
                                cx_hw_pass_prep *pp);
+/* (inline: a sweep's reprices and DP updates call it per class and run) */
 static inline double cx_hw_pass_energy_prepared_j(const cx_hw_pass_prep *pp, double t_s,
                                                   double flops, double bytes, double *power_w)
 {

@@ -22,7 +22,11 @@
  * activations), one layer's full activations while it is recomputed (full
  * recompute), and a working-buffer allowance (cx_core_stage_memory).
  * Formulas: core/README.md ("Closed form", "Memory", "Results", "Sweeps"
- * for the bounds).
+ * for the bounds). A sweep's evaluations of one pricing share the
+ * reductions that read only it (closed_sums: the per-stage sums side by
+ * side, the tail's windows, the bubble, the energy's TP/PP terms; FLOPs
+ * and parameters once per priced curve), the same bits (core/README.md,
+ * "Sweeps", per evaluation).
  */
 #include "core/base/base.h"
 #include "core/eval/cost.h"

@@ -11,6 +11,16 @@
  * times op by op), no side traffic (shard.c), no power limit binding at the
  * clock and no CPU launch floor stretching a pass at it (each stretch is
  * 1: x * 1 = x). Elsewhere the caller prices as before.
+ * With the rows, what the reprice does after them is made for all clocks
+ * too (cx_core_cost_clocks_apply): each class's times as the sums of its
+ * pieces and its pass energies (hw/power.h cx_hw_pass_energy_prepared_j,
+ * lane by lane: t <= 0 gives 0, utilisations clipped at 1, NaN counted
+ * 0), then the runs of equal stages' aggregates (cost_runs.c
+ * cx_core_cost_stage_sums(c, 1)), four clocks at a time, the same
+ * operations in the same order per lane; and the board limit and the pass
+ * energy's clock terms per clock (reprice_start, power_cap_init). A
+ * reprice then copies them (session 25: GPipe's reprices ~1.06k
+ * instructions an evaluation -> ~0.86k, core/README.md "Sweeps").
  * No constants of its own.
  */
 #include "core/eval/cost.h"

@@ -14,7 +14,10 @@
  * Facility: (PUE - 1) x all of the above. Everything is per iteration over
  * the whole cluster; avg_power_w is the GPU power averaged per GPU. The
  * board power limit's toll (power_capped_*) is reported here too.
- * Formulas and constants: core/README.md, "Energy".
+ * Formulas and constants: core/README.md, "Energy". The sums over the
+ * stages run side by side (base.h cx_add_rep4) and the terms of one
+ * pricing (ranks per stage, nodes, TP and PP bits) come from closed.c's
+ * sums where made for it: the same operations, the same bits.
  */
 #include "core/base/base.h"
 #include "core/eval/energy.h"

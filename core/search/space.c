@@ -2,7 +2,11 @@
  * space.c — the space of a sweep and its rules: the mixed-radix product
  * of value lists (defaults filled from the run), the decoding of an
  * enumeration index into an execution, and the validity rules checked
- * outermost level first (see sweep.c for the list and why).
+ * outermost level first (see sweep.c for the list and why). The rules are
+ * kept per worker (cx_space_memo): when only the clock, distributed-
+ * optimizer or DP-overlap digit moved since a check that passed the
+ * others (the caller tracks the outermost level changed), only those
+ * levels' rules run.
  */
 #include "core/search/sweep.h"
 #include "core/base/base.h"
