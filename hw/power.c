@@ -348,24 +348,6 @@ void cx_hw_pass_energy_prepare(const culonx_gpu *g, culonx_dtype dtype, double f
     pp->dram_w = m->dram_w;
 }
 
-double cx_hw_pass_energy_prepared_j(const cx_hw_pass_prep *pp, double t_s, double flops,
-                                    double bytes, double *power_w)
-{
-    if (t_s <= 0) {
-        if (power_w) *power_w = 0;
-        return 0;
-    }
-    double tensor = flops / (pp->peak * t_s);
-    if (tensor > 1.0) tensor = 1.0;
-    double dram = bytes / (pp->hbm_bps * t_s);
-    if (dram > 1.0) dram = 1.0;
-    /* cx_hw_power_w_at with u = (tensor, fp 0, sm 1, dram) */
-    double dyn = pp->tensor_w * nz(tensor) + pp->fp0_w + pp->sm1_w;
-    double p = pp->base_w + dyn * pp->vn * pp->vn * pp->f / pp->fmax + pp->dram_w * nz(dram);
-    if (power_w) *power_w = p;
-    return p * t_s;
-}
-
 double cx_hw_pass_energy_j(const culonx_gpu *g, culonx_dtype dtype, double f, double t_s,
                            double flops, double bytes, double *power_w)
 {

@@ -9,6 +9,8 @@
 #include "culonx_types.h"
 #include "hw/hw.h"
 
+#include <math.h>
+
 /* Unit utilisations in [0,1] while a kernel runs. */
 typedef struct {
     double tensor; /* tensor-core pipe */
@@ -56,8 +58,25 @@ typedef struct {
 } cx_hw_pass_prep;
 void cx_hw_pass_energy_prepare(const culonx_gpu *gpu, culonx_dtype dtype, double f_mhz,
                                cx_hw_pass_prep *pp);
-double cx_hw_pass_energy_prepared_j(const cx_hw_pass_prep *pp, double t_s, double flops,
-                                    double bytes, double *power_w);
+/* (inline: a sweep's reprices and DP updates call it per class and run) */
+static inline double cx_hw_pass_energy_prepared_j(const cx_hw_pass_prep *pp, double t_s,
+                                                  double flops, double bytes, double *power_w)
+{
+    if (t_s <= 0) {
+        if (power_w) *power_w = 0;
+        return 0;
+    }
+    double tensor = flops / (pp->peak * t_s);
+    if (tensor > 1.0) tensor = 1.0;
+    double dram = bytes / (pp->hbm_bps * t_s);
+    if (dram > 1.0) dram = 1.0;
+    /* cx_hw_power_w_at with u = (tensor, fp 0, sm 1, dram); NaN counts 0 */
+    const double nzt = isnan(tensor) ? 0.0 : tensor, nzd = isnan(dram) ? 0.0 : dram;
+    double dyn = pp->tensor_w * nzt + pp->fp0_w + pp->sm1_w;
+    double p = pp->base_w + dyn * pp->vn * pp->vn * pp->f / pp->fmax + pp->dram_w * nzd;
+    if (power_w) *power_w = p;
+    return p * t_s;
+}
 /* t(f) = t_mem + t_compute*(f_max/f)^time_exp. */
 double cx_hw_power_time_s(const culonx_power_model *m, const culonx_gpu *gpu, double f_mhz,
                           double t_mem_s, double t_compute_s);

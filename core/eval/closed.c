@@ -22,7 +22,11 @@
  * activations), one layer's full activations while it is recomputed (full
  * recompute), and a working-buffer allowance (cx_core_stage_memory).
  * Formulas: core/README.md ("Closed form", "Memory", "Results", "Sweeps"
- * for the bounds).
+ * for the bounds). A sweep's evaluations of one pricing share the
+ * reductions that read only it (closed_sums: the per-stage sums side by
+ * side, the tail's windows, the bubble, the energy's TP/PP terms; FLOPs
+ * and parameters once per priced curve), the same bits (core/README.md,
+ * "Sweeps", per evaluation).
  */
 #include "core/base/base.h"
 #include "core/eval/cost.h"
@@ -63,8 +67,8 @@ static double bubble_cached(const cx_sched_desc *d, int p, int m, int v, double 
     uint64_t fb = bits(f), bb = bits(b), wb = bits(w);
     for (int k = 1; k <= BUBBLE_MEMO; k++) { /* the latest first */
         const bubble_memo *e = &memo[(memo_next - k) % BUBBLE_MEMO];
-        if (e->d == d && e->p == p && e->m == m && e->v == v && e->f == fb && e->b == bb &&
-            e->w == wb)
+        if (e->f == fb && e->b == bb && e->w == wb && e->d == d && e->p == p && e->m == m &&
+            e->v == v) /* the times first: they differ most often */
             return e->bubble_s;
     }
     double r = d->bubble_s(p, m, v, f, b, w);
@@ -100,13 +104,23 @@ static const cx_closed_sums *closed_sums(cx_cost *c)
     cx_closed_sums *cs = &c->closed;
     if (cs->gen == c->gen) return cs;
     const double P = c->p2p_s;
-    double sumF = 0, sumB = 0, sumW = 0, pf = -1, pb = -1;
+    double pf = -1, pb = -1;
     int rf = 0, rb = 0;
+    /* the per-stage sums of F, B and W and the tail's `ahead` (below),
+     * in stage order, side by side (cx_add_rep4: the same bits) */
+    double acc[4] = {0, 0, 0, 0};
     for (int r = 0; r < c->nsrun; r++) { /* runs of equal stages */
         const int s = c->srun[r], n = c->srun[r + 1] - s;
         const double F = c->run_f_s[r], B = c->run_b_s[r], W = c->run_w_s[r];
-        for (int k = 0; k < n; k++) /* the per-stage sums, in stage order */
-            sumF += F, sumB += B, sumW += W;
+        /* stage s ends its last backward `ahead` before stage 0: the last
+         * gradient still passes stages s-1..0, a send and a backward item
+         * each */
+        const cx_chunk_cost *c0 = cx_core_cost_chunk(c, c->sched->vstage(c->p, c->v, s, 0));
+        const double last_bw = c0->b_s + c0->tp_b_s + c0->w_s; /* last backward group */
+        cs->ahead_s[r] = acc[3];
+        cs->window_s[r] = c->sched->splits_bw ? c0->w_s : last_bw;
+        const double x[4] = {F, B, W, P + last_bw + c0->r_s + c0->tp_r_s};
+        cx_add_rep4(acc, x, n);
         if (c->sched->phased) {
             double a = F + c->sends_f[s] * P, b = B + W + c->sends_b[s] * P;
             if (a > pf) pf = a, rf = r;
@@ -116,21 +130,9 @@ static const cx_closed_sums *closed_sums(cx_cost *c)
             if (t > pf) pf = t, rf = rb = r;
         }
     }
-    cs->sum_f_s = sumF, cs->sum_b_s = sumB, cs->sum_w_s = sumW;
+    cs->sum_f_s = acc[0], cs->sum_b_s = acc[1], cs->sum_w_s = acc[2];
     cs->replayed = replays(c);
     cs->rf = rf, cs->rb = rb, cs->jf = c->srun[rf], cs->jb = c->srun[rb];
-    /* stage s ends its last backward `ahead` before stage 0: the last
-     * gradient still passes stages s-1..0, a send and a backward item each */
-    double ahead = 0;
-    for (int r = 0; r < c->nsrun; r++) {
-        const int s = c->srun[r];
-        const cx_chunk_cost *c0 = cx_core_cost_chunk(c, c->sched->vstage(c->p, c->v, s, 0));
-        const double last_bw = c0->b_s + c0->tp_b_s + c0->w_s; /* last backward group */
-        cs->ahead_s[r] = ahead;
-        const double step = P + last_bw + c0->r_s + c0->tp_r_s;
-        for (int k = c->srun[r + 1] - s; k > 0; k--)
-            ahead += step;
-    }
     /* the breakdown of the bottleneck stage (closed_finish) */
     const double m = (double)c->m;
     double bf = 0, bb = 0, br = 0, btp = 0, bep = 0, bsh = 0, side = 0;
@@ -149,20 +151,28 @@ static const cx_closed_sums *closed_sums(cx_cost *c)
     }
     cs->bd_f_s = bf, cs->bd_b_s = bb, cs->bd_r_s = br, cs->bd_tp_s = btp, cs->bd_ep_s = bep;
     cs->bd_side_s = bsh, cs->side_s = side;
-    /* FLOPs */
-    double per_mb = 0, rec = 0;
-    for (int k = 0; k < c->nclass; k++) { /* chunk classes x their virtual stages */
-        const cx_chunk_cost *cc = &c->cls[k];
-        double n = (double)c->class_vstages[k];
-        per_mb += n * (cc->f_flops + cc->b_flops + cc->w_flops);
-        rec += n * cc->r_flops;
+    /* what reads no time (FLOPs, bytes, parameters, the layout): once per
+     * priced curve (cx_cost.curve: a reprice changes none of it) */
+    if (cs->fixed_curve != c->curve || !c->priced) {
+        /* FLOPs */
+        double per_mb = 0, rec = 0;
+        for (int k = 0; k < c->nclass; k++) { /* chunk classes x their virtual stages */
+            const cx_chunk_cost *cc = &c->cls[k];
+            double n = (double)c->class_vstages[k];
+            per_mb += n * (cc->f_flops + cc->b_flops + cc->w_flops);
+            rec += n * cc->r_flops;
+        }
+        cs->stage_ranks = (double)cx_core_layout_stage_ranks(&c->layout);
+        double ranks = m * cs->stage_ranks;
+        cs->model_flops = per_mb * ranks;
+        cs->hardware_flops = (per_mb + rec) * ranks;
+        /* parameters */
+        cs->params = cx_model_stack_params(&c->stack);
+        cs->active_params = cx_model_stack_active_params(&c->stack);
+        cx_core_energy_sums(c, cs->stage_ranks, &cs->nodes, cs->tp_pp_bits);
+        cs->fixed_curve = c->priced ? c->curve : 0;
     }
-    double ranks = m * (double)cx_core_layout_stage_ranks(&c->layout);
-    cs->model_flops = per_mb * ranks;
-    cs->hardware_flops = (per_mb + rec) * ranks;
-    /* parameters */
-    cs->params = cx_model_stack_params(&c->stack);
-    cs->active_params = cx_model_stack_active_params(&c->stack);
+    cs->bubble_gen = 0;
     cs->gen = c->gen;
     return cs;
 }
@@ -210,12 +220,10 @@ static void memory_result(cx_cost *c, const double *peak_act, culonx_result *res
     if (keeps && memory_kept(c, res)) return;
     memory_scan(c, peak_act, res);
     if (!keeps) return;
-    culonx_execution key;
-    memcpy(&key, &c->run->exec, sizeof key);
-    key.clock_mhz = 0;
     int i = c->nkeep_mem < CX_COST_KEEP ? c->nkeep_mem++ : c->keep_mem_next++ % CX_COST_KEEP;
     cx_keep_mem *e = &c->keep_mem[i];
-    memcpy(&e->exec, &key, sizeof key);
+    memcpy(&e->exec, &c->run->exec, sizeof e->exec); /* the key: the execution, clock cleared */
+    e->exec.clock_mhz = 0;
     e->memory = res->memory;
     e->params_per_gpu = res->params_per_gpu;
 }
@@ -312,7 +320,12 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     if (p > 1 && !replayed) {
         double n = (double)(p - 1);
         double Fm = (sumF - Fj) / n + P, Bm = (sumB - Bj) / n + P, Wm = (sumW - Wj) / n;
-        bubble = bubble_cached(c->sched, p, m, c->v, Fm, Bm, Wm);
+        /* a function of this pricing: asked once (the same answer) */
+        if (cs->bubble_gen != c->gen) {
+            c->closed.bubble_s = bubble_cached(c->sched, p, m, c->v, Fm, Bm, Wm);
+            c->closed.bubble_gen = c->gen;
+        }
+        bubble = cs->bubble_s;
     }
     double p2p_mb = sends_j;
     double t_pipe = (double)m * tj + (double)(m - 1) * sends_j + bubble;
@@ -366,9 +379,8 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         }
     }
     for (int r = 0, s = 0; !replayed && s < p; s = c->srun[++r]) {
-        const cx_chunk_cost *c0 = cx_core_cost_chunk(c, c->sched->vstage(p, c->v, s, 0));
-        double last_bw = c0->b_s + c0->tp_b_s + c0->w_s; /* last backward group */
-        double window = c->sched->splits_bw ? c0->w_s : last_bw;
+        /* its last backward group's window (closed_sums) */
+        const double window = cs->window_s[r];
         double dp = c->dpr_s[c->prun_of[s]], exposed = dp;
         if (ex->dp_overlap && dp > 0) {
             double n = (double)cx_core_dp_buckets(c, s);
@@ -530,8 +542,7 @@ culonx_status cx_core_closed_memory(const culonx_run *run, double clock_mhz, cx_
     culonx_status st =
         cx_core_cost_build_key_mem(run, clock_mhz, c, cx_core_replay_ws_key(ws), complete, err);
     if (st != CULONX_OK) return st;
-    culonx_result r;
-    memset(&r, 0, sizeof r);
+    culonx_result r; /* its memory, written by every branch below, is all read */
     if (!c->sched->closed_exact && memory_kept(c, &r)) { /* replayed, at another clock */
     } else if (replays(c)) { /* the peaks cx_core_replay_ws gives with the times */
         double *peak_act = cx_core_replay_ws_out(ws)->peak_act_bytes;

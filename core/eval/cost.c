@@ -360,8 +360,8 @@ static culonx_status classify(const culonx_run *run, cx_cost *c, int nvs, culonx
  * the same collectives as the dense ones; added to a (reduce-scatter or
  * all-reduce) and b (all-gather) so the DP stream runs them in turn. */
 
-static void price(const culonx_run *run, cx_cost *c, int times, int same_shape,
-                  cx_cost_clocks *tab);
+static void price(const culonx_run *run, cx_cost *c, int times, int same_shape, cx_cost_clocks *tab,
+                  const double *limit_w);
 static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, int mem_only,
                            int same_sys, culonx_error *err);
 
@@ -392,7 +392,8 @@ static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, 
     c->gen = atomic_fetch_add(&build_gen, 1) + 1;
     c->curve = c->gen;
     /* a new shape: nothing kept */
-    c->nkeep_dp = c->keep_dp_next = c->nkeep_mem = c->keep_mem_next = c->keep_mem_last = 0;
+    c->nkeep_dp = c->keep_dp_next = c->keep_dp_last = c->nkeep_mem = c->keep_mem_next =
+        c->keep_mem_last = 0;
     c->run = run;
     if (!same_sys) {
         c->sys = run->system;
@@ -454,7 +455,7 @@ static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, 
     const int times = !mem_only || c->zero >= 2 || ex->offload != 0;
     c->comm_kept = 0;
     c->closed.gen = 0; /* no build is numbered 0 */
-    price(run, c, times, 0, NULL);
+    price(run, c, times, 0, NULL, NULL);
     c->comm_kept = c->priced = times;
     return CULONX_OK;
 }
@@ -466,7 +467,8 @@ static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, 
  * priced for the same execution but the clock and the DP settings before,
  * so its per-stage bytes and parameters stand. tab: the parts' times at
  * the clock where it holds them (cost_clocks.c, a reprice's fast path). */
-static void price(const culonx_run *run, cx_cost *c, int times, int same_shape, cx_cost_clocks *tab)
+static void price(const culonx_run *run, cx_cost *c, int times, int same_shape, cx_cost_clocks *tab,
+                  const double *limit_w)
 {
     const culonx_model *md = &run->model;
     const culonx_execution *ex = &run->exec;
@@ -480,11 +482,22 @@ static void price(const culonx_run *run, cx_cost *c, int times, int same_shape, 
      * no clock and stand; only times and energies are summed again (the
      * same operations on them, so the same bits) */
     const int fast = same_shape && times && c->priced;
-    cx_core_power_cap_init(c);
+    if (limit_w) /* the board limit at the clock, known (reprice_start) */
+        cx_core_power_cap_init_limit(c, *limit_w);
+    else if (!times) /* memory only: no pass is timed, no limit read until a pricing that times */
+        cx_core_power_cap_init_limit(c, 0.0);
+    else
+        cx_core_power_cap_init(c);
     /* the parts' FLOPs and bytes: for the classes, or the cap's energies */
     const int part_sums = !fast || c->power_limit_w > 0;
     const double *rows =
         fast && tab && !(c->power_limit_w > 0) ? cx_core_cost_clocks_rows(tab, c) : NULL;
+    /* and the classes' times and energies at this clock, made with the
+     * rows (the loops below, four clocks at a time: the same bits) */
+    if (rows && cx_core_cost_clocks_apply(tab, c)) { /* the classes and runs too */
+        cx_core_cost_dp_runs(run, c);
+        return;
+    }
     for (int q = 0; q < stk->nparts; q++) {
         int i = (q + CX_MODEL_PART_LAYER) % stk->nparts; /* layer kinds, embedding, head */
         added[i] = 0.0;
@@ -626,15 +639,21 @@ static void price(const culonx_run *run, cx_cost *c, int times, int same_shape, 
 }
 
 /* A reprice's start: new number, run and clock; class costs zeroed
- * (zero; price's fast path zeroes only their times) */
-static void reprice_start(const culonx_run *run, double clock_mhz, cx_cost *c, int zero)
+ * (zero; price's fast path zeroes only their times). The pass energy's
+ * terms, and the board limit at the clock (1 and *limit_w), from tab
+ * where it holds them for c's curve (the same values). */
+static int reprice_start(const culonx_run *run, double clock_mhz, cx_cost *c, int zero,
+                         const cx_cost_clocks *tab, double *limit_w)
 {
     c->gen = atomic_fetch_add(&build_gen, 1) + 1;
     c->run = run;
     c->clock_mhz = clock_mhz > 0 ? clock_mhz : run->system.gpu.max_mhz;
-    cx_hw_pass_energy_prepare(&c->sys.gpu, run->exec.dtype, c->clock_mhz, &c->pe);
+    const int known =
+        cx_core_cost_clocks_clock_terms(tab, c, c->clock_mhz, run->exec.dtype, limit_w, &c->pe);
+    if (!known) cx_hw_pass_energy_prepare(&c->sys.gpu, run->exec.dtype, c->clock_mhz, &c->pe);
     for (int k = 0; zero && k < c->nclass; k++)
         memset(&c->cls[k], 0, offsetof(cx_chunk_cost, has_embed));
+    return known;
 }
 
 void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c)
@@ -645,21 +664,26 @@ void cx_core_cost_reprice(const culonx_run *run, double clock_mhz, cx_cost *c)
 void cx_core_cost_reprice_clocks(const culonx_run *run, double clock_mhz, cx_cost *c,
                                  cx_cost_clocks *tab)
 {
-    reprice_start(run, clock_mhz, c, !c->priced); /* price's fast path where priced */
+    double limit_w;
+    /* price's fast path where priced */
+    const int known = reprice_start(run, clock_mhz, c, !c->priced, tab, &limit_w);
     cx_core_shard_groups(c);
-    price(run, c, 1, 1, tab); /* the ops' parts are kept unless a memory-only build left none */
+    /* the ops' parts are kept unless a memory-only build left none */
+    price(run, c, 1, 1, tab, known ? &limit_w : NULL);
     c->comm_kept = c->priced = 1;
 }
 
 void cx_core_cost_reexec(const culonx_run *run, double clock_mhz, cx_cost *c, int mem_only)
 {
-    reprice_start(run, clock_mhz, c, 1);
+    double limit_w;
+    reprice_start(run, clock_mhz, c, 1, NULL, &limit_w);
     c->curve = c->gen; /* other op prices: another curve */
     /* other bytes (recompute, ZeRO, offload): nothing kept */
-    c->nkeep_dp = c->keep_dp_next = c->nkeep_mem = c->keep_mem_next = c->keep_mem_last = 0;
+    c->nkeep_dp = c->keep_dp_next = c->keep_dp_last = c->nkeep_mem = c->keep_mem_next =
+        c->keep_mem_last = 0;
     cx_core_shard_init(c);
     const int times = !mem_only || c->zero >= 2 || run->exec.offload != 0; /* as build */
-    price(run, c, times, 0, NULL); /* the ops' parts kept, or split now (times) */
+    price(run, c, times, 0, NULL, NULL); /* the ops' parts kept, or split now (times) */
     c->priced = times;
     c->comm_kept = c->comm_kept || times;
 }
@@ -685,7 +709,8 @@ void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_mem
      * weights and gradients whole, optimizer state over the expert
      * data-parallel group with ZeRO 1 */
     const double Pe = c->stage_expert_params[s], Pd = P - Pe;
-    const double eo = c->zero >= 1 ? (double)cx_core_layout_expert_dp(&c->layout) : 1.0;
+    /* (no expert parameters: 12 x 0 / eo is 0 for any eo >= 1) */
+    const double eo = c->zero >= 1 && Pe != 0 ? (double)cx_core_layout_expert_dp(&c->layout) : 1.0;
     mm->weights_bytes = wb * (Pd / (c->zero >= 3 ? S : 1.0) + Pe);
     mm->gradients_bytes = 4.0 * (Pd / (c->zero >= 2 ? S : 1.0) + Pe);
     mm->optimizer_bytes = 12.0 * Pd / (c->zero >= 1 ? S : 1.0) + 12.0 * Pe / eo;

@@ -95,6 +95,18 @@ typedef struct {
     double bd_f_s, bd_b_s, bd_r_s, bd_tp_s, bd_ep_s, bd_side_s, side_s;
     double model_flops, hardware_flops, params, active_params;
     double ahead_s[CX_STAGE_ARRAY];
+    /* per run, the DP-overlap window of its first stage's last backward
+     * (the closed form's tail) */
+    double window_s[CX_STAGE_ARRAY];
+    /* the schedule's bubble (closed form; bubble_gen: made for gen) */
+    uint64_t bubble_gen;
+    double bubble_s;
+    /* energy.c: the ranks per stage, the nodes and the network bits per
+     * tier of TP and PP traffic (cx_core_energy_result) */
+    double stage_ranks, nodes, tp_pp_bits[CULONX_MAX_TIERS];
+    /* the curve (cx_cost.curve) the FLOPs, parameters and those energy
+     * terms were made for (0: none); they read no time */
+    uint64_t fixed_curve;
 } cx_closed_sums;
 
 /* The clock-independent parts of one op's work (and of its FP8 cast) */
@@ -231,6 +243,7 @@ typedef struct {
      * buckets and bytes per tier, the optimizer step's time, GPU energy and
      * HBM bytes. Current after every pricing and DP update. */
     int16_t prun_of[CX_STAGE_ARRAY];
+    int16_t prun_srun[CX_STAGE_ARRAY]; /* the first srun at or after prun[r] */
     double dpr_s[CX_STAGE_ARRAY], dpr_tier[CX_STAGE_ARRAY][CULONX_MAX_TIERS];
     int dpr_nb[CX_STAGE_ARRAY];
     double optr_s[CX_STAGE_ARRAY], optr_j[CX_STAGE_ARRAY], optr_bytes[CX_STAGE_ARRAY];
@@ -283,7 +296,7 @@ typedef struct {
     /* clock-independent results of this shape, kept across reprices and
      * reset by every full build (cost.c cx_core_cost_stages, closed.c
      * memory): a sweep prices one shape at every clock */
-    int nkeep_dp, keep_dp_next, nkeep_mem, keep_mem_next, keep_mem_last;
+    int nkeep_dp, keep_dp_next, keep_dp_last, nkeep_mem, keep_mem_next, keep_mem_last;
     cx_closed_sums closed; /* closed.c, for the evaluations of one pricing */
     cx_keep_dp keep_dp[CX_COST_KEEP];
     cx_keep_mem keep_mem[CX_COST_KEEP];
@@ -336,8 +349,15 @@ static inline cx_hw_coll cx_core_hw_coll(cx_coll_kind k)
 /* Energy per GPU of a compute pass of duration t_s doing `flops` (tensor)
  * and moving `bytes` of HBM, at the cost's clock (hw/power.c);
  * *power_w gets the power. */
-double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double bytes,
-                             double *power_w);
+static inline double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double bytes,
+                                           double *power_w)
+{
+    /* prepared for the cost's clock at its build or reprice: same bits */
+    if (c->pe.f_in == c->clock_mhz && c->pe.dtype == c->run->exec.dtype)
+        return cx_hw_pass_energy_prepared_j(&c->pe, t_s, flops, bytes, power_w);
+    return cx_hw_pass_energy_j(&c->sys.gpu, c->run->exec.dtype, c->clock_mhz, t_s, flops, bytes,
+                               power_w);
+}
 /* The same at clock f_mhz (a pass the board limit slowed, power_cap.c). */
 double cx_core_pass_energy_at_j(const cx_cost *c, double f_mhz, double t_s, double flops,
                                 double bytes, double *power_w);
@@ -351,6 +371,8 @@ double cx_core_op_kept_time(const cx_cost *c, const cx_model_op *o, const cx_op_
  * instance the cap added); a class's pass energies from its parts' at their
  * own clocks. */
 void cx_core_power_cap_init(cx_cost *c);
+/* The same where the limit at c's clock is known (limit_w). */
+void cx_core_power_cap_init_limit(cx_cost *c, double limit_w);
 /* The limit a pricing of c at clock_mhz applies (cx_cost.power_limit_w):
  * the GPU's tdp-w, 0 when absent or when full activity stays within it. */
 double cx_core_power_limit_at(const cx_cost *c, double clock_mhz);
@@ -425,6 +447,20 @@ const double *cx_core_cost_clocks_rows(cx_cost_clocks *t, const cx_cost *c);
 /* The same at clock f_mhz (> 0) instead of c->clock_mhz. The rows are
  * those of c's curve: a copy of c, or c repriced, reads the same ones. */
 const double *cx_core_cost_clocks_rows_at(cx_cost_clocks *t, const cx_cost *c, double f_mhz);
+/* The board limit (power_cap.c) and the pass energy's terms
+ * (cx_hw_pass_energy_prepare) at clock f_mhz of t for c's GPU and dtype,
+ * where t holds them (made for c's curve): 1, else 0. */
+int cx_core_cost_clocks_clock_terms(const cx_cost_clocks *t, const cx_cost *c, double f_mhz,
+                                    culonx_dtype dtype, double *limit_w, cx_hw_pass_prep *pe);
+/* What price()'s fast path leaves in c after its parts' rows
+ * (cx_core_cost_clocks_rows just gave c's rows: the same clock), written
+ * into c from t: the classes' times and pass energies (their pieces'
+ * sums and cx_hw_pass_energy_prepared_j) and cx_core_cost_stage_sums(c,
+ * 1)'s run aggregates: 1, or 0 (nothing written) where t has none. Made
+ * for all of t's clocks at c's first call for its curve, four clocks at a
+ * time (the classes' pieces, FLOPs and bytes and the runs of equal
+ * stages, which no reprice changes, read once). */
+int cx_core_cost_clocks_apply(cx_cost_clocks *t, cx_cost *c);
 /* cx_core_cost_reprice, the parts' times from t where it has them (NULL:
  * the same as cx_core_cost_reprice); the same bits either way, but
  * c->part_t (read by walk.c on its own builds) is left as it was. */

@@ -80,6 +80,8 @@ void cx_core_cost_copy(cx_cost *d, const cx_cost *s)
         SPAN(optimizer_bytes, p),
         SPAN(cap_added_s, nc),
         SPAN(closed.ahead_s, ns),
+        SPAN(closed.window_s, ns),
+        SPAN(prun_srun, nr),
     };
     const size_t n = sizeof sp / sizeof sp[0];
     qsort(sp, n, sizeof sp[0], by_offset);

@@ -57,15 +57,19 @@ static void fill_run(double *a, int s0, int s1, double x, int all)
 
 /* The kept DP part of execution key (clock cleared) at the forward times
  * f_bits, or NULL. */
-static const cx_keep_dp *kept_dp(const cx_cost *c, const culonx_execution *ex,
-                                 const uint64_t *f_bits)
+static const cx_keep_dp *kept_dp(cx_cost *c, const culonx_execution *ex, const uint64_t *f_bits)
 {
-    for (int i = 0; i < c->nkeep_dp; i++) {
+    /* from the one after the last found (a sweep visits its DP settings in
+     * the order they were kept; keys are unique, so the same entry) */
+    for (int k = 1; k <= c->nkeep_dp; k++) {
+        const int i = (c->keep_dp_last + k) % c->nkeep_dp;
         const cx_keep_dp *e = &c->keep_dp[i];
         if (e->nprun == c->nprun && cx_core_exec_dp_same(&e->exec, ex) &&
             cx_core_exec_same_unclocked(ex, &e->exec) &&
-            memcmp(e->f_bits, f_bits, (size_t)c->nprun * sizeof *f_bits) == 0)
+            memcmp(e->f_bits, f_bits, (size_t)c->nprun * sizeof *f_bits) == 0) {
+            c->keep_dp_last = i;
             return e;
+        }
     }
     return NULL;
 }
@@ -78,12 +82,9 @@ void cx_core_cost_dp_runs(const culonx_run *run, cx_cost *c)
      * never the clock: kept per execution across reprices, so a sweep's
      * later clocks compute only the step's energy (same bits). */
     uint64_t f_bits[CX_COST_KEEP_RUNS];
-    double run_f[CX_STAGE_ARRAY]; /* the forward time of each prun's stages */
-    for (int r = 0, q = 0; r < c->nprun; r++) {
-        while (c->srun[q] < c->prun[r]) /* a prun starts an srun (equal stages: equal params) */
-            q++;
-        run_f[r] = c->run_f_s[q];
-    }
+    double run_f[CX_STAGE_ARRAY];      /* the forward time of each prun's stages */
+    for (int r = 0; r < c->nprun; r++) /* a prun starts an srun (equal stages: equal params) */
+        run_f[r] = c->run_f_s[c->prun_srun[r]];
     const int keep = c->nprun <= CX_COST_KEEP_RUNS;
     for (int r = 0; keep && r < c->nprun; r++) {
         f_bits[r] = 0;
@@ -93,6 +94,7 @@ void cx_core_cost_dp_runs(const culonx_run *run, cx_cost *c)
     cx_keep_dp *nk = NULL;
     if (keep && !kd) {
         int i = c->nkeep_dp < CX_COST_KEEP ? c->nkeep_dp++ : c->keep_dp_next++ % CX_COST_KEEP;
+        c->keep_dp_last = i;
         nk = &c->keep_dp[i];
         memcpy(&nk->exec, ex, sizeof *ex); /* padding too: compared bytewise */
         nk->exec.clock_mhz = 0;

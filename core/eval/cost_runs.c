@@ -79,5 +79,10 @@ void cx_core_cost_stage_sums(cx_cost *c, int times_only)
     }
     if (times_only) return;
     c->prun[c->nprun] = (int16_t)c->p;
+    for (int r = 0, q = 0; r < c->nprun; r++) { /* a prun starts an srun (equal stages) */
+        while (c->srun[q] < c->prun[r])
+            q++;
+        c->prun_srun[r] = (int16_t)q;
+    }
     c->dp_runs_ok = c->dp_filled = 0; /* the runs of the DP values changed */
 }

@@ -14,7 +14,10 @@
  * Facility: (PUE - 1) x all of the above. Everything is per iteration over
  * the whole cluster; avg_power_w is the GPU power averaged per GPU. The
  * board power limit's toll (power_capped_*) is reported here too.
- * Formulas and constants: core/README.md, "Energy".
+ * Formulas and constants: core/README.md, "Energy". The sums over the
+ * stages run side by side (base.h cx_add_rep4) and the terms of one
+ * pricing (ranks per stage, nodes, TP and PP bits) come from closed.c's
+ * sums where made for it: the same operations, the same bits.
  */
 #include "core/base/base.h"
 #include "core/eval/energy.h"
@@ -22,18 +25,8 @@
 
 #include <math.h>
 
-/* Pass energies and blocked power of a cost (cost.h), at its clock or
- * another. */
-double cx_core_pass_energy_j(const cx_cost *c, double t_s, double flops, double bytes,
-                             double *power_w)
-{
-    /* prepared for the cost's clock at its build or reprice: same bits */
-    if (c->pe.f_in == c->clock_mhz && c->pe.dtype == c->run->exec.dtype)
-        return cx_hw_pass_energy_prepared_j(&c->pe, t_s, flops, bytes, power_w);
-    return cx_hw_pass_energy_j(&c->sys.gpu, c->run->exec.dtype, c->clock_mhz, t_s, flops, bytes,
-                               power_w);
-}
-
+/* Pass energies (at the cost's clock: cost.h) and blocked power of a
+ * cost, at another clock. */
 double cx_core_pass_energy_at_j(const cx_cost *c, double f_mhz, double t_s, double flops,
                                 double bytes, double *power_w)
 {
@@ -47,21 +40,13 @@ double cx_core_blocked_power_w(const cx_cost *c)
 
 /* The energy result from the sums over stages of GPU compute energy, idle
  * time (T - busy) and HBM energy. */
-static void finish_sums(const cx_cost *c, double cj, double idle, double hbm, culonx_result *res)
+void cx_core_energy_sums(const cx_cost *c, double per_stage, double *nodes,
+                         double bits[CULONX_MAX_TIERS])
 {
-    const culonx_run *run = c->run;
-    const culonx_execution *ex = &run->exec;
-    const double T = res->iteration_time_s,
-                 per_stage = (double)cx_core_layout_stage_ranks(&c->layout);
     const double m = (double)c->m, nvs = (double)c->p * c->v;
-    culonx_energy *e = &res->energy;
-    double blocked = cx_core_blocked_power_w(c);
-    e->compute_j = e->idle_j = e->hbm_j = e->network_j = 0;
-    e->compute_j = per_stage * cj;
-    e->idle_j = per_stage * blocked * idle;
-    e->hbm_j = per_stage * hbm;
-    /* network: TP per chunk per microbatch, PP p2p, DP per stage */
-    double bits[CULONX_MAX_TIERS] = {0, 0};
+    /* network: TP per chunk per microbatch, PP p2p (DP per stage: below) */
+    for (int t = 0; t < CULONX_MAX_TIERS; t++)
+        bits[t] = 0;
     for (int k = 0; k < c->nclass; k++) { /* chunk classes x their virtual stages */
         const cx_chunk_cost *cc = &c->cls[k];
         double n = (double)c->class_vstages[k];
@@ -70,12 +55,36 @@ static void finish_sums(const cx_cost *c, double cj, double idle, double hbm, cu
     }
     if (c->p > 1) /* each boundary, both directions, every microbatch, every TP x DP rank */
         bits[c->p2p_tier] += 8.0 * 2.0 * (nvs - 1.0) * m * c->p2p_bytes * per_stage;
+    *nodes = ceil((double)c->run->exec.gpus /
+                  (double)(c->sys.gpus_per_node > 0 ? c->sys.gpus_per_node : 1));
+}
+
+static void finish_sums(const cx_cost *c, double cj, double idle, double hbm, culonx_result *res)
+{
+    const culonx_run *run = c->run;
+    const culonx_execution *ex = &run->exec;
+    const double T = res->iteration_time_s, m = (double)c->m;
+    /* the terms of this pricing, kept by closed.c's sums where made for it */
+    const cx_closed_sums *cs = &c->closed;
+    double per_stage, nodes, bits[CULONX_MAX_TIERS];
+    if (cs->gen == c->gen) {
+        per_stage = cs->stage_ranks, nodes = cs->nodes;
+        for (int t = 0; t < CULONX_MAX_TIERS; t++)
+            bits[t] = cs->tp_pp_bits[t];
+    } else {
+        per_stage = (double)cx_core_layout_stage_ranks(&c->layout);
+        cx_core_energy_sums(c, per_stage, &nodes, bits);
+    }
+    culonx_energy *e = &res->energy;
+    double blocked = cx_core_blocked_power_w(c);
+    e->compute_j = e->idle_j = e->hbm_j = e->network_j = 0;
+    e->compute_j = per_stage * cj;
+    e->idle_j = per_stage * blocked * idle;
+    e->hbm_j = per_stage * hbm;
     for (int t = 0; t < CULONX_MAX_TIERS; t++) /* summed stage by stage (cost_dp.c) */
         bits[t] += 8.0 * per_stage * c->dp_tier_sum[t];
     for (int t = 0; t < c->sys.ntiers && t < CULONX_MAX_TIERS; t++)
         e->network_j += bits[t] * c->sys.tier[t].pj_per_bit * 1e-12;
-    double nodes =
-        ceil((double)ex->gpus / (double)(c->sys.gpus_per_node > 0 ? c->sys.gpus_per_node : 1));
     e->overhead_j = c->sys.node_overhead_w * nodes * T;
     double pue = c->sys.pue > 0 ? c->sys.pue : 1.0;
     double it = e->compute_j + e->idle_j + e->network_j + e->overhead_j;
@@ -119,7 +128,7 @@ void cx_core_energy_result(const cx_cost *c, culonx_result *res)
     const double m = (double)c->m, T = res->iteration_time_s;
     double hbm_pj = cx_hw_power_hbm_pj_per_byte(&c->sys.gpu.power, &c->sys.gpu);
     /* the sums of cx_core_energy_finish, in the same order, without arrays */
-    double cj = 0, idle = 0, hbm = 0;
+    double acc[4] = {0, 0, 0, 0}; /* cj, idle, hbm, unused: side by side, the same bits */
     (void)p;
     for (int r = 0; r < c->nsrun; r++) { /* runs of equal stages, stage by stage */
         const int s = c->srun[r];
@@ -128,8 +137,8 @@ void cx_core_energy_result(const cx_cost *c, culonx_result *res)
         const double busy = c->optr_s[q] + m * c->run_busy_s[r];
         const double gap = cx_maxd(0.0, T - busy);
         const double hj = (c->optr_bytes[q] + m * c->run_bytes[r]) * hbm_pj * 1e-12;
-        for (int k = c->srun[r + 1] - s; k > 0; k--)
-            cj += ej, idle += gap, hbm += hj;
+        const double x[4] = {ej, gap, hj, 0};
+        cx_add_rep4(acc, x, c->srun[r + 1] - s);
     }
-    finish_sums(c, cj, idle, hbm, res);
+    finish_sums(c, acc[0], acc[1], acc[2], res);
 }

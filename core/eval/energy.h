@@ -19,4 +19,10 @@ void cx_core_energy_finish(const cx_cost *c, const double *stage_compute_j,
  * passes and the optimizer step; the rest of the iteration is blocked. */
 void cx_core_energy_result(const cx_cost *c, culonx_result *res);
 
+/* The terms of that result that read only one pricing of c (closed.c keeps
+ * them in cx_closed_sums for its evaluations): the nodes, and the network
+ * bits per tier of TP and PP traffic, given the ranks per stage. */
+void cx_core_energy_sums(const cx_cost *c, double stage_ranks, double *nodes,
+                         double bits[CULONX_MAX_TIERS]);
+
 #endif

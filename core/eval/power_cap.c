@@ -50,7 +50,12 @@ double cx_core_power_limit_at(const cx_cost *c, double clock_mhz)
 
 void cx_core_power_cap_init(cx_cost *c)
 {
-    c->power_limit_w = limit_at(c, c->clock_mhz);
+    cx_core_power_cap_init_limit(c, limit_at(c, c->clock_mhz));
+}
+
+void cx_core_power_cap_init_limit(cx_cost *c, double limit_w)
+{
+    c->power_limit_w = limit_w;
     c->capped_parts = 0;
     c->cap_min_mhz = c->clock_mhz;
     /* those of the parts and classes of c (no other entry is read) */

@@ -2,7 +2,11 @@
  * space.c — the space of a sweep and its rules: the mixed-radix product
  * of value lists (defaults filled from the run), the decoding of an
  * enumeration index into an execution, and the validity rules checked
- * outermost level first (see sweep.c for the list and why).
+ * outermost level first (see sweep.c for the list and why). The rules are
+ * kept per worker (cx_space_memo): when only the clock, distributed-
+ * optimizer or DP-overlap digit moved since a check that passed the
+ * others (the caller tracks the outermost level changed), only those
+ * levels' rules run.
  */
 #include "core/search/sweep.h"
 #include "core/base/base.h"
@@ -166,6 +170,10 @@ culonx_status cx_core_space_build(const culonx_run *run, const culonx_sweep_spec
         s *= (uint64_t)sp->n[i];
     }
     sp->total = s;
+    for (int i = 0; i < sp->n[L_ZERO]; i++)
+        if (sp->vals[L_ZERO][i] == 1) sp->zero_lists1 = 1;
+    for (int i = 0; i < sp->n[L_SHARD]; i++)
+        if (sp->vals[L_SHARD][i] == 0) sp->shard_lists0 = 1;
     sp->mem_limit = spec->max_memory_gib > 0 ? spec->max_memory_gib * CX_GIB : g->mem_gib * CX_GIB;
     return CULONX_OK;
 }
@@ -188,12 +196,13 @@ void cx_core_space_decode(const cx_space *sp, uint64_t idx, int d[NLEVELS])
     }
 }
 
-void cx_core_space_next(const cx_space *sp, int d[NLEVELS])
+int cx_core_space_next(const cx_space *sp, int d[NLEVELS])
 {
     for (int i = NLEVELS - 1; i >= 0; i--) {
-        if (++d[i] < sp->n[i]) return;
+        if (++d[i] < sp->n[i]) return i;
         d[i] = 0;
     }
+    return 0;
 }
 
 /* The first failing rule (reject reason) and its level, or -1; fills ex.
@@ -289,8 +298,10 @@ static int check_mid(const cx_space *sp, const int d[NLEVELS], int *level, int64
     return -1;
 }
 
-static int check_tail(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex, int *level,
-                      int64_t dp, int all)
+static void tail_fill(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex, int64_t dp);
+
+static inline int check_tail(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex,
+                             int *level, int64_t dp, int all)
 {
     const int zval = (int)sp->vals[L_ZERO][d[L_ZERO]];
     const int64_t sg = sp->vals[L_SHARD][d[L_SHARD]];
@@ -299,22 +310,26 @@ static int check_tail(const cx_space *sp, const int d[NLEVELS], culonx_execution
     /* zero >= 1 is the distributed optimizer already; zero 0 with it on is
      * zero 1 when the zero level lists 1 */
     if (zval >= 1 && dopt) REJ(L_DOPT, CULONX_REJECT_DUP_ZERO);
-    if (zval == 0 && dopt)
-        for (int i = 0; i < sp->n[L_ZERO]; i++)
-            if (sp->vals[L_ZERO][i] == 1) REJ(L_DOPT, CULONX_REJECT_DUP_ZERO);
+    if (zval == 0 && dopt && sp->zero_lists1) REJ(L_DOPT, CULONX_REJECT_DUP_ZERO);
     const int zero = zval >= 1 ? zval : dopt;
     if (sg > 0 && (zero == 0 || dp % sg)) REJ(L_DOPT, CULONX_REJECT_SHARD_GROUP);
-    if (sg == dp) /* one replica: the full shard, when that is listed */
-        for (int i = 0; i < sp->n[L_SHARD]; i++)
-            if (sp->vals[L_SHARD][i] == 0) REJ(L_SHARD, CULONX_REJECT_DUP_ZERO);
+    /* one replica: the full shard, when that is listed */
+    if (sg == dp && sp->shard_lists0) REJ(L_SHARD, CULONX_REJECT_DUP_ZERO);
     int ovl = (int)sp->vals[L_OVL][d[L_OVL]];
     if (dp == 1 && d[L_OVL] != 0) REJ(L_OVL, CULONX_REJECT_DUP_DP_OVERLAP);
-#undef REJ
     ex->distributed_optimizer = zero >= 1;
     ex->zero = zero;
     ex->dp_overlap = ovl;
     ex->clock_mhz = (double)sp->vals[L_CLK][d[L_CLK]];
-    if (!all) return -1; /* ex holds the rest for these digits above L_CLK */
+    if (all) tail_fill(sp, d, ex, dp); /* else ex holds the rest for these digits above L_CLK */
+    return -1;
+}
+#undef REJ
+
+/* The fields of ex for the digits above L_CLK (check_tail). */
+static void tail_fill(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex, int64_t dp)
+{
+    const int64_t sg = sp->vals[L_SHARD][d[L_SHARD]];
     const int64_t gpus = sp->vals[L_GPUS][d[L_GPUS]], gb = sp->vals[L_GB][d[L_GB]];
     const int64_t tp = sp->vals[L_TP][d[L_TP]], cp = sp->vals[L_CP][d[L_CP]];
     const int64_t pp = sp->vals[L_PP][d[L_PP]];
@@ -341,12 +356,12 @@ static int check_tail(const cx_space *sp, const int d[NLEVELS], culonx_execution
     ex->attention = (culonx_attention)att;
     ex->tp_overlap = (culonx_tp_overlap)tpo;
     ex->ep = ep, ex->etp = etp;
-    return -1;
 }
-#undef REJ
 
-int cx_core_space_check_memo(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex,
-                             int *level, cx_space_memo *m)
+/* The rules of the levels up to L_OFF (prefix and mid) through the memo:
+ * -1 and dp, or the first failing rule. */
+static int memo_rules(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex, int *level,
+                      cx_space_memo *m, int64_t *dp_out)
 {
     int64_t dp = 0;
     if (m && m->valid && memcmp(m->d, d, sizeof m->d) == 0) {
@@ -373,6 +388,22 @@ int cx_core_space_check_memo(const cx_space *sp, const int d[NLEVELS], culonx_ex
             m->tail_ex = NULL;
         }
     }
+    *dp_out = dp;
+    return r;
+}
+
+/* cx_core_space_check_memo through every level's memo (apart: the common
+ * call, below, stays small) */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int
+check_memo_all(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex, int *level,
+               cx_space_memo *m)
+{
+    int64_t dp = 0;
+    int r = memo_rules(sp, d, ex, level, m, &dp);
+    if (m) m->tail_ready = r < 0, m->mdp = dp;
     if (r >= 0) return r;
     /* ex written whole for these digits above L_CLK (m->md) by the last
      * check that passed: only the fields of the levels below are written */
@@ -382,7 +413,20 @@ int cx_core_space_check_memo(const cx_space *sp, const int d[NLEVELS], culonx_ex
     return r;
 }
 
+int cx_core_space_check_memo(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex,
+                             int *level, cx_space_memo *m, int moved)
+{
+    /* the last call passed the rules up to L_OFF for these digits there
+     * (md), and ex holds what it wrote: only the tail's rules */
+    if (m && moved > L_OFF && m->tail_ready) {
+        const int r = check_tail(sp, d, ex, level, m->mdp, m->tail_ex != ex);
+        if (r < 0) m->tail_ex = ex;
+        return r;
+    }
+    return check_memo_all(sp, d, ex, level, m);
+}
+
 int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex, int *level)
 {
-    return cx_core_space_check_memo(sp, d, ex, level, NULL);
+    return cx_core_space_check_memo(sp, d, ex, level, NULL, 0);
 }

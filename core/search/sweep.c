@@ -204,6 +204,7 @@ static uint64_t run_block(worker *w, uint64_t gblock)
     culonx_sweep_entry x;
     culonx_error err;
     uint64_t idx = lo, settled = 0, didx = UINT64_MAX;
+    int moved = 0; /* the outermost level changed since the last rule check (memo) */
     /* Clock blocks: candidates that differ only in the clock pass the same
      * rules (no rule reads it) and share the memory representative of
      * their class (below). When the clock-1 block of a strategy (all its
@@ -227,7 +228,8 @@ static uint64_t run_block(worker *w, uint64_t gblock)
                 if (didx != idx && didx != UINT64_MAX && didx >= cb_start - cstride) {
                     for (int l = L_CLK; l < NLEVELS; l++)
                         d[l] = sp->n[l] - 1;
-                    cx_core_space_next(sp, d);
+                    const int l = cx_core_space_next(sp, d);
+                    moved = l < moved ? l : moved;
                     didx = idx;
                 } else if (didx != idx) {
                     didx = UINT64_MAX;
@@ -239,10 +241,13 @@ static uint64_t run_block(worker *w, uint64_t gblock)
         /* consecutive candidates: step the digits, else decode (didx: the
          * index d holds) */
         if (didx != idx) {
-            if (didx != UINT64_MAX && idx == didx + 1)
-                cx_core_space_next(sp, d);
-            else
+            if (didx != UINT64_MAX && idx == didx + 1) {
+                const int l = cx_core_space_next(sp, d);
+                moved = l < moved ? l : moved;
+            } else {
                 cx_core_space_decode(sp, idx, d);
+                moved = 0;
+            }
             didx = idx;
         }
         if (phase != 2 && d[L_CLK] == 1 && d[L_DOPT] == 0 && d[L_OVL] == 0 &&
@@ -251,7 +256,8 @@ static uint64_t run_block(worker *w, uint64_t gblock)
             memcpy(cb_rej, w->rejected, sizeof cb_rej);
         }
         int level = 0;
-        int r = cx_core_space_check_memo(sp, d, &w->run.exec, &level, &w->memo);
+        int r = cx_core_space_check_memo(sp, d, &w->run.exec, &level, &w->memo, moved);
+        moved = NLEVELS;
         if (r >= 0) {
             uint64_t s = sp->stride[level];
             uint64_t end = (idx / s + 1) * s;
@@ -260,8 +266,10 @@ static uint64_t run_block(worker *w, uint64_t gblock)
             if (end == (idx / s + 1) * s) { /* the digits of end: level + 1, inner 0 */
                 for (int l = level + 1; l < NLEVELS; l++)
                     d[l] = 0;
-                for (int l = level; l >= 0 && ++d[l] == sp->n[l]; l--)
+                int l = level;
+                for (; l >= 0 && ++d[l] == sp->n[l]; l--)
                     d[l] = 0;
+                moved = l < 0 ? 0 : l < moved ? l : moved;
                 didx = end;
             }
             idx = end;

@@ -69,6 +69,8 @@ typedef struct {
     double mem_limit;
     culonx_objective obj;
     int energy;
+    /* the zero level lists 1, the shard-group level lists 0 (check_tail) */
+    int zero_lists1, shard_lists0;
 } cx_space;
 
 /* The space of a spec: value lists (defaults materialised) and variants. */
@@ -109,8 +111,9 @@ culonx_status cx_core_space_build(const culonx_run *run, const culonx_sweep_spec
                                   cx_space_store *st, culonx_error *err);
 /* Digits of an enumeration index. */
 void cx_core_space_decode(const cx_space *sp, uint64_t idx, int d[NLEVELS]);
-/* The digits of index idx + 1 from those of idx (no division). */
-void cx_core_space_next(const cx_space *sp, int d[NLEVELS]);
+/* The digits of index idx + 1 from those of idx (no division); returns
+ * the outermost level whose digit changed (0 when all wrapped). */
+int cx_core_space_next(const cx_space *sp, int d[NLEVELS]);
 /* The first failing rule of digits d (a culonx_sweep_reject) and its level
  * in *level, or -1 when valid; fills ex. */
 int cx_core_space_check(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex, int *level);
@@ -127,13 +130,18 @@ typedef struct {
     int mid_valid;
     int md[L_OFF + 1];
     int mr, mlevel;
+    int64_t mdp; /* the prefix's dp for md */
     /* the execution the tail's rules last filled whole for md (NULL: none) */
     const culonx_execution *tail_ex;
+    /* the last call passed the rules of md (its digits up to L_OFF) */
+    int tail_ready;
 } cx_space_memo;
 /* cx_core_space_check, with the prefix's rules taken from m when its
- * digits are m's: the same result. */
+ * digits are m's: the same result. moved: the outermost level whose digit
+ * may differ from those of m's last call (0: unknown); above L_OFF only the
+ * tail's rules are checked when that call passed the others. */
 int cx_core_space_check_memo(const cx_space *sp, const int d[NLEVELS], culonx_execution *ex,
-                             int *level, cx_space_memo *m);
+                             int *level, cx_space_memo *m, int moved);
 
 /* Ranking (rank.c): objective per token, order, top K, Pareto frontier. */
 double cx_core_rank_objective(const cx_space *sp, const culonx_execution *ex,
