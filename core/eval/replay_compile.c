@@ -94,7 +94,7 @@ static inline ins encode(const cx_replay_prog *pr, const cx_play *pl, int s,
 
 static void compiled(cx_replay_prog *pr, const cx_play *pl, size_t n)
 {
-    pr->n = n;
+    pr->n = n, pr->nwl = 0, pr->folded = 0;
     pr->sd = pl->sd, pr->p = pl->p, pr->m = pl->m, pr->v = pl->v;
     pr->have = 1;
 }
@@ -263,6 +263,7 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
         wl[i] = INT32_MAX;
     wl[zero] = 0; /* the zero slot is slot 0 */
     int32_t nslot = 2, nfree = 0, bad = 0;
+    size_t nwl = 0; /* W-like items (zero slot read, scratch written, no send) */
     /* the period skip (see skipper): a snapshot every R levels, R about
      * twice a stage's items per period of c microbatches */
     skipper sk;
@@ -343,6 +344,7 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
                 else
                     o->dep = xd, o->out = xo;
                 o->stage = (uint16_t)s, o->di = ndi[s];
+                nwl += xd == zero && xo == scratch && !(ndi[s] & SEND_BIT);
                 o++, k++;
                 const cx_sched_item *it = nit[s];
                 if (it == nend[s]) {
@@ -390,8 +392,17 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
             if (renamed)
                 for (int32_t r = 0; r < nslot; r++)
                     sk.pis[r * CX_REPLAY_SLOT_STRIDE] = pi[r] * CX_REPLAY_SLOT_STRIDE;
-            /* block j: block j - 1 renamed by pi; sig = pi^j */
+            /* block j: block j - 1 renamed by pi; sig = pi^j (pi keeps
+             * the zero and scratch slots: each has the block's W-like
+             * items) */
             pr->skipped += (size_t)q * B;
+            if (q > 0) {
+                const int32_t z = renamed ? 0 : zero, sc = renamed ? CX_REPLAY_SLOT_STRIDE : scratch;
+                size_t nb = 0;
+                for (size_t i = 0; i < B; i++)
+                    nb += o[i - B].dep == z && o[i - B].out == sc && !(o[i - B].di & SEND_BIT);
+                nwl += (size_t)q * nb;
+            }
             for (int64_t j = 0; j < q; j++, o += B, k += B) {
                 const ins *src = o - B;
                 for (size_t i = 0; i < B; i++) {
@@ -435,6 +446,7 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
         }
     }
     compiled(pr, pl, items);
+    pr->nwl = nwl;
     /* the instructions of a period of c microbatches from the middle
      * (the jump's, cell slots; renamed programs never jump) */
     size_t P = 0;
@@ -476,4 +488,54 @@ cx_sched_sim_status cx_core_replay_prog_compile_levels(cx_replay_prog *pr, const
                                                        size_t items, int c, int renamed)
 {
     return compile(pr, pl, items, c, renamed);
+}
+
+/* The fold (cx_core_replay_prog_folded, replay_prog.h). A W-like
+ * instruction (reads the zero slot, writes the scratch slot, no send) does
+ * free[s] = max(free[s], 0) + d and stores that end as stage s's last end;
+ * it is dropped and its duration slot becomes the pre of stage s's next
+ * instruction, which then computes max(free[s] + d, token) + d' and stores
+ * its own end as the last end: free[s] >= +0 and never NaN (times start at
+ * +0 and add durations >= 0), so max(free, 0) + d is free + d, bit for bit
+ * (the compile's zero-slot reads assume the same, encode_tmpl), and no
+ * instruction of another stage touches stage s's registers in between;
+ * nothing reads the scratch slot. A W-like instruction that carries a pre
+ * (two in a row on a stage) stays; one that is its stage's last moves,
+ * unfolded, to the end (nothing after it touches its stage). One pass. */
+size_t cx_core_replay_prog_fold(const ins *in, size_t n, int p, cx_replay_fins *out, size_t st[3])
+{
+    /* per stage the W-like item waiting for its stage's next instruction */
+    uint16_t pend[CX_COST_MAX_STAGES];
+    for (int s = 0; s < p; s++)
+        pend[s] = CX_REPLAY_NOPRE;
+    /* an instruction as two words: (dep, out) and (stage, di) */
+    const uint64_t wlike = (uint64_t)CX_REPLAY_SLOT_STRIDE << 32;
+    size_t nf = 0, nc = 0, nt = 0;
+    cx_replay_fins *o = out;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t a;
+        uint32_t b;
+        memcpy(&a, &in[i].dep, sizeof a);
+        memcpy(&b, &in[i].stage, sizeof b);
+        const unsigned s = b & 0xffffu;
+        const uint16_t pre = pend[s];
+        const int wl = a == wlike && !(b & (SEND_BIT << 16));
+        if (pre == CX_REPLAY_NOPRE && wl) {
+            pend[s] = (uint16_t)(b >> 16);
+            continue;
+        }
+        pend[s] = CX_REPLAY_NOPRE;
+        const uint64_t c = (uint64_t)b | (uint64_t)pre << 32;
+        memcpy(&o->dep, &a, sizeof a);
+        memcpy(&o->stage, &c, sizeof c);
+        o++;
+        nf += pre != CX_REPLAY_NOPRE, nc += pre != CX_REPLAY_NOPRE && wl;
+    }
+    for (int s = 0; s < p; s++)
+        if (pend[s] != CX_REPLAY_NOPRE) {
+            *o++ = (cx_replay_fins){0, CX_REPLAY_SLOT_STRIDE, (uint16_t)s, pend[s], CX_REPLAY_NOPRE, 0};
+            nt++;
+        }
+    st[0] = nf, st[1] = nc, st[2] = nt;
+    return (size_t)(o - out);
 }

@@ -81,7 +81,11 @@ typedef struct {
     cx_replay_ins *prog;
     size_t prog_cap;
     uint16_t last_di[CX_COST_MAX_STAGES];
+    const cx_replay_fins *fins; /* its folded form where that pays (see program), fn of them */
+    size_t fn, fst[3];
 } lprog;
+
+#define NOPRE CX_REPLAY_NOPRE
 
 struct cx_replay_lanes {
     double clk[CX_REPLAY_LANES_MAX_CLOCKS];
@@ -99,7 +103,7 @@ struct cx_replay_lanes {
      * byte offset in dur */
     double *tok, *rg, *dur;
     size_t tok_cap, rg_cap, dur_cap;
-    uint32_t cmap[4 * CX_COST_MAX_VSTAGES];
+    uint32_t cmap[4 * CX_COST_MAX_VSTAGES + 1]; /* + NOPRE */
     uint16_t ident[CX_COST_MAX_VSTAGES];
     /* a batch: its cost copy, and per lane the class durations and time key */
     cx_cost *cost;
@@ -224,23 +228,28 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
  * cmap holds the durations' byte offsets from dur, scaled for the pass
  * (callgrind, bench schedules zb-v: the 4-lane pass 219M -> 184M
  * instructions; a stage's 4 W doubles rather than 3 W: 177M). */
-#define DEFINE_EXEC(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD)                                        \
-    ATTR static void NAME(const cx_replay_ins *prog, size_t n, const uint32_t *cmap, double *tok,  \
+#define DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, IT, FOLD, PRE)                        \
+    ATTR static void NAME(const void *prog_, size_t n, const uint32_t *cmap, double *tok,          \
                           double *rg, const double *dur, const double *p2p, int overlap)           \
     {                                                                                              \
         enum { NV = (W) / (E) };                                                                   \
+        const IT *const prog = prog_;                                                              \
         VT pv[NV];                                                                                 \
         for (int k = 0; k < NV; k++)                                                               \
             pv[k] = LD(p2p + k * (E));                                                             \
         for (size_t i = 0; i < n; i++) {                                                           \
-            const cx_replay_ins x = prog[i];                                                       \
+            const IT x = prog[i];                                                                  \
             double *const r = rg + (size_t)x.stage * RG_N * (W);                                   \
             const double *const t = tok + (size_t)x.dep * ((W) / STRIDE);                          \
             double *const o = tok + (size_t)x.out * ((W) / STRIDE);                                \
             const double *const d = (const double *)((const char *)dur + cmap[x.di & ~SEND_BIT]);  \
+            const double *const dp =                                                               \
+                (const double *)((const char *)dur + (FOLD ? cmap[PRE(x)] : 0));                \
             VT end[NV];                                                                            \
             _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++) end[k] =                         \
-                ADD(MAX(LD(r + k * (E)), LD(t + k * (E))), LD(d + k * (E)));                       \
+                ADD(MAX(FOLD ? ADD(LD(r + k * (E)), LD(dp + k * (E))) : LD(r + k * (E)),           \
+                        LD(t + k * (E))),                                                          \
+                    LD(d + k * (E)));                                                              \
             if (x.di & SEND_BIT) {                                                                 \
                 _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++)                              \
                 {                                                                                  \
@@ -260,9 +269,17 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
                 ST(r + 2 * (W) + k * (E), end[k]);                                                 \
         }                                                                                          \
     }
+/* each width twice: the renamed program (cx_replay_ins) and the folded one
+ * (cx_replay_fins: the stage's free plus the folded W-like item's duration, -0.0 for
+ * none, before the maximum) */
+#define PRE_NONE(x) 0
+#define PRE_F(x) (x).pre
+#define DEFINE_EXEC(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD)                                        \
+    DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_ins, 0, PRE_NONE)               \
+    DEFINE_EXEC_(NAME##_f, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_fins, 1, PRE_F)
 
-typedef void exec_fn(const cx_replay_ins *, size_t, const uint32_t *, double *, double *,
-                     const double *, const double *, int);
+typedef void exec_fn(const void *, size_t, const uint32_t *, double *, double *, const double *,
+                     const double *, int);
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -313,10 +330,12 @@ DEFINE_EXEC(exec_base_x, , v2d, 2, VW3, LDG, STG, max_v2d, ADDG)
  * initialises it); each in passes of VW0, VW, VW2 and VW3 lanes (VW0 on
  * AVX-512 in AVX2 vectors: half of one) */
 typedef struct {
-    exec_fn *narrowest, *narrow, *wide, *wider;
+    exec_fn *f[2][4]; /* [folded][VW0, VW, VW2, VW3] */
 } exec_pair;
-static exec_pair exec_best = {exec_base_n, exec_base, exec_base_w, exec_base_x},
-                 exec_auto = {exec_base_n, exec_base, exec_base_w, exec_base_x};
+#define EXECS_INIT(N, A, B, C) {{{N, A, B, C}, {N##_f, A##_f, B##_f, C##_f}}}
+#define EXECS(N, A, B, C) ((exec_pair)EXECS_INIT(N, A, B, C))
+static exec_pair exec_best = EXECS_INIT(exec_base_n, exec_base, exec_base_w, exec_base_x),
+                 exec_auto = EXECS_INIT(exec_base_n, exec_base, exec_base_w, exec_base_x);
 static int have_avx2, have_avx512;
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -325,11 +344,12 @@ __attribute__((constructor)) static void pick(void)
     __builtin_cpu_init();
     have_avx2 = __builtin_cpu_supports("avx2") != 0;
     have_avx512 = __builtin_cpu_supports("avx512f") != 0;
-    if (have_avx512)
-        exec_auto = (exec_pair){have_avx2 ? exec_avx2_n : exec_base_n, exec_avx512, exec_avx512_w,
-                                exec_avx512_x};
+    if (have_avx512 && have_avx2)
+        exec_auto = EXECS(exec_avx2_n, exec_avx512, exec_avx512_w, exec_avx512_x);
+    else if (have_avx512)
+        exec_auto = EXECS(exec_base_n, exec_avx512, exec_avx512_w, exec_avx512_x);
     else if (have_avx2)
-        exec_auto = (exec_pair){exec_avx2_n, exec_avx2, exec_avx2_w, exec_avx2_x};
+        exec_auto = EXECS(exec_avx2_n, exec_avx2, exec_avx2_w, exec_avx2_x);
     exec_best = exec_auto;
 }
 #endif
@@ -337,32 +357,53 @@ __attribute__((constructor)) static void pick(void)
 int cx_core_replay_lanes_set_isa(int isa)
 {
     if (isa == 0) exec_best = exec_auto;
-    if (isa == 1) exec_best = (exec_pair){exec_base_n, exec_base, exec_base_w, exec_base_x};
+    if (isa == 1) exec_best = EXECS(exec_base_n, exec_base, exec_base_w, exec_base_x);
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (isa == 2 && have_avx2)
-        exec_best = (exec_pair){exec_avx2_n, exec_avx2, exec_avx2_w, exec_avx2_x};
-    if (isa == 3 && have_avx512)
-        exec_best = (exec_pair){have_avx2 ? exec_avx2_n : exec_base_n, exec_avx512, exec_avx512_w,
-                                exec_avx512_x};
+    if (isa == 2 && have_avx2) exec_best = EXECS(exec_avx2_n, exec_avx2, exec_avx2_w, exec_avx2_x);
+    if (isa == 3 && have_avx512 && have_avx2)
+        exec_best = EXECS(exec_avx2_n, exec_avx512, exec_avx512_w, exec_avx512_x);
+    else if (isa == 3 && have_avx512)
+        exec_best = EXECS(exec_base_n, exec_avx512, exec_avx512_w, exec_avx512_x);
     return isa >= 0 && isa <= 1 ? 1 : isa == 2 ? have_avx2 : isa == 3 && have_avx512;
 #else
     return isa >= 0 && isa <= 1;
 #endif
 }
 
+/* Folding (see the top comment): 0 never, 1 where it pays, 2 wherever a
+ * W-like item can fold (tests); the share of W-like items from which
+ * folding pays: see fold */
+static int fold_mode = 1;
+#define FOLD_SHARE 4 /* fold when at least 1 / FOLD_SHARE of the items are W-like */
+
+void cx_core_replay_lanes_set_fold(int mode)
+{
+    fold_mode = mode;
+}
+
+int cx_core_replay_lanes_fold_stats(const cx_replay_lanes *ln, size_t st[3])
+{
+    memcpy(st, ln->cur->fst, sizeof ln->cur->fst);
+    return ln->cur->fins != NULL;
+}
+
 /* Ensures ln holds the renamed program of pl's orders; -1 as
  * cx_core_replay_lanes_run. */
-static int program(cx_replay_lanes *ln, const cx_play *pl, const cx_replay_prog *pr)
+static int program(cx_replay_lanes *ln, const cx_play *pl, cx_replay_prog *pr)
 {
     cx_replay_code code;
     if (!cx_core_replay_prog_code(pr, pl, &code)) return -1;
     lprog *x = ln->cur;
+    x->fins = NULL;
     /* compiled renamed (replay_prog.c compile_levels): run as it is */
     if (code.renamed) {
         if (code.nslot > MAX_SLOTS || (size_t)pl->p > CX_COST_MAX_STAGES) return -1;
         x->sd = pl->sd, x->p = pl->p, x->m = pl->m, x->v = pl->v, x->n = code.n;
         x->nslot = code.nslot, x->ins = code.ins, x->have = 0; /* not the renamer's */
         memcpy(x->last_di, code.last_di, (size_t)pl->p * sizeof *x->last_di);
+        /* folded (held with pr's program) where enough items are W-like */
+        if (fold_mode == 2 ? code.nwl > 0 : fold_mode == 1 && code.nwl * FOLD_SHARE >= code.n)
+            x->fins = cx_core_replay_prog_folded(pr, pl, &x->fn, x->fst);
         return 0;
     }
     /* held, or refused (the next misses of the same orders not renamed again) */
@@ -401,7 +442,7 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
     const lprog *const e = ln->cur;
     if (grow_g(&ln->tok, &ln->tok_cap, (size_t)e->nslot) ||
         grow_g(&ln->rg, &ln->rg_cap, (size_t)p * RG_N) ||
-        grow_g(&ln->dur, &ln->dur_cap, (size_t)ncls * 4 + 1))
+        grow_g(&ln->dur, &ln->dur_cap, (size_t)ncls * 4 + 2))
         return -1;
     for (int vs = 0; vs < nvs; vs++)
         for (int k = 0; k < 4; k++)
@@ -417,13 +458,14 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
                     cx_replay_dur(&cvi[l][c], k, &win);
             }
         pv[j] = p2p[l];
+        pv[(size_t)w + (size_t)j] = -0.0; /* NOPRE's */
     }
+    ln->cmap[NOPRE] = (uint32_t)((ncls * 4 + 1) * w) * (uint32_t)sizeof(double);
     memset(ln->rg, 0, (size_t)p * RG_N * (size_t)w * sizeof(double));
     memset(ln->tok, 0, (size_t)w * sizeof(double)); /* the zero slot */
-    (w == VW3   ? exec_best.wider
-     : w == VW2 ? exec_best.wide
-     : w == VW  ? exec_best.narrow
-                : exec_best.narrowest)(e->ins, e->n, ln->cmap, ln->tok, ln->rg, dur, pv, overlap);
+    const int fo = e->fins != NULL, wi = w == VW3 ? 3 : w == VW2 ? 2 : w == VW ? 1 : 0;
+    exec_best.f[fo][wi](fo ? (const void *)e->fins : (const void *)e->ins, fo ? e->fn : e->n,
+                        ln->cmap, ln->tok, ln->rg, dur, pv, overlap);
     ln->w = w;
     return 0;
 }
@@ -447,7 +489,7 @@ static void emit(const cx_replay_lanes *ln, int j, const uint16_t *cls, const cx
     }
 }
 
-int cx_core_replay_lanes_run(cx_replay_lanes *ln, const cx_play *pl, const cx_replay_prog *pr,
+int cx_core_replay_lanes_run(cx_replay_lanes *ln, const cx_play *pl, cx_replay_prog *pr,
                              int n, const cx_replay_vsinfo *const *vi, const double *p2p,
                              int overlap, cx_replay *out)
 {
@@ -490,7 +532,7 @@ static void flush(cx_replay_lanes *ln, const cx_cost *c, const cx_play *pl, cx_r
 }
 
 int cx_core_replay_lanes_rows(cx_replay_lanes *ln, const cx_cost *c, const cx_play *pl,
-                              const cx_replay_prog *pr, int n, const int *idx,
+                              cx_replay_prog *pr, int n, const int *idx,
                               const cx_replay_vsinfo *vi, const double *p2p, double *rows,
                               int stride)
 {
@@ -545,7 +587,7 @@ int cx_core_replay_lane_price(const cx_cost *c, double clock_mhz, cx_cost *copy,
 }
 
 int cx_core_replay_lanes_batch(cx_replay_lanes *ln, const cx_cost *c, const cx_play *pl,
-                               const cx_replay_prog *pr, cx_replay_memo *mm,
+                               cx_replay_prog *pr, cx_replay_memo *mm,
                                const cx_replay_memo_key *k0)
 {
     if (!ln || ln->nclk < 2 || !mm || c->nclass < 1 || c->nclass > CX_COST_MAX_CLASSES ||

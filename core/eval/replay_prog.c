@@ -79,9 +79,10 @@ void cx_core_replay_prog_free(cx_replay_prog *pr)
     free(pr->lv_val);
     free(pr->fl);
     free(pr->sk);
+    free(pr->fold);
     if (pr->held)
         for (int i = 0; i < HELD_N; i++)
-            free(pr->held[i].prog);
+            free(pr->held[i].prog), free(pr->held[i].fold);
     free(pr->held);
     free(pr);
 }
@@ -110,6 +111,20 @@ void cx_core_replay_prog_free(cx_replay_prog *pr)
  * budget: empty entries' first, then the least recently used. */
 static void held_trim(cx_replay_prog *pr, const cx_replay_held *keep)
 {
+    /* the folded forms, over their own budget: the least recently used
+     * entries' dropped (folded again when taken back) */
+    while (pr->held_fold > HELD_INS) {
+        cx_replay_held *x = NULL;
+        for (int i = 0; i < HELD_N; i++) {
+            cx_replay_held *y = &pr->held[i];
+            if (y == keep || !y->fold) continue;
+            if (!x || (!y->used && x->used) || (y->used && x->used && y->used < x->used)) x = y;
+        }
+        if (!x) break;
+        pr->held_fold -= x->fold_cap;
+        free(x->fold);
+        x->fold = NULL, x->fold_cap = 0, x->folded = 0;
+    }
     while (pr->held_ins > HELD_INS) {
         cx_replay_held *x = NULL;
         for (int i = 0; i < HELD_N; i++) {
@@ -118,9 +133,9 @@ static void held_trim(cx_replay_prog *pr, const cx_replay_held *keep)
             if (!x || (!y->used && x->used) || (y->used && x->used && y->used < x->used)) x = y;
         }
         if (!x) return;
-        pr->held_ins -= x->cap;
-        free(x->prog);
-        x->prog = NULL, x->cap = 0, x->used = 0;
+        pr->held_ins -= x->cap, pr->held_fold -= x->fold_cap;
+        free(x->prog), free(x->fold);
+        x->prog = NULL, x->cap = 0, x->used = 0, x->fold = NULL, x->fold_cap = 0, x->folded = 0;
     }
 }
 
@@ -132,22 +147,34 @@ static void held_trim(cx_replay_prog *pr, const cx_replay_held *keep)
 static void held_swap(cx_replay_prog *pr, cx_replay_held *e)
 {
     ins *const buf = e->prog;
-    const size_t cap = e->cap;
+    cx_replay_fins *const fbuf = e->fold;
+    const size_t cap = e->cap, fcap = e->fold_cap;
     int keep = pr->have && pr->renamed && pr->n >= 1 && pr->n <= HELD_INS / 4;
     if (pr->prog_cap > HELD_INS / 2) {
         ins *t = keep ? realloc(pr->prog, pr->n * sizeof *t) : NULL;
         if (!t) free(pr->prog);
         pr->prog = t, pr->prog_cap = t ? pr->n : 0, keep = t != NULL;
     }
-    pr->held_ins += pr->prog_cap - cap;
+    /* the folded form likewise (its own budget, see held_trim) */
+    if (!keep || pr->folded != 1) pr->folded = 0;
+    if (pr->fold_cap > HELD_INS / 2) {
+        cx_replay_fins *t = pr->folded ? realloc(pr->fold, pr->fold_n * sizeof *t) : NULL;
+        if (!t) free(pr->fold);
+        pr->fold = t, pr->fold_cap = t ? pr->fold_n : 0, pr->folded = t != NULL;
+    }
+    pr->held_ins += pr->prog_cap - cap, pr->held_fold += pr->fold_cap - fcap;
     e->prog = pr->prog, e->cap = pr->prog_cap, e->used = 0;
+    e->fold = pr->fold, e->fold_cap = pr->fold_cap, e->folded = 0;
     if (keep) {
         e->sd = pr->sd, e->p = pr->p, e->m = pr->m, e->v = pr->v;
         e->n = pr->n, e->skipped = pr->skipped, e->nslot = pr->nslot;
+        e->nwl = pr->nwl, e->folded = pr->folded, e->fold_n = pr->fold_n;
+        memcpy(e->fold_st, pr->fold_st, sizeof e->fold_st);
         e->used = ++pr->held_clock;
         memcpy(e->last_di, pr->last_di, (size_t)pr->p * sizeof *e->last_di);
     }
     pr->prog = buf, pr->prog_cap = cap, pr->have = 0;
+    pr->fold = fbuf, pr->fold_cap = fcap, pr->folded = 0;
 }
 
 /* Before a compile: pr's renamed program (if it holds one, of at most a
@@ -175,13 +202,18 @@ static int held_take(cx_replay_prog *pr, const cx_play *pl)
         if (x->used && x->sd == pl->sd && x->p == pl->p && x->m == pl->m && x->v == pl->v) e = x;
     }
     if (!e) return 0;
-    const size_t n = e->n, skipped = e->skipped;
+    const size_t n = e->n, skipped = e->skipped, nwl = e->nwl, fold_n = e->fold_n;
     const int32_t nslot = e->nslot;
+    const int folded = e->folded;
+    size_t fold_st[3];
+    memcpy(fold_st, e->fold_st, sizeof fold_st);
     uint16_t last_di[CX_COST_MAX_STAGES];
     memcpy(last_di, e->last_di, (size_t)pl->p * sizeof *last_di);
     held_swap(pr, e);
     held_trim(pr, e);
     pr->n = n, pr->skipped = skipped, pr->nslot = nslot, pr->zero = 0, pr->renamed = 1;
+    pr->nwl = nwl, pr->folded = folded, pr->fold_n = fold_n;
+    memcpy(pr->fold_st, fold_st, sizeof fold_st);
     pr->P = 0;
     memcpy(pr->last_di, last_di, (size_t)pl->p * sizeof *pr->last_di);
     pr->sd = pl->sd, pr->p = pl->p, pr->m = pl->m, pr->v = pl->v;
@@ -772,7 +804,25 @@ cx_sched_sim_status cx_core_replay_prog_run(cx_replay_prog *pr, cx_play *pl,
 
 int cx_core_replay_prog_code(const cx_replay_prog *pr, const cx_play *pl, cx_replay_code *code)
 {
-    *code =
-        (cx_replay_code){pr->prog, pr->n, 2 * pl->m * pl->nvs, pr->last_di, pr->renamed, pr->nslot};
+    *code = (cx_replay_code){pr->prog,    pr->n,     2 * pl->m * pl->nvs, pr->last_di,
+                             pr->renamed, pr->nslot, pr->renamed ? pr->nwl : 0};
     return pr->have && pr->sd == pl->sd && pr->p == pl->p && pr->m == pl->m && pr->v == pl->v;
+}
+
+const cx_replay_fins *cx_core_replay_prog_folded(cx_replay_prog *pr, const cx_play *pl, size_t *n,
+                                                 size_t st[3])
+{
+    cx_replay_code code;
+    if (!cx_core_replay_prog_code(pr, pl, &code) || !code.renamed || pl->p > CX_COST_MAX_STAGES ||
+        4 * CX_COST_MAX_VSTAGES > (int)CX_REPLAY_NOPRE)
+        return NULL;
+    if (pr->folded != 1) {
+        if (cx_core_replay_grow((void **)&pr->fold, &pr->fold_cap, pr->n, sizeof *pr->fold))
+            return NULL;
+        pr->fold_n = cx_core_replay_prog_fold(pr->prog, pr->n, pl->p, pr->fold, pr->fold_st);
+        pr->folded = 1;
+    }
+    *n = pr->fold_n;
+    if (st) memcpy(st, pr->fold_st, sizeof pr->fold_st);
+    return pr->fold;
 }

@@ -73,6 +73,15 @@ typedef struct {
  * pass finds a token's bytes by the addressing mode, no shift) */
 #define CX_REPLAY_SLOT_STRIDE 4
 
+/* An instruction of a renamed program folded (cx_core_replay_prog_folded):
+ * the renamed one's fields, and pre the duration slot (vs * 4 + kind) of
+ * the W-like item folded into it (CX_REPLAY_NOPRE: none). */
+typedef struct {
+    int32_t dep, out;
+    uint16_t stage, di, pre, pad;
+} cx_replay_fins;
+#define CX_REPLAY_NOPRE 0x4000u /* above every duration slot (4 CX_COST_MAX_VSTAGES) */
+
 /* The program compiled for the orders held by pl (for the clock lanes,
  * core/eval/replay_lanes.c): n instructions; slot zero reads 0, slot
  * zero + 1 is written and never read (the slots below: two per cell);
@@ -88,10 +97,22 @@ typedef struct {
     const uint16_t *last_di;
     int renamed;
     int32_t nslot;
+    size_t nwl; /* renamed: W-like instructions (dep 0, out scratch, no send) */
 } cx_replay_code;
 
 /* 1 and *code filled when pr holds the program of pl's orders, else 0. */
 int cx_core_replay_prog_code(const cx_replay_prog *pr, const cx_play *pl, cx_replay_code *code);
+
+/* The renamed program held for pl's orders (cx_core_replay_prog_code,
+ * renamed) with every W-like instruction (reads slot 0, writes the scratch
+ * slot, no send: ZB's W items) folded into its stage's next instruction as
+ * that one's pre (replay_compile.c, cx_core_replay_prog_fold): folded on
+ * the first call, then held with the program (and with it in the program
+ * cache). *n its instructions; st (may be NULL): items folded, W-like
+ * instructions carrying one, W-like items moved to the end. NULL when pr
+ * holds no renamed program of pl's orders or out of memory. */
+const cx_replay_fins *cx_core_replay_prog_folded(cx_replay_prog *pr, const cx_play *pl, size_t *n,
+                                                 size_t st[3]);
 
 /* 0: never jump over the periodic region (the reference for
  * bench/fast_agree.c; cx_core_replay_set_full sets it); default 1. */

@@ -39,6 +39,10 @@ typedef struct {
     uint64_t used; /* the cache's clock at its last use (0: empty) */
     int32_t nslot;
     uint16_t last_di[CX_COST_MAX_STAGES];
+    /* its W-like instructions, its folded form (folded: 1 held, 0 not yet) */
+    size_t nwl, fold_n, fold_cap, fold_st[3];
+    cx_replay_fins *fold;
+    int folded;
 } cx_replay_held;
 
 struct cx_replay_prog {
@@ -88,12 +92,17 @@ struct cx_replay_prog {
     int32_t nslot, zero;
     int32_t *fl; /* renaming: the free slots */
     size_t fl_cap;
+    /* renamed: its W-like instructions, counted as compiled, and its
+     * folded form (cx_core_replay_prog_folded; folded: 1 held, 0 not yet) */
+    size_t nwl, fold_n, fold_cap, fold_st[3];
+    cx_replay_fins *fold;
+    int folded;
     int32_t *sk; /* the renamed compile's period skip (replay_compile.c) */
     size_t sk_cap, skipped;
     /* the program cache (replay_prog.c): renamed programs compiled
      * before, their buffers' capacity in all, the cache's clock */
     cx_replay_held *held;
-    size_t held_ins, taken;
+    size_t held_ins, held_fold, taken; /* held_fold: the folded forms' capacity */
     uint64_t held_clock;
 };
 
@@ -118,6 +127,11 @@ int cx_core_replay_prog_templates(cx_replay_prog *pr, const cx_play *pl);
 void cx_core_replay_prog_compile_seq(cx_replay_prog *pr, const cx_play *pl);
 cx_sched_sim_status cx_core_replay_prog_compile_levels(cx_replay_prog *pr, const cx_play *pl,
                                                        size_t items, int c, int renamed);
+
+/* replay_compile.c: the n instructions of a renamed program of p stages
+ * folded into out (n at most; see cx_core_replay_prog_folded); returns its
+ * instruction count, st: items folded, W-like carriers, moved to the end. */
+size_t cx_core_replay_prog_fold(const ins *in, size_t n, int p, cx_replay_fins *out, size_t st[3]);
 
 /* The jump (replay_prog.c), its decisions and moves on a play's state,
  * the scalar play's own or one lane of replay_jlanes.c's: token slot k at
