@@ -94,7 +94,7 @@ static inline ins encode(const cx_replay_prog *pr, const cx_play *pl, int s,
 
 static void compiled(cx_replay_prog *pr, const cx_play *pl, size_t n)
 {
-    pr->n = n, pr->nwl = 0, pr->folded = 0;
+    pr->n = n, pr->folded = 0;
     pr->sd = pl->sd, pr->p = pl->p, pr->m = pl->m, pr->v = pl->v;
     pr->have = 1;
 }
@@ -146,13 +146,15 @@ size_t cx_core_replay_prog_skipped(const cx_replay_prog *pr)
 }
 
 typedef struct {
-    int on, have;                     /* tracking live slots; a snapshot held */
-    int32_t L, nslot, nfree;          /* the snapshot's level and slot state */
-    size_t k;                         /* its instruction count */
-    int32_t *map, *smap, *sfl, *spos; /* live slot -> cell (-1: free), the
-                                         snapshot's map, free slots, next items */
-    int32_t *pi, *used, *sig, *tmp;   /* sk_match's renaming, the skip's */
-    int32_t *pis;                     /* pi on the renamed form's fields (CX_REPLAY_SLOT_STRIDE) */
+    int on, have;                      /* tracking live slots; a snapshot held */
+    int32_t L, nslot, nfree;           /* the snapshot's level and slot state */
+    size_t k, fk;                      /* its instruction counts (folded: fk) */
+    size_t fst[2];                     /* its fold counts */
+    uint16_t fpre[CX_COST_MAX_STAGES]; /* its folds pending */
+    int32_t *map, *smap, *sfl, *spos;  /* live slot -> cell (-1: free), the
+                                          snapshot's map, free slots, next items */
+    int32_t *pi, *used, *sig, *tmp;    /* sk_match's renaming, the skip's */
+    int32_t *pis;                      /* pi on the renamed form's fields (CX_REPLAY_SLOT_STRIDE) */
     uint64_t snxt[(CX_COST_MAX_STAGES + 63) / 64];
 } skipper;
 
@@ -245,6 +247,33 @@ static int64_t sk_periods(const skipper *sk, int p, int32_t d, const cx_sched_it
     return q == INT64_MAX ? 0 : q;
 }
 
+/* Folding (cx_core_replay_prog_folded): 0 never, 1 where it pays, 2
+ * wherever an item folds (tests). */
+static int fold_mode = 1;
+
+void cx_core_replay_prog_set_fold(int mode)
+{
+    fold_mode = mode;
+}
+
+/* A lanes pass costs ~20 x86 instructions per instruction, ~3 more
+ * folded (the pre's load and add): folding pays where W-like items are
+ * at least FOLD_SHARE of the program, estimated on stage 0's items
+ * (measured: ZB-H1, ZB-H2, ZB-V 1/3, DualPipeV ~6%, interleaved 0). */
+#define FOLD_SHARE 4 /* 1 in FOLD_SHARE */
+static int fold_pays(const cx_replay_prog *pr, const cx_play *pl)
+{
+    if (fold_mode == 0 || pl->p > CX_COST_MAX_STAGES) return 0;
+    const tmpl *t = pr->tm;
+    size_t nwl = 0;
+    for (int i = 0; i < pl->len[0]; i++) {
+        const cx_sched_item *it = &pl->items[i];
+        const tmpl *x = &t[(size_t)it->chunk * 4 + (size_t)it->kind];
+        nwl += x->dep == NONE && x->out == NONE && !(x->di & SEND_BIT);
+    }
+    return nwl > 0 && (fold_mode == 2 || nwl * FOLD_SHARE >= (size_t)pl->len[0]);
+}
+
 /* compile_levels (see there): each stage's next item by pointer and its
  * templates from its own row; the slots renamed as it goes (the renamed
  * form's, and the live-token state of the period skip in either form); the
@@ -263,7 +292,16 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
         wl[i] = INT32_MAX;
     wl[zero] = 0; /* the zero slot is slot 0 */
     int32_t nslot = 2, nfree = 0, bad = 0;
-    size_t nwl = 0; /* W-like items (zero slot read, scratch written, no send) */
+    pr->folded = 0;
+    /* the folded form (cx_core_replay_prog_folded), compiled alongside
+     * where it pays: fo; per stage the fold pending, counts */
+    const int fo = renamed && fold_pays(pr, pl) &&
+                   !cx_core_replay_grow((void **)&pr->fold, &pr->fold_cap, items, sizeof *pr->fold);
+    cx_replay_fins *fq = pr->fold;
+    uint16_t fpre[CX_COST_MAX_STAGES];
+    size_t fst[3] = {0, 0, 0};
+    for (int s = 0; s < p && fo; s++)
+        fpre[s] = CX_REPLAY_NOPRE;
     /* the period skip (see skipper): a snapshot every R levels, R about
      * twice a stage's items per period of c microbatches */
     skipper sk;
@@ -339,13 +377,23 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
                     fl[nfree++] = ds;
                     if (sk.on) sk.map[ds] = -1;
                 }
-                if (renamed)
-                    o->dep = ds * CX_REPLAY_SLOT_STRIDE, o->out = rs * CX_REPLAY_SLOT_STRIDE;
-                else
-                    o->dep = xd, o->out = xo;
-                o->stage = (uint16_t)s, o->di = ndi[s];
-                nwl += xd == zero && xo == scratch && !(ndi[s] & SEND_BIT);
-                o++, k++;
+                const int32_t od = renamed ? ds * CX_REPLAY_SLOT_STRIDE : xd,
+                              oo = renamed ? rs * CX_REPLAY_SLOT_STRIDE : xo;
+                if (!fo) {
+                    o->dep = od, o->out = oo, o->stage = (uint16_t)s, o->di = ndi[s];
+                } else {
+                    /* the folded form only (see cx_core_replay_prog_fold) */
+                    const uint16_t pre = fpre[s];
+                    const int w = xd == zero && xo == scratch && !(ndi[s] & SEND_BIT);
+                    if (pre == CX_REPLAY_NOPRE && w) {
+                        fpre[s] = ndi[s];
+                    } else {
+                        *fq++ = (cx_replay_fins){od, oo, (uint16_t)s, ndi[s], pre, 0};
+                        fpre[s] = CX_REPLAY_NOPRE;
+                        fst[0] += pre != CX_REPLAY_NOPRE, fst[1] += pre != CX_REPLAY_NOPRE && w;
+                    }
+                }
+                o++, k++; /* folded: o only counts */
                 const cx_sched_item *it = nit[s];
                 if (it == nend[s]) {
                     pr->last_di[s] = ndi[s] & (uint16_t)~SEND_BIT;
@@ -379,7 +427,12 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
         int32_t d;
         if (!sk.have || L - sk.L > R) {
             sk_snap(&sk, p, nw, L, k, nxt, nit, fin, nend, pl->items, cap, nslot, nfree, fl);
-        } else if ((d = sk_match(&sk, p, nw, nvs2, nxt, nit, fin, nend, pl->items, cap, nslot,
+            if (fo) {
+                sk.fk = (size_t)(fq - pr->fold), sk.fst[0] = fst[0], sk.fst[1] = fst[1];
+                memcpy(sk.fpre, fpre, (size_t)p * sizeof *fpre);
+            }
+        } else if ((!fo || !memcmp(sk.fpre, fpre, (size_t)p * sizeof *fpre)) &&
+                   (d = sk_match(&sk, p, nw, nvs2, nxt, nit, fin, nend, pl->items, cap, nslot,
                                  nfree, fl, wl, zero)) > 0) {
             for (int s = 0; s < p; s++)
                 pend[s] = PEND(s);
@@ -392,20 +445,22 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
             if (renamed)
                 for (int32_t r = 0; r < nslot; r++)
                     sk.pis[r * CX_REPLAY_SLOT_STRIDE] = pi[r] * CX_REPLAY_SLOT_STRIDE;
-            /* block j: block j - 1 renamed by pi; sig = pi^j (pi keeps
-             * the zero and scratch slots: each has the block's W-like
-             * items) */
+            /* block j: block j - 1 renamed by pi; sig = pi^j; the
+             * folded form likewise (the same folds pending at the
+             * block's ends, pi keeping the zero and scratch slots: each
+             * block folds as the one before), in place of it */
             pr->skipped += (size_t)q * B;
-            if (q > 0) {
-                const int32_t z = renamed ? 0 : zero, sc = renamed ? CX_REPLAY_SLOT_STRIDE : scratch;
-                size_t nb = 0;
-                for (size_t i = 0; i < B; i++)
-                    nb += o[i - B].dep == z && o[i - B].out == sc && !(o[i - B].di & SEND_BIT);
-                nwl += (size_t)q * nb;
-            }
-            for (int64_t j = 0; j < q; j++, o += B, k += B) {
+            const size_t FB = fo ? (size_t)(fq - pr->fold) - sk.fk : 0;
+            if (fo)
+                for (int t = 0; t < 2; t++)
+                    fst[t] += (size_t)q * (fst[t] - sk.fst[t]);
+            for (int64_t j = 0; j < q; j++, o += B, k += B, fq += FB) {
+                for (size_t i = 0; i < FB; i++) {
+                    fq[i] = fq[i - FB];
+                    fq[i].dep = sk.pis[fq[i].dep], fq[i].out = sk.pis[fq[i].out];
+                }
                 const ins *src = o - B;
-                for (size_t i = 0; i < B; i++) {
+                for (size_t i = 0; i < B && !fo; i++) {
                     o[i] = src[i];
                     if (renamed)
                         o[i].dep = sk.pis[src[i].dep], o[i].out = sk.pis[src[i].out];
@@ -446,7 +501,17 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
         }
     }
     compiled(pr, pl, items);
-    pr->nwl = nwl;
+    if (fo) {
+        /* a stage's last W-like item: at the end, unfolded */
+        for (int s = 0; s < p; s++)
+            if (fpre[s] != CX_REPLAY_NOPRE) {
+                *fq++ = (cx_replay_fins){0,       CX_REPLAY_SLOT_STRIDE, (uint16_t)s,
+                                         fpre[s], CX_REPLAY_NOPRE,       0};
+                fst[2]++;
+            }
+        pr->fold_n = (size_t)(fq - pr->fold), pr->folded = 1;
+        memcpy(pr->fold_st, fst, sizeof fst);
+    }
     /* the instructions of a period of c microbatches from the middle
      * (the jump's, cell slots; renamed programs never jump) */
     size_t P = 0;
@@ -533,7 +598,8 @@ size_t cx_core_replay_prog_fold(const ins *in, size_t n, int p, cx_replay_fins *
     }
     for (int s = 0; s < p; s++)
         if (pend[s] != CX_REPLAY_NOPRE) {
-            *o++ = (cx_replay_fins){0, CX_REPLAY_SLOT_STRIDE, (uint16_t)s, pend[s], CX_REPLAY_NOPRE, 0};
+            *o++ = (cx_replay_fins){0,       CX_REPLAY_SLOT_STRIDE, (uint16_t)s,
+                                    pend[s], CX_REPLAY_NOPRE,       0};
             nt++;
         }
     st[0] = nf, st[1] = nc, st[2] = nt;

@@ -244,7 +244,7 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
             double *const o = tok + (size_t)x.out * ((W) / STRIDE);                                \
             const double *const d = (const double *)((const char *)dur + cmap[x.di & ~SEND_BIT]);  \
             const double *const dp =                                                               \
-                (const double *)((const char *)dur + (FOLD ? cmap[PRE(x)] : 0));                \
+                (const double *)((const char *)dur + (FOLD ? cmap[PRE(x)] : 0));                   \
             VT end[NV];                                                                            \
             _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++) end[k] =                         \
                 ADD(MAX(FOLD ? ADD(LD(r + k * (E)), LD(dp + k * (E))) : LD(r + k * (E)),           \
@@ -332,7 +332,15 @@ DEFINE_EXEC(exec_base_x, , v2d, 2, VW3, LDG, STG, max_v2d, ADDG)
 typedef struct {
     exec_fn *f[2][4]; /* [folded][VW0, VW, VW2, VW3] */
 } exec_pair;
-#define EXECS_INIT(N, A, B, C) {{{N, A, B, C}, {N##_f, A##_f, B##_f, C##_f}}}
+#define EXECS_INIT(N, A, B, C)                                                                     \
+    {                                                                                              \
+        {                                                                                          \
+            {N, A, B, C},                                                                          \
+            {                                                                                      \
+                N##_f, A##_f, B##_f, C##_f                                                         \
+            }                                                                                      \
+        }                                                                                          \
+    }
 #define EXECS(N, A, B, C) ((exec_pair)EXECS_INIT(N, A, B, C))
 static exec_pair exec_best = EXECS_INIT(exec_base_n, exec_base, exec_base_w, exec_base_x),
                  exec_auto = EXECS_INIT(exec_base_n, exec_base, exec_base_w, exec_base_x);
@@ -370,17 +378,6 @@ int cx_core_replay_lanes_set_isa(int isa)
 #endif
 }
 
-/* Folding (see the top comment): 0 never, 1 where it pays, 2 wherever a
- * W-like item can fold (tests); the share of W-like items from which
- * folding pays: see fold */
-static int fold_mode = 1;
-#define FOLD_SHARE 4 /* fold when at least 1 / FOLD_SHARE of the items are W-like */
-
-void cx_core_replay_lanes_set_fold(int mode)
-{
-    fold_mode = mode;
-}
-
 int cx_core_replay_lanes_fold_stats(const cx_replay_lanes *ln, size_t st[3])
 {
     memcpy(st, ln->cur->fst, sizeof ln->cur->fst);
@@ -389,7 +386,7 @@ int cx_core_replay_lanes_fold_stats(const cx_replay_lanes *ln, size_t st[3])
 
 /* Ensures ln holds the renamed program of pl's orders; -1 as
  * cx_core_replay_lanes_run. */
-static int program(cx_replay_lanes *ln, const cx_play *pl, cx_replay_prog *pr)
+static int program(cx_replay_lanes *ln, const cx_play *pl, const cx_replay_prog *pr)
 {
     cx_replay_code code;
     if (!cx_core_replay_prog_code(pr, pl, &code)) return -1;
@@ -401,9 +398,8 @@ static int program(cx_replay_lanes *ln, const cx_play *pl, cx_replay_prog *pr)
         x->sd = pl->sd, x->p = pl->p, x->m = pl->m, x->v = pl->v, x->n = code.n;
         x->nslot = code.nslot, x->ins = code.ins, x->have = 0; /* not the renamer's */
         memcpy(x->last_di, code.last_di, (size_t)pl->p * sizeof *x->last_di);
-        /* folded (held with pr's program) where enough items are W-like */
-        if (fold_mode == 2 ? code.nwl > 0 : fold_mode == 1 && code.nwl * FOLD_SHARE >= code.n)
-            x->fins = cx_core_replay_prog_folded(pr, pl, &x->fn, x->fst);
+        /* its folded form, where compiled so (replay_compile.c) */
+        if (code.fins) x->fins = cx_core_replay_prog_folded(pr, pl, &x->fn, x->fst);
         return 0;
     }
     /* held, or refused (the next misses of the same orders not renamed again) */
@@ -489,7 +485,7 @@ static void emit(const cx_replay_lanes *ln, int j, const uint16_t *cls, const cx
     }
 }
 
-int cx_core_replay_lanes_run(cx_replay_lanes *ln, const cx_play *pl, cx_replay_prog *pr,
+int cx_core_replay_lanes_run(cx_replay_lanes *ln, const cx_play *pl, const cx_replay_prog *pr,
                              int n, const cx_replay_vsinfo *const *vi, const double *p2p,
                              int overlap, cx_replay *out)
 {
@@ -532,7 +528,7 @@ static void flush(cx_replay_lanes *ln, const cx_cost *c, const cx_play *pl, cx_r
 }
 
 int cx_core_replay_lanes_rows(cx_replay_lanes *ln, const cx_cost *c, const cx_play *pl,
-                              cx_replay_prog *pr, int n, const int *idx,
+                              const cx_replay_prog *pr, int n, const int *idx,
                               const cx_replay_vsinfo *vi, const double *p2p, double *rows,
                               int stride)
 {
@@ -587,7 +583,7 @@ int cx_core_replay_lane_price(const cx_cost *c, double clock_mhz, cx_cost *copy,
 }
 
 int cx_core_replay_lanes_batch(cx_replay_lanes *ln, const cx_cost *c, const cx_play *pl,
-                               cx_replay_prog *pr, cx_replay_memo *mm,
+                               const cx_replay_prog *pr, cx_replay_memo *mm,
                                const cx_replay_memo_key *k0)
 {
     if (!ln || ln->nclk < 2 || !mm || c->nclass < 1 || c->nclass > CX_COST_MAX_CLASSES ||

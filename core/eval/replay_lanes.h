@@ -84,11 +84,6 @@ int cx_core_replay_lanes_on(const cx_replay_lanes *ln);
  * threads replay. */
 int cx_core_replay_lanes_set_isa(int isa);
 
-/* Folding of W-like items into their stage's next instruction
- * (replay_lanes.c, fold): 0 never, 1 where it pays (the default), 2
- * wherever an item folds (for tests: the same bits each way).
- * Process-wide; not while threads replay. */
-void cx_core_replay_lanes_set_fold(int mode);
 /* 1 when ln's last program ran folded; st: its items folded, W-like
  * instructions that carry one (chains), W-like items moved to the end (a
  * stage's last). */
@@ -101,7 +96,7 @@ int cx_core_replay_lanes_fold_stats(const cx_replay_lanes *ln, size_t st[3]);
  * are the bits of cx_core_replay_prog_run_plain with those durations.
  * 0 done; -1 when no program is held, its token slots are too many for
  * lanes (memory bounded whatever m) or out of memory. */
-int cx_core_replay_lanes_run(cx_replay_lanes *ln, const cx_play *pl, cx_replay_prog *pr,
+int cx_core_replay_lanes_run(cx_replay_lanes *ln, const cx_play *pl, const cx_replay_prog *pr,
                              int n, const cx_replay_vsinfo *const *vi, const double *p2p,
                              int overlap, cx_replay *out);
 
@@ -111,7 +106,7 @@ int cx_core_replay_lanes_run(cx_replay_lanes *ln, const cx_play *pl, cx_replay_p
  * + idx[j] * stride: the bits of the plain play. 0 done, -1 as
  * cx_core_replay_lanes_run. */
 int cx_core_replay_lanes_rows(cx_replay_lanes *ln, const cx_cost *c, const cx_play *pl,
-                              cx_replay_prog *pr, int n, const int *idx,
+                              const cx_replay_prog *pr, int n, const int *idx,
                               const cx_replay_vsinfo *vi, const double *p2p, double *rows,
                               int stride);
 
@@ -134,7 +129,7 @@ int cx_core_replay_lane_price(const cx_cost *c, double clock_mhz, cx_cost *copy,
  * lanes can run. The results are those the plain play would store, so a
  * sweep's output does not depend on it. */
 int cx_core_replay_lanes_batch(cx_replay_lanes *ln, const cx_cost *c, const cx_play *pl,
-                               cx_replay_prog *pr, cx_replay_memo *mm,
+                               const cx_replay_prog *pr, cx_replay_memo *mm,
                                const cx_replay_memo_key *k0);
 
 #endif

@@ -112,7 +112,7 @@ void cx_core_replay_prog_free(cx_replay_prog *pr)
 static void held_trim(cx_replay_prog *pr, const cx_replay_held *keep)
 {
     /* the folded forms, over their own budget: the least recently used
-     * entries' dropped (folded again when taken back) */
+     * entries' dropped (a folded program with it) */
     while (pr->held_fold > HELD_INS) {
         cx_replay_held *x = NULL;
         for (int i = 0; i < HELD_N; i++) {
@@ -123,6 +123,7 @@ static void held_trim(cx_replay_prog *pr, const cx_replay_held *keep)
         if (!x) break;
         pr->held_fold -= x->fold_cap;
         free(x->fold);
+        if (x->folded) x->used = 0; /* its program */
         x->fold = NULL, x->fold_cap = 0, x->folded = 0;
     }
     while (pr->held_ins > HELD_INS) {
@@ -168,7 +169,7 @@ static void held_swap(cx_replay_prog *pr, cx_replay_held *e)
     if (keep) {
         e->sd = pr->sd, e->p = pr->p, e->m = pr->m, e->v = pr->v;
         e->n = pr->n, e->skipped = pr->skipped, e->nslot = pr->nslot;
-        e->nwl = pr->nwl, e->folded = pr->folded, e->fold_n = pr->fold_n;
+        e->folded = pr->folded, e->fold_n = pr->fold_n;
         memcpy(e->fold_st, pr->fold_st, sizeof e->fold_st);
         e->used = ++pr->held_clock;
         memcpy(e->last_di, pr->last_di, (size_t)pr->p * sizeof *e->last_di);
@@ -202,7 +203,7 @@ static int held_take(cx_replay_prog *pr, const cx_play *pl)
         if (x->used && x->sd == pl->sd && x->p == pl->p && x->m == pl->m && x->v == pl->v) e = x;
     }
     if (!e) return 0;
-    const size_t n = e->n, skipped = e->skipped, nwl = e->nwl, fold_n = e->fold_n;
+    const size_t n = e->n, skipped = e->skipped, fold_n = e->fold_n;
     const int32_t nslot = e->nslot;
     const int folded = e->folded;
     size_t fold_st[3];
@@ -212,7 +213,7 @@ static int held_take(cx_replay_prog *pr, const cx_play *pl)
     held_swap(pr, e);
     held_trim(pr, e);
     pr->n = n, pr->skipped = skipped, pr->nslot = nslot, pr->zero = 0, pr->renamed = 1;
-    pr->nwl = nwl, pr->folded = folded, pr->fold_n = fold_n;
+    pr->folded = folded, pr->fold_n = fold_n;
     memcpy(pr->fold_st, fold_st, sizeof fold_st);
     pr->P = 0;
     memcpy(pr->last_di, last_di, (size_t)pl->p * sizeof *pr->last_di);
@@ -352,6 +353,42 @@ static inline void step(cx_replay_prog *pr, const ins *x, double p2p, int overla
     r->free = nf;
     r->end = end;
     tok[x->out] = out;
+}
+
+/* The same for an instruction of the folded form (replay_compile.c): the
+ * stage's free plus the folded item's duration (-0.0 for none: free, bit
+ * for bit) before the maximum. */
+static inline void step_f(cx_replay_prog *pr, const cx_replay_fins *x, double p2p, int overlap)
+{
+    double *const tok = pr->tok;
+    stage_regs *const r = &pr->rg[x->stage];
+    const double ready = tok[x->dep], fr = r->free + pr->dur[x->pre];
+    const double start = fr > ready ? fr : ready;
+    const double end = start + pr->dur[x->di & ~SEND_BIT];
+    double out = end, nf = end;
+    if (x->di & SEND_BIT) {
+        const double pp = r->pp, ss = end > pp ? end : pp;
+        out = r->pp = ss + p2p;
+        if (!overlap) nf = out;
+    }
+    r->free = nf;
+    r->end = end;
+    tok[x->out] = out;
+}
+
+/* Plays the folded form (as exec). */
+static void exec_f(cx_replay_prog *pr, double p2p, int overlap)
+{
+    const cx_replay_fins *const prog = pr->fold;
+    double *const tok = pr->tok;
+    const size_t to = pr->fold_n;
+    size_t i = 0;
+    for (; i + 32 < to; i++) {
+        __builtin_prefetch(&tok[prog[i + 32].out], 1);
+        step_f(pr, &prog[i], p2p, overlap);
+    }
+    for (; i < to; i++)
+        step_f(pr, &prog[i], p2p, overlap);
 }
 
 /* Plays instructions [from, to) (see the top comment). */
@@ -682,6 +719,7 @@ static int64_t run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm, 
             double win;
             dur[vs * 4 + k] = cx_replay_dur(&tm->vi[vs], k, &win);
         }
+    dur[CX_REPLAY_NOPRE] = -0.0;
     for (int s = 0; s < p; s++)
         rg[s].free = rg[s].pp = rg[s].end = 0.0;
     pr->tok[pr->zero] = 0.0;
@@ -695,7 +733,10 @@ static int64_t run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm, 
         i = jump(pr, p, i, p2p, overlap, &extra);
     }
     if (extra > 0) return extra;
-    exec(pr, i, pr->n, p2p, overlap);
+    if (pr->renamed && pr->folded == 1)
+        exec_f(pr, p2p, overlap); /* never jumps */
+    else
+        exec(pr, i, pr->n, p2p, overlap);
     for (int s = 0; s < p; s++) {
         double *reg = pl->regs + (size_t)s * CX_PLAY_REGS, win;
         const int di = pr->last_di[s];
@@ -804,24 +845,18 @@ cx_sched_sim_status cx_core_replay_prog_run(cx_replay_prog *pr, cx_play *pl,
 
 int cx_core_replay_prog_code(const cx_replay_prog *pr, const cx_play *pl, cx_replay_code *code)
 {
-    *code = (cx_replay_code){pr->prog,    pr->n,     2 * pl->m * pl->nvs, pr->last_di,
-                             pr->renamed, pr->nslot, pr->renamed ? pr->nwl : 0};
+    const int fo = pr->renamed && pr->folded == 1;
+    *code = (cx_replay_code){
+        fo ? NULL : pr->prog, pr->n,     2 * pl->m * pl->nvs,  pr->last_di,
+        pr->renamed,          pr->nslot, fo ? pr->fold : NULL, fo ? pr->fold_n : 0};
     return pr->have && pr->sd == pl->sd && pr->p == pl->p && pr->m == pl->m && pr->v == pl->v;
 }
 
-const cx_replay_fins *cx_core_replay_prog_folded(cx_replay_prog *pr, const cx_play *pl, size_t *n,
-                                                 size_t st[3])
+const cx_replay_fins *cx_core_replay_prog_folded(const cx_replay_prog *pr, const cx_play *pl,
+                                                 size_t *n, size_t st[3])
 {
     cx_replay_code code;
-    if (!cx_core_replay_prog_code(pr, pl, &code) || !code.renamed || pl->p > CX_COST_MAX_STAGES ||
-        4 * CX_COST_MAX_VSTAGES > (int)CX_REPLAY_NOPRE)
-        return NULL;
-    if (pr->folded != 1) {
-        if (cx_core_replay_grow((void **)&pr->fold, &pr->fold_cap, pr->n, sizeof *pr->fold))
-            return NULL;
-        pr->fold_n = cx_core_replay_prog_fold(pr->prog, pr->n, pl->p, pr->fold, pr->fold_st);
-        pr->folded = 1;
-    }
+    if (!cx_core_replay_prog_code(pr, pl, &code) || !code.renamed || pr->folded != 1) return NULL;
     *n = pr->fold_n;
     if (st) memcpy(st, pr->fold_st, sizeof pr->fold_st);
     return pr->fold;

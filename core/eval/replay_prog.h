@@ -97,7 +97,8 @@ typedef struct {
     const uint16_t *last_di;
     int renamed;
     int32_t nslot;
-    size_t nwl; /* renamed: W-like instructions (dep 0, out scratch, no send) */
+    const cx_replay_fins *fins; /* renamed and folded (ins NULL): fn instructions */
+    size_t fn;
 } cx_replay_code;
 
 /* 1 and *code filled when pr holds the program of pl's orders, else 0. */
@@ -106,13 +107,18 @@ int cx_core_replay_prog_code(const cx_replay_prog *pr, const cx_play *pl, cx_rep
 /* The renamed program held for pl's orders (cx_core_replay_prog_code,
  * renamed) with every W-like instruction (reads slot 0, writes the scratch
  * slot, no send: ZB's W items) folded into its stage's next instruction as
- * that one's pre (replay_compile.c, cx_core_replay_prog_fold): folded on
- * the first call, then held with the program (and with it in the program
- * cache). *n its instructions; st (may be NULL): items folded, W-like
- * instructions carrying one, W-like items moved to the end. NULL when pr
- * holds no renamed program of pl's orders or out of memory. */
-const cx_replay_fins *cx_core_replay_prog_folded(cx_replay_prog *pr, const cx_play *pl, size_t *n,
-                                                 size_t st[3]);
+ * that one's pre (replay_compile.c), compiled alongside it where that pays
+ * and held with it (and with it in the program cache). *n its
+ * instructions; st (may be NULL): items folded, W-like instructions
+ * carrying one, W-like items moved to the end. NULL when pr holds no
+ * renamed program of pl's orders or no folded form of it. */
+const cx_replay_fins *cx_core_replay_prog_folded(const cx_replay_prog *pr, const cx_play *pl,
+                                                 size_t *n, size_t st[3]);
+/* The folded form: 0 never compiled, 1 where it pays (the default: W-like
+ * items at least a quarter of the items), 2 wherever an item folds (for
+ * tests: the same bits each way). Process-wide; not while threads
+ * compile. */
+void cx_core_replay_prog_set_fold(int mode);
 
 /* 0: never jump over the periodic region (the reference for
  * bench/fast_agree.c; cx_core_replay_set_full sets it); default 1. */

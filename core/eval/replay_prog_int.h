@@ -39,8 +39,8 @@ typedef struct {
     uint64_t used; /* the cache's clock at its last use (0: empty) */
     int32_t nslot;
     uint16_t last_di[CX_COST_MAX_STAGES];
-    /* its W-like instructions, its folded form (folded: 1 held, 0 not yet) */
-    size_t nwl, fold_n, fold_cap, fold_st[3];
+    /* its folded form (folded 1: the program, prog unused) */
+    size_t fold_n, fold_cap, fold_st[3];
     cx_replay_fins *fold;
     int folded;
 } cx_replay_held;
@@ -81,7 +81,7 @@ struct cx_replay_prog {
     int32_t *lv_slot;                  /* [3 (sg[ra] + 1)]: new values of a virtual insertion */
     double *lv_val;
     size_t lv_cap, lvv_cap;
-    double dur[4 * CX_COST_MAX_VSTAGES]; /* per (vs, kind) */
+    double dur[4 * CX_COST_MAX_VSTAGES + 1]; /* per (vs, kind), then CX_REPLAY_NOPRE's -0.0 */
     stage_regs rg[CX_COST_MAX_STAGES];
     int scanned; /* jump_scan ran for the program (the first run that may jump) */
     /* renamed: the program's token slots are the lanes' compact ones (0
@@ -92,9 +92,9 @@ struct cx_replay_prog {
     int32_t nslot, zero;
     int32_t *fl; /* renaming: the free slots */
     size_t fl_cap;
-    /* renamed: its W-like instructions, counted as compiled, and its
-     * folded form (cx_core_replay_prog_folded; folded: 1 held, 0 not yet) */
-    size_t nwl, fold_n, fold_cap, fold_st[3];
+    /* renamed: its folded form, compiled in its place where it pays
+     * (folded 1: prog unused; cx_core_replay_prog_folded) */
+    size_t fold_n, fold_cap, fold_st[3];
     cx_replay_fins *fold;
     int folded;
     int32_t *sk; /* the renamed compile's period skip (replay_compile.c) */
@@ -129,8 +129,10 @@ cx_sched_sim_status cx_core_replay_prog_compile_levels(cx_replay_prog *pr, const
                                                        size_t items, int c, int renamed);
 
 /* replay_compile.c: the n instructions of a renamed program of p stages
- * folded into out (n at most; see cx_core_replay_prog_folded); returns its
- * instruction count, st: items folded, W-like carriers, moved to the end. */
+ * folded into out (n at most; see cx_core_replay_prog_folded), in one pass
+ * over the program (the compile folds as it goes: the same, byte for byte,
+ * tests/test_replay_lanes.c); returns its instruction count, st: items
+ * folded, W-like carriers, moved to the end. */
 size_t cx_core_replay_prog_fold(const ins *in, size_t n, int p, cx_replay_fins *out, size_t st[3]);
 
 /* The jump (replay_prog.c), its decisions and moves on a play's state,
