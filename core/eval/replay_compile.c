@@ -149,7 +149,6 @@ typedef struct {
     int on, have;                      /* tracking live slots; a snapshot held */
     int32_t L, nslot, nfree;           /* the snapshot's level and slot state */
     size_t k, fk;                      /* its instruction counts (folded: fk) */
-    size_t fst[2];                     /* its fold counts */
     uint16_t fpre[CX_COST_MAX_STAGES]; /* its folds pending */
     int32_t *map, *smap, *sfl, *spos;  /* live slot -> cell (-1: free), the
                                           snapshot's map, free slots, next items */
@@ -187,11 +186,11 @@ static void sk_snap(skipper *sk, int p, int nw, int32_t L, size_t k, const uint6
  * the snapshot's moved by d with its slots renamed by a bijection pi (see
  * above; pi[0] = 0, pi[1] = 1, a free slot to the free slot at its place,
  * a live slot to the slot that holds its cell moved by d), else 0. */
-static int32_t sk_match(skipper *sk, int p, int nw, int32_t nvs2, const uint64_t *nxt,
-                        const cx_sched_item *const *nit, const uint8_t *fin,
-                        const cx_sched_item *const *nend, const cx_sched_item *items, size_t cap,
-                        int32_t nslot, int32_t nfree, const int32_t *fl, const int32_t *wl,
-                        int32_t zero)
+static inline __attribute__((always_inline)) int32_t
+sk_match(skipper *sk, int p, int nw, int32_t nvs2, const uint64_t *nxt,
+         const cx_sched_item *const *nit, const uint8_t *fin, const cx_sched_item *const *nend,
+         const cx_sched_item *items, size_t cap, int32_t nslot, int32_t nfree, const int32_t *fl,
+         const int32_t *wl, int32_t zero)
 {
     if (nslot != sk->nslot || nfree != sk->nfree) return 0;
     int32_t d = 0;
@@ -228,8 +227,9 @@ static int32_t sk_match(skipper *sk, int p, int nw, int32_t nvs2, const uint64_t
 
 /* The periods q after this level whose items repeat the last block's
  * moved by d (pend, spos: each stage's next item now and at the snapshot). */
-static int64_t sk_periods(const skipper *sk, int p, int32_t d, const cx_sched_item *const *pend,
-                          const cx_sched_item *const *nend, const cx_sched_item *items, size_t cap)
+static inline __attribute__((always_inline)) int64_t
+sk_periods(const skipper *sk, int p, int32_t d, const cx_sched_item *const *pend,
+           const cx_sched_item *const *nend, const cx_sched_item *items, size_t cap)
 {
     int64_t q = INT64_MAX;
     for (int s = 0; s < p && q > 0; s++) {
@@ -247,7 +247,7 @@ static int64_t sk_periods(const skipper *sk, int p, int32_t d, const cx_sched_it
     return q == INT64_MAX ? 0 : q;
 }
 
-/* Folding (cx_core_replay_prog_folded): 0 never, 1 where it pays, 2
+/* Folding (the folded form, cx_replay_code.fins): 0 never, 1 where it pays, 2
  * wherever an item folds (tests). */
 static int fold_mode = 1;
 
@@ -264,7 +264,12 @@ void cx_core_replay_prog_set_fold(int mode)
 static int fold_pays(const cx_replay_prog *pr, const cx_play *pl)
 {
     if (fold_mode == 0 || pl->p > CX_COST_MAX_STAGES) return 0;
+    /* stage 0's templates first: none W-like (interleaved, 1F1B, ...), no scan */
     const tmpl *t = pr->tm;
+    int any = 0;
+    for (int k = 0; k < 4 * pl->nch; k++)
+        any |= t[k].dep == NONE && t[k].out == NONE && !(t[k].di & SEND_BIT);
+    if (!any) return 0;
     size_t nwl = 0;
     for (int i = 0; i < pl->len[0]; i++) {
         const cx_sched_item *it = &pl->items[i];
@@ -280,8 +285,8 @@ static int fold_pays(const cx_replay_prog *pr, const cx_play *pl)
  * period count of the cell-slot form (the jump's) from the items at the
  * end. A second reader of a slot is noted and reported at the level's end
  * (CX_SCHED_SIM_UNSUPPORTED). */
-static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c,
-                                   int renamed)
+static inline __attribute__((always_inline)) cx_sched_sim_status
+compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed, const int fo)
 {
     const int p = pl->p, nw = (p + 63) / 64;
     const int32_t nvs2 = 2 * (int32_t)pl->nvs;
@@ -293,13 +298,10 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
     wl[zero] = 0; /* the zero slot is slot 0 */
     int32_t nslot = 2, nfree = 0, bad = 0;
     pr->folded = 0;
-    /* the folded form (cx_core_replay_prog_folded), compiled alongside
+    /* the folded form (cx_replay_code.fins), compiled in place of the program
      * where it pays: fo; per stage the fold pending, counts */
-    const int fo = renamed && fold_pays(pr, pl) &&
-                   !cx_core_replay_grow((void **)&pr->fold, &pr->fold_cap, items, sizeof *pr->fold);
     cx_replay_fins *fq = pr->fold;
     uint16_t fpre[CX_COST_MAX_STAGES];
-    size_t fst[3] = {0, 0, 0};
     for (int s = 0; s < p && fo; s++)
         fpre[s] = CX_REPLAY_NOPRE;
     /* the period skip (see skipper): a snapshot every R levels, R about
@@ -326,7 +328,8 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
     const tmpl *trow[CX_COST_MAX_STAGES];
     const cx_sched_item *pend[CX_COST_MAX_STAGES];
     uint8_t fin[CX_COST_MAX_STAGES]; /* done */
-    memset(fin, 0, (size_t)p);
+    for (int s = 0; s < p; s++)
+        fin[s] = 0;
     uint64_t ready[2][(CX_COST_MAX_STAGES + 63) / 64];
     memset(ready, 0, sizeof ready);
     for (int s = 0; s < p; s++) {
@@ -390,7 +393,6 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
                     } else {
                         *fq++ = (cx_replay_fins){od, oo, (uint16_t)s, ndi[s], pre, 0};
                         fpre[s] = CX_REPLAY_NOPRE;
-                        fst[0] += pre != CX_REPLAY_NOPRE, fst[1] += pre != CX_REPLAY_NOPRE && w;
                     }
                 }
                 o++, k++; /* folded: o only counts */
@@ -428,7 +430,7 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
         if (!sk.have || L - sk.L > R) {
             sk_snap(&sk, p, nw, L, k, nxt, nit, fin, nend, pl->items, cap, nslot, nfree, fl);
             if (fo) {
-                sk.fk = (size_t)(fq - pr->fold), sk.fst[0] = fst[0], sk.fst[1] = fst[1];
+                sk.fk = (size_t)(fq - pr->fold);
                 memcpy(sk.fpre, fpre, (size_t)p * sizeof *fpre);
             }
         } else if ((!fo || !memcmp(sk.fpre, fpre, (size_t)p * sizeof *fpre)) &&
@@ -451,9 +453,6 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
              * block folds as the one before), in place of it */
             pr->skipped += (size_t)q * B;
             const size_t FB = fo ? (size_t)(fq - pr->fold) - sk.fk : 0;
-            if (fo)
-                for (int t = 0; t < 2; t++)
-                    fst[t] += (size_t)q * (fst[t] - sk.fst[t]);
             for (int64_t j = 0; j < q; j++, o += B, k += B, fq += FB) {
                 for (size_t i = 0; i < FB; i++) {
                     fq[i] = fq[i - FB];
@@ -507,10 +506,8 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
             if (fpre[s] != CX_REPLAY_NOPRE) {
                 *fq++ = (cx_replay_fins){0,       CX_REPLAY_SLOT_STRIDE, (uint16_t)s,
                                          fpre[s], CX_REPLAY_NOPRE,       0};
-                fst[2]++;
             }
         pr->fold_n = (size_t)(fq - pr->fold), pr->folded = 1;
-        memcpy(pr->fold_st, fst, sizeof fst);
     }
     /* the instructions of a period of c microbatches from the middle
      * (the jump's, cell slots; renamed programs never jump) */
@@ -552,10 +549,15 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
 cx_sched_sim_status cx_core_replay_prog_compile_levels(cx_replay_prog *pr, const cx_play *pl,
                                                        size_t items, int c, int renamed)
 {
-    return compile(pr, pl, items, c, renamed);
+    if (pl->p < 1 || pl->p > CX_COST_MAX_STAGES) return CX_SCHED_SIM_UNSUPPORTED;
+    /* the folded form where it pays (renamed only), a loop of its own */
+    if (renamed && fold_pays(pr, pl) &&
+        !cx_core_replay_grow((void **)&pr->fold, &pr->fold_cap, items, sizeof *pr->fold))
+        return compile(pr, pl, items, c, 1, 1);
+    return renamed ? compile(pr, pl, items, c, 1, 0) : compile(pr, pl, items, c, 0, 0);
 }
 
-/* The fold (cx_core_replay_prog_folded, replay_prog.h). A W-like
+/* The fold (cx_replay_code.fins, replay_prog.h). A W-like
  * instruction (reads the zero slot, writes the scratch slot, no send) does
  * free[s] = max(free[s], 0) + d and stores that end as stage s's last end;
  * it is dropped and its duration slot becomes the pre of stage s's next
@@ -567,41 +569,27 @@ cx_sched_sim_status cx_core_replay_prog_compile_levels(cx_replay_prog *pr, const
  * nothing reads the scratch slot. A W-like instruction that carries a pre
  * (two in a row on a stage) stays; one that is its stage's last moves,
  * unfolded, to the end (nothing after it touches its stage). One pass. */
-size_t cx_core_replay_prog_fold(const ins *in, size_t n, int p, cx_replay_fins *out, size_t st[3])
+size_t cx_core_replay_prog_fold(const ins *in, size_t n, int p, cx_replay_fins *out)
 {
     /* per stage the W-like item waiting for its stage's next instruction */
     uint16_t pend[CX_COST_MAX_STAGES];
     for (int s = 0; s < p; s++)
         pend[s] = CX_REPLAY_NOPRE;
-    /* an instruction as two words: (dep, out) and (stage, di) */
-    const uint64_t wlike = (uint64_t)CX_REPLAY_SLOT_STRIDE << 32;
-    size_t nf = 0, nc = 0, nt = 0;
     cx_replay_fins *o = out;
     for (size_t i = 0; i < n; i++) {
-        uint64_t a;
-        uint32_t b;
-        memcpy(&a, &in[i].dep, sizeof a);
-        memcpy(&b, &in[i].stage, sizeof b);
-        const unsigned s = b & 0xffffu;
-        const uint16_t pre = pend[s];
-        const int wl = a == wlike && !(b & (SEND_BIT << 16));
-        if (pre == CX_REPLAY_NOPRE && wl) {
-            pend[s] = (uint16_t)(b >> 16);
+        const ins x = in[i];
+        const uint16_t pre = pend[x.stage];
+        if (pre == CX_REPLAY_NOPRE && x.dep == 0 && x.out == CX_REPLAY_SLOT_STRIDE &&
+            !(x.di & SEND_BIT)) {
+            pend[x.stage] = x.di;
             continue;
         }
-        pend[s] = CX_REPLAY_NOPRE;
-        const uint64_t c = (uint64_t)b | (uint64_t)pre << 32;
-        memcpy(&o->dep, &a, sizeof a);
-        memcpy(&o->stage, &c, sizeof c);
-        o++;
-        nf += pre != CX_REPLAY_NOPRE, nc += pre != CX_REPLAY_NOPRE && wl;
+        pend[x.stage] = CX_REPLAY_NOPRE;
+        *o++ = (cx_replay_fins){x.dep, x.out, x.stage, x.di, pre, 0};
     }
     for (int s = 0; s < p; s++)
-        if (pend[s] != CX_REPLAY_NOPRE) {
+        if (pend[s] != CX_REPLAY_NOPRE)
             *o++ = (cx_replay_fins){0,       CX_REPLAY_SLOT_STRIDE, (uint16_t)s,
                                     pend[s], CX_REPLAY_NOPRE,       0};
-            nt++;
-        }
-    st[0] = nf, st[1] = nc, st[2] = nt;
     return (size_t)(o - out);
 }

@@ -81,8 +81,8 @@ typedef struct {
     cx_replay_ins *prog;
     size_t prog_cap;
     uint16_t last_di[CX_COST_MAX_STAGES];
-    const cx_replay_fins *fins; /* its folded form where that pays (see program), fn of them */
-    size_t fn, fst[3];
+    const cx_replay_fins *fins; /* or its folded form (replay_compile.c), fn of them */
+    size_t fn;
 } lprog;
 
 #define NOPRE CX_REPLAY_NOPRE
@@ -380,8 +380,15 @@ int cx_core_replay_lanes_set_isa(int isa)
 
 int cx_core_replay_lanes_fold_stats(const cx_replay_lanes *ln, size_t st[3])
 {
-    memcpy(st, ln->cur->fst, sizeof ln->cur->fst);
-    return ln->cur->fins != NULL;
+    const lprog *e = ln->cur;
+    st[0] = st[1] = st[2] = 0;
+    for (size_t i = 0; e->fins && i < e->fn; i++) {
+        const cx_replay_fins *x = &e->fins[i];
+        const int w = x->dep == 0 && x->out == STRIDE && !(x->di & SEND_BIT);
+        /* a W-like item left with no pre: its stage's last (see the fold) */
+        st[0] += x->pre != NOPRE, st[1] += x->pre != NOPRE && w, st[2] += x->pre == NOPRE && w;
+    }
+    return e->fins != NULL;
 }
 
 /* Ensures ln holds the renamed program of pl's orders; -1 as
@@ -399,7 +406,7 @@ static int program(cx_replay_lanes *ln, const cx_play *pl, const cx_replay_prog 
         x->nslot = code.nslot, x->ins = code.ins, x->have = 0; /* not the renamer's */
         memcpy(x->last_di, code.last_di, (size_t)pl->p * sizeof *x->last_di);
         /* its folded form, where compiled so (replay_compile.c) */
-        if (code.fins) x->fins = cx_core_replay_prog_folded(pr, pl, &x->fn, x->fst);
+        x->fins = code.fins, x->fn = code.fn;
         return 0;
     }
     /* held, or refused (the next misses of the same orders not renamed again) */

@@ -170,7 +170,6 @@ static void held_swap(cx_replay_prog *pr, cx_replay_held *e)
         e->sd = pr->sd, e->p = pr->p, e->m = pr->m, e->v = pr->v;
         e->n = pr->n, e->skipped = pr->skipped, e->nslot = pr->nslot;
         e->folded = pr->folded, e->fold_n = pr->fold_n;
-        memcpy(e->fold_st, pr->fold_st, sizeof e->fold_st);
         e->used = ++pr->held_clock;
         memcpy(e->last_di, pr->last_di, (size_t)pr->p * sizeof *e->last_di);
     }
@@ -206,15 +205,12 @@ static int held_take(cx_replay_prog *pr, const cx_play *pl)
     const size_t n = e->n, skipped = e->skipped, fold_n = e->fold_n;
     const int32_t nslot = e->nslot;
     const int folded = e->folded;
-    size_t fold_st[3];
-    memcpy(fold_st, e->fold_st, sizeof fold_st);
     uint16_t last_di[CX_COST_MAX_STAGES];
     memcpy(last_di, e->last_di, (size_t)pl->p * sizeof *last_di);
     held_swap(pr, e);
     held_trim(pr, e);
     pr->n = n, pr->skipped = skipped, pr->nslot = nslot, pr->zero = 0, pr->renamed = 1;
     pr->folded = folded, pr->fold_n = fold_n;
-    memcpy(pr->fold_st, fold_st, sizeof fold_st);
     pr->P = 0;
     memcpy(pr->last_di, last_di, (size_t)pl->p * sizeof *pr->last_di);
     pr->sd = pl->sd, pr->p = pl->p, pr->m = pl->m, pr->v = pl->v;
@@ -850,14 +846,4 @@ int cx_core_replay_prog_code(const cx_replay_prog *pr, const cx_play *pl, cx_rep
         fo ? NULL : pr->prog, pr->n,     2 * pl->m * pl->nvs,  pr->last_di,
         pr->renamed,          pr->nslot, fo ? pr->fold : NULL, fo ? pr->fold_n : 0};
     return pr->have && pr->sd == pl->sd && pr->p == pl->p && pr->m == pl->m && pr->v == pl->v;
-}
-
-const cx_replay_fins *cx_core_replay_prog_folded(const cx_replay_prog *pr, const cx_play *pl,
-                                                 size_t *n, size_t st[3])
-{
-    cx_replay_code code;
-    if (!cx_core_replay_prog_code(pr, pl, &code) || !code.renamed || pr->folded != 1) return NULL;
-    *n = pr->fold_n;
-    if (st) memcpy(st, pr->fold_st, sizeof pr->fold_st);
-    return pr->fold;
 }

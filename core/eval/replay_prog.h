@@ -73,7 +73,7 @@ typedef struct {
  * pass finds a token's bytes by the addressing mode, no shift) */
 #define CX_REPLAY_SLOT_STRIDE 4
 
-/* An instruction of a renamed program folded (cx_core_replay_prog_folded):
+/* An instruction of a renamed program folded (cx_replay_code.fins):
  * the renamed one's fields, and pre the duration slot (vs * 4 + kind) of
  * the W-like item folded into it (CX_REPLAY_NOPRE: none). */
 typedef struct {
@@ -97,23 +97,18 @@ typedef struct {
     const uint16_t *last_di;
     int renamed;
     int32_t nslot;
-    const cx_replay_fins *fins; /* renamed and folded (ins NULL): fn instructions */
+    /* renamed and folded (ins NULL): the program with every W-like item
+     * (reads slot 0, writes the scratch slot, no send: ZB's W items)
+     * folded into its stage's next instruction as that one's pre,
+     * compiled in place of ins where it pays (replay_compile.c), fn
+     * instructions */
+    const cx_replay_fins *fins;
     size_t fn;
 } cx_replay_code;
 
 /* 1 and *code filled when pr holds the program of pl's orders, else 0. */
 int cx_core_replay_prog_code(const cx_replay_prog *pr, const cx_play *pl, cx_replay_code *code);
 
-/* The renamed program held for pl's orders (cx_core_replay_prog_code,
- * renamed) with every W-like instruction (reads slot 0, writes the scratch
- * slot, no send: ZB's W items) folded into its stage's next instruction as
- * that one's pre (replay_compile.c), compiled alongside it where that pays
- * and held with it (and with it in the program cache). *n its
- * instructions; st (may be NULL): items folded, W-like instructions
- * carrying one, W-like items moved to the end. NULL when pr holds no
- * renamed program of pl's orders or no folded form of it. */
-const cx_replay_fins *cx_core_replay_prog_folded(const cx_replay_prog *pr, const cx_play *pl,
-                                                 size_t *n, size_t st[3]);
 /* The folded form: 0 never compiled, 1 where it pays (the default: W-like
  * items at least a quarter of the items), 2 wherever an item folds (for
  * tests: the same bits each way). Process-wide; not while threads

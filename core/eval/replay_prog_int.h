@@ -40,7 +40,7 @@ typedef struct {
     int32_t nslot;
     uint16_t last_di[CX_COST_MAX_STAGES];
     /* its folded form (folded 1: the program, prog unused) */
-    size_t fold_n, fold_cap, fold_st[3];
+    size_t fold_n, fold_cap;
     cx_replay_fins *fold;
     int folded;
 } cx_replay_held;
@@ -93,8 +93,8 @@ struct cx_replay_prog {
     int32_t *fl; /* renaming: the free slots */
     size_t fl_cap;
     /* renamed: its folded form, compiled in its place where it pays
-     * (folded 1: prog unused; cx_core_replay_prog_folded) */
-    size_t fold_n, fold_cap, fold_st[3];
+     * (folded 1: prog unused; cx_replay_code.fins) */
+    size_t fold_n, fold_cap;
     cx_replay_fins *fold;
     int folded;
     int32_t *sk; /* the renamed compile's period skip (replay_compile.c) */
@@ -129,11 +129,10 @@ cx_sched_sim_status cx_core_replay_prog_compile_levels(cx_replay_prog *pr, const
                                                        size_t items, int c, int renamed);
 
 /* replay_compile.c: the n instructions of a renamed program of p stages
- * folded into out (n at most; see cx_core_replay_prog_folded), in one pass
+ * folded into out (n at most; see cx_replay_code.fins), in one pass
  * over the program (the compile folds as it goes: the same, byte for byte,
- * tests/test_replay_lanes.c); returns its instruction count, st: items
- * folded, W-like carriers, moved to the end. */
-size_t cx_core_replay_prog_fold(const ins *in, size_t n, int p, cx_replay_fins *out, size_t st[3]);
+ * tests/test_replay_lanes.c); returns its instruction count. */
+size_t cx_core_replay_prog_fold(const ins *in, size_t n, int p, cx_replay_fins *out);
 
 /* The jump (replay_prog.c), its decisions and moves on a play's state,
  * the scalar play's own or one lane of replay_jlanes.c's: token slot k at
