@@ -391,7 +391,8 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                     if (pre == CX_REPLAY_NOPRE && w) {
                         fpre[s] = ndi[s];
                     } else {
-                        *fq++ = (cx_replay_fins){od, oo, (uint16_t)s, ndi[s], pre, 0};
+                        *fq++ = (cx_replay_fins){
+                            od, oo, (uint16_t)s, ndi[s] & (uint16_t)~SEND_BIT, pre, ndi[s] >> 15};
                         fpre[s] = CX_REPLAY_NOPRE;
                     }
                 }
@@ -585,7 +586,7 @@ size_t cx_core_replay_prog_fold(const ins *in, size_t n, int p, cx_replay_fins *
             continue;
         }
         pend[x.stage] = CX_REPLAY_NOPRE;
-        *o++ = (cx_replay_fins){x.dep, x.out, x.stage, x.di, pre, 0};
+        *o++ = (cx_replay_fins){x.dep, x.out, x.stage, x.di & (uint16_t)~SEND_BIT, pre, x.di >> 15};
     }
     for (int s = 0; s < p; s++)
         if (pend[s] != CX_REPLAY_NOPRE)

@@ -228,7 +228,7 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
  * cmap holds the durations' byte offsets from dur, scaled for the pass
  * (callgrind, bench schedules zb-v: the 4-lane pass 219M -> 184M
  * instructions; a stage's 4 W doubles rather than 3 W: 177M). */
-#define DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, IT, FOLD, PRE)                        \
+#define DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, IT, FOLD, PRE, DI, SENDS)             \
     ATTR static void NAME(const void *prog_, size_t n, const uint32_t *cmap, double *tok,          \
                           double *rg, const double *dur, const double *p2p, int overlap)           \
     {                                                                                              \
@@ -242,7 +242,7 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
             double *const r = rg + (size_t)x.stage * RG_N * (W);                                   \
             const double *const t = tok + (size_t)x.dep * ((W) / STRIDE);                          \
             double *const o = tok + (size_t)x.out * ((W) / STRIDE);                                \
-            const double *const d = (const double *)((const char *)dur + cmap[x.di & ~SEND_BIT]);  \
+            const double *const d = (const double *)((const char *)dur + cmap[DI(x)]);             \
             const double *const dp =                                                               \
                 (const double *)((const char *)dur + (FOLD ? cmap[PRE(x)] : 0));                   \
             VT end[NV];                                                                            \
@@ -250,7 +250,7 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
                 ADD(MAX(FOLD ? ADD(LD(r + k * (E)), LD(dp + k * (E))) : LD(r + k * (E)),           \
                         LD(t + k * (E))),                                                          \
                     LD(d + k * (E)));                                                              \
-            if (x.di & SEND_BIT) {                                                                 \
+            if (SENDS(x)) {                                                                        \
                 _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++)                              \
                 {                                                                                  \
                     const VT out = ADD(MAX(end[k], LD(r + (W) + k * (E))), pv[k]);                 \
@@ -273,10 +273,16 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
  * (cx_replay_fins: the stage's free plus the folded W-like item's duration, -0.0 for
  * none, before the maximum) */
 #define PRE_NONE(x) 0
+#define DI_P(x) ((x).di & ~SEND_BIT)
+#define SENDS_P(x) ((x).di & SEND_BIT)
 #define PRE_F(x) (x).pre
+#define DI_F(x) (x).di
+#define SENDS_F(x) (x).send
 #define DEFINE_EXEC(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD)                                        \
-    DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_ins, 0, PRE_NONE)               \
-    DEFINE_EXEC_(NAME##_f, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_fins, 1, PRE_F)
+    DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_ins, 0, PRE_NONE, DI_P,         \
+                 SENDS_P)                                                                          \
+    DEFINE_EXEC_(NAME##_f, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_fins, 1, PRE_F, DI_F,       \
+                 SENDS_F)
 
 typedef void exec_fn(const void *, size_t, const uint32_t *, double *, double *, const double *,
                      const double *, int);
@@ -384,7 +390,7 @@ int cx_core_replay_lanes_fold_stats(const cx_replay_lanes *ln, size_t st[3])
     st[0] = st[1] = st[2] = 0;
     for (size_t i = 0; e->fins && i < e->fn; i++) {
         const cx_replay_fins *x = &e->fins[i];
-        const int w = x->dep == 0 && x->out == STRIDE && !(x->di & SEND_BIT);
+        const int w = x->dep == 0 && x->out == STRIDE && !x->send;
         /* a W-like item left with no pre: its stage's last (see the fold) */
         st[0] += x->pre != NOPRE, st[1] += x->pre != NOPRE && w, st[2] += x->pre == NOPRE && w;
     }

@@ -360,9 +360,9 @@ static inline void step_f(cx_replay_prog *pr, const cx_replay_fins *x, double p2
     stage_regs *const r = &pr->rg[x->stage];
     const double ready = tok[x->dep], fr = r->free + pr->dur[x->pre];
     const double start = fr > ready ? fr : ready;
-    const double end = start + pr->dur[x->di & ~SEND_BIT];
+    const double end = start + pr->dur[x->di];
     double out = end, nf = end;
-    if (x->di & SEND_BIT) {
+    if (x->send) {
         const double pp = r->pp, ss = end > pp ? end : pp;
         out = r->pp = ss + p2p;
         if (!overlap) nf = out;

@@ -78,7 +78,7 @@ typedef struct {
  * the W-like item folded into it (CX_REPLAY_NOPRE: none). */
 typedef struct {
     int32_t dep, out;
-    uint16_t stage, di, pre, pad;
+    uint16_t stage, di, pre, send; /* di without the send bit; send: 1 for a send */
 } cx_replay_fins;
 #define CX_REPLAY_NOPRE 0x4000u /* above every duration slot (4 CX_COST_MAX_VSTAGES) */
 
