@@ -10,9 +10,13 @@
  * lanes): makespan, and per stage last end, last item and free time must be the same doubles, on
  * every vector width the CPU has (SSE2, AVX2, AVX-512); the plain play of the program compiled
  * renamed (what plain plays and lanes run) must also give the bits of the one in cell slots (the
- * jump's form, jump off). (The batch through the workspace, with the clocks set:
+ * jump's form, jump off), every lane. All of it with the folded form (replay_compile.c: W-like
+ * items folded into their stage's next instruction) never compiled, compiled where it pays and
+ * compiled wherever an item folds; folds, chains (a W-like instruction carrying one) and stages
+ * ending on W-like items must occur. (The batch through the workspace, with the clocks set:
  * tests/test_replay_clocks.c.) Last, the compile's period skip (replay_compile.c): the programs
- * with and without it, renamed and in cell slots, byte for byte.
+ * with and without it, renamed (folded or not) and in cell slots, byte for byte, the folded ones
+ * also the reference fold of the unfolded program; the program cache likewise.
  */
 #include "core/eval/replay.h"
 #include "core/eval/replay_lanes.h"

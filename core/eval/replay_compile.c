@@ -9,8 +9,14 @@
  * (microbatch, virtual stage): the jump's periodic form) or renamed on
  * the way into the compact slots of the tokens live at once (plain plays
  * and the clock lanes, replay_lanes.c: the same values read and written,
- * so the same bits); the steady middle of either form is copied block by
- * block once the compile's state repeats (the period skip, see skipper).
+ * so the same bits), and there, where at least a quarter of the items are
+ * W-like (ZB-H1, ZB-H2, ZB-V: a third), folded in place of the renamed
+ * program (each W-like item into its stage's next instruction, see
+ * cx_core_replay_prog_fold: the same bits); the steady middle of every
+ * form is copied block by block once the compile's state repeats (the
+ * period skip, see skipper). The compile loop is specialised per form
+ * (callgrind, fast-only bench schedules interleaved: 79.6M -> 77.4M
+ * instructions compiling; one loop testing the form: 85M).
  * No equations of its own: the timing rule is replay_step.h's.
  * See core/README.md, "Closed form" (Compiling and running the program).
  */

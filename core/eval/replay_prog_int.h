@@ -128,6 +128,13 @@ void cx_core_replay_prog_compile_seq(cx_replay_prog *pr, const cx_play *pl);
 cx_sched_sim_status cx_core_replay_prog_compile_levels(cx_replay_prog *pr, const cx_play *pl,
                                                        size_t items, int c, int renamed);
 
+/* replay_held.c, the program cache: before a compile, pr's renamed
+ * program held aside; 1 when the cache holds the renamed program of pl's
+ * orders (then pr holds it); the cache freed. */
+void cx_core_replay_held_put(cx_replay_prog *pr);
+int cx_core_replay_held_take(cx_replay_prog *pr, const cx_play *pl);
+void cx_core_replay_held_free(cx_replay_prog *pr);
+
 /* replay_compile.c: the n instructions of a renamed program of p stages
  * folded into out (n at most; see cx_replay_code.fins), in one pass
  * over the program (the compile folds as it goes: the same, byte for byte,
