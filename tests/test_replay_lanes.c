@@ -168,7 +168,7 @@ static void test_lanes_vs_plain(void)
 static int same_code(const cx_replay_code *a, const cx_replay_code *b, int p)
 {
     if (a->renamed != b->renamed || a->n != b->n || a->nslot != b->nslot ||
-        (a->fins == NULL) != (b->fins == NULL) ||
+        (a->fins == NULL) != (b->fins == NULL) || a->fold_w != b->fold_w ||
         memcmp(a->last_di, b->last_di, (size_t)p * sizeof *a->last_di))
         return 0;
     if (a->fins) return a->fn == b->fn && !memcmp(a->fins, b->fins, a->fn * sizeof *a->fins);
@@ -237,8 +237,9 @@ static void test_skip_same_program(void)
                                 ref = malloc(cu.n * sizeof *ref), ref_cap = cu.n;
                                 CU_ASSERT_FATAL(ref != NULL);
                             }
-                            const size_t fn = cx_core_replay_prog_fold(cu.ins, cu.n, p, ref);
-                            folded++;
+                            const size_t fn =
+                                cx_core_replay_prog_fold(cu.ins, cu.n, p, ca.fold_w, ref);
+                            folded += ca.fold_w;
                             if (fn != ca.fn || memcmp(ref, ca.fins, fn * sizeof *ref)) {
                                 if (bad++ < 5)
                                     printf("\n  %s p %d v %d m %d: not the reference fold",

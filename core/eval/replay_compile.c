@@ -292,7 +292,8 @@ static int fold_pays(const cx_replay_prog *pr, const cx_play *pl)
  * end. A second reader of a slot is noted and reported at the level's end
  * (CX_SCHED_SIM_UNSUPPORTED). */
 static inline __attribute__((always_inline)) cx_sched_sim_status
-compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed, const int fo)
+compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed, const int fo,
+        const int fw)
 {
     const int p = pl->p, nw = (p + 63) / 64;
     const int32_t nvs2 = 2 * (int32_t)pl->nvs;
@@ -392,14 +393,14 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                     o->dep = od, o->out = oo, o->stage = (uint16_t)s, o->di = ndi[s];
                 } else {
                     /* the folded form only (see cx_core_replay_prog_fold) */
-                    const uint16_t pre = fpre[s];
+                    const uint16_t pre = fw ? fpre[s] : CX_REPLAY_NOPRE;
                     const int w = xd == zero && xo == scratch && !(ndi[s] & SEND_BIT);
-                    if (pre == CX_REPLAY_NOPRE && w) {
+                    if (fw && pre == CX_REPLAY_NOPRE && w) {
                         fpre[s] = ndi[s];
                     } else {
                         *fq++ = (cx_replay_fins){
                             od, oo, (uint16_t)s, ndi[s] & (uint16_t)~SEND_BIT, pre, ndi[s] >> 15};
-                        fpre[s] = CX_REPLAY_NOPRE;
+                        if (fw) fpre[s] = CX_REPLAY_NOPRE;
                     }
                 }
                 o++, k++; /* folded: o only counts */
@@ -436,11 +437,9 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
         int32_t d;
         if (!sk.have || L - sk.L > R) {
             sk_snap(&sk, p, nw, L, k, nxt, nit, fin, nend, pl->items, cap, nslot, nfree, fl);
-            if (fo) {
-                sk.fk = (size_t)(fq - pr->fold);
-                memcpy(sk.fpre, fpre, (size_t)p * sizeof *fpre);
-            }
-        } else if ((!fo || !memcmp(sk.fpre, fpre, (size_t)p * sizeof *fpre)) &&
+            if (fo) sk.fk = (size_t)(fq - pr->fold);
+            if (fw) memcpy(sk.fpre, fpre, (size_t)p * sizeof *fpre);
+        } else if ((!fw || !memcmp(sk.fpre, fpre, (size_t)p * sizeof *fpre)) &&
                    (d = sk_match(&sk, p, nw, nvs2, nxt, nit, fin, nend, pl->items, cap, nslot,
                                  nfree, fl, wl, zero)) > 0) {
             for (int s = 0; s < p; s++)
@@ -509,12 +508,12 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
     compiled(pr, pl, items);
     if (fo) {
         /* a stage's last W-like item: at the end, unfolded */
-        for (int s = 0; s < p; s++)
+        for (int s = 0; s < p && fw; s++)
             if (fpre[s] != CX_REPLAY_NOPRE) {
                 *fq++ = (cx_replay_fins){0,       CX_REPLAY_SLOT_STRIDE, (uint16_t)s,
                                          fpre[s], CX_REPLAY_NOPRE,       0};
             }
-        pr->fold_n = (size_t)(fq - pr->fold), pr->folded = 1;
+        pr->fold_n = (size_t)(fq - pr->fold), pr->folded = 1, pr->fold_w = fw;
     }
     /* the instructions of a period of c microbatches from the middle
      * (the jump's, cell slots; renamed programs never jump) */
@@ -557,11 +556,13 @@ cx_sched_sim_status cx_core_replay_prog_compile_levels(cx_replay_prog *pr, const
                                                        size_t items, int c, int renamed)
 {
     if (pl->p < 1 || pl->p > CX_COST_MAX_STAGES) return CX_SCHED_SIM_UNSUPPORTED;
-    /* the folded form where it pays (renamed only), a loop of its own */
-    if (renamed && fold_pays(pr, pl) &&
+    /* renamed: the 16-byte form (fold mode 0: the 12-byte one), its W-like
+     * items folded where that pays; a loop of its own for each */
+    if (renamed && fold_mode != 0 &&
         !cx_core_replay_grow((void **)&pr->fold, &pr->fold_cap, items, sizeof *pr->fold))
-        return compile(pr, pl, items, c, 1, 1);
-    return renamed ? compile(pr, pl, items, c, 1, 0) : compile(pr, pl, items, c, 0, 0);
+        return fold_pays(pr, pl) ? compile(pr, pl, items, c, 1, 1, 1)
+                                 : compile(pr, pl, items, c, 1, 1, 0);
+    return renamed ? compile(pr, pl, items, c, 1, 0, 0) : compile(pr, pl, items, c, 0, 0, 0);
 }
 
 /* The fold (cx_replay_code.fins, replay_prog.h). A W-like
@@ -576,7 +577,7 @@ cx_sched_sim_status cx_core_replay_prog_compile_levels(cx_replay_prog *pr, const
  * nothing reads the scratch slot. A W-like instruction that carries a pre
  * (two in a row on a stage) stays; one that is its stage's last moves,
  * unfolded, to the end (nothing after it touches its stage). One pass. */
-size_t cx_core_replay_prog_fold(const ins *in, size_t n, int p, cx_replay_fins *out)
+size_t cx_core_replay_prog_fold(const ins *in, size_t n, int p, int fw, cx_replay_fins *out)
 {
     /* per stage the W-like item waiting for its stage's next instruction */
     uint16_t pend[CX_COST_MAX_STAGES];
@@ -586,7 +587,7 @@ size_t cx_core_replay_prog_fold(const ins *in, size_t n, int p, cx_replay_fins *
     for (size_t i = 0; i < n; i++) {
         const ins x = in[i];
         const uint16_t pre = pend[x.stage];
-        if (pre == CX_REPLAY_NOPRE && x.dep == 0 && x.out == CX_REPLAY_SLOT_STRIDE &&
+        if (fw && pre == CX_REPLAY_NOPRE && x.dep == 0 && x.out == CX_REPLAY_SLOT_STRIDE &&
             !(x.di & SEND_BIT)) {
             pend[x.stage] = x.di;
             continue;

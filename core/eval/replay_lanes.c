@@ -90,8 +90,9 @@ typedef struct {
     cx_replay_ins *prog;
     size_t prog_cap;
     uint16_t last_di[CX_COST_MAX_STAGES];
-    const cx_replay_fins *fins; /* or its folded form (replay_compile.c), fn of them */
+    const cx_replay_fins *fins; /* or its 16-byte form (replay_compile.c), fn of them, */
     size_t fn;
+    int fw; /* its W-like items folded */
 } lprog;
 
 #define NOPRE CX_REPLAY_NOPRE
@@ -291,6 +292,8 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
     DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_ins, 0, PRE_NONE, DI_P,         \
                  SENDS_P)                                                                          \
     DEFINE_EXEC_(NAME##_f, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_fins, 1, PRE_F, DI_F,       \
+                 SENDS_F)                                                                          \
+    DEFINE_EXEC_(NAME##_g, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_fins, 0, PRE_NONE, DI_F,    \
                  SENDS_F)
 
 typedef void exec_fn(const void *, size_t, const uint32_t *, double *, double *, const double *,
@@ -345,14 +348,14 @@ DEFINE_EXEC(exec_base_x, , v2d, 2, VW3, LDG, STG, max_v2d, ADDG)
  * initialises it); each in passes of VW0, VW, VW2 and VW3 lanes (VW0 on
  * AVX-512 in AVX2 vectors: half of one) */
 typedef struct {
-    exec_fn *f[2][4]; /* [folded][VW0, VW, VW2, VW3] */
+    exec_fn *f[3][4]; /* [12-byte, 16-byte folded, 16-byte][VW0, VW, VW2, VW3] */
 } exec_pair;
 #define EXECS_INIT(N, A, B, C)                                                                     \
     {                                                                                              \
         {                                                                                          \
-            {N, A, B, C},                                                                          \
+            {N, A, B, C}, {N##_f, A##_f, B##_f, C##_f},                                            \
             {                                                                                      \
-                N##_f, A##_f, B##_f, C##_f                                                         \
+                N##_g, A##_g, B##_g, C##_g                                                         \
             }                                                                                      \
         }                                                                                          \
     }
@@ -397,13 +400,13 @@ int cx_core_replay_lanes_fold_stats(const cx_replay_lanes *ln, size_t st[3])
 {
     const lprog *e = ln->cur;
     st[0] = st[1] = st[2] = 0;
-    for (size_t i = 0; e->fins && i < e->fn; i++) {
+    for (size_t i = 0; e->fins && e->fw && i < e->fn; i++) {
         const cx_replay_fins *x = &e->fins[i];
         const int w = x->dep == 0 && x->out == STRIDE && !x->send;
         /* a W-like item left with no pre: its stage's last (see the fold) */
         st[0] += x->pre != NOPRE, st[1] += x->pre != NOPRE && w, st[2] += x->pre == NOPRE && w;
     }
-    return e->fins != NULL;
+    return e->fins && e->fw;
 }
 
 /* Ensures ln holds the renamed program of pl's orders; -1 as
@@ -421,7 +424,7 @@ static int program(cx_replay_lanes *ln, const cx_play *pl, const cx_replay_prog 
         x->nslot = code.nslot, x->ins = code.ins, x->have = 0; /* not the renamer's */
         memcpy(x->last_di, code.last_di, (size_t)pl->p * sizeof *x->last_di);
         /* its folded form, where compiled so (replay_compile.c) */
-        x->fins = code.fins, x->fn = code.fn;
+        x->fins = code.fins, x->fn = code.fn, x->fw = code.fold_w;
         return 0;
     }
     /* held, or refused (the next misses of the same orders not renamed again) */
@@ -481,7 +484,7 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
     ln->cmap[NOPRE] = (uint32_t)((ncls * 4 + 1) * w) * (uint32_t)sizeof(double);
     memset(ln->rg, 0, (size_t)p * RG_N * (size_t)w * sizeof(double));
     memset(ln->tok, 0, (size_t)w * sizeof(double)); /* the zero slot */
-    const int fo = e->fins != NULL, wi = w == VW3 ? 3 : w == VW2 ? 2 : w == VW ? 1 : 0;
+    const int fo = !e->fins ? 0 : e->fw ? 1 : 2, wi = w == VW3 ? 3 : w == VW2 ? 2 : w == VW ? 1 : 0;
     exec_best.f[fo][wi](fo ? (const void *)e->fins : (const void *)e->ins, fo ? e->fn : e->n,
                         ln->cmap, ln->tok, ln->rg, dur, pv, overlap);
     ln->w = w;

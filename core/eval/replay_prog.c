@@ -215,11 +215,12 @@ static inline void step(cx_replay_prog *pr, const ins *x, double p2p, int overla
 /* The same for an instruction of the folded form (replay_compile.c): the
  * stage's free plus the folded item's duration (-0.0 for none: free, bit
  * for bit) before the maximum. */
-static inline void step_f(cx_replay_prog *pr, const cx_replay_fins *x, double p2p, int overlap)
+static inline void step_f(cx_replay_prog *pr, const cx_replay_fins *x, double p2p, int overlap,
+                          const int fw)
 {
     double *const tok = pr->tok;
     stage_regs *const r = &pr->rg[x->stage];
-    const double ready = tok[x->dep], fr = r->free + pr->dur[x->pre];
+    const double ready = tok[x->dep], fr = fw ? r->free + pr->dur[x->pre] : r->free;
     const double start = fr > ready ? fr : ready;
     const double end = start + pr->dur[x->di];
     double out = end, nf = end;
@@ -234,7 +235,8 @@ static inline void step_f(cx_replay_prog *pr, const cx_replay_fins *x, double p2
 }
 
 /* Plays the folded form (as exec). */
-static void exec_f(cx_replay_prog *pr, double p2p, int overlap)
+static inline __attribute__((always_inline)) void exec_f(cx_replay_prog *pr, double p2p,
+                                                         int overlap, const int fw)
 {
     const cx_replay_fins *const prog = pr->fold;
     double *const tok = pr->tok;
@@ -242,10 +244,10 @@ static void exec_f(cx_replay_prog *pr, double p2p, int overlap)
     size_t i = 0;
     for (; i + 32 < to; i++) {
         __builtin_prefetch(&tok[prog[i + 32].out], 1);
-        step_f(pr, &prog[i], p2p, overlap);
+        step_f(pr, &prog[i], p2p, overlap, fw);
     }
     for (; i < to; i++)
-        step_f(pr, &prog[i], p2p, overlap);
+        step_f(pr, &prog[i], p2p, overlap, fw);
 }
 
 /* Plays instructions [from, to) (see the top comment). */
@@ -591,7 +593,7 @@ static int64_t run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm, 
     }
     if (extra > 0) return extra;
     if (pr->renamed && pr->folded == 1)
-        exec_f(pr, p2p, overlap); /* never jumps */
+        pr->fold_w ? exec_f(pr, p2p, overlap, 1) : exec_f(pr, p2p, overlap, 0); /* never jumps */
     else
         exec(pr, i, pr->n, p2p, overlap);
     for (int s = 0; s < p; s++) {
@@ -703,8 +705,9 @@ cx_sched_sim_status cx_core_replay_prog_run(cx_replay_prog *pr, cx_play *pl,
 int cx_core_replay_prog_code(const cx_replay_prog *pr, const cx_play *pl, cx_replay_code *code)
 {
     const int fo = pr->renamed && pr->folded == 1;
-    *code = (cx_replay_code){
-        fo ? NULL : pr->prog, pr->n,     2 * pl->m * pl->nvs,  pr->last_di,
-        pr->renamed,          pr->nslot, fo ? pr->fold : NULL, fo ? pr->fold_n : 0};
+    *code =
+        (cx_replay_code){fo ? NULL : pr->prog, pr->n,     2 * pl->m * pl->nvs,  pr->last_di,
+                         pr->renamed,          pr->nslot, fo ? pr->fold : NULL, fo ? pr->fold_n : 0,
+                         fo && pr->fold_w};
     return pr->have && pr->sd == pl->sd && pr->p == pl->p && pr->m == pl->m && pr->v == pl->v;
 }

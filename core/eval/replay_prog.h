@@ -104,6 +104,7 @@ typedef struct {
      * instructions */
     const cx_replay_fins *fins;
     size_t fn;
+    int fold_w; /* fins: W-like items folded into it (else every pre is CX_REPLAY_NOPRE) */
 } cx_replay_code;
 
 /* 1 and *code filled when pr holds the program of pl's orders, else 0. */

@@ -42,7 +42,7 @@ typedef struct {
     /* its folded form (folded 1: the program, prog unused) */
     size_t fold_n, fold_cap;
     cx_replay_fins *fold;
-    int folded;
+    int folded, fold_w;
 } cx_replay_held;
 
 struct cx_replay_prog {
@@ -96,8 +96,8 @@ struct cx_replay_prog {
      * (folded 1: prog unused; cx_replay_code.fins) */
     size_t fold_n, fold_cap;
     cx_replay_fins *fold;
-    int folded;
-    int32_t *sk; /* the renamed compile's period skip (replay_compile.c) */
+    int folded, fold_w; /* fold_w: W-like items folded into it */
+    int32_t *sk;        /* the renamed compile's period skip (replay_compile.c) */
     size_t sk_cap, skipped;
     /* the program cache (replay_prog.c): renamed programs compiled
      * before, their buffers' capacity in all, the cache's clock */
@@ -136,10 +136,10 @@ int cx_core_replay_held_take(cx_replay_prog *pr, const cx_play *pl);
 void cx_core_replay_held_free(cx_replay_prog *pr);
 
 /* replay_compile.c: the n instructions of a renamed program of p stages
- * folded into out (n at most; see cx_replay_code.fins), in one pass
- * over the program (the compile folds as it goes: the same, byte for byte,
+ * in the 16-byte form, its W-like items folded where fw, (n at most; see cx_replay_code.fins), in
+ * one pass over the program (the compile folds as it goes: the same, byte for byte,
  * tests/test_replay_lanes.c); returns its instruction count. */
-size_t cx_core_replay_prog_fold(const ins *in, size_t n, int p, cx_replay_fins *out);
+size_t cx_core_replay_prog_fold(const ins *in, size_t n, int p, int fw, cx_replay_fins *out);
 
 /* The jump (replay_prog.c), its decisions and moves on a play's state,
  * the scalar play's own or one lane of replay_jlanes.c's: token slot k at
