@@ -10,13 +10,14 @@
  * lanes): makespan, and per stage last end, last item and free time must be the same doubles, on
  * every vector width the CPU has (SSE2, AVX2, AVX-512); the plain play of the program compiled
  * renamed (what plain plays and lanes run) must also give the bits of the one in cell slots (the
- * jump's form, jump off), every lane. All of it with the folded form (replay_compile.c: W-like
- * items folded into their stage's next instruction) never compiled, compiled where it pays and
- * compiled wherever an item folds; folds, chains (a W-like instruction carrying one) and stages
- * ending on W-like items must occur. (The batch through the workspace, with the clocks set:
- * tests/test_replay_clocks.c.) Last, the compile's period skip (replay_compile.c): the programs
- * with and without it, renamed (folded or not) and in cell slots, byte for byte, the folded ones
- * also the reference fold of the unfolded program; the program cache likewise.
+ * jump's form, jump off), every lane. All of it with the renamed programs in the 12-byte form, the
+ * 16-byte form folded where it pays (replay_compile.c: W-like items folded into their stage's next
+ * instruction) and folded wherever an item folds; folds, chains (a W-like instruction carrying one)
+ * and stages ending on W-like items must occur. (The batch through the workspace, with the clocks
+ * set: tests/test_replay_clocks.c.) Last, the compile's period skip (replay_compile.c): the
+ * programs with and without it, renamed (16-byte, folded or not) and in cell slots, byte for byte,
+ * the 16-byte ones also the reference conversion and fold of the 12-byte program; the program cache
+ * likewise.
  */
 #include "core/eval/replay.h"
 #include "core/eval/replay_lanes.h"
@@ -141,7 +142,7 @@ static void lanes_vs_plain(void)
 static void test_lanes_vs_plain(void)
 {
     static const char *const name[] = {"", "SSE2", "AVX2", "AVX-512"},
-                             *const fname[] = {"unfolded", "folded where it pays",
+                             *const fname[] = {"12-byte form", "folded where it pays",
                                                "folded wherever an item folds"};
     for (int mode = 0; mode < 3; mode++) {
         cx_core_replay_prog_set_fold(mode);

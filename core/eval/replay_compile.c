@@ -9,14 +9,17 @@
  * (microbatch, virtual stage): the jump's periodic form) or renamed on
  * the way into the compact slots of the tokens live at once (plain plays
  * and the clock lanes, replay_lanes.c: the same values read and written,
- * so the same bits), and there, where at least a quarter of the items are
- * W-like (ZB-H1, ZB-H2, ZB-V: a third), folded in place of the renamed
- * program (each W-like item into its stage's next instruction, see
- * cx_core_replay_prog_fold: the same bits); the steady middle of every
+ * so the same bits) in a 16-byte form (cx_replay_fins: the send flag
+ * apart from the duration slot, two x86 instructions fewer per
+ * instruction in a lanes pass), and there, where at least a quarter of the
+ * items are W-like (ZB-H1, ZB-H2, ZB-V: a third), folded (each W-like item
+ * into its stage's next instruction, see cx_core_replay_prog_fold: the
+ * same bits); the steady middle of every
  * form is copied block by block once the compile's state repeats (the
  * period skip, see skipper). The compile loop is specialised per form
  * (callgrind, fast-only bench schedules interleaved: 79.6M -> 77.4M
- * instructions compiling; one loop testing the form: 85M).
+ * instructions compiling the 12-byte form; one loop testing the form:
+ * 85M; the 16-byte form 80.3M).
  * No equations of its own: the timing rule is replay_step.h's.
  * See core/README.md, "Closed form" (Compiling and running the program).
  */
@@ -253,8 +256,9 @@ sk_periods(const skipper *sk, int p, int32_t d, const cx_sched_item *const *pend
     return q == INT64_MAX ? 0 : q;
 }
 
-/* Folding (the folded form, cx_replay_code.fins): 0 never, 1 where it pays, 2
- * wherever an item folds (tests). */
+/* Renamed programs (cx_core_replay_prog_set_fold): 0 the 12-byte form, 1
+ * the 16-byte form folded where it pays, 2 folded wherever an item folds
+ * (tests). */
 static int fold_mode = 1;
 
 void cx_core_replay_prog_set_fold(int mode)

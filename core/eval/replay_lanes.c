@@ -33,15 +33,16 @@
  * blend, 0.26-0.28; precomputed byte offsets in 16-byte instructions
  * gained nothing, 8-byte instructions ~7%, a path of its own for items
  * that read zero and write scratch nothing).
- * Folded programs (replay_compile.c, compiled so where at least a quarter
- * of the items are W-like: ZB-H1, ZB-H2, ZB-V): W-like items (zero slot
- * read, scratch written, no send) folded into their stage's next
+ * Programs compiled renamed come in a 16-byte form (replay_compile.c: the
+ * send flag apart from the duration slot), folded where at least a
+ * quarter of the items are W-like (ZB-H1, ZB-H2, ZB-V): W-like items (zero
+ * slot read, scratch written, no send) folded into their stage's next
  * instruction, which adds the item's duration to the stage's free time
- * before its maximum (-0.0 where none: the same bits); each width has a
- * kernel for them (_f: 22 x86 instructions per instruction without a send
- * on the 4-lane AVX2 pass, 20 unfolded, a third fewer instructions;
- * callgrind, fast-only bench schedules zb-v: 40,995 -> 37,460 instructions
- * per evaluation, the passes 193M -> 145M).
+ * before its maximum (-0.0 where none: the same bits). Each width has a
+ * kernel per form: _g 19 x86 instructions per instruction without a send
+ * on the 4-lane AVX2 pass, _f (folded) 22, the 12-byte form 21; folded, a
+ * third fewer instructions (callgrind, fast-only bench schedules, main
+ * 03effa3 -> this: zb-v passes 193M -> 145M, dualpipev 261M -> 238M).
  * Memory per worker: 12 bytes per instruction of the last orders renamed
  * here (none when compiled renamed, never folded), 4 bytes per program slot while
  * renaming, 64 bytes per

@@ -21,9 +21,9 @@
  * the jump's writer and reach) and 16 per (microbatch, virtual stage) cell
  * (+8 while compiling); a program compiled for plain plays (and the clock
  * lanes) has its token slots renamed as compiled (replay_compile.c), 8
- * bytes per token live at once instead of the 16 per cell, and where a
- * quarter of its items are W-like (ZB) it is compiled folded instead
- * (replay_compile.c: 16 bytes per instruction, a third fewer; run by
+ * bytes per token live at once instead of the 16 per cell, in a 16-byte
+ * form (the send flag apart), folded where a quarter of its items are
+ * W-like (ZB: a third fewer instructions; replay_compile.c; run by
  * step_f, the same bits); orders above
  * MAX_ITEMS items always use the engine. Renamed programs replaced by
  * another shape's are held aside (the program cache, see held_put: at most
