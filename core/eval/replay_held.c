@@ -88,18 +88,22 @@ static void held_swap(cx_replay_prog *pr, cx_replay_held *e)
     cx_replay_fins *const fbuf = e->fold;
     const size_t cap = e->cap, fcap = e->fold_cap;
     int keep = pr->have && pr->renamed && pr->n >= 1 && pr->n <= HELD_INS / 4;
+    /* its program: the 16-byte form (fins: prog unused) or prog */
+    const int fins = keep && pr->folded == 1;
     if (pr->prog_cap > HELD_INS / 2) {
-        ins *t = keep ? realloc(pr->prog, pr->n * sizeof *t) : NULL;
+        ins *t = keep && !fins ? realloc(pr->prog, pr->n * sizeof *t) : NULL;
         if (!t) free(pr->prog);
-        pr->prog = t, pr->prog_cap = t ? pr->n : 0, keep = t != NULL;
+        pr->prog = t, pr->prog_cap = t ? pr->n : 0;
+        if (!fins) keep = t != NULL;
     }
-    /* the folded form likewise (its own budget, see held_trim) */
-    if (!keep || pr->folded != 1) pr->folded = 0;
+    /* the 16-byte form likewise (its own budget, see held_trim) */
     if (pr->fold_cap > HELD_INS / 2) {
-        cx_replay_fins *t = pr->folded ? realloc(pr->fold, pr->fold_n * sizeof *t) : NULL;
+        cx_replay_fins *t = fins ? realloc(pr->fold, pr->fold_n * sizeof *t) : NULL;
         if (!t) free(pr->fold);
-        pr->fold = t, pr->fold_cap = t ? pr->fold_n : 0, pr->folded = t != NULL;
+        pr->fold = t, pr->fold_cap = t ? pr->fold_n : 0;
+        if (fins) keep = t != NULL;
     }
+    pr->folded = keep && fins;
     pr->held_ins += pr->prog_cap - cap, pr->held_fold += pr->fold_cap - fcap;
     e->prog = pr->prog, e->cap = pr->prog_cap, e->used = 0;
     e->fold = pr->fold, e->fold_cap = pr->fold_cap, e->folded = 0;
