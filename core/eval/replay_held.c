@@ -4,8 +4,8 @@
  * replay_compile.c) of shapes a program object compiled before, held
  * aside when it compiles another and taken back instead of compiled
  * again. No equations: it holds what the compiler produced, byte for byte
- * (tests/test_replay_lanes.c). Budgets: HELD_INS instructions (12 bytes)
- * and HELD_INS folded instructions (16 bytes) per program object.
+ * (tests/test_replay_lanes.c). Budget: the bytes of HELD_INS 12-byte
+ * instructions per program object, the 16-byte forms' included.
  * See core/README.md, "Closed form" (Compiling and running the program).
  */
 #include "core/eval/replay_prog_int.h"
@@ -45,29 +45,16 @@ void cx_core_replay_held_free(cx_replay_prog *pr)
  * period skip finds no period, replay_compile.c). */
 
 /* Drops buffers of entries other than keep while the cache is over its
- * budget: empty entries' first, then the least recently used. */
+ * budget (HELD_INS 12-byte instructions' bytes, the 16-byte forms'
+ * included): empty entries' first, then the least recently used. */
 static void held_trim(cx_replay_prog *pr, const cx_replay_held *keep)
 {
-    /* the folded forms, over their own budget: the least recently used
-     * entries' dropped (a folded program with it) */
-    while (pr->held_fold > HELD_INS) {
+    while (pr->held_ins * sizeof(ins) + pr->held_fold * sizeof(cx_replay_fins) >
+           HELD_INS * sizeof(ins)) {
         cx_replay_held *x = NULL;
         for (int i = 0; i < HELD_N; i++) {
             cx_replay_held *y = &pr->held[i];
-            if (y == keep || !y->fold) continue;
-            if (!x || (!y->used && x->used) || (y->used && x->used && y->used < x->used)) x = y;
-        }
-        if (!x) break;
-        pr->held_fold -= x->fold_cap;
-        free(x->fold);
-        if (x->folded) x->used = 0; /* its program */
-        x->fold = NULL, x->fold_cap = 0, x->folded = 0;
-    }
-    while (pr->held_ins > HELD_INS) {
-        cx_replay_held *x = NULL;
-        for (int i = 0; i < HELD_N; i++) {
-            cx_replay_held *y = &pr->held[i];
-            if (y == keep || !y->prog) continue;
+            if (y == keep || (!y->prog && !y->fold)) continue;
             if (!x || (!y->used && x->used) || (y->used && x->used && y->used < x->used)) x = y;
         }
         if (!x) return;
@@ -90,7 +77,9 @@ static void held_swap(cx_replay_prog *pr, cx_replay_held *e)
     int keep = pr->have && pr->renamed && pr->n >= 1 && pr->n <= HELD_INS / 4;
     /* its program: the 16-byte form (fins: prog unused) or prog */
     const int fins = keep && pr->folded == 1;
-    if (pr->prog_cap > HELD_INS / 2) {
+    if (pr->prog_cap > HELD_INS / 2 || fins) {
+        /* a 16-byte program's 12-byte buffer: freed (its compile never
+         * touched it, a new one costs no page faults) */
         ins *t = keep && !fins ? realloc(pr->prog, pr->n * sizeof *t) : NULL;
         if (!t) free(pr->prog);
         pr->prog = t, pr->prog_cap = t ? pr->n : 0;
