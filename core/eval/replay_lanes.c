@@ -91,7 +91,7 @@ typedef struct {
     cx_replay_ins *prog;
     size_t prog_cap;
     uint16_t last_di[CX_COST_MAX_STAGES];
-    const cx_replay_fins *fins; /* or its 16-byte form (replay_compile.c), fn of them, */
+    const cx_replay_fins *fins; /* or its 16-byte form (replay_compile.c), fn of them */
     size_t fn;
     int fw; /* its W-like items folded */
 } lprog;
@@ -280,9 +280,9 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
                 ST(r + 2 * (W) + k * (E), end[k]);                                                 \
         }                                                                                          \
     }
-/* each width twice: the renamed program (cx_replay_ins) and the folded one
- * (cx_replay_fins: the stage's free plus the folded W-like item's duration, -0.0 for
- * none, before the maximum) */
+/* each width three times: the 12-byte renamed program (cx_replay_ins), the
+ * 16-byte one folded (_f, cx_replay_fins: the stage's free plus the folded
+ * W-like item's duration, -0.0 for none, before the maximum) and not (_g) */
 #define PRE_NONE(x) 0
 #define DI_P(x) ((x).di & ~SEND_BIT)
 #define SENDS_P(x) ((x).di & SEND_BIT)
@@ -351,21 +351,16 @@ DEFINE_EXEC(exec_base_x, , v2d, 2, VW3, LDG, STG, max_v2d, ADDG)
 typedef struct {
     exec_fn *f[3][4]; /* [12-byte, 16-byte folded, 16-byte][VW0, VW, VW2, VW3] */
 } exec_pair;
-#define EXECS_INIT(N, A, B, C)                                                                     \
-    {                                                                                              \
-        {                                                                                          \
-            {N, A, B, C}, {N##_f, A##_f, B##_f, C##_f},                                            \
-            {                                                                                      \
-                N##_g, A##_g, B##_g, C##_g                                                         \
-            }                                                                                      \
-        }                                                                                          \
-    }
+/* clang-format off */
+#define EXECS_INIT(N, A, B, C) \
+    {{{N, A, B, C}, {N##_f, A##_f, B##_f, C##_f}, {N##_g, A##_g, B##_g, C##_g}}}
+/* clang-format on */
 #define EXECS(N, A, B, C) ((exec_pair)EXECS_INIT(N, A, B, C))
 static exec_pair exec_best = EXECS_INIT(exec_base_n, exec_base, exec_base_w, exec_base_x),
                  exec_auto = EXECS_INIT(exec_base_n, exec_base, exec_base_w, exec_base_x);
+#if defined(__x86_64__) && defined(__GNUC__)
 static int have_avx2, have_avx512;
 
-#if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((constructor)) static void pick(void)
 {
     __builtin_cpu_init();
