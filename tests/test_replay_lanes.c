@@ -10,12 +10,18 @@
  * lanes): makespan, and per stage last end, last item and free time must be the same doubles, on
  * every vector width the CPU has (SSE2, AVX2, AVX-512); the plain play of the program compiled
  * renamed (what plain plays and lanes run) must also give the bits of the one in cell slots (the
- * jump's form, jump off). (The batch through the workspace, with the clocks set:
- * tests/test_replay_clocks.c.) Last, the compile's period skip (replay_compile.c): the programs
- * with and without it, renamed and in cell slots, byte for byte.
+ * jump's form, jump off), every lane. All of it with the renamed programs in the 12-byte form, the
+ * 16-byte form folded where it pays (replay_compile.c: W-like items folded into their stage's next
+ * instruction) and folded wherever an item folds; folds, chains (a W-like instruction carrying one)
+ * and stages ending on W-like items must occur. (The batch through the workspace, with the clocks
+ * set: tests/test_replay_clocks.c.) Last, the compile's period skip (replay_compile.c): the
+ * programs with and without it, renamed (16-byte, folded or not) and in cell slots, byte for byte,
+ * the 16-byte ones also the reference conversion and fold of the 12-byte program; the program cache
+ * likewise.
  */
 #include "core/eval/replay.h"
 #include "core/eval/replay_lanes.h"
+#include "core/eval/replay_prog_int.h" /* cx_core_replay_prog_fold, the reference fold */
 #include "schedules/sched.h"
 
 #include <CUnit/Basic.h>
@@ -28,6 +34,10 @@
 #include "replay_fixture.h"
 
 #define NL 40
+
+/* fold stats summed over lanes_vs_plain's cases: items folded, W-like
+ * carriers (chains), moved to the end, cases folded */
+static size_t fold_sum[4];
 
 static void lanes_vs_plain(void)
 {
@@ -70,6 +80,11 @@ static void lanes_vs_plain(void)
                                                              sd->p2p_overlap, out) == 0);
                     t_lanes += (double)(clock() - c0);
                     cases++;
+                    size_t st[3];
+                    if (cx_core_replay_lanes_fold_stats(ln, st))
+                        for (int k = 0; k < 3; k++)
+                            fold_sum[k] += st[k];
+                    fold_sum[3] += cx_core_replay_lanes_fold_stats(ln, st);
                     for (int l = 0; l < n; l++) {
                         cx_replay_timing tm = {vp[l], p2p[l], sd->p2p_overlap};
                         c0 = clock();
@@ -78,7 +93,7 @@ static void lanes_vs_plain(void)
                         t_plain += (double)(clock() - c0);
                         double mk = 0;
                         int ok = 1;
-                        if (l == 0 || l == n - 1) {
+                        {
                             for (int s = 0; s < p; s++) {
                                 const double *reg = cx_sched_play_regs(pl, s);
                                 cell[3 * s] = reg[CX_R_FREE], cell[3 * s + 1] = reg[CX_R_LAST_END],
@@ -126,84 +141,145 @@ static void lanes_vs_plain(void)
 /* on every vector width the CPU has (the widest last: the default) */
 static void test_lanes_vs_plain(void)
 {
-    static const char *const name[] = {"", "SSE2", "AVX2", "AVX-512"};
-    for (int isa = 1; isa <= 3; isa++)
-        if (cx_core_replay_lanes_set_isa(isa)) {
-            printf("\n  %s:", name[isa]);
-            lanes_vs_plain();
-        }
+    static const char *const name[] = {"", "SSE2", "AVX2", "AVX-512"},
+                             *const fname[] = {"12-byte form", "folded where it pays",
+                                               "folded wherever an item folds"};
+    for (int mode = 0; mode < 3; mode++) {
+        cx_core_replay_prog_set_fold(mode);
+        memset(fold_sum, 0, sizeof fold_sum);
+        for (int isa = 1; isa <= 3; isa++)
+            if (cx_core_replay_lanes_set_isa(isa)) {
+                printf("\n  %s, %s:", name[isa], fname[mode]);
+                lanes_vs_plain();
+            }
+        printf("  folded: %zu cases, %zu items, %zu W-like carriers, %zu moved to the end\n",
+               fold_sum[3], fold_sum[0], fold_sum[1], fold_sum[2]);
+        /* unfolded, none; else folds, chains (a W-like item carrying one)
+         * and stages ending on W-like items among the cases */
+        if (mode == 0) CU_ASSERT_EQUAL(fold_sum[3], 0);
+        if (mode > 0) CU_ASSERT(fold_sum[3] > 10 && fold_sum[0] > 0 && fold_sum[2] > 0);
+        if (mode == 2) CU_ASSERT(fold_sum[1] > 0);
+    }
+    cx_core_replay_prog_set_fold(1);
     CU_ASSERT(cx_core_replay_lanes_set_isa(0));
+}
+
+/* 1 when two programs are the same, byte for byte (the folded form where
+ * folded) */
+static int same_code(const cx_replay_code *a, const cx_replay_code *b, int p)
+{
+    if (a->renamed != b->renamed || a->n != b->n || a->nslot != b->nslot ||
+        (a->fins == NULL) != (b->fins == NULL) || a->fold_w != b->fold_w ||
+        memcmp(a->last_di, b->last_di, (size_t)p * sizeof *a->last_di))
+        return 0;
+    if (a->fins) return a->fn == b->fn && !memcmp(a->fins, b->fins, a->fn * sizeof *a->fins);
+    return !memcmp(a->ins, b->ins, a->n * sizeof *a->ins);
 }
 
 /* The compile's period skip (replay_compile.c) gives the program compiled
  * without it, byte for byte, renamed and in cell slots: every schedule with
  * a steady state, p 2-128, v 1, 2, 4, m from p to 30 p (the skip must copy
- * on some). */
+ * on some). Renamed, folded where it pays and wherever an item folds: the
+ * folded form compiled (with and without the skip) is the reference fold
+ * (cx_core_replay_prog_fold) of the program compiled unfolded, byte for
+ * byte. */
 static void test_skip_same_program(void)
 {
-    cx_play *pl = cx_sched_play_new();
-    cx_replay_prog *a = cx_core_replay_prog_new(), *b = cx_core_replay_prog_new();
-    cx_replay_vsinfo *vi = calloc(CX_COST_MAX_VSTAGES, sizeof *vi);
-    CU_ASSERT_FATAL(pl && a && b && vi);
-    static const int pps[] = {2, 3, 4, 8, 16, 32, 64, 128}, vps[] = {1, 2, 4};
-    int cases = 0, cells = 0, bad = 0;
-    size_t skipped = 0, total = 0;
-    for (int id = 0; id < cx_sched_count(); id++) {
-        const cx_sched_desc *sd = cx_sched_get((culonx_schedule)id);
-        if (!sd || !sd->steady) continue;
-        for (int ip = 0; ip < 8; ip++)
-            for (int iv = 0; iv < 3; iv++)
-                for (int mi = 0; mi < 6; mi++) {
-                    const int p = pps[ip], v = vps[iv];
-                    static const int mf[] = {1, 2, 4, 7, 13, 30};
-                    const int m = mf[mi] * p + (mi == 1 || mi == 3 ? 1 : 0);
-                    if ((size_t)p * (size_t)m > 128 * 1536) continue;
-                    if (cx_sched_play_orders(pl, sd, p, m, v, 0) != CX_SCHED_SIM_OK) continue;
-                    cx_replay_timing tm = {vi, 0.0, sd->p2p_overlap};
-                    cx_core_replay_prog_set_skip(0);
-                    const cx_sched_sim_status sb = cx_core_replay_prog_compile(b, pl, &tm);
-                    cx_core_replay_prog_set_skip(1);
-                    const cx_sched_sim_status sa = cx_core_replay_prog_compile(a, pl, &tm);
-                    CU_ASSERT_EQUAL(sa, sb);
-                    cx_replay_code ca, cb;
-                    if (sa != CX_SCHED_SIM_OK || !cx_core_replay_prog_code(a, pl, &ca) ||
-                        !cx_core_replay_prog_code(b, pl, &cb) || !ca.renamed)
-                        continue;
-                    cases++;
-                    skipped += cx_core_replay_prog_skipped(a), total += ca.n;
-                    CU_ASSERT_EQUAL(cx_core_replay_prog_skipped(b), 0);
-                    if (ca.n != cb.n || ca.nslot != cb.nslot ||
-                        memcmp(ca.ins, cb.ins, ca.n * sizeof *ca.ins) ||
-                        memcmp(ca.last_di, cb.last_di, (size_t)p * sizeof *ca.last_di)) {
-                        if (bad++ < 5) printf("\n  %s p %d v %d m %d differs", sd->name, p, v, m);
+    for (int mode = 1; mode <= 2; mode++) {
+        cx_core_replay_prog_set_fold(mode);
+        cx_play *pl = cx_sched_play_new();
+        cx_replay_prog *a = cx_core_replay_prog_new(), *b = cx_core_replay_prog_new(),
+                       *u = cx_core_replay_prog_new();
+        cx_replay_vsinfo *vi = calloc(CX_COST_MAX_VSTAGES, sizeof *vi);
+        cx_replay_fins *ref = NULL;
+        size_t ref_cap = 0;
+        CU_ASSERT_FATAL(pl && a && b && u && vi);
+        static const int pps[] = {2, 3, 4, 8, 16, 32, 64, 128}, vps[] = {1, 2, 4};
+        int cases = 0, cells = 0, bad = 0, folded = 0;
+        size_t skipped = 0, total = 0;
+        for (int id = 0; id < cx_sched_count(); id++) {
+            const cx_sched_desc *sd = cx_sched_get((culonx_schedule)id);
+            if (!sd || !sd->steady) continue;
+            for (int ip = 0; ip < 8; ip++)
+                for (int iv = 0; iv < 3; iv++)
+                    for (int mi = 0; mi < 6; mi++) {
+                        const int p = pps[ip], v = vps[iv];
+                        static const int mf[] = {1, 2, 4, 7, 13, 30};
+                        const int m = mf[mi] * p + (mi == 1 || mi == 3 ? 1 : 0);
+                        if ((size_t)p * (size_t)m > 128 * 1536) continue;
+                        if (cx_sched_play_orders(pl, sd, p, m, v, 0) != CX_SCHED_SIM_OK) continue;
+                        cx_replay_timing tm = {vi, 0.0, sd->p2p_overlap};
+                        cx_core_replay_prog_set_skip(0);
+                        const cx_sched_sim_status sb = cx_core_replay_prog_compile(b, pl, &tm);
+                        cx_core_replay_prog_set_skip(1);
+                        const cx_sched_sim_status sa = cx_core_replay_prog_compile(a, pl, &tm);
+                        CU_ASSERT_EQUAL(sa, sb);
+                        cx_replay_code ca, cb;
+                        if (sa != CX_SCHED_SIM_OK || !cx_core_replay_prog_code(a, pl, &ca) ||
+                            !cx_core_replay_prog_code(b, pl, &cb) || !ca.renamed)
+                            continue;
+                        cases++;
+                        skipped += cx_core_replay_prog_skipped(a), total += ca.n;
+                        CU_ASSERT_EQUAL(cx_core_replay_prog_skipped(b), 0);
+                        if (!same_code(&ca, &cb, p)) {
+                            if (bad++ < 5)
+                                printf("\n  %s p %d v %d m %d differs", sd->name, p, v, m);
+                        }
+                        if (ca.fins) {
+                            /* the reference fold of the unfolded program */
+                            cx_core_replay_prog_set_fold(0);
+                            cx_replay_code cu;
+                            CU_ASSERT_FATAL(cx_core_replay_prog_compile(u, pl, &tm) ==
+                                                CX_SCHED_SIM_OK &&
+                                            cx_core_replay_prog_code(u, pl, &cu) && !cu.fins);
+                            cx_core_replay_prog_set_fold(mode);
+                            if (ref_cap < cu.n) {
+                                free(ref);
+                                ref = malloc(cu.n * sizeof *ref), ref_cap = cu.n;
+                                CU_ASSERT_FATAL(ref != NULL);
+                            }
+                            const size_t fn =
+                                cx_core_replay_prog_fold(cu.ins, cu.n, p, ca.fold_w, ref);
+                            folded += ca.fold_w;
+                            if (fn != ca.fn || memcmp(ref, ca.fins, fn * sizeof *ref)) {
+                                if (bad++ < 5)
+                                    printf("\n  %s p %d v %d m %d: not the reference fold",
+                                           sd->name, p, v, m);
+                            }
+                        }
+                        /* the cell-slot form (a run that may jump compiles it) */
+                        cx_core_replay_prog_set_skip(0);
+                        const cx_sched_sim_status tb = cx_core_replay_prog_run(b, pl, &tm);
+                        cx_core_replay_prog_set_skip(1);
+                        const cx_sched_sim_status ta = cx_core_replay_prog_run(a, pl, &tm);
+                        CU_ASSERT_EQUAL(ta, tb);
+                        if (ta != CX_SCHED_SIM_OK || !cx_core_replay_prog_code(a, pl, &ca) ||
+                            !cx_core_replay_prog_code(b, pl, &cb) || ca.renamed || cb.renamed)
+                            continue;
+                        cells++;
+                        if (!same_code(&ca, &cb, p)) {
+                            if (bad++ < 5)
+                                printf("\n  %s p %d v %d m %d differs (cell slots)", sd->name, p, v,
+                                       m);
+                        }
                     }
-                    /* the cell-slot form (a run that may jump compiles it) */
-                    cx_core_replay_prog_set_skip(0);
-                    const cx_sched_sim_status tb = cx_core_replay_prog_run(b, pl, &tm);
-                    cx_core_replay_prog_set_skip(1);
-                    const cx_sched_sim_status ta = cx_core_replay_prog_run(a, pl, &tm);
-                    CU_ASSERT_EQUAL(ta, tb);
-                    if (ta != CX_SCHED_SIM_OK || !cx_core_replay_prog_code(a, pl, &ca) ||
-                        !cx_core_replay_prog_code(b, pl, &cb) || ca.renamed || cb.renamed)
-                        continue;
-                    cells++;
-                    if (ca.n != cb.n || memcmp(ca.ins, cb.ins, ca.n * sizeof *ca.ins) ||
-                        memcmp(ca.last_di, cb.last_di, (size_t)p * sizeof *ca.last_di)) {
-                        if (bad++ < 5)
-                            printf("\n  %s p %d v %d m %d differs (cell slots)", sd->name, p, v, m);
-                    }
-                }
+        }
+        printf(
+            "\n  fold mode %d: %d programs renamed (%.1f%% of %zu instructions copied by the skip, "
+            "%d folded), %d in cell slots\n",
+            mode, cases, 100.0 * (double)skipped / (double)(total ? total : 1), total, folded,
+            cells);
+        CU_ASSERT_EQUAL(bad, 0);
+        CU_ASSERT(cases > 100 && cells > 100 && folded > 50);
+        CU_ASSERT(skipped > total / 4);
+        cx_core_replay_prog_free(a);
+        cx_core_replay_prog_free(b);
+        cx_core_replay_prog_free(u);
+        cx_sched_play_free(pl);
+        free(vi);
+        free(ref);
     }
-    printf("\n  %d programs renamed (%.1f%% of %zu instructions copied by the skip), %d in cell "
-           "slots\n",
-           cases, 100.0 * (double)skipped / (double)(total ? total : 1), total, cells);
-    CU_ASSERT_EQUAL(bad, 0);
-    CU_ASSERT(cases > 100 && cells > 100);
-    CU_ASSERT(skipped > total / 4);
-    cx_core_replay_prog_free(a);
-    cx_core_replay_prog_free(b);
-    cx_sched_play_free(pl);
-    free(vi);
+    cx_core_replay_prog_set_fold(1);
 }
 
 /* The program cache (replay_prog.c, held_put / held_take): one program
@@ -258,9 +334,7 @@ static void test_held_same_program(void)
             if (sa == CX_SCHED_SIM_OK && cx_core_replay_prog_code(a, pl, &ca) &&
                 cx_core_replay_prog_code(b, pl, &cb)) {
                 cases++;
-                if (ca.renamed != cb.renamed || ca.n != cb.n || ca.nslot != cb.nslot ||
-                    memcmp(ca.ins, cb.ins, ca.n * sizeof *ca.ins) ||
-                    memcmp(ca.last_di, cb.last_di, (size_t)p * sizeof *ca.last_di)) {
+                if (!same_code(&ca, &cb, p)) {
                     if (bad++ < 5) printf("\n  %s p %d m %d differs", sd->name, p, m);
                 }
             }

@@ -9,8 +9,17 @@
  * (microbatch, virtual stage): the jump's periodic form) or renamed on
  * the way into the compact slots of the tokens live at once (plain plays
  * and the clock lanes, replay_lanes.c: the same values read and written,
- * so the same bits); the steady middle of either form is copied block by
- * block once the compile's state repeats (the period skip, see skipper).
+ * so the same bits) in a 16-byte form (cx_replay_fins: the send flag
+ * apart from the duration slot, two x86 instructions fewer per
+ * instruction in a lanes pass), and there, where at least a quarter of the
+ * items are W-like (ZB-H1, ZB-H2, ZB-V: a third), folded (each W-like item
+ * into its stage's next instruction, see cx_core_replay_prog_fold: the
+ * same bits); the steady middle of every
+ * form is copied block by block once the compile's state repeats (the
+ * period skip, see skipper). The compile loop is specialised per form
+ * (callgrind, fast-only bench schedules interleaved: 79.6M -> 77.4M
+ * instructions compiling the 12-byte form; one loop testing the form:
+ * 85M; the 16-byte form 80.3M).
  * No equations of its own: the timing rule is replay_step.h's.
  * See core/README.md, "Closed form" (Compiling and running the program).
  */
@@ -94,7 +103,7 @@ static inline ins encode(const cx_replay_prog *pr, const cx_play *pl, int s,
 
 static void compiled(cx_replay_prog *pr, const cx_play *pl, size_t n)
 {
-    pr->n = n;
+    pr->n = n, pr->folded = 0;
     pr->sd = pl->sd, pr->p = pl->p, pr->m = pl->m, pr->v = pl->v;
     pr->have = 1;
 }
@@ -146,13 +155,14 @@ size_t cx_core_replay_prog_skipped(const cx_replay_prog *pr)
 }
 
 typedef struct {
-    int on, have;                     /* tracking live slots; a snapshot held */
-    int32_t L, nslot, nfree;          /* the snapshot's level and slot state */
-    size_t k;                         /* its instruction count */
-    int32_t *map, *smap, *sfl, *spos; /* live slot -> cell (-1: free), the
-                                         snapshot's map, free slots, next items */
-    int32_t *pi, *used, *sig, *tmp;   /* sk_match's renaming, the skip's */
-    int32_t *pis;                     /* pi on the renamed form's fields (CX_REPLAY_SLOT_STRIDE) */
+    int on, have;                      /* tracking live slots; a snapshot held */
+    int32_t L, nslot, nfree;           /* the snapshot's level and slot state */
+    size_t k, fk;                      /* its instruction counts (folded: fk) */
+    uint16_t fpre[CX_COST_MAX_STAGES]; /* its folds pending */
+    int32_t *map, *smap, *sfl, *spos;  /* live slot -> cell (-1: free), the
+                                          snapshot's map, free slots, next items */
+    int32_t *pi, *used, *sig, *tmp;    /* sk_match's renaming, the skip's */
+    int32_t *pis;                      /* pi on the renamed form's fields (CX_REPLAY_SLOT_STRIDE) */
     uint64_t snxt[(CX_COST_MAX_STAGES + 63) / 64];
 } skipper;
 
@@ -185,11 +195,11 @@ static void sk_snap(skipper *sk, int p, int nw, int32_t L, size_t k, const uint6
  * the snapshot's moved by d with its slots renamed by a bijection pi (see
  * above; pi[0] = 0, pi[1] = 1, a free slot to the free slot at its place,
  * a live slot to the slot that holds its cell moved by d), else 0. */
-static int32_t sk_match(skipper *sk, int p, int nw, int32_t nvs2, const uint64_t *nxt,
-                        const cx_sched_item *const *nit, const uint8_t *fin,
-                        const cx_sched_item *const *nend, const cx_sched_item *items, size_t cap,
-                        int32_t nslot, int32_t nfree, const int32_t *fl, const int32_t *wl,
-                        int32_t zero)
+static inline __attribute__((always_inline)) int32_t
+sk_match(skipper *sk, int p, int nw, int32_t nvs2, const uint64_t *nxt,
+         const cx_sched_item *const *nit, const uint8_t *fin, const cx_sched_item *const *nend,
+         const cx_sched_item *items, size_t cap, int32_t nslot, int32_t nfree, const int32_t *fl,
+         const int32_t *wl, int32_t zero)
 {
     if (nslot != sk->nslot || nfree != sk->nfree) return 0;
     int32_t d = 0;
@@ -226,8 +236,9 @@ static int32_t sk_match(skipper *sk, int p, int nw, int32_t nvs2, const uint64_t
 
 /* The periods q after this level whose items repeat the last block's
  * moved by d (pend, spos: each stage's next item now and at the snapshot). */
-static int64_t sk_periods(const skipper *sk, int p, int32_t d, const cx_sched_item *const *pend,
-                          const cx_sched_item *const *nend, const cx_sched_item *items, size_t cap)
+static inline __attribute__((always_inline)) int64_t
+sk_periods(const skipper *sk, int p, int32_t d, const cx_sched_item *const *pend,
+           const cx_sched_item *const *nend, const cx_sched_item *items, size_t cap)
 {
     int64_t q = INT64_MAX;
     for (int s = 0; s < p && q > 0; s++) {
@@ -245,14 +256,48 @@ static int64_t sk_periods(const skipper *sk, int p, int32_t d, const cx_sched_it
     return q == INT64_MAX ? 0 : q;
 }
 
+/* Renamed programs (cx_core_replay_prog_set_fold): 0 the 12-byte form, 1
+ * the 16-byte form folded where it pays, 2 folded wherever an item folds
+ * (tests). */
+static int fold_mode = 1;
+
+void cx_core_replay_prog_set_fold(int mode)
+{
+    fold_mode = mode;
+}
+
+/* A lanes pass costs ~20 x86 instructions per instruction, ~3 more
+ * folded (the pre's load and add): folding pays where W-like items are
+ * at least FOLD_SHARE of the program, estimated on stage 0's items
+ * (measured: ZB-H1, ZB-H2, ZB-V 1/3, DualPipeV ~6%, interleaved 0). */
+#define FOLD_SHARE 4 /* 1 in FOLD_SHARE */
+static int fold_pays(const cx_replay_prog *pr, const cx_play *pl)
+{
+    if (fold_mode == 0 || pl->p > CX_COST_MAX_STAGES) return 0;
+    /* stage 0's templates first: none W-like (interleaved, 1F1B, ...), no scan */
+    const tmpl *t = pr->tm;
+    int any = 0;
+    for (int k = 0; k < 4 * pl->nch; k++)
+        any |= t[k].dep == NONE && t[k].out == NONE && !(t[k].di & SEND_BIT);
+    if (!any) return 0;
+    size_t nwl = 0;
+    for (int i = 0; i < pl->len[0]; i++) {
+        const cx_sched_item *it = &pl->items[i];
+        const tmpl *x = &t[(size_t)it->chunk * 4 + (size_t)it->kind];
+        nwl += x->dep == NONE && x->out == NONE && !(x->di & SEND_BIT);
+    }
+    return nwl > 0 && (fold_mode == 2 || nwl * FOLD_SHARE >= (size_t)pl->len[0]);
+}
+
 /* compile_levels (see there): each stage's next item by pointer and its
  * templates from its own row; the slots renamed as it goes (the renamed
  * form's, and the live-token state of the period skip in either form); the
  * period count of the cell-slot form (the jump's) from the items at the
  * end. A second reader of a slot is noted and reported at the level's end
  * (CX_SCHED_SIM_UNSUPPORTED). */
-static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c,
-                                   int renamed)
+static inline __attribute__((always_inline)) cx_sched_sim_status
+compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed, const int fo,
+        const int fw)
 {
     const int p = pl->p, nw = (p + 63) / 64;
     const int32_t nvs2 = 2 * (int32_t)pl->nvs;
@@ -263,6 +308,13 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
         wl[i] = INT32_MAX;
     wl[zero] = 0; /* the zero slot is slot 0 */
     int32_t nslot = 2, nfree = 0, bad = 0;
+    pr->folded = 0;
+    /* the folded form (cx_replay_code.fins), compiled in place of the program
+     * where it pays: fo; per stage the fold pending, counts */
+    cx_replay_fins *fq = pr->fold;
+    uint16_t fpre[CX_COST_MAX_STAGES];
+    for (int s = 0; s < p && fo; s++)
+        fpre[s] = CX_REPLAY_NOPRE;
     /* the period skip (see skipper): a snapshot every R levels, R about
      * twice a stage's items per period of c microbatches */
     skipper sk;
@@ -287,7 +339,8 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
     const tmpl *trow[CX_COST_MAX_STAGES];
     const cx_sched_item *pend[CX_COST_MAX_STAGES];
     uint8_t fin[CX_COST_MAX_STAGES]; /* done */
-    memset(fin, 0, (size_t)p);
+    for (int s = 0; s < p; s++)
+        fin[s] = 0;
     uint64_t ready[2][(CX_COST_MAX_STAGES + 63) / 64];
     memset(ready, 0, sizeof ready);
     for (int s = 0; s < p; s++) {
@@ -338,12 +391,23 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
                     fl[nfree++] = ds;
                     if (sk.on) sk.map[ds] = -1;
                 }
-                if (renamed)
-                    o->dep = ds * CX_REPLAY_SLOT_STRIDE, o->out = rs * CX_REPLAY_SLOT_STRIDE;
-                else
-                    o->dep = xd, o->out = xo;
-                o->stage = (uint16_t)s, o->di = ndi[s];
-                o++, k++;
+                const int32_t od = renamed ? ds * CX_REPLAY_SLOT_STRIDE : xd,
+                              oo = renamed ? rs * CX_REPLAY_SLOT_STRIDE : xo;
+                if (!fo) {
+                    o->dep = od, o->out = oo, o->stage = (uint16_t)s, o->di = ndi[s];
+                } else {
+                    /* the folded form only (see cx_core_replay_prog_fold) */
+                    const uint16_t pre = fw ? fpre[s] : CX_REPLAY_NOPRE;
+                    const int w = xd == zero && xo == scratch && !(ndi[s] & SEND_BIT);
+                    if (fw && pre == CX_REPLAY_NOPRE && w) {
+                        fpre[s] = ndi[s];
+                    } else {
+                        *fq++ = (cx_replay_fins){
+                            od, oo, (uint16_t)s, ndi[s] & (uint16_t)~SEND_BIT, pre, ndi[s] >> 15};
+                        if (fw) fpre[s] = CX_REPLAY_NOPRE;
+                    }
+                }
+                o++, k++; /* folded: o only counts */
                 const cx_sched_item *it = nit[s];
                 if (it == nend[s]) {
                     pr->last_di[s] = ndi[s] & (uint16_t)~SEND_BIT;
@@ -377,7 +441,10 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
         int32_t d;
         if (!sk.have || L - sk.L > R) {
             sk_snap(&sk, p, nw, L, k, nxt, nit, fin, nend, pl->items, cap, nslot, nfree, fl);
-        } else if ((d = sk_match(&sk, p, nw, nvs2, nxt, nit, fin, nend, pl->items, cap, nslot,
+            if (fo) sk.fk = (size_t)(fq - pr->fold);
+            if (fw) memcpy(sk.fpre, fpre, (size_t)p * sizeof *fpre);
+        } else if ((!fw || !memcmp(sk.fpre, fpre, (size_t)p * sizeof *fpre)) &&
+                   (d = sk_match(&sk, p, nw, nvs2, nxt, nit, fin, nend, pl->items, cap, nslot,
                                  nfree, fl, wl, zero)) > 0) {
             for (int s = 0; s < p; s++)
                 pend[s] = PEND(s);
@@ -390,11 +457,19 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
             if (renamed)
                 for (int32_t r = 0; r < nslot; r++)
                     sk.pis[r * CX_REPLAY_SLOT_STRIDE] = pi[r] * CX_REPLAY_SLOT_STRIDE;
-            /* block j: block j - 1 renamed by pi; sig = pi^j */
+            /* block j: block j - 1 renamed by pi; sig = pi^j; the
+             * folded form likewise (the same folds pending at the
+             * block's ends, pi keeping the zero and scratch slots: each
+             * block folds as the one before), in place of it */
             pr->skipped += (size_t)q * B;
-            for (int64_t j = 0; j < q; j++, o += B, k += B) {
+            const size_t FB = fo ? (size_t)(fq - pr->fold) - sk.fk : 0;
+            for (int64_t j = 0; j < q; j++, o += B, k += B, fq += FB) {
+                for (size_t i = 0; i < FB; i++) {
+                    fq[i] = fq[i - FB];
+                    fq[i].dep = sk.pis[fq[i].dep], fq[i].out = sk.pis[fq[i].out];
+                }
                 const ins *src = o - B;
-                for (size_t i = 0; i < B; i++) {
+                for (size_t i = 0; i < B && !fo; i++) {
                     o[i] = src[i];
                     if (renamed)
                         o[i].dep = sk.pis[src[i].dep], o[i].out = sk.pis[src[i].out];
@@ -435,6 +510,15 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
         }
     }
     compiled(pr, pl, items);
+    if (fo) {
+        /* a stage's last W-like item: at the end, unfolded */
+        for (int s = 0; s < p && fw; s++)
+            if (fpre[s] != CX_REPLAY_NOPRE) {
+                *fq++ = (cx_replay_fins){0,       CX_REPLAY_SLOT_STRIDE, (uint16_t)s,
+                                         fpre[s], CX_REPLAY_NOPRE,       0};
+            }
+        pr->fold_n = (size_t)(fq - pr->fold), pr->folded = 1, pr->fold_w = fw;
+    }
     /* the instructions of a period of c microbatches from the middle
      * (the jump's, cell slots; renamed programs never jump) */
     size_t P = 0;
@@ -475,5 +559,49 @@ static cx_sched_sim_status compile(cx_replay_prog *pr, const cx_play *pl, size_t
 cx_sched_sim_status cx_core_replay_prog_compile_levels(cx_replay_prog *pr, const cx_play *pl,
                                                        size_t items, int c, int renamed)
 {
-    return compile(pr, pl, items, c, renamed);
+    if (pl->p < 1 || pl->p > CX_COST_MAX_STAGES) return CX_SCHED_SIM_UNSUPPORTED;
+    /* renamed: the 16-byte form (fold mode 0: the 12-byte one), its W-like
+     * items folded where that pays; a loop of its own for each */
+    if (renamed && fold_mode != 0 &&
+        !cx_core_replay_grow((void **)&pr->fold, &pr->fold_cap, items, sizeof *pr->fold))
+        return fold_pays(pr, pl) ? compile(pr, pl, items, c, 1, 1, 1)
+                                 : compile(pr, pl, items, c, 1, 1, 0);
+    return renamed ? compile(pr, pl, items, c, 1, 0, 0) : compile(pr, pl, items, c, 0, 0, 0);
+}
+
+/* The fold (cx_replay_code.fins, replay_prog.h). A W-like
+ * instruction (reads the zero slot, writes the scratch slot, no send) does
+ * free[s] = max(free[s], 0) + d and stores that end as stage s's last end;
+ * it is dropped and its duration slot becomes the pre of stage s's next
+ * instruction, which then computes max(free[s] + d, token) + d' and stores
+ * its own end as the last end: free[s] >= +0 and never NaN (times start at
+ * +0 and add durations >= 0), so max(free, 0) + d is free + d, bit for bit
+ * (the compile's zero-slot reads assume the same, encode_tmpl), and no
+ * instruction of another stage touches stage s's registers in between;
+ * nothing reads the scratch slot. A W-like instruction that carries a pre
+ * (two in a row on a stage) stays; one that is its stage's last moves,
+ * unfolded, to the end (nothing after it touches its stage). One pass. */
+size_t cx_core_replay_prog_fold(const ins *in, size_t n, int p, int fw, cx_replay_fins *out)
+{
+    /* per stage the W-like item waiting for its stage's next instruction */
+    uint16_t pend[CX_COST_MAX_STAGES];
+    for (int s = 0; s < p; s++)
+        pend[s] = CX_REPLAY_NOPRE;
+    cx_replay_fins *o = out;
+    for (size_t i = 0; i < n; i++) {
+        const ins x = in[i];
+        const uint16_t pre = pend[x.stage];
+        if (fw && pre == CX_REPLAY_NOPRE && x.dep == 0 && x.out == CX_REPLAY_SLOT_STRIDE &&
+            !(x.di & SEND_BIT)) {
+            pend[x.stage] = x.di;
+            continue;
+        }
+        pend[x.stage] = CX_REPLAY_NOPRE;
+        *o++ = (cx_replay_fins){x.dep, x.out, x.stage, x.di & (uint16_t)~SEND_BIT, pre, x.di >> 15};
+    }
+    for (int s = 0; s < p; s++)
+        if (pend[s] != CX_REPLAY_NOPRE)
+            *o++ = (cx_replay_fins){0,       CX_REPLAY_SLOT_STRIDE, (uint16_t)s,
+                                    pend[s], CX_REPLAY_NOPRE,       0};
+    return (size_t)(o - out);
 }

@@ -84,6 +84,11 @@ int cx_core_replay_lanes_on(const cx_replay_lanes *ln);
  * threads replay. */
 int cx_core_replay_lanes_set_isa(int isa);
 
+/* 1 when ln's last program ran folded; st: its items folded, W-like
+ * instructions that carry one (chains), W-like items moved to the end (a
+ * stage's last). */
+int cx_core_replay_lanes_fold_stats(const cx_replay_lanes *ln, size_t st[3]);
+
 /* Plays the program pr holds for pl's orders (cx_core_replay_prog_code)
  * for n duration sets at once: vi[i] the durations of set i per virtual
  * stage, p2p[i] its p2p time, overlap the schedule's; out[i]'s time fields

@@ -21,12 +21,16 @@
  * the jump's writer and reach) and 16 per (microbatch, virtual stage) cell
  * (+8 while compiling); a program compiled for plain plays (and the clock
  * lanes) has its token slots renamed as compiled (replay_compile.c), 8
- * bytes per token live at once instead of the 16 per cell; orders above
+ * bytes per token live at once instead of the 16 per cell, in a 16-byte
+ * form (the send flag apart), folded where a quarter of its items are
+ * W-like (ZB: a third fewer instructions; replay_compile.c; run by
+ * step_f, the same bits); orders above
  * MAX_ITEMS items always use the engine. Renamed programs replaced by
  * another shape's are held aside (the program cache, see held_put: at most
- * 2^20 instructions, 12 MiB, a program object; 6.2 / 10.3 MiB measured
- * in bench_sweep_bench schedules zb-h1 / zb-h2) and taken back instead of
- * compiled again.
+ * 2^20 instructions, 12 MiB, a program object, and 2^20 folded ones, 16
+ * MiB; 6.2 / 10.3 MiB measured
+ * in bench_sweep_bench schedules zb-h1 / zb-h2 before the folded form) and
+ * taken back instead of compiled again.
  * Jump (issue 13): for schedules that state a steady period of c
  * microbatches, the program is in (level, stage) order (same bits,
  * periodic where the dependency graph is: P instructions per period, cell
@@ -54,9 +58,6 @@
 #include <string.h>
 
 #define MAX_ITEMS (2 * 1024 * 1024)
-/* the program cache (see held_put) */
-#define HELD_N 64
-#define HELD_INS ((size_t)1 << 20)
 
 cx_replay_prog *cx_core_replay_prog_new(void)
 {
@@ -79,120 +80,9 @@ void cx_core_replay_prog_free(cx_replay_prog *pr)
     free(pr->lv_val);
     free(pr->fl);
     free(pr->sk);
-    if (pr->held)
-        for (int i = 0; i < HELD_N; i++)
-            free(pr->held[i].prog);
-    free(pr->held);
+    free(pr->fold);
+    cx_core_replay_held_free(pr);
     free(pr);
-}
-
-/* The program cache. A sweep's clock lanes (replay_lanes.c) and plain
- * plays compile the renamed program of a shape's orders once per run of
- * evaluations of that shape, but a sweep comes back to a shape after
- * others (bench_sweep_bench schedules zb-h1: 164 compiles of 63 shapes,
- * 11% of the instructions; zb-h2 19%): the renamed programs replaced are
- * held aside, HELD_N of them in buffers of HELD_INS instructions in all
- * (12 bytes each; over it the least recently used dropped, a program of
- * more than a quarter of it not held), and taken back instead of compiled
- * (the same program: a function of the orders, which are a function of
- * (schedule, p, m, v); tests/test_replay_lanes.c compares them byte for
- * byte). Buffers move between pr and the cache, never copied (a buffer new
- * to the process costs its page faults, ~what compiling into it costs);
- * a dropped one is freed. Measured with it (same bench, 21 clocks, one
- * workspace, main 2665ae0; compiles / shapes / programs taken back):
- * zb-h1 57 / 57 / 87, zb-h2 62 / 62 / 98, zb-v 31 / 31 / 30, dualpipev
- * 34 / 34 / 31, interleaved 54 / 52 / 18: all but two compiles are a
- * shape's first (the orders likewise, replay.c's recall), so what is left
- * is the first compile of each shape (~90 instructions an item where the
- * period skip finds no period, replay_compile.c). */
-
-/* Drops buffers of entries other than keep while the cache is over its
- * budget: empty entries' first, then the least recently used. */
-static void held_trim(cx_replay_prog *pr, const cx_replay_held *keep)
-{
-    while (pr->held_ins > HELD_INS) {
-        cx_replay_held *x = NULL;
-        for (int i = 0; i < HELD_N; i++) {
-            cx_replay_held *y = &pr->held[i];
-            if (y == keep || !y->prog) continue;
-            if (!x || (!y->used && x->used) || (y->used && x->used && y->used < x->used)) x = y;
-        }
-        if (!x) return;
-        pr->held_ins -= x->cap;
-        free(x->prog);
-        x->prog = NULL, x->cap = 0, x->used = 0;
-    }
-}
-
-/* Entry e takes pr's program (renamed, of at most a quarter of the
- * budget) or, else, only its buffer (e empty); pr's buffer becomes e's
- * former one (contents e's). A buffer grown by a larger program holds the
- * program at its size (shrunk in place: its pages kept, none new), or is
- * freed. */
-static void held_swap(cx_replay_prog *pr, cx_replay_held *e)
-{
-    ins *const buf = e->prog;
-    const size_t cap = e->cap;
-    int keep = pr->have && pr->renamed && pr->n >= 1 && pr->n <= HELD_INS / 4;
-    if (pr->prog_cap > HELD_INS / 2) {
-        ins *t = keep ? realloc(pr->prog, pr->n * sizeof *t) : NULL;
-        if (!t) free(pr->prog);
-        pr->prog = t, pr->prog_cap = t ? pr->n : 0, keep = t != NULL;
-    }
-    pr->held_ins += pr->prog_cap - cap;
-    e->prog = pr->prog, e->cap = pr->prog_cap, e->used = 0;
-    if (keep) {
-        e->sd = pr->sd, e->p = pr->p, e->m = pr->m, e->v = pr->v;
-        e->n = pr->n, e->skipped = pr->skipped, e->nslot = pr->nslot;
-        e->used = ++pr->held_clock;
-        memcpy(e->last_di, pr->last_di, (size_t)pr->p * sizeof *e->last_di);
-    }
-    pr->prog = buf, pr->prog_cap = cap, pr->have = 0;
-}
-
-/* Before a compile: pr's renamed program (if it holds one, of at most a
- * quarter of the budget) into an empty or the least recently used entry,
- * pr taking that entry's buffer. */
-static void held_put(cx_replay_prog *pr)
-{
-    if (!pr->have || !pr->renamed || pr->n < 1 || pr->n > HELD_INS / 4) return;
-    if (!pr->held && !(pr->held = calloc(HELD_N, sizeof *pr->held))) return;
-    cx_replay_held *e = &pr->held[0];
-    for (int i = 1; i < HELD_N && e->used; i++)
-        if (!pr->held[i].used || pr->held[i].used < e->used) e = &pr->held[i];
-    held_swap(pr, e);
-    held_trim(pr, e);
-}
-
-/* 1 when the cache holds the renamed program of pl's orders: then pr
- * holds it, its own (if renamed) held in its place. */
-static int held_take(cx_replay_prog *pr, const cx_play *pl)
-{
-    if (!pr->held) return 0;
-    cx_replay_held *e = NULL;
-    for (int i = 0; i < HELD_N && !e; i++) {
-        cx_replay_held *x = &pr->held[i];
-        if (x->used && x->sd == pl->sd && x->p == pl->p && x->m == pl->m && x->v == pl->v) e = x;
-    }
-    if (!e) return 0;
-    const size_t n = e->n, skipped = e->skipped;
-    const int32_t nslot = e->nslot;
-    uint16_t last_di[CX_COST_MAX_STAGES];
-    memcpy(last_di, e->last_di, (size_t)pl->p * sizeof *last_di);
-    held_swap(pr, e);
-    held_trim(pr, e);
-    pr->n = n, pr->skipped = skipped, pr->nslot = nslot, pr->zero = 0, pr->renamed = 1;
-    pr->P = 0;
-    memcpy(pr->last_di, last_di, (size_t)pl->p * sizeof *pr->last_di);
-    pr->sd = pl->sd, pr->p = pl->p, pr->m = pl->m, pr->v = pl->v;
-    pr->have = 1, pr->scanned = 0, pr->jump_ok = 0, pr->jumped = 0;
-    pr->taken++;
-    return 1;
-}
-
-size_t cx_core_replay_prog_taken(const cx_replay_prog *pr)
-{
-    return pr->taken;
 }
 
 typedef struct {
@@ -320,6 +210,44 @@ static inline void step(cx_replay_prog *pr, const ins *x, double p2p, int overla
     r->free = nf;
     r->end = end;
     tok[x->out] = out;
+}
+
+/* The same for an instruction of the folded form (replay_compile.c): the
+ * stage's free plus the folded item's duration (-0.0 for none: free, bit
+ * for bit) before the maximum. */
+static inline void step_f(cx_replay_prog *pr, const cx_replay_fins *x, double p2p, int overlap,
+                          const int fw)
+{
+    double *const tok = pr->tok;
+    stage_regs *const r = &pr->rg[x->stage];
+    const double ready = tok[x->dep], fr = fw ? r->free + pr->dur[x->pre] : r->free;
+    const double start = fr > ready ? fr : ready;
+    const double end = start + pr->dur[x->di];
+    double out = end, nf = end;
+    if (x->send) {
+        const double pp = r->pp, ss = end > pp ? end : pp;
+        out = r->pp = ss + p2p;
+        if (!overlap) nf = out;
+    }
+    r->free = nf;
+    r->end = end;
+    tok[x->out] = out;
+}
+
+/* Plays the folded form (as exec). */
+static inline __attribute__((always_inline)) void exec_f(cx_replay_prog *pr, double p2p,
+                                                         int overlap, const int fw)
+{
+    const cx_replay_fins *const prog = pr->fold;
+    double *const tok = pr->tok;
+    const size_t to = pr->fold_n;
+    size_t i = 0;
+    for (; i + 32 < to; i++) {
+        __builtin_prefetch(&tok[prog[i + 32].out], 1);
+        step_f(pr, &prog[i], p2p, overlap, fw);
+    }
+    for (; i < to; i++)
+        step_f(pr, &prog[i], p2p, overlap, fw);
 }
 
 /* Plays instructions [from, to) (see the top comment). */
@@ -650,6 +578,7 @@ static int64_t run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm, 
             double win;
             dur[vs * 4 + k] = cx_replay_dur(&tm->vi[vs], k, &win);
         }
+    dur[CX_REPLAY_NOPRE] = -0.0;
     for (int s = 0; s < p; s++)
         rg[s].free = rg[s].pp = rg[s].end = 0.0;
     pr->tok[pr->zero] = 0.0;
@@ -663,7 +592,10 @@ static int64_t run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm, 
         i = jump(pr, p, i, p2p, overlap, &extra);
     }
     if (extra > 0) return extra;
-    exec(pr, i, pr->n, p2p, overlap);
+    if (pr->renamed && pr->folded == 1)
+        pr->fold_w ? exec_f(pr, p2p, overlap, 1) : exec_f(pr, p2p, overlap, 0); /* never jumps */
+    else
+        exec(pr, i, pr->n, p2p, overlap);
     for (int s = 0; s < p; s++) {
         double *reg = pl->regs + (size_t)s * CX_PLAY_REGS, win;
         const int di = pr->last_di[s];
@@ -704,11 +636,11 @@ cx_sched_sim_status cx_core_replay_prog_run_ext(cx_replay_prog *pr, cx_play *pl,
         return run(pr, pl, tm, extra) ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
     }
     /* plain plays and the lanes: the renamed program compiled before */
-    if (extra < 0 && pl->sd->steady && held_take(pr, pl)) {
+    if (extra < 0 && pl->sd->steady && cx_core_replay_held_take(pr, pl)) {
         if (tok_for(pr)) return CX_SCHED_SIM_NOMEM;
         return run(pr, pl, tm, extra) ? CX_SCHED_SIM_UNSUPPORTED : CX_SCHED_SIM_OK;
     }
-    held_put(pr);
+    cx_core_replay_held_put(pr);
     pr->have = 0, pr->jumped = 0, pr->jump_ok = 0;
     size_t items = 0;
     for (int s = 0; s < pl->p; s++)
@@ -760,7 +692,7 @@ int cx_core_replay_prog_ready(cx_replay_prog *pr, const cx_play *pl)
     if (pr->have && pr->sd == pl->sd && pr->p == pl->p && pr->m == pl->m && pr->v == pl->v)
         return 1;
     /* as cx_core_replay_prog_run_ext takes it (extra < 0) */
-    if (!pl->sd->steady || !held_take(pr, pl)) return 0;
+    if (!pl->sd->steady || !cx_core_replay_held_take(pr, pl)) return 0;
     return !tok_for(pr);
 }
 
@@ -772,7 +704,10 @@ cx_sched_sim_status cx_core_replay_prog_run(cx_replay_prog *pr, cx_play *pl,
 
 int cx_core_replay_prog_code(const cx_replay_prog *pr, const cx_play *pl, cx_replay_code *code)
 {
+    const int fo = pr->renamed && pr->folded == 1;
     *code =
-        (cx_replay_code){pr->prog, pr->n, 2 * pl->m * pl->nvs, pr->last_di, pr->renamed, pr->nslot};
+        (cx_replay_code){fo ? NULL : pr->prog, pr->n,     2 * pl->m * pl->nvs,  pr->last_di,
+                         pr->renamed,          pr->nslot, fo ? pr->fold : NULL, fo ? pr->fold_n : 0,
+                         fo && pr->fold_w};
     return pr->have && pr->sd == pl->sd && pr->p == pl->p && pr->m == pl->m && pr->v == pl->v;
 }

@@ -73,6 +73,16 @@ typedef struct {
  * pass finds a token's bytes by the addressing mode, no shift) */
 #define CX_REPLAY_SLOT_STRIDE 4
 
+/* An instruction of a renamed program in the 16-byte form
+ * (cx_replay_code.fins): the renamed one's fields, the send flag apart
+ * from the duration slot, and pre the duration slot (vs * 4 + kind) of the
+ * W-like item folded into it (CX_REPLAY_NOPRE: none). */
+typedef struct {
+    int32_t dep, out;
+    uint16_t stage, di, pre, send; /* di without the send bit; send: 1 for a send */
+} cx_replay_fins;
+#define CX_REPLAY_NOPRE 0x4000u /* above every duration slot (4 CX_COST_MAX_VSTAGES) */
+
 /* The program compiled for the orders held by pl (for the clock lanes,
  * core/eval/replay_lanes.c): n instructions; slot zero reads 0, slot
  * zero + 1 is written and never read (the slots below: two per cell);
@@ -88,10 +98,26 @@ typedef struct {
     const uint16_t *last_di;
     int renamed;
     int32_t nslot;
+    /* renamed, in the 16-byte form (ins NULL; compile_levels compiles
+     * every renamed program so unless the fold mode is 0), fn
+     * instructions; fold_w: with every W-like item (reads slot 0, writes
+     * the scratch slot, no send: ZB's W items) folded into its stage's
+     * next instruction as that one's pre (replay_compile.c), where that
+     * pays */
+    const cx_replay_fins *fins;
+    size_t fn;
+    int fold_w; /* fins: W-like items folded into it (else every pre is CX_REPLAY_NOPRE) */
 } cx_replay_code;
 
 /* 1 and *code filled when pr holds the program of pl's orders, else 0. */
 int cx_core_replay_prog_code(const cx_replay_prog *pr, const cx_play *pl, cx_replay_code *code);
+
+/* Renamed programs: 0 the 12-byte form (cx_replay_ins), 1 the 16-byte
+ * one (cx_replay_fins) with W-like items folded where they are at least a
+ * quarter of stage 0's items (the default), 2 the same folded wherever an
+ * item folds (for tests: the same bits each way). Process-wide; not while
+ * threads compile. */
+void cx_core_replay_prog_set_fold(int mode);
 
 /* 0: never jump over the periodic region (the reference for
  * bench/fast_agree.c; cx_core_replay_set_full sets it); default 1. */

@@ -39,6 +39,10 @@ typedef struct {
     uint64_t used; /* the cache's clock at its last use (0: empty) */
     int32_t nslot;
     uint16_t last_di[CX_COST_MAX_STAGES];
+    /* its folded form (folded 1: the program, prog unused) */
+    size_t fold_n, fold_cap;
+    cx_replay_fins *fold;
+    int folded, fold_w;
 } cx_replay_held;
 
 struct cx_replay_prog {
@@ -77,7 +81,7 @@ struct cx_replay_prog {
     int32_t *lv_slot;                  /* [3 (sg[ra] + 1)]: new values of a virtual insertion */
     double *lv_val;
     size_t lv_cap, lvv_cap;
-    double dur[4 * CX_COST_MAX_VSTAGES]; /* per (vs, kind) */
+    double dur[4 * CX_COST_MAX_VSTAGES + 1]; /* per (vs, kind), then CX_REPLAY_NOPRE's -0.0 */
     stage_regs rg[CX_COST_MAX_STAGES];
     int scanned; /* jump_scan ran for the program (the first run that may jump) */
     /* renamed: the program's token slots are the lanes' compact ones (0
@@ -88,12 +92,17 @@ struct cx_replay_prog {
     int32_t nslot, zero;
     int32_t *fl; /* renaming: the free slots */
     size_t fl_cap;
-    int32_t *sk; /* the renamed compile's period skip (replay_compile.c) */
+    /* renamed: its folded form, compiled in its place where it pays
+     * (folded 1: prog unused; cx_replay_code.fins) */
+    size_t fold_n, fold_cap;
+    cx_replay_fins *fold;
+    int folded, fold_w; /* fold_w: W-like items folded into it */
+    int32_t *sk;        /* the renamed compile's period skip (replay_compile.c) */
     size_t sk_cap, skipped;
     /* the program cache (replay_prog.c): renamed programs compiled
      * before, their buffers' capacity in all, the cache's clock */
     cx_replay_held *held;
-    size_t held_ins, taken;
+    size_t held_ins, held_fold, taken; /* held_fold: the folded forms' capacity */
     uint64_t held_clock;
 };
 
@@ -118,6 +127,19 @@ int cx_core_replay_prog_templates(cx_replay_prog *pr, const cx_play *pl);
 void cx_core_replay_prog_compile_seq(cx_replay_prog *pr, const cx_play *pl);
 cx_sched_sim_status cx_core_replay_prog_compile_levels(cx_replay_prog *pr, const cx_play *pl,
                                                        size_t items, int c, int renamed);
+
+/* replay_held.c, the program cache: before a compile, pr's renamed
+ * program held aside; 1 when the cache holds the renamed program of pl's
+ * orders (then pr holds it); the cache freed. */
+void cx_core_replay_held_put(cx_replay_prog *pr);
+int cx_core_replay_held_take(cx_replay_prog *pr, const cx_play *pl);
+void cx_core_replay_held_free(cx_replay_prog *pr);
+
+/* replay_compile.c: the n instructions of a renamed program of p stages
+ * in the 16-byte form, its W-like items folded where fw, (n at most; see cx_replay_code.fins), in
+ * one pass over the program (the compile folds as it goes: the same, byte for byte,
+ * tests/test_replay_lanes.c); returns its instruction count. */
+size_t cx_core_replay_prog_fold(const ins *in, size_t n, int p, int fw, cx_replay_fins *out);
 
 /* The jump (replay_prog.c), its decisions and moves on a play's state,
  * the scalar play's own or one lane of replay_jlanes.c's: token slot k at
