@@ -25,7 +25,18 @@
  */
 #include "core/eval/replay_prog_int.h"
 
+#include <stddef.h>
 #include <string.h>
+
+/* items compared two at a time (sk_periods) where the item is 8 bytes,
+ * kind and chunk its first two, mb its last four, little-endian */
+#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#include <emmintrin.h>
+#define ITEM_SSE2 1
+_Static_assert(sizeof(cx_sched_item) == 8 && offsetof(cx_sched_item, kind) == 0 &&
+                   offsetof(cx_sched_item, chunk) == 1 && offsetof(cx_sched_item, mb) == 4,
+               "cx_sched_item layout (ITEM_SSE2)");
+#endif
 
 /* a template's zero or scratch slot (see encode_tmpl) */
 #define NONE INT32_MIN
@@ -234,6 +245,29 @@ sk_match(skipper *sk, int p, int nw, int32_t nvs2, const uint64_t *nxt,
     return d;
 }
 
+/* The first item x in [x, lim) that is not x[-K] moved by d microbatches
+ * (the same kind and chunk, mb + d): two items per step where SSE2 is
+ * there (kind | chunk << 8 and mb as 32-bit lanes, the padding masked:
+ * equal and d apart exactly where the fields are; callgrind, fast-only
+ * bench schedules dualpipev: 4.7M -> see core/README.md), the rest one by
+ * one. */
+static inline const cx_sched_item *repeat_end(const cx_sched_item *x, const cx_sched_item *lim,
+                                              ptrdiff_t K, int32_t d)
+{
+#ifdef ITEM_SSE2
+    const __m128i M = _mm_set_epi32(-1, 0xffff, -1, 0xffff), D = _mm_set_epi32(d, 0, d, 0);
+    for (; lim - x >= 2; x += 2) {
+        const __m128i a = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)x), M);
+        const __m128i b =
+            _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(x - K)), M);
+        if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_sub_epi32(a, b), D)) != 0xffff) break;
+    }
+#endif
+    while (x < lim && x->kind == x[-K].kind && x->chunk == x[-K].chunk && x->mb == x[-K].mb + d)
+        x++;
+    return x;
+}
+
 /* The periods q after this level whose items repeat the last block's
  * moved by d (pend, spos: each stage's next item now and at the snapshot). */
 static inline __attribute__((always_inline)) int64_t
@@ -247,9 +281,7 @@ sk_periods(const skipper *sk, int p, int32_t d, const cx_sched_item *const *pend
         /* block j reads items up to pend + j K (its next one) */
         const cx_sched_item *lim = nend[s];
         if (q != INT64_MAX && (nend[s] - pend[s]) / K > q) lim = pend[s] + q * K + 1;
-        const cx_sched_item *x = pend[s];
-        while (x < lim && x->kind == x[-K].kind && x->chunk == x[-K].chunk && x->mb == x[-K].mb + d)
-            x++;
+        const cx_sched_item *x = repeat_end(pend[s], lim, K, d);
         const int64_t qs = (x - pend[s] - 1) / K;
         if (qs < q) q = qs;
     }
