@@ -7,8 +7,20 @@
  */
 #include "schedules/play.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* the ranges checked two items at a time (cx_sched_play_orders) where the
+ * item is 8 bytes, kind and chunk its first two, mb its last four,
+ * little-endian */
+#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#include <emmintrin.h>
+#define ITEM_SSE2 1
+_Static_assert(sizeof(cx_sched_item) == 8 && offsetof(cx_sched_item, kind) == 0 &&
+                   offsetof(cx_sched_item, chunk) == 1 && offsetof(cx_sched_item, mb) == 4,
+               "cx_sched_item layout (ITEM_SSE2)");
+#endif
 
 cx_play *cx_sched_play_new(void)
 {
@@ -131,10 +143,30 @@ cx_sched_sim_status cx_sched_play_orders(cx_play *pl, const cx_sched_desc *d, in
         uint32_t top = 0;
         unsigned kinds = 0;
         const uint32_t mlast = (uint32_t)m - 1u, clast = (uint32_t)nch - 1u;
-        for (int i = 0; i < n; i++) {
-            const uint32_t mb = (uint32_t)ord[i].mb;
-            top |= mb | (mlast - mb) | (clast - ord[i].chunk);
-            kinds |= ord[i].kind;
+        int j = 0;
+#ifdef ITEM_SSE2
+        /* two at a time: chunk << 8 and mb as signed 32-bit lanes above
+         * (clast << 8, m - 1) or mb below 0, a kind bit above BW's; the
+         * padding masked (chunk is a byte: a clast above 255 as 255) */
+        const int cl8 = (int)(clast < 255u ? clast : 255u) << 8;
+        const __m128i mc = _mm_set_epi32(-1, 0xff00, -1, 0xff00),
+                      mk = _mm_set_epi32(0, 0xff & ~CX_WORK_BW, 0, 0xff & ~CX_WORK_BW),
+                      lim = _mm_set_epi32((int)mlast, cl8, (int)mlast, cl8),
+                      zero = _mm_setzero_si128();
+        __m128i bad = zero;
+        for (; j + 2 <= n; j += 2) {
+            const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(ord + j));
+            const __m128i f = _mm_and_si128(a, mc);
+            bad =
+                _mm_or_si128(bad, _mm_or_si128(_mm_cmpgt_epi32(f, lim), _mm_cmpgt_epi32(zero, f)));
+            bad = _mm_or_si128(bad, _mm_and_si128(a, mk));
+        }
+        if (_mm_movemask_epi8(_mm_cmpeq_epi8(bad, zero)) != 0xffff) return CX_SCHED_SIM_BAD_ORDER;
+#endif
+        for (; j < n; j++) {
+            const uint32_t mb = (uint32_t)ord[j].mb;
+            top |= mb | (mlast - mb) | (clast - ord[j].chunk);
+            kinds |= ord[j].kind;
         }
         if ((top >> 31) || (kinds & ~(unsigned)CX_WORK_BW)) return CX_SCHED_SIM_BAD_ORDER;
         for (int i = 0; check && i < n; i++) {

@@ -258,8 +258,7 @@ static inline const cx_sched_item *repeat_end(const cx_sched_item *x, const cx_s
     const __m128i M = _mm_set_epi32(-1, 0xffff, -1, 0xffff), D = _mm_set_epi32(d, 0, d, 0);
     for (; lim - x >= 2; x += 2) {
         const __m128i a = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)x), M);
-        const __m128i b =
-            _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(x - K)), M);
+        const __m128i b = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(x - K)), M);
         if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_sub_epi32(a, b), D)) != 0xffff) break;
     }
 #endif
