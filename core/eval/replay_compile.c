@@ -19,7 +19,9 @@
  * period skip, see skipper). The compile loop is specialised per form
  * (callgrind, fast-only bench schedules interleaved: 79.6M -> 77.4M
  * instructions compiling the 12-byte form; one loop testing the form:
- * 85M; the 16-byte form 80.3M).
+ * 85M; the 16-byte form 80.3M). What a first compile costs where (the
+ * fill and drain no skip copies; ZB-H2's shapes below m = 4p have no
+ * periodic region at all): core/README.md, "Setup per shape".
  * No equations of its own: the timing rule is replay_step.h's.
  * See core/README.md, "Closed form" (Compiling and running the program).
  */
@@ -249,7 +251,7 @@ sk_match(skipper *sk, int p, int nw, int32_t nvs2, const uint64_t *nxt,
  * (the same kind and chunk, mb + d): two items per step where SSE2 is
  * there (kind | chunk << 8 and mb as 32-bit lanes, the padding masked:
  * equal and d apart exactly where the fields are; callgrind, fast-only
- * bench schedules dualpipev: 4.7M -> see core/README.md), the rest one by
+ * bench schedules dualpipev: compile 42.9M -> 41.4M), the rest one by
  * one. */
 static inline const cx_sched_item *repeat_end(const cx_sched_item *x, const cx_sched_item *lim,
                                               ptrdiff_t K, int32_t d)
