@@ -172,11 +172,16 @@ struct cx_v_sweep_ws {
     int evals, sweeps, segs, checks;
     /* resuming: the run states of each stage's functions held (rst) and of
      * the evaluation running (rtmp), by run; the source functions each
-     * stage's held functions were computed from ([s NCLS + read], ok) */
+     * stage's held functions were computed from ([s NCLS + read]: ucp, in
+     * ucst 0 none, 1 the source's current function itself, 2 held in
+     * *ucp: the buffer the source's new function displaced, swapped in,
+     * or a copy where a function has more than one reader); rdr: the one
+     * reader [s NCLS + read] of each [src NCLS + class], −1 none, −2 more */
     vrstate *rst, *rtmp;
     int cap_rs;
-    cx_pl *ucp;
-    uint8_t *ucp_ok;
+    cx_pl *ucbuf, **ucp;
+    int *rdr;
+    uint8_t *ucst;
     int cap_ucp;
     /* memo */
     v_memo memo[NMEMO];
@@ -201,7 +206,7 @@ void cx_core_v_sweep_ws_free(cx_v_sweep_ws *ws)
     cx_sched_play_free(ws->pl);
     free(ws->pool), free(ws->fn), free(ws->ver), free(ws->free_s), free(ws->vi);
     free(ws->mfree), free(ws->mcls);
-    free(ws->rst), free(ws->ucp);
+    free(ws->rst), free(ws->ucbuf);
     free(ws);
 }
 
@@ -928,16 +933,25 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
     return !over;
 }
 
-/* copies the source functions stage s reads (its held functions' inputs) */
+/* notes the source functions stage s reads (its held functions' inputs):
+ * the source's current function (kept when the source replaces it), a
+ * copy where the function has another reader */
 static void keep_inputs(cx_v_sweep_ws *ws, int s)
 {
     const vstage *st = &ws->f->st[s];
     for (int q = 0; q < st->nread; q++) {
-        const int src = st->src[(int)st->read[q].src];
-        ws->ucp_ok[s * NCLS + q] = ws->ver[src] > 0;
-        if (!ws->ver[src]) continue;
-        const cx_pl *h = ws->fn[src * NCLS + st->read[q].src_cls];
-        cx_pl *o = &ws->ucp[s * NCLS + q];
+        const int src = st->src[(int)st->read[q].src], sc = src * NCLS + st->read[q].src_cls;
+        if (!ws->ver[src]) {
+            ws->ucst[s * NCLS + q] = 0;
+            continue;
+        }
+        if (ws->rdr[sc] == s * NCLS + q) {
+            ws->ucst[s * NCLS + q] = 1;
+            continue;
+        }
+        ws->ucst[s * NCLS + q] = 2;
+        const cx_pl *h = ws->fn[sc];
+        cx_pl *o = ws->ucp[s * NCLS + q];
         o->n = h->n;
         memcpy(o->x, h->x, sizeof(int) * (size_t)(h->n + 1));
         memcpy(o->v, h->v, sizeof(double) * (size_t)h->n);
@@ -956,10 +970,12 @@ static int resume_run(const cx_v_sweep_ws *ws, int s, int newer, int m)
     int best = st->nrun;
     for (int q = 0; q < st->nread && best; q++) {
         if (!(newer >> st->read[q].src & 1)) continue;
-        if (!ws->ucp_ok[s * NCLS + q]) return 0;
+        const int uc = ws->ucst[s * NCLS + q];
+        if (!uc) return 0;
+        if (uc == 1) continue; /* the function read is the source's current */
         const int src = st->src[(int)st->read[q].src];
         const int j0 =
-            first_differ(ws->fn[src * NCLS + st->read[q].src_cls], &ws->ucp[s * NCLS + q], m);
+            first_differ(ws->fn[src * NCLS + st->read[q].src_cls], ws->ucp[s * NCLS + q], m);
         if (j0 >= m) continue;
         for (int r = 0; r < best; r++) {
             const vrun *ru = &ws->f->runs[st->run0 + r];
@@ -1041,6 +1057,12 @@ static int sweeps(cx_v_sweep_ws *ws, int m)
                 for (int c = 0; c < NCLS; c++) {
                     cx_pl *t = ws->fn[s * NCLS + c];
                     ws->fn[s * NCLS + c] = ws->nf[c], ws->nf[c] = t;
+                    /* the reader that noted the displaced function keeps it */
+                    const int r = ws->rdr[s * NCLS + c];
+                    if (r >= 0 && ws->ucst[r] == 1) {
+                        ws->nf[c] = ws->ucp[r], ws->ucp[r] = t;
+                        ws->ucst[r] = 2;
+                    }
                 }
                 if (build == st->need)
                     memcpy(ws->rst + st->run0 + rfrom, ws->rtmp + st->run0 + rfrom,
@@ -1081,12 +1103,28 @@ static int v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
         if (!ws->rst) return 0;
         ws->rtmp = ws->rst + ws->f->nruns;
     }
+    const size_t nuc = NCLS * (size_t)p;
     if (ws->cap_ucp < p) {
-        free(ws->ucp);
-        ws->ucp = malloc((sizeof(cx_pl) + 1) * NCLS * (size_t)p);
-        ws->cap_ucp = ws->ucp ? p : 0;
-        if (!ws->ucp) return 0;
-        ws->ucp_ok = (uint8_t *)(ws->ucp + NCLS * (size_t)p);
+        free(ws->ucbuf);
+        ws->ucbuf = malloc((sizeof(cx_pl) + sizeof(cx_pl *) + sizeof(int) + 1) * nuc);
+        ws->cap_ucp = ws->ucbuf ? p : 0;
+        if (!ws->ucbuf) return 0;
+        ws->ucp = (cx_pl **)(ws->ucbuf + nuc);
+        ws->rdr = (int *)(ws->ucp + nuc);
+        ws->ucst = (uint8_t *)(ws->rdr + nuc);
+    }
+    /* buffers to their home slots (a sweep swaps them between the held
+     * functions, the scratch and the readers' notes); the readers */
+    for (size_t i = 0; i < NCLS * (size_t)ws->cap_fn + NCLS; i++)
+        ws->fn[i] = &ws->pool[i];
+    for (size_t i = 0; i < nuc; i++)
+        ws->ucp[i] = &ws->ucbuf[i], ws->rdr[i] = -1, ws->ucst[i] = 0;
+    for (int s = 0; s < p; s++) {
+        const vstage *st = &ws->f->st[s];
+        for (int q = 0; q < st->nread; q++) {
+            int *r = &ws->rdr[st->src[(int)st->read[q].src] * NCLS + st->read[q].src_cls];
+            *r = *r == -1 ? s * NCLS + q : -2;
+        }
     }
     const double P = c->p2p_s;
     cx_replay_durations(c, ws->vi);
