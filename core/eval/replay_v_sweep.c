@@ -771,10 +771,13 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
                 const cx_pl *o = ob[c].f;
                 const int nn = o->n;
                 z->n[c] = nn, z->next[c] = next[c];
-                for (int u = 0; u < 2; u++)
-                    if (nn - 2 + u >= 0)
-                        z->x[c][u] = o->x[nn - 2 + u], z->v[c][u] = o->v[nn - 2 + u],
-                        z->k[c][u] = o->k[nn - 2 + u];
+                if (nn >= 2) {
+                    memcpy(z->x[c], &o->x[nn - 2], sizeof z->x[c]);
+                    memcpy(z->v[c], &o->v[nn - 2], sizeof z->v[c]);
+                    memcpy(z->k[c], &o->k[nn - 2], sizeof z->k[c]);
+                } else if (nn == 1) {
+                    z->x[c][1] = o->x[0], z->v[c][1] = o->v[0], z->k[c][1] = o->k[0];
+                }
             }
         }
         const vrun *ru = &ws->f->runs[r];
