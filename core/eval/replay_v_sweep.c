@@ -168,6 +168,8 @@ struct cx_v_sweep_ws {
     int cap_fn;
     int *ver, *usedv, *part; /* [p], [p MAX_SRC], [p]: last evaluated in part */
     double *free_s, *dtab;   /* [p]; [4 nvs]: durations F', B', BW', W by kind */
+    double *idur;            /* [form's items]: each item's d' */
+    int cap_idur;
     cx_replay_vsinfo *vi;
     int evals, sweeps, segs, checks;
     /* resuming: the run states of each stage's functions held (rst) and of
@@ -206,7 +208,7 @@ void cx_core_v_sweep_ws_free(cx_v_sweep_ws *ws)
     cx_sched_play_free(ws->pl);
     free(ws->pool), free(ws->fn), free(ws->ver), free(ws->free_s), free(ws->vi);
     free(ws->mfree), free(ws->mcls);
-    free(ws->rst), free(ws->ucbuf);
+    free(ws->rst), free(ws->ucbuf), free(ws->idur);
     free(ws);
 }
 
@@ -533,7 +535,8 @@ static int first_differ(const cx_pl *a, const cx_pl *b, int m)
         const int hb = at(&cb, j, &vb, &kb);
         if (hb < hi) hi = hb;
         const double d0 = va - vb, d1 = d0 + (ka - kb) * (double)(hi - j);
-        const double sc = 1e-13 * fmax(fabs(va), fabs(vb) + fabs(kb) * (double)(hi - j));
+        const double ab = fabs(vb) + fabs(kb) * (double)(hi - j),
+                     sc = 1e-13 * (fabs(va) > ab ? fabs(va) : ab);
         if (fabs(d0) > sc || fabs(d1) > sc) return j;
         j = hi + 1;
     }
@@ -636,8 +639,9 @@ static int run_pieces(const cx_v_sweep_ws *ws, const vitem *it, int K, int n, in
     int xi[KMAX], xa[KMAX], xd[KMAX], xs[KMAX], nd = 0;
     int oi[KMAX], ox[KMAX], orr[KMAX], no = 0;
     double Pi[KMAX], gap[KMAX], dd[KMAX], off[KMAX], C = 0, Plast = 0;
+    const double *idur = ws->idur + (it - ws->f->items);
     for (int i = 0; i < K; i++) {
-        const double d = dur(ws, it[i].kind, it[i].vs);
+        const double d = idur[i];
         C += d, Pi[i] = C;
         if (it[i].src >= 0 && srcf[(int)it[i].src]) {
             const cx_pl *f = srcf[(int)it[i].src][(int)it[i].src_cls];
@@ -785,6 +789,7 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
         if (n < 0) return 0;
         if (n == 0) continue;
         const vitem *it = &ws->f->items[ru->item0];
+        const double *idur = ws->idur + ru->item0;
         if (n * K <= NSCALAR || n == 1) {
             /* a short run item by item */
             for (int k = 0; k < n; k++)
@@ -799,7 +804,7 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
                         const double dep = X->v[*sg] + X->k[*sg] * (double)(mb - X->x[*sg]);
                         if (dep > chain) chain = dep;
                     }
-                    chain += dur(ws, it[i].kind, it[i].vs);
+                    chain += idur[i];
                     const int c = it[i].out;
                     if (c >= 0 && (build >> c & 1)) {
                         if (mb != next[c]) return 0;
@@ -825,7 +830,7 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
         double Pi[KMAX], C = 0;
         int nt = 0;
         for (int i = 0; i < K; i++) {
-            const double d = dur(ws, it[i].kind, it[i].vs);
+            const double d = idur[i];
             C += d, Pi[i] = C, hcur.add += d;
             if (it[i].src >= 0 && srcf[(int)it[i].src]) {
                 const cx_pl *X = srcf[(int)it[i].src][(int)it[i].src_cls];
@@ -1139,6 +1144,14 @@ static int v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
         d[CX_WORK_BW] = x->dBW + (ws->f->send_b[vs] ? P : 0);
         d[CX_WORK_W] = x->dW;
     }
+    if (ws->cap_idur < ws->f->nitems) {
+        free(ws->idur);
+        ws->idur = malloc(sizeof(double) * (size_t)ws->f->nitems);
+        ws->cap_idur = ws->idur ? ws->f->nitems : 0;
+        if (!ws->idur) return 0;
+    }
+    for (int i = 0; i < ws->f->nitems; i++)
+        ws->idur[i] = dur(ws, ws->f->items[i].kind, ws->f->items[i].vs);
     for (int s = 0; s < p; s++) {
         vstage *st = &ws->f->st[s];
         for (int q = 0; q < st->nread; q++) {
