@@ -553,21 +553,44 @@ static int differ(const cx_pl *a, const cx_pl *b, int m)
     return !a->n || !b->n || first_differ(a, b, m) < m;
 }
 
-/* 1 if f(j) + add <= g(j) (to 1e-13 relative) for 0 <= j < m */
-static int below(const cx_pl *f, double add, const cx_pl *g, int m)
+/* The first j from which a changed source value can move the item reading
+ * it: a (new) differs from b (the value the held functions read; NULL:
+ * none, −∞) by more than 1e-13 relative and a + add exceeds g (the
+ * reading class's held ends, add the longest reading item) by more than
+ * 1e-13 relative; m if none. Per piece on which all three are lines, from
+ * its ends (a piece where both hold somewhere returns its start: never
+ * later than the first such j). Where a value differs but stays below,
+ * the item reading it ends where it did (the values only rise: a' >= a,
+ * so a' + d' <= t = max(t_prev, a) + d' leaves t); where it does not
+ * differ, the item reads what it did. */
+static int first_above(const cx_pl *a, const cx_pl *b, double add, const cx_pl *g, int m)
 {
-    vcur cf = {f, 0, 0, 1, add}, cg = {g, 0, 0, 1, 0};
+    if (!a->n) return m;
+    if ((b && !b->n) || !g->n) return 0;
+    vcur ca = {a, 0, 0, 1, 0}, cb = {b, 0, 0, 1, 0}, cg = {g, 0, 0, 1, 0};
     for (int j = 0; j < m;) {
-        double va, ka, vb, kb;
-        int e = at(&cf, j, &va, &ka);
-        const int eb = at(&cg, j, &vb, &kb);
-        if (eb < e) e = eb;
-        const double d0 = va - vb, d1 = d0 + (ka - kb) * (double)(e - j);
-        const double sc = 1e-13 * (fabs(vb) + fabs(kb) * (double)(e - j));
-        if (d0 > sc || d1 > sc) return 0;
-        j = e + 1;
+        double va, ka, vg, kg, vb = 0, kb = 0;
+        int hi = at(&ca, j, &va, &ka);
+        const int hg = at(&cg, j, &vg, &kg);
+        if (hg < hi) hi = hg;
+        if (b) {
+            const int hb = at(&cb, j, &vb, &kb);
+            if (hb < hi) hi = hb;
+        }
+        const double w = (double)(hi - j);
+        /* above g (as below()) */
+        const double u0 = va + add - vg, u1 = u0 + (ka - kg) * w,
+                     su = 1e-13 * (fabs(vg) + fabs(kg) * w);
+        if (u0 > su || u1 > su) {
+            if (!b) return j;
+            /* differs from b (as first_differ()) */
+            const double d0 = va - vb, d1 = d0 + (ka - kb) * w, ab = fabs(vb) + fabs(kb) * w,
+                         sd = 1e-13 * (fabs(va) > ab ? fabs(va) : ab);
+            if (fabs(d0) > sd || fabs(d1) > sd) return j;
+        }
+        j = hi + 1;
     }
-    return 1;
+    return m;
 }
 
 /* ---- the sweep ---- */
@@ -968,9 +991,10 @@ static void keep_inputs(cx_v_sweep_ws *ws, int s)
 }
 
 /* The first run of stage s reading a changed source function (newer: the
- * changed sources) at or after the first microbatch where it differs from
- * the one the held functions were computed from (0 where unknown); the run
- * count where none. */
+ * changed sources) at or after its first microbatch that can move the
+ * item reading it (first_above: differs from the function the held ones
+ * were computed from, and not below the held ends); the run count where
+ * none. */
 static int resume_run(const cx_v_sweep_ws *ws, int s, int newer, int m)
 {
     const vstage *st = &ws->f->st[s];
@@ -979,11 +1003,11 @@ static int resume_run(const cx_v_sweep_ws *ws, int s, int newer, int m)
     for (int q = 0; q < st->nread && best; q++) {
         if (!(newer >> st->read[q].src & 1)) continue;
         const int uc = ws->ucst[s * NCLS + q];
-        if (!uc) return 0;
         if (uc == 1) continue; /* the function read is the source's current */
         const int src = st->src[(int)st->read[q].src];
         const int j0 =
-            first_differ(ws->fn[src * NCLS + st->read[q].src_cls], ws->ucp[s * NCLS + q], m);
+            first_above(ws->fn[src * NCLS + st->read[q].src_cls], uc ? ws->ucp[s * NCLS + q] : NULL,
+                        st->read[q].dmax, ws->fn[s * NCLS + st->read[q].cls], m);
         if (j0 >= m) continue;
         for (int r = 0; r < best; r++) {
             const vrun *ru = &ws->f->runs[st->run0 + r];
@@ -1022,29 +1046,17 @@ static int sweeps(cx_v_sweep_ws *ws, int m)
             for (int j = 0; j < st->nsrc; j++)
                 newer |= (ws->ver[st->src[j]] != used[j]) << j;
             if (!go && !newer) continue;
-            /* the changed sources (computed before) stay below what this
-             * stage's reading items end at: nothing changes */
+            /* from the first run reading a changed value that can move
+             * its item (the runs before read what the held functions did,
+             * or values below what their items end at); none: nothing
+             * changes, the held functions are those of the new inputs */
             int rfrom = 0;
             if (!go) {
-                int below_all = 1;
-                for (int q = 0; q < st->nread && below_all; q++)
-                    if (newer >> st->read[q].src & 1)
-                        below_all = below(
-                            ws->fn[st->src[(int)st->read[q].src] * NCLS + st->read[q].src_cls],
-                            st->read[q].dmax, ws->fn[s * NCLS + st->read[q].cls], m);
-                if (below_all) {
-                    for (int j = 0; j < st->nsrc; j++)
-                        used[j] = ws->ver[st->src[j]];
-                    keep_inputs(ws, s);
-                    ws->checks++;
-                    continue;
-                }
-                /* else from the first run reading a changed value: the
-                 * runs before read what the held functions did */
                 rfrom = resume_run(ws, s, newer, m);
                 if (rfrom == st->nrun) {
                     for (int j = 0; j < st->nsrc; j++)
                         used[j] = ws->ver[st->src[j]];
+                    keep_inputs(ws, s);
                     ws->checks++;
                     continue;
                 }
