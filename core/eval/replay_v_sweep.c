@@ -46,15 +46,23 @@
  * Sweep. Stages read both neighbours, so they are swept alternately up and
  * down, a stage recomputed when a neighbour's functions changed, from no
  * input (−∞): every value is a real path, never more than the replay. A
- * stage whose changed inputs stay below what its reading items end at
- * (dep + d' <= t on every microbatch, d' the longest such item) is not
- * recomputed: nothing in it can change. Else it is recomputed from its
- * first run that reads a changed source value (the first microbatch where
- * the source differs, to 1e-13 relative, from the copy the held functions
- * were computed from), the runs before taken from the held evaluation (the
- * chain and each function's segments as they stood at that run): a change
- * that comes back down the V touches only the cooldown runs. Every choice
- * reads this sweep's own state only (bits independent of earlier calls).
+ * stage whose sources changed is recomputed from its first run that reads
+ * a value that can move its item (first_above): one that differs, to
+ * 1e-13 relative, from the function the held functions were computed from
+ * AND does not stay below what its reading item ends at (dep + d' <= t,
+ * d' the longest such item; values only rise, so a value below leaves its
+ * item where it was) — the runs before taken from the held evaluation (the
+ * chain and each function's segments as they stood at that run); no such
+ * value: nothing in it can change, not recomputed. A change that comes
+ * back down the V touches only the cooldown runs. (Session 25: was two
+ * tests, below on every microbatch else resume from the first value that
+ * differs; one pointwise test resumes later: ZB-V 470.2 → 462.6·10⁶
+ * instructions, DualPipeV 479.1 → 465.2·10⁶, 2.9 → 2.7 stage evaluations
+ * a stage in the DualPipeV test.) The function a stage read is noted, not
+ * copied: when its source replaces it, the displaced buffer is swapped to
+ * the reader (a copy only where a function had two readers, which no
+ * schedule here has). Every choice reads this sweep's own state only
+ * (bits independent of earlier calls).
  * The first sweep (up) builds only the functions stages above read, and
  * every stage is evaluated again in the second. Runs of at most 12 items
  * are played item by item (cheaper than their functions). The certificate: a sweep in
@@ -71,7 +79,9 @@
  * of the stage's last run, last end = free (− P when the last item sends),
  * last item its DP-overlap window. Held to the full replay by
  * tests/test_replay_v_sweep.c; measured in core/README.md, "ZB-V and
- * DualPipeV swept".
+ * DualPipeV swept". Where a sweep's work goes (session 25, bench_sweep_bench
+ * schedules zb-v, 21 clocks): the first two sweeps (up, down: every stage
+ * in full) are 134k of the 151k runs evaluated; the rest resume.
  */
 #include "core/eval/replay_v_sweep.h"
 #include "core/eval/replay_lanes.h"
