@@ -575,7 +575,9 @@ static int differ(const cx_pl *a, const cx_pl *b, int m)
  * differ, the item reads what it did. */
 static int first_above(const cx_pl *a, const cx_pl *b, double add, const cx_pl *g, int m)
 {
-    if (!a->n) return m;
+    /* none read now: nothing moves, unless a value was read before
+     * (values only rise; conservative) */
+    if (!a->n) return b && b->n ? 0 : m;
     if ((b && !b->n) || !g->n) return 0;
     vcur ca = {a, 0, 0, 1, 0}, cb = {b, 0, 0, 1, 0}, cg = {g, 0, 0, 1, 0};
     for (int j = 0; j < m;) {
