@@ -46,15 +46,23 @@
  * Sweep. Stages read both neighbours, so they are swept alternately up and
  * down, a stage recomputed when a neighbour's functions changed, from no
  * input (−∞): every value is a real path, never more than the replay. A
- * stage whose changed inputs stay below what its reading items end at
- * (dep + d' <= t on every microbatch, d' the longest such item) is not
- * recomputed: nothing in it can change. Else it is recomputed from its
- * first run that reads a changed source value (the first microbatch where
- * the source differs, to 1e-13 relative, from the copy the held functions
- * were computed from), the runs before taken from the held evaluation (the
- * chain and each function's segments as they stood at that run): a change
- * that comes back down the V touches only the cooldown runs. Every choice
- * reads this sweep's own state only (bits independent of earlier calls).
+ * stage whose sources changed is recomputed from its first run that reads
+ * a value that can move its item (first_above): one that differs, to
+ * 1e-13 relative, from the function the held functions were computed from
+ * AND does not stay below what its reading item ends at (dep + d' <= t,
+ * d' the longest such item; values only rise, so a value below leaves its
+ * item where it was) — the runs before taken from the held evaluation (the
+ * chain and each function's segments as they stood at that run); no such
+ * value: nothing in it can change, not recomputed. A change that comes
+ * back down the V touches only the cooldown runs. (Session 25: was two
+ * tests, below on every microbatch else resume from the first value that
+ * differs; one pointwise test resumes later: ZB-V 470.2 → 462.6·10⁶
+ * instructions, DualPipeV 479.1 → 465.2·10⁶, 2.9 → 2.7 stage evaluations
+ * a stage in the DualPipeV test.) The function a stage read is noted, not
+ * copied: when its source replaces it, the displaced buffer is swapped to
+ * the reader (a copy only where a function had two readers, which no
+ * schedule here has). Every choice reads this sweep's own state only
+ * (bits independent of earlier calls).
  * The first sweep (up) builds only the functions stages above read, and
  * every stage is evaluated again in the second. Runs of at most 12 items
  * are played item by item (cheaper than their functions). The certificate: a sweep in
@@ -71,7 +79,9 @@
  * of the stage's last run, last end = free (− P when the last item sends),
  * last item its DP-overlap window. Held to the full replay by
  * tests/test_replay_v_sweep.c; measured in core/README.md, "ZB-V and
- * DualPipeV swept".
+ * DualPipeV swept". Where a sweep's work goes (session 25, bench_sweep_bench
+ * schedules zb-v, 21 clocks): the first two sweeps (up, down: every stage
+ * in full) are 134k of the 151k runs evaluated; the rest resume.
  */
 #include "core/eval/replay_v_sweep.h"
 #include "core/eval/replay_lanes.h"
@@ -168,15 +178,22 @@ struct cx_v_sweep_ws {
     int cap_fn;
     int *ver, *usedv, *part; /* [p], [p MAX_SRC], [p]: last evaluated in part */
     double *free_s, *dtab;   /* [p]; [4 nvs]: durations F', B', BW', W by kind */
+    double *idur;            /* [form's items]: each item's d' */
+    int cap_idur;
     cx_replay_vsinfo *vi;
     int evals, sweeps, segs, checks;
     /* resuming: the run states of each stage's functions held (rst) and of
      * the evaluation running (rtmp), by run; the source functions each
-     * stage's held functions were computed from ([s NCLS + read], ok) */
+     * stage's held functions were computed from ([s NCLS + read]: ucp, in
+     * ucst 0 none, 1 the source's current function itself, 2 held in
+     * *ucp: the buffer the source's new function displaced, swapped in,
+     * or a copy where a function has more than one reader); rdr: the one
+     * reader [s NCLS + read] of each [src NCLS + class], −1 none, −2 more */
     vrstate *rst, *rtmp;
     int cap_rs;
-    cx_pl *ucp;
-    uint8_t *ucp_ok;
+    cx_pl *ucbuf, **ucp;
+    int *rdr;
+    uint8_t *ucst;
     int cap_ucp;
     /* memo */
     v_memo memo[NMEMO];
@@ -201,7 +218,7 @@ void cx_core_v_sweep_ws_free(cx_v_sweep_ws *ws)
     cx_sched_play_free(ws->pl);
     free(ws->pool), free(ws->fn), free(ws->ver), free(ws->free_s), free(ws->vi);
     free(ws->mfree), free(ws->mcls);
-    free(ws->rst), free(ws->ucp);
+    free(ws->rst), free(ws->ucbuf), free(ws->idur);
     free(ws);
 }
 
@@ -528,7 +545,8 @@ static int first_differ(const cx_pl *a, const cx_pl *b, int m)
         const int hb = at(&cb, j, &vb, &kb);
         if (hb < hi) hi = hb;
         const double d0 = va - vb, d1 = d0 + (ka - kb) * (double)(hi - j);
-        const double sc = 1e-13 * fmax(fabs(va), fabs(vb) + fabs(kb) * (double)(hi - j));
+        const double ab = fabs(vb) + fabs(kb) * (double)(hi - j),
+                     sc = 1e-13 * (fabs(va) > ab ? fabs(va) : ab);
         if (fabs(d0) > sc || fabs(d1) > sc) return j;
         j = hi + 1;
     }
@@ -545,21 +563,46 @@ static int differ(const cx_pl *a, const cx_pl *b, int m)
     return !a->n || !b->n || first_differ(a, b, m) < m;
 }
 
-/* 1 if f(j) + add <= g(j) (to 1e-13 relative) for 0 <= j < m */
-static int below(const cx_pl *f, double add, const cx_pl *g, int m)
+/* The first j from which a changed source value can move the item reading
+ * it: a (new) differs from b (the value the held functions read; NULL:
+ * none, −∞) by more than 1e-13 relative and a + add exceeds g (the
+ * reading class's held ends, add the longest reading item) by more than
+ * 1e-13 relative; m if none. Per piece on which all three are lines, from
+ * its ends (a piece where both hold somewhere returns its start: never
+ * later than the first such j). Where a value differs but stays below,
+ * the item reading it ends where it did (the values only rise: a' >= a,
+ * so a' + d' <= t = max(t_prev, a) + d' leaves t); where it does not
+ * differ, the item reads what it did. */
+static int first_above(const cx_pl *a, const cx_pl *b, double add, const cx_pl *g, int m)
 {
-    vcur cf = {f, 0, 0, 1, add}, cg = {g, 0, 0, 1, 0};
+    /* none read now: nothing moves, unless a value was read before
+     * (values only rise; conservative) */
+    if (!a->n) return b && b->n ? 0 : m;
+    if ((b && !b->n) || !g->n) return 0;
+    vcur ca = {a, 0, 0, 1, 0}, cb = {b, 0, 0, 1, 0}, cg = {g, 0, 0, 1, 0};
     for (int j = 0; j < m;) {
-        double va, ka, vb, kb;
-        int e = at(&cf, j, &va, &ka);
-        const int eb = at(&cg, j, &vb, &kb);
-        if (eb < e) e = eb;
-        const double d0 = va - vb, d1 = d0 + (ka - kb) * (double)(e - j);
-        const double sc = 1e-13 * (fabs(vb) + fabs(kb) * (double)(e - j));
-        if (d0 > sc || d1 > sc) return 0;
-        j = e + 1;
+        double va, ka, vg, kg, vb = 0, kb = 0;
+        int hi = at(&ca, j, &va, &ka);
+        const int hg = at(&cg, j, &vg, &kg);
+        if (hg < hi) hi = hg;
+        if (b) {
+            const int hb = at(&cb, j, &vb, &kb);
+            if (hb < hi) hi = hb;
+        }
+        const double w = (double)(hi - j);
+        /* above g (as below()) */
+        const double u0 = va + add - vg, u1 = u0 + (ka - kg) * w,
+                     su = 1e-13 * (fabs(vg) + fabs(kg) * w);
+        if (u0 > su || u1 > su) {
+            if (!b) return j;
+            /* differs from b (as first_differ()) */
+            const double d0 = va - vb, d1 = d0 + (ka - kb) * w, ab = fabs(vb) + fabs(kb) * w,
+                         sd = 1e-13 * (fabs(va) > ab ? fabs(va) : ab);
+            if (fabs(d0) > sd || fabs(d1) > sd) return j;
+        }
+        j = hi + 1;
     }
-    return 1;
+    return m;
 }
 
 /* ---- the sweep ---- */
@@ -631,8 +674,9 @@ static int run_pieces(const cx_v_sweep_ws *ws, const vitem *it, int K, int n, in
     int xi[KMAX], xa[KMAX], xd[KMAX], xs[KMAX], nd = 0;
     int oi[KMAX], ox[KMAX], orr[KMAX], no = 0;
     double Pi[KMAX], gap[KMAX], dd[KMAX], off[KMAX], C = 0, Plast = 0;
+    const double *idur = ws->idur + (it - ws->f->items);
     for (int i = 0; i < K; i++) {
-        const double d = dur(ws, it[i].kind, it[i].vs);
+        const double d = idur[i];
         C += d, Pi[i] = C;
         if (it[i].src >= 0 && srcf[(int)it[i].src]) {
             const cx_pl *f = srcf[(int)it[i].src][(int)it[i].src_cls];
@@ -766,10 +810,13 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
                 const cx_pl *o = ob[c].f;
                 const int nn = o->n;
                 z->n[c] = nn, z->next[c] = next[c];
-                for (int u = 0; u < 2; u++)
-                    if (nn - 2 + u >= 0)
-                        z->x[c][u] = o->x[nn - 2 + u], z->v[c][u] = o->v[nn - 2 + u],
-                        z->k[c][u] = o->k[nn - 2 + u];
+                if (nn >= 2) {
+                    memcpy(z->x[c], &o->x[nn - 2], sizeof z->x[c]);
+                    memcpy(z->v[c], &o->v[nn - 2], sizeof z->v[c]);
+                    memcpy(z->k[c], &o->k[nn - 2], sizeof z->k[c]);
+                } else if (nn == 1) {
+                    z->x[c][1] = o->x[0], z->v[c][1] = o->v[0], z->k[c][1] = o->k[0];
+                }
             }
         }
         const vrun *ru = &ws->f->runs[r];
@@ -777,6 +824,7 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
         if (n < 0) return 0;
         if (n == 0) continue;
         const vitem *it = &ws->f->items[ru->item0];
+        const double *idur = ws->idur + ru->item0;
         if (n * K <= NSCALAR || n == 1) {
             /* a short run item by item */
             for (int k = 0; k < n; k++)
@@ -791,7 +839,7 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
                         const double dep = X->v[*sg] + X->k[*sg] * (double)(mb - X->x[*sg]);
                         if (dep > chain) chain = dep;
                     }
-                    chain += dur(ws, it[i].kind, it[i].vs);
+                    chain += idur[i];
                     const int c = it[i].out;
                     if (c >= 0 && (build >> c & 1)) {
                         if (mb != next[c]) return 0;
@@ -817,7 +865,7 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
         double Pi[KMAX], C = 0;
         int nt = 0;
         for (int i = 0; i < K; i++) {
-            const double d = dur(ws, it[i].kind, it[i].vs);
+            const double d = idur[i];
             C += d, Pi[i] = C, hcur.add += d;
             if (it[i].src >= 0 && srcf[(int)it[i].src]) {
                 const cx_pl *X = srcf[(int)it[i].src][(int)it[i].src_cls];
@@ -928,16 +976,25 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
     return !over;
 }
 
-/* copies the source functions stage s reads (its held functions' inputs) */
+/* notes the source functions stage s reads (its held functions' inputs):
+ * the source's current function (kept when the source replaces it), a
+ * copy where the function has another reader */
 static void keep_inputs(cx_v_sweep_ws *ws, int s)
 {
     const vstage *st = &ws->f->st[s];
     for (int q = 0; q < st->nread; q++) {
-        const int src = st->src[(int)st->read[q].src];
-        ws->ucp_ok[s * NCLS + q] = ws->ver[src] > 0;
-        if (!ws->ver[src]) continue;
-        const cx_pl *h = ws->fn[src * NCLS + st->read[q].src_cls];
-        cx_pl *o = &ws->ucp[s * NCLS + q];
+        const int src = st->src[(int)st->read[q].src], sc = src * NCLS + st->read[q].src_cls;
+        if (!ws->ver[src]) {
+            ws->ucst[s * NCLS + q] = 0;
+            continue;
+        }
+        if (ws->rdr[sc] == s * NCLS + q) {
+            ws->ucst[s * NCLS + q] = 1;
+            continue;
+        }
+        ws->ucst[s * NCLS + q] = 2;
+        const cx_pl *h = ws->fn[sc];
+        cx_pl *o = ws->ucp[s * NCLS + q];
         o->n = h->n;
         memcpy(o->x, h->x, sizeof(int) * (size_t)(h->n + 1));
         memcpy(o->v, h->v, sizeof(double) * (size_t)h->n);
@@ -946,9 +1003,10 @@ static void keep_inputs(cx_v_sweep_ws *ws, int s)
 }
 
 /* The first run of stage s reading a changed source function (newer: the
- * changed sources) at or after the first microbatch where it differs from
- * the one the held functions were computed from (0 where unknown); the run
- * count where none. */
+ * changed sources) at or after its first microbatch that can move the
+ * item reading it (first_above: differs from the function the held ones
+ * were computed from, and not below the held ends); the run count where
+ * none. */
 static int resume_run(const cx_v_sweep_ws *ws, int s, int newer, int m)
 {
     const vstage *st = &ws->f->st[s];
@@ -956,10 +1014,12 @@ static int resume_run(const cx_v_sweep_ws *ws, int s, int newer, int m)
     int best = st->nrun;
     for (int q = 0; q < st->nread && best; q++) {
         if (!(newer >> st->read[q].src & 1)) continue;
-        if (!ws->ucp_ok[s * NCLS + q]) return 0;
+        const int uc = ws->ucst[s * NCLS + q];
+        if (uc == 1) continue; /* the function read is the source's current */
         const int src = st->src[(int)st->read[q].src];
         const int j0 =
-            first_differ(ws->fn[src * NCLS + st->read[q].src_cls], &ws->ucp[s * NCLS + q], m);
+            first_above(ws->fn[src * NCLS + st->read[q].src_cls], uc ? ws->ucp[s * NCLS + q] : NULL,
+                        st->read[q].dmax, ws->fn[s * NCLS + st->read[q].cls], m);
         if (j0 >= m) continue;
         for (int r = 0; r < best; r++) {
             const vrun *ru = &ws->f->runs[st->run0 + r];
@@ -998,29 +1058,17 @@ static int sweeps(cx_v_sweep_ws *ws, int m)
             for (int j = 0; j < st->nsrc; j++)
                 newer |= (ws->ver[st->src[j]] != used[j]) << j;
             if (!go && !newer) continue;
-            /* the changed sources (computed before) stay below what this
-             * stage's reading items end at: nothing changes */
+            /* from the first run reading a changed value that can move
+             * its item (the runs before read what the held functions did,
+             * or values below what their items end at); none: nothing
+             * changes, the held functions are those of the new inputs */
             int rfrom = 0;
             if (!go) {
-                int below_all = 1;
-                for (int q = 0; q < st->nread && below_all; q++)
-                    if (newer >> st->read[q].src & 1)
-                        below_all = below(
-                            ws->fn[st->src[(int)st->read[q].src] * NCLS + st->read[q].src_cls],
-                            st->read[q].dmax, ws->fn[s * NCLS + st->read[q].cls], m);
-                if (below_all) {
-                    for (int j = 0; j < st->nsrc; j++)
-                        used[j] = ws->ver[st->src[j]];
-                    keep_inputs(ws, s);
-                    ws->checks++;
-                    continue;
-                }
-                /* else from the first run reading a changed value: the
-                 * runs before read what the held functions did */
                 rfrom = resume_run(ws, s, newer, m);
                 if (rfrom == st->nrun) {
                     for (int j = 0; j < st->nsrc; j++)
                         used[j] = ws->ver[st->src[j]];
+                    keep_inputs(ws, s);
                     ws->checks++;
                     continue;
                 }
@@ -1041,6 +1089,12 @@ static int sweeps(cx_v_sweep_ws *ws, int m)
                 for (int c = 0; c < NCLS; c++) {
                     cx_pl *t = ws->fn[s * NCLS + c];
                     ws->fn[s * NCLS + c] = ws->nf[c], ws->nf[c] = t;
+                    /* the reader that noted the displaced function keeps it */
+                    const int r = ws->rdr[s * NCLS + c];
+                    if (r >= 0 && ws->ucst[r] == 1) {
+                        ws->nf[c] = ws->ucp[r], ws->ucp[r] = t;
+                        ws->ucst[r] = 2;
+                    }
                 }
                 if (build == st->need)
                     memcpy(ws->rst + st->run0 + rfrom, ws->rtmp + st->run0 + rfrom,
@@ -1081,12 +1135,28 @@ static int v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
         if (!ws->rst) return 0;
         ws->rtmp = ws->rst + ws->f->nruns;
     }
+    const size_t nuc = NCLS * (size_t)p;
     if (ws->cap_ucp < p) {
-        free(ws->ucp);
-        ws->ucp = malloc((sizeof(cx_pl) + 1) * NCLS * (size_t)p);
-        ws->cap_ucp = ws->ucp ? p : 0;
-        if (!ws->ucp) return 0;
-        ws->ucp_ok = (uint8_t *)(ws->ucp + NCLS * (size_t)p);
+        free(ws->ucbuf);
+        ws->ucbuf = malloc((sizeof(cx_pl) + sizeof(cx_pl *) + sizeof(int) + 1) * nuc);
+        ws->cap_ucp = ws->ucbuf ? p : 0;
+        if (!ws->ucbuf) return 0;
+        ws->ucp = (cx_pl **)(ws->ucbuf + nuc);
+        ws->rdr = (int *)(ws->ucp + nuc);
+        ws->ucst = (uint8_t *)(ws->rdr + nuc);
+    }
+    /* buffers to their home slots (a sweep swaps them between the held
+     * functions, the scratch and the readers' notes); the readers */
+    for (size_t i = 0; i < NCLS * (size_t)ws->cap_fn + NCLS; i++)
+        ws->fn[i] = &ws->pool[i];
+    for (size_t i = 0; i < nuc; i++)
+        ws->ucp[i] = &ws->ucbuf[i], ws->rdr[i] = -1, ws->ucst[i] = 0;
+    for (int s = 0; s < p; s++) {
+        const vstage *st = &ws->f->st[s];
+        for (int q = 0; q < st->nread; q++) {
+            int *r = &ws->rdr[st->src[(int)st->read[q].src] * NCLS + st->read[q].src_cls];
+            *r = *r == -1 ? s * NCLS + q : -2;
+        }
     }
     const double P = c->p2p_s;
     cx_replay_durations(c, ws->vi);
@@ -1098,6 +1168,14 @@ static int v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
         d[CX_WORK_BW] = x->dBW + (ws->f->send_b[vs] ? P : 0);
         d[CX_WORK_W] = x->dW;
     }
+    if (ws->cap_idur < ws->f->nitems) {
+        free(ws->idur);
+        ws->idur = malloc(sizeof(double) * (size_t)ws->f->nitems);
+        ws->cap_idur = ws->idur ? ws->f->nitems : 0;
+        if (!ws->idur) return 0;
+    }
+    for (int i = 0; i < ws->f->nitems; i++)
+        ws->idur[i] = dur(ws, ws->f->items[i].kind, ws->f->items[i].vs);
     for (int s = 0; s < p; s++) {
         vstage *st = &ws->f->st[s];
         for (int q = 0; q < st->nread; q++) {
