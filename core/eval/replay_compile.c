@@ -402,8 +402,12 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                     if (fw && pre == CX_REPLAY_NOPRE && w) {
                         fpre[s] = ndi[s];
                     } else {
-                        *fq++ = (cx_replay_fins){
-                            od, oo, (uint16_t)s, ndi[s] & (uint16_t)~SEND_BIT, pre, ndi[s] >> 15};
+                        *fq++ = (cx_replay_fins){od,
+                                                 oo,
+                                                 (uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE),
+                                                 ndi[s] & (uint16_t)~SEND_BIT,
+                                                 pre,
+                                                 ndi[s] >> 15};
                         if (fw) fpre[s] = CX_REPLAY_NOPRE;
                     }
                 }
@@ -514,8 +518,9 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
         /* a stage's last W-like item: at the end, unfolded */
         for (int s = 0; s < p && fw; s++)
             if (fpre[s] != CX_REPLAY_NOPRE) {
-                *fq++ = (cx_replay_fins){0,       CX_REPLAY_SLOT_STRIDE, (uint16_t)s,
-                                         fpre[s], CX_REPLAY_NOPRE,       0};
+                *fq++ = (cx_replay_fins){
+                    0,       CX_REPLAY_SLOT_STRIDE, (uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE),
+                    fpre[s], CX_REPLAY_NOPRE,       0};
             }
         pr->fold_n = (size_t)(fq - pr->fold), pr->folded = 1, pr->fold_w = fw;
     }
@@ -597,11 +602,17 @@ size_t cx_core_replay_prog_fold(const ins *in, size_t n, int p, int fw, cx_repla
             continue;
         }
         pend[x.stage] = CX_REPLAY_NOPRE;
-        *o++ = (cx_replay_fins){x.dep, x.out, x.stage, x.di & (uint16_t)~SEND_BIT, pre, x.di >> 15};
+        *o++ = (cx_replay_fins){x.dep,
+                                x.out,
+                                (uint16_t)(x.stage * CX_REPLAY_FSTAGE_STRIDE),
+                                x.di & (uint16_t)~SEND_BIT,
+                                pre,
+                                x.di >> 15};
     }
     for (int s = 0; s < p; s++)
         if (pend[s] != CX_REPLAY_NOPRE)
-            *o++ = (cx_replay_fins){0,       CX_REPLAY_SLOT_STRIDE, (uint16_t)s,
-                                    pend[s], CX_REPLAY_NOPRE,       0};
+            *o++ = (cx_replay_fins){
+                0,       CX_REPLAY_SLOT_STRIDE, (uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE),
+                pend[s], CX_REPLAY_NOPRE,       0};
     return (size_t)(o - out);
 }

@@ -239,7 +239,7 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
  * cmap holds the durations' byte offsets from dur, scaled for the pass
  * (callgrind, bench schedules zb-v: the 4-lane pass 219M -> 184M
  * instructions; a stage's 4 W doubles rather than 3 W: 177M). */
-#define DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, IT, FOLD, PRE, DI, SENDS)             \
+#define DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, IT, FOLD, PRE, DI, SENDS, SR)         \
     ATTR static void NAME(const void *prog_, size_t n, const uint32_t *cmap, double *tok,          \
                           double *rg, const double *dur, const double *p2p, int overlap)           \
     {                                                                                              \
@@ -250,7 +250,7 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
             pv[k] = LD(p2p + k * (E));                                                             \
         for (size_t i = 0; i < n; i++) {                                                           \
             const IT x = prog[i];                                                                  \
-            double *const r = rg + (size_t)x.stage * RG_N * (W);                                   \
+            double *const r = rg + SR(x, W);                                                       \
             const double *const t = tok + (size_t)x.dep * ((W) / STRIDE);                          \
             double *const o = tok + (size_t)x.out * ((W) / STRIDE);                                \
             const double *const d = (const double *)((const char *)dur + cmap[DI(x)]);             \
@@ -284,6 +284,9 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
  * 16-byte one folded (_f, cx_replay_fins: the stage's free plus the folded
  * W-like item's duration, -0.0 for none, before the maximum) and not (_g) */
 #define PRE_NONE(x) 0
+#define SR_P(x, W) (size_t)(x).stage *RG_N *(W)
+#define SR_F(x, W) (size_t)(x).stage *((W) / STRIDE) /* scaled: RG_N STRIDE */
+_Static_assert(RG_N *STRIDE == CX_REPLAY_FSTAGE_STRIDE, "the 16-byte form's stage scale");
 #define DI_P(x) ((x).di & ~SEND_BIT)
 #define SENDS_P(x) ((x).di & SEND_BIT)
 #define PRE_F(x) (x).pre
@@ -291,11 +294,11 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
 #define SENDS_F(x) (x).send
 #define DEFINE_EXEC(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD)                                        \
     DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_ins, 0, PRE_NONE, DI_P,         \
-                 SENDS_P)                                                                          \
+                 SENDS_P, SR_P)                                                                    \
     DEFINE_EXEC_(NAME##_f, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_fins, 1, PRE_F, DI_F,       \
-                 SENDS_F)                                                                          \
+                 SENDS_F, SR_F)                                                                    \
     DEFINE_EXEC_(NAME##_g, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_fins, 0, PRE_NONE, DI_F,    \
-                 SENDS_F)
+                 SENDS_F, SR_F)
 
 typedef void exec_fn(const void *, size_t, const uint32_t *, double *, double *, const double *,
                      const double *, int);

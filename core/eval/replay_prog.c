@@ -219,7 +219,10 @@ static inline void step_f(cx_replay_prog *pr, const cx_replay_fins *x, double p2
                           const int fw)
 {
     double *const tok = pr->tok;
-    stage_regs *const r = &pr->rg[x->stage];
+    _Static_assert(sizeof(stage_regs) % CX_REPLAY_FSTAGE_STRIDE == 0, "stage scale");
+    stage_regs *const r =
+        (stage_regs *)((char *)pr->rg +
+                       (size_t)x->stage * (sizeof(stage_regs) / CX_REPLAY_FSTAGE_STRIDE));
     const double ready = tok[x->dep], fr = fw ? r->free + pr->dur[x->pre] : r->free;
     const double start = fr > ready ? fr : ready;
     const double end = start + pr->dur[x->di];
