@@ -116,7 +116,7 @@ void cx_core_replay_prog_compile_seq(cx_replay_prog *pr, const cx_play *pl)
     for (size_t i = 0; i < pr->nseq; i++) {
         const int s = pr->seq[2 * i], pos = pr->seq[2 * i + 1];
         pr->prog[i] = encode(pr, pl, s, &pl->items[(size_t)s * cap + (size_t)pos], zero, scratch);
-        pr->last_di[s] = pr->prog[i].di & (uint16_t)~SEND_BIT;
+        pr->last_di[s] = pr->prog[i].di;
     }
     compiled(pr, pl, pr->nseq);
     pr->renamed = 0, pr->nslot = scratch + 1, pr->zero = zero;
@@ -414,7 +414,7 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                 o++, k++; /* folded: o only counts */
                 const cx_sched_item *it = nit[s];
                 if (it == nend[s]) {
-                    pr->last_di[s] = ndi[s] & (uint16_t)~SEND_BIT;
+                    pr->last_di[s] = ndi[s];
                     fin[s] = 1;
                     continue;
                 }

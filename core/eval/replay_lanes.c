@@ -90,8 +90,8 @@ typedef struct {
     const cx_replay_ins *ins; /* prog, or the program's own when compiled renamed */
     cx_replay_ins *prog;
     size_t prog_cap;
-    uint16_t last_di[CX_COST_MAX_STAGES];
-    const cx_replay_fins *fins; /* or its 16-byte form (replay_compile.c), fn of them */
+    uint16_t last_di[CX_COST_MAX_STAGES]; /* with the send bit */
+    const cx_replay_fins *fins;           /* or its 16-byte form (replay_compile.c), fn of them */
     size_t fn;
     int fw; /* its W-like items folded */
 } lprog;
@@ -268,6 +268,7 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
                     ST(r + (W) + k * (E), out);                                                    \
                     ST(r + k * (E), overlap ? end[k] : out);                                       \
                     ST(o + k * (E), out);                                                          \
+                    ST(r + 2 * (W) + k * (E), end[k]);                                             \
                 }                                                                                  \
             } else {                                                                               \
                 _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++)                              \
@@ -276,8 +277,6 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
                     ST(o + k * (E), end[k]);                                                       \
                 }                                                                                  \
             }                                                                                      \
-            _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++)                                  \
-                ST(r + 2 * (W) + k * (E), end[k]);                                                 \
         }                                                                                          \
     }
 /* each width three times: the 12-byte renamed program (cx_replay_ins), the
@@ -499,11 +498,12 @@ static void emit(const cx_replay_lanes *ln, int j, const uint16_t *cls, const cx
     out->makespan_s = 0;
     for (int s = 0; s < ln->cur->p; s++) {
         const double *const r = ln->rg + (size_t)s * RG_N * w;
-        const int di = ln->cur->last_di[s];
+        const int di = ln->cur->last_di[s] & ~SEND_BIT;
         double win;
         cx_replay_dur(&cvi[cls[di / 4]], di % 4, &win);
         out->free_s[s] = r[j];
-        out->last_end_s[s] = r[2 * w + (size_t)j];
+        /* a send stored its end; an item without one has its end as free */
+        out->last_end_s[s] = ln->cur->last_di[s] & SEND_BIT ? r[2 * w + (size_t)j] : r[j];
         out->last_item_s[s] = win;
         if (out->free_s[s] > out->makespan_s) out->makespan_s = out->free_s[s];
     }

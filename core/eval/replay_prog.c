@@ -601,7 +601,7 @@ static int64_t run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm, 
         exec(pr, i, pr->n, p2p, overlap);
     for (int s = 0; s < p; s++) {
         double *reg = pl->regs + (size_t)s * CX_PLAY_REGS, win;
-        const int di = pr->last_di[s];
+        const int di = pr->last_di[s] & ~SEND_BIT;
         reg[CX_R_FREE] = rg[s].free;
         reg[CX_R_PP_FREE] = rg[s].pp;
         reg[CX_R_LAST_END] = rg[s].end;

@@ -91,7 +91,7 @@ typedef struct {
 /* The program compiled for the orders held by pl (for the clock lanes,
  * core/eval/replay_lanes.c): n instructions; slot zero reads 0, slot
  * zero + 1 is written and never read (the slots below: two per cell);
- * last_di[s]: the di of stage s's last item (without the send bit).
+ * last_di[s]: the di of stage s's last item (with the send bit).
  * renamed: the slots are already the lanes' compact ones (0 reads 0, 1
  * written and never read, nslot in all, each times CX_REPLAY_SLOT_STRIDE):
  * what a plain play or a compile-only
