@@ -91,7 +91,13 @@ typedef struct {
     cx_replay_ins *prog;
     size_t prog_cap;
     uint16_t last_di[CX_COST_MAX_STAGES]; /* with the send bit */
-    const cx_replay_fins *fins;           /* or its 16-byte form (replay_compile.c), fn of them */
+    /* the instructions from tail on hold every stage's last (see
+     * set_tail), found for the program at tail_of */
+    size_t tail, tail_n;
+    const void *tail_of;
+    const cx_sched_desc *tail_sd;
+    int tail_p, tail_m, tail_v, have_tail;
+    const cx_replay_fins *fins; /* or its 16-byte form (replay_compile.c), fn of them */
     size_t fn;
     int fw; /* its W-like items folded */
 } lprog;
@@ -240,8 +246,9 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
  * (callgrind, bench schedules zb-v: the 4-lane pass 219M -> 184M
  * instructions; a stage's 4 W doubles rather than 3 W: 177M). */
 #define DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, IT, FOLD, PRE, DI, SENDS, SR)         \
-    ATTR static void NAME(const void *prog_, size_t n, const uint32_t *cmap, double *tok,          \
-                          double *rg, const double *dur, const double *p2p, int overlap)           \
+    ATTR static inline __attribute__((always_inline)) void NAME##_in(                              \
+        const void *prog_, size_t n, const uint32_t *cmap, double *tok, double *rg,                \
+        const double *dur, const double *p2p, const int overlap, const int last)                   \
     {                                                                                              \
         enum { NV = (W) / (E) };                                                                   \
         const IT *const prog = prog_;                                                              \
@@ -268,7 +275,7 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
                     ST(r + (W) + k * (E), out);                                                    \
                     ST(r + k * (E), overlap ? end[k] : out);                                       \
                     ST(o + k * (E), out);                                                          \
-                    ST(r + 2 * (W) + k * (E), end[k]);                                             \
+                    if (last) ST(r + 2 * (W) + k * (E), end[k]);                                   \
                 }                                                                                  \
             } else {                                                                               \
                 _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++)                              \
@@ -278,6 +285,15 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
                 }                                                                                  \
             }                                                                                      \
         }                                                                                          \
+    }                                                                                              \
+    /* mode: 1 overlap, 2 the stages' last ends stored; a loop for each */                         \
+    ATTR static void NAME(const void *prog, size_t n, const uint32_t *cmap, double *tok,           \
+                          double *rg, const double *dur, const double *p2p, int mode)              \
+    {                                                                                              \
+        if (mode == 0) NAME##_in(prog, n, cmap, tok, rg, dur, p2p, 0, 0);                          \
+        if (mode == 1) NAME##_in(prog, n, cmap, tok, rg, dur, p2p, 1, 0);                          \
+        if (mode == 2) NAME##_in(prog, n, cmap, tok, rg, dur, p2p, 0, 1);                          \
+        if (mode == 3) NAME##_in(prog, n, cmap, tok, rg, dur, p2p, 1, 1);                          \
     }
 /* each width three times: the 12-byte renamed program (cx_replay_ins), the
  * 16-byte one folded (_f, cx_replay_fins: the stage's free plus the folded
@@ -407,6 +423,32 @@ int cx_core_replay_lanes_fold_stats(const cx_replay_lanes *ln, size_t st[3])
     return e->fins && e->fw;
 }
 
+/* x->tail: the first instruction of the program run that is some stage's
+ * last (one scan from the end until every stage is met; 0 when a stage
+ * has none): before it no stage's last end is read, so a pass stores
+ * none there (see pass). Found again only for another program. */
+static void set_tail(lprog *x)
+{
+    const void *const prog = x->fins ? (const void *)x->fins : (const void *)x->ins;
+    const size_t n = x->fins ? x->fn : x->n;
+    if (x->tail_of == prog && x->tail <= n && x->have_tail == 1 + (x->fins != NULL) &&
+        x->tail_n == n && x->tail_sd == x->sd && x->tail_p == x->p && x->tail_m == x->m &&
+        x->tail_v == x->v)
+        return;
+    uint8_t seen[CX_COST_MAX_STAGES];
+    memset(seen, 0, (size_t)x->p);
+    int left = x->p;
+    size_t i = n;
+    while (i > 0 && left > 0) {
+        i--;
+        const size_t s = x->fins ? x->fins[i].stage / CX_REPLAY_FSTAGE_STRIDE : x->ins[i].stage;
+        if (s < (size_t)x->p && !seen[s]) seen[s] = 1, left--;
+    }
+    x->tail = left > 0 ? 0 : i;
+    x->tail_of = prog, x->tail_n = n, x->have_tail = 1 + (x->fins != NULL);
+    x->tail_sd = x->sd, x->tail_p = x->p, x->tail_m = x->m, x->tail_v = x->v;
+}
+
 /* Ensures ln holds the renamed program of pl's orders; -1 as
  * cx_core_replay_lanes_run. */
 static int program(cx_replay_lanes *ln, const cx_play *pl, const cx_replay_prog *pr)
@@ -423,13 +465,14 @@ static int program(cx_replay_lanes *ln, const cx_play *pl, const cx_replay_prog 
         memcpy(x->last_di, code.last_di, (size_t)pl->p * sizeof *x->last_di);
         /* its folded form, where compiled so (replay_compile.c) */
         x->fins = code.fins, x->fn = code.fn, x->fw = code.fold_w;
+        set_tail(x);
         return 0;
     }
     /* held, or refused (the next misses of the same orders not renamed again) */
     if (x->have && x->sd == pl->sd && x->p == pl->p && x->m == pl->m && x->v == pl->v &&
         x->n == code.n)
-        return x->have > 0 ? 0 : -1;
-    if (!rename_slots(ln, x, pl, &code)) return 0;
+        return x->have > 0 ? (set_tail(x), 0) : -1;
+    if (!rename_slots(ln, x, pl, &code)) return set_tail(x), 0;
     x->sd = pl->sd, x->p = pl->p, x->m = pl->m, x->v = pl->v, x->n = code.n;
     x->have = -1;
     return -1;
@@ -483,8 +526,12 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
     memset(ln->rg, 0, (size_t)p * RG_N * (size_t)w * sizeof(double));
     memset(ln->tok, 0, (size_t)w * sizeof(double)); /* the zero slot */
     const int fo = !e->fins ? 0 : e->fw ? 1 : 2, wi = w == VW3 ? 3 : w == VW2 ? 2 : w == VW ? 1 : 0;
-    exec_best.f[fo][wi](fo ? (const void *)e->fins : (const void *)e->ins, fo ? e->fn : e->n,
-                        ln->cmap, ln->tok, ln->rg, dur, pv, overlap);
+    /* before the tail no stage's last end is stored (set_tail) */
+    const size_t ni = fo ? e->fn : e->n, t = e->tail, sz = fo ? sizeof *e->fins : sizeof *e->ins;
+    const char *const prog = fo ? (const char *)e->fins : (const char *)e->ins;
+    exec_best.f[fo][wi](prog, t, ln->cmap, ln->tok, ln->rg, dur, pv, overlap != 0);
+    exec_best.f[fo][wi](prog + t * sz, ni - t, ln->cmap, ln->tok, ln->rg, dur, pv,
+                        2 | (overlap != 0));
     ln->w = w;
     return 0;
 }
