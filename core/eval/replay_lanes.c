@@ -271,8 +271,10 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
             if (SENDS(x)) {                                                                        \
                 _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++)                              \
                 {                                                                                  \
-                    const VT out = ADD(MAX(end[k], LD(r + (W) + k * (E))), pv[k]);                 \
-                    ST(r + (W) + k * (E), out);                                                    \
+                    /* without overlap PP free <= free <= end: the maximum is end */               \
+                    const VT out = overlap ? ADD(MAX(end[k], LD(r + (W) + k * (E))), pv[k])        \
+                                           : ADD(end[k], pv[k]);                                   \
+                    if (overlap) ST(r + (W) + k * (E), out);                                       \
                     ST(r + k * (E), overlap ? end[k] : out);                                       \
                     ST(o + k * (E), out);                                                          \
                     if (last) ST(r + 2 * (W) + k * (E), end[k]);                                   \
