@@ -407,7 +407,7 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                                                  (uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE),
                                                  ndi[s] & (uint16_t)~SEND_BIT,
                                                  pre,
-                                                 ndi[s] >> 15};
+                                                 (uint16_t)((ndi[s] >> 15) * CX_REPLAY_FSEND)};
                         if (fw) fpre[s] = CX_REPLAY_NOPRE;
                     }
                 }
@@ -607,7 +607,7 @@ size_t cx_core_replay_prog_fold(const ins *in, size_t n, int p, int fw, cx_repla
                                 (uint16_t)(x.stage * CX_REPLAY_FSTAGE_STRIDE),
                                 x.di & (uint16_t)~SEND_BIT,
                                 pre,
-                                x.di >> 15};
+                                (uint16_t)((x.di >> 15) * CX_REPLAY_FSEND)};
     }
     for (int s = 0; s < p; s++)
         if (pend[s] != CX_REPLAY_NOPRE)

@@ -245,7 +245,7 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
  * cmap holds the durations' byte offsets from dur, scaled for the pass
  * (callgrind, bench schedules zb-v: the 4-lane pass 219M -> 184M
  * instructions; a stage's 4 W doubles rather than 3 W: 177M). */
-#define DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, IT, FOLD, PRE, DI, SENDS, SR)         \
+#define DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, IT, FOLD, PRE, DI, SENDS, SR, SIDX)   \
     ATTR static inline __attribute__((always_inline)) void NAME##_in(                              \
         const void *prog_, size_t n, const uint32_t *cmap, double *tok, double *rg,                \
         const double *dur, const double *p2p, const int overlap, const int last)                   \
@@ -254,7 +254,7 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
         const IT *const prog = prog_;                                                              \
         VT pv[NV];                                                                                 \
         for (int k = 0; k < NV; k++)                                                               \
-            pv[k] = LD(p2p + k * (E));                                                             \
+            pv[k] = LD(p2p + (W) + k * (E));                                                       \
         for (size_t i = 0; i < n; i++) {                                                           \
             const IT x = prog[i];                                                                  \
             double *const r = rg + SR(x, W);                                                       \
@@ -268,14 +268,24 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
                 ADD(MAX(FOLD ? ADD(LD(r + k * (E)), LD(dp + k * (E))) : LD(r + k * (E)),           \
                         LD(t + k * (E))),                                                          \
                     LD(d + k * (E)));                                                              \
-            if (SENDS(x)) {                                                                        \
+            if (!overlap) {                                                                        \
+                /* PP free <= free <= end: a send's maximum is its end, out                        \
+                 * = end + p2p; no send adds +0.0 (the same bits: no end is                        \
+                 * -0.0), the row of p2p's SIDX picks */                                           \
+                const double *const ps = p2p + (size_t)SIDX(x) * ((W) / STRIDE);                   \
                 _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++)                              \
                 {                                                                                  \
-                    /* without overlap PP free <= free <= end: the maximum is end */               \
-                    const VT out = overlap ? ADD(MAX(end[k], LD(r + (W) + k * (E))), pv[k])        \
-                                           : ADD(end[k], pv[k]);                                   \
-                    if (overlap) ST(r + (W) + k * (E), out);                                       \
-                    ST(r + k * (E), overlap ? end[k] : out);                                       \
+                    const VT out = ADD(end[k], LD(ps + k * (E)));                                  \
+                    ST(r + k * (E), out);                                                          \
+                    ST(o + k * (E), out);                                                          \
+                    if (last) ST(r + 2 * (W) + k * (E), end[k]);                                   \
+                }                                                                                  \
+            } else if (SENDS(x)) {                                                                 \
+                _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++)                              \
+                {                                                                                  \
+                    const VT out = ADD(MAX(end[k], LD(r + (W) + k * (E))), pv[k]);                 \
+                    ST(r + (W) + k * (E), out);                                                    \
+                    ST(r + k * (E), end[k]);                                                       \
                     ST(o + k * (E), out);                                                          \
                     if (last) ST(r + 2 * (W) + k * (E), end[k]);                                   \
                 }                                                                                  \
@@ -306,16 +316,19 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
 _Static_assert(RG_N *STRIDE == CX_REPLAY_FSTAGE_STRIDE, "the 16-byte form's stage scale");
 #define DI_P(x) ((x).di & ~SEND_BIT)
 #define SENDS_P(x) ((x).di & SEND_BIT)
+#define SIDX_P(x) (((x).di >> 15) * STRIDE)
 #define PRE_F(x) (x).pre
 #define DI_F(x) (x).di
 #define SENDS_F(x) (x).send
+#define SIDX_F(x) (x).send /* CX_REPLAY_FSEND */
+_Static_assert(CX_REPLAY_FSEND == STRIDE, "the 16-byte form's send scale");
 #define DEFINE_EXEC(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD)                                        \
     DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_ins, 0, PRE_NONE, DI_P,         \
-                 SENDS_P, SR_P)                                                                    \
+                 SENDS_P, SR_P, SIDX_P)                                                            \
     DEFINE_EXEC_(NAME##_f, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_fins, 1, PRE_F, DI_F,       \
-                 SENDS_F, SR_F)                                                                    \
+                 SENDS_F, SR_F, SIDX_F)                                                            \
     DEFINE_EXEC_(NAME##_g, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_fins, 0, PRE_NONE, DI_F,    \
-                 SENDS_F, SR_F)
+                 SENDS_F, SR_F, SIDX_F)
 
 typedef void exec_fn(const void *, size_t, const uint32_t *, double *, double *, const double *,
                      const double *, int);
@@ -506,7 +519,7 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
     const lprog *const e = ln->cur;
     if (grow_g(&ln->tok, &ln->tok_cap, (size_t)e->nslot) ||
         grow_g(&ln->rg, &ln->rg_cap, (size_t)p * RG_N) ||
-        grow_g(&ln->dur, &ln->dur_cap, (size_t)ncls * 4 + 2))
+        grow_g(&ln->dur, &ln->dur_cap, (size_t)ncls * 4 + 3))
         return -1;
     for (int vs = 0; vs < nvs; vs++)
         for (int k = 0; k < 4; k++)
@@ -521,10 +534,12 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
                 dur[((size_t)c * 4 + (size_t)k) * (size_t)w + (size_t)j] =
                     cx_replay_dur(&cvi[l][c], k, &win);
             }
-        pv[j] = p2p[l];
-        pv[(size_t)w + (size_t)j] = -0.0; /* NOPRE's */
+        /* rows: +0.0 (no send), p2p, NOPRE's -0.0 */
+        pv[j] = 0.0;
+        pv[(size_t)w + (size_t)j] = p2p[l];
+        pv[2 * (size_t)w + (size_t)j] = -0.0;
     }
-    ln->cmap[NOPRE] = (uint32_t)((ncls * 4 + 1) * w) * (uint32_t)sizeof(double);
+    ln->cmap[NOPRE] = (uint32_t)((ncls * 4 + 2) * w) * (uint32_t)sizeof(double);
     memset(ln->rg, 0, (size_t)p * RG_N * (size_t)w * sizeof(double));
     memset(ln->tok, 0, (size_t)w * sizeof(double)); /* the zero slot */
     const int fo = !e->fins ? 0 : e->fw ? 1 : 2, wi = w == VW3 ? 3 : w == VW2 ? 2 : w == VW ? 1 : 0;

@@ -80,12 +80,15 @@ typedef struct {
 typedef struct {
     int32_t dep, out;
     uint16_t stage, di, pre, send; /* stage times CX_REPLAY_FSTAGE_STRIDE; di without the send
-                                      bit; send: 1 for a send */
+                                      bit; send: CX_REPLAY_FSEND for a send */
 } cx_replay_fins;
 /* the 16-byte form's stage is scaled: its stage registers' place in the
  * clock lanes' 4-lane pass (4 groups of 4 doubles a stage) by the
  * addressing mode, no shift (replay_lanes.c) */
 #define CX_REPLAY_FSTAGE_STRIDE 16
+/* and its send flag: a send's is this (the clock lanes' row of p2p: no
+ * send adds a row of +0.0, see replay_lanes.c), else 0 */
+#define CX_REPLAY_FSEND 4
 #define CX_REPLAY_NOPRE 0x4000u /* above every duration slot (4 CX_COST_MAX_VSTAGES) */
 
 /* The program compiled for the orders held by pl (for the clock lanes,
