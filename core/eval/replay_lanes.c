@@ -43,6 +43,16 @@
  * on the 4-lane AVX2 pass, _f (folded) 22, the 12-byte form 21; folded, a
  * third fewer instructions (callgrind, fast-only bench schedules, main
  * 03effa3 -> this: zb-v passes 193M -> 145M, dualpipev 261M -> 238M).
+ * Without p2p overlap (every schedule here) a stage's PP free never
+ * exceeds its free, so a send's maximum is its end: out = end + a row of
+ * p2p, +0.0 for no send (picked by the send flag, no branch), no PP
+ * register; the stages' last ends are stored only from the program's
+ * tail on (set_tail); the 16-byte form's stage and send flag are scaled
+ * for the 4-lane pass's addressing modes: 17 x86 instructions per
+ * instruction, send or not, on the 4-lane AVX2 pass (callgrind, fast-only
+ * bench schedules dualpipev, main 428574c -> this: 4-lane pass 161.9M ->
+ * 119.0M, 16-lane 45.0M -> 31.2M; zb-v folded 97.0M -> 74.2M, 24.3M ->
+ * 17.4M; see core/README.md, "Leaner lanes kernel").
  * Memory per worker: 12 bytes per instruction of the last orders renamed
  * here (none when compiled renamed, never folded), 4 bytes per program slot while
  * renaming, 64 bytes per
@@ -238,11 +248,14 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
  * a : b lane by lane (the scalar's maximum: x86's MAXPD returns its second
  * operand unless the first is greater, NaN and signed zeros included),
  * ADD IEEE addition. tok: [nslot][W]; rg: per stage free [W], PP free [W],
- * last end [W], unused [W]; dur: [4 ncls][W]; p2p: [W]. An item's out slot may be the
- * slot it reads (renamed after its only reader): every vector of the read
- * is loaded before the first store. Every item stores its end as its
- * stage's last end (the stage's last item's stays: no flag to decode), and
- * cmap holds the durations' byte offsets from dur, scaled for the pass
+ * last end [W], unused [W]; dur: [4 ncls][W]; p2p: rows +0.0 [W], p2p [W]. An item's
+ * out slot may be the slot it reads (renamed after its only reader): every
+ * vector of the read is loaded before the first store. mode: 1 p2p overlap
+ * (else PP free <= free <= end, so a send's out is end + p2p and the PP
+ * register is neither read nor written), 2 every send (all items without
+ * overlap) stores its end as its stage's last end (the pass's tail, see
+ * set_tail: an item without a send has its end as free); a loop for each
+ * mode. cmap holds the durations' byte offsets from dur, scaled for the pass
  * (callgrind, bench schedules zb-v: the 4-lane pass 219M -> 184M
  * instructions; a stage's 4 W doubles rather than 3 W: 177M). */
 #define DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, IT, FOLD, PRE, DI, SENDS, SR, SIDX)   \
