@@ -544,9 +544,14 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
         for (int c = 0; c < ncls; c++)
             for (int k = 0; k < 4; k++) {
                 double win;
-                dur[((size_t)c * 4 + (size_t)k) * (size_t)w + (size_t)j] =
-                    cx_replay_dur(&cvi[l][c], k, &win);
+                const double dv = cx_replay_dur(&cvi[l][c], k, &win);
+                /* the kernels' shortcuts (PP free <= free, the fold)
+                 * hold for durations >= 0, never NaN: else no pass (the
+                 * callers play alone) */
+                if (!(dv >= 0)) return -1;
+                dur[((size_t)c * 4 + (size_t)k) * (size_t)w + (size_t)j] = dv;
             }
+        if (!(p2p[l] >= 0)) return -1;
         /* rows: +0.0 (no send), p2p, NOPRE's -0.0 */
         pv[j] = 0.0;
         pv[(size_t)w + (size_t)j] = p2p[l];
