@@ -11,7 +11,9 @@
  * and the clock lanes, replay_lanes.c: the same values read and written,
  * so the same bits) in a 16-byte form (cx_replay_fins: the send flag
  * apart from the duration slot, two x86 instructions fewer per
- * instruction in a lanes pass), and there, where at least a quarter of the
+ * instruction in a lanes pass; stage and send flag scaled for the 4-lane
+ * pass's addressing modes, CX_REPLAY_FSTAGE_STRIDE and CX_REPLAY_FSEND,
+ * see replay_lanes.c), and there, where at least a quarter of the
  * items are W-like (ZB-H1, ZB-H2, ZB-V: a third), folded (each W-like item
  * into its stage's next instruction, see cx_core_replay_prog_fold: the
  * same bits); the steady middle of every
