@@ -335,7 +335,7 @@ static void test_shapes_come_back(void)
 /* The clock batch's own sweep gates (cx_core_replay_zb_sweep_pays_batch,
  * cx_core_replay_v_sweep_pays_batch): shapes of megatron-1t they send to
  * the ZB / V sweeps (ZB-H1 m 2p, ZB-H2 4p, ZB-V on the jump and plain m
- * 512, DualPipeV on the jump), and shapes played in clock lanes (their
+ * 768, DualPipeV on the jump), and shapes played in clock lanes (their
  * keys collinear over the clocks: the first round filled to 4 points;
  * interleaved with the formula answering most clocks first, and without),
  * every clock within 1e-11 of the full replay and the same bits asked
@@ -359,7 +359,7 @@ static void test_batch_sweeps(void)
     } shapes[] = {{CULONX_SCHED_ZB_H1, 64, 128, 8, 1},
                   {CULONX_SCHED_ZB_H2, 32, 128, 8, 1},
                   {CULONX_SCHED_ZB_V, 32, 768, 8, 1},
-                  {CULONX_SCHED_ZB_V, 64, 512, 8, 1},
+                  {CULONX_SCHED_ZB_V, 64, 768, 8, 1},
                   {CULONX_SCHED_DUALPIPE_V, 64, 1536, 8, 1},
                   {CULONX_SCHED_ZB_V, 16, 96, 8, 1},
                   {CULONX_SCHED_DUALPIPE_V, 32, 192, 8, 1},
@@ -383,7 +383,7 @@ static void test_batch_sweeps(void)
         CU_ASSERT_EQUAL_FATAL(cx_core_cost_build(&r, mhz[0], c, &err), CULONX_OK);
         if (k < 5)
             gated += cx_core_replay_zb_sweep_pays_batch(c) ||
-                     (shapes[k].s == CULONX_SCHED_ZB_V && shapes[k].m == 512
+                     (shapes[k].s == CULONX_SCHED_ZB_V && shapes[k].p == 64
                           ? cx_core_replay_v_sweep_pays_batch(c, 0)
                           : cx_core_replay_v_sweep_pays_batch(c, 1));
         cx_replay_ws *wl = cx_core_replay_ws_new(), *wr = cx_core_replay_ws_new(),

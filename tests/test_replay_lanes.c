@@ -64,6 +64,8 @@ static void lanes_vs_plain(void)
                     const int m = mi == 0 ? p : mi == 1 ? 4 * p + 1 : 13 * p;
                     if (cx_sched_play_orders(pl, sd, p, m, v, 0) != CX_SCHED_SIM_OK) continue;
                     const int nvs = pl->nvs, n = 1 + (int)uni(0, NL);
+                    /* both p2p rules (the lanes' send differs without overlap) */
+                    const int ov = mi == 1 ? !sd->p2p_overlap : sd->p2p_overlap;
                     const cx_replay_vsinfo *vp[NL];
                     double p2p[NL];
                     for (int l = 0; l < n; l++) {
@@ -73,11 +75,10 @@ static void lanes_vs_plain(void)
                         p2p[l] = l % 3 == 1 ? 0.0 : uni(0, 0.4);
                     }
                     /* the scalar plays (the first compiles the program) */
-                    cx_replay_timing tm0 = {vp[0], p2p[0], sd->p2p_overlap};
+                    cx_replay_timing tm0 = {vp[0], p2p[0], ov};
                     CU_ASSERT_FATAL(cx_core_replay_prog_run_plain(pr, pl, &tm0) == CX_SCHED_SIM_OK);
                     clock_t c0 = clock();
-                    CU_ASSERT_FATAL(cx_core_replay_lanes_run(ln, pl, pr, n, vp, p2p,
-                                                             sd->p2p_overlap, out) == 0);
+                    CU_ASSERT_FATAL(cx_core_replay_lanes_run(ln, pl, pr, n, vp, p2p, ov, out) == 0);
                     t_lanes += (double)(clock() - c0);
                     cases++;
                     size_t st[3];
@@ -86,7 +87,7 @@ static void lanes_vs_plain(void)
                             fold_sum[k] += st[k];
                     fold_sum[3] += cx_core_replay_lanes_fold_stats(ln, st);
                     for (int l = 0; l < n; l++) {
-                        cx_replay_timing tm = {vp[l], p2p[l], sd->p2p_overlap};
+                        cx_replay_timing tm = {vp[l], p2p[l], ov};
                         c0 = clock();
                         CU_ASSERT_FATAL(cx_core_replay_prog_run_plain(pr, pl, &tm) ==
                                         CX_SCHED_SIM_OK);

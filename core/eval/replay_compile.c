@@ -11,7 +11,9 @@
  * and the clock lanes, replay_lanes.c: the same values read and written,
  * so the same bits) in a 16-byte form (cx_replay_fins: the send flag
  * apart from the duration slot, two x86 instructions fewer per
- * instruction in a lanes pass), and there, where at least a quarter of the
+ * instruction in a lanes pass; stage and send flag scaled for the 4-lane
+ * pass's addressing modes, CX_REPLAY_FSTAGE_STRIDE and CX_REPLAY_FSEND,
+ * see replay_lanes.c), and there, where at least a quarter of the
  * items are W-like (ZB-H1, ZB-H2, ZB-V: a third), folded (each W-like item
  * into its stage's next instruction, see cx_core_replay_prog_fold: the
  * same bits); the steady middle of every
@@ -129,7 +131,7 @@ void cx_core_replay_prog_compile_seq(cx_replay_prog *pr, const cx_play *pl)
     for (size_t i = 0; i < pr->nseq; i++) {
         const int s = pr->seq[2 * i], pos = pr->seq[2 * i + 1];
         pr->prog[i] = encode(pr, pl, s, &pl->items[(size_t)s * cap + (size_t)pos], zero, scratch);
-        pr->last_di[s] = pr->prog[i].di & (uint16_t)~SEND_BIT;
+        pr->last_di[s] = pr->prog[i].di;
     }
     compiled(pr, pl, pr->nseq);
     pr->renamed = 0, pr->nslot = scratch + 1, pr->zero = zero;
@@ -435,15 +437,19 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                     if (fw && pre == CX_REPLAY_NOPRE && w) {
                         fpre[s] = ndi[s];
                     } else {
-                        *fq++ = (cx_replay_fins){
-                            od, oo, (uint16_t)s, ndi[s] & (uint16_t)~SEND_BIT, pre, ndi[s] >> 15};
+                        *fq++ = (cx_replay_fins){od,
+                                                 oo,
+                                                 (uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE),
+                                                 ndi[s] & (uint16_t)~SEND_BIT,
+                                                 pre,
+                                                 (uint16_t)((ndi[s] >> 15) * CX_REPLAY_FSEND)};
                         if (fw) fpre[s] = CX_REPLAY_NOPRE;
                     }
                 }
                 o++, k++; /* folded: o only counts */
                 const cx_sched_item *it = nit[s];
                 if (it == nend[s]) {
-                    pr->last_di[s] = ndi[s] & (uint16_t)~SEND_BIT;
+                    pr->last_di[s] = ndi[s];
                     fin[s] = 1;
                     continue;
                 }
@@ -547,8 +553,9 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
         /* a stage's last W-like item: at the end, unfolded */
         for (int s = 0; s < p && fw; s++)
             if (fpre[s] != CX_REPLAY_NOPRE) {
-                *fq++ = (cx_replay_fins){0,       CX_REPLAY_SLOT_STRIDE, (uint16_t)s,
-                                         fpre[s], CX_REPLAY_NOPRE,       0};
+                *fq++ = (cx_replay_fins){
+                    0,       CX_REPLAY_SLOT_STRIDE, (uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE),
+                    fpre[s], CX_REPLAY_NOPRE,       0};
             }
         pr->fold_n = (size_t)(fq - pr->fold), pr->folded = 1, pr->fold_w = fw;
     }
@@ -630,11 +637,17 @@ size_t cx_core_replay_prog_fold(const ins *in, size_t n, int p, int fw, cx_repla
             continue;
         }
         pend[x.stage] = CX_REPLAY_NOPRE;
-        *o++ = (cx_replay_fins){x.dep, x.out, x.stage, x.di & (uint16_t)~SEND_BIT, pre, x.di >> 15};
+        *o++ = (cx_replay_fins){x.dep,
+                                x.out,
+                                (uint16_t)(x.stage * CX_REPLAY_FSTAGE_STRIDE),
+                                x.di & (uint16_t)~SEND_BIT,
+                                pre,
+                                (uint16_t)((x.di >> 15) * CX_REPLAY_FSEND)};
     }
     for (int s = 0; s < p; s++)
         if (pend[s] != CX_REPLAY_NOPRE)
-            *o++ = (cx_replay_fins){0,       CX_REPLAY_SLOT_STRIDE, (uint16_t)s,
-                                    pend[s], CX_REPLAY_NOPRE,       0};
+            *o++ = (cx_replay_fins){
+                0,       CX_REPLAY_SLOT_STRIDE, (uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE),
+                pend[s], CX_REPLAY_NOPRE,       0};
     return (size_t)(o - out);
 }

@@ -463,7 +463,7 @@ static void emit(const cx_replay_jlanes *jl, const cx_replay_prog *pr, int p, in
     out->makespan_s = 0;
     for (int s = 0; s < p; s++) {
         const double *const r = jl->rg + (size_t)s * 3 * VW;
-        const int di = pr->last_di[s];
+        const int di = pr->last_di[s] & ~CX_REPLAY_SEND_BIT;
         double win;
         cx_replay_dur(&cvi[cls[di / 4]], di % 4, &win);
         out->free_s[s] = r[j];

@@ -43,6 +43,16 @@
  * on the 4-lane AVX2 pass, _f (folded) 22, the 12-byte form 21; folded, a
  * third fewer instructions (callgrind, fast-only bench schedules, main
  * 03effa3 -> this: zb-v passes 193M -> 145M, dualpipev 261M -> 238M).
+ * Without p2p overlap (every schedule here) a stage's PP free never
+ * exceeds its free, so a send's maximum is its end: out = end + a row of
+ * p2p, +0.0 for no send (picked by the send flag, no branch), no PP
+ * register; the stages' last ends are stored only from the program's
+ * tail on (set_tail); the 16-byte form's stage and send flag are scaled
+ * for the 4-lane pass's addressing modes: 17 x86 instructions per
+ * instruction, send or not, on the 4-lane AVX2 pass (callgrind, fast-only
+ * bench schedules dualpipev, main 428574c -> this: 4-lane pass 161.9M ->
+ * 119.0M, 16-lane 45.0M -> 31.2M; zb-v folded 97.0M -> 74.2M, 24.3M ->
+ * 17.4M; see core/README.md, "Leaner lanes kernel").
  * Memory per worker: 12 bytes per instruction of the last orders renamed
  * here (none when compiled renamed, never folded), 4 bytes per program slot while
  * renaming, 64 bytes per
@@ -90,7 +100,13 @@ typedef struct {
     const cx_replay_ins *ins; /* prog, or the program's own when compiled renamed */
     cx_replay_ins *prog;
     size_t prog_cap;
-    uint16_t last_di[CX_COST_MAX_STAGES];
+    uint16_t last_di[CX_COST_MAX_STAGES]; /* with the send bit */
+    /* the instructions from tail on hold every stage's last (see
+     * set_tail), found for the program at tail_of */
+    size_t tail, tail_n;
+    const void *tail_of;
+    const cx_sched_desc *tail_sd;
+    int tail_p, tail_m, tail_v, have_tail;
     const cx_replay_fins *fins; /* or its 16-byte form (replay_compile.c), fn of them */
     size_t fn;
     int fw; /* its W-like items folded */
@@ -232,25 +248,29 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
  * a : b lane by lane (the scalar's maximum: x86's MAXPD returns its second
  * operand unless the first is greater, NaN and signed zeros included),
  * ADD IEEE addition. tok: [nslot][W]; rg: per stage free [W], PP free [W],
- * last end [W], unused [W]; dur: [4 ncls][W]; p2p: [W]. An item's out slot may be the
- * slot it reads (renamed after its only reader): every vector of the read
- * is loaded before the first store. Every item stores its end as its
- * stage's last end (the stage's last item's stays: no flag to decode), and
- * cmap holds the durations' byte offsets from dur, scaled for the pass
+ * last end [W], unused [W]; dur: [4 ncls][W]; p2p: rows +0.0 [W], p2p [W]. An item's
+ * out slot may be the slot it reads (renamed after its only reader): every
+ * vector of the read is loaded before the first store. mode: 1 p2p overlap
+ * (else PP free <= free <= end, so a send's out is end + p2p and the PP
+ * register is neither read nor written), 2 every send (all items without
+ * overlap) stores its end as its stage's last end (the pass's tail, see
+ * set_tail: an item without a send has its end as free); a loop for each
+ * mode. cmap holds the durations' byte offsets from dur, scaled for the pass
  * (callgrind, bench schedules zb-v: the 4-lane pass 219M -> 184M
  * instructions; a stage's 4 W doubles rather than 3 W: 177M). */
-#define DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, IT, FOLD, PRE, DI, SENDS)             \
-    ATTR static void NAME(const void *prog_, size_t n, const uint32_t *cmap, double *tok,          \
-                          double *rg, const double *dur, const double *p2p, int overlap)           \
+#define DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, IT, FOLD, PRE, DI, SENDS, SR, SIDX)   \
+    ATTR static inline __attribute__((always_inline)) void NAME##_in(                              \
+        const void *prog_, size_t n, const uint32_t *cmap, double *tok, double *rg,                \
+        const double *dur, const double *p2p, const int overlap, const int last)                   \
     {                                                                                              \
         enum { NV = (W) / (E) };                                                                   \
         const IT *const prog = prog_;                                                              \
         VT pv[NV];                                                                                 \
         for (int k = 0; k < NV; k++)                                                               \
-            pv[k] = LD(p2p + k * (E));                                                             \
+            pv[k] = LD(p2p + (W) + k * (E));                                                       \
         for (size_t i = 0; i < n; i++) {                                                           \
             const IT x = prog[i];                                                                  \
-            double *const r = rg + (size_t)x.stage * RG_N * (W);                                   \
+            double *const r = rg + SR(x, W);                                                       \
             const double *const t = tok + (size_t)x.dep * ((W) / STRIDE);                          \
             double *const o = tok + (size_t)x.out * ((W) / STRIDE);                                \
             const double *const d = (const double *)((const char *)dur + cmap[DI(x)]);             \
@@ -261,13 +281,26 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
                 ADD(MAX(FOLD ? ADD(LD(r + k * (E)), LD(dp + k * (E))) : LD(r + k * (E)),           \
                         LD(t + k * (E))),                                                          \
                     LD(d + k * (E)));                                                              \
-            if (SENDS(x)) {                                                                        \
+            if (!overlap) {                                                                        \
+                /* PP free <= free <= end: a send's maximum is its end, out                        \
+                 * = end + p2p; no send adds +0.0 (the same bits: no end is                        \
+                 * -0.0), the row of p2p's SIDX picks */                                           \
+                const double *const ps = p2p + (size_t)SIDX(x) * ((W) / STRIDE);                   \
+                _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++)                              \
+                {                                                                                  \
+                    const VT out = ADD(end[k], LD(ps + k * (E)));                                  \
+                    ST(r + k * (E), out);                                                          \
+                    ST(o + k * (E), out);                                                          \
+                    if (last) ST(r + 2 * (W) + k * (E), end[k]);                                   \
+                }                                                                                  \
+            } else if (SENDS(x)) {                                                                 \
                 _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++)                              \
                 {                                                                                  \
                     const VT out = ADD(MAX(end[k], LD(r + (W) + k * (E))), pv[k]);                 \
                     ST(r + (W) + k * (E), out);                                                    \
-                    ST(r + k * (E), overlap ? end[k] : out);                                       \
+                    ST(r + k * (E), end[k]);                                                       \
                     ST(o + k * (E), out);                                                          \
+                    if (last) ST(r + 2 * (W) + k * (E), end[k]);                                   \
                 }                                                                                  \
             } else {                                                                               \
                 _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++)                              \
@@ -276,26 +309,39 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
                     ST(o + k * (E), end[k]);                                                       \
                 }                                                                                  \
             }                                                                                      \
-            _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++)                                  \
-                ST(r + 2 * (W) + k * (E), end[k]);                                                 \
         }                                                                                          \
+    }                                                                                              \
+    /* mode: 1 overlap, 2 the stages' last ends stored; a loop for each */                         \
+    ATTR static void NAME(const void *prog, size_t n, const uint32_t *cmap, double *tok,           \
+                          double *rg, const double *dur, const double *p2p, int mode)              \
+    {                                                                                              \
+        if (mode == 0) NAME##_in(prog, n, cmap, tok, rg, dur, p2p, 0, 0);                          \
+        if (mode == 1) NAME##_in(prog, n, cmap, tok, rg, dur, p2p, 1, 0);                          \
+        if (mode == 2) NAME##_in(prog, n, cmap, tok, rg, dur, p2p, 0, 1);                          \
+        if (mode == 3) NAME##_in(prog, n, cmap, tok, rg, dur, p2p, 1, 1);                          \
     }
 /* each width three times: the 12-byte renamed program (cx_replay_ins), the
  * 16-byte one folded (_f, cx_replay_fins: the stage's free plus the folded
  * W-like item's duration, -0.0 for none, before the maximum) and not (_g) */
 #define PRE_NONE(x) 0
+#define SR_P(x, W) (size_t)(x).stage *RG_N *(W)
+#define SR_F(x, W) (size_t)(x).stage *((W) / STRIDE) /* scaled: RG_N STRIDE */
+_Static_assert(RG_N *STRIDE == CX_REPLAY_FSTAGE_STRIDE, "the 16-byte form's stage scale");
 #define DI_P(x) ((x).di & ~SEND_BIT)
 #define SENDS_P(x) ((x).di & SEND_BIT)
+#define SIDX_P(x) (((x).di >> 15) * STRIDE)
 #define PRE_F(x) (x).pre
 #define DI_F(x) (x).di
 #define SENDS_F(x) (x).send
+#define SIDX_F(x) (x).send /* CX_REPLAY_FSEND */
+_Static_assert(CX_REPLAY_FSEND == STRIDE, "the 16-byte form's send scale");
 #define DEFINE_EXEC(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD)                                        \
     DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_ins, 0, PRE_NONE, DI_P,         \
-                 SENDS_P)                                                                          \
+                 SENDS_P, SR_P, SIDX_P)                                                            \
     DEFINE_EXEC_(NAME##_f, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_fins, 1, PRE_F, DI_F,       \
-                 SENDS_F)                                                                          \
+                 SENDS_F, SR_F, SIDX_F)                                                            \
     DEFINE_EXEC_(NAME##_g, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_fins, 0, PRE_NONE, DI_F,    \
-                 SENDS_F)
+                 SENDS_F, SR_F, SIDX_F)
 
 typedef void exec_fn(const void *, size_t, const uint32_t *, double *, double *, const double *,
                      const double *, int);
@@ -405,6 +451,32 @@ int cx_core_replay_lanes_fold_stats(const cx_replay_lanes *ln, size_t st[3])
     return e->fins && e->fw;
 }
 
+/* x->tail: the first instruction of the program run that is some stage's
+ * last (one scan from the end until every stage is met; 0 when a stage
+ * has none): before it no stage's last end is read, so a pass stores
+ * none there (see pass). Found again only for another program. */
+static void set_tail(lprog *x)
+{
+    const void *const prog = x->fins ? (const void *)x->fins : (const void *)x->ins;
+    const size_t n = x->fins ? x->fn : x->n;
+    if (x->tail_of == prog && x->tail <= n && x->have_tail == 1 + (x->fins != NULL) &&
+        x->tail_n == n && x->tail_sd == x->sd && x->tail_p == x->p && x->tail_m == x->m &&
+        x->tail_v == x->v)
+        return;
+    uint8_t seen[CX_COST_MAX_STAGES];
+    memset(seen, 0, (size_t)x->p);
+    int left = x->p;
+    size_t i = n;
+    while (i > 0 && left > 0) {
+        i--;
+        const size_t s = x->fins ? x->fins[i].stage / CX_REPLAY_FSTAGE_STRIDE : x->ins[i].stage;
+        if (s < (size_t)x->p && !seen[s]) seen[s] = 1, left--;
+    }
+    x->tail = left > 0 ? 0 : i;
+    x->tail_of = prog, x->tail_n = n, x->have_tail = 1 + (x->fins != NULL);
+    x->tail_sd = x->sd, x->tail_p = x->p, x->tail_m = x->m, x->tail_v = x->v;
+}
+
 /* Ensures ln holds the renamed program of pl's orders; -1 as
  * cx_core_replay_lanes_run. */
 static int program(cx_replay_lanes *ln, const cx_play *pl, const cx_replay_prog *pr)
@@ -421,13 +493,14 @@ static int program(cx_replay_lanes *ln, const cx_play *pl, const cx_replay_prog 
         memcpy(x->last_di, code.last_di, (size_t)pl->p * sizeof *x->last_di);
         /* its folded form, where compiled so (replay_compile.c) */
         x->fins = code.fins, x->fn = code.fn, x->fw = code.fold_w;
+        set_tail(x);
         return 0;
     }
     /* held, or refused (the next misses of the same orders not renamed again) */
     if (x->have && x->sd == pl->sd && x->p == pl->p && x->m == pl->m && x->v == pl->v &&
         x->n == code.n)
-        return x->have > 0 ? 0 : -1;
-    if (!rename_slots(ln, x, pl, &code)) return 0;
+        return x->have > 0 ? (set_tail(x), 0) : -1;
+    if (!rename_slots(ln, x, pl, &code)) return set_tail(x), 0;
     x->sd = pl->sd, x->p = pl->p, x->m = pl->m, x->v = pl->v, x->n = code.n;
     x->have = -1;
     return -1;
@@ -459,7 +532,7 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
     const lprog *const e = ln->cur;
     if (grow_g(&ln->tok, &ln->tok_cap, (size_t)e->nslot) ||
         grow_g(&ln->rg, &ln->rg_cap, (size_t)p * RG_N) ||
-        grow_g(&ln->dur, &ln->dur_cap, (size_t)ncls * 4 + 2))
+        grow_g(&ln->dur, &ln->dur_cap, (size_t)ncls * 4 + 3))
         return -1;
     for (int vs = 0; vs < nvs; vs++)
         for (int k = 0; k < 4; k++)
@@ -471,18 +544,29 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
         for (int c = 0; c < ncls; c++)
             for (int k = 0; k < 4; k++) {
                 double win;
-                dur[((size_t)c * 4 + (size_t)k) * (size_t)w + (size_t)j] =
-                    cx_replay_dur(&cvi[l][c], k, &win);
+                const double dv = cx_replay_dur(&cvi[l][c], k, &win);
+                /* the kernels' shortcuts (PP free <= free, the fold)
+                 * hold for durations >= 0, never NaN: else no pass (the
+                 * callers play alone) */
+                if (!(dv >= 0)) return -1;
+                dur[((size_t)c * 4 + (size_t)k) * (size_t)w + (size_t)j] = dv;
             }
-        pv[j] = p2p[l];
-        pv[(size_t)w + (size_t)j] = -0.0; /* NOPRE's */
+        if (!(p2p[l] >= 0)) return -1;
+        /* rows: +0.0 (no send), p2p, NOPRE's -0.0 */
+        pv[j] = 0.0;
+        pv[(size_t)w + (size_t)j] = p2p[l];
+        pv[2 * (size_t)w + (size_t)j] = -0.0;
     }
-    ln->cmap[NOPRE] = (uint32_t)((ncls * 4 + 1) * w) * (uint32_t)sizeof(double);
+    ln->cmap[NOPRE] = (uint32_t)((ncls * 4 + 2) * w) * (uint32_t)sizeof(double);
     memset(ln->rg, 0, (size_t)p * RG_N * (size_t)w * sizeof(double));
     memset(ln->tok, 0, (size_t)w * sizeof(double)); /* the zero slot */
     const int fo = !e->fins ? 0 : e->fw ? 1 : 2, wi = w == VW3 ? 3 : w == VW2 ? 2 : w == VW ? 1 : 0;
-    exec_best.f[fo][wi](fo ? (const void *)e->fins : (const void *)e->ins, fo ? e->fn : e->n,
-                        ln->cmap, ln->tok, ln->rg, dur, pv, overlap);
+    /* before the tail no stage's last end is stored (set_tail) */
+    const size_t ni = fo ? e->fn : e->n, t = e->tail, sz = fo ? sizeof *e->fins : sizeof *e->ins;
+    const char *const prog = fo ? (const char *)e->fins : (const char *)e->ins;
+    exec_best.f[fo][wi](prog, t, ln->cmap, ln->tok, ln->rg, dur, pv, overlap != 0);
+    exec_best.f[fo][wi](prog + t * sz, ni - t, ln->cmap, ln->tok, ln->rg, dur, pv,
+                        2 | (overlap != 0));
     ln->w = w;
     return 0;
 }
@@ -496,11 +580,12 @@ static void emit(const cx_replay_lanes *ln, int j, const uint16_t *cls, const cx
     out->makespan_s = 0;
     for (int s = 0; s < ln->cur->p; s++) {
         const double *const r = ln->rg + (size_t)s * RG_N * w;
-        const int di = ln->cur->last_di[s];
+        const int di = ln->cur->last_di[s] & ~SEND_BIT;
         double win;
         cx_replay_dur(&cvi[cls[di / 4]], di % 4, &win);
         out->free_s[s] = r[j];
-        out->last_end_s[s] = r[2 * w + (size_t)j];
+        /* a send stored its end; an item without one has its end as free */
+        out->last_end_s[s] = ln->cur->last_di[s] & SEND_BIT ? r[2 * w + (size_t)j] : r[j];
         out->last_item_s[s] = win;
         if (out->free_s[s] > out->makespan_s) out->makespan_s = out->free_s[s];
     }

@@ -219,7 +219,10 @@ static inline void step_f(cx_replay_prog *pr, const cx_replay_fins *x, double p2
                           const int fw)
 {
     double *const tok = pr->tok;
-    stage_regs *const r = &pr->rg[x->stage];
+    _Static_assert(sizeof(stage_regs) % CX_REPLAY_FSTAGE_STRIDE == 0, "stage scale");
+    stage_regs *const r =
+        (stage_regs *)((char *)pr->rg +
+                       (size_t)x->stage * (sizeof(stage_regs) / CX_REPLAY_FSTAGE_STRIDE));
     const double ready = tok[x->dep], fr = fw ? r->free + pr->dur[x->pre] : r->free;
     const double start = fr > ready ? fr : ready;
     const double end = start + pr->dur[x->di];
@@ -598,7 +601,7 @@ static int64_t run(cx_replay_prog *pr, cx_play *pl, const cx_replay_timing *tm, 
         exec(pr, i, pr->n, p2p, overlap);
     for (int s = 0; s < p; s++) {
         double *reg = pl->regs + (size_t)s * CX_PLAY_REGS, win;
-        const int di = pr->last_di[s];
+        const int di = pr->last_di[s] & ~SEND_BIT;
         reg[CX_R_FREE] = rg[s].free;
         reg[CX_R_PP_FREE] = rg[s].pp;
         reg[CX_R_LAST_END] = rg[s].end;

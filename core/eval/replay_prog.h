@@ -79,14 +79,22 @@ typedef struct {
  * W-like item folded into it (CX_REPLAY_NOPRE: none). */
 typedef struct {
     int32_t dep, out;
-    uint16_t stage, di, pre, send; /* di without the send bit; send: 1 for a send */
+    uint16_t stage, di, pre, send; /* stage times CX_REPLAY_FSTAGE_STRIDE; di without the send
+                                      bit; send: CX_REPLAY_FSEND for a send */
 } cx_replay_fins;
+/* the 16-byte form's stage is scaled: its stage registers' place in the
+ * clock lanes' 4-lane pass (4 groups of 4 doubles a stage) by the
+ * addressing mode, no shift (replay_lanes.c) */
+#define CX_REPLAY_FSTAGE_STRIDE 16
+/* and its send flag: a send's is this (the clock lanes' row of p2p: no
+ * send adds a row of +0.0, see replay_lanes.c), else 0 */
+#define CX_REPLAY_FSEND 4
 #define CX_REPLAY_NOPRE 0x4000u /* above every duration slot (4 CX_COST_MAX_VSTAGES) */
 
 /* The program compiled for the orders held by pl (for the clock lanes,
  * core/eval/replay_lanes.c): n instructions; slot zero reads 0, slot
  * zero + 1 is written and never read (the slots below: two per cell);
- * last_di[s]: the di of stage s's last item (without the send bit).
+ * last_di[s]: the di of stage s's last item (with the send bit).
  * renamed: the slots are already the lanes' compact ones (0 reads 0, 1
  * written and never read, nslot in all, each times CX_REPLAY_SLOT_STRIDE):
  * what a plain play or a compile-only

@@ -1302,7 +1302,14 @@ int cx_core_replay_v_sweep_pays_batch(const cx_cost *c, int jump)
      * 32 / 64 678.1 / 678.7 / 708.6, plain m >= 384 / 512 / 768 / never
      * 707.3 / 678.7 / 687.8 / 758.2; DualPipeV jump p >= 16 / 32 / 64 /
      * never 712.9 / 710.8 / 714.4 / 762.8, plain m >= 768 / never 735.5 /
-     * 710.8. */
-    if (c->sched == &cx_sched_zb_v) return jump ? c->p >= 32 : c->m >= 512;
+     * 710.8. With the leaner lanes kernel (session 25, 16-17 x86
+     * instructions per program instruction a 4-lane pass, was 19-22: the
+     * crossover m up by about that ratio; per evaluation, fast-only bench):
+     * ZB-V plain m >= 384 / 512 / 768 / 1024 (never in the bench) 38,577 /
+     * 32,493 / 31,758 / 34,514, jump p >= 16 / 32 / 64 (plain m >= 768)
+     * 31,865 / 31,758 / 33,359; DualPipeV jump p >= 16 / 32 / 64 31,380 /
+     * 31,147 / 31,313, plain m >= 512 / 768 / never 38,310 / 35,415 /
+     * 31,147. */
+    if (c->sched == &cx_sched_zb_v) return jump ? c->p >= 32 : c->m >= 768;
     return c->sched == &cx_sched_dualpipev && jump && c->p >= 32;
 }
