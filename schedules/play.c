@@ -13,15 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* the ranges checked two items at a time (cx_sched_play_orders) where the
- * item is 8 bytes, kind and chunk its first two, mb its last four,
- * little-endian */
-#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* items compared two at a time where schedules/sched.h allows it */
+#ifdef CX_SCHED_ITEM_SSE2
 #include <emmintrin.h>
-#define ITEM_SSE2 1
-_Static_assert(sizeof(cx_sched_item) == 8 && offsetof(cx_sched_item, kind) == 0 &&
-                   offsetof(cx_sched_item, chunk) == 1 && offsetof(cx_sched_item, mb) == 4,
-               "cx_sched_item layout (ITEM_SSE2)");
 #endif
 
 cx_play *cx_sched_play_new(void)
@@ -146,7 +140,7 @@ cx_sched_sim_status cx_sched_play_orders(cx_play *pl, const cx_sched_desc *d, in
         unsigned kinds = 0;
         const uint32_t mlast = (uint32_t)m - 1u, clast = (uint32_t)nch - 1u;
         int j = 0;
-#ifdef ITEM_SSE2
+#ifdef CX_SCHED_ITEM_SSE2
         /* two at a time: chunk << 8 and mb as signed 32-bit lanes above
          * (clast << 8, m - 1) or mb below 0, a kind bit above BW's; the
          * padding masked (chunk is a byte: a clast above 255 as 255) */

@@ -29,6 +29,18 @@ typedef struct {
     int32_t mb;    /* microbatch 0..m-1 */
 } cx_sched_item;
 
+/* CX_SCHED_ITEM_SSE2: items may be compared two at a time in SSE2
+ * registers (schedules/play.c's range check, core/eval/replay_compile.c's
+ * period skip): the item is 8 bytes, kind and chunk its first two, mb its
+ * last four, little-endian */
+#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#include <stddef.h>
+#define CX_SCHED_ITEM_SSE2 1
+_Static_assert(sizeof(cx_sched_item) == 8 && offsetof(cx_sched_item, kind) == 0 &&
+                   offsetof(cx_sched_item, chunk) == 1 && offsetof(cx_sched_item, mb) == 4,
+               "cx_sched_item layout (CX_SCHED_ITEM_SSE2)");
+#endif
+
 /* The shape a schedule is asked to run: p pipeline stages, m microbatches
  * per pipeline (0: not known yet, rules on m are skipped), v the requested
  * execution.vp, and the model's layers. */

@@ -32,14 +32,9 @@
 #include <stddef.h>
 #include <string.h>
 
-/* items compared two at a time (sk_periods) where the item is 8 bytes,
- * kind and chunk its first two, mb its last four, little-endian */
-#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* items compared two at a time where schedules/sched.h allows it */
+#ifdef CX_SCHED_ITEM_SSE2
 #include <emmintrin.h>
-#define ITEM_SSE2 1
-_Static_assert(sizeof(cx_sched_item) == 8 && offsetof(cx_sched_item, kind) == 0 &&
-                   offsetof(cx_sched_item, chunk) == 1 && offsetof(cx_sched_item, mb) == 4,
-               "cx_sched_item layout (ITEM_SSE2)");
 #endif
 
 /* a template's zero or scratch slot (see encode_tmpl) */
@@ -258,7 +253,7 @@ sk_match(skipper *sk, int p, int nw, int32_t nvs2, const uint64_t *nxt,
 static inline const cx_sched_item *repeat_end(const cx_sched_item *x, const cx_sched_item *lim,
                                               ptrdiff_t K, int32_t d)
 {
-#ifdef ITEM_SSE2
+#ifdef CX_SCHED_ITEM_SSE2
     const __m128i M = _mm_set_epi32(-1, 0xffff, -1, 0xffff), D = _mm_set_epi32(d, 0, d, 0);
     for (; lim - x >= 2; x += 2) {
         const __m128i a = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)x), M);
