@@ -66,7 +66,8 @@ struct cx_replay_clocks {
     int cap_n, cap_len;
     double *rows;
     unsigned char *st; /* 0 unknown, 1 evaluated, 2 interpolated */
-    int *list, *pend, *next;
+    int *list, *pend, *next, *gap;
+    double *lp;
 };
 
 static long long n_eval, n_interp;
@@ -102,18 +103,21 @@ void cx_core_replay_clocks_free(cx_replay_clocks *cs)
 {
     if (!cs) return;
     free(cs->rows), free(cs->st), free(cs->list), free(cs->pend), free(cs->next);
+    free(cs->gap), free(cs->lp);
     free(cs);
 }
 
 static int reserve(cx_replay_clocks *cs, int n, int len)
 {
     if (n > cs->cap_n) {
-        free(cs->st), free(cs->list), free(cs->pend), free(cs->next);
+        free(cs->st), free(cs->list), free(cs->pend), free(cs->next), free(cs->gap), free(cs->lp);
         cs->st = malloc((size_t)n);
+        cs->gap = malloc((size_t)2 * (size_t)n * sizeof *cs->gap);
+        cs->lp = malloc((size_t)n * sizeof *cs->lp);
         cs->list = malloc((size_t)n * sizeof *cs->list);
         cs->pend = malloc((size_t)2 * (size_t)n * sizeof *cs->pend);
         cs->next = malloc((size_t)2 * (size_t)n * sizeof *cs->next);
-        cs->cap_n = cs->st && cs->list && cs->pend && cs->next ? n : 0;
+        cs->cap_n = cs->st && cs->list && cs->pend && cs->next && cs->gap && cs->lp ? n : 0;
         if (!cs->cap_n) return 0;
         cs->cap_len = 0; /* rows below, for the new n */
     }
@@ -196,6 +200,49 @@ static double place(const double *ks, const double *ke, const double *kj, int nk
         if (d > dq) dq = d, q = x;
     }
     return q < 0 ? 0 : (kj[q] - ks[q]) / (ke[q] - ks[q]);
+}
+
+/* In lanes: the points around each result's kink located in an
+ * uncertified gap a < b by its neighbours' lines (E, ne, i as
+ * gap_certified; see kink_points), every place's two nearest points
+ * inside (one where the place is a point or lies beside an end), added to
+ * list (st 3) where not there yet. A result with one kink in the gap has
+ * it there exactly; with several, the lines meet between its outer kinks,
+ * and the next round's neighbours (the points added here) locate them in
+ * turn. Only a choice of points, as kink_points. Returns the number
+ * added; 0 where no kink is located (no neighbour on a side). */
+static int kink_brackets(const int *E, int ne, int i, const double *keys, int nkey, const double *R,
+                         int len, unsigned char *st, int *list, int *nl, double *lp)
+{
+#define K(q) (keys + (size_t)(q) * (size_t)nkey)
+#define ROW(q) (R + (size_t)(q) * (size_t)len)
+    if (i < 1 || i + 2 >= ne) return 0;
+    const int x = E[i - 1], a = E[i], b = E[i + 1], y = E[i + 2];
+    const double lx = place(K(a), K(b), K(x), nkey), ly = place(K(a), K(b), K(y), nkey);
+    if (!(lx < 0 && ly > 1)) return 0;
+    for (int j = a + 1; j < b; j++)
+        lp[j - a] = place(K(a), K(b), K(j), nkey);
+    const double *fx = ROW(x), *fa = ROW(a), *fb = ROW(b), *fy = ROW(y);
+    int added = 0, found = 0;
+    for (int q = 0; q < len; q++) {
+        const double sl = (fa[q] - fx[q]) / -lx, sr = (fy[q] - fb[q]) / (ly - 1);
+        const double tol = RES_TOL * fmax(fabs(fa[q]), fabs(fb[q]));
+        if (!(fabs(fa[q] + sl - fb[q]) > tol && fabs(fb[q] - sr - fa[q]) > tol)) continue;
+        if (!(sr > sl)) continue;
+        const double l = (fb[q] - sr - fa[q]) / (sl - sr);
+        if (!(l >= 0 && l <= 1)) continue;
+        found = 1;
+        int j1 = -1, j2 = -1;
+        for (int j = a + 1; j < b; j++) {
+            if (lp[j - a] <= l + 1e-9) j1 = j;
+            if (lp[j - a] >= l - 1e-9 && j2 < 0) j2 = j;
+        }
+        if (j1 >= 0 && st[j1] != 3) st[j1] = 3, list[(*nl)++] = j1, added++;
+        if (j2 >= 0 && st[j2] != 3) st[j2] = 3, list[(*nl)++] = j2, added++;
+    }
+    return found ? added + (added == 0) : 0;
+#undef K
+#undef ROW
 }
 
 /* An uncertified gap between evaluated points a < b of a run with
@@ -301,6 +348,7 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
         if (nl > 0 && eval(ctx, cs->list, nl, R, len, &wide)) return -1;
         evaluated += nl;
         nl = 0;
+        int ng = 0, unc = 0; /* in lanes: the uncertified gaps, their points */
         for (int r = 0; r < nrun; r++) {
             const int s = cs->pend[2 * r], e = cs->pend[2 * r + 1];
             int ne = 0;
@@ -323,17 +371,13 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
                         cs->st[j] = 2, interp++;
                     }
                 } else if (wide) {
-                    /* in lanes after the first round: the points from
-                     * the gap's lowest to its highest kink by its
-                     * neighbours' lines (kink_points), or all of it; after
-                     * that, all (a pass costs about the same for few
-                     * points as for many, not for 24 as for 4) */
-                    int j1 = -1, j2 = -1;
-                    if (round == 0) kink_points(E, ne, i, keys, nkey, R, len, &j1, &j2);
-                    const int lo = j1 >= 0 ? j1 : j2 >= 0 ? j2 : a + 1;
-                    const int hi = j2 >= 0 ? j2 : j1 >= 0 ? j1 : b - 1;
-                    for (int j = lo; j <= hi; j++)
-                        cs->st[j] = 3, cs->list[nl++] = j;
+                    /* in lanes: the points around each located kink
+                     * (kink_brackets), else all of the gap's */
+                    if (!kink_brackets(E, ne, i, keys, nkey, R, len, cs->st, cs->list, &nl, cs->lp))
+                        for (int j = a + 1; j < b; j++)
+                            if (cs->st[j] != 3) cs->st[j] = 3, cs->list[nl++] = j;
+                    unc += b - a - 1;
+                    cs->gap[2 * ng] = a, cs->gap[2 * ng + 1] = b, ng++;
                 } else {
                     /* where the gap's kinks lie by its neighbours' lines;
                      * else, in a gap at an end of the run, the point next
@@ -354,6 +398,21 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
                 }
             }
         }
+        /* in lanes, where the uncertified gaps hold at most fill points:
+         * all of them (the pass costs the same) */
+        if (unc > nl && unc <= fill)
+            for (int g = 0; g < ng; g++)
+                for (int j = cs->gap[2 * g] + 1; j < cs->gap[2 * g + 1]; j++)
+                    if (cs->st[j] != 3) cs->st[j] = 3, cs->list[nl++] = j;
+        /* else the pass's free lanes: the points beside those listed
+         * (unknown ones: inside uncertified gaps), so that the next
+         * round's lines next to a located kink come from points close to
+         * it */
+        for (int k = 0, n0 = nl; wide && k < n0 && nl < fill; k++)
+            for (int d = -1; d <= 1 && nl < fill; d += 2) {
+                const int j = cs->list[k] + d;
+                if (j >= 0 && j < n && cs->st[j] == 0) cs->st[j] = 3, cs->list[nl++] = j;
+            }
         for (int k = 0; k < nl; k++)
             cs->st[cs->list[k]] = 1; /* evaluated by the next round */
     }
