@@ -405,10 +405,10 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
                 for (int j = cs->gap[2 * g] + 1; j < cs->gap[2 * g + 1]; j++)
                     if (cs->st[j] != 3) cs->st[j] = 3, cs->list[nl++] = j;
         /* else the pass's free lanes: the points beside those listed
-         * (unknown ones: inside uncertified gaps), so that the next
-         * round's lines next to a located kink come from points close to
-         * it */
-        for (int k = 0, n0 = nl; wide && k < n0 && nl < fill; k++)
+         * (unknown ones: inside uncertified gaps), then beside those, so
+         * that the next round's lines next to a located kink come from
+         * points close to it */
+        for (int k = 0; wide && k < nl && nl < fill; k++)
             for (int d = -1; d <= 1 && nl < fill; d += 2) {
                 const int j = cs->list[k] + d;
                 if (j >= 0 && j < n && cs->st[j] == 0) cs->st[j] = 3, cs->list[nl++] = j;
