@@ -6,7 +6,8 @@
  *     at uneven points: every result within 1e-12 of the function, the
  *     linear ones from 3 evaluations (4 with two points inside first);
  *     keys off the line, or a kink, make it evaluate more, never answer
- *     wrong; one kink outside lanes from 6; a failing evaluation gives -1.
+ *     wrong; one kink outside lanes from 6; in lanes one kink in 2 calls
+ *     and two kinks in 3 (4 points each); a failing evaluation gives -1.
  *  2. Through the workspace (cx_core_replay_ws with 21 clocks set, a real
  *     megatron-22b cost priced at every clock, three recompute modes, every
  *     replayed schedule, shapes with and without the virtual jump and with
@@ -47,6 +48,7 @@ typedef struct {
     int nlines, evaluated, fail_at, wide;
     unsigned char pre[NPT]; /* points pre_made_up answers */
     int calls, again;       /* eval calls; points eval got that pre answered */
+    int most;               /* the most points one eval call got */
 } made_up;
 
 static double f_of(const made_up *mu, int x, double l)
@@ -62,6 +64,7 @@ static int eval_made_up(void *ctx, const int *idx, int n, double *rows, int stri
     made_up *mu = ctx;
     *wide = mu->wide; /* as clock lanes: the next round takes every point left */
     mu->calls++;
+    if (n > mu->most) mu->most = n;
     for (int j = 0; j < n; j++) {
         if (mu->evaluated++ == mu->fail_at) return 1;
         mu->again += mu->pre[idx[j]];
@@ -87,7 +90,7 @@ static int pre_made_up(void *ctx, int n, double *rows, int stride, unsigned char
 static void draw_made_up(made_up *mu, int nlines, double *keys, const double *k0, const double *k1)
 {
     mu->nlines = nlines, mu->evaluated = 0, mu->fail_at = -1, mu->wide = 0;
-    mu->calls = mu->again = 0;
+    mu->calls = mu->again = mu->most = 0;
     memset(mu->pre, 0, sizeof mu->pre);
     double l = 0;
     for (int i = 0; i < NPT; i++) {
@@ -179,6 +182,44 @@ static void test_engine(void)
         CU_ASSERT_EQUAL(got, 6);
         for (int i = 0; i < NPT; i++)
             CU_ASSERT(fabs(rk[i * (1 + 3 * P)] - f_of(&mk, 0, mk.lam[i])) <= 1e-12);
+    }
+    /* in lanes (wide, two points inside first, fill 4): every result
+     * with the same kinks, as the replay's results at a batch's clocks.
+     * One kink (l = 0.425, between points 8 and 9): the ends and their
+     * neighbours, then the kink where their lines meet, 2 calls; two
+     * kinks (0.325 and 0.725: between 6 and 7, 14 and 15): the lines
+     * meet between them (0.533), its points and theirs beside, then each
+     * kink from the lines on either side, 3 calls; every call at most 4
+     * points (one 4-lane pass each) */
+    for (int nk = 1; nk <= 2; nk++) {
+        made_up mk;
+        draw_made_up(&mk, nk + 1, keys, k0, k1);
+        mk.wide = 1;
+        for (int i = 0; i < NPT; i++) {
+            mk.lam[i] = i / (double)(NPT - 1);
+            for (int q = 0; q < NKEY; q++)
+                keys[i * NKEY + q] = k0[q] + mk.lam[i] * (k1[q] - k0[q]);
+        }
+        static const double slope[3] = {-1.0, 0.2, 1.5};
+        const double at[2] = {nk == 1 ? 0.425 : 0.325, 0.725};
+        for (int x = 0; x < 1 + 3 * P; x++) {
+            const double sc = 1.0 + 0.1 * x;
+            for (int k = 0; k <= nk; k++) {
+                mk.b[x][k] = sc * slope[k];
+                mk.a[x][k] =
+                    k == 0 ? 2.0 * sc : mk.a[x][k - 1] + (mk.b[x][k - 1] - mk.b[x][k]) * at[k - 1];
+            }
+        }
+        double *rk;
+        const int got =
+            cx_core_replay_clocks_run(cs, NPT, NKEY, keys, P, 2, 4, NULL, eval_made_up, &mk, &rk);
+        CU_ASSERT_EQUAL(mk.calls, nk + 1);
+        CU_ASSERT_EQUAL(mk.most, 4);
+        CU_ASSERT_EQUAL(got, 4 * (nk + 1));
+        for (int i = 0; i < NPT; i++)
+            for (int x = 0; x < 1 + 3 * P; x++)
+                CU_ASSERT(fabs(rk[i * (1 + 3 * P) + x] - f_of(&mk, x, mk.lam[i])) <=
+                          1e-12 * fabs(f_of(&mk, x, mk.lam[i])));
     }
     /* an evaluation that fails: -1, nothing claimed */
     made_up mu;
