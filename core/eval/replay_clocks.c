@@ -134,9 +134,8 @@ static int reserve(cx_replay_clocks *cs, int n, int len)
     return 1;
 }
 
-/* 1 and *lam when key kj lies on the segment from ks to ke (to KEY_TOL per
- * component), l in [0, 1]; equal end keys: kj equal to them, l = 0. */
-static int on_segment(const double *ks, const double *ke, const double *kj, int nkey, double *lam)
+/* the component along which keys ks and ke differ most (-1: equal) */
+static int seg_axis(const double *ks, const double *ke, int nkey)
 {
     int q = -1;
     double dq = 0;
@@ -144,6 +143,13 @@ static int on_segment(const double *ks, const double *ke, const double *kj, int 
         const double d = fabs(ke[x] - ks[x]);
         if (d > dq) dq = d, q = x;
     }
+    return q;
+}
+
+/* on_segment with the segment's axis q (seg_axis) given */
+static int on_segment_q(const double *ks, const double *ke, const double *kj, int nkey, int q,
+                        double *lam)
+{
     if (q < 0) {
         *lam = 0;
         return memcmp(ks, kj, (size_t)nkey * sizeof *kj) == 0;
@@ -156,6 +162,14 @@ static int on_segment(const double *ks, const double *ke, const double *kj, int 
     }
     *lam = l;
     return 1;
+}
+
+/* 1 and *lam when key kj lies on the segment from ks to ke (to KEY_TOL per
+ * component), l in [0, 1] along their largest component; equal end keys:
+ * kj equal to them, l = 0. */
+static int on_segment(const double *ks, const double *ke, const double *kj, int nkey, double *lam)
+{
+    return on_segment_q(ks, ke, kj, nkey, seg_axis(ks, ke, nkey), lam);
 }
 
 /* 1 when every result at m lies on the chord from s to e closely enough
@@ -194,15 +208,9 @@ static int gap_certified(const int *E, int ne, int i, const double *keys, int nk
 }
 
 /* kj's place on the line from ks (0) to ke (1), along their largest
- * component (0 where they are equal) */
-static double place(const double *ks, const double *ke, const double *kj, int nkey)
+ * component q (seg_axis; 0 where they are equal) */
+static double place(const double *ks, const double *ke, const double *kj, int q)
 {
-    int q = -1;
-    double dq = 0;
-    for (int x = 0; x < nkey; x++) {
-        const double d = fabs(ke[x] - ks[x]);
-        if (d > dq) dq = d, q = x;
-    }
     return q < 0 ? 0 : (kj[q] - ks[q]) / (ke[q] - ks[q]);
 }
 
@@ -222,10 +230,11 @@ static int kink_brackets(const int *E, int ne, int i, const double *keys, int nk
 #define ROW(q) (R + (size_t)(q) * (size_t)len)
     if (i < 1 || i + 2 >= ne) return 0;
     const int x = E[i - 1], a = E[i], b = E[i + 1], y = E[i + 2];
-    const double lx = place(K(a), K(b), K(x), nkey), ly = place(K(a), K(b), K(y), nkey);
+    const int qab = seg_axis(K(a), K(b), nkey);
+    const double lx = place(K(a), K(b), K(x), qab), ly = place(K(a), K(b), K(y), qab);
     if (!(lx < 0 && ly > 1)) return 0;
     for (int j = a + 1; j < b; j++)
-        lp[j - a] = place(K(a), K(b), K(j), nkey);
+        lp[j - a] = place(K(a), K(b), K(j), qab);
     const double *fx = ROW(x), *fa = ROW(a), *fb = ROW(b), *fy = ROW(y);
     int added = 0, found = 0;
     for (int q = 0; q < len; q++) {
@@ -266,7 +275,8 @@ static void kink_points(const int *E, int ne, int i, const double *keys, int nke
     *j1 = *j2 = -1;
     if (i < 1 || i + 2 >= ne) return;
     const int x = E[i - 1], a = E[i], b = E[i + 1], y = E[i + 2];
-    const double lx = place(K(a), K(b), K(x), nkey), ly = place(K(a), K(b), K(y), nkey);
+    const int qab = seg_axis(K(a), K(b), nkey);
+    const double lx = place(K(a), K(b), K(x), qab), ly = place(K(a), K(b), K(y), qab);
     if (!(lx < 0 && ly > 1)) return;
     const double *fx = ROW(x), *fa = ROW(a), *fb = ROW(b), *fy = ROW(y);
     double lo = 2, hi = -1;
@@ -282,7 +292,7 @@ static void kink_points(const int *E, int ne, int i, const double *keys, int nke
     }
     if (hi < 0) return;
     for (int j = a + 1; j < b; j++) {
-        const double lj = place(K(a), K(b), K(j), nkey);
+        const double lj = place(K(a), K(b), K(j), qab);
         if (lj <= lo + 1e-9) *j1 = j;
         if (lj >= hi - 1e-9 && *j2 < 0) *j2 = j;
     }
@@ -362,9 +372,10 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
                 const int a = E[i], b = E[i + 1];
                 if (b - a < 2 || cs->st[a + 1] == 2) continue; /* nothing left inside */
                 if (gap_certified(E, ne, i, keys, nkey, R, len)) {
+                    const int q = seg_axis(K(a), K(b), nkey);
                     for (int j = a + 1; j < b; j++) {
                         double lj;
-                        if (!on_segment(K(a), K(b), K(j), nkey, &lj)) {
+                        if (!on_segment_q(K(a), K(b), K(j), nkey, q, &lj)) {
                             cs->st[j] = 3, cs->list[nl++] = j; /* played next round */
                             continue;
                         }
