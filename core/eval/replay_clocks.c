@@ -63,10 +63,11 @@
 #define MID_MIN 1e-3
 
 struct cx_replay_clocks {
-    int cap_n, cap_len;
-    double *rows;
-    unsigned char *st; /* 0 unknown, 1 evaluated, 2 interpolated */
-    int *list, *pend, *next;
+    int cap_n, cap_len, cap_dk;
+    double *rows, *drows, *dirs; /* drows, dirs: the tangent mode's */
+    unsigned char *st;           /* 0 unknown, 1 evaluated, 2 interpolated */
+    unsigned char *has;          /* a point's derivatives in drows */
+    int *list, *pend, *next, *runof;
 };
 
 static long long n_eval, n_interp;
@@ -102,6 +103,7 @@ void cx_core_replay_clocks_free(cx_replay_clocks *cs)
 {
     if (!cs) return;
     free(cs->rows), free(cs->st), free(cs->list), free(cs->pend), free(cs->next);
+    free(cs->drows), free(cs->dirs), free(cs->has), free(cs->runof);
     free(cs);
 }
 
@@ -109,13 +111,16 @@ static int reserve(cx_replay_clocks *cs, int n, int len)
 {
     if (n > cs->cap_n) {
         free(cs->st), free(cs->list), free(cs->pend), free(cs->next);
+        free(cs->has), free(cs->runof);
         cs->st = malloc((size_t)n);
+        cs->has = malloc((size_t)n);
         cs->list = malloc((size_t)n * sizeof *cs->list);
+        cs->runof = malloc((size_t)n * sizeof *cs->runof);
         cs->pend = malloc((size_t)2 * (size_t)n * sizeof *cs->pend);
         cs->next = malloc((size_t)2 * (size_t)n * sizeof *cs->next);
-        cs->cap_n = cs->st && cs->list && cs->pend && cs->next ? n : 0;
+        cs->cap_n = cs->st && cs->has && cs->list && cs->runof && cs->pend && cs->next ? n : 0;
         if (!cs->cap_n) return 0;
-        cs->cap_len = 0; /* rows below, for the new n */
+        cs->cap_len = cs->cap_dk = 0; /* rows below, for the new n */
     }
     if ((size_t)n * (size_t)len > (size_t)cs->cap_len) {
         free(cs->rows);
@@ -239,15 +244,86 @@ static void kink_points(const int *E, int ne, int i, const double *keys, int nke
 #undef ROW
 }
 
-int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const double *keys, int p,
-                              int first, int fill, cx_clocks_pre_fn *pre, cx_clocks_eval_fn *eval,
-                              void *ctx, double **rows)
+/* Tangents (where the evaluator gives each result's derivative along the
+ * run's key line, cx_clocks_tan_fn): a result's derivative at a is that
+ * of a path whose length it is there, and that length is linear along the
+ * line (its durations are), below the result everywhere (a maximum over
+ * paths); so where f(b) does not exceed a's line at b, the chord of a and
+ * b lies within the margin above that line, f between them: f is the
+ * chord on [a, b] (and likewise from b's line at a). Ties at a kink: any
+ * path that wins gives such a line. 1 when every result of the gap a < b
+ * of the run from s to e is certified so. */
+static int tan_certified(const cx_replay_clocks *cs, int a, int b, int s, int e, const double *keys,
+                         int nkey, int len)
+{
+#define K(q) (keys + (size_t)(q) * (size_t)nkey)
+    if (!cs->has[a] && !cs->has[b]) return 0;
+    const double w = place(K(s), K(e), K(b), nkey) - place(K(s), K(e), K(a), nkey);
+    const double *fa = cs->rows + (size_t)a * (size_t)len, *fb = cs->rows + (size_t)b * (size_t)len;
+    const double *ga = cs->drows + (size_t)a * (size_t)len,
+                 *gb = cs->drows + (size_t)b * (size_t)len;
+    for (int x = 0; x < len; x++) {
+        const double tol = RES_TOL * fmax(fabs(fa[x]), fabs(fb[x]));
+        if (!((cs->has[a] && fb[x] - (fa[x] + ga[x] * w) <= tol) ||
+              (cs->has[b] && fa[x] - (fb[x] - gb[x] * w) <= tol)))
+            return 0;
+    }
+    return 1;
+#undef K
+}
+
+/* An uncertified gap a < b with tangents at both ends: a result with one
+ * kink inside has it where the two lines meet. *j1, *j2: the last point
+ * inside at or below the lowest such place over the results and the first
+ * at or above the highest (-1 none): the next round's tangents at them
+ * certify [a, j1] and [j2, b] when the kinks are single. Only a choice of
+ * points (as kink_points). */
+static void tan_points(const cx_replay_clocks *cs, int a, int b, int s, int e, const double *keys,
+                       int nkey, int len, int *j1, int *j2)
+{
+#define K(q) (keys + (size_t)(q) * (size_t)nkey)
+    *j1 = *j2 = -1;
+    if (!cs->has[a] || !cs->has[b]) return;
+    const double la = place(K(s), K(e), K(a), nkey), lb = place(K(s), K(e), K(b), nkey);
+    const double *fa = cs->rows + (size_t)a * (size_t)len, *fb = cs->rows + (size_t)b * (size_t)len;
+    const double *ga = cs->drows + (size_t)a * (size_t)len,
+                 *gb = cs->drows + (size_t)b * (size_t)len;
+    double lo = HUGE_VAL, hi = -HUGE_VAL;
+    for (int x = 0; x < len; x++) {
+        const double tol = RES_TOL * fmax(fabs(fa[x]), fabs(fb[x]));
+        if (fb[x] - (fa[x] + ga[x] * (lb - la)) <= tol) continue; /* linear */
+        if (!(gb[x] > ga[x])) continue;
+        double l = (fb[x] - fa[x] + ga[x] * la - gb[x] * lb) / (ga[x] - gb[x]);
+        l = fmin(fmax(l, la), lb);
+        lo = fmin(lo, l), hi = fmax(hi, l);
+    }
+    if (hi < lo) return;
+    for (int j = a + 1; j < b; j++) {
+        const double lj = place(K(s), K(e), K(j), nkey);
+        if (lj <= lo + 1e-9) *j1 = j;
+        if (lj >= hi - 1e-9 && *j2 < 0) *j2 = j;
+    }
+#undef K
+}
+
+static int run(cx_replay_clocks *cs, int n, int nkey, const double *keys, int p, int first,
+               int fill, cx_clocks_pre_fn *pre, cx_clocks_eval_fn *eval, cx_clocks_tan_fn *tan,
+               void *ctx, double **rows)
 {
     const int len = cx_replay_row_len(p);
     if (n < 1 || !reserve(cs, n, len)) return -1;
+    if (tan && (size_t)n * (size_t)(len > nkey ? len : nkey) > (size_t)cs->cap_dk) {
+        free(cs->drows), free(cs->dirs);
+        const size_t w = (size_t)n * (size_t)(len > nkey ? len : nkey);
+        cs->drows = malloc(w * sizeof *cs->drows);
+        cs->dirs = malloc(w * sizeof *cs->dirs);
+        cs->cap_dk = cs->drows && cs->dirs ? (int)w : 0;
+        if (!cs->cap_dk) return -1;
+    }
     double *const R = cs->rows;
     *rows = R;
     memset(cs->st, 0, (size_t)n);
+    memset(cs->has, 0, (size_t)n);
 #define K(i) (keys + (size_t)(i) * (size_t)nkey)
 #define ROW(i) (R + (size_t)(i) * (size_t)len)
     /* the points the caller answers cheaply (pre), evaluated */
@@ -279,7 +355,10 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
         }
         if (!cs->st[s]) cs->st[s] = 1, cs->list[nl++] = s;
         if (!cs->st[e]) cs->st[e] = 1, cs->list[nl++] = e;
-        const int k = first >= 2 ? 2 : 1;
+        for (int j = s; j <= e; j++)
+            cs->runof[j] = nrun;
+        /* with tangents the ends alone (their lines certify a linear run) */
+        const int k = tan ? 0 : first >= 2 ? 2 : 1;
         for (int q = 1; q <= k && e - s >= 2; q++) {
             /* two: next to the ends (where the run has 6 points or
              * more), so that a kink anywhere inside lies between the
@@ -298,7 +377,18 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
     int evaluated = npre, interp = 0, wide = 0;
     int *const E = cs->next;
     for (int round = 0; nl > 0 || round == 0; round++) {
-        if (nl > 0 && eval(ctx, cs->list, nl, R, len, &wide)) return -1;
+        if (nl > 0 && tan) {
+            /* each point's direction: its run's key line, end minus start */
+            for (int q = 0; q < nl; q++) {
+                const int r = cs->runof[cs->list[q]];
+                const double *ks = K(cs->pend[2 * r]), *ke = K(cs->pend[2 * r + 1]);
+                for (int x = 0; x < nkey; x++)
+                    cs->dirs[(size_t)q * (size_t)nkey + (size_t)x] = ke[x] - ks[x];
+            }
+            if (tan(ctx, cs->list, nl, cs->dirs, R, cs->drows, len, cs->has)) return -1;
+        } else if (nl > 0 && eval(ctx, cs->list, nl, R, len, &wide)) {
+            return -1;
+        }
         evaluated += nl;
         nl = 0;
         for (int r = 0; r < nrun; r++) {
@@ -309,7 +399,8 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
             for (int i = 0; i + 1 < ne; i++) {
                 const int a = E[i], b = E[i + 1];
                 if (b - a < 2 || cs->st[a + 1] == 2) continue; /* nothing left inside */
-                if (gap_certified(E, ne, i, keys, nkey, R, len)) {
+                if (gap_certified(E, ne, i, keys, nkey, R, len) ||
+                    (tan && tan_certified(cs, a, b, s, e, keys, nkey, len))) {
                     for (int j = a + 1; j < b; j++) {
                         double lj;
                         if (!on_segment(K(a), K(b), K(j), nkey, &lj)) {
@@ -341,8 +432,11 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
                      * beyond the gap's other side at a kink: the next
                      * round locates it); else its midpoint */
                     int j1, j2;
-                    kink_points(E, ne, i, keys, nkey, R, len, &j1, &j2);
-                    if (j1 < 0 && j2 < 0 && b - a >= 3) {
+                    if (tan)
+                        tan_points(cs, a, b, s, e, keys, nkey, len, &j1, &j2);
+                    else
+                        kink_points(E, ne, i, keys, nkey, R, len, &j1, &j2);
+                    if (j1 < 0 && j2 < 0 && b - a >= 3 && !tan) {
                         if (a == s)
                             j1 = a + 1;
                         else if (b == e)
@@ -362,4 +456,17 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
     __atomic_fetch_add(&n_eval, evaluated, __ATOMIC_RELAXED);
     __atomic_fetch_add(&n_interp, interp, __ATOMIC_RELAXED);
     return evaluated;
+}
+
+int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const double *keys, int p,
+                              int first, int fill, cx_clocks_pre_fn *pre, cx_clocks_eval_fn *eval,
+                              void *ctx, double **rows)
+{
+    return run(cs, n, nkey, keys, p, first, fill, pre, eval, NULL, ctx, rows);
+}
+
+int cx_core_replay_clocks_run_tan(cx_replay_clocks *cs, int n, int nkey, const double *keys, int p,
+                                  cx_clocks_tan_fn *tan, void *ctx, double **rows)
+{
+    return run(cs, n, nkey, keys, p, 1, 0, NULL, NULL, tan, ctx, rows);
 }
