@@ -244,6 +244,14 @@ static void kink_points(const int *E, int ne, int i, const double *keys, int nke
 #undef ROW
 }
 
+/* 1 when point a has derivatives along the run that starts at s: taken
+ * along its own run's line (runof; a point shared by two runs, the end of
+ * one and the start of the next, took the later's) */
+static int has_along(const cx_replay_clocks *cs, int a, int s)
+{
+    return cs->has[a] && cs->runof[a] == cs->runof[s];
+}
+
 /* Tangents (where the evaluator gives each result's derivative along the
  * run's key line, cx_clocks_tan_fn): a result's derivative at a is that
  * of a path whose length it is there, and that length is linear along the
@@ -257,15 +265,16 @@ static int tan_certified(const cx_replay_clocks *cs, int a, int b, int s, int e,
                          int nkey, int len)
 {
 #define K(q) (keys + (size_t)(q) * (size_t)nkey)
-    if (!cs->has[a] && !cs->has[b]) return 0;
+    const int ha = has_along(cs, a, s), hb = has_along(cs, b, s);
+    if (!ha && !hb) return 0;
     const double w = place(K(s), K(e), K(b), nkey) - place(K(s), K(e), K(a), nkey);
     const double *fa = cs->rows + (size_t)a * (size_t)len, *fb = cs->rows + (size_t)b * (size_t)len;
     const double *ga = cs->drows + (size_t)a * (size_t)len,
                  *gb = cs->drows + (size_t)b * (size_t)len;
     for (int x = 0; x < len; x++) {
         const double tol = RES_TOL * fmax(fabs(fa[x]), fabs(fb[x]));
-        if (!((cs->has[a] && fb[x] - (fa[x] + ga[x] * w) <= tol) ||
-              (cs->has[b] && fa[x] - (fb[x] - gb[x] * w) <= tol)))
+        if (!((ha && fb[x] - (fa[x] + ga[x] * w) <= tol) ||
+              (hb && fa[x] - (fb[x] - gb[x] * w) <= tol)))
             return 0;
     }
     return 1;
@@ -283,7 +292,7 @@ static void tan_points(const cx_replay_clocks *cs, int a, int b, int s, int e, c
 {
 #define K(q) (keys + (size_t)(q) * (size_t)nkey)
     *j1 = *j2 = -1;
-    if (!cs->has[a] || !cs->has[b]) return;
+    if (!has_along(cs, a, s) || !has_along(cs, b, s)) return;
     const double la = place(K(s), K(e), K(a), nkey), lb = place(K(s), K(e), K(b), nkey);
     const double *fa = cs->rows + (size_t)a * (size_t)len, *fb = cs->rows + (size_t)b * (size_t)len;
     const double *ga = cs->drows + (size_t)a * (size_t)len,
