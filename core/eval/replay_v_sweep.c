@@ -276,9 +276,15 @@ static int same_label(const cx_sched_item *a, const cx_sched_item *b)
 static int compress(cx_v_sweep_ws *ws, const cx_sched_item *ord, int n)
 {
     for (int i = 0; i < n;) {
-        int bk = 1, bn = 1;
+        int bk = 1, bn = 1, cov[KMAX + 1];
         for (int K = 1; K <= KMAX && i + 2 * K <= n; K++) {
-            int cnt = 1;
+            /* items i .. i + pre − 1 repeat with a divisor's period (its
+             * scan below), so with K's too: the repetitions inside are
+             * not compared again (the same cover) */
+            int pre = 0;
+            for (int D = 1; D < K; D++)
+                if (K % D == 0 && cov[D] > pre) pre = cov[D];
+            int cnt = pre / K - 1 > 1 ? pre / K - 1 : 1;
             for (; i + (cnt + 1) * K <= n; cnt++) {
                 int ok = 1;
                 for (int t = 0; t < K && ok; t++) {
@@ -293,6 +299,7 @@ static int compress(cx_v_sweep_ws *ws, const cx_sched_item *ord, int n)
                 }
                 if (!ok) break;
             }
+            cov[K] = cnt * K;
             if (cnt >= 2 && cnt * K > bn * bk) bk = K, bn = cnt;
         }
         if (!grow((void **)&ws->f->runs, &ws->f->cap_runs, ws->f->nruns + 1, sizeof(vrun)) ||
