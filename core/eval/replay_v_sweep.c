@@ -525,7 +525,8 @@ static inline int dsame(double a, double b, double v)
 
 /* cx_pl_push with derivatives: the same merges of the values (the same
  * bits), dbad where the derivatives do not merge with them */
-static inline void vpush(vbld *o, int x, double v, double k, double dv, double dk)
+__attribute__((always_inline)) static inline void vpush(vbld *o, int x, double v, double k,
+                                                        double dv, double dk)
 {
     vpl *f = o->f;
     if (f->n >= 2 && f->x[f->n - 1] == x - 1) {
@@ -573,8 +574,10 @@ static inline double dlast_at(const vpl *f, int x)
 }
 
 /* cx_pl_max2 with derivatives (the winner's) */
-static inline void vmax2(vbld *o, int lo, int hi, double va, double ka, double dva, double dka,
-                         double vb, double kb, double dvb, double dkb)
+__attribute__((always_inline)) static inline void vmax2(vbld *o, int lo, int hi, double va,
+                                                        double ka, double dva, double dka,
+                                                        double vb, double kb, double dvb,
+                                                        double dkb)
 {
     if (vb == -HUGE_VAL) {
         if (va == -HUGE_VAL)
