@@ -62,7 +62,10 @@
  * result into the memo under the curve; a batch whose inputs (shape,
  * mode, chunk classes, every clock's key) are the last batch's takes its
  * rows (a rebuild that changed no time: another curve, the same bits).
- * Points played by the
+ * Where the V sweep answers the batch (sweep_gate 2), each point also
+ * gives its results' derivatives along its run's key line (tan_clocks),
+ * and a run is certified from its two ends' lines (replay_clocks.c,
+ * tangents). Points played by the
  * jump (+ jump lanes, about a play a lane) do not make the next round take
  * every point left (bisection instead): callgrind, fast-only sweep_bench
  * schedules, x10^6 instructions, bisect / all left: ZB-V 802.5 / 802.9,
@@ -916,8 +919,8 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
      * lanes where no sweep may answer and there is no virtual jump: two
      * points inside each run first, or all where at most 4 are left, a
      * 4-lane pass (replay_lanes.c) costing about what 3 lanes do */
-    const int in_lanes =
-        ws->mr == ws->m && cx_core_replay_lanes_on(ws->lanes) && !sweep_gate(c, ws, SWEEP_BATCH);
+    const int gate = sweep_gate(c, ws, SWEEP_BATCH);
+    const int in_lanes = ws->mr == ws->m && cx_core_replay_lanes_on(ws->lanes) && !gate;
     const int pre = formula_tried(c) && cx_core_replay_formula_shape(c);
     clocks_ctx cx = {c, ws, NULL, ic, priced, 0, CULONX_OK, err, {0}};
     double *rows;
@@ -935,7 +938,7 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
         /* where the V sweep answers, with tangents (each run from its
          * ends' derivatives, replay_clocks.c) */
         const int got =
-            !pre && sweep_gate(c, ws, SWEEP_BATCH) == 2
+            !pre && gate == 2
                 ? cx_core_replay_clocks_run_tan(ws->clocks, n, (int)nkey, ws->bkeys, c->p,
                                                 tan_clocks, &cx, &rows)
                 : cx_core_replay_clocks_run(ws->clocks, n, (int)nkey, ws->bkeys, c->p,

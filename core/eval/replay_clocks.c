@@ -44,6 +44,23 @@
  * bench_sweep_bench's schedules (21 clocks): see core/README.md, "Clock
  * segments".
  *
+ * Tangents (cx_core_replay_clocks_run_tan; the V sweep's batches, session
+ * 26). An evaluator that also gives each result's derivative along the
+ * run's key line (that of a path whose length the result is: the winner
+ * of every maximum, ties either) gives a line below the result along the
+ * whole run (the path's durations are affine along it) touching it at
+ * the point: where f(b) <= a's line at b (to RES_TOL), f, convex, lies
+ * between that line and the chord on [a, b]: it is the chord there. So a
+ * run is played from its ends only, a gap certified by either end's line
+ * (the triples too), and an uncertified gap gets the points around where
+ * its ends' lines meet (the kink, when single; else its midpoint). A
+ * point shared by two runs has its derivatives along the later run only.
+ * Measured, bench_sweep_bench schedules zb-v (21 clocks, 12 V-sweep
+ * batches, each one run): sweeps 76 -> 55 (linear batches 7 x 3 -> 7 x
+ * 2; the 5 with kinks 55 -> 41: about two points a kink, the kinks lying
+ * between consecutive clocks), dualpipev 41 -> 26; core/README.md,
+ * "ZB-V and DualPipeV swept", session 26.
+ *
  * The results at a clock then depend on the whole set of clocks and the
  * cost's curve (cx_cost.curve), not on the key alone; the replay memo
  * keys them by both (replay.c), so a sweep stays identical for any thread

@@ -79,7 +79,25 @@
  * of the stage's last run, last end = free (− P when the last item sends),
  * last item its DP-overlap window. Held to the full replay by
  * tests/test_replay_v_sweep.c; measured in core/README.md, "ZB-V and
- * DualPipeV swept". Where a sweep's work goes (session 25, bench_sweep_bench
+ * DualPipeV swept".
+ *
+ * Derivatives (session 26). Along a line of time keys (a clock batch's
+ * run: cx_core_replay_v_sweep_d, dkey its direction) every duration is
+ * affine, so every value, the length of a real path, has a derivative:
+ * each segment carries one for its value at x and its slope (dv, dk: a
+ * line in the microbatch too, the same path family on the segment), the
+ * winner's at every maximum (ties: either, each a real path), durations'
+ * from dkey (cx_replay_vsinfo_of_key is linear). The values are computed
+ * as before (the same bits); where a merge of segments (vpush: staircase,
+ * extension) joins values whose derivatives differ by more than 1e-12 of
+ * (|value| + |derivative|) (their own rounding: sums over ~10^3 items)
+ * the sweep reports no derivatives (dbad; none in the bench, 10% of the
+ * test's draws, mostly its all-equal ones). Held functions keep the
+ * derivatives of the paths they were computed from, valid whatever later
+ * sweeps skip (values only rise, a held value is a real path). Cost: ~16%
+ * a sweep (callgrind, the same 76 sweeps with derivatives: ZB-V 422.8 ->
+ * 445.2 x 10^6 instructions); it pays through fewer sweeps a batch
+ * (replay_clocks.c, tangents). Where a sweep's work goes (session 25, bench_sweep_bench
  * schedules zb-v, 21 clocks): the first two sweeps (up, down: every stage
  * in full) are 134k of the 151k runs evaluated; the rest resume.
  */
