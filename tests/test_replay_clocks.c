@@ -307,6 +307,11 @@ static void test_engine_tan(void)
             cx_core_replay_clocks_run_tan(cs, NPT, NKEY, keys, P, tan_made_up, &mk, &rk), 4);
         for (int i = 0; i < NPT; i++)
             CU_ASSERT(fabs(rk[i * (1 + 3 * P)] - f_of(&mk.mu, 0, mk.mu.lam[i])) <= 1e-12);
+        /* one point alone: evaluated, no direction */
+        mk.mu.evaluated = 0;
+        CU_ASSERT_EQUAL(cx_core_replay_clocks_run_tan(cs, 1, NKEY, keys, P, tan_made_up, &mk, &rk),
+                        1);
+        CU_ASSERT(fabs(rk[0] - f_of(&mk.mu, 0, mk.mu.lam[0])) <= 1e-12);
         /* an evaluation that fails: -1 */
         mk.mu.evaluated = 0, mk.mu.fail_at = 1;
         CU_ASSERT_EQUAL(

@@ -406,10 +406,11 @@ static int run(cx_replay_clocks *cs, int n, int nkey, const double *keys, int p,
         if (nl > 0 && tan) {
             /* each point's direction: its run's key line, end minus start */
             for (int q = 0; q < nl; q++) {
-                const int r = cs->runof[cs->list[q]];
-                const double *ks = K(cs->pend[2 * r]), *ke = K(cs->pend[2 * r + 1]);
+                /* one point alone (n 1): no run, no direction */
+                const int r = nrun ? cs->runof[cs->list[q]] : -1;
                 for (int x = 0; x < nkey; x++)
-                    cs->dirs[(size_t)q * (size_t)nkey + (size_t)x] = ke[x] - ks[x];
+                    cs->dirs[(size_t)q * (size_t)nkey + (size_t)x] =
+                        r < 0 ? 0 : K(cs->pend[2 * r + 1])[x] - K(cs->pend[2 * r])[x];
             }
             if (tan(ctx, cs->list, nl, cs->dirs, R, cs->drows, len, cs->has)) return -1;
         } else if (nl > 0 && eval(ctx, cs->list, nl, R, len, &wide)) {
