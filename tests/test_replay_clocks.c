@@ -8,6 +8,11 @@
  *     keys off the line, or a kink, make it evaluate more, never answer
  *     wrong; one kink outside lanes from 6; in lanes one kink in 2 calls
  *     and two kinks in 3 (4 points each); a failing evaluation gives -1.
+ *  1b. With tangents (each result's derivative along the run, the winning
+ *     line's; ties of 2-4 lines at an evaluated point: any of them): every
+ *     result within 1e-12, a linear run from its 2 ends, one kink between
+ *     points from 4; points without derivatives, keys off the line: more
+ *     evaluations, never a wrong answer.
  *  2. Through the workspace (cx_core_replay_ws with 21 clocks set, a real
  *     megatron-22b cost priced at every clock, three recompute modes, every
  *     replayed schedule, shapes with and without the virtual jump and with
@@ -229,6 +234,130 @@ static void test_engine(void)
     CU_ASSERT_EQUAL(
         cx_core_replay_clocks_run(cs, NPT, NKEY, keys, P, 1, 0, NULL, eval_made_up, &mu, &rows),
         -1);
+    cx_core_replay_clocks_free(cs);
+}
+
+/* ---- 1b. the engine with tangents ---- */
+
+/* made-up results with their derivatives along each point's direction:
+ * the winning line's slope (ties: a random one of the lines that tie, to
+ * 1e-15), scaled from mu's lam to the run's place (dirs: its key line, end
+ * minus start, k0 to k1 the whole segment); no derivatives where notan
+ * draws below it */
+typedef struct {
+    made_up mu;
+    double k0[NKEY], k1[NKEY], notan;
+} made_up_tan;
+
+static int tan_made_up(void *ctx, const int *idx, int n, const double *dirs, double *rows,
+                       double *drows, int stride, unsigned char *has)
+{
+    made_up_tan *mt = ctx;
+    made_up *mu = &mt->mu;
+    mu->calls++;
+    for (int j = 0; j < n; j++) {
+        if (mu->evaluated++ == mu->fail_at) return 1;
+        const double l = mu->lam[idx[j]];
+        const double span = dirs[(size_t)j * NKEY] / (mt->k1[0] - mt->k0[0]);
+        const int with = !(uni(0.0, 1.0) < mt->notan);
+        for (int x = 0; x < 1 + 3 * P; x++) {
+            const double f = f_of(mu, x, l);
+            int tied[4], nt = 0;
+            for (int k = 0; k < mu->nlines; k++)
+                if (fabs(mu->a[x][k] + mu->b[x][k] * l - f) <= 1e-15 * fabs(f)) tied[nt++] = k;
+            const int k = tied[(int)uni(0.0, nt - 1e-9)];
+            rows[(size_t)idx[j] * (size_t)stride + (size_t)x] = f;
+            drows[(size_t)idx[j] * (size_t)stride + (size_t)x] = mu->b[x][k] * span;
+        }
+        has[idx[j]] = (unsigned char)with;
+    }
+    return 0;
+}
+
+static void test_engine_tan(void)
+{
+    cx_replay_clocks *cs = cx_core_replay_clocks_new();
+    CU_ASSERT_FATAL(cs != NULL);
+    double keys[NPT * NKEY];
+    int worst_linear = 0, more = 0, ties = 0;
+    long long evals[5] = {0}, runs[5] = {0};
+    double worst = 0;
+    for (int trial = 0; trial < 2400; trial++) {
+        made_up_tan mt;
+        for (int q = 0; q < NKEY; q++)
+            mt.k0[q] = uni(0.1, 1.0), mt.k1[q] = mt.k0[q] * uni(1.0, 7.0);
+        const int nlines = 1 + trial % 4;
+        draw_made_up(&mt.mu, nlines, keys, mt.k0, mt.k1);
+        /* one draw in eight: some points without derivatives */
+        mt.notan = trial % 8 == 3 ? 0.5 : 0;
+        /* one in six: every line through one point's value there (ties
+         * of 2-4 lines at an evaluated point: the run's start, its end
+         * or one inside) */
+        if (trial % 6 == 5 && nlines > 1) {
+            const int at = trial % 3 == 0 ? 0 : trial % 3 == 1 ? NPT - 1 : 5 + trial % 11;
+            const double l = mt.mu.lam[at];
+            for (int x = 0; x < 1 + 3 * P; x++)
+                for (int k = 1; k < nlines; k++)
+                    mt.mu.a[x][k] = mt.mu.a[x][0] + (mt.mu.b[x][0] - mt.mu.b[x][k]) * l;
+            ties++;
+        }
+        /* one in five: one key off the line (its point must be played) */
+        const int off = trial % 5 == 4 ? 1 + trial % (NPT - 2) : -1;
+        if (off >= 0) keys[off * NKEY + 2] *= 1.0 + 1e-6;
+        double *rows;
+        const int got =
+            cx_core_replay_clocks_run_tan(cs, NPT, NKEY, keys, P, tan_made_up, &mt, &rows);
+        CU_ASSERT_FATAL(got >= 2 && got <= NPT && got == mt.mu.evaluated);
+        for (int i = 0; i < NPT; i++)
+            for (int x = 0; x < 1 + 3 * P; x++) {
+                const double t = f_of(&mt.mu, x, mt.mu.lam[i]);
+                const double gap = fabs(rows[i * (1 + 3 * P) + x] - t) / fmax(fabs(t), 1e-300);
+                worst = fmax(worst, gap);
+            }
+        if (nlines == 1 && off < 0 && mt.notan == 0 && got > worst_linear) worst_linear = got;
+        if (off < 0 && mt.notan == 0) evals[nlines] += got, runs[nlines]++;
+        more += got > 2;
+    }
+    printf("\n  tangents: worst relative gap %.3g, linear from at most %d evaluations, "
+           "%d with ties; evaluations on average with 1-4 lines %.1f %.1f %.1f %.1f\n",
+           worst, worst_linear, ties, (double)evals[1] / (double)runs[1],
+           (double)evals[2] / (double)runs[2], (double)evals[3] / (double)runs[3],
+           (double)evals[4] / (double)runs[4]);
+    CU_ASSERT(worst <= 1e-12);
+    CU_ASSERT_EQUAL(worst_linear, 2);
+    CU_ASSERT(more > 200);
+    /* one kink (at l = 0.3 between evenly spaced points 6 and 7): the
+     * ends, then the two points around where their lines meet: 4 */
+    {
+        made_up_tan mk;
+        for (int q = 0; q < NKEY; q++)
+            mk.k0[q] = uni(0.1, 1.0), mk.k1[q] = mk.k0[q] * uni(1.0, 7.0);
+        draw_made_up(&mk.mu, 2, keys, mk.k0, mk.k1);
+        mk.notan = 0;
+        for (int i = 0; i < NPT; i++) {
+            mk.mu.lam[i] = i / (double)(NPT - 1);
+            for (int q = 0; q < NKEY; q++)
+                keys[i * NKEY + q] = mk.k0[q] + mk.mu.lam[i] * (mk.k1[q] - mk.k0[q]);
+        }
+        for (int x = 0; x < 1 + 3 * P; x++) {
+            mk.mu.a[x][0] = 2.0, mk.mu.b[x][0] = -1.0;
+            mk.mu.b[x][1] = 0.5, mk.mu.a[x][1] = 2.0 - 0.31 * (1.0 + 0.5); /* meets it at 0.31 */
+        }
+        double *rk;
+        CU_ASSERT_EQUAL(
+            cx_core_replay_clocks_run_tan(cs, NPT, NKEY, keys, P, tan_made_up, &mk, &rk), 4);
+        for (int i = 0; i < NPT; i++)
+            CU_ASSERT(fabs(rk[i * (1 + 3 * P)] - f_of(&mk.mu, 0, mk.mu.lam[i])) <= 1e-12);
+        /* one point alone: evaluated, no direction */
+        mk.mu.evaluated = 0;
+        CU_ASSERT_EQUAL(cx_core_replay_clocks_run_tan(cs, 1, NKEY, keys, P, tan_made_up, &mk, &rk),
+                        1);
+        CU_ASSERT(fabs(rk[0] - f_of(&mk.mu, 0, mk.mu.lam[0])) <= 1e-12);
+        /* an evaluation that fails: -1 */
+        mk.mu.evaluated = 0, mk.mu.fail_at = 1;
+        CU_ASSERT_EQUAL(
+            cx_core_replay_clocks_run_tan(cs, NPT, NKEY, keys, P, tan_made_up, &mk, &rk), -1);
+    }
     cx_core_replay_clocks_free(cs);
 }
 
@@ -543,6 +672,8 @@ int main(void)
     if (CU_initialize_registry() != CUE_SUCCESS) return 2;
     CU_pSuite s = CU_add_suite("replay_clocks", NULL, NULL);
     CU_add_test(s, "engine: certified segments on made-up convex results", test_engine);
+    CU_add_test(s, "engine with tangents: runs from their ends' lines, ties, kinks",
+                test_engine_tan);
     CU_add_test(s, "workspace: every clock near the plain replay, same bits in any order",
                 test_workspace);
     CU_add_test(s, "shapes come back: cached program, memo, near the plain replay",

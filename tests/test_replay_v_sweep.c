@@ -15,9 +15,13 @@
  * draws before. Megatron-1t (tp 8, p 8–64, m 4p–24p, recompute none and full)
  * likewise, the memo's answers are the sweep's bits, and so are the
  * replay's (cx_core_replay_ws, no clock lanes) where the gate sends it to
- * the sweep (and its peaks the full replay's).
+ * the sweep (and its peaks the full replay's). The results' derivatives
+ * along a line of keys (cx_core_replay_v_sweep_d, the clock batch's
+ * tangents): each result's line through them below the full replay's
+ * result along the line, a one-sided derivative where nothing ties.
  */
 #include "core/eval/replay.h"
+#include "core/eval/replay_lanes.h"
 #include "core/eval/replay_step.h"
 #include "core/eval/replay_v_sweep.h"
 
@@ -152,6 +156,133 @@ static void test_zb_v(void)
 static void test_dualpipev(void)
 {
     sweep_vs_full(1);
+}
+
+/* the cost c0 with its time key moved by l along dkey (replay_lanes.h's
+ * order: per class f, tp_f, b, tp_b, r, tp_r, w, then p2p) into c */
+static void key_moved(cx_cost *c, const cx_cost *c0, const double *dkey, double l)
+{
+    memcpy(c, c0, sizeof *c);
+    for (int k = 0; k < c->nclass; k++) {
+        cx_chunk_cost *cc = &c->cls[k];
+        const double *d = dkey + 7 * k;
+        cc->f_s += l * d[0], cc->tp_f_s += l * d[1], cc->b_s += l * d[2], cc->tp_b_s += l * d[3];
+        cc->r_s += l * d[4], cc->tp_r_s += l * d[5], cc->w_s += l * d[6];
+    }
+    c->p2p_s += l * dkey[7 * c->nclass];
+}
+
+/* result x of r: 0 the makespan, then per stage free, last end, last item */
+static double result_of(const cx_replay *r, int p, int x)
+{
+    if (x == 0) return r->makespan_s;
+    const int s = (x - 1) % p, w = (x - 1) / p;
+    return w == 0 ? r->free_s[s] : w == 1 ? r->last_end_s[s] : r->last_item_s[s];
+}
+
+/* The derivatives along a line of keys (cx_core_replay_v_sweep_d, what
+ * replay_clocks.c's tangents certify with): random costs as above (p 2-32,
+ * m 2p + 3 to 9p), a random direction (each key component moved by up to
+ * half of itself; one draw in four every stage the same cost, ties
+ * everywhere, one in eight every component by the same ratio: results
+ * linear along the line). Each result's line through its derivative must
+ * lie below the full replay's result at l = ±0.1, ±0.5 (the derivative of
+ * a path no longer than the result: the certificate's premise), and
+ * where there are no ties, be a one-sided derivative (±1e-6, to 1e-4
+ * relative); the values the bits of cx_core_replay_v_sweep; derivatives
+ * given in 90% of the answers. */
+static void tangents(int dual)
+{
+    culonx_run r;
+    culonx_error err;
+    load_run(&r, "configs/megatron-22b.xml");
+    r.exec.schedule = kind_of(dual);
+    cx_cost *c = malloc(sizeof *c), *c2 = malloc(sizeof *c2);
+    cx_replay_ws *wf = cx_core_replay_ws_new();
+    cx_v_sweep_ws *vw = cx_core_v_sweep_ws_new(), *vw2 = cx_core_v_sweep_ws_new();
+    cx_replay *fo = malloc(sizeof *fo), *dfo = malloc(sizeof *dfo), *fl = malloc(sizeof *fl),
+              *f2 = malloc(sizeof *f2);
+    CU_ASSERT_FATAL(c && c2 && wf && vw && vw2 && fo && dfo && fl && f2);
+    static const int pps[] = {2, 3, 5, 8, 16, 32};
+    static const double lams[] = {-0.5, -0.1, 0.1, 0.5};
+    int answered = 0, with = 0, above = 0, loose = 0, bits = 0, checked = 0;
+    for (int ip = 0; ip < 6; ip++) {
+        const int p = pps[ip], ms[] = {2 * p + 3, 5 * p + 3, 9 * p};
+        r.model.layers = 4 * p;
+        for (int im = 0; im < 3; im++) {
+            r.exec.pp = p, r.exec.global_batch = ms[im];
+            r.exec.gpus = culonx_execution_gpus(&r.exec);
+            CU_ASSERT_EQUAL_FATAL(cx_core_cost_build(&r, 0, c, &err), CULONX_OK);
+            const int nvs = 2 * p, nc = nvs <= CX_COST_MAX_CLASSES ? nvs : 4;
+            const cx_chunk_cost mid = c->cls[c->vs_class[1]];
+            for (int trial = 0; trial < 8; trial++) {
+                const int ties = trial % 4 == 1, lin = trial % 8 == 5;
+                for (int k = 0; k < nc; k++) {
+                    c->cls[k] = mid;
+                    if (!ties) draw_class(&c->cls[k], &mid, 0.3, 3.0);
+                }
+                for (int vs = 0; vs < nvs; vs++)
+                    c->vs_class[vs] = (int16_t)(nc == nvs ? vs : vs * nc / nvs);
+                c->nclass = nc;
+                c->p2p_s = (trial % 3 == 0 ? 0 : 1) * mid.f_s * uni(0, 0.5);
+                if (trial % 8 == 6)
+                    for (int k = 0; k < nc; k++)
+                        c->cls[k].w_s = 0;
+                double key[CX_COST_MAX_CLASSES * 7 + 1], dkey[CX_COST_MAX_CLASSES * 7 + 1];
+                const int nkey = cx_replay_time_key(c, key);
+                const double ratio = uni(-0.5, 0.5);
+                for (int q = 0; q < nkey; q++)
+                    dkey[q] = key[q] * (lin ? ratio : uni(-0.5, 0.5));
+                const int got = cx_core_replay_v_sweep_d(c, vw, dkey, fo, dfo);
+                if (!got) continue;
+                answered++;
+                /* the values: the sweep's bits without derivatives */
+                bits += !cx_core_replay_v_sweep(c, vw2, f2) || replay_time_gap(f2, fo, p) != 0 ||
+                        !same(f2->makespan_s, fo->makespan_s);
+                if (got != 2) continue;
+                with++;
+                const int nres = 1 + 3 * p;
+                for (int il = 0; il < 6; il++) {
+                    const double l = il < 4 ? lams[il] : il == 4 ? 1e-6 : -1e-6;
+                    if (il >= 4 && ties) break;
+                    key_moved(c2, c, dkey, l);
+                    cx_core_replay_set_full(1);
+                    CU_ASSERT_EQUAL_FATAL(cx_core_replay_ws(c2, wf, il == 4 ? f2 : fl, &err),
+                                          CULONX_OK);
+                    cx_core_replay_set_full(0);
+                    if (il == 4) continue; /* +h: compared with −h next */
+                    for (int x = 0; x < nres; x++) {
+                        const double v = result_of(fo, p, x), g = result_of(dfo, p, x);
+                        const double sc = fabs(v) + fabs(g);
+                        if (il < 4) {
+                            checked++;
+                            above += result_of(fl, p, x) < v + l * g - 1e-11 * sc;
+                            continue;
+                        }
+                        const double h = 1e-6, ep = fabs(result_of(f2, p, x) - v - h * g),
+                                     em = fabs(result_of(fl, p, x) - v + h * g);
+                        loose += fmin(ep, em) > 1e-4 * h * sc;
+                    }
+                }
+            }
+        }
+    }
+    printf("\n  %s derivatives: %d of %d answers, %d results checked: above the result %d, "
+           "not a one-sided derivative %d, values off the sweep's bits %d\n",
+           dual ? "dualpipev" : "zb-v", with, answered, checked, above, loose, bits);
+    CU_ASSERT(answered >= 100 && with * 10 >= answered * 9);
+    CU_ASSERT_EQUAL(above, 0);
+    CU_ASSERT_EQUAL(loose, 0);
+    CU_ASSERT_EQUAL(bits, 0);
+    cx_core_replay_ws_free(wf);
+    cx_core_v_sweep_ws_free(vw), cx_core_v_sweep_ws_free(vw2);
+    free(c), free(c2), free(fo), free(dfo), free(fl), free(f2);
+}
+
+static void test_tangents(void)
+{
+    tangents(0);
+    tangents(1);
 }
 
 /* Megatron-1t (configs/megatron-1t.xml; tp 8, microbatch 1) as the closed
@@ -343,6 +474,7 @@ int main(void)
     CU_add_test(s, "zb-v: sweep = full replay on any stage costs", test_zb_v);
     CU_add_test(s, "dualpipev: sweep = full replay on any stage costs", test_dualpipev);
     CU_add_test(s, "zb-v/dualpipev: sweep = full replay on megatron-1t", test_megatron);
+    CU_add_test(s, "zb-v/dualpipev: derivatives along a key line bound the results", test_tangents);
     CU_add_test(s, "gpipe, 1f1b, zb-h1/h2: the run form answers them too", test_other_schedules);
     CU_add_test(s, "replay workspace: recalled orders = fresh, bit for bit", test_recall);
     CU_basic_set_mode(CU_BRM_VERBOSE);

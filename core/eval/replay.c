@@ -62,7 +62,10 @@
  * result into the memo under the curve; a batch whose inputs (shape,
  * mode, chunk classes, every clock's key) are the last batch's takes its
  * rows (a rebuild that changed no time: another curve, the same bits).
- * Points played by the
+ * Where the V sweep answers the batch (sweep_gate 2), each point also
+ * gives its results' derivatives along its run's key line (tan_clocks),
+ * and a run is certified from its two ends' lines (replay_clocks.c,
+ * tangents). Points played by the
  * jump (+ jump lanes, about a play a lane) do not make the next round take
  * every point left (bisection instead): callgrind, fast-only sweep_bench
  * schedules, x10^6 instructions, bisect / all left: ZB-V 802.5 / 802.9,
@@ -160,7 +163,7 @@ struct cx_replay_ws {
     double *bkeys, *bp2p;
     vsinfo *bvi;
     size_t bkeys_cap, bvi_cap;
-    cx_replay *btmp;
+    cx_replay *btmp, *bdtmp; /* a point's results, their derivatives */
     /* the last batch's results (rows, owned by clocks) under its memo key
      * but the time key (bc_ok: valid), read before the memo: the same
      * bits without its hash */
@@ -235,6 +238,7 @@ void cx_core_replay_ws_free(cx_replay_ws *ws)
     cx_core_replay_jlanes_free(ws->jlanes);
     cx_core_replay_clocks_free(ws->clocks);
     free(ws->bcost), free(ws->bkeys), free(ws->bp2p), free(ws->bvi), free(ws->btmp);
+    free(ws->bdtmp);
     free(ws->pkeys);
     free(ws->bclk);
     for (int i = 0; i < NRECENT; i++)
@@ -813,6 +817,36 @@ static int eval_clocks(void *vctx, const int *idx, int n, double *rows, int stri
     return 0;
 }
 
+/* The points idx[0 .. n) of a batch the V sweep answers (sweep_gate 2),
+ * each with its results' derivatives along its direction (dirs: its
+ * run's key line, replay_clocks.c's tangents) where the sweep gives them;
+ * the rest as eval_clocks. */
+static int tan_clocks(void *vctx, const int *idx, int n, const double *dirs, double *rows,
+                      double *drows, int stride, unsigned char *has)
+{
+    clocks_ctx *cx = vctx;
+    cx_replay_ws *ws = cx->ws;
+    const cx_cost *c = cx->c;
+    const size_t nkey = 7 * (size_t)c->nclass + 1;
+    int rest[CX_REPLAY_LANES_MAX_CLOCKS], nr = 0, wide = 0;
+    if (!ws->vsw && !(ws->vsw = cx_core_v_sweep_ws_new())) return 1;
+    for (int j = 0; j < n; j++) {
+        const int i = idx[j];
+        const int got = cx_core_replay_v_sweep_d(priced_at(cx, i), ws->vsw, dirs + (size_t)j * nkey,
+                                                 ws->btmp, ws->bdtmp);
+        if (!got) {
+            rest[nr++] = i;
+            continue;
+        }
+        cx_core_replay_row_pack(ws->btmp, c->p, rows + (size_t)i * (size_t)stride);
+        if (got == 2) {
+            cx_core_replay_row_pack(ws->bdtmp, c->p, drows + (size_t)i * (size_t)stride);
+            has[i] = 1;
+        }
+    }
+    return nr ? eval_clocks(vctx, rest, nr, rows, stride, &wide) : 0;
+}
+
 /* The points of a batch where the exact formula answers (interleaved;
  * from each clock's time key, replay_formula.c), before any is played. */
 static int clocks_pre(void *vctx, int n, double *rows, int stride, unsigned char *done)
@@ -844,6 +878,7 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
     if (!ws->clocks && !(ws->clocks = cx_core_replay_clocks_new())) return 0;
     if (!ws->bcost && !(ws->bcost = malloc(sizeof *ws->bcost))) return 0;
     if (!ws->btmp && !(ws->btmp = malloc(sizeof *ws->btmp))) return 0;
+    if (!ws->bdtmp && !(ws->bdtmp = malloc(sizeof *ws->bdtmp))) return 0;
     if (!ws->bp2p && !(ws->bp2p = malloc(CX_REPLAY_LANES_MAX_CLOCKS * sizeof *ws->bp2p))) return 0;
     if ((size_t)n * nkey > ws->bkeys_cap) {
         free(ws->bkeys);
@@ -884,8 +919,8 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
      * lanes where no sweep may answer and there is no virtual jump: two
      * points inside each run first, or all where at most 4 are left, a
      * 4-lane pass (replay_lanes.c) costing about what 3 lanes do */
-    const int in_lanes =
-        ws->mr == ws->m && cx_core_replay_lanes_on(ws->lanes) && !sweep_gate(c, ws, SWEEP_BATCH);
+    const int gate = sweep_gate(c, ws, SWEEP_BATCH);
+    const int in_lanes = ws->mr == ws->m && cx_core_replay_lanes_on(ws->lanes) && !gate;
     const int pre = formula_tried(c) && cx_core_replay_formula_shape(c);
     clocks_ctx cx = {c, ws, NULL, ic, priced, 0, CULONX_OK, err, {0}};
     double *rows;
@@ -900,9 +935,15 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
         rows = (double *)ws->bc_rows;
     } else {
         ws->bc_ok = ws->pk_ok = 0; /* the keys and rows are redone */
-        const int got = cx_core_replay_clocks_run(ws->clocks, n, (int)nkey, ws->bkeys, c->p,
-                                                  in_lanes ? 2 : 1, in_lanes ? 4 : 0,
-                                                  pre ? clocks_pre : NULL, eval_clocks, &cx, &rows);
+        /* where the V sweep answers, with tangents (each run from its
+         * ends' derivatives, replay_clocks.c) */
+        const int got =
+            !pre && gate == 2
+                ? cx_core_replay_clocks_run_tan(ws->clocks, n, (int)nkey, ws->bkeys, c->p,
+                                                tan_clocks, &cx, &rows)
+                : cx_core_replay_clocks_run(ws->clocks, n, (int)nkey, ws->bkeys, c->p,
+                                            in_lanes ? 2 : 1, in_lanes ? 4 : 0,
+                                            pre ? clocks_pre : NULL, eval_clocks, &cx, &rows);
         if (got < 0) {
             *st = cx.st;
             return cx.st != CULONX_OK;

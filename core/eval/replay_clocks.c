@@ -48,6 +48,23 @@
  * picks, so the proof above covers them. Measured on bench_sweep_bench's
  * schedules (21 clocks): see core/README.md, "Clock segments".
  *
+ * Tangents (cx_core_replay_clocks_run_tan; the V sweep's batches, session
+ * 26). An evaluator that also gives each result's derivative along the
+ * run's key line (that of a path whose length the result is: the winner
+ * of every maximum, ties either) gives a line below the result along the
+ * whole run (the path's durations are affine along it) touching it at
+ * the point: where f(b) <= a's line at b (to RES_TOL), f, convex, lies
+ * between that line and the chord on [a, b]: it is the chord there. So a
+ * run is played from its ends only, a gap certified by either end's line
+ * (the triples too), and an uncertified gap gets the points around where
+ * its ends' lines meet (the kink, when single; else its midpoint). A
+ * point shared by two runs has its derivatives along the later run only.
+ * Measured, bench_sweep_bench schedules zb-v (21 clocks, 12 V-sweep
+ * batches, each one run): sweeps 76 -> 55 (linear batches 7 x 3 -> 7 x
+ * 2; the 5 with kinks 55 -> 41: about two points a kink, the kinks lying
+ * between consecutive clocks), dualpipev 41 -> 26; core/README.md,
+ * "ZB-V and DualPipeV swept", session 26.
+ *
  * The results at a clock then depend on the whole set of clocks and the
  * cost's curve (cx_cost.curve), not on the key alone; the replay memo
  * keys them by both (replay.c), so a sweep stays identical for any thread
@@ -67,10 +84,11 @@
 #define MID_MIN 1e-3
 
 struct cx_replay_clocks {
-    int cap_n, cap_len;
-    double *rows;
-    unsigned char *st; /* 0 unknown, 1 evaluated, 2 interpolated, 3 listed */
-    int *list, *pend, *next, *gap;
+    int cap_n, cap_len, cap_dk;
+    double *rows, *drows, *dirs; /* drows, dirs: the tangent mode's */
+    unsigned char *st;           /* 0 unknown, 1 evaluated, 2 interpolated, 3 listed */
+    unsigned char *has;          /* a point's derivatives in drows */
+    int *list, *pend, *next, *gap, *runof;
     double *lp;
 };
 
@@ -108,6 +126,7 @@ void cx_core_replay_clocks_free(cx_replay_clocks *cs)
     if (!cs) return;
     free(cs->rows), free(cs->st), free(cs->list), free(cs->pend), free(cs->next);
     free(cs->gap), free(cs->lp);
+    free(cs->drows), free(cs->dirs), free(cs->has), free(cs->runof);
     free(cs);
 }
 
@@ -115,15 +134,21 @@ static int reserve(cx_replay_clocks *cs, int n, int len)
 {
     if (n > cs->cap_n) {
         free(cs->st), free(cs->list), free(cs->pend), free(cs->next), free(cs->gap), free(cs->lp);
+        free(cs->has), free(cs->runof);
         cs->st = malloc((size_t)n);
+        cs->has = malloc((size_t)n);
         cs->gap = malloc((size_t)2 * (size_t)n * sizeof *cs->gap);
         cs->lp = malloc((size_t)n * sizeof *cs->lp);
         cs->list = malloc((size_t)n * sizeof *cs->list);
+        cs->runof = malloc((size_t)n * sizeof *cs->runof);
         cs->pend = malloc((size_t)2 * (size_t)n * sizeof *cs->pend);
         cs->next = malloc((size_t)2 * (size_t)n * sizeof *cs->next);
-        cs->cap_n = cs->st && cs->list && cs->pend && cs->next && cs->gap && cs->lp ? n : 0;
+        cs->cap_n =
+            cs->st && cs->has && cs->list && cs->runof && cs->pend && cs->next && cs->gap && cs->lp
+                ? n
+                : 0;
         if (!cs->cap_n) return 0;
-        cs->cap_len = 0; /* rows below, for the new n */
+        cs->cap_len = cs->cap_dk = 0; /* rows below, for the new n */
     }
     if ((size_t)n * (size_t)len > (size_t)cs->cap_len) {
         free(cs->rows);
@@ -300,15 +325,97 @@ static void kink_points(const int *E, int ne, int i, const double *keys, int nke
 #undef ROW
 }
 
-int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const double *keys, int p,
-                              int first, int fill, cx_clocks_pre_fn *pre, cx_clocks_eval_fn *eval,
-                              void *ctx, double **rows)
+/* 1 when point a has derivatives along the run that starts at s: taken
+ * along its own run's line (runof; a point shared by two runs, the end of
+ * one and the start of the next, took the later's) */
+static int has_along(const cx_replay_clocks *cs, int a, int s)
+{
+    return cs->has[a] && cs->runof[a] == cs->runof[s];
+}
+
+/* Tangents (where the evaluator gives each result's derivative along the
+ * run's key line, cx_clocks_tan_fn): a result's derivative at a is that
+ * of a path whose length it is there, and that length is linear along the
+ * line (its durations are), below the result everywhere (a maximum over
+ * paths); so where f(b) does not exceed a's line at b, the chord of a and
+ * b lies within the margin above that line, f between them: f is the
+ * chord on [a, b] (and likewise from b's line at a). Ties at a kink: any
+ * path that wins gives such a line. 1 when every result of the gap a < b
+ * of the run from s to e is certified so. */
+static int tan_certified(const cx_replay_clocks *cs, int a, int b, int s, int e, const double *keys,
+                         int nkey, int len)
+{
+#define K(q) (keys + (size_t)(q) * (size_t)nkey)
+    const int ha = has_along(cs, a, s), hb = has_along(cs, b, s);
+    if (!ha && !hb) return 0;
+    const int q = seg_axis(K(s), K(e), nkey);
+    const double w = place(K(s), K(e), K(b), q) - place(K(s), K(e), K(a), q);
+    const double *fa = cs->rows + (size_t)a * (size_t)len, *fb = cs->rows + (size_t)b * (size_t)len;
+    const double *ga = cs->drows + (size_t)a * (size_t)len,
+                 *gb = cs->drows + (size_t)b * (size_t)len;
+    for (int x = 0; x < len; x++) {
+        const double tol = RES_TOL * fmax(fabs(fa[x]), fabs(fb[x]));
+        if (!((ha && fb[x] - (fa[x] + ga[x] * w) <= tol) ||
+              (hb && fa[x] - (fb[x] - gb[x] * w) <= tol)))
+            return 0;
+    }
+    return 1;
+#undef K
+}
+
+/* An uncertified gap a < b with tangents at both ends: a result with one
+ * kink inside has it where the two lines meet. *j1, *j2: the last point
+ * inside at or below the lowest such place over the results and the first
+ * at or above the highest (-1 none): the next round's tangents at them
+ * certify [a, j1] and [j2, b] when the kinks are single. Only a choice of
+ * points (as kink_points). */
+static void tan_points(const cx_replay_clocks *cs, int a, int b, int s, int e, const double *keys,
+                       int nkey, int len, int *j1, int *j2)
+{
+#define K(q) (keys + (size_t)(q) * (size_t)nkey)
+    *j1 = *j2 = -1;
+    if (!has_along(cs, a, s) || !has_along(cs, b, s)) return;
+    const int q = seg_axis(K(s), K(e), nkey);
+    const double la = place(K(s), K(e), K(a), q), lb = place(K(s), K(e), K(b), q);
+    const double *fa = cs->rows + (size_t)a * (size_t)len, *fb = cs->rows + (size_t)b * (size_t)len;
+    const double *ga = cs->drows + (size_t)a * (size_t)len,
+                 *gb = cs->drows + (size_t)b * (size_t)len;
+    double lo = HUGE_VAL, hi = -HUGE_VAL;
+    for (int x = 0; x < len; x++) {
+        const double tol = RES_TOL * fmax(fabs(fa[x]), fabs(fb[x]));
+        if (fb[x] - (fa[x] + ga[x] * (lb - la)) <= tol) continue; /* linear */
+        if (!(gb[x] > ga[x])) continue;
+        double l = (fb[x] - fa[x] + ga[x] * la - gb[x] * lb) / (ga[x] - gb[x]);
+        l = fmin(fmax(l, la), lb);
+        lo = fmin(lo, l), hi = fmax(hi, l);
+    }
+    if (hi < lo) return;
+    for (int j = a + 1; j < b; j++) {
+        const double lj = place(K(s), K(e), K(j), q);
+        if (lj <= lo + 1e-9) *j1 = j;
+        if (lj >= hi - 1e-9 && *j2 < 0) *j2 = j;
+    }
+#undef K
+}
+
+static int run(cx_replay_clocks *cs, int n, int nkey, const double *keys, int p, int first,
+               int fill, cx_clocks_pre_fn *pre, cx_clocks_eval_fn *eval, cx_clocks_tan_fn *tan,
+               void *ctx, double **rows)
 {
     const int len = cx_replay_row_len(p);
     if (n < 1 || !reserve(cs, n, len)) return -1;
+    if (tan && (size_t)n * (size_t)(len > nkey ? len : nkey) > (size_t)cs->cap_dk) {
+        free(cs->drows), free(cs->dirs);
+        const size_t w = (size_t)n * (size_t)(len > nkey ? len : nkey);
+        cs->drows = malloc(w * sizeof *cs->drows);
+        cs->dirs = malloc(w * sizeof *cs->dirs);
+        cs->cap_dk = cs->drows && cs->dirs ? (int)w : 0;
+        if (!cs->cap_dk) return -1;
+    }
     double *const R = cs->rows;
     *rows = R;
     memset(cs->st, 0, (size_t)n);
+    memset(cs->has, 0, (size_t)n);
 #define K(i) (keys + (size_t)(i) * (size_t)nkey)
 #define ROW(i) (R + (size_t)(i) * (size_t)len)
     /* the points the caller answers cheaply (pre), evaluated */
@@ -340,7 +447,10 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
         }
         if (!cs->st[s]) cs->st[s] = 1, cs->list[nl++] = s;
         if (!cs->st[e]) cs->st[e] = 1, cs->list[nl++] = e;
-        const int k = first >= 2 ? 2 : 1;
+        for (int j = s; j <= e; j++)
+            cs->runof[j] = nrun;
+        /* with tangents the ends alone (their lines certify a linear run) */
+        const int k = tan ? 0 : first >= 2 ? 2 : 1;
         for (int q = 1; q <= k && e - s >= 2; q++) {
             /* two: next to the ends (where the run has 6 points or
              * more), so that a kink anywhere inside lies between the
@@ -359,7 +469,19 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
     int evaluated = npre, interp = 0, wide = 0;
     int *const E = cs->next;
     for (int round = 0; nl > 0 || round == 0; round++) {
-        if (nl > 0 && eval(ctx, cs->list, nl, R, len, &wide)) return -1;
+        if (nl > 0 && tan) {
+            /* each point's direction: its run's key line, end minus start */
+            for (int q = 0; q < nl; q++) {
+                /* one point alone (n 1): no run, no direction */
+                const int r = nrun ? cs->runof[cs->list[q]] : -1;
+                for (int x = 0; x < nkey; x++)
+                    cs->dirs[(size_t)q * (size_t)nkey + (size_t)x] =
+                        r < 0 ? 0 : K(cs->pend[2 * r + 1])[x] - K(cs->pend[2 * r])[x];
+            }
+            if (tan(ctx, cs->list, nl, cs->dirs, R, cs->drows, len, cs->has)) return -1;
+        } else if (nl > 0 && eval(ctx, cs->list, nl, R, len, &wide)) {
+            return -1;
+        }
         evaluated += nl;
         nl = 0;
         int ng = 0, unc = 0; /* in lanes: the uncertified gaps, their points */
@@ -371,7 +493,8 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
             for (int i = 0; i + 1 < ne; i++) {
                 const int a = E[i], b = E[i + 1];
                 if (b - a < 2 || cs->st[a + 1] == 2) continue; /* nothing left inside */
-                if (gap_certified(E, ne, i, keys, nkey, R, len)) {
+                if (gap_certified(E, ne, i, keys, nkey, R, len) ||
+                    (tan && tan_certified(cs, a, b, s, e, keys, nkey, len))) {
                     const int q = seg_axis(K(a), K(b), nkey);
                     for (int j = a + 1; j < b; j++) {
                         double lj;
@@ -400,8 +523,11 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
                      * beyond the gap's other side at a kink: the next
                      * round locates it); else its midpoint */
                     int j1, j2;
-                    kink_points(E, ne, i, keys, nkey, R, len, &j1, &j2);
-                    if (j1 < 0 && j2 < 0 && b - a >= 3) {
+                    if (tan)
+                        tan_points(cs, a, b, s, e, keys, nkey, len, &j1, &j2);
+                    else
+                        kink_points(E, ne, i, keys, nkey, R, len, &j1, &j2);
+                    if (j1 < 0 && j2 < 0 && b - a >= 3 && !tan) {
                         if (a == s)
                             j1 = a + 1;
                         else if (b == e)
@@ -436,4 +562,17 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
     __atomic_fetch_add(&n_eval, evaluated, __ATOMIC_RELAXED);
     __atomic_fetch_add(&n_interp, interp, __ATOMIC_RELAXED);
     return evaluated;
+}
+
+int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const double *keys, int p,
+                              int first, int fill, cx_clocks_pre_fn *pre, cx_clocks_eval_fn *eval,
+                              void *ctx, double **rows)
+{
+    return run(cs, n, nkey, keys, p, first, fill, pre, eval, NULL, ctx, rows);
+}
+
+int cx_core_replay_clocks_run_tan(cx_replay_clocks *cs, int n, int nkey, const double *keys, int p,
+                                  cx_clocks_tan_fn *tan, void *ctx, double **rows)
+{
+    return run(cs, n, nkey, keys, p, 1, 0, NULL, NULL, tan, ctx, rows);
 }

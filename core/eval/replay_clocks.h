@@ -51,6 +51,22 @@ int cx_core_replay_clocks_run(cx_replay_clocks *cs, int n, int nkey, const doubl
                               int first, int fill, cx_clocks_pre_fn *pre, cx_clocks_eval_fn *eval,
                               void *ctx, double **rows);
 
+/* Evaluates the points idx[0..n-1] as cx_clocks_eval_fn, and where it
+ * can, each result's derivative along the point's direction dirs[i *
+ * nkey ...] (its run's last key minus its first: the derivative of the
+ * length of a path whose length the result is, so that its line bounds
+ * the result below along the run) into drows + idx[i] * stride, has[idx[i]]
+ * set to 1 then (else left). 0 on success. */
+typedef int cx_clocks_tan_fn(void *ctx, const int *idx, int n, const double *dirs, double *rows,
+                             double *drows, int stride, unsigned char *has);
+
+/* cx_core_replay_clocks_run with tangents: each run's ends first (no
+ * point inside), a gap certified also where every result at one end lies
+ * on the other end's line, an uncertified gap's next points where the
+ * ends' lines meet (else its midpoint). No pre, no lanes. */
+int cx_core_replay_clocks_run_tan(cx_replay_clocks *cs, int n, int nkey, const double *keys, int p,
+                                  cx_clocks_tan_fn *tan, void *ctx, double **rows);
+
 /* Process-wide counts (for benches): points evaluated and points answered
  * by a certified segment. */
 void cx_core_replay_clocks_counts(long long *evaluated, long long *interpolated);

@@ -79,7 +79,25 @@
  * of the stage's last run, last end = free (− P when the last item sends),
  * last item its DP-overlap window. Held to the full replay by
  * tests/test_replay_v_sweep.c; measured in core/README.md, "ZB-V and
- * DualPipeV swept". Where a sweep's work goes (session 25, bench_sweep_bench
+ * DualPipeV swept".
+ *
+ * Derivatives (session 26). Along a line of time keys (a clock batch's
+ * run: cx_core_replay_v_sweep_d, dkey its direction) every duration is
+ * affine, so every value, the length of a real path, has a derivative:
+ * each segment carries one for its value at x and its slope (dv, dk: a
+ * line in the microbatch too, the same path family on the segment), the
+ * winner's at every maximum (ties: either, each a real path), durations'
+ * from dkey (cx_replay_vsinfo_of_key is linear). The values are computed
+ * as before (the same bits); where a merge of segments (vpush: staircase,
+ * extension) joins values whose derivatives differ by more than 1e-12 of
+ * (|value| + |derivative|) (their own rounding: sums over ~10^3 items)
+ * the sweep reports no derivatives (dbad; none in the bench, 10% of the
+ * test's draws, mostly its all-equal ones). Held functions keep the
+ * derivatives of the paths they were computed from, valid whatever later
+ * sweeps skip (values only rise, a held value is a real path). Cost: ~16%
+ * a sweep (callgrind, the same 76 sweeps with derivatives: ZB-V 422.8 ->
+ * 445.2 x 10^6 instructions); it pays through fewer sweeps a batch
+ * (replay_clocks.c, tangents). Where a sweep's work goes (session 25, bench_sweep_bench
  * schedules zb-v, 21 clocks): the first two sweeps (up, down: every stage
  * in full) are 134k of the 151k runs evaluated; the rest resume.
  */
@@ -141,7 +159,8 @@ typedef struct {
     int used, ok, nkey, p, m, v;
     const cx_sched_desc *sd;
     uint64_t hash;
-    double key[MKEY], makespan_s;
+    int dok; /* derivatives along dkey held */
+    double key[MKEY], dkey[MKEY], makespan_s, dmakespan_s;
 } v_memo;
 
 /* the run form of (sd, p, v); ok: usable */
@@ -158,13 +177,32 @@ typedef struct {
     int cap_vs;
 } vform;
 
+/* replay_pl.h's function of the microbatch, each segment also carrying
+ * the derivative of its values along the clock batch's key line (dv at
+ * x[i], dk its change a microbatch): the derivative, at that point of the
+ * line, of the length of a path whose length the value is (the winner of
+ * every maximum; ties: either). */
+typedef struct {
+    int n;
+    int x[NSEG + 1];
+    double v[NSEG], k[NSEG], dv[NSEG], dk[NSEG];
+} vpl;
+
+/* a function being built; over: more than NSEG segments; dbad: a merge
+ * joined values on one line whose derivatives are not (the derivatives
+ * then describe no path: the sweep reports none) */
+typedef struct {
+    vpl *f;
+    int over, dbad, xe; /* xe: one past the last x of the function */
+} vbld;
+
 /* a stage evaluation's state at the start of a run: the chain and, per
  * class built, the next microbatch, the segment count and the last two
  * segments (the only ones a later push may change) */
 typedef struct {
-    double chain;
+    double chain, dchain;
     int next[NCLS], n[NCLS], x[NCLS][2];
-    double v[NCLS][2], k[NCLS][2];
+    double v[NCLS][2], k[NCLS][2], dv[NCLS][2], dk[NCLS][2];
 } vrstate;
 
 struct cx_v_sweep_ws {
@@ -172,14 +210,19 @@ struct cx_v_sweep_ws {
     int fnext;
     cx_play *pl;
     /* the sweep */
-    cx_pl *pool;      /* p NCLS + NCLS + KMAX + 2 */
-    cx_pl **fn, **nf; /* [s NCLS + cls], the spare [cls] */
-    cx_pl *tmp;       /* KMAX + 2 */
+    vpl *pool;      /* p NCLS + NCLS + KMAX + 2 */
+    vpl **fn, **nf; /* [s NCLS + cls], the spare [cls] */
+    vpl *tmp;       /* KMAX + 2 */
     int cap_fn;
     int *ver, *usedv, *part; /* [p], [p MAX_SRC], [p]: last evaluated in part */
     double *free_s, *dtab;   /* [p]; [4 nvs]: durations F', B', BW', W by kind */
-    double *idur;            /* [form's items]: each item's d' */
+    double *idur, *didur;    /* [form's items]: each item's d', its derivative */
     int cap_idur;
+    /* derivatives along the batch's key line (zero without one): of the
+     * durations [4 nvs] and each stage's free time [p]; dbad: a merge
+     * joined values whose derivatives differ (vpush) */
+    double *ddtab, *dfree;
+    int dbad;
     cx_replay_vsinfo *vi;
     int evals, sweeps, segs, checks;
     /* resuming: the run states of each stage's functions held (rst) and of
@@ -191,7 +234,7 @@ struct cx_v_sweep_ws {
      * reader [s NCLS + read] of each [src NCLS + class], −1 none, −2 more */
     vrstate *rst, *rtmp;
     int cap_rs;
-    cx_pl *ucbuf, **ucp;
+    vpl *ucbuf, **ucp;
     int *rdr;
     uint8_t *ucst;
     int cap_ucp;
@@ -200,7 +243,7 @@ struct cx_v_sweep_ws {
     int mnext, mlast, mcap;
     double *mfree;
     int16_t *mcls;
-    cx_replay last;
+    cx_replay last, dlast;
 };
 
 cx_v_sweep_ws *cx_core_v_sweep_ws_new(void)
@@ -218,7 +261,7 @@ void cx_core_v_sweep_ws_free(cx_v_sweep_ws *ws)
     cx_sched_play_free(ws->pl);
     free(ws->pool), free(ws->fn), free(ws->ver), free(ws->free_s), free(ws->vi);
     free(ws->mfree), free(ws->mcls);
-    free(ws->rst), free(ws->ucbuf), free(ws->idur);
+    free(ws->rst), free(ws->ucbuf), free(ws->idur), free(ws->ddtab);
     free(ws);
 }
 
@@ -251,9 +294,15 @@ static int same_label(const cx_sched_item *a, const cx_sched_item *b)
 static int compress(cx_v_sweep_ws *ws, const cx_sched_item *ord, int n)
 {
     for (int i = 0; i < n;) {
-        int bk = 1, bn = 1;
+        int bk = 1, bn = 1, cov[KMAX + 1];
         for (int K = 1; K <= KMAX && i + 2 * K <= n; K++) {
-            int cnt = 1;
+            /* items i .. i + pre − 1 repeat with a divisor's period (its
+             * scan below), so with K's too: the repetitions inside are
+             * not compared again (the same cover) */
+            int pre = 0;
+            for (int D = 1; D < K; D++)
+                if (K % D == 0 && cov[D] > pre) pre = cov[D];
+            int cnt = pre / K - 1 > 1 ? pre / K - 1 : 1;
             for (; i + (cnt + 1) * K <= n; cnt++) {
                 int ok = 1;
                 for (int t = 0; t < K && ok; t++) {
@@ -268,6 +317,7 @@ static int compress(cx_v_sweep_ws *ws, const cx_sched_item *ord, int n)
                 }
                 if (!ok) break;
             }
+            cov[K] = cnt * K;
             if (cnt >= 2 && cnt * K > bn * bk) bk = K, bn = cnt;
         }
         if (!grow((void **)&ws->f->runs, &ws->f->cap_runs, ws->f->nruns + 1, sizeof(vrun)) ||
@@ -480,19 +530,118 @@ static void build_form(cx_v_sweep_ws *ws, const cx_sched_desc *sd, int p, int v)
     ws->f->ok = 1;
 }
 
-/* ---- piecewise-linear functions (replay_pl.h's, and the sweep's own) ---- */
+/* ---- piecewise-linear functions with their λ-derivatives ---- */
 
-/* a cursor reading f(a + d k) + add at increasing k */
+/* derivatives a and b equal for the merge of values of size about v: to
+ * 1e-13 relative (a segment's derivative line is rounded like its values'
+ * line, whose merge tolerance is 2e-14; replay_clocks.c certifies to
+ * 1e-12) */
+static inline int dsame(double a, double b, double v)
+{
+    return a == b || fabs(a - b) <= 1e-12 * (fabs(v) + fabs(a));
+}
+
+/* cx_pl_push with derivatives: the same merges of the values (the same
+ * bits), dbad where the derivatives do not merge with them */
+__attribute__((always_inline)) static inline void vpush(vbld *o, int x, double v, double k,
+                                                        double dv, double dk)
+{
+    vpl *f = o->f;
+    if (f->n >= 2 && f->x[f->n - 1] == x - 1) {
+        const int i = f->n - 2;
+        const double pv = f->v[i + 1], dpv = f->dv[i + 1];
+        if (f->x[i] == x - 2) f->k[i] = pv - f->v[i], f->dk[i] = dpv - f->dv[i];
+        const double e = f->v[i] + f->k[i] * (double)(x - 1 - f->x[i]);
+        if (e == pv || fabs(e - pv) <= 2e-14 * fabs(pv)) {
+            if (!dsame(f->dv[i] + f->dk[i] * (double)(x - 1 - f->x[i]), dpv, pv)) {
+                o->dbad = 1;
+            }
+            f->n--;
+        }
+    }
+    if (f->n) {
+        const int i = f->n - 1;
+        if (f->k[i] == k) {
+            const double e = f->v[i] + k * (double)(x - f->x[i]);
+            if (e == v || fabs(e - v) <= 2e-14 * fabs(v)) {
+                if (!dsame(f->dv[i] + f->dk[i] * (double)(x - f->x[i]), dv, v) ||
+                    !dsame(f->dk[i] * (double)(o->xe - x), dk * (double)(o->xe - x), v)) {
+                    o->dbad = 1;
+                }
+                return;
+            }
+        }
+    }
+    if (f->n == NSEG) {
+        o->over = 1;
+        return;
+    }
+    f->x[f->n] = x, f->v[f->n] = v, f->k[f->n] = k, f->dv[f->n] = dv, f->dk[f->n] = dk, f->n++;
+}
+
+static inline double vlast_at(const vpl *f, int x)
+{
+    const int i = f->n - 1;
+    return f->v[i] + f->k[i] * (double)(x - f->x[i]);
+}
+
+static inline double dlast_at(const vpl *f, int x)
+{
+    const int i = f->n - 1;
+    return f->dv[i] + f->dk[i] * (double)(x - f->x[i]);
+}
+
+/* cx_pl_max2 with derivatives (the winner's) */
+__attribute__((always_inline)) static inline void vmax2(vbld *o, int lo, int hi, double va,
+                                                        double ka, double dva, double dka,
+                                                        double vb, double kb, double dvb,
+                                                        double dkb)
+{
+    if (vb == -HUGE_VAL) {
+        if (va == -HUGE_VAL)
+            vpush(o, lo, va, 0, 0, 0);
+        else
+            vpush(o, lo, va, ka, dva, dka);
+        return;
+    }
+    if (va == -HUGE_VAL) {
+        vpush(o, lo, vb, kb, dvb, dkb);
+        return;
+    }
+    const double dk = ka - kb, dlo = va - vb, dhi = dlo + dk * (double)(hi - lo);
+    if (dlo >= 0 && dhi >= 0) {
+        vpush(o, lo, va, ka, dva, dka);
+    } else if (dlo <= 0 && dhi <= 0) {
+        vpush(o, lo, vb, kb, dvb, dkb);
+    } else {
+        const int a_first = dlo > 0;
+        double t = floor(a_first ? dlo / -dk : -dlo / dk);
+        if (t < 0) t = 0;
+        if (t > hi - lo - 1) t = hi - lo - 1;
+        const int x = lo + (int)t + 1;
+        const double w = (double)(x - lo);
+        if (a_first) {
+            vpush(o, lo, va, ka, dva, dka);
+            vpush(o, x, vb + kb * w, kb, dvb + dkb * w, dkb);
+        } else {
+            vpush(o, lo, vb, kb, dvb, dkb);
+            vpush(o, x, va + ka * w, ka, dva + dka * w, dka);
+        }
+    }
+}
+
+/* a cursor reading f(a + d k) + add at increasing k (dadd: add's
+ * derivative) */
 typedef struct {
-    const cx_pl *f;
+    const vpl *f;
     int i, a, d;
-    double add;
+    double add, dadd;
 } vcur;
 
 /* line at k (value, slope in k); returns the last k of its segment */
 static inline int at(vcur *c, int k, double *v, double *sl)
 {
-    const cx_pl *f = c->f;
+    const vpl *f = c->f;
     const int t = c->a + c->d * k;
     while (f->x[c->i + 1] <= t)
         c->i++;
@@ -501,44 +650,63 @@ static inline int at(vcur *c, int k, double *v, double *sl)
     return c->d == 1 ? f->x[c->i + 1] - 1 - c->a : (f->x[c->i + 1] - 1 - c->a) / c->d;
 }
 
+/* at, with the derivatives of the value and of the slope */
+static inline int atd(vcur *c, int k, double *v, double *sl, double *dv, double *dsl)
+{
+    const vpl *f = c->f;
+    const int t = c->a + c->d * k;
+    while (f->x[c->i + 1] <= t)
+        c->i++;
+    const double w = (double)(t - f->x[c->i]);
+    *sl = f->k[c->i] * (double)c->d, *dsl = f->dk[c->i] * (double)c->d;
+    *v = f->v[c->i] + f->k[c->i] * w + c->add;
+    *dv = f->dv[c->i] + f->dk[c->i] * w + c->dadd;
+    return c->d == 1 ? f->x[c->i + 1] - 1 - c->a : (f->x[c->i + 1] - 1 - c->a) / c->d;
+}
+
 /* o (from x offset xo) = max(A(k), B(k)) for lo <= k < hi; a cursor with
  * f NULL or empty is none */
-static void vmax(cx_pl_bld *o, int xo, int lo, int hi, vcur *A, vcur *B)
+static void vmax(vbld *o, int xo, int lo, int hi, vcur *A, vcur *B)
 {
     const int ha = A->f && A->f->n, hb = B->f && B->f->n;
     for (int j = lo; j < hi;) {
         int e = hi - 1;
-        double va = -HUGE_VAL, ka = 0, vb = -HUGE_VAL, kb = 0;
+        double va = -HUGE_VAL, ka = 0, vb = -HUGE_VAL, kb = 0, dva = 0, dka = 0, dvb = 0, dkb = 0;
         if (ha) {
-            const int ea = at(A, j, &va, &ka);
+            const int ea = atd(A, j, &va, &ka, &dva, &dka);
             if (ea < e) e = ea;
         }
         if (hb) {
-            const int eb = at(B, j, &vb, &kb);
+            const int eb = atd(B, j, &vb, &kb, &dvb, &dkb);
             if (eb < e) e = eb;
         }
-        cx_pl_max2(o, j + xo, e + xo, va, ka, vb, kb);
+        vmax2(o, j + xo, e + xo, va, ka, dva, dka, vb, kb, dvb, dkb);
         j = e + 1;
     }
 }
 
 /* y(j) = max(y(j − 1) + c, g(j)) on lo..hi, g the line gv (at lo), gk;
- * *prev: y(lo − 1), then y(hi) */
-static inline void ride(cx_pl_bld *oy, int lo, int hi, double gv, double gk, double c, double *prev)
+ * *prev: y(lo − 1), then y(hi); d*: the derivatives */
+static inline void ride(vbld *oy, int lo, int hi, double gv, double gk, double dgv, double dgk,
+                        double c, double dc, double *prev, double *dprev)
 {
-    if (gv == -HUGE_VAL || gk <= c)
-        cx_pl_push(oy, lo, *prev + c > gv ? *prev + c : gv, c);
-    else
-        cx_pl_max2(oy, lo, hi, *prev + c, c, gv, gk);
-    *prev = cx_pl_last_at(oy->f, hi);
+    if (gv == -HUGE_VAL || gk <= c) {
+        if (*prev + c > gv)
+            vpush(oy, lo, *prev + c, c, *dprev + dc, dc);
+        else
+            vpush(oy, lo, gv, c, dgv, dc);
+    } else {
+        vmax2(oy, lo, hi, *prev + c, c, *dprev + dc, dc, gv, gk, dgv, dgk);
+    }
+    *prev = vlast_at(oy->f, hi), *dprev = dlast_at(oy->f, hi);
 }
 
 /* the first j of a segment pair on which a and b differ by more than
  * 1e-13 relative, m if none */
-static int first_differ(const cx_pl *a, const cx_pl *b, int m)
+static int first_differ(const vpl *a, const vpl *b, int m)
 {
     if (!a->n || !b->n) return 0;
-    vcur ca = {a, 0, 0, 1, 0}, cb = {b, 0, 0, 1, 0};
+    vcur ca = {a, 0, 0, 1, 0, 0}, cb = {b, 0, 0, 1, 0, 0};
     for (int j = 0; j < m;) {
         double va, ka, vb, kb;
         int hi = at(&ca, j, &va, &ka);
@@ -554,7 +722,7 @@ static int first_differ(const cx_pl *a, const cx_pl *b, int m)
 }
 
 /* 1 if a and b differ by more than 1e-13 relative somewhere on [0, m) */
-static int differ(const cx_pl *a, const cx_pl *b, int m)
+static int differ(const vpl *a, const vpl *b, int m)
 {
     if (a->n == b->n && !memcmp(a->x, b->x, sizeof(int) * (size_t)a->n) &&
         !memcmp(a->v, b->v, sizeof(double) * (size_t)a->n) &&
@@ -573,13 +741,13 @@ static int differ(const cx_pl *a, const cx_pl *b, int m)
  * the item reading it ends where it did (the values only rise: a' >= a,
  * so a' + d' <= t = max(t_prev, a) + d' leaves t); where it does not
  * differ, the item reads what it did. */
-static int first_above(const cx_pl *a, const cx_pl *b, double add, const cx_pl *g, int m)
+static int first_above(const vpl *a, const vpl *b, double add, const vpl *g, int m)
 {
     /* none read now: nothing moves, unless a value was read before
      * (values only rise; conservative) */
     if (!a->n) return b && b->n ? 0 : m;
     if ((b && !b->n) || !g->n) return 0;
-    vcur ca = {a, 0, 0, 1, 0}, cb = {b, 0, 0, 1, 0}, cg = {g, 0, 0, 1, 0};
+    vcur ca = {a, 0, 0, 1, 0, 0}, cb = {b, 0, 0, 1, 0, 0}, cg = {g, 0, 0, 1, 0, 0};
     for (int j = 0; j < m;) {
         double va, ka, vg, kg, vb = 0, kb = 0;
         int hi = at(&ca, j, &va, &ka);
@@ -610,16 +778,19 @@ static int first_above(const cx_pl *a, const cx_pl *b, double add, const cx_pl *
 static int reserve(cx_v_sweep_ws *ws, int p)
 {
     if (ws->cap_fn >= p) return 1;
-    free(ws->pool), free(ws->fn), free(ws->ver), free(ws->free_s), free(ws->vi);
+    free(ws->pool), free(ws->fn), free(ws->ver), free(ws->free_s), free(ws->vi), free(ws->ddtab);
     const size_t nf = (size_t)p * NCLS + NCLS + KMAX + 2;
-    ws->pool = malloc(sizeof(cx_pl) * nf);
-    ws->fn = malloc(sizeof(cx_pl *) * ((size_t)p * NCLS + NCLS));
+    ws->pool = malloc(sizeof(vpl) * nf);
+    ws->fn = malloc(sizeof(vpl *) * ((size_t)p * NCLS + NCLS));
     ws->ver = malloc(sizeof(int) * (size_t)p * (2 + MAX_SRC));
     ws->free_s = malloc(sizeof(double) * (size_t)p * 5 * MAX_NCH);
     ws->vi = malloc(sizeof(cx_replay_vsinfo) * (size_t)p * MAX_NCH);
-    if (!ws->pool || !ws->fn || !ws->ver || !ws->free_s || !ws->vi) {
+    ws->ddtab = malloc(sizeof(double) * (size_t)p * (1 + 4 * MAX_NCH));
+    if (!ws->pool || !ws->fn || !ws->ver || !ws->free_s || !ws->vi || !ws->ddtab) {
         free(ws->pool), free(ws->fn), free(ws->ver), free(ws->free_s), free(ws->vi);
+        free(ws->ddtab);
         ws->pool = NULL, ws->fn = NULL, ws->ver = NULL, ws->free_s = NULL, ws->vi = NULL;
+        ws->ddtab = NULL;
         ws->cap_fn = 0;
         return 0;
     }
@@ -630,6 +801,7 @@ static int reserve(cx_v_sweep_ws *ws, int p)
     ws->usedv = ws->ver + p;
     ws->part = ws->usedv + (size_t)p * MAX_SRC;
     ws->dtab = ws->free_s + p;
+    ws->dfree = ws->ddtab + (size_t)p * 4 * MAX_NCH;
     ws->cap_fn = p;
     return 1;
 }
@@ -667,41 +839,44 @@ static inline int win2(int lo, int *hi, double va, double ka, double vb, double 
  * one item of their class a cycle (q = 1).
  * *chain: e(−1), then e(n − 1). 0 on an output out of microbatch order. */
 static int run_pieces(const cx_v_sweep_ws *ws, const vitem *it, int K, int n, int dm, int build,
-                      cx_pl *const *srcf[MAX_SRC], int seg[MAX_SRC][NCLS], cx_pl_bld *ob, int *next,
-                      double *chain)
+                      vpl *const *srcf[MAX_SRC], int seg[MAX_SRC][NCLS], vbld *ob, int *next,
+                      double *chain, double *dchain)
 {
-    const cx_pl *X[KMAX];
+    const vpl *X[KMAX];
     int xi[KMAX], xa[KMAX], xd[KMAX], xs[KMAX], nd = 0;
     int oi[KMAX], ox[KMAX], orr[KMAX], no = 0;
     double Pi[KMAX], gap[KMAX], dd[KMAX], off[KMAX], C = 0, Plast = 0;
-    const double *idur = ws->idur + (it - ws->f->items);
+    double dPi[KMAX], dgap[KMAX], ddd[KMAX], doff[KMAX], dC = 0, dPlast = 0;
+    const double *idur = ws->idur + (it - ws->f->items), *didur = ws->didur + (it - ws->f->items);
     for (int i = 0; i < K; i++) {
-        const double d = idur[i];
-        C += d, Pi[i] = C;
+        const double d = idur[i], e = didur[i];
+        C += d, Pi[i] = C, dC += e, dPi[i] = dC;
         if (it[i].src >= 0 && srcf[(int)it[i].src]) {
-            const cx_pl *f = srcf[(int)it[i].src][(int)it[i].src_cls];
+            const vpl *f = srcf[(int)it[i].src][(int)it[i].src_cls];
             const int sg = seg[(int)it[i].src][(int)it[i].src_cls];
             const int a = it[i].a0 + it[i].da * dm;
             if (f->n) {
                 X[nd] = f, xi[nd] = f->x[sg] > a ? 0 : sg, xa[nd] = a, xd[nd] = it[i].step;
-                xs[nd] = i, dd[nd] = d, gap[nd] = nd ? C - Plast : 0, Plast = C, nd++;
+                xs[nd] = i, dd[nd] = d, ddd[nd] = e;
+                gap[nd] = nd ? C - Plast : 0, dgap[nd] = nd ? dC - dPlast : 0;
+                Plast = C, dPlast = dC, nd++;
             }
         }
         const int c = it[i].out;
         if (c >= 0 && (build >> c & 1)) {
-            orr[no] = nd - 1, off[no] = C - Plast, oi[no] = i;
+            orr[no] = nd - 1, off[no] = C - Plast, doff[no] = dC - dPlast, oi[no] = i;
             const int a = it[i].a0 + it[i].da * dm;
             if (a != next[c]) return 0;
             next[c] = a + n, ox[no++] = a;
         }
     }
-    const double gadd = C - Plast;
-    double prev = *chain, hv_[KMAX], hk_[KMAX];
+    const double gadd = C - Plast, dgadd = dC - dPlast;
+    double prev = *chain, dprev = *dchain, hv_[KMAX], hk_[KMAX], dhv_[KMAX], dhk_[KMAX];
     for (int lo = 0; lo < n;) {
         int hi = n - 1;
-        double hv = 0, hk = 0;
+        double hv = 0, hk = 0, dhv = 0, dhk = 0;
         for (int r = 0; r < nd; r++) {
-            const cx_pl *f = X[r];
+            const vpl *f = X[r];
             const int t = xa[r] + xd[r] * lo;
             int j = xi[r];
             while (f->x[j + 1] <= t)
@@ -709,14 +884,16 @@ static int run_pieces(const cx_v_sweep_ws *ws, const vitem *it, int K, int n, in
             xi[r] = j;
             const int e = xd[r] == 1 ? f->x[j + 1] - 1 - xa[r] : (f->x[j + 1] - 1 - xa[r]) / xd[r];
             if (e < hi) hi = e;
-            const double bv = f->v[j] + f->k[j] * (double)(t - f->x[j]) + dd[r],
-                         bk = f->k[j] * (double)xd[r];
-            hv += gap[r];
-            if (!r || win2(lo, &hi, hv, hk, bv, bk)) hv = bv, hk = bk;
-            hv_[r] = hv, hk_[r] = hk;
+            const double w = (double)(t - f->x[j]);
+            const double bv = f->v[j] + f->k[j] * w + dd[r], bk = f->k[j] * (double)xd[r];
+            hv += gap[r], dhv += dgap[r];
+            if (!r || win2(lo, &hi, hv, hk, bv, bk))
+                hv = bv, hk = bk, dhv = f->dv[j] + f->dk[j] * w + ddd[r],
+                dhk = f->dk[j] * (double)xd[r];
+            hv_[r] = hv, hk_[r] = hk, dhv_[r] = dhv, dhk_[r] = dhk;
         }
         /* the ride e(k) = max(e(k − 1) + C, G(k)) */
-        double ev = prev + C, ek = C;
+        double ev = prev + C, ek = C, dev = dprev + dC, dek = dC;
         int line = 1; /* e(k − 1) = prev + C (k − lo) on the piece */
         if (nd) {
             const double gv = hv + gadd;
@@ -725,36 +902,45 @@ static int run_pieces(const cx_v_sweep_ws *ws, const vitem *it, int K, int n, in
                 g = !(prev + C > gv);
             else
                 g = win2(lo, &hi, prev + C, C, gv, hk);
-            if (g) ev = gv, ek = hk > C ? hk : C, line = 0;
+            if (g) {
+                ev = gv, dev = dhv + dgadd, line = 0;
+                if (hk > C) ek = hk, dek = dhk;
+            }
         }
         for (int u = 0; u < no; u++) {
             const int i = oi[u];
-            cx_pl_bld *o = &ob[it[i].out];
-            const double hvi = orr[u] >= 0 ? hv_[orr[u]] + off[u] : -HUGE_VAL,
-                         hki = orr[u] >= 0 ? hk_[orr[u]] : 0;
+            vbld *o = &ob[it[i].out];
+            const int h = orr[u] >= 0;
+            const double hvi = h ? hv_[orr[u]] + off[u] : -HUGE_VAL, hki = h ? hk_[orr[u]] : 0,
+                         dhvi = h ? dhv_[orr[u]] + doff[u] : 0, dhki = h ? dhk_[orr[u]] : 0;
             const int x = ox[u] + lo;
             if (i == K - 1) {
-                cx_pl_push(o, x, ev, ek);
+                vpush(o, x, ev, ek, dev, dek);
             } else if (line) {
-                cx_pl_max2(o, x, ox[u] + hi, prev + Pi[i], C, hvi, hki);
+                vmax2(o, x, ox[u] + hi, prev + Pi[i], C, dprev + dPi[i], dC, hvi, hki, dhvi, dhki);
             } else {
                 const double v0 = prev + Pi[i], d1 = ev + Pi[i] - (hvi + hki);
                 if (hvi >= v0 &&
                     (hi == lo || (d1 <= 0 && d1 + (ek - hki) * (double)(hi - lo - 1) <= 0))) {
                     /* H_i wins on the whole piece */
-                    cx_pl_push(o, x, hvi, hki);
+                    vpush(o, x, hvi, hki, dhvi, dhki);
                     continue;
                 }
-                cx_pl_push(o, x, hvi > v0 ? hvi : v0, 0);
-                if (hi > lo) cx_pl_max2(o, x + 1, ox[u] + hi, ev + Pi[i], ek, hvi + hki, hki);
+                if (hvi > v0)
+                    vpush(o, x, hvi, 0, dhvi, 0);
+                else
+                    vpush(o, x, v0, 0, dprev + dPi[i], 0);
+                if (hi > lo)
+                    vmax2(o, x + 1, ox[u] + hi, ev + Pi[i], ek, dev + dPi[i], dek, hvi + hki, hki,
+                          dhvi + dhki, dhki);
             }
         }
-        prev = ev + ek * (double)(hi - lo);
+        prev = ev + ek * (double)(hi - lo), dprev = dev + dek * (double)(hi - lo);
         lo = hi + 1;
     }
     for (int r = 0; r < nd; r++)
         seg[(int)it[xs[r]].src][(int)it[xs[r]].src_cls] = xi[r];
-    *chain = prev;
+    *chain = prev, *dchain = dprev;
     return 1;
 }
 
@@ -763,59 +949,67 @@ static int run_pieces(const cx_v_sweep_ws *ws, const vitem *it, int K, int n, in
  * as the held functions' (their state at rfrom, ws->rst); each run's
  * starting state into ws->rtmp where all classes are built. 0 on too many
  * segments or a function not built in microbatch order. */
-static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *fr)
+static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *fr, double *dfr)
 {
     const vstage *st = &ws->f->st[s];
     const int dm = m - ws->f->ma;
-    cx_pl_bld ob[NCLS];
+    vbld ob[NCLS];
     int next[NCLS];
     for (int c = 0; c < NCLS; c++) {
-        ob[c].f = ws->nf[c], ob[c].over = 0, ob[c].f->n = 0, next[c] = 0;
+        ob[c].f = ws->nf[c], ob[c].over = ob[c].dbad = 0, ob[c].xe = m, ob[c].f->n = 0;
+        next[c] = 0;
     }
     /* a source not computed yet reads as none (−∞) */
-    cx_pl *const *srcf[MAX_SRC];
+    vpl *const *srcf[MAX_SRC];
     for (int j = 0; j < st->nsrc; j++)
         srcf[j] = ws->ver[st->src[j]] > 0 ? ws->fn + (size_t)st->src[j] * NCLS : NULL;
     /* the segment each source function was last read at: a class's items
      * come in microbatch order, so the reads of a function only move on */
     int seg[MAX_SRC][NCLS] = {{0}};
-    double chain = 0;
+    double chain = 0, dchain = 0;
     if (rfrom) {
         /* the held functions' prefix, as they stood at run rfrom */
         const vrstate *z = &ws->rst[st->run0 + rfrom];
-        chain = z->chain;
+        chain = z->chain, dchain = z->dchain;
         for (int c = 0; c < NCLS; c++) {
             if (!(build >> c & 1)) continue;
-            cx_pl *o = ob[c].f;
-            const cx_pl *h = ws->fn[s * NCLS + c];
+            vpl *o = ob[c].f;
+            const vpl *h = ws->fn[s * NCLS + c];
             const int nn = z->n[c];
             memcpy(o->x, h->x, sizeof(int) * (size_t)nn);
             memcpy(o->v, h->v, sizeof(double) * (size_t)nn);
             memcpy(o->k, h->k, sizeof(double) * (size_t)nn);
+            memcpy(o->dv, h->dv, sizeof(double) * (size_t)nn);
+            memcpy(o->dk, h->dk, sizeof(double) * (size_t)nn);
             for (int u = 0; u < 2; u++)
                 if (nn - 2 + u >= 0)
                     o->x[nn - 2 + u] = z->x[c][u], o->v[nn - 2 + u] = z->v[c][u],
-                                  o->k[nn - 2 + u] = z->k[c][u];
+                                  o->k[nn - 2 + u] = z->k[c][u], o->dv[nn - 2 + u] = z->dv[c][u],
+                                  o->dk[nn - 2 + u] = z->dk[c][u];
             o->n = nn, next[c] = z->next[c];
         }
     }
     const int save = build == st->need;
-    cx_pl *E = &ws->tmp[KMAX], *Ht = &ws->tmp[0];
+    vpl *E = &ws->tmp[KMAX], *Ht = &ws->tmp[0];
+    int dbad = 0;
     for (int r = st->run0 + rfrom; r < st->run0 + st->nrun; r++) {
         if (save) {
             vrstate *z = &ws->rtmp[r];
-            z->chain = chain;
+            z->chain = chain, z->dchain = dchain;
             for (int c = 0; c < NCLS; c++) {
                 if (!(build >> c & 1)) continue;
-                const cx_pl *o = ob[c].f;
+                const vpl *o = ob[c].f;
                 const int nn = o->n;
                 z->n[c] = nn, z->next[c] = next[c];
                 if (nn >= 2) {
                     memcpy(z->x[c], &o->x[nn - 2], sizeof z->x[c]);
                     memcpy(z->v[c], &o->v[nn - 2], sizeof z->v[c]);
                     memcpy(z->k[c], &o->k[nn - 2], sizeof z->k[c]);
+                    memcpy(z->dv[c], &o->dv[nn - 2], sizeof z->dv[c]);
+                    memcpy(z->dk[c], &o->dk[nn - 2], sizeof z->dk[c]);
                 } else if (nn == 1) {
                     z->x[c][1] = o->x[0], z->v[c][1] = o->v[0], z->k[c][1] = o->k[0];
+                    z->dv[c][1] = o->dv[0], z->dk[c][1] = o->dk[0];
                 }
             }
         }
@@ -824,26 +1018,27 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
         if (n < 0) return 0;
         if (n == 0) continue;
         const vitem *it = &ws->f->items[ru->item0];
-        const double *idur = ws->idur + ru->item0;
+        const double *idur = ws->idur + ru->item0, *didur = ws->didur + ru->item0;
         if (n * K <= NSCALAR || n == 1) {
             /* a short run item by item */
             for (int k = 0; k < n; k++)
                 for (int i = 0; i < K; i++) {
                     const int mb = it[i].a0 + it[i].da * dm + it[i].step * k;
                     if (it[i].src >= 0 && srcf[(int)it[i].src]) {
-                        const cx_pl *X = srcf[(int)it[i].src][(int)it[i].src_cls];
+                        const vpl *X = srcf[(int)it[i].src][(int)it[i].src_cls];
                         int *sg = &seg[(int)it[i].src][(int)it[i].src_cls];
                         if (X->x[*sg] > mb) *sg = 0;
                         while (X->x[*sg + 1] <= mb)
                             (*sg)++;
-                        const double dep = X->v[*sg] + X->k[*sg] * (double)(mb - X->x[*sg]);
-                        if (dep > chain) chain = dep;
+                        const double w = (double)(mb - X->x[*sg]);
+                        const double dep = X->v[*sg] + X->k[*sg] * w;
+                        if (dep > chain) chain = dep, dchain = X->dv[*sg] + X->dk[*sg] * w;
                     }
-                    chain += idur[i];
+                    chain += idur[i], dchain += didur[i];
                     const int c = it[i].out;
                     if (c >= 0 && (build >> c & 1)) {
                         if (mb != next[c]) return 0;
-                        cx_pl_push(&ob[c], mb, chain, 0);
+                        vpush(&ob[c], mb, chain, 0, dchain, 0);
                         next[c]++;
                     }
                 }
@@ -856,58 +1051,62 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
         for (int j = 0; j < st->nsrc; j++)
             ndep += srcf[j] ? ru->ndep[j] : 0;
         if (!(ru->qmask & build) && ndep <= 3) {
-            if (!run_pieces(ws, it, K, n, dm, build, srcf, seg, ob, next, &chain)) return 0;
+            if (!run_pieces(ws, it, K, n, dm, build, srcf, seg, ob, next, &chain, &dchain))
+                return 0;
             continue;
         }
         /* H_i as a view (none: f NULL): the first dependency's source read
          * directly, later ones merged into a scratch function */
-        vcur Hv[KMAX], hcur = {NULL, 0, 0, 1, 0};
-        double Pi[KMAX], C = 0;
+        vcur Hv[KMAX], hcur = {NULL, 0, 0, 1, 0, 0};
+        double Pi[KMAX], dPi[KMAX], C = 0, dC = 0;
         int nt = 0;
         for (int i = 0; i < K; i++) {
-            const double d = idur[i];
+            const double d = idur[i], e = didur[i];
             C += d, Pi[i] = C, hcur.add += d;
+            dC += e, dPi[i] = dC, hcur.dadd += e;
             if (it[i].src >= 0 && srcf[(int)it[i].src]) {
-                const cx_pl *X = srcf[(int)it[i].src][(int)it[i].src_cls];
+                const vpl *X = srcf[(int)it[i].src][(int)it[i].src_cls];
                 int *sg = &seg[(int)it[i].src][(int)it[i].src_cls];
                 const int a = it[i].a0 + it[i].da * dm;
                 if (X->x[*sg] > a) *sg = 0;
                 while (X->x[*sg + 1] <= a)
                     (*sg)++;
-                vcur B = {X, *sg, a, it[i].step, d};
+                vcur B = {X, *sg, a, it[i].step, d, e};
                 if (!hcur.f) {
                     hcur = B;
                 } else {
-                    cx_pl *h = &Ht[nt++];
-                    cx_pl_bld oh = {h, 0};
+                    vpl *h = &Ht[nt++];
+                    vbld oh = {h, 0, 0, n};
                     h->n = 0;
                     vmax(&oh, 0, 0, n, &hcur, &B);
                     *sg = B.i;
                     h->x[h->n] = n;
                     if (oh.over) return 0;
-                    hcur = (vcur){h, 0, 0, 1, 0};
+                    dbad |= oh.dbad;
+                    hcur = (vcur){h, 0, 0, 1, 0, 0};
                 }
             }
             Hv[i] = hcur;
         }
         /* the ride e(k) = max(e(k − 1) + C, G(k)) */
-        cx_pl_bld oe = {E, 0};
+        vbld oe = {E, 0, 0, n};
         E->n = 0;
-        double prev = chain;
+        double prev = chain, dprev = dchain;
         if (!hcur.f) {
-            cx_pl_push(&oe, 0, chain + C, C);
+            vpush(&oe, 0, chain + C, C, dchain + dC, dC);
         } else {
             vcur g = hcur;
             for (int j = 0; j < n;) {
-                double gv, gk;
-                int hi = at(&g, j, &gv, &gk);
+                double gv, gk, dgv, dgk;
+                int hi = atd(&g, j, &gv, &gk, &dgv, &dgk);
                 if (hi > n - 1) hi = n - 1;
-                ride(&oe, j, hi, gv, gk, C, &prev);
+                ride(&oe, j, hi, gv, gk, dgv, dgk, C, dC, &prev, &dprev);
                 j = hi + 1;
             }
         }
         E->x[E->n] = n;
         if (oe.over) return 0;
+        dbad |= oe.dbad;
         /* the items read by other stages: t_i(k) = max(e(k − 1) + P_i, H_i(k)) */
         for (int i = 0; i < K; i++) {
             const int c = it[i].out;
@@ -916,21 +1115,21 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
             if (a != next[c]) return 0;
             if (it[i].q == 1 && i == K - 1) {
                 /* the cycle's last item: e itself */
-                vcur A = {E, 0, 0, 1, 0}, B = {NULL, 0, 0, 1, 0};
+                vcur A = {E, 0, 0, 1, 0, 0}, B = {NULL, 0, 0, 1, 0, 0};
                 vmax(&ob[c], a, 0, n, &A, &B);
                 next[c] = a + n;
             } else if (it[i].q == 1) {
                 /* k = 0 from the chain, then e(k − 1) */
-                double v0 = chain + Pi[i];
+                double v0 = chain + Pi[i], dv0 = dchain + dPi[i];
                 if (Hv[i].f) {
-                    double hv, hk;
+                    double hv, hk, dhv, dhk;
                     vcur h = Hv[i];
-                    at(&h, 0, &hv, &hk);
-                    if (hv > v0) v0 = hv;
+                    atd(&h, 0, &hv, &hk, &dhv, &dhk);
+                    if (hv > v0) v0 = hv, dv0 = dhv;
                 }
-                cx_pl_push(&ob[c], a, v0, 0);
+                vpush(&ob[c], a, v0, 0, dv0, 0);
                 if (n > 1) {
-                    vcur A = {E, 0, -1, 1, Pi[i]}, B = Hv[i];
+                    vcur A = {E, 0, -1, 1, Pi[i], dPi[i]}, B = Hv[i];
                     vmax(&ob[c], a, 1, n, &A, &B);
                 }
                 next[c] = a + n;
@@ -945,34 +1144,35 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
                         h[nq] = Hv[u];
                         nq++;
                     }
-                vcur e1 = {E, 0, -1, 1, 0};
+                vcur e1 = {E, 0, -1, 1, 0, 0};
                 for (int k = 0; k < n; k++) {
-                    double ev = chain, sl;
-                    if (k) at(&e1, k, &ev, &sl);
+                    double ev = chain, dev = dchain, sl, dsl;
+                    if (k) atd(&e1, k, &ev, &sl, &dev, &dsl);
                     for (int u = 0; u < nq; u++) {
-                        double v = ev + Pi[idx[u]];
+                        double v = ev + Pi[idx[u]], dv = dev + dPi[idx[u]];
                         if (h[u].f) {
-                            double hv;
-                            at(&h[u], k, &hv, &sl);
-                            if (hv > v) v = hv;
+                            double hv, dhv;
+                            atd(&h[u], k, &hv, &sl, &dhv, &dsl);
+                            if (hv > v) v = hv, dv = dhv;
                         }
-                        cx_pl_push(&ob[c], a + q * k + u, v, 0);
+                        vpush(&ob[c], a + q * k + u, v, 0, dv, 0);
                     }
                 }
                 next[c] = a + q * n;
             }
         }
-        chain = cx_pl_last_at(E, n - 1);
+        chain = vlast_at(E, n - 1), dchain = dlast_at(E, n - 1);
     }
     int over = 0;
     for (int c = 0; c < NCLS; c++) {
         if (!(build >> c & 1)) continue;
         if (next[c] != m) return 0;
         ob[c].f->x[ob[c].f->n] = m;
-        over |= ob[c].over;
+        over |= ob[c].over, dbad |= ob[c].dbad;
         if (ob[c].f->n > ws->segs) ws->segs = ob[c].f->n;
     }
-    *fr = chain;
+    ws->dbad |= dbad;
+    *fr = chain, *dfr = dchain;
     return !over;
 }
 
@@ -993,12 +1193,14 @@ static void keep_inputs(cx_v_sweep_ws *ws, int s)
             continue;
         }
         ws->ucst[s * NCLS + q] = 2;
-        const cx_pl *h = ws->fn[sc];
-        cx_pl *o = ws->ucp[s * NCLS + q];
+        const vpl *h = ws->fn[sc];
+        vpl *o = ws->ucp[s * NCLS + q];
         o->n = h->n;
         memcpy(o->x, h->x, sizeof(int) * (size_t)(h->n + 1));
         memcpy(o->v, h->v, sizeof(double) * (size_t)h->n);
         memcpy(o->k, h->k, sizeof(double) * (size_t)h->n);
+        memcpy(o->dv, h->dv, sizeof(double) * (size_t)h->n);
+        memcpy(o->dk, h->dk, sizeof(double) * (size_t)h->n);
     }
 }
 
@@ -1080,14 +1282,14 @@ static int sweeps(cx_v_sweep_ws *ws, int m)
             /* the first sweep (up) builds only what the stages above read:
              * the stage is evaluated again in the second */
             const int build = sw == 0 ? st->need & st->upmask : st->need;
-            if (!stage(ws, s, m, build, rfrom, &ws->free_s[s])) return 0;
+            if (!stage(ws, s, m, build, rfrom, &ws->free_s[s], &ws->dfree[s])) return 0;
             ws->part[s] = build != st->need;
             int ch = ws->ver[s] == 0 || was_part;
             for (int c = 0; c < NCLS && !ch; c++)
                 if (st->need >> c & 1) ch = differ(ws->nf[c], ws->fn[s * NCLS + c], m);
             if (ch) {
                 for (int c = 0; c < NCLS; c++) {
-                    cx_pl *t = ws->fn[s * NCLS + c];
+                    vpl *t = ws->fn[s * NCLS + c];
                     ws->fn[s * NCLS + c] = ws->nf[c], ws->nf[c] = t;
                     /* the reader that noted the displaced function keeps it */
                     const int r = ws->rdr[s * NCLS + c];
@@ -1109,12 +1311,15 @@ static int sweeps(cx_v_sweep_ws *ws, int m)
     return 1;
 }
 
-/* the sweep of c, no memo */
-static int v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
+/* the sweep of c, no memo; dkey (NULL: none) the derivative of c's time
+ * key along a line, dout then the results' derivatives along it: 2 with
+ * them, 1 without (a merge joined derivatives that differ), 0 declined */
+static int v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, const double *dkey, cx_replay *out,
+                   cx_replay *dout)
 {
     const cx_sched_desc *sd = c->sched;
     const int p = c->p, m = c->m, v = c->v;
-    ws->evals = ws->sweeps = ws->segs = ws->checks = 0;
+    ws->evals = ws->sweeps = ws->segs = ws->checks = ws->dbad = 0;
     if (sd->p2p_overlap || p < 2 || p > CX_COST_MAX_STAGES) return 0;
     /* the form of (sd, p, v) kept, else built in the oldest slot */
     ws->f = NULL;
@@ -1138,10 +1343,10 @@ static int v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
     const size_t nuc = NCLS * (size_t)p;
     if (ws->cap_ucp < p) {
         free(ws->ucbuf);
-        ws->ucbuf = malloc((sizeof(cx_pl) + sizeof(cx_pl *) + sizeof(int) + 1) * nuc);
+        ws->ucbuf = malloc((sizeof(vpl) + sizeof(vpl *) + sizeof(int) + 1) * nuc);
         ws->cap_ucp = ws->ucbuf ? p : 0;
         if (!ws->ucbuf) return 0;
-        ws->ucp = (cx_pl **)(ws->ucbuf + nuc);
+        ws->ucp = (vpl **)(ws->ucbuf + nuc);
         ws->rdr = (int *)(ws->ucp + nuc);
         ws->ucst = (uint8_t *)(ws->rdr + nuc);
     }
@@ -1168,14 +1373,32 @@ static int v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
         d[CX_WORK_BW] = x->dBW + (ws->f->send_b[vs] ? P : 0);
         d[CX_WORK_W] = x->dW;
     }
+    /* the durations' derivatives (cx_replay_vsinfo_of_key is linear) */
+    const double dP = dkey ? dkey[7 * c->nclass] : 0;
+    for (int vs = 0; vs < nvs; vs++) {
+        double *d = &ws->ddtab[4 * vs];
+        if (!dkey) {
+            d[0] = d[1] = d[2] = d[3] = 0;
+            continue;
+        }
+        cx_replay_vsinfo x;
+        cx_replay_vsinfo_of_key(dkey + 7 * c->vs_class[vs], &x);
+        d[CX_WORK_F] = x.dF + (ws->f->send_f[vs] ? dP : 0);
+        d[CX_WORK_B] = x.dB + (ws->f->send_b[vs] ? dP : 0);
+        d[CX_WORK_BW] = x.dBW + (ws->f->send_b[vs] ? dP : 0);
+        d[CX_WORK_W] = x.dW;
+    }
     if (ws->cap_idur < ws->f->nitems) {
         free(ws->idur);
-        ws->idur = malloc(sizeof(double) * (size_t)ws->f->nitems);
+        ws->idur = malloc(sizeof(double) * 2 * (size_t)ws->f->nitems);
         ws->cap_idur = ws->idur ? ws->f->nitems : 0;
         if (!ws->idur) return 0;
     }
-    for (int i = 0; i < ws->f->nitems; i++)
-        ws->idur[i] = dur(ws, ws->f->items[i].kind, ws->f->items[i].vs);
+    ws->didur = ws->idur + ws->cap_idur;
+    for (int i = 0; i < ws->f->nitems; i++) {
+        const int k = ws->f->items[i].kind, vs = ws->f->items[i].vs;
+        ws->idur[i] = dur(ws, k, vs), ws->didur[i] = ws->ddtab[4 * vs + k];
+    }
     for (int s = 0; s < p; s++) {
         vstage *st = &ws->f->st[s];
         for (int q = 0; q < st->nread; q++) {
@@ -1187,22 +1410,27 @@ static int v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
         }
     }
     if (!sweeps(ws, m)) return 0;
-    out->makespan_s = 0;
+    out->makespan_s = 0, dout->makespan_s = 0;
     for (int s = 0; s < p; s++) {
         const vitem *it = &ws->f->items[ws->f->st[s].last];
         const cx_replay_vsinfo *x = &ws->vi[it->vs];
-        const double fr = ws->free_s[s];
-        double win;
+        const double fr = ws->free_s[s], dfr = ws->dfree[s];
+        double win, dwin = 0;
         cx_replay_dur(x, it->kind, &win);
+        if (dkey) {
+            cx_replay_vsinfo dx;
+            cx_replay_vsinfo_of_key(dkey + 7 * c->vs_class[it->vs], &dx);
+            cx_replay_dur(&dx, it->kind, &dwin);
+        }
         const int sends = it->kind == CX_WORK_F   ? ws->f->send_f[it->vs]
                           : it->kind == CX_WORK_W ? 0
                                                   : ws->f->send_b[it->vs];
-        out->free_s[s] = fr;
-        out->last_end_s[s] = sends ? fr - P : fr;
-        out->last_item_s[s] = win;
-        if (fr > out->makespan_s) out->makespan_s = fr;
+        out->free_s[s] = fr, dout->free_s[s] = dfr;
+        out->last_end_s[s] = sends ? fr - P : fr, dout->last_end_s[s] = sends ? dfr - dP : dfr;
+        out->last_item_s[s] = win, dout->last_item_s[s] = dwin;
+        if (fr > out->makespan_s) out->makespan_s = fr, dout->makespan_s = dfr;
     }
-    return 1;
+    return ws->dbad ? 1 : 2;
 }
 
 /* ---- the memo of the latest inputs ---- */
@@ -1218,11 +1446,12 @@ static int memo_hit(const cx_v_sweep_ws *ws, int i, const cx_cost *c, uint64_t h
                    sizeof(int16_t) * (size_t)(c->p * c->v));
 }
 
-int cx_core_replay_v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
+int cx_core_replay_v_sweep_d(const cx_cost *c, cx_v_sweep_ws *ws, const double *dkey,
+                             cx_replay *out, cx_replay *dout)
 {
     double key[CX_COST_MAX_CLASSES * 7 + 1];
     const int nkey = cx_replay_time_key(c, key), p = c->p, nvs = p * c->v;
-    if (nkey > MKEY || c->v > MAX_NCH) return v_sweep(c, ws, out);
+    if (nkey > MKEY || c->v > MAX_NCH) return v_sweep(c, ws, dkey, out, dout);
     /* the last answer first, then the ring by hash */
     int at_ = memo_hit(ws, ws->mlast, c, 0, key, nkey) ? ws->mlast : -1;
     uint64_t h = 0;
@@ -1237,38 +1466,54 @@ int cx_core_replay_v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
     if (at_ < 0) {
         if (ws->mcap < p) {
             free(ws->mfree), free(ws->mcls);
-            ws->mfree = malloc(sizeof(double) * NMEMO * 3 * (size_t)p);
+            ws->mfree = malloc(sizeof(double) * NMEMO * 6 * (size_t)p);
             ws->mcls = malloc(sizeof(int16_t) * NMEMO * MAX_NCH * (size_t)p);
             memset(ws->memo, 0, sizeof ws->memo);
             ws->mcap = ws->mfree && ws->mcls ? p : 0;
-            if (!ws->mcap) return v_sweep(c, ws, out);
+            if (!ws->mcap) return v_sweep(c, ws, dkey, out, dout);
         }
         at_ = ws->mnext, ws->mnext = (ws->mnext + 1) % NMEMO;
         v_memo *e = &ws->memo[at_];
         e->used = 0;
-        e->ok = v_sweep(c, ws, &ws->last);
+        e->ok = v_sweep(c, ws, dkey, &ws->last, &ws->dlast);
         e->sd = c->sched, e->p = p, e->m = c->m, e->v = c->v, e->nkey = nkey, e->hash = h;
         memcpy(e->key, key, sizeof(double) * (size_t)nkey);
+        e->dok = e->ok == 2 && dkey;
+        if (e->dok) memcpy(e->dkey, dkey, sizeof(double) * (size_t)nkey);
         memcpy(ws->mcls + (size_t)at_ * (size_t)ws->mcap * MAX_NCH, c->vs_class,
                sizeof(int16_t) * (size_t)nvs);
         if (e->ok) {
-            e->makespan_s = ws->last.makespan_s;
-            double *fr = ws->mfree + (size_t)at_ * (size_t)ws->mcap * 3;
+            e->makespan_s = ws->last.makespan_s, e->dmakespan_s = ws->dlast.makespan_s;
+            double *fr = ws->mfree + (size_t)at_ * (size_t)ws->mcap * 6;
             memcpy(fr, ws->last.free_s, sizeof(double) * (size_t)p);
             memcpy(fr + p, ws->last.last_end_s, sizeof(double) * (size_t)p);
             memcpy(fr + 2 * p, ws->last.last_item_s, sizeof(double) * (size_t)p);
+            memcpy(fr + 3 * p, ws->dlast.free_s, sizeof(double) * (size_t)p);
+            memcpy(fr + 4 * p, ws->dlast.last_end_s, sizeof(double) * (size_t)p);
+            memcpy(fr + 5 * p, ws->dlast.last_item_s, sizeof(double) * (size_t)p);
         }
         e->used = 1;
     }
     ws->mlast = at_;
     const v_memo *e = &ws->memo[at_];
     if (!e->ok) return 0;
-    const double *fr = ws->mfree + (size_t)at_ * (size_t)ws->mcap * 3;
+    const double *fr = ws->mfree + (size_t)at_ * (size_t)ws->mcap * 6;
     out->makespan_s = e->makespan_s;
     memcpy(out->free_s, fr, sizeof(double) * (size_t)p);
     memcpy(out->last_end_s, fr + p, sizeof(double) * (size_t)p);
     memcpy(out->last_item_s, fr + 2 * p, sizeof(double) * (size_t)p);
-    return 1;
+    /* derivatives where the answer has them along the same line */
+    if (!dkey || !e->dok || memcmp(e->dkey, dkey, sizeof(double) * (size_t)nkey)) return 1;
+    dout->makespan_s = e->dmakespan_s;
+    memcpy(dout->free_s, fr + 3 * p, sizeof(double) * (size_t)p);
+    memcpy(dout->last_end_s, fr + 4 * p, sizeof(double) * (size_t)p);
+    memcpy(dout->last_item_s, fr + 5 * p, sizeof(double) * (size_t)p);
+    return 2;
+}
+
+int cx_core_replay_v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out)
+{
+    return cx_core_replay_v_sweep_d(c, ws, NULL, out, &ws->dlast) != 0;
 }
 
 int cx_core_replay_v_sweep_pays(const cx_cost *c, int lanes)

@@ -26,6 +26,15 @@ void cx_core_v_sweep_ws_free(cx_v_sweep_ws *ws);
  * a function, sweeps); 0 (out untouched) otherwise. Any per-stage costs.
  * With a memo of the latest inputs (the same answer, the same bits). */
 int cx_core_replay_v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, cx_replay *out);
+/* The same with derivatives: dkey (NULL: none) the derivative of c's
+ * time key (cx_replay_time_key) along a line of keys; 2 with dout's
+ * makespan_s, last_end_s, last_item_s and free_s the results' derivatives
+ * along it (each the derivative of a path whose length the result is,
+ * so that the result's line through it bounds the result below along the
+ * line, the result being convex there: replay_clocks.c), 1 answered
+ * without them, 0 declined. */
+int cx_core_replay_v_sweep_d(const cx_cost *c, cx_v_sweep_ws *ws, const double *dkey,
+                             cx_replay *out, cx_replay *dout);
 
 /* 1 where the sweep is measured to cost less than the replay it replaces
  * (core/eval/replay.c; core/README.md, "ZB-V and DualPipeV swept"):
