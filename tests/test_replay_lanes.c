@@ -427,6 +427,50 @@ static void test_fill_same_program(void)
     CU_ASSERT_EQUAL(bad, 0);
     CU_ASSERT(cases > 600);
     CU_ASSERT(drains > (size_t)cases / 4 && zbv_drains > zbv / 2);
+    /* orders changed by hand (two items of a stage swapped): near the end
+     * (the fill restored, the drain compiled and kept in place of the
+     * kept one), at the start (no fill restored, the changed one kept),
+     * between orders as generated; ZB-V and DualPipeV, p 8 */
+    for (int id = 0; id < 2; id++) {
+        const cx_sched_desc *sd = cx_sched_get(ids[id]);
+        cx_replay_prog *a = cx_core_replay_prog_new();
+        CU_ASSERT_FATAL(sd && a);
+        static const int ms[] = {64, 96, 80, 128, 112, 160, 144};
+        size_t f0, d0, f1, d1;
+        for (int k = 0; k < 7; k++) {
+            const int p = 8, m = ms[k];
+            CU_ASSERT_FATAL(cx_sched_play_orders(pl, sd, p, m, 1, 0) == CX_SCHED_SIM_OK);
+            /* k 1, 3: the last two items of stage p - 1 swapped; k 4 the
+             * first two of stage 0 */
+            const int s = k == 4 ? 0 : p - 1, i = k == 4 ? 0 : pl->len[s] - 2;
+            if (k == 1 || k == 3 || k == 4) {
+                cx_sched_item *x = &pl->items[(size_t)s * (size_t)pl->cap + (size_t)i];
+                const cx_sched_item t = x[0];
+                x[0] = x[1], x[1] = t;
+            }
+            cx_replay_timing tm = {vi, 0.0, sd->p2p_overlap};
+            cx_replay_prog *b = cx_core_replay_prog_new();
+            CU_ASSERT_FATAL(b != NULL);
+            cx_core_replay_prog_fills(a, &f0, &d0);
+            const cx_sched_sim_status sa = cx_core_replay_prog_compile(a, pl, &tm),
+                                      sb = cx_core_replay_prog_compile(b, pl, &tm);
+            cx_core_replay_prog_fills(a, &f1, &d1);
+            CU_ASSERT_EQUAL(sa, sb);
+            cx_replay_code ca, cb;
+            CU_ASSERT(sa != CX_SCHED_SIM_OK ||
+                      (cx_core_replay_prog_code(a, pl, &ca) &&
+                       cx_core_replay_prog_code(b, pl, &cb) && same_code(&ca, &cb, p)));
+            /* restored: all but the first, the one changed at the start
+             * and the next (its kept fill is the changed one); copied:
+             * only the last (the others follow a changed drain, or the
+             * fill was compiled) */
+            CU_ASSERT_EQUAL(f1 - f0, (size_t)(k != 0 && k != 4 && k != 5));
+            CU_ASSERT_EQUAL(d1 - d0, (size_t)(k == 6));
+            cx_core_replay_prog_free(b);
+            pl->have_order = 0; /* the orders changed: not those of the shape */
+        }
+        cx_core_replay_prog_free(a);
+    }
     cx_sched_play_free(pl);
     free(vi);
 }

@@ -117,6 +117,42 @@ void cx_core_replay_fill_power(const int32_t *pi, int32_t n, int64_t e, int32_t 
     }
 }
 
+/* Budget: the buffers of all entries of a program object in bytes; an
+ * entry needing more than a quarter of it is not kept (each page new to
+ * the process costs about what compiling into it does, replay_prog_int.h) */
+#define FILL_BYTES ((size_t)16 << 20)
+
+static size_t entry_bytes(const cx_replay_fill *e)
+{
+    return (e->fit_cap + e->dit_cap) * sizeof(cx_sched_item) + e->fcode_cap + e->dcode_cap +
+           e->sl_cap * sizeof *e->sl;
+}
+
+static void drop(cx_replay_fill *e)
+{
+    free(e->sl), free(e->fit), free(e->fcode), free(e->dit), free(e->dcode);
+    e->sl = NULL, e->fit = e->dit = NULL, e->fcode = e->dcode = NULL;
+    e->sl_cap = e->fit_cap = e->fcode_cap = e->dit_cap = e->dcode_cap = 0;
+    e->used = 0;
+}
+
+/* Drops the least recently used entries other than keep while the
+ * buffers are over the budget. */
+static void trim(cx_replay_prog *pr, const cx_replay_fill *keep)
+{
+    for (;;) {
+        size_t all = 0;
+        cx_replay_fill *x = NULL;
+        for (int i = 0; i < CX_REPLAY_FILL_N; i++) {
+            cx_replay_fill *y = &pr->fills[i];
+            all += entry_bytes(y);
+            if (y != keep && entry_bytes(y) > 0 && (!x || y->used < x->used)) x = y;
+        }
+        if (all <= FILL_BYTES || !x) return;
+        drop(x);
+    }
+}
+
 void cx_core_replay_fill_keep(cx_replay_prog *pr, cx_replay_fill *e, const cx_play *pl, int fresh,
                               const void *code, size_t sz, size_t fn)
 {
@@ -128,6 +164,12 @@ void cx_core_replay_fill_keep(cx_replay_prog *pr, cx_replay_fill *e, const cx_pl
         nf += (size_t)e->pm[s] + 1, e->dl[s] = pl->len[s] - e->pos[s], nd += (size_t)e->dl[s];
     const size_t fill_n = fo ? e->fk : e->k,
                  from = fo ? e->fk + (size_t)e->q * e->FB : e->k + (size_t)e->q * e->B;
+    const size_t need =
+        (nf + nd) * sizeof(cx_sched_item) + (fill_n + fn - from) * sz + e->sl_cap * sizeof *e->sl;
+    if (need > FILL_BYTES / 4) {
+        drop(e);
+        return;
+    }
     if (fresh) {
         if (cx_core_replay_grow((void **)&e->fit, &e->fit_cap, nf, sizeof *e->fit) ||
             cx_core_replay_grow((void **)&e->fcode, &e->fcode_cap, fill_n * sz, 1))
@@ -152,4 +194,5 @@ void cx_core_replay_fill_keep(cx_replay_prog *pr, cx_replay_fill *e, const cx_pl
     e->dfn = fn - from;
     e->m = pl->m;
     e->used = ++pr->fill_clock;
+    trim(pr, e);
 }
