@@ -35,7 +35,7 @@ void cx_core_replay_fill_free(cx_replay_prog *pr)
     if (!pr->fills) return;
     for (int i = 0; i < CX_REPLAY_FILL_N; i++) {
         cx_replay_fill *e = &pr->fills[i];
-        free(e->sl), free(e->fit), free(e->fcode), free(e->dit), free(e->dcode);
+        free(e->sl), free(e->fit), free(e->fcode), free(e->dit), free(e->dcode), free(e->st);
     }
     free(pr->fills);
 }
@@ -77,6 +77,18 @@ cx_replay_fill *cx_core_replay_fill_take(cx_replay_prog *pr, const cx_play *pl, 
             if (pr->fills[i].used < e->used) e = &pr->fills[i];
     }
     e->used = 0;
+    if (e->st_p < pl->p) {
+        /* pm, K, pos, dl; fpre, last_di, fpre_end (16 bits) */
+        const size_t n = (size_t)pl->p;
+        free(e->st);
+        e->st_p = 0;
+        if (!(e->st = malloc((4 * n + (3 * n + 1) / 2) * sizeof *e->st))) return NULL;
+        e->st_p = pl->p;
+    }
+    const size_t n = (size_t)e->st_p;
+    e->pm = e->st, e->K = e->pm + n, e->pos = e->K + n, e->dl = e->pos + n;
+    e->fpre = (uint16_t *)(void *)(e->dl + n), e->last_di = e->fpre + n,
+    e->fpre_end = e->last_di + n;
     e->sd = pl->sd, e->p = pl->p, e->v = pl->v, e->form = form, e->m = pl->m;
     return e;
 }

@@ -62,24 +62,24 @@ typedef struct {
     int p, v, form, m; /* form: fo + 2 fw (replay_compile.c compile) */
     uint64_t used;     /* the clock at its last use (0: empty) */
     int32_t L, d, nslot, nfree;
-    size_t k, fk, B, FB;            /* instructions (fk: folded) so far, per block */
-    int32_t pm[CX_COST_MAX_STAGES]; /* each stage's next item */
-    int32_t K[CX_COST_MAX_STAGES];  /* its items per block */
+    size_t k, fk, B, FB; /* instructions (fk: folded) so far, per block */
+    int32_t *pm, *K;     /* each stage's next item, its items per block */
     uint64_t nxt[(CX_COST_MAX_STAGES + 63) / 64];
-    uint16_t fpre[CX_COST_MAX_STAGES];
+    uint16_t *fpre;
     int32_t *sl;          /* pi, the live slots' cells (-1: free): nslot each; the free slots */
     cx_sched_item *fit;   /* each stage's items up to pm, stage after stage */
     unsigned char *fcode; /* the k instructions (fk folded) */
     size_t sl_cap, fit_cap, fcode_cap;
     /* after the q periods copied */
     int64_t q;
-    int32_t pos[CX_COST_MAX_STAGES]; /* each stage's next item */
-    int32_t dl[CX_COST_MAX_STAGES];  /* and its items from there */
-    cx_sched_item *dit;              /* the items from there, stage after stage */
-    unsigned char *dcode;            /* the dfn instructions (folded or not) from there */
+    int32_t *pos, *dl;    /* each stage's next item, its items from there */
+    cx_sched_item *dit;   /* the items from there, stage after stage */
+    unsigned char *dcode; /* the dfn instructions (folded or not) from there */
     size_t dit_cap, dcode_cap, dfn, dskipped;
     int32_t nslot_end;
-    uint16_t last_di[CX_COST_MAX_STAGES], fpre_end[CX_COST_MAX_STAGES];
+    uint16_t *last_di, *fpre_end;
+    int32_t *st; /* the per-stage arrays above, for st_p stages */
+    int st_p;
 } cx_replay_fill;
 
 struct cx_replay_prog {
