@@ -21,9 +21,14 @@
  * period skip, see skipper). The compile loop is specialised per form
  * (callgrind, fast-only bench schedules interleaved: 79.6M -> 77.4M
  * instructions compiling the 12-byte form; one loop testing the form:
- * 85M; the 16-byte form 80.3M). What a first compile costs where (the
- * fill and drain no skip copies; ZB-H2's shapes below m = 4p have no
- * periodic region at all): core/README.md, "Setup per shape".
+ * 85M; the 16-byte form 80.3M). A renamed compile whose orders repeat
+ * the fill of an earlier shape of its (schedule, p, v) restores the state
+ * at the skip's first match instead of compiling up to there, and copies
+ * that shape's drain renamed where the items after the periods repeat it
+ * (replay_fill.c: the same program; fresh compiles keep theirs). What a
+ * first compile costs where (the fill and drain no skip copies; ZB-H2's
+ * shapes below m = 4p have no periodic region at all): core/README.md,
+ * "Setup per shape".
  * No equations of its own: the timing rule is replay_step.h's.
  * See core/README.md, "Closed form" (Compiling and running the program).
  */
