@@ -72,8 +72,23 @@ static int order(int p, int m, int v, int stage, cx_sched_item *out, int cap)
         fwd(&g, 0), fwd(&g, 1);
     for (i = 0; i < p - r - 1; i++)
         bwd(&g, 1, 1), wgt(&g), fwd(&g, 1);
-    for (i = 0; i < m - 2 * p + r + 1; i++)
-        fwd(&g, 0), bwd(&g, 1, 0), fwd(&g, 1), bwd(&g, 0, 0);
+    const int n4 = m - 2 * p + r + 1;
+    if (n4 > 0 && g.n + 4L * n4 <= cap) {
+        /* the steady state (most of the items), written straight: the
+         * same items (orders are generated for every shape a sweep
+         * replays) */
+        cx_sched_item *o = out + g.n;
+        for (i = 0; i < n4; i++, o += 4) {
+            o[0] = cx_sched_item_of(CX_WORK_F, 0, g.nf[0]++);
+            o[1] = cx_sched_item_of(CX_WORK_BW, 1, g.nb[1]++);
+            o[2] = cx_sched_item_of(CX_WORK_F, 1, g.nf[1]++);
+            o[3] = cx_sched_item_of(CX_WORK_BW, 0, g.nb[0]++);
+        }
+        g.n += 4 * n4;
+    } else {
+        for (i = 0; i < n4; i++)
+            fwd(&g, 0), bwd(&g, 1, 0), fwd(&g, 1), bwd(&g, 0, 0);
+    }
     for (i = 0; i < p - r - 1; i++)
         bwd(&g, 1, 0), fwd(&g, 1), bwd(&g, 0, 0);
     /* no split B owed here (step 3 issued each W, 4-5 fused): the W search

@@ -87,16 +87,6 @@ static walk walk_at(int n, int m, int v, int k)
     return x;
 }
 
-static void walk_next(walk *x)
-{
-    if (++x->k == x->full * x->v) {
-        x->w = x->rest, x->base = x->full, x->in = 0, x->ch = 0;
-    } else if (++x->in == x->w) {
-        x->in = 0;
-        if (++x->ch == x->v) x->ch = 0, x->base += x->n;
-    }
-}
-
 static long warmup(int p, int m, int v, int stage, int n)
 {
     long total = (long)m * v, nw = 2L * (p - 1 - stage) + (long)(v - 1) * n;
@@ -104,24 +94,48 @@ static long warmup(int p, int m, int v, int stage, int n)
     return nw;
 }
 
+/* Table entries x->k .. x->k + cnt - 1 from walk x on (x moved past them),
+ * entry i at o[i st] as an item of kind, its chunk reversed (v - 1 - c)
+ * where rev: a block of the walk (one chunk of a group) at a time, its
+ * microbatches consecutive, so one store and two adds per item (orders
+ * are generated for every shape a sweep replays) */
+static void emit(walk *x, int cnt, cx_sched_item *o, ptrdiff_t st, int kind, int rev)
+{
+    while (cnt > 0) {
+        int r = x->w - x->in;
+        if (r > cnt) r = cnt;
+        cx_sched_item it = {0};
+        it.kind = (uint8_t)kind, it.chunk = (uint8_t)(rev ? x->v - 1 - x->ch : x->ch);
+        it.mb = x->base + x->in;
+        for (int i = 0; i < r; i++, o += st, it.mb++)
+            *o = it;
+        cnt -= r, x->k += r, x->in += r;
+        if (x->in < x->w) break;
+        /* the block's end: the next chunk, group, or the last group */
+        x->in = 0;
+        if (x->k == x->full * x->v)
+            x->w = x->rest, x->base = x->full, x->ch = 0;
+        else if (++x->ch == x->v)
+            x->ch = 0, x->base += x->n;
+    }
+}
+
 static int order(int p, int m, int v, int stage, cx_sched_item *out, int cap)
 {
     if (p < 1 || m < 1 || stage < 0 || stage >= p || v > 255) return -1;
     if (v <= 1) return cx_sched_family_order(m, p - stage, 0, 1, out, cap);
     if (m < p) return -1;
-    int g = group(p, m), n = 0, total = m * v, nw = (int)warmup(p, m, v, stage, g);
-    /* forwards walk entries 0, 1, ..., backwards follow nw entries behind */
+    const int g = group(p, m), total = m * v, nw = (int)warmup(p, m, v, stage, g);
+    if (2L * total > cap) return -1;
+    /* forwards walk entries 0, 1, ...: nw of them, then one before each
+     * backward; backwards follow nw entries behind: after a forward while
+     * forwards remain, then the rest */
     walk f = walk_at(g, m, v, 0), b = f;
-    for (int k = 0; k < nw; k++, walk_next(&f))
-        if (cx_sched_push(out, cap, &n, CX_WORK_F, f.ch, f.base + f.in)) return -1;
-    for (int k = 0; k < total; k++, walk_next(&b)) {
-        if (k + nw < total) {
-            if (cx_sched_push(out, cap, &n, CX_WORK_F, f.ch, f.base + f.in)) return -1;
-            walk_next(&f);
-        }
-        if (cx_sched_push(out, cap, &n, CX_WORK_BW, v - 1 - b.ch, b.base + b.in)) return -1;
-    }
-    return n;
+    emit(&f, nw, out, 1, CX_WORK_F, 0);
+    emit(&f, total - nw, out + nw, 2, CX_WORK_F, 0);
+    emit(&b, total - nw, out + nw + 1, 2, CX_WORK_BW, 1);
+    emit(&b, nw, out + 2 * total - nw, 1, CX_WORK_BW, 1);
+    return 2 * total;
 }
 
 /* Steady state: the table repeats every group of N microbatches (period N);

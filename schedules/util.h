@@ -19,6 +19,14 @@
 
 #include "schedules/sched.h"
 
+/* The item (kind, chunk, mb), its padding zero. */
+static inline cx_sched_item cx_sched_item_of(int kind, int chunk, int mb)
+{
+    cx_sched_item x = {0};
+    x.kind = (uint8_t)kind, x.chunk = (uint8_t)chunk, x.mb = mb;
+    return x;
+}
+
 static inline int cx_sched_push(cx_sched_item *out, int cap, int *n, int kind, int chunk, int mb)
 {
     if (*n >= cap) return -1;

@@ -17,7 +17,8 @@
  * set: tests/test_replay_clocks.c.) Last, the compile's period skip (replay_compile.c): the
  * programs with and without it, renamed (16-byte, folded or not) and in cell slots, byte for byte,
  * the 16-byte ones also the reference conversion and fold of the 12-byte program; the program cache
- * likewise.
+ * likewise; and the fills and drains kept for later shapes (replay_fill.c): one program object
+ * compiling shapes of many m in several orders gives each time a fresh object's program.
  */
 #include "core/eval/replay.h"
 #include "core/eval/replay_lanes.h"
@@ -354,6 +355,126 @@ static void test_held_same_program(void)
     free(vi);
 }
 
+/* The fills and drains kept for later shapes (replay_fill.c): one program
+ * object compiling the renamed programs of ZB-V, DualPipeV, ZB-H1, ZB-H2,
+ * interleaved (v 2) and 1F1B, p 4-32, m from p to 24 p (some not multiples
+ * of p), the m ascending, descending and shuffled (a run that may jump
+ * compiling the cell-slot form in between now and then), in the 12-byte
+ * form, folded where it pays and wherever an item folds, gives each time
+ * the program of a fresh object, byte for byte; most compiles of ZB-V and
+ * DualPipeV restore a fill and copy a drain. */
+static void test_fill_same_program(void)
+{
+    static const culonx_schedule ids[] = {CULONX_SCHED_ZB_V,        CULONX_SCHED_DUALPIPE_V,
+                                          CULONX_SCHED_ZB_H1,       CULONX_SCHED_ZB_H2,
+                                          CULONX_SCHED_INTERLEAVED, CULONX_SCHED_1F1B};
+    static const int pps[] = {4, 8, 16, 32};
+    /* m as a multiple of p, in eighths: three orders of the same set */
+    static const int mf8[3][12] = {{8, 12, 16, 17, 24, 32, 40, 47, 64, 96, 128, 192},
+                                   {192, 128, 96, 64, 47, 40, 32, 24, 17, 16, 12, 8},
+                                   {40, 128, 16, 96, 8, 47, 192, 24, 64, 12, 32, 17}};
+    cx_play *pl = cx_sched_play_new();
+    cx_replay_vsinfo *vi = calloc(CX_COST_MAX_VSTAGES, sizeof *vi);
+    CU_ASSERT_FATAL(pl && vi);
+    int cases = 0, bad = 0;
+    size_t fills = 0, drains = 0, zbv = 0, zbv_drains = 0, taken = 0;
+    for (int mode = 0; mode <= 2; mode++)
+        for (int ord = 0; ord < 3; ord++) {
+            cx_core_replay_prog_set_fold(mode);
+            cx_replay_prog *a = cx_core_replay_prog_new();
+            CU_ASSERT_FATAL(a != NULL);
+            for (int id = 0; id < (int)(sizeof ids / sizeof *ids); id++)
+                for (int ip = 0; ip < 4; ip++)
+                    for (int mi = 0; mi < 12; mi++) {
+                        const cx_sched_desc *sd = cx_sched_get(ids[id]);
+                        CU_ASSERT_FATAL(sd != NULL);
+                        const int p = pps[ip], m = mf8[ord][mi] * p / 8 + (mi % 5 == 3);
+                        const int v = ids[id] == CULONX_SCHED_INTERLEAVED ? 2 : 1;
+                        if (cx_sched_play_orders(pl, sd, p, m, v, 0) != CX_SCHED_SIM_OK) continue;
+                        cx_replay_timing tm = {vi, 0.0, sd->p2p_overlap};
+                        size_t f0, d0, f1, d1;
+                        cx_core_replay_prog_fills(a, &f0, &d0);
+                        cx_replay_prog *b = cx_core_replay_prog_new();
+                        CU_ASSERT_FATAL(b != NULL);
+                        const cx_sched_sim_status sa = cx_core_replay_prog_compile(a, pl, &tm),
+                                                  sb = cx_core_replay_prog_compile(b, pl, &tm);
+                        CU_ASSERT_EQUAL(sa, sb);
+                        cx_core_replay_prog_fills(a, &f1, &d1);
+                        cx_replay_code ca, cb;
+                        if (sa == CX_SCHED_SIM_OK && cx_core_replay_prog_code(a, pl, &ca) &&
+                            cx_core_replay_prog_code(b, pl, &cb)) {
+                            cases++;
+                            fills += f1 - f0, drains += d1 - d0;
+                            if (ids[id] == CULONX_SCHED_ZB_V) zbv++, zbv_drains += d1 - d0;
+                            if (!same_code(&ca, &cb, p) ||
+                                cx_core_replay_prog_skipped(a) != cx_core_replay_prog_skipped(b)) {
+                                if (bad++ < 5)
+                                    printf("\n  %s p %d m %d mode %d differs", sd->name, p, m,
+                                           mode);
+                            }
+                        }
+                        cx_core_replay_prog_free(b);
+                        if (mi % 4 == 1)
+                            CU_ASSERT_EQUAL(cx_core_replay_prog_run(a, pl, &tm), CX_SCHED_SIM_OK);
+                    }
+            taken += cx_core_replay_prog_taken(a);
+            cx_core_replay_prog_free(a);
+        }
+    cx_core_replay_prog_set_fold(1);
+    printf("\n  %d programs (%zu from the program cache), %zu fills restored, %zu drains copied "
+           "(ZB-V %zu of %zu)\n",
+           cases, taken, fills, drains, zbv_drains, zbv);
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(cases > 600);
+    CU_ASSERT(drains > (size_t)cases / 4 && zbv_drains > zbv / 2);
+    /* orders changed by hand (two items of a stage swapped): near the end
+     * (the fill restored, the drain compiled and kept in place of the
+     * kept one), at the start (no fill restored, the changed one kept),
+     * between orders as generated; ZB-V and DualPipeV, p 8 */
+    for (int id = 0; id < 2; id++) {
+        const cx_sched_desc *sd = cx_sched_get(ids[id]);
+        cx_replay_prog *a = cx_core_replay_prog_new();
+        CU_ASSERT_FATAL(sd && a);
+        static const int ms[] = {64, 96, 80, 128, 112, 160, 144};
+        size_t f0, d0, f1, d1;
+        for (int k = 0; k < 7; k++) {
+            const int p = 8, m = ms[k];
+            CU_ASSERT_FATAL(cx_sched_play_orders(pl, sd, p, m, 1, 0) == CX_SCHED_SIM_OK);
+            /* k 1, 3: the last two items of stage p - 1 swapped; k 4 the
+             * first two of stage 0 */
+            const int s = k == 4 ? 0 : p - 1, i = k == 4 ? 0 : pl->len[s] - 2;
+            if (k == 1 || k == 3 || k == 4) {
+                cx_sched_item *x = &pl->items[(size_t)s * (size_t)pl->cap + (size_t)i];
+                const cx_sched_item t = x[0];
+                x[0] = x[1], x[1] = t;
+            }
+            cx_replay_timing tm = {vi, 0.0, sd->p2p_overlap};
+            cx_replay_prog *b = cx_core_replay_prog_new();
+            CU_ASSERT_FATAL(b != NULL);
+            cx_core_replay_prog_fills(a, &f0, &d0);
+            const cx_sched_sim_status sa = cx_core_replay_prog_compile(a, pl, &tm),
+                                      sb = cx_core_replay_prog_compile(b, pl, &tm);
+            cx_core_replay_prog_fills(a, &f1, &d1);
+            CU_ASSERT_EQUAL(sa, sb);
+            cx_replay_code ca, cb;
+            CU_ASSERT(sa != CX_SCHED_SIM_OK ||
+                      (cx_core_replay_prog_code(a, pl, &ca) &&
+                       cx_core_replay_prog_code(b, pl, &cb) && same_code(&ca, &cb, p)));
+            /* restored: all but the first, the one changed at the start
+             * and the next (its kept fill is the changed one); copied:
+             * only the last (the others follow a changed drain, or the
+             * fill was compiled) */
+            CU_ASSERT_EQUAL(f1 - f0, (size_t)(k != 0 && k != 4 && k != 5));
+            CU_ASSERT_EQUAL(d1 - d0, (size_t)(k == 6));
+            cx_core_replay_prog_free(b);
+            pl->have_order = 0; /* the orders changed: not those of the shape */
+        }
+        cx_core_replay_prog_free(a);
+    }
+    cx_sched_play_free(pl);
+    free(vi);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return 2;
@@ -362,6 +483,7 @@ int main(void)
     CU_add_test(s, "renamed compile with period skip = without, byte for byte",
                 test_skip_same_program);
     CU_add_test(s, "program cache = fresh compile, byte for byte", test_held_same_program);
+    CU_add_test(s, "kept fills and drains = fresh compile, byte for byte", test_fill_same_program);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();

@@ -21,9 +21,14 @@
  * period skip, see skipper). The compile loop is specialised per form
  * (callgrind, fast-only bench schedules interleaved: 79.6M -> 77.4M
  * instructions compiling the 12-byte form; one loop testing the form:
- * 85M; the 16-byte form 80.3M). What a first compile costs where (the
- * fill and drain no skip copies; ZB-H2's shapes below m = 4p have no
- * periodic region at all): core/README.md, "Setup per shape".
+ * 85M; the 16-byte form 80.3M). A renamed compile whose orders repeat
+ * the fill of an earlier shape of its (schedule, p, v) restores the state
+ * at the skip's first match instead of compiling up to there, and copies
+ * that shape's drain renamed where the items after the periods repeat it
+ * (replay_fill.c: the same program; fresh compiles keep theirs). What a
+ * first compile costs where (the fill and drain no skip copies; ZB-H2's
+ * shapes below m = 4p have no periodic region at all): core/README.md,
+ * "Setup per shape".
  * No equations of its own: the timing rule is replay_step.h's.
  * See core/README.md, "Closed form" (Compiling and running the program).
  */
@@ -157,6 +162,19 @@ static int skip_on = 1;
 void cx_core_replay_prog_set_skip(int on)
 {
     skip_on = on != 0;
+}
+
+/* the fills and drains kept for later shapes (replay_fill.c) */
+static int fill_on = 1;
+
+void cx_core_replay_prog_set_fill(int on)
+{
+    fill_on = on != 0;
+}
+
+void cx_core_replay_prog_fills(const cx_replay_prog *pr, size_t *fills, size_t *drains)
+{
+    *fills = pr->fill_used, *drains = pr->drain_used;
 }
 
 size_t cx_core_replay_prog_skipped(const cx_replay_prog *pr)
@@ -373,11 +391,16 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
         fin[s] = 0;
     uint64_t ready[2][(CX_COST_MAX_STAGES + 63) / 64];
     memset(ready, 0, sizeof ready);
+    /* a kept fill whose items these orders repeat (replay_fill.c): its
+     * state restored at the end of its level fe->L, the skip's first match */
+    const int form = fo + 2 * fw;
+    cx_replay_fill *const fe =
+        sk.on && renamed && fill_on ? cx_core_replay_fill_find(pr, pl, form) : NULL;
     for (int s = 0; s < p; s++) {
         const cx_sched_item *it = &pl->items[(size_t)s * cap];
         trow[s] = &pr->tm[(size_t)s * (size_t)pl->nch * 4];
         nit[s] = it + 1, nend[s] = it + pl->len[s];
-        if (pl->len[s] == 0) continue;
+        if (pl->len[s] == 0 || fe) continue;
         const ins x = encode(pr, pl, s, it, zero, scratch);
         nd[s] = x.dep, no[s] = x.out, ndi[s] = x.di;
         if (x.dep == zero)
@@ -389,100 +412,162 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
     }
     ins *o = pr->prog;
     size_t k = 0;
-    for (int32_t L = 1; k < items; L++) {
+    int32_t L0 = 1, rd = 0; /* the level to start at; the match there (restored) */
+    if (fe) {
+        L0 = fe->L, rd = fe->d;
+        uint64_t *const nx = ready[L0 & 1];
+        memcpy(nx, fe->nxt, (size_t)nw * sizeof *nx);
+        nslot = fe->nslot, nfree = fe->nfree;
+        const int32_t *const spi = fe->sl, *const smap = spi + nslot;
+        memcpy(sk.pi, spi, (size_t)nslot * sizeof *sk.pi);
+        memcpy(sk.map, smap, (size_t)nslot * sizeof *sk.map);
+        memcpy(fl, smap + nslot, (size_t)nfree * sizeof *fl);
+        for (int32_t r = 2; r < nslot; r++)
+            if (sk.map[r] >= 0) wl[sk.map[r]] = r;
+        for (int s = 0; s < p; s++) {
+            const cx_sched_item *it = &pl->items[(size_t)s * cap + (size_t)fe->pm[s]];
+            nit[s] = it + 1;
+            const ins x = encode(pr, pl, s, it, zero, scratch);
+            nd[s] = x.dep, no[s] = x.out, ndi[s] = x.di;
+            /* not ready: waits on its token (unwritten) */
+            if (!(nx[s / 64] >> (s % 64) & 1) && x.dep != zero) wl[x.dep] = -1 - s;
+            sk.spos[s] = fe->pm[s] - fe->K[s];
+        }
+        k = fe->k, sk.k = k - fe->B, o += k;
+        if (fo) {
+            memcpy(pr->fold, fe->fcode, fe->fk * sizeof *fq);
+            fq += fe->fk, sk.fk = fe->fk - fe->FB;
+            if (fw) memcpy(fpre, fe->fpre, (size_t)p * sizeof *fpre);
+        } else {
+            memcpy(pr->prog, fe->fcode, k * sizeof *o);
+        }
+        pr->fill_used++;
+    }
+    /* the entry keeping this compile's fill (fresh) or drain, the first
+     * match (the periods it copied: first_q) */
+    cx_replay_fill *keep = NULL;
+    int first = 1;
+    size_t first_skipped = 0;
+    for (int32_t L = L0; k < items; L++) {
         uint64_t *const now = ready[(L - 1) & 1], *const nxt = ready[L & 1];
-        const size_t k0 = k;
-        for (int wd = 0; wd < nw; wd++)
-            for (uint64_t bits = now[wd]; bits; bits &= bits - 1) {
-                const unsigned s = (unsigned)wd * 64u + (unsigned)__builtin_ctzll(bits);
-                const int32_t xd = nd[s], xo = no[s];
-                /* the token read: its slot, freed (its only reader) */
-                const int32_t ds = wl[xd];
-                /* the token written: a free slot (the one just freed if
-                 * any: pushed and popped at once), else a new one (1: none
-                 * reads it); it wakes the stage waiting on it for the next
-                 * level */
-                int32_t rs = 1;
-                if (xo != scratch) {
-                    rs = xd != zero ? ds : nfree > 0 ? fl[--nfree] : nslot++;
-                    if (sk.on) {
-                        if (rs < SK_SLOTS)
-                            sk.map[rs] = xo;
-                        else
-                            sk.on = sk.have = 0;
+        int32_t d = rd;
+        if (!d) {
+            const size_t k0 = k;
+            for (int wd = 0; wd < nw; wd++)
+                for (uint64_t bits = now[wd]; bits; bits &= bits - 1) {
+                    const unsigned s = (unsigned)wd * 64u + (unsigned)__builtin_ctzll(bits);
+                    const int32_t xd = nd[s], xo = no[s];
+                    /* the token read: its slot, freed (its only reader) */
+                    const int32_t ds = wl[xd];
+                    /* the token written: a free slot (the one just freed if
+                     * any: pushed and popped at once), else a new one (1: none
+                     * reads it); it wakes the stage waiting on it for the next
+                     * level */
+                    int32_t rs = 1;
+                    if (xo != scratch) {
+                        rs = xd != zero ? ds : nfree > 0 ? fl[--nfree] : nslot++;
+                        if (sk.on) {
+                            if (rs < SK_SLOTS)
+                                sk.map[rs] = xo;
+                            else
+                                sk.on = sk.have = 0;
+                        }
+                        const int32_t w = wl[xo];
+                        if (w < 0) {
+                            const uint32_t ws = (uint32_t)(-1 - w);
+                            nxt[ws >> 6] |= 1ull << (ws & 63u);
+                        }
+                        wl[xo] = rs;
+                    } else if (xd != zero) {
+                        fl[nfree++] = ds;
+                        if (sk.on) sk.map[ds] = -1;
                     }
-                    const int32_t w = wl[xo];
-                    if (w < 0) {
-                        const uint32_t ws = (uint32_t)(-1 - w);
-                        nxt[ws >> 6] |= 1ull << (ws & 63u);
-                    }
-                    wl[xo] = rs;
-                } else if (xd != zero) {
-                    fl[nfree++] = ds;
-                    if (sk.on) sk.map[ds] = -1;
-                }
-                const int32_t od = renamed ? ds * CX_REPLAY_SLOT_STRIDE : xd,
-                              oo = renamed ? rs * CX_REPLAY_SLOT_STRIDE : xo;
-                if (!fo) {
-                    o->dep = od, o->out = oo, o->stage = (uint16_t)s, o->di = ndi[s];
-                } else {
-                    /* the folded form only (see cx_core_replay_prog_fold) */
-                    const uint16_t pre = fw ? fpre[s] : CX_REPLAY_NOPRE;
-                    const int w = xd == zero && xo == scratch && !(ndi[s] & SEND_BIT);
-                    if (fw && pre == CX_REPLAY_NOPRE && w) {
-                        fpre[s] = ndi[s];
+                    const int32_t od = renamed ? ds * CX_REPLAY_SLOT_STRIDE : xd,
+                                  oo = renamed ? rs * CX_REPLAY_SLOT_STRIDE : xo;
+                    if (!fo) {
+                        o->dep = od, o->out = oo, o->stage = (uint16_t)s, o->di = ndi[s];
                     } else {
-                        *fq++ = (cx_replay_fins){od,
-                                                 oo,
-                                                 (uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE),
-                                                 ndi[s] & (uint16_t)~SEND_BIT,
-                                                 pre,
-                                                 (uint16_t)((ndi[s] >> 15) * CX_REPLAY_FSEND)};
-                        if (fw) fpre[s] = CX_REPLAY_NOPRE;
+                        /* the folded form only (see cx_core_replay_prog_fold) */
+                        const uint16_t pre = fw ? fpre[s] : CX_REPLAY_NOPRE;
+                        const int w = xd == zero && xo == scratch && !(ndi[s] & SEND_BIT);
+                        if (fw && pre == CX_REPLAY_NOPRE && w) {
+                            fpre[s] = ndi[s];
+                        } else {
+                            *fq++ = (cx_replay_fins){od,
+                                                     oo,
+                                                     (uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE),
+                                                     ndi[s] & (uint16_t)~SEND_BIT,
+                                                     pre,
+                                                     (uint16_t)((ndi[s] >> 15) * CX_REPLAY_FSEND)};
+                            if (fw) fpre[s] = CX_REPLAY_NOPRE;
+                        }
                     }
+                    o++, k++; /* folded: o only counts */
+                    const cx_sched_item *it = nit[s];
+                    if (it == nend[s]) {
+                        pr->last_di[s] = ndi[s];
+                        fin[s] = 1;
+                        continue;
+                    }
+                    nit[s] = it + 1;
+                    /* a stage's items are read in order, p streams at once:
+                     * ask for the next line ahead */
+                    __builtin_prefetch(it + 16);
+                    const tmpl *t = &trow[s][(size_t)it->chunk * 4 + (size_t)it->kind];
+                    const int32_t c2 = nvs2 * it->mb;
+                    const int32_t yd = t->dep == NONE ? zero : c2 + t->dep;
+                    const int32_t yo = t->out == NONE ? scratch : c2 + t->out;
+                    nd[s] = yd, no[s] = yo, ndi[s] = t->di;
+                    __builtin_prefetch(&wl[yo]);
+                    /* written (at a level up to this one): ready at the next;
+                     * else the stage waits on it (a second waiter: bad) */
+                    const int32_t v = wl[yd];
+                    if ((uint32_t)v < (uint32_t)INT32_MAX)
+                        nxt[wd] |= 1ull << (s & 63u);
+                    else if (v != INT32_MAX)
+                        bad = 1;
+                    else
+                        wl[yd] = -1 - (int32_t)s;
                 }
-                o++, k++; /* folded: o only counts */
-                const cx_sched_item *it = nit[s];
-                if (it == nend[s]) {
-                    pr->last_di[s] = ndi[s];
-                    fin[s] = 1;
-                    continue;
-                }
-                nit[s] = it + 1;
-                /* a stage's items are read in order, p streams at once:
-                 * ask for the next line ahead */
-                __builtin_prefetch(it + 16);
-                const tmpl *t = &trow[s][(size_t)it->chunk * 4 + (size_t)it->kind];
-                const int32_t c2 = nvs2 * it->mb;
-                const int32_t yd = t->dep == NONE ? zero : c2 + t->dep;
-                const int32_t yo = t->out == NONE ? scratch : c2 + t->out;
-                nd[s] = yd, no[s] = yo, ndi[s] = t->di;
-                __builtin_prefetch(&wl[yo]);
-                /* written (at a level up to this one): ready at the next;
-                 * else the stage waits on it (a second waiter: bad) */
-                const int32_t v = wl[yd];
-                if ((uint32_t)v < (uint32_t)INT32_MAX)
-                    nxt[wd] |= 1ull << (s & 63u);
-                else if (v != INT32_MAX)
-                    bad = 1;
-                else
-                    wl[yd] = -1 - (int32_t)s;
+            memset(now, 0, (size_t)nw * sizeof *now);
+            if (bad) return CX_SCHED_SIM_UNSUPPORTED;
+            if (k == k0) return CX_SCHED_SIM_DEADLOCK;
+            if (!sk.on) continue;
+            if (!sk.have || L - sk.L > R) {
+                sk_snap(&sk, p, nw, L, k, nxt, nit, fin, nend, pl->items, cap, nslot, nfree, fl);
+                if (fo) sk.fk = (size_t)(fq - pr->fold);
+                if (fw) memcpy(sk.fpre, fpre, (size_t)p * sizeof *fpre);
+                continue;
             }
-        memset(now, 0, (size_t)nw * sizeof *now);
-        if (bad) return CX_SCHED_SIM_UNSUPPORTED;
-        if (k == k0) return CX_SCHED_SIM_DEADLOCK;
-        if (!sk.on) continue;
-        int32_t d;
-        if (!sk.have || L - sk.L > R) {
-            sk_snap(&sk, p, nw, L, k, nxt, nit, fin, nend, pl->items, cap, nslot, nfree, fl);
-            if (fo) sk.fk = (size_t)(fq - pr->fold);
-            if (fw) memcpy(sk.fpre, fpre, (size_t)p * sizeof *fpre);
-        } else if ((!fw || !memcmp(sk.fpre, fpre, (size_t)p * sizeof *fpre)) &&
-                   (d = sk_match(&sk, p, nw, nvs2, nxt, nit, fin, nend, pl->items, cap, nslot,
-                                 nfree, fl, wl, zero)) > 0) {
-            for (int s = 0; s < p; s++)
-                pend[s] = PEND(s);
-            const int64_t q = sk_periods(&sk, p, d, pend, nend, pl->items, cap);
+            if ((fw && memcmp(sk.fpre, fpre, (size_t)p * sizeof *fpre)) ||
+                (d = sk_match(&sk, p, nw, nvs2, nxt, nit, fin, nend, pl->items, cap, nslot, nfree,
+                              fl, wl, zero)) <= 0)
+                continue;
+            if (first && fill_on && renamed && (keep = cx_core_replay_fill_take(pr, pl, form)) &&
+                !cx_core_replay_grow((void **)&keep->sl, &keep->sl_cap,
+                                     2 * (size_t)nslot + (size_t)nfree, sizeof *keep->sl)) {
+                /* the state at the first match, kept at the compile's end */
+                keep->L = L, keep->d = d, keep->nslot = nslot, keep->nfree = nfree;
+                keep->k = k, keep->B = k - sk.k;
+                keep->fk = fo ? (size_t)(fq - pr->fold) : 0, keep->FB = fo ? keep->fk - sk.fk : 0;
+                memcpy(keep->nxt, nxt, (size_t)nw * sizeof *nxt);
+                if (fw) memcpy(keep->fpre, fpre, (size_t)p * sizeof *fpre);
+                for (int s = 0; s < p; s++) {
+                    keep->pm[s] = (int32_t)(PEND(s) - (pl->items + (size_t)s * cap));
+                    keep->K[s] = keep->pm[s] - sk.spos[s];
+                }
+                memcpy(keep->sl, sk.pi, (size_t)nslot * sizeof *sk.pi);
+                memcpy(keep->sl + nslot, sk.map, (size_t)nslot * sizeof *sk.map);
+                memcpy(keep->sl + 2 * nslot, fl, (size_t)nfree * sizeof *fl);
+            } else if (first) {
+                keep = NULL;
+            }
+        }
+        rd = 0;
+        for (int s = 0; s < p; s++)
+            pend[s] = PEND(s);
+        const int64_t q = sk_periods(&sk, p, d, pend, nend, pl->items, cap);
+        {
             const size_t B = k - sk.k;
             int32_t *const pi = sk.pi, *const sig = sk.sig;
             const int32_t D1 = nvs2 * d;
@@ -542,6 +627,55 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
             }
             sk.have = 0;
         }
+        if (!first) continue;
+        /* the first match: the rest copied from a kept drain its items
+         * repeat, else kept at the end (replay_fill.c) */
+        first = 0;
+        int32_t pos[CX_COST_MAX_STAGES];
+        for (int s = 0; s < p; s++)
+            pos[s] = (int32_t)(nit[s] - 1 - (pl->items + (size_t)s * cap));
+        if (fe && cx_core_replay_fill_drain_agrees(fe, pl, pos, (int32_t)(q - fe->q) * d)) {
+            /* the kept drain, its slots below the match's count renamed
+             * by pi^(q - fe->q) (the later ones are new in both) */
+            int32_t *const sg = sk.sig;
+            cx_core_replay_fill_power(sk.pi, nslot, q - fe->q, sg, sk.tmp);
+            for (int32_t r = 0; r < fe->nslot_end; r++)
+                sk.pis[r * CX_REPLAY_SLOT_STRIDE] = (r < nslot ? sg[r] : r) * CX_REPLAY_SLOT_STRIDE;
+            if (fo) {
+                const cx_replay_fins *src = (const cx_replay_fins *)(const void *)fe->dcode;
+                for (size_t i = 0; i < fe->dfn; i++) {
+                    fq[i] = src[i];
+                    fq[i].dep = sk.pis[src[i].dep], fq[i].out = sk.pis[src[i].out];
+                }
+                fq += fe->dfn;
+                if (fw) memcpy(fpre, fe->fpre_end, (size_t)p * sizeof *fpre);
+            } else {
+                const ins *src = (const ins *)(const void *)fe->dcode;
+                for (size_t i = 0; i < fe->dfn; i++) {
+                    o[i] = src[i];
+                    o[i].dep = sk.pis[src[i].dep], o[i].out = sk.pis[src[i].out];
+                }
+            }
+            k = items, nslot = fe->nslot_end;
+            memcpy(pr->last_di, fe->last_di, (size_t)p * sizeof *pr->last_di);
+            pr->skipped += fe->dskipped, pr->drain_used++;
+            break;
+        }
+        if (fe) keep = fe, fe->used = 0; /* its drain replaced at the end */
+        if (keep) {
+            keep->q = q, first_skipped = pr->skipped;
+            memcpy(keep->pos, pos, (size_t)p * sizeof *pos);
+        }
+    }
+    if (keep && nslot <= SK_SLOTS) {
+        keep->nslot_end = nslot, keep->dskipped = pr->skipped - first_skipped;
+        memcpy(keep->last_di, pr->last_di, (size_t)p * sizeof *keep->last_di);
+        if (fw) memcpy(keep->fpre_end, fpre, (size_t)p * sizeof *fpre);
+        if (fo)
+            cx_core_replay_fill_keep(pr, keep, pl, keep != fe, pr->fold, sizeof *fq,
+                                     (size_t)(fq - pr->fold));
+        else
+            cx_core_replay_fill_keep(pr, keep, pl, keep != fe, pr->prog, sizeof *o, items);
     }
     compiled(pr, pl, items);
     if (fo) {

@@ -42,7 +42,9 @@ void cx_core_replay_held_free(cx_replay_prog *pr)
  * 34 / 34 / 31, interleaved 54 / 52 / 18: all but two compiles are a
  * shape's first (the orders likewise, replay.c's recall), so what is left
  * is the first compile of each shape (~90 instructions an item where the
- * period skip finds no period, replay_compile.c). */
+ * period skip finds no period, replay_compile.c; the fill and drain an
+ * earlier shape of the same (schedule, p, v) left are restored and copied,
+ * replay_fill.c). */
 
 /* Drops buffers of entries other than keep while the cache is over its
  * budget (HELD_INS 12-byte instructions' bytes, the 16-byte forms'

@@ -82,6 +82,7 @@ void cx_core_replay_prog_free(cx_replay_prog *pr)
     free(pr->sk);
     free(pr->fold);
     cx_core_replay_held_free(pr);
+    cx_core_replay_fill_free(pr);
     free(pr);
 }
 

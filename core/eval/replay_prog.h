@@ -134,6 +134,13 @@ void cx_core_replay_prog_set_jump(int on);
  * skip: the same program either way; for tests); default 1. Process-wide;
  * not while threads compile. */
 void cx_core_replay_prog_set_skip(int on);
+/* 0: the renamed compile neither keeps nor reuses the fills and drains
+ * of earlier shapes (replay_fill.c: the same program either way; for
+ * tests); default 1. Process-wide; not while threads compile. */
+void cx_core_replay_prog_set_fill(int on);
+/* The compiles of pr that restored a kept fill, and those that also
+ * copied a kept drain, in all. */
+void cx_core_replay_prog_fills(const cx_replay_prog *pr, size_t *fills, size_t *drains);
 /* The instructions the last compile of pr copied by the period skip. */
 size_t cx_core_replay_prog_skipped(const cx_replay_prog *pr);
 /* The renamed programs pr took back from its cache of programs compiled

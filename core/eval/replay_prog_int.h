@@ -11,7 +11,13 @@
 #include "core/eval/cost.h"
 #include "core/eval/replay_prog.h"
 
+#include <stddef.h>
 #include <stdlib.h>
+
+/* items compared two at a time where schedules/sched.h allows it */
+#ifdef CX_SCHED_ITEM_SSE2
+#include <emmintrin.h>
+#endif
 
 #define SEND_BIT CX_REPLAY_SEND_BIT
 
@@ -44,6 +50,37 @@ typedef struct {
     cx_replay_fins *fold;
     int folded, fold_w;
 } cx_replay_held;
+
+/* A renamed compile's fill and drain, kept for later shapes of its
+ * (schedule, p, v, form) (replay_fill.c): the compile's state at the end
+ * of level L, the period skip's first match (d, pi, B, FB, K: the match,
+ * see skipper in replay_compile.c), the items it read up to there and the
+ * instructions before it; the items and instructions after the q periods
+ * the skip copied. */
+typedef struct {
+    const cx_sched_desc *sd;
+    int p, v, form, m; /* form: fo + 2 fw (replay_compile.c compile) */
+    uint64_t used;     /* the clock at its last use (0: empty) */
+    int32_t L, d, nslot, nfree;
+    size_t k, fk, B, FB; /* instructions (fk: folded) so far, per block */
+    int32_t *pm, *K;     /* each stage's next item, its items per block */
+    uint64_t nxt[(CX_COST_MAX_STAGES + 63) / 64];
+    uint16_t *fpre;
+    int32_t *sl;          /* pi, the live slots' cells (-1: free): nslot each; the free slots */
+    cx_sched_item *fit;   /* each stage's items up to pm, stage after stage */
+    unsigned char *fcode; /* the k instructions (fk folded) */
+    size_t sl_cap, fit_cap, fcode_cap;
+    /* after the q periods copied */
+    int64_t q;
+    int32_t *pos, *dl;    /* each stage's next item, its items from there */
+    cx_sched_item *dit;   /* the items from there, stage after stage */
+    unsigned char *dcode; /* the dfn instructions (folded or not) from there */
+    size_t dit_cap, dcode_cap, dfn, dskipped;
+    int32_t nslot_end;
+    uint16_t *last_di, *fpre_end;
+    int32_t *st; /* the per-stage arrays above, for st_p stages */
+    int st_p;
+} cx_replay_fill;
 
 struct cx_replay_prog {
     /* the orders compiled: key of the engine's orders */
@@ -104,6 +141,11 @@ struct cx_replay_prog {
     cx_replay_held *held;
     size_t held_ins, held_fold, taken; /* held_fold: the folded forms' capacity */
     uint64_t held_clock;
+    /* replay_fill.c: fills and drains kept (CX_REPLAY_FILL_N), their
+     * clock; the compiles that restored a fill, copied a drain */
+    cx_replay_fill *fills;
+    uint64_t fill_clock;
+    size_t fill_used, drain_used;
 };
 
 /* *buf holds at least n items of sz bytes (contents not kept); -1 when
@@ -134,6 +176,47 @@ cx_sched_sim_status cx_core_replay_prog_compile_levels(cx_replay_prog *pr, const
 void cx_core_replay_held_put(cx_replay_prog *pr);
 int cx_core_replay_held_take(cx_replay_prog *pr, const cx_play *pl);
 void cx_core_replay_held_free(cx_replay_prog *pr);
+
+/* The first i < n where a[i] is not b[i] moved by d microbatches (the
+ * same kind and chunk, mb + d): two items per step where SSE2 is there
+ * (kind | chunk << 8 and mb as 32-bit lanes, the padding masked: equal and
+ * d apart exactly where the fields are), the rest one by one. */
+static inline size_t cx_replay_items_agree(const cx_sched_item *a, const cx_sched_item *b, size_t n,
+                                           int32_t d)
+{
+    size_t i = 0;
+#ifdef CX_SCHED_ITEM_SSE2
+    const __m128i M = _mm_set_epi32(-1, 0xffff, -1, 0xffff), D = _mm_set_epi32(d, 0, d, 0);
+    for (; i + 2 <= n; i += 2) {
+        const __m128i x = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + i)), M);
+        const __m128i y = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(b + i)), M);
+        if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_sub_epi32(x, y), D)) != 0xffff) break;
+    }
+#endif
+    while (i < n && a[i].kind == b[i].kind && a[i].chunk == b[i].chunk && a[i].mb == b[i].mb + d)
+        i++;
+    return i;
+}
+
+/* replay_fill.c (see cx_replay_fill): the entry of pl's (schedule, p, v)
+ * and form whose fill pl's orders repeat (each stage's items up to pm the
+ * same), its use counted, else NULL; an entry to keep a compile of pl's
+ * orders in (its key set, empty until cx_core_replay_fill_keep), NULL when
+ * out of memory; 1 when pl's items from each stage's pos are the entry's
+ * drain moved by dmb microbatches; pi^e on slots [0, n) into out (seen: n
+ * slots of scratch); the fill and drain of the compile just done kept
+ * (fresh: its fill too; code: its instructions, sz bytes each, fn of them);
+ * all freed. */
+#define CX_REPLAY_FILL_N 8
+cx_replay_fill *cx_core_replay_fill_find(cx_replay_prog *pr, const cx_play *pl, int form);
+cx_replay_fill *cx_core_replay_fill_take(cx_replay_prog *pr, const cx_play *pl, int form);
+int cx_core_replay_fill_drain_agrees(const cx_replay_fill *e, const cx_play *pl, const int32_t *pos,
+                                     int32_t dmb);
+void cx_core_replay_fill_power(const int32_t *pi, int32_t n, int64_t e, int32_t *out,
+                               int32_t *seen);
+void cx_core_replay_fill_keep(cx_replay_prog *pr, cx_replay_fill *e, const cx_play *pl, int fresh,
+                              const void *code, size_t sz, size_t fn);
+void cx_core_replay_fill_free(cx_replay_prog *pr);
 
 /* replay_compile.c: the n instructions of a renamed program of p stages
  * in the 16-byte form, its W-like items folded where fw, (n at most; see cx_replay_code.fins), in
