@@ -210,22 +210,29 @@ static uint64_t run_block(worker *w, uint64_t gblock)
      * their class (below). When the clock-1 block of a strategy (all its
      * dist-opt x dp-overlap candidates) attempted no evaluation, every
      * later clock repeats it exactly: its counts are added once per clock
-     * and those candidates skipped. */
+     * and those candidates skipped. So from the clock-0 block when each of
+     * its attempts was its representative's memory check that did not fit
+     * (counted evaluated there, not at later clocks, where the rest of the
+     * class is rejected by the representative's fit, rejected[] alike). */
     uint64_t cb_start = UINT64_MAX, cb_rej[CULONX_REJECT_COUNT], cb_settled = 0, attempts = 0,
-             cb_attempts = 0;
+             cb_attempts = 0, misses = 0, cb_misses = 0;
+    int cb_clk = 0; /* the clock digit of the block at cb_start */
     const uint64_t cstride = sp->stride[L_CLK];
     while (idx < hi) {
         if (cb_start != UINT64_MAX && idx >= cb_start + cstride) {
-            if (idx == cb_start + cstride && attempts == cb_attempts) {
-                const uint64_t k = (uint64_t)sp->n[L_CLK] - 2; /* clocks 2.. */
+            if (idx == cb_start + cstride && attempts - cb_attempts == misses - cb_misses) {
+                /* clocks cb_clk + 1 .. */
+                const uint64_t k = (uint64_t)(sp->n[L_CLK] - 1 - cb_clk);
                 for (int i = 0; i < CULONX_REJECT_COUNT; i++)
                     w->rejected[i] += k * (w->rejected[i] - cb_rej[i]);
                 settled += k * (settled - cb_settled);
                 idx += k * cstride;
                 /* the next strategy: unless d holds it already (a rejected
                  * range ended there), d holds a candidate of this one,
-                 * [cb_start - cstride, idx): its last candidate, stepped */
-                if (didx != idx && didx != UINT64_MAX && didx >= cb_start - cstride) {
+                 * [cb_start - cb_clk * cstride, idx): its last candidate,
+                 * stepped */
+                if (didx != idx && didx != UINT64_MAX &&
+                    didx >= cb_start - (uint64_t)cb_clk * cstride) {
                     for (int l = L_CLK; l < NLEVELS; l++)
                         d[l] = sp->n[l] - 1;
                     const int l = cx_core_space_next(sp, d);
@@ -250,9 +257,10 @@ static uint64_t run_block(worker *w, uint64_t gblock)
             }
             didx = idx;
         }
-        if (phase != 2 && d[L_CLK] == 1 && d[L_DOPT] == 0 && d[L_OVL] == 0 &&
-            idx - cstride + (uint64_t)sp->n[L_CLK] * cstride <= hi) {
-            cb_start = idx, cb_settled = settled, cb_attempts = attempts;
+        if (phase != 2 && d[L_CLK] <= 1 && d[L_CLK] + 1 < sp->n[L_CLK] && d[L_DOPT] == 0 &&
+            d[L_OVL] == 0 && idx + (uint64_t)(sp->n[L_CLK] - d[L_CLK]) * cstride <= hi) {
+            cb_start = idx, cb_settled = settled, cb_attempts = attempts, cb_misses = misses;
+            cb_clk = d[L_CLK];
             memcpy(cb_rej, w->rejected, sizeof cb_rej);
         }
         int level = 0;
@@ -359,6 +367,7 @@ static uint64_t run_block(worker *w, uint64_t gblock)
             }
             if (!(peak <= sp->mem_limit)) {
                 w->evaluated++;
+                misses += rep == idx;
                 if (rep == idx) remember(w, idx, 0);
                 w->rejected[CULONX_REJECT_MEMORY]++;
                 idx++;
