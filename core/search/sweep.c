@@ -194,6 +194,16 @@ static int prunable(const shared *sh, const culonx_sweep_entry *lb)
 }
 
 /* Processes the candidates of one block; returns how many were settled. */
+/* Before a call that builds w->run's cost: whether only the digits of the
+ * clock, distributed-optimizer and DP-overlap levels changed since the last
+ * such call (emoved: the outermost level changed since), fields of the
+ * execution that its cost key folds away (cx_core_cost_key_tail). */
+static void tail_word(worker *w, int *emoved)
+{
+    cx_core_cost_key_tail(cx_core_replay_ws_key(w->ws), &w->run, *emoved > L_OFF);
+    *emoved = NLEVELS;
+}
+
 static uint64_t run_block(worker *w, uint64_t gblock)
 {
     const cx_space *sp = w->sh->sp;
@@ -205,6 +215,8 @@ static uint64_t run_block(worker *w, uint64_t gblock)
     culonx_error err;
     uint64_t idx = lo, settled = 0, didx = UINT64_MAX;
     int moved = 0; /* the outermost level changed since the last rule check (memo) */
+    /* and since the last evaluation of w->run (its cost key: tail_word) */
+    int emoved = 0;
     /* Clock blocks: candidates that differ only in the clock pass the same
      * rules (no rule reads it) and share the memory representative of
      * their class (below). When the clock-1 block of a strategy (all its
@@ -237,6 +249,7 @@ static uint64_t run_block(worker *w, uint64_t gblock)
                         d[l] = sp->n[l] - 1;
                     const int l = cx_core_space_next(sp, d);
                     moved = l < moved ? l : moved;
+                    emoved = l < emoved ? l : emoved;
                     didx = idx;
                 } else if (didx != idx) {
                     didx = UINT64_MAX;
@@ -251,9 +264,10 @@ static uint64_t run_block(worker *w, uint64_t gblock)
             if (didx != UINT64_MAX && idx == didx + 1) {
                 const int l = cx_core_space_next(sp, d);
                 moved = l < moved ? l : moved;
+                emoved = l < emoved ? l : emoved;
             } else {
                 cx_core_space_decode(sp, idx, d);
-                moved = 0;
+                moved = emoved = 0;
             }
             didx = idx;
         }
@@ -278,6 +292,7 @@ static uint64_t run_block(worker *w, uint64_t gblock)
                 for (; l >= 0 && ++d[l] == sp->n[l]; l--)
                     d[l] = 0;
                 moved = l < 0 ? 0 : l < moved ? l : moved;
+                emoved = l < 0 ? 0 : l < emoved ? l : emoved;
                 didx = end;
             }
             idx = end;
@@ -293,6 +308,7 @@ static uint64_t run_block(worker *w, uint64_t gblock)
         if (phase == 2) {
             /* exact memory and lower bounds of time and energy, no replay */
             cx_bound b;
+            tail_word(w, &emoved);
             if (cx_core_closed_bound(&w->run, w->run.exec.clock_mhz, w->cost, w->ws, &b, &err) ==
                 CULONX_OK) {
                 built = 1;
@@ -359,6 +375,7 @@ static uint64_t run_block(worker *w, uint64_t gblock)
          * same counts and outputs whatever the memory check would say). */
         if (!built && phase != 2 && !w->sh->spec->all && !rep_fits) {
             double peak;
+            tail_word(w, &emoved);
             if (cx_core_closed_memory(&w->run, w->run.exec.clock_mhz, w->cost, w->ws, &peak, &built,
                                       &err) != CULONX_OK) {
                 w->rejected[CULONX_REJECT_EVAL]++;
@@ -374,6 +391,7 @@ static uint64_t run_block(worker *w, uint64_t gblock)
                 continue;
             }
         }
+        if (!built) tail_word(w, &emoved);
         culonx_status st = built ? cx_core_closed_finish(&w->run, w->cost, w->ws, &x.res, &err)
                                  : cx_core_closed_eval_ws(&w->run, w->run.exec.clock_mhz, w->cost,
                                                           w->ws, &x.res, &err);
