@@ -55,6 +55,14 @@ static void fill_run(double *a, int s0, int s1, double x, int all)
         a[q] = x;
 }
 
+static int same_words(const uint64_t *a, const uint64_t *b, int n)
+{
+    uint64_t x = 0;
+    for (int i = 0; i < n; i++)
+        x |= a[i] ^ b[i];
+    return x == 0;
+}
+
 /* The kept DP part of execution key (clock cleared) at the forward times
  * f_bits, or NULL. */
 static const cx_keep_dp *kept_dp(cx_cost *c, const culonx_execution *ex, const uint64_t *f_bits)
@@ -65,8 +73,7 @@ static const cx_keep_dp *kept_dp(cx_cost *c, const culonx_execution *ex, const u
         const int i = (c->keep_dp_last + k) % c->nkeep_dp;
         const cx_keep_dp *e = &c->keep_dp[i];
         if (e->nprun == c->nprun && cx_core_exec_dp_same(&e->exec, ex) &&
-            cx_core_exec_same_unclocked(ex, &e->exec) &&
-            memcmp(e->f_bits, f_bits, (size_t)c->nprun * sizeof *f_bits) == 0) {
+            cx_core_exec_same_unclocked(ex, &e->exec) && same_words(e->f_bits, f_bits, c->nprun)) {
             c->keep_dp_last = i;
             return e;
         }
