@@ -3,6 +3,8 @@
  * each in closed form (core/eval/closed.c), and keeps the top K by an objective,
  * the Pareto frontier and per-reason reject counts. Threads on one machine,
  * MPI ranks across machines; results byte-identical for any count of either.
+ * Long file: the enumeration loop with its skips (rule ranges, clock blocks,
+ * class representatives), the worker pool, the MPI merge and the result.
  *
  * The space is a mixed-radix product of value lists, outermost first:
  *   gpus x global-batch x tp x pp x variant x microbatch x recompute x sp
