@@ -190,10 +190,12 @@ static void memory_scan(const cx_cost *c, const double *peak_act, culonx_result 
 static int memory_kept(cx_cost *c, culonx_result *res)
 {
     const culonx_execution *ex = &c->run->exec;
+    const int keyed = cx_core_cost_keyed(c, c->run); /* the rest of ex equal (cost.h) */
     for (int k = 0; k < c->nkeep_mem; k++) {
         const int i = (c->keep_mem_last + k) % c->nkeep_mem; /* the last found first */
         const cx_keep_mem *e = &c->keep_mem[i];
-        if (cx_core_exec_dp_same(&e->exec, ex) && cx_core_exec_same_unclocked(ex, &e->exec)) {
+        if (cx_core_exec_dp_same(&e->exec, ex) &&
+            (keyed || cx_core_exec_same_unclocked(ex, &e->exec))) {
             c->keep_mem_last = i;
             res->memory = e->memory;
             res->params_per_gpu = e->params_per_gpu;
@@ -220,6 +222,7 @@ static void memory_result(cx_cost *c, const double *peak_act, culonx_result *res
     if (keeps && memory_kept(c, res)) return;
     memory_scan(c, peak_act, res);
     if (!keeps) return;
+    cx_core_cost_keep_for(c, c->run);
     int i = c->nkeep_mem < CX_COST_KEEP ? c->nkeep_mem++ : c->keep_mem_next++ % CX_COST_KEEP;
     cx_keep_mem *e = &c->keep_mem[i];
     memcpy(&e->exec, &c->run->exec, sizeof e->exec); /* the key: the execution, clock cleared */

@@ -394,6 +394,7 @@ static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, 
     /* a new shape: nothing kept */
     c->nkeep_dp = c->keep_dp_next = c->keep_dp_last = c->nkeep_mem = c->keep_mem_next =
         c->keep_mem_last = 0;
+    c->keep_run = run, c->keep_curve = c->curve, c->keep_mixed = 0;
     c->run = run;
     if (!same_sys) {
         c->sys = run->system;
@@ -686,6 +687,7 @@ void cx_core_cost_reexec(const culonx_run *run, double clock_mhz, cx_cost *c, in
     /* other bytes (recompute, ZeRO, offload): nothing kept */
     c->nkeep_dp = c->keep_dp_next = c->keep_dp_last = c->nkeep_mem = c->keep_mem_next =
         c->keep_mem_last = 0;
+    c->keep_run = run, c->keep_curve = c->curve, c->keep_mixed = 0;
     cx_core_shard_init(c);
     const int times = !mem_only || c->zero >= 2 || run->exec.offload != 0; /* as build */
     price(run, c, times, 0, NULL, NULL); /* the ops' parts kept, or split now (times) */

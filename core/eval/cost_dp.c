@@ -65,15 +65,18 @@ static int same_words(const uint64_t *a, const uint64_t *b, int n)
 
 /* The kept DP part of execution key (clock cleared) at the forward times
  * f_bits, or NULL. */
-static const cx_keep_dp *kept_dp(cx_cost *c, const culonx_execution *ex, const uint64_t *f_bits)
+static const cx_keep_dp *kept_dp(cx_cost *c, const culonx_run *run, const uint64_t *f_bits)
 {
+    const culonx_execution *ex = &run->exec;
+    const int keyed = cx_core_cost_keyed(c, run); /* the rest of ex equal (cost.h) */
     /* from the one after the last found (a sweep visits its DP settings in
      * the order they were kept; keys are unique, so the same entry) */
     for (int k = 1; k <= c->nkeep_dp; k++) {
         const int i = (c->keep_dp_last + k) % c->nkeep_dp;
         const cx_keep_dp *e = &c->keep_dp[i];
         if (e->nprun == c->nprun && cx_core_exec_dp_same(&e->exec, ex) &&
-            cx_core_exec_same_unclocked(ex, &e->exec) && same_words(e->f_bits, f_bits, c->nprun)) {
+            (keyed || cx_core_exec_same_unclocked(ex, &e->exec)) &&
+            same_words(e->f_bits, f_bits, c->nprun)) {
             c->keep_dp_last = i;
             return e;
         }
@@ -97,9 +100,10 @@ void cx_core_cost_dp_runs(const culonx_run *run, cx_cost *c)
         f_bits[r] = 0;
         if (ex->param_gather_overlap) memcpy(&f_bits[r], &run_f[r], sizeof f_bits[r]);
     }
-    const cx_keep_dp *kd = keep ? kept_dp(c, ex, f_bits) : NULL;
+    const cx_keep_dp *kd = keep ? kept_dp(c, run, f_bits) : NULL;
     cx_keep_dp *nk = NULL;
     if (keep && !kd) {
+        cx_core_cost_keep_for(c, run);
         int i = c->nkeep_dp < CX_COST_KEEP ? c->nkeep_dp++ : c->keep_dp_next++ % CX_COST_KEEP;
         c->keep_dp_last = i;
         nk = &c->keep_dp[i];

@@ -181,6 +181,7 @@ static culonx_status build_key(const culonx_run *run, double clock_mhz, cx_cost 
         }
         if (same_exec) {
             k->tail_held = 1;             /* exec: run's, kept by every branch below */
+            c->keep_run = run;            /* of the kept entries' key (cost.h keep_mixed) */
             if (!c->priced && mem_only) { /* memory reads no time */
                 c->run = run;
                 cx_core_shard_groups(c);
