@@ -92,13 +92,13 @@ void cx_core_cost_dp_runs(const culonx_run *run, cx_cost *c)
      * never the clock: kept per execution across reprices, so a sweep's
      * later clocks compute only the step's energy (same bits). */
     uint64_t f_bits[CX_COST_KEEP_RUNS];
-    double run_f[CX_STAGE_ARRAY];      /* the forward time of each prun's stages */
-    for (int r = 0; r < c->nprun; r++) /* a prun starts an srun (equal stages: equal params) */
-        run_f[r] = c->run_f_s[c->prun_srun[r]];
+    /* the forward time of prun r's stages (a prun starts an srun: equal
+     * stages, equal parameters), read with parameter-gather overlap only */
+#define RUN_F(r) c->run_f_s[c->prun_srun[r]]
     const int keep = c->nprun <= CX_COST_KEEP_RUNS;
     for (int r = 0; keep && r < c->nprun; r++) {
         f_bits[r] = 0;
-        if (ex->param_gather_overlap) memcpy(&f_bits[r], &run_f[r], sizeof f_bits[r]);
+        if (ex->param_gather_overlap) memcpy(&f_bits[r], &RUN_F(r), sizeof f_bits[r]);
     }
     const cx_keep_dp *kd = keep ? kept_dp(c, run, f_bits) : NULL;
     cx_keep_dp *nk = NULL;
@@ -127,7 +127,7 @@ void cx_core_cost_dp_runs(const culonx_run *run, cx_cost *c)
             opt_s = kd->opt_s[r], opt_bytes = kd->opt_bytes[r], nbk_dp = kd->nb[r];
         } else {
             const double P = c->stage_params[s], Pe = c->stage_expert_params[s];
-            const double F = run_f[r];
+            const double F = RUN_F(r);
             const double Pd = P - Pe; /* dense parameters, reduced over dp x cp */
             if (dpcp > 1 || (Pe > 0 && edp > 1)) {
                 cx_hw_comm a, b;
@@ -178,6 +178,7 @@ void cx_core_cost_dp_runs(const culonx_run *run, cx_cost *c)
             for (int q = s0; q < s1; q++)
                 tsum[0] += tier0, tsum[1] += tier1;
     }
+#undef RUN_F
     c->dp_runs_ok = 1, c->dp_gen = c->gen, c->dp_stale = 1;
     if (kd) {
         memcpy(c->dp_tier_sum, kd->tier_sum, sizeof c->dp_tier_sum);
