@@ -325,7 +325,10 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         double Fm = (sumF - Fj) / n + P, Bm = (sumB - Bj) / n + P, Wm = (sumW - Wj) / n;
         /* a function of this pricing: asked once (the same answer) */
         if (cs->bubble_gen != c->gen) {
-            c->closed.bubble_s = bubble_cached(c->sched, p, m, c->v, Fm, Bm, Wm);
+            /* an exact schedule's bubble is a formula: asked directly */
+            c->closed.bubble_s = c->sched->closed_exact
+                                     ? c->sched->bubble_s(p, m, c->v, Fm, Bm, Wm)
+                                     : bubble_cached(c->sched, p, m, c->v, Fm, Bm, Wm);
             c->closed.bubble_gen = c->gen;
         }
         bubble = cs->bubble_s;
