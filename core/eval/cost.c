@@ -453,12 +453,8 @@ static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, 
     /* side traffic (ZeRO-2/3, offload) makes the replay decision read
      * times (closed.c replays): priced whole */
     const int times = !mem_only || c->zero >= 2 || ex->offload != 0;
-    /* the pass energies' clock terms where passes are priced; else none
-     * (cost.h cx_core_pass_energy_j then prepares nothing: the same bits) */
-    if (times)
-        cx_hw_pass_energy_prepare(&c->sys.gpu, ex->dtype, c->clock_mhz, &c->pe);
-    else
-        c->pe.f_in = NAN;
+    c->pe.f_in = NAN; /* clock terms where priced (else cost.h's fallback: the same bits) */
+    if (times) cx_hw_pass_energy_prepare(&c->sys.gpu, ex->dtype, c->clock_mhz, &c->pe);
     c->comm_kept = 0;
     c->closed.gen = 0; /* no build is numbered 0 */
     price(run, c, times, 0, NULL, NULL);
