@@ -170,6 +170,8 @@ static const cx_closed_sums *closed_sums(cx_cost *c)
         cs->params = cx_model_stack_params(&c->stack);
         cs->active_params = cx_model_stack_active_params(&c->stack);
         cx_core_energy_sums(c, cs->stage_ranks, &cs->nodes, cs->tp_pp_bits);
+        cs->blocked_w = cx_core_blocked_power_w(c);
+        cs->hbm_pj = cx_hw_power_hbm_pj_per_byte(&c->sys.gpu.power, &c->sys.gpu);
         cs->fixed_curve = c->priced ? c->curve : 0;
     }
     cs->bubble_gen = 0;

@@ -104,6 +104,7 @@ typedef struct {
     /* energy.c: the ranks per stage, the nodes and the network bits per
      * tier of TP and PP traffic (cx_core_energy_result) */
     double stage_ranks, nodes, tp_pp_bits[CULONX_MAX_TIERS];
+    double blocked_w, hbm_pj; /* the GPU's blocked power, HBM pJ per byte */
     /* the curve (cx_cost.curve) the FLOPs, parameters and those energy
      * terms were made for (0: none); they read no time */
     uint64_t fixed_curve;

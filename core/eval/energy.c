@@ -66,17 +66,17 @@ static void finish_sums(const cx_cost *c, double cj, double idle, double hbm, cu
     const double T = res->iteration_time_s, m = (double)c->m;
     /* the terms of this pricing, kept by closed.c's sums where made for it */
     const cx_closed_sums *cs = &c->closed;
-    double per_stage, nodes, bits[CULONX_MAX_TIERS];
+    double per_stage, nodes, bits[CULONX_MAX_TIERS], blocked;
     if (cs->gen == c->gen) {
-        per_stage = cs->stage_ranks, nodes = cs->nodes;
+        per_stage = cs->stage_ranks, nodes = cs->nodes, blocked = cs->blocked_w;
         for (int t = 0; t < CULONX_MAX_TIERS; t++)
             bits[t] = cs->tp_pp_bits[t];
     } else {
         per_stage = (double)cx_core_layout_stage_ranks(&c->layout);
         cx_core_energy_sums(c, per_stage, &nodes, bits);
+        blocked = cx_core_blocked_power_w(c);
     }
     culonx_energy *e = &res->energy;
-    double blocked = cx_core_blocked_power_w(c);
     e->compute_j = e->idle_j = e->hbm_j = e->network_j = 0;
     e->compute_j = per_stage * cj;
     e->idle_j = per_stage * blocked * idle;
@@ -180,7 +180,9 @@ __attribute__((constructor)) static void pick(void)
 void cx_core_energy_result(const cx_cost *c, culonx_result *res)
 {
     const double T = res->iteration_time_s;
-    double hbm_pj = cx_hw_power_hbm_pj_per_byte(&c->sys.gpu.power, &c->sys.gpu);
+    const double hbm_pj = c->closed.gen == c->gen
+                              ? c->closed.hbm_pj /* closed.c's, for this pricing */
+                              : cx_hw_power_hbm_pj_per_byte(&c->sys.gpu.power, &c->sys.gpu);
     double acc[4] = {0, 0, 0, 0}; /* cj, idle, hbm, unused */
     runs_fn(c, T, hbm_pj, acc);
     finish_sums(c, acc[0], acc[1], acc[2], res);
