@@ -195,7 +195,6 @@ static int prunable(const shared *sh, const culonx_sweep_entry *lb)
     return 0;
 }
 
-/* Processes the candidates of one block; returns how many were settled. */
 /* Before a call that builds w->run's cost: whether only the digits of the
  * clock, distributed-optimizer and DP-overlap levels changed since the last
  * such call (emoved: the outermost level changed since), fields of the
@@ -206,6 +205,7 @@ static void tail_word(worker *w, int *emoved)
     *emoved = NLEVELS;
 }
 
+/* Processes the candidates of one block; returns how many were settled. */
 static uint64_t run_block(worker *w, uint64_t gblock)
 {
     const cx_space *sp = w->sh->sp;
