@@ -170,6 +170,8 @@ static const cx_closed_sums *closed_sums(cx_cost *c)
         cs->params = cx_model_stack_params(&c->stack);
         cs->active_params = cx_model_stack_active_params(&c->stack);
         cx_core_energy_sums(c, cs->stage_ranks, &cs->nodes, cs->tp_pp_bits);
+        cs->blocked_w = cx_core_blocked_power_w(c);
+        cs->hbm_pj = cx_hw_power_hbm_pj_per_byte(&c->sys.gpu.power, &c->sys.gpu);
         cs->fixed_curve = c->priced ? c->curve : 0;
     }
     cs->bubble_gen = 0;
@@ -190,10 +192,12 @@ static void memory_scan(const cx_cost *c, const double *peak_act, culonx_result 
 static int memory_kept(cx_cost *c, culonx_result *res)
 {
     const culonx_execution *ex = &c->run->exec;
+    const int keyed = cx_core_cost_keyed(c, c->run); /* the rest of ex equal (cost.h) */
     for (int k = 0; k < c->nkeep_mem; k++) {
         const int i = (c->keep_mem_last + k) % c->nkeep_mem; /* the last found first */
         const cx_keep_mem *e = &c->keep_mem[i];
-        if (cx_core_exec_dp_same(&e->exec, ex) && cx_core_exec_same_unclocked(ex, &e->exec)) {
+        if (cx_core_exec_dp_same(&e->exec, ex) &&
+            (keyed || cx_core_exec_same_unclocked(ex, &e->exec))) {
             c->keep_mem_last = i;
             res->memory = e->memory;
             res->params_per_gpu = e->params_per_gpu;
@@ -220,6 +224,7 @@ static void memory_result(cx_cost *c, const double *peak_act, culonx_result *res
     if (keeps && memory_kept(c, res)) return;
     memory_scan(c, peak_act, res);
     if (!keeps) return;
+    cx_core_cost_keep_for(c, c->run);
     int i = c->nkeep_mem < CX_COST_KEEP ? c->nkeep_mem++ : c->keep_mem_next++ % CX_COST_KEEP;
     cx_keep_mem *e = &c->keep_mem[i];
     memcpy(&e->exec, &c->run->exec, sizeof e->exec); /* the key: the execution, clock cleared */
@@ -322,7 +327,10 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         double Fm = (sumF - Fj) / n + P, Bm = (sumB - Bj) / n + P, Wm = (sumW - Wj) / n;
         /* a function of this pricing: asked once (the same answer) */
         if (cs->bubble_gen != c->gen) {
-            c->closed.bubble_s = bubble_cached(c->sched, p, m, c->v, Fm, Bm, Wm);
+            /* an exact schedule's bubble is a formula: asked directly */
+            c->closed.bubble_s = c->sched->closed_exact
+                                     ? c->sched->bubble_s(p, m, c->v, Fm, Bm, Wm)
+                                     : bubble_cached(c->sched, p, m, c->v, Fm, Bm, Wm);
             c->closed.bubble_gen = c->gen;
         }
         bubble = cs->bubble_s;

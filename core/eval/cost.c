@@ -394,6 +394,7 @@ static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, 
     /* a new shape: nothing kept */
     c->nkeep_dp = c->keep_dp_next = c->keep_dp_last = c->nkeep_mem = c->keep_mem_next =
         c->keep_mem_last = 0;
+    c->keep_run = run, c->keep_curve = c->curve, c->keep_mixed = 0;
     c->run = run;
     if (!same_sys) {
         c->sys = run->system;
@@ -401,7 +402,6 @@ static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, 
         cx_hw_power_default(&c->sys.gpu);
     }
     c->clock_mhz = clock_mhz > 0 ? clock_mhz : run->system.gpu.max_mhz;
-    cx_hw_pass_energy_prepare(&c->sys.gpu, ex->dtype, c->clock_mhz, &c->pe);
     cx_core_layout_init(&c->layout, ex);
     cx_core_shard_init(c);
     /* the last build's virtual-stage maps and equal stages, kept when they
@@ -453,6 +453,8 @@ static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, 
     /* side traffic (ZeRO-2/3, offload) makes the replay decision read
      * times (closed.c replays): priced whole */
     const int times = !mem_only || c->zero >= 2 || ex->offload != 0;
+    c->pe.f_in = NAN; /* clock terms where priced (else cost.h's fallback: the same bits) */
+    if (times) cx_hw_pass_energy_prepare(&c->sys.gpu, ex->dtype, c->clock_mhz, &c->pe);
     c->comm_kept = 0;
     c->closed.gen = 0; /* no build is numbered 0 */
     price(run, c, times, 0, NULL, NULL);
@@ -681,6 +683,7 @@ void cx_core_cost_reexec(const culonx_run *run, double clock_mhz, cx_cost *c, in
     /* other bytes (recompute, ZeRO, offload): nothing kept */
     c->nkeep_dp = c->keep_dp_next = c->keep_dp_last = c->nkeep_mem = c->keep_mem_next =
         c->keep_mem_last = 0;
+    c->keep_run = run, c->keep_curve = c->curve, c->keep_mixed = 0;
     cx_core_shard_init(c);
     const int times = !mem_only || c->zero >= 2 || run->exec.offload != 0; /* as build */
     price(run, c, times, 0, NULL, NULL); /* the ops' parts kept, or split now (times) */

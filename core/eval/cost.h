@@ -104,6 +104,7 @@ typedef struct {
     /* energy.c: the ranks per stage, the nodes and the network bits per
      * tier of TP and PP traffic (cx_core_energy_result) */
     double stage_ranks, nodes, tp_pp_bits[CULONX_MAX_TIERS];
+    double blocked_w, hbm_pj; /* the GPU's blocked power, HBM pJ per byte */
     /* the curve (cx_cost.curve) the FLOPs, parameters and those energy
      * terms were made for (0: none); they read no time */
     uint64_t fixed_curve;
@@ -297,6 +298,17 @@ typedef struct {
      * reset by every full build (cost.c cx_core_cost_stages, closed.c
      * memory): a sweep prices one shape at every clock */
     int nkeep_dp, keep_dp_next, keep_dp_last, nkeep_mem, keep_mem_next, keep_mem_last;
+    /* The kept entries were all made for executions with one cost key
+     * (cost_key.c exec_key: they differ at most in the DP fields of
+     * cx_core_exec_dp_same and the clock) when keep_mixed is 0, keep_curve
+     * is curve and the run is keep_run: a build or re-execution starts
+     * that for its run, a keyed call that found the key's execution names
+     * its run (cx_core_cost_keyed), an entry made for another run, or in
+     * another curve, sets keep_mixed. The lookups then compare the DP
+     * fields alone (the rest is equal). */
+    const culonx_run *keep_run;
+    uint64_t keep_curve;
+    int keep_mixed;
     cx_closed_sums closed; /* closed.c, for the evaluations of one pricing */
     cx_keep_dp keep_dp[CX_COST_KEEP];
     cx_keep_mem keep_mem[CX_COST_KEEP];
@@ -323,6 +335,17 @@ static inline int cx_core_exec_dp_same(const culonx_execution *a, const culonx_e
     return a->dp_overlap == b->dp_overlap && a->distributed_optimizer == b->distributed_optimizer &&
            a->zero == b->zero && a->param_gather_overlap == b->param_gather_overlap &&
            a->shard_group == b->shard_group;
+}
+
+/* Whether c's kept entries are all of run's cost key (see keep_mixed). */
+static inline int cx_core_cost_keyed(const cx_cost *c, const culonx_run *run)
+{
+    return !c->keep_mixed && run == c->keep_run && c->keep_curve == c->curve;
+}
+/* An entry is kept for run: the entries stay of one key where it is. */
+static inline void cx_core_cost_keep_for(cx_cost *c, const culonx_run *run)
+{
+    if (!cx_core_cost_keyed(c, run)) c->keep_mixed = 1;
 }
 
 /* The costs of virtual stage vs. */

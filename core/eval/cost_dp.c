@@ -55,18 +55,28 @@ static void fill_run(double *a, int s0, int s1, double x, int all)
         a[q] = x;
 }
 
+static int same_words(const uint64_t *a, const uint64_t *b, int n)
+{
+    uint64_t x = 0;
+    for (int i = 0; i < n; i++)
+        x |= a[i] ^ b[i];
+    return x == 0;
+}
+
 /* The kept DP part of execution key (clock cleared) at the forward times
  * f_bits, or NULL. */
-static const cx_keep_dp *kept_dp(cx_cost *c, const culonx_execution *ex, const uint64_t *f_bits)
+static const cx_keep_dp *kept_dp(cx_cost *c, const culonx_run *run, const uint64_t *f_bits)
 {
+    const culonx_execution *ex = &run->exec;
+    const int keyed = cx_core_cost_keyed(c, run); /* the rest of ex equal (cost.h) */
     /* from the one after the last found (a sweep visits its DP settings in
      * the order they were kept; keys are unique, so the same entry) */
     for (int k = 1; k <= c->nkeep_dp; k++) {
         const int i = (c->keep_dp_last + k) % c->nkeep_dp;
         const cx_keep_dp *e = &c->keep_dp[i];
         if (e->nprun == c->nprun && cx_core_exec_dp_same(&e->exec, ex) &&
-            cx_core_exec_same_unclocked(ex, &e->exec) &&
-            memcmp(e->f_bits, f_bits, (size_t)c->nprun * sizeof *f_bits) == 0) {
+            (keyed || cx_core_exec_same_unclocked(ex, &e->exec)) &&
+            same_words(e->f_bits, f_bits, c->nprun)) {
             c->keep_dp_last = i;
             return e;
         }
@@ -82,17 +92,18 @@ void cx_core_cost_dp_runs(const culonx_run *run, cx_cost *c)
      * never the clock: kept per execution across reprices, so a sweep's
      * later clocks compute only the step's energy (same bits). */
     uint64_t f_bits[CX_COST_KEEP_RUNS];
-    double run_f[CX_STAGE_ARRAY];      /* the forward time of each prun's stages */
-    for (int r = 0; r < c->nprun; r++) /* a prun starts an srun (equal stages: equal params) */
-        run_f[r] = c->run_f_s[c->prun_srun[r]];
+    /* the forward time of prun r's stages (a prun starts an srun: equal
+     * stages, equal parameters), read with parameter-gather overlap only */
+#define RUN_F(r) c->run_f_s[c->prun_srun[r]]
     const int keep = c->nprun <= CX_COST_KEEP_RUNS;
     for (int r = 0; keep && r < c->nprun; r++) {
         f_bits[r] = 0;
-        if (ex->param_gather_overlap) memcpy(&f_bits[r], &run_f[r], sizeof f_bits[r]);
+        if (ex->param_gather_overlap) memcpy(&f_bits[r], &RUN_F(r), sizeof f_bits[r]);
     }
-    const cx_keep_dp *kd = keep ? kept_dp(c, ex, f_bits) : NULL;
+    const cx_keep_dp *kd = keep ? kept_dp(c, run, f_bits) : NULL;
     cx_keep_dp *nk = NULL;
     if (keep && !kd) {
+        cx_core_cost_keep_for(c, run);
         int i = c->nkeep_dp < CX_COST_KEEP ? c->nkeep_dp++ : c->keep_dp_next++ % CX_COST_KEEP;
         c->keep_dp_last = i;
         nk = &c->keep_dp[i];
@@ -116,7 +127,7 @@ void cx_core_cost_dp_runs(const culonx_run *run, cx_cost *c)
             opt_s = kd->opt_s[r], opt_bytes = kd->opt_bytes[r], nbk_dp = kd->nb[r];
         } else {
             const double P = c->stage_params[s], Pe = c->stage_expert_params[s];
-            const double F = run_f[r];
+            const double F = RUN_F(r);
             const double Pd = P - Pe; /* dense parameters, reduced over dp x cp */
             if (dpcp > 1 || (Pe > 0 && edp > 1)) {
                 cx_hw_comm a, b;
@@ -167,6 +178,7 @@ void cx_core_cost_dp_runs(const culonx_run *run, cx_cost *c)
             for (int q = s0; q < s1; q++)
                 tsum[0] += tier0, tsum[1] += tier1;
     }
+#undef RUN_F
     c->dp_runs_ok = 1, c->dp_gen = c->gen, c->dp_stale = 1;
     if (kd) {
         memcpy(c->dp_tier_sum, kd->tier_sum, sizeof c->dp_tier_sum);

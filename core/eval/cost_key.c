@@ -48,7 +48,16 @@ struct cx_cost_key {
     /* the parts' times of the cost's shape at the sweep's clocks
      * (cost_clocks.c), for the reprices of a clock hit */
     cx_cost_clocks *clocks;
+    /* the last call's run, whether it left exec == exec_key(tail_run), and
+     * the caller's word for the next call (cx_core_cost_key_tail) */
+    const culonx_run *tail_run;
+    int tail_held, tail_only;
 };
+
+void cx_core_cost_key_tail(cx_cost_key *k, const culonx_run *run, int tail_only)
+{
+    if (k) k->tail_only = tail_only && run == k->tail_run;
+}
 
 cx_cost_clocks *cx_core_cost_key_clocks(cx_cost_key *k)
 {
@@ -139,8 +148,12 @@ static culonx_status build_key(const culonx_run *run, double clock_mhz, cx_cost 
     culonx_execution e;
     *complete = 1;
     int same_sys = 0; /* the last build into c was for run's system */
+    /* run's execution key is the key's (the last call held it and run
+     * changed since only in fields it folds away) */
+    const int held = k && k->tail_only && k->tail_held && run == k->tail_run;
+    if (k) k->tail_only = 0, k->tail_held = 0, k->tail_run = run;
     if (k && k->valid && k->c == c && layers_ok(run)) {
-        exec_key(run, &e);
+        if (!held) exec_key(run, &e);
         const int n = run->vstage_layers ? run->n_vstage_layers : -1;
         const int pinned = run == k->pinned && k->pin_same;
         const int same = c->gen == k->gen &&
@@ -153,7 +166,8 @@ static culonx_status build_key(const culonx_run *run, double clock_mhz, cx_cost 
         same_sys =
             c->gen == k->gen && (pinned || memcmp(&run->system, &k->system, sizeof k->system) == 0);
         culonx_execution oe, ok;
-        if (same && memcmp(&e, &k->exec, sizeof e) != 0) {
+        const int same_exec = same && (held || memcmp(&e, &k->exec, sizeof e) == 0);
+        if (same && !same_exec) {
             op_key(&e, &oe), op_key(&k->exec, &ok);
             if (memcmp(&oe, &ok, sizeof oe) == 0) { /* the same op tables */
                 cx_core_cost_reexec(run, clock_mhz, c, mem_only);
@@ -161,10 +175,13 @@ static culonx_status build_key(const culonx_run *run, double clock_mhz, cx_cost 
                 k->exec = e;
                 k->clock_mhz = clock_mhz;
                 k->gen = c->gen;
+                k->tail_held = 1;
                 return CULONX_OK;
             }
         }
-        if (same && memcmp(&e, &k->exec, sizeof e) == 0) {
+        if (same_exec) {
+            k->tail_held = 1;             /* exec: run's, kept by every branch below */
+            c->keep_run = run;            /* of the kept entries' key (cost.h keep_mixed) */
             if (!c->priced && mem_only) { /* memory reads no time */
                 c->run = run;
                 cx_core_shard_groups(c);
@@ -202,6 +219,7 @@ static culonx_status build_key(const culonx_run *run, double clock_mhz, cx_cost 
         if (k->n_layers > 0)
             memcpy(k->layers, run->vstage_layers, (size_t)k->n_layers * sizeof *k->layers);
         k->gen = c->gen;
+        k->tail_held = 1;
     }
     return st;
 }

@@ -46,6 +46,14 @@ culonx_status cx_core_cost_build_key_mem(const culonx_run *run, double clock_mhz
  * changes). NULL unpins. NULL-safe. */
 void cx_core_cost_key_pin(cx_cost_key *k, const culonx_run *run);
 
+/* Tells k, before a call for run, whether run's execution differs from
+ * that of k's last call (for run) only in the clock, the distributed
+ * optimizer, ZeRO 0/1 and DP overlap (a sweep's innermost levels), which
+ * the key's execution folds away: the next call then skips comparing it
+ * when the last call left the key holding run's execution. Read by the next
+ * call only (any call without it compares). NULL-safe. */
+void cx_core_cost_key_tail(cx_cost_key *k, const culonx_run *run, int tail_only);
+
 /* The clocks of the sweep using k (n distinct values): a reprice at one
  * of them takes its parts' times from those made for all of them at the
  * first (cost.h cx_core_cost_reprice_clocks). NULL-safe. */

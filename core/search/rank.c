@@ -149,14 +149,13 @@ int cx_core_rank_dominates(const cx_point *a, const cx_point *b)
 
 void cx_core_front_offer(cx_front *f, const cx_point *x, const culonx_sweep_entry *xe)
 {
+    /* the last dominator first: it is likely to strike again (the front is
+     * a set, its order free: sorted when the sweep ends) */
+    const int h = f->hint;
+    if (h < f->n && cx_core_rank_dominates(&f->p[h], x)) return;
     for (int i = 0; i < f->n; i++)
-        if (cx_core_rank_dominates(&f->p[i], x)) {
-            if (i > 0) { /* move the dominator forward: it is likely to strike again */
-                cx_point tp = f->p[i];
-                culonx_sweep_entry te = f->e[i];
-                f->p[i] = f->p[i - 1], f->e[i] = f->e[i - 1];
-                f->p[i - 1] = tp, f->e[i - 1] = te;
-            }
+        if (i != h && cx_core_rank_dominates(&f->p[i], x)) {
+            f->hint = i;
             return;
         }
     int k = 0;

@@ -3,6 +3,8 @@
  * each in closed form (core/eval/closed.c), and keeps the top K by an objective,
  * the Pareto frontier and per-reason reject counts. Threads on one machine,
  * MPI ranks across machines; results byte-identical for any count of either.
+ * Long file: the enumeration loop with its skips (rule ranges, clock blocks,
+ * class representatives), the worker pool, the MPI merge and the result.
  *
  * The space is a mixed-radix product of value lists, outermost first:
  *   gpus x global-batch x tp x pp x variant x microbatch x recompute x sp
@@ -193,6 +195,16 @@ static int prunable(const shared *sh, const culonx_sweep_entry *lb)
     return 0;
 }
 
+/* Before a call that builds w->run's cost: whether only the digits of the
+ * clock, distributed-optimizer and DP-overlap levels changed since the last
+ * such call (emoved: the outermost level changed since), fields of the
+ * execution that its cost key folds away (cx_core_cost_key_tail). */
+static void tail_word(worker *w, int *emoved)
+{
+    cx_core_cost_key_tail(cx_core_replay_ws_key(w->ws), &w->run, *emoved > L_OFF);
+    *emoved = NLEVELS;
+}
+
 /* Processes the candidates of one block; returns how many were settled. */
 static uint64_t run_block(worker *w, uint64_t gblock)
 {
@@ -205,31 +217,41 @@ static uint64_t run_block(worker *w, uint64_t gblock)
     culonx_error err;
     uint64_t idx = lo, settled = 0, didx = UINT64_MAX;
     int moved = 0; /* the outermost level changed since the last rule check (memo) */
+    /* and since the last evaluation of w->run (its cost key: tail_word) */
+    int emoved = 0;
     /* Clock blocks: candidates that differ only in the clock pass the same
      * rules (no rule reads it) and share the memory representative of
      * their class (below). When the clock-1 block of a strategy (all its
      * dist-opt x dp-overlap candidates) attempted no evaluation, every
      * later clock repeats it exactly: its counts are added once per clock
-     * and those candidates skipped. */
+     * and those candidates skipped. So from the clock-0 block when each of
+     * its attempts was its representative's memory check that did not fit
+     * (counted evaluated there, not at later clocks, where the rest of the
+     * class is rejected by the representative's fit, rejected[] alike). */
     uint64_t cb_start = UINT64_MAX, cb_rej[CULONX_REJECT_COUNT], cb_settled = 0, attempts = 0,
-             cb_attempts = 0;
+             cb_attempts = 0, misses = 0, cb_misses = 0;
+    int cb_clk = 0; /* the clock digit of the block at cb_start */
     const uint64_t cstride = sp->stride[L_CLK];
     while (idx < hi) {
         if (cb_start != UINT64_MAX && idx >= cb_start + cstride) {
-            if (idx == cb_start + cstride && attempts == cb_attempts) {
-                const uint64_t k = (uint64_t)sp->n[L_CLK] - 2; /* clocks 2.. */
+            if (idx == cb_start + cstride && attempts - cb_attempts == misses - cb_misses) {
+                /* clocks cb_clk + 1 .. */
+                const uint64_t k = (uint64_t)(sp->n[L_CLK] - 1 - cb_clk);
                 for (int i = 0; i < CULONX_REJECT_COUNT; i++)
                     w->rejected[i] += k * (w->rejected[i] - cb_rej[i]);
                 settled += k * (settled - cb_settled);
                 idx += k * cstride;
                 /* the next strategy: unless d holds it already (a rejected
                  * range ended there), d holds a candidate of this one,
-                 * [cb_start - cstride, idx): its last candidate, stepped */
-                if (didx != idx && didx != UINT64_MAX && didx >= cb_start - cstride) {
+                 * [cb_start - cb_clk * cstride, idx): its last candidate,
+                 * stepped */
+                if (didx != idx && didx != UINT64_MAX &&
+                    didx >= cb_start - (uint64_t)cb_clk * cstride) {
                     for (int l = L_CLK; l < NLEVELS; l++)
                         d[l] = sp->n[l] - 1;
                     const int l = cx_core_space_next(sp, d);
                     moved = l < moved ? l : moved;
+                    emoved = l < emoved ? l : emoved;
                     didx = idx;
                 } else if (didx != idx) {
                     didx = UINT64_MAX;
@@ -244,15 +266,17 @@ static uint64_t run_block(worker *w, uint64_t gblock)
             if (didx != UINT64_MAX && idx == didx + 1) {
                 const int l = cx_core_space_next(sp, d);
                 moved = l < moved ? l : moved;
+                emoved = l < emoved ? l : emoved;
             } else {
                 cx_core_space_decode(sp, idx, d);
-                moved = 0;
+                moved = emoved = 0;
             }
             didx = idx;
         }
-        if (phase != 2 && d[L_CLK] == 1 && d[L_DOPT] == 0 && d[L_OVL] == 0 &&
-            idx - cstride + (uint64_t)sp->n[L_CLK] * cstride <= hi) {
-            cb_start = idx, cb_settled = settled, cb_attempts = attempts;
+        if (phase != 2 && d[L_CLK] <= 1 && d[L_CLK] + 1 < sp->n[L_CLK] && d[L_DOPT] == 0 &&
+            d[L_OVL] == 0 && idx + (uint64_t)(sp->n[L_CLK] - d[L_CLK]) * cstride <= hi) {
+            cb_start = idx, cb_settled = settled, cb_attempts = attempts, cb_misses = misses;
+            cb_clk = d[L_CLK];
             memcpy(cb_rej, w->rejected, sizeof cb_rej);
         }
         int level = 0;
@@ -270,6 +294,7 @@ static uint64_t run_block(worker *w, uint64_t gblock)
                 for (; l >= 0 && ++d[l] == sp->n[l]; l--)
                     d[l] = 0;
                 moved = l < 0 ? 0 : l < moved ? l : moved;
+                emoved = l < 0 ? 0 : l < emoved ? l : emoved;
                 didx = end;
             }
             idx = end;
@@ -285,6 +310,7 @@ static uint64_t run_block(worker *w, uint64_t gblock)
         if (phase == 2) {
             /* exact memory and lower bounds of time and energy, no replay */
             cx_bound b;
+            tail_word(w, &emoved);
             if (cx_core_closed_bound(&w->run, w->run.exec.clock_mhz, w->cost, w->ws, &b, &err) ==
                 CULONX_OK) {
                 built = 1;
@@ -351,6 +377,7 @@ static uint64_t run_block(worker *w, uint64_t gblock)
          * same counts and outputs whatever the memory check would say). */
         if (!built && phase != 2 && !w->sh->spec->all && !rep_fits) {
             double peak;
+            tail_word(w, &emoved);
             if (cx_core_closed_memory(&w->run, w->run.exec.clock_mhz, w->cost, w->ws, &peak, &built,
                                       &err) != CULONX_OK) {
                 w->rejected[CULONX_REJECT_EVAL]++;
@@ -359,12 +386,14 @@ static uint64_t run_block(worker *w, uint64_t gblock)
             }
             if (!(peak <= sp->mem_limit)) {
                 w->evaluated++;
+                misses += rep == idx;
                 if (rep == idx) remember(w, idx, 0);
                 w->rejected[CULONX_REJECT_MEMORY]++;
                 idx++;
                 continue;
             }
         }
+        if (!built) tail_word(w, &emoved);
         culonx_status st = built ? cx_core_closed_finish(&w->run, w->cost, w->ws, &x.res, &err)
                                  : cx_core_closed_eval_ws(&w->run, w->run.exec.clock_mhz, w->cost,
                                                           w->ws, &x.res, &err);

@@ -104,6 +104,7 @@ typedef struct {
     culonx_sweep_entry *e;
     int n, cap;
     int oom;
+    int hint; /* the last point found dominating an offer (cx_core_front_offer) */
 } cx_front;
 
 /* Fills st from run and spec (defaults of every dimension). */
