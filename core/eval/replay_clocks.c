@@ -239,6 +239,22 @@ static double place(const double *ks, const double *ke, const double *kj, int q)
     return q < 0 ? 0 : (kj[q] - ks[q]) / (ke[q] - ks[q]);
 }
 
+/* Result q's kink inside the gap a < b by its neighbours' lines (through
+ * x, a and through b, y; lx < 0 and ly > 1 their places on a's line to
+ * b): 1 and *l the place where they meet in [0, 1]; 0 where the result is
+ * linear through the gap on either side's line or the lines do not meet
+ * inside. */
+static int kink_of(const double *fx, const double *fa, const double *fb, const double *fy,
+                   double lx, double ly, int q, double *l)
+{
+    const double sl = (fa[q] - fx[q]) / -lx, sr = (fy[q] - fb[q]) / (ly - 1);
+    const double tol = RES_TOL * fmax(fabs(fa[q]), fabs(fb[q]));
+    if (!(fabs(fa[q] + sl - fb[q]) > tol && fabs(fb[q] - sr - fa[q]) > tol)) return 0;
+    if (!(sr > sl)) return 0;
+    *l = (fb[q] - sr - fa[q]) / (sl - sr);
+    return *l >= 0 && *l <= 1;
+}
+
 /* In lanes: the points around each result's kink located in an
  * uncertified gap a < b by its neighbours' lines (E, ne, i as
  * gap_certified; see kink_points), every place's two nearest points
@@ -263,12 +279,8 @@ static int kink_brackets(const int *E, int ne, int i, const double *keys, int nk
     const double *fx = ROW(x), *fa = ROW(a), *fb = ROW(b), *fy = ROW(y);
     int added = 0, found = 0;
     for (int q = 0; q < len; q++) {
-        const double sl = (fa[q] - fx[q]) / -lx, sr = (fy[q] - fb[q]) / (ly - 1);
-        const double tol = RES_TOL * fmax(fabs(fa[q]), fabs(fb[q]));
-        if (!(fabs(fa[q] + sl - fb[q]) > tol && fabs(fb[q] - sr - fa[q]) > tol)) continue;
-        if (!(sr > sl)) continue;
-        const double l = (fb[q] - sr - fa[q]) / (sl - sr);
-        if (!(l >= 0 && l <= 1)) continue;
+        double l;
+        if (!kink_of(fx, fa, fb, fy, lx, ly, q, &l)) continue;
         found = 1;
         int j1 = -1, j2 = -1;
         for (int j = a + 1; j < b; j++) {
@@ -306,14 +318,8 @@ static void kink_points(const int *E, int ne, int i, const double *keys, int nke
     const double *fx = ROW(x), *fa = ROW(a), *fb = ROW(b), *fy = ROW(y);
     double lo = 2, hi = -1;
     for (int q = 0; q < len; q++) {
-        const double sl = (fa[q] - fx[q]) / -lx, sr = (fy[q] - fb[q]) / (ly - 1);
-        const double tol = RES_TOL * fmax(fabs(fa[q]), fabs(fb[q]));
-        /* linear through the gap on either side's line: no kink inside */
-        if (!(fabs(fa[q] + sl - fb[q]) > tol && fabs(fb[q] - sr - fa[q]) > tol)) continue;
-        if (!(sr > sl)) continue;
-        const double l = (fb[q] - sr - fa[q]) / (sl - sr);
-        if (!(l >= 0 && l <= 1)) continue;
-        lo = fmin(lo, l), hi = fmax(hi, l);
+        double l;
+        if (kink_of(fx, fa, fb, fy, lx, ly, q, &l)) lo = fmin(lo, l), hi = fmax(hi, l);
     }
     if (hi < 0) return;
     for (int j = a + 1; j < b; j++) {
