@@ -97,9 +97,13 @@
  * sweeps skip (values only rise, a held value is a real path). Cost: ~16%
  * a sweep (callgrind, the same 76 sweeps with derivatives: ZB-V 422.8 ->
  * 445.2 x 10^6 instructions); it pays through fewer sweeps a batch
- * (replay_clocks.c, tangents). Where a sweep's work goes (session 25, bench_sweep_bench
- * schedules zb-v, 21 clocks): the first two sweeps (up, down: every stage
- * in full) are 134k of the 151k runs evaluated; the rest resume.
+ * (replay_clocks.c, tangents). A sweep without a direction runs the
+ * same stage body with the derivatives compiled out (stage_nd, flag D):
+ * below its cost before them (single-clock culonx sweep 5,430 -> 5,274 x
+ * 10^6 instructions, callgrind, core/README.md). Where a sweep's work
+ * goes (session 25, bench_sweep_bench schedules zb-v, 21 clocks): the
+ * first two sweeps (up, down: every stage in full) are 134k of the 151k
+ * runs evaluated; the rest resume.
  */
 #include "core/eval/replay_v_sweep.h"
 #include "core/eval/replay_lanes.h"
