@@ -97,9 +97,13 @@
  * sweeps skip (values only rise, a held value is a real path). Cost: ~16%
  * a sweep (callgrind, the same 76 sweeps with derivatives: ZB-V 422.8 ->
  * 445.2 x 10^6 instructions); it pays through fewer sweeps a batch
- * (replay_clocks.c, tangents). Where a sweep's work goes (session 25, bench_sweep_bench
- * schedules zb-v, 21 clocks): the first two sweeps (up, down: every stage
- * in full) are 134k of the 151k runs evaluated; the rest resume.
+ * (replay_clocks.c, tangents). A sweep without a direction runs the
+ * same stage body with the derivatives compiled out (stage_nd, flag D):
+ * below its cost before them (single-clock culonx sweep 5,430 -> 5,274 x
+ * 10^6 instructions, callgrind, core/README.md). Where a sweep's work
+ * goes (session 25, bench_sweep_bench schedules zb-v, 21 clocks): the
+ * first two sweeps (up, down: every stage in full) are 134k of the 151k
+ * runs evaluated; the rest resume.
  */
 #include "core/eval/replay_v_sweep.h"
 #include "core/eval/replay_lanes.h"
@@ -222,7 +226,7 @@ struct cx_v_sweep_ws {
      * durations [4 nvs] and each stage's free time [p]; dbad: a merge
      * joined values whose derivatives differ (vpush) */
     double *ddtab, *dfree;
-    int dbad;
+    int dbad, withd; /* withd: a direction given (stage_d), else stage_nd */
     cx_replay_vsinfo *vi;
     int evals, sweeps, segs, checks;
     /* resuming: the run states of each stage's functions held (rst) and of
@@ -540,18 +544,23 @@ static inline int dsame(double a, double b, double v)
 }
 
 /* cx_pl_push with derivatives: the same merges of the values (the same
- * bits), dbad where the derivatives do not merge with them */
+ * bits), dbad where the derivatives do not merge with them. D (a constant
+ * where inlined): 0 leaves dv, dk unwritten and unread (a sweep without a
+ * direction: stage_nd) */
 __attribute__((always_inline)) static inline void vpush(vbld *o, int x, double v, double k,
-                                                        double dv, double dk)
+                                                        double dv, double dk, const int D)
 {
     vpl *f = o->f;
     if (f->n >= 2 && f->x[f->n - 1] == x - 1) {
         const int i = f->n - 2;
-        const double pv = f->v[i + 1], dpv = f->dv[i + 1];
-        if (f->x[i] == x - 2) f->k[i] = pv - f->v[i], f->dk[i] = dpv - f->dv[i];
+        const double pv = f->v[i + 1], dpv = D ? f->dv[i + 1] : 0;
+        if (f->x[i] == x - 2) {
+            f->k[i] = pv - f->v[i];
+            if (D) f->dk[i] = dpv - f->dv[i];
+        }
         const double e = f->v[i] + f->k[i] * (double)(x - 1 - f->x[i]);
         if (e == pv || fabs(e - pv) <= 2e-14 * fabs(pv)) {
-            if (!dsame(f->dv[i] + f->dk[i] * (double)(x - 1 - f->x[i]), dpv, pv)) {
+            if (D && !dsame(f->dv[i] + f->dk[i] * (double)(x - 1 - f->x[i]), dpv, pv)) {
                 o->dbad = 1;
             }
             f->n--;
@@ -562,8 +571,8 @@ __attribute__((always_inline)) static inline void vpush(vbld *o, int x, double v
         if (f->k[i] == k) {
             const double e = f->v[i] + k * (double)(x - f->x[i]);
             if (e == v || fabs(e - v) <= 2e-14 * fabs(v)) {
-                if (!dsame(f->dv[i] + f->dk[i] * (double)(x - f->x[i]), dv, v) ||
-                    !dsame(f->dk[i] * (double)(o->xe - x), dk * (double)(o->xe - x), v)) {
+                if (D && (!dsame(f->dv[i] + f->dk[i] * (double)(x - f->x[i]), dv, v) ||
+                          !dsame(f->dk[i] * (double)(o->xe - x), dk * (double)(o->xe - x), v))) {
                     o->dbad = 1;
                 }
                 return;
@@ -574,7 +583,9 @@ __attribute__((always_inline)) static inline void vpush(vbld *o, int x, double v
         o->over = 1;
         return;
     }
-    f->x[f->n] = x, f->v[f->n] = v, f->k[f->n] = k, f->dv[f->n] = dv, f->dk[f->n] = dk, f->n++;
+    f->x[f->n] = x, f->v[f->n] = v, f->k[f->n] = k;
+    if (D) f->dv[f->n] = dv, f->dk[f->n] = dk;
+    f->n++;
 }
 
 static inline double vlast_at(const vpl *f, int x)
@@ -593,24 +604,24 @@ static inline double dlast_at(const vpl *f, int x)
 __attribute__((always_inline)) static inline void vmax2(vbld *o, int lo, int hi, double va,
                                                         double ka, double dva, double dka,
                                                         double vb, double kb, double dvb,
-                                                        double dkb)
+                                                        double dkb, const int D)
 {
     if (vb == -HUGE_VAL) {
         if (va == -HUGE_VAL)
-            vpush(o, lo, va, 0, 0, 0);
+            vpush(o, lo, va, 0, 0, 0, D);
         else
-            vpush(o, lo, va, ka, dva, dka);
+            vpush(o, lo, va, ka, dva, dka, D);
         return;
     }
     if (va == -HUGE_VAL) {
-        vpush(o, lo, vb, kb, dvb, dkb);
+        vpush(o, lo, vb, kb, dvb, dkb, D);
         return;
     }
     const double dk = ka - kb, dlo = va - vb, dhi = dlo + dk * (double)(hi - lo);
     if (dlo >= 0 && dhi >= 0) {
-        vpush(o, lo, va, ka, dva, dka);
+        vpush(o, lo, va, ka, dva, dka, D);
     } else if (dlo <= 0 && dhi <= 0) {
-        vpush(o, lo, vb, kb, dvb, dkb);
+        vpush(o, lo, vb, kb, dvb, dkb, D);
     } else {
         const int a_first = dlo > 0;
         double t = floor(a_first ? dlo / -dk : -dlo / dk);
@@ -619,11 +630,11 @@ __attribute__((always_inline)) static inline void vmax2(vbld *o, int lo, int hi,
         const int x = lo + (int)t + 1;
         const double w = (double)(x - lo);
         if (a_first) {
-            vpush(o, lo, va, ka, dva, dka);
-            vpush(o, x, vb + kb * w, kb, dvb + dkb * w, dkb);
+            vpush(o, lo, va, ka, dva, dka, D);
+            vpush(o, x, vb + kb * w, kb, dvb + dkb * w, dkb, D);
         } else {
-            vpush(o, lo, vb, kb, dvb, dkb);
-            vpush(o, x, va + ka * w, ka, dva + dka * w, dka);
+            vpush(o, lo, vb, kb, dvb, dkb, D);
+            vpush(o, x, va + ka * w, ka, dva + dka * w, dka, D);
         }
     }
 }
@@ -648,55 +659,59 @@ static inline int at(vcur *c, int k, double *v, double *sl)
     return c->d == 1 ? f->x[c->i + 1] - 1 - c->a : (f->x[c->i + 1] - 1 - c->a) / c->d;
 }
 
-/* at, with the derivatives of the value and of the slope */
-static inline int atd(vcur *c, int k, double *v, double *sl, double *dv, double *dsl)
+/* at, with the derivatives of the value and of the slope (D 0: zero) */
+__attribute__((always_inline)) static inline int atd(vcur *c, int k, double *v, double *sl,
+                                                     double *dv, double *dsl, const int D)
 {
     const vpl *f = c->f;
     const int t = c->a + c->d * k;
     while (f->x[c->i + 1] <= t)
         c->i++;
     const double w = (double)(t - f->x[c->i]);
-    *sl = f->k[c->i] * (double)c->d, *dsl = f->dk[c->i] * (double)c->d;
+    *sl = f->k[c->i] * (double)c->d, *dsl = D ? f->dk[c->i] * (double)c->d : 0;
     *v = f->v[c->i] + f->k[c->i] * w + c->add;
-    *dv = f->dv[c->i] + f->dk[c->i] * w + c->dadd;
+    *dv = D ? f->dv[c->i] + f->dk[c->i] * w + c->dadd : 0;
     return c->d == 1 ? f->x[c->i + 1] - 1 - c->a : (f->x[c->i + 1] - 1 - c->a) / c->d;
 }
 
 /* o (from x offset xo) = max(A(k), B(k)) for lo <= k < hi; a cursor with
  * f NULL or empty is none */
-static void vmax(vbld *o, int xo, int lo, int hi, vcur *A, vcur *B)
+__attribute__((always_inline)) static inline void vmax(vbld *o, int xo, int lo, int hi, vcur *A,
+                                                       vcur *B, const int D)
 {
     const int ha = A->f && A->f->n, hb = B->f && B->f->n;
     for (int j = lo; j < hi;) {
         int e = hi - 1;
         double va = -HUGE_VAL, ka = 0, vb = -HUGE_VAL, kb = 0, dva = 0, dka = 0, dvb = 0, dkb = 0;
         if (ha) {
-            const int ea = atd(A, j, &va, &ka, &dva, &dka);
+            const int ea = atd(A, j, &va, &ka, &dva, &dka, D);
             if (ea < e) e = ea;
         }
         if (hb) {
-            const int eb = atd(B, j, &vb, &kb, &dvb, &dkb);
+            const int eb = atd(B, j, &vb, &kb, &dvb, &dkb, D);
             if (eb < e) e = eb;
         }
-        vmax2(o, j + xo, e + xo, va, ka, dva, dka, vb, kb, dvb, dkb);
+        vmax2(o, j + xo, e + xo, va, ka, dva, dka, vb, kb, dvb, dkb, D);
         j = e + 1;
     }
 }
 
 /* y(j) = max(y(j − 1) + c, g(j)) on lo..hi, g the line gv (at lo), gk;
  * *prev: y(lo − 1), then y(hi); d*: the derivatives */
-static inline void ride(vbld *oy, int lo, int hi, double gv, double gk, double dgv, double dgk,
-                        double c, double dc, double *prev, double *dprev)
+__attribute__((always_inline)) static inline void ride(vbld *oy, int lo, int hi, double gv,
+                                                       double gk, double dgv, double dgk, double c,
+                                                       double dc, double *prev, double *dprev,
+                                                       const int D)
 {
     if (gv == -HUGE_VAL || gk <= c) {
         if (*prev + c > gv)
-            vpush(oy, lo, *prev + c, c, *dprev + dc, dc);
+            vpush(oy, lo, *prev + c, c, *dprev + dc, dc, D);
         else
-            vpush(oy, lo, gv, c, dgv, dc);
+            vpush(oy, lo, gv, c, dgv, dc, D);
     } else {
-        vmax2(oy, lo, hi, *prev + c, c, *dprev + dc, dc, gv, gk, dgv, dgk);
+        vmax2(oy, lo, hi, *prev + c, c, *dprev + dc, dc, gv, gk, dgv, dgk, D);
     }
-    *prev = vlast_at(oy->f, hi), *dprev = dlast_at(oy->f, hi);
+    *prev = vlast_at(oy->f, hi), *dprev = D ? dlast_at(oy->f, hi) : 0;
 }
 
 /* the first j of a segment pair on which a and b differ by more than
@@ -836,9 +851,10 @@ static inline int win2(int lo, int *hi, double va, double ka, double vb, double 
  * (k = lo alone where e(lo) is G's). For runs whose built outputs are
  * one item of their class a cycle (q = 1).
  * *chain: e(−1), then e(n − 1). 0 on an output out of microbatch order. */
-static int run_pieces(const cx_v_sweep_ws *ws, const vitem *it, int K, int n, int dm, int build,
-                      vpl *const *srcf[MAX_SRC], int seg[MAX_SRC][NCLS], vbld *ob, int *next,
-                      double *chain, double *dchain)
+__attribute__((always_inline)) static inline int
+run_pieces(const cx_v_sweep_ws *ws, const vitem *it, int K, int n, int dm, int build,
+           vpl *const *srcf[MAX_SRC], int seg[MAX_SRC][NCLS], vbld *ob, int *next, double *chain,
+           double *dchain, const int D)
 {
     const vpl *X[KMAX];
     int xi[KMAX], xa[KMAX], xd[KMAX], xs[KMAX], nd = 0;
@@ -885,9 +901,10 @@ static int run_pieces(const cx_v_sweep_ws *ws, const vitem *it, int K, int n, in
             const double w = (double)(t - f->x[j]);
             const double bv = f->v[j] + f->k[j] * w + dd[r], bk = f->k[j] * (double)xd[r];
             hv += gap[r], dhv += dgap[r];
-            if (!r || win2(lo, &hi, hv, hk, bv, bk))
-                hv = bv, hk = bk, dhv = f->dv[j] + f->dk[j] * w + ddd[r],
-                dhk = f->dk[j] * (double)xd[r];
+            if (!r || win2(lo, &hi, hv, hk, bv, bk)) {
+                hv = bv, hk = bk;
+                if (D) dhv = f->dv[j] + f->dk[j] * w + ddd[r], dhk = f->dk[j] * (double)xd[r];
+            }
             hv_[r] = hv, hk_[r] = hk, dhv_[r] = dhv, dhk_[r] = dhk;
         }
         /* the ride e(k) = max(e(k − 1) + C, G(k)) */
@@ -913,24 +930,25 @@ static int run_pieces(const cx_v_sweep_ws *ws, const vitem *it, int K, int n, in
                          dhvi = h ? dhv_[orr[u]] + doff[u] : 0, dhki = h ? dhk_[orr[u]] : 0;
             const int x = ox[u] + lo;
             if (i == K - 1) {
-                vpush(o, x, ev, ek, dev, dek);
+                vpush(o, x, ev, ek, dev, dek, D);
             } else if (line) {
-                vmax2(o, x, ox[u] + hi, prev + Pi[i], C, dprev + dPi[i], dC, hvi, hki, dhvi, dhki);
+                vmax2(o, x, ox[u] + hi, prev + Pi[i], C, dprev + dPi[i], dC, hvi, hki, dhvi, dhki,
+                      D);
             } else {
                 const double v0 = prev + Pi[i], d1 = ev + Pi[i] - (hvi + hki);
                 if (hvi >= v0 &&
                     (hi == lo || (d1 <= 0 && d1 + (ek - hki) * (double)(hi - lo - 1) <= 0))) {
                     /* H_i wins on the whole piece */
-                    vpush(o, x, hvi, hki, dhvi, dhki);
+                    vpush(o, x, hvi, hki, dhvi, dhki, D);
                     continue;
                 }
                 if (hvi > v0)
-                    vpush(o, x, hvi, 0, dhvi, 0);
+                    vpush(o, x, hvi, 0, dhvi, 0, D);
                 else
-                    vpush(o, x, v0, 0, dprev + dPi[i], 0);
+                    vpush(o, x, v0, 0, dprev + dPi[i], 0, D);
                 if (hi > lo)
                     vmax2(o, x + 1, ox[u] + hi, ev + Pi[i], ek, dev + dPi[i], dek, hvi + hki, hki,
-                          dhvi + dhki, dhki);
+                          dhvi + dhki, dhki, D);
             }
         }
         prev = ev + ek * (double)(hi - lo), dprev = dev + dek * (double)(hi - lo);
@@ -947,7 +965,9 @@ static int run_pieces(const cx_v_sweep_ws *ws, const vitem *it, int K, int n, in
  * as the held functions' (their state at rfrom, ws->rst); each run's
  * starting state into ws->rtmp where all classes are built. 0 on too many
  * segments or a function not built in microbatch order. */
-static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *fr, double *dfr)
+__attribute__((always_inline)) static inline int stage_body(cx_v_sweep_ws *ws, int s, int m,
+                                                            int build, int rfrom, double *fr,
+                                                            double *dfr, const int D)
 {
     const vstage *st = &ws->f->st[s];
     const int dm = m - ws->f->ma;
@@ -977,13 +997,16 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
             memcpy(o->x, h->x, sizeof(int) * (size_t)nn);
             memcpy(o->v, h->v, sizeof(double) * (size_t)nn);
             memcpy(o->k, h->k, sizeof(double) * (size_t)nn);
-            memcpy(o->dv, h->dv, sizeof(double) * (size_t)nn);
-            memcpy(o->dk, h->dk, sizeof(double) * (size_t)nn);
+            if (D) {
+                memcpy(o->dv, h->dv, sizeof(double) * (size_t)nn);
+                memcpy(o->dk, h->dk, sizeof(double) * (size_t)nn);
+            }
             for (int u = 0; u < 2; u++)
-                if (nn - 2 + u >= 0)
-                    o->x[nn - 2 + u] = z->x[c][u], o->v[nn - 2 + u] = z->v[c][u],
-                                  o->k[nn - 2 + u] = z->k[c][u], o->dv[nn - 2 + u] = z->dv[c][u],
-                                  o->dk[nn - 2 + u] = z->dk[c][u];
+                if (nn - 2 + u >= 0) {
+                    o->x[nn - 2 + u] = z->x[c][u], o->v[nn - 2 + u] = z->v[c][u];
+                    o->k[nn - 2 + u] = z->k[c][u];
+                    if (D) o->dv[nn - 2 + u] = z->dv[c][u], o->dk[nn - 2 + u] = z->dk[c][u];
+                }
             o->n = nn, next[c] = z->next[c];
         }
     }
@@ -1003,11 +1026,13 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
                     memcpy(z->x[c], &o->x[nn - 2], sizeof z->x[c]);
                     memcpy(z->v[c], &o->v[nn - 2], sizeof z->v[c]);
                     memcpy(z->k[c], &o->k[nn - 2], sizeof z->k[c]);
-                    memcpy(z->dv[c], &o->dv[nn - 2], sizeof z->dv[c]);
-                    memcpy(z->dk[c], &o->dk[nn - 2], sizeof z->dk[c]);
+                    if (D) {
+                        memcpy(z->dv[c], &o->dv[nn - 2], sizeof z->dv[c]);
+                        memcpy(z->dk[c], &o->dk[nn - 2], sizeof z->dk[c]);
+                    }
                 } else if (nn == 1) {
                     z->x[c][1] = o->x[0], z->v[c][1] = o->v[0], z->k[c][1] = o->k[0];
-                    z->dv[c][1] = o->dv[0], z->dk[c][1] = o->dk[0];
+                    if (D) z->dv[c][1] = o->dv[0], z->dk[c][1] = o->dk[0];
                 }
             }
         }
@@ -1030,13 +1055,16 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
                             (*sg)++;
                         const double w = (double)(mb - X->x[*sg]);
                         const double dep = X->v[*sg] + X->k[*sg] * w;
-                        if (dep > chain) chain = dep, dchain = X->dv[*sg] + X->dk[*sg] * w;
+                        if (dep > chain) {
+                            chain = dep;
+                            if (D) dchain = X->dv[*sg] + X->dk[*sg] * w;
+                        }
                     }
                     chain += idur[i], dchain += didur[i];
                     const int c = it[i].out;
                     if (c >= 0 && (build >> c & 1)) {
                         if (mb != next[c]) return 0;
-                        vpush(&ob[c], mb, chain, 0, dchain, 0);
+                        vpush(&ob[c], mb, chain, 0, dchain, 0, D);
                         next[c]++;
                     }
                 }
@@ -1049,7 +1077,7 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
         for (int j = 0; j < st->nsrc; j++)
             ndep += srcf[j] ? ru->ndep[j] : 0;
         if (!(ru->qmask & build) && ndep <= 3) {
-            if (!run_pieces(ws, it, K, n, dm, build, srcf, seg, ob, next, &chain, &dchain))
+            if (!run_pieces(ws, it, K, n, dm, build, srcf, seg, ob, next, &chain, &dchain, D))
                 return 0;
             continue;
         }
@@ -1076,7 +1104,7 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
                     vpl *h = &Ht[nt++];
                     vbld oh = {h, 0, 0, n};
                     h->n = 0;
-                    vmax(&oh, 0, 0, n, &hcur, &B);
+                    vmax(&oh, 0, 0, n, &hcur, &B, D);
                     *sg = B.i;
                     h->x[h->n] = n;
                     if (oh.over) return 0;
@@ -1091,14 +1119,14 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
         E->n = 0;
         double prev = chain, dprev = dchain;
         if (!hcur.f) {
-            vpush(&oe, 0, chain + C, C, dchain + dC, dC);
+            vpush(&oe, 0, chain + C, C, dchain + dC, dC, D);
         } else {
             vcur g = hcur;
             for (int j = 0; j < n;) {
                 double gv, gk, dgv, dgk;
-                int hi = atd(&g, j, &gv, &gk, &dgv, &dgk);
+                int hi = atd(&g, j, &gv, &gk, &dgv, &dgk, D);
                 if (hi > n - 1) hi = n - 1;
-                ride(&oe, j, hi, gv, gk, dgv, dgk, C, dC, &prev, &dprev);
+                ride(&oe, j, hi, gv, gk, dgv, dgk, C, dC, &prev, &dprev, D);
                 j = hi + 1;
             }
         }
@@ -1114,7 +1142,7 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
             if (it[i].q == 1 && i == K - 1) {
                 /* the cycle's last item: e itself */
                 vcur A = {E, 0, 0, 1, 0, 0}, B = {NULL, 0, 0, 1, 0, 0};
-                vmax(&ob[c], a, 0, n, &A, &B);
+                vmax(&ob[c], a, 0, n, &A, &B, D);
                 next[c] = a + n;
             } else if (it[i].q == 1) {
                 /* k = 0 from the chain, then e(k − 1) */
@@ -1122,13 +1150,13 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
                 if (Hv[i].f) {
                     double hv, hk, dhv, dhk;
                     vcur h = Hv[i];
-                    atd(&h, 0, &hv, &hk, &dhv, &dhk);
+                    atd(&h, 0, &hv, &hk, &dhv, &dhk, D);
                     if (hv > v0) v0 = hv, dv0 = dhv;
                 }
-                vpush(&ob[c], a, v0, 0, dv0, 0);
+                vpush(&ob[c], a, v0, 0, dv0, 0, D);
                 if (n > 1) {
                     vcur A = {E, 0, -1, 1, Pi[i], dPi[i]}, B = Hv[i];
-                    vmax(&ob[c], a, 1, n, &A, &B);
+                    vmax(&ob[c], a, 1, n, &A, &B, D);
                 }
                 next[c] = a + n;
             } else {
@@ -1145,21 +1173,21 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
                 vcur e1 = {E, 0, -1, 1, 0, 0};
                 for (int k = 0; k < n; k++) {
                     double ev = chain, dev = dchain, sl, dsl;
-                    if (k) atd(&e1, k, &ev, &sl, &dev, &dsl);
+                    if (k) atd(&e1, k, &ev, &sl, &dev, &dsl, D);
                     for (int u = 0; u < nq; u++) {
                         double v = ev + Pi[idx[u]], dv = dev + dPi[idx[u]];
                         if (h[u].f) {
                             double hv, dhv;
-                            atd(&h[u], k, &hv, &sl, &dhv, &dsl);
+                            atd(&h[u], k, &hv, &sl, &dhv, &dsl, D);
                             if (hv > v) v = hv, dv = dhv;
                         }
-                        vpush(&ob[c], a + q * k + u, v, 0, dv, 0);
+                        vpush(&ob[c], a + q * k + u, v, 0, dv, 0, D);
                     }
                 }
                 next[c] = a + q * n;
             }
         }
-        chain = vlast_at(E, n - 1), dchain = dlast_at(E, n - 1);
+        chain = vlast_at(E, n - 1), dchain = D ? dlast_at(E, n - 1) : 0;
     }
     int over = 0;
     for (int c = 0; c < NCLS; c++) {
@@ -1170,8 +1198,20 @@ static int stage(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *
         if (ob[c].f->n > ws->segs) ws->segs = ob[c].f->n;
     }
     ws->dbad |= dbad;
-    *fr = chain, *dfr = dchain;
+    *fr = chain, *dfr = D ? dchain : 0;
     return !over;
+}
+
+/* stage_body without derivatives (a sweep without a direction: the same
+ * values, dv and dk neither computed nor read) and with them */
+static int stage_nd(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *fr, double *dfr)
+{
+    return stage_body(ws, s, m, build, rfrom, fr, dfr, 0);
+}
+
+static int stage_d(cx_v_sweep_ws *ws, int s, int m, int build, int rfrom, double *fr, double *dfr)
+{
+    return stage_body(ws, s, m, build, rfrom, fr, dfr, 1);
 }
 
 /* notes the source functions stage s reads (its held functions' inputs):
@@ -1197,8 +1237,10 @@ static void keep_inputs(cx_v_sweep_ws *ws, int s)
         memcpy(o->x, h->x, sizeof(int) * (size_t)(h->n + 1));
         memcpy(o->v, h->v, sizeof(double) * (size_t)h->n);
         memcpy(o->k, h->k, sizeof(double) * (size_t)h->n);
-        memcpy(o->dv, h->dv, sizeof(double) * (size_t)h->n);
-        memcpy(o->dk, h->dk, sizeof(double) * (size_t)h->n);
+        if (ws->withd) {
+            memcpy(o->dv, h->dv, sizeof(double) * (size_t)h->n);
+            memcpy(o->dk, h->dk, sizeof(double) * (size_t)h->n);
+        }
     }
 }
 
@@ -1280,7 +1322,9 @@ static int sweeps(cx_v_sweep_ws *ws, int m)
             /* the first sweep (up) builds only what the stages above read:
              * the stage is evaluated again in the second */
             const int build = sw == 0 ? st->need & st->upmask : st->need;
-            if (!stage(ws, s, m, build, rfrom, &ws->free_s[s], &ws->dfree[s])) return 0;
+            if (!(ws->withd ? stage_d : stage_nd)(ws, s, m, build, rfrom, &ws->free_s[s],
+                                                  &ws->dfree[s]))
+                return 0;
             ws->part[s] = build != st->need;
             int ch = ws->ver[s] == 0 || was_part;
             for (int c = 0; c < NCLS && !ch; c++)
@@ -1318,6 +1362,7 @@ static int v_sweep(const cx_cost *c, cx_v_sweep_ws *ws, const double *dkey, cx_r
     const cx_sched_desc *sd = c->sched;
     const int p = c->p, m = c->m, v = c->v;
     ws->evals = ws->sweeps = ws->segs = ws->checks = ws->dbad = 0;
+    ws->withd = dkey != NULL;
     if (sd->p2p_overlap || p < 2 || p > CX_COST_MAX_STAGES) return 0;
     /* the form of (sd, p, v) kept, else built in the oldest slot */
     ws->f = NULL;
