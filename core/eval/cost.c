@@ -456,7 +456,8 @@ static culonx_status build(const culonx_run *run, double clock_mhz, cx_cost *c, 
     c->pe.f_in = NAN; /* clock terms where priced (else cost.h's fallback: the same bits) */
     if (times) cx_hw_pass_energy_prepare(&c->sys.gpu, ex->dtype, c->clock_mhz, &c->pe);
     c->comm_kept = 0;
-    c->closed.gen = 0; /* no build is numbered 0 */
+    c->closed.gen = 0;         /* no build is numbered 0 */
+    c->closed.fixed_curve = 0; /* nor any curve: the fixed terms made at first use */
     price(run, c, times, 0, NULL, NULL);
     c->comm_kept = c->priced = times;
     return CULONX_OK;
