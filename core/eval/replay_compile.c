@@ -52,7 +52,6 @@ static tmpl encode_tmpl(const cx_play *pl, int s, int k, int kind)
     const int nvs = pl->nvs, vs = pl->vs_of[s * pl->nch + k];
     const int32_t ci = vs;
     tmpl x;
-    x.vs = vs;
     x.di = (uint16_t)(vs * 4 + kind);
     /* a token written by this stage without a send is the end of one
      * of its earlier items, never above its free time: the maximum
@@ -73,6 +72,9 @@ static tmpl encode_tmpl(const cx_play *pl, int s, int k, int kind)
         x.out = 2 * ci + 1;
         if (pl->send_b[vs]) x.di |= SEND_BIT;
     }
+    x.fhi = (uint64_t)(uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE) |
+            (uint64_t)(x.di & (uint16_t)~SEND_BIT) << 16 |
+            (uint64_t)((x.di >> 15) * CX_REPLAY_FSEND) << 48;
     return x;
 }
 
@@ -100,13 +102,30 @@ int cx_core_replay_prog_templates(cx_replay_prog *pr, const cx_play *pl)
     return 0;
 }
 
+/* The 16-byte instruction's last 8 bytes from a template's (fhi) and a
+ * pre: stored as one word where the layout allows (x86: little-endian). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define FINS_WORDS 1
+_Static_assert(sizeof(cx_replay_fins) == 16 && offsetof(cx_replay_fins, out) == 4 &&
+                   offsetof(cx_replay_fins, stage) == 8 && offsetof(cx_replay_fins, di) == 10 &&
+                   offsetof(cx_replay_fins, pre) == 12 && offsetof(cx_replay_fins, send) == 14,
+               "cx_replay_fins layout (FINS_WORDS)");
+#endif
+/* the duration slot with its send bit, from fhi */
+#define FHI_DI(h) ((uint16_t)((uint16_t)((h) >> 16) | ((h) >> 48 ? SEND_BIT : 0u)))
+
 /* The instruction of item it of stage s (zero, scratch: the zero and
  * scratch slots). */
+static inline const tmpl *tmpl_of(const cx_replay_prog *pr, const cx_play *pl, int s,
+                                  const cx_sched_item *it)
+{
+    return &pr->tm[((size_t)s * (size_t)pl->nch + (size_t)it->chunk) * 4 + (size_t)it->kind];
+}
+
 static inline ins encode(const cx_replay_prog *pr, const cx_play *pl, int s,
                          const cx_sched_item *it, int32_t zero, int32_t scratch)
 {
-    const tmpl *t =
-        &pr->tm[((size_t)s * (size_t)pl->nch + (size_t)it->chunk) * 4 + (size_t)it->kind];
+    const tmpl *t = tmpl_of(pr, pl, s, it);
     const int32_t c2 = 2 * (int32_t)((size_t)it->mb * (size_t)pl->nvs);
     ins x;
     x.dep = t->dep == NONE ? zero : c2 + t->dep;
@@ -382,7 +401,8 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
     /* each stage's next item: its slots and di, the item after it, the
      * end of its order, its templates */
     int32_t nd[CX_COST_MAX_STAGES], no[CX_COST_MAX_STAGES];
-    uint16_t ndi[CX_COST_MAX_STAGES];
+    uint16_t ndi[CX_COST_MAX_STAGES]; /* the 12-byte form's (the 16-byte one: nhi's) */
+    uint64_t nhi[CX_COST_MAX_STAGES];
     const cx_sched_item *nit[CX_COST_MAX_STAGES], *nend[CX_COST_MAX_STAGES];
     const tmpl *trow[CX_COST_MAX_STAGES];
     const cx_sched_item *pend[CX_COST_MAX_STAGES];
@@ -403,6 +423,7 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
         if (pl->len[s] == 0 || fe) continue;
         const ins x = encode(pr, pl, s, it, zero, scratch);
         nd[s] = x.dep, no[s] = x.out, ndi[s] = x.di;
+        if (fo) nhi[s] = tmpl_of(pr, pl, s, it)->fhi;
         if (x.dep == zero)
             ready[0][s / 64] |= 1ull << (s % 64);
         else if (wl[x.dep] != INT32_MAX)
@@ -429,6 +450,7 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
             nit[s] = it + 1;
             const ins x = encode(pr, pl, s, it, zero, scratch);
             nd[s] = x.dep, no[s] = x.out, ndi[s] = x.di;
+            if (fo) nhi[s] = tmpl_of(pr, pl, s, it)->fhi;
             /* not ready: waits on its token (unwritten) */
             if (!(nx[s / 64] >> (s % 64) & 1) && x.dep != zero) wl[x.dep] = -1 - s;
             sk.spos[s] = fe->pm[s] - fe->K[s];
@@ -487,25 +509,36 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                     if (!fo) {
                         o->dep = od, o->out = oo, o->stage = (uint16_t)s, o->di = ndi[s];
                     } else {
-                        /* the folded form only (see cx_core_replay_prog_fold) */
+                        /* the folded form only (see cx_core_replay_prog_fold):
+                         * the template's last 8 bytes with the pre */
+                        const uint64_t h = nhi[s];
                         const uint16_t pre = fw ? fpre[s] : CX_REPLAY_NOPRE;
-                        const int w = xd == zero && xo == scratch && !(ndi[s] & SEND_BIT);
+                        const int w = xd == zero && xo == scratch && !(h >> 48);
                         if (fw && pre == CX_REPLAY_NOPRE && w) {
-                            fpre[s] = ndi[s];
+                            fpre[s] = (uint16_t)(h >> 16); /* no send */
                         } else {
+#ifdef FINS_WORDS
+                            const uint64_t lo = (uint64_t)(uint32_t)od | (uint64_t)(uint32_t)oo
+                                                                             << 32,
+                                           hi = h | (uint64_t)pre << 32;
+                            memcpy(fq, &lo, sizeof lo);
+                            memcpy((char *)fq + sizeof lo, &hi, sizeof hi);
+                            fq++;
+#else
                             *fq++ = (cx_replay_fins){od,
                                                      oo,
                                                      (uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE),
-                                                     ndi[s] & (uint16_t)~SEND_BIT,
+                                                     (uint16_t)(h >> 16),
                                                      pre,
-                                                     (uint16_t)((ndi[s] >> 15) * CX_REPLAY_FSEND)};
+                                                     (uint16_t)(h >> 48)};
+#endif
                             if (fw) fpre[s] = CX_REPLAY_NOPRE;
                         }
                     }
                     o++, k++; /* folded: o only counts */
                     const cx_sched_item *it = nit[s];
                     if (it == nend[s]) {
-                        pr->last_di[s] = ndi[s];
+                        pr->last_di[s] = fo ? FHI_DI(nhi[s]) : ndi[s];
                         fin[s] = 1;
                         continue;
                     }
@@ -517,7 +550,11 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                     const int32_t c2 = nvs2 * it->mb;
                     const int32_t yd = t->dep == NONE ? zero : c2 + t->dep;
                     const int32_t yo = t->out == NONE ? scratch : c2 + t->out;
-                    nd[s] = yd, no[s] = yo, ndi[s] = t->di;
+                    nd[s] = yd, no[s] = yo;
+                    if (fo)
+                        nhi[s] = t->fhi;
+                    else
+                        ndi[s] = t->di;
                     __builtin_prefetch(&wl[yo]);
                     /* written (at a level up to this one): ready at the next;
                      * else the stage waits on it (a second waiter: bad) */
@@ -571,15 +608,13 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
             const size_t B = k - sk.k;
             int32_t *const pi = sk.pi, *const sig = sk.sig;
             const int32_t D1 = nvs2 * d;
-            for (int32_t r = 0; r < nslot; r++)
-                sig[r] = r;
             if (renamed)
                 for (int32_t r = 0; r < nslot; r++)
                     sk.pis[r * CX_REPLAY_SLOT_STRIDE] = pi[r] * CX_REPLAY_SLOT_STRIDE;
-            /* block j: block j - 1 renamed by pi; sig = pi^j; the
-             * folded form likewise (the same folds pending at the
-             * block's ends, pi keeping the zero and scratch slots: each
-             * block folds as the one before), in place of it */
+            /* block j: block j - 1 renamed by pi; the folded form
+             * likewise (the same folds pending at the block's ends, pi
+             * keeping the zero and scratch slots: each block folds as the
+             * one before), in place of it */
             pr->skipped += (size_t)q * B;
             const size_t FB = fo ? (size_t)(fq - pr->fold) - sk.fk : 0;
             for (int64_t j = 0; j < q; j++, o += B, k += B, fq += FB) {
@@ -598,10 +633,10 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                         o[i].out = src[i].out == scratch ? scratch : src[i].out + D1;
                     }
                 }
-                for (int32_t r = 0; r < nslot; r++)
-                    sig[r] = pi[sig[r]];
             }
             if (q > 0) {
+                /* sig = pi^q, by pi's cycles (not q passes over the slots) */
+                cx_core_replay_fill_power(pi, nslot, q, sig, sk.tmp);
                 /* the state moved by q periods: stage by stage, and each
                  * live slot r's cell, now in slot sig[r] */
                 for (int s = 0; s < p; s++) {
@@ -610,6 +645,7 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                     nit[s] = it + 1;
                     const ins x = encode(pr, pl, s, it, zero, scratch);
                     nd[s] = x.dep, no[s] = x.out, ndi[s] = x.di;
+                    if (fo) nhi[s] = tmpl_of(pr, pl, s, it)->fhi;
                     /* not ready: waits on its token (unwritten) */
                     if (!(nxt[s / 64] >> (s % 64) & 1) && x.dep != zero) wl[x.dep] = -1 - s;
                 }

@@ -25,7 +25,8 @@ typedef cx_replay_ins ins; /* token slots read, written; stage; vs * 4 + kind */
 
 /* an instruction before its microbatch (replay_compile.c encode_tmpl) */
 typedef struct {
-    int32_t vs, dep, out;
+    int32_t dep, out;
+    uint64_t fhi; /* the 16-byte form's last 8 bytes (stage, di, pre 0, send), little-endian */
     uint16_t di;
 } tmpl;
 
