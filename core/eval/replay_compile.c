@@ -45,13 +45,20 @@
 /* a template's zero or scratch slot (see encode_tmpl) */
 #define NONE INT32_MIN
 
+/* a template before its microbatch: slots for microbatch 0 (NONE: the zero
+ * or scratch slot), duration slot and send bit */
+typedef struct {
+    int32_t dep, out;
+    uint16_t di;
+} raw_tmpl;
+
 /* The instruction of item (s, chunk k, kind) for microbatch 0 (the zero
  * and scratch slots: NONE): a microbatch mb adds 2 (mb nvs) to its slots. */
-static tmpl encode_tmpl(const cx_play *pl, int s, int k, int kind)
+static raw_tmpl encode_tmpl(const cx_play *pl, int s, int k, int kind)
 {
     const int nvs = pl->nvs, vs = pl->vs_of[s * pl->nch + k];
     const int32_t ci = vs;
-    tmpl x;
+    raw_tmpl x;
     x.di = (uint16_t)(vs * 4 + kind);
     /* a token written by this stage without a send is the end of one
      * of its earlier items, never above its free time: the maximum
@@ -72,9 +79,6 @@ static tmpl encode_tmpl(const cx_play *pl, int s, int k, int kind)
         x.out = 2 * ci + 1;
         if (pl->send_b[vs]) x.di |= SEND_BIT;
     }
-    x.fhi = (uint64_t)(uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE) |
-            (uint64_t)(x.di & (uint16_t)~SEND_BIT) << 16 |
-            (uint64_t)((x.di >> 15) * CX_REPLAY_FSEND) << 48;
     return x;
 }
 
@@ -84,21 +88,34 @@ int cx_core_replay_prog_templates(cx_replay_prog *pr, const cx_play *pl)
 {
     const size_t nt = (size_t)pl->p * (size_t)pl->nch * 4;
     if (cx_core_replay_grow((void **)&pr->tm, &pr->tm_cap, nt, sizeof *pr->tm)) return -1;
-    for (int s = 0; s < pl->p; s++)
-        for (int k = 0; k < pl->nch; k++)
-            for (int kind = 0; kind < 4; kind++)
-                pr->tm[((size_t)s * (size_t)pl->nch + (size_t)k) * 4 + (size_t)kind] =
-                    encode_tmpl(pl, s, k, kind);
     /* a slot no item reads (each is read by at most one template: the
      * next virtual stage's F, the previous one's B, the last one's B)
      * is written to the scratch slot instead: the same values read, and
      * no live token to carry or rename */
     uint8_t rd[2 * CX_COST_MAX_VSTAGES];
     memset(rd, 0, 2 * (size_t)pl->nvs);
-    for (size_t i = 0; i < nt; i++)
-        if (pr->tm[i].dep != NONE) rd[pr->tm[i].dep] = 1;
-    for (size_t i = 0; i < nt; i++)
-        if (pr->tm[i].out != NONE && !rd[pr->tm[i].out]) pr->tm[i].out = NONE;
+    for (int s = 0; s < pl->p; s++)
+        for (int k = 0; k < pl->nch; k++)
+            for (int kind = 0; kind < 4; kind++) {
+                const raw_tmpl x = encode_tmpl(pl, s, k, kind);
+                if (x.dep != NONE) rd[x.dep] = 1;
+            }
+    /* the slots as mb dm + da with this m's zero and scratch slots (dm 0):
+     * a multiply and an add per slot where the compile reads them */
+    const int32_t nvs2 = 2 * (int32_t)pl->nvs,
+                  zero = (int32_t)(2 * (size_t)pl->m * (size_t)pl->nvs);
+    for (int s = 0; s < pl->p; s++)
+        for (int k = 0; k < pl->nch; k++)
+            for (int kind = 0; kind < 4; kind++) {
+                raw_tmpl x = encode_tmpl(pl, s, k, kind);
+                if (x.out != NONE && !rd[x.out]) x.out = NONE;
+                tmpl *t = &pr->tm[((size_t)s * (size_t)pl->nch + (size_t)k) * 4 + (size_t)kind];
+                t->dm = x.dep == NONE ? 0 : nvs2, t->da = x.dep == NONE ? zero : x.dep;
+                t->om = x.out == NONE ? 0 : nvs2, t->oa = x.out == NONE ? zero + 1 : x.out;
+                t->fhi = (uint64_t)(uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE) |
+                         (uint64_t)(x.di & (uint16_t)~SEND_BIT) << 16 |
+                         (uint64_t)((x.di >> 15) * CX_REPLAY_FSEND) << 48;
+            }
     return 0;
 }
 
@@ -126,12 +143,12 @@ static inline ins encode(const cx_replay_prog *pr, const cx_play *pl, int s,
                          const cx_sched_item *it, int32_t zero, int32_t scratch)
 {
     const tmpl *t = tmpl_of(pr, pl, s, it);
-    const int32_t c2 = 2 * (int32_t)((size_t)it->mb * (size_t)pl->nvs);
+    (void)zero, (void)scratch; /* the templates' (pl's m) */
     ins x;
-    x.dep = t->dep == NONE ? zero : c2 + t->dep;
-    x.out = t->out == NONE ? scratch : c2 + t->out;
+    x.dep = it->mb * t->dm + t->da;
+    x.out = it->mb * t->om + t->oa;
     x.stage = (uint16_t)s;
-    x.di = t->di;
+    x.di = FHI_DI(t->fhi);
     return x;
 }
 
@@ -175,6 +192,7 @@ void cx_core_replay_prog_compile_seq(cx_replay_prog *pr, const cx_play *pl)
  * programs with and without the skip); the steady middle costs a copy
  * instead of a compile. More than SK_SLOTS slots: no skip. */
 #define SK_SLOTS 4096
+_Static_assert((SK_SLOTS & (SK_SLOTS - 1)) == 0, "SK_SLOTS: a power of two (the map's mask)");
 
 static int skip_on = 1;
 
@@ -345,13 +363,13 @@ static int fold_pays(const cx_replay_prog *pr, const cx_play *pl)
     const tmpl *t = pr->tm;
     int any = 0;
     for (int k = 0; k < 4 * pl->nch; k++)
-        any |= t[k].dep == NONE && t[k].out == NONE && !(t[k].di & SEND_BIT);
+        any |= t[k].dm == 0 && t[k].om == 0 && !(t[k].fhi >> 48);
     if (!any) return 0;
     size_t nwl = 0;
     for (int i = 0; i < pl->len[0]; i++) {
         const cx_sched_item *it = &pl->items[i];
         const tmpl *x = &t[(size_t)it->chunk * 4 + (size_t)it->kind];
-        nwl += x->dep == NONE && x->out == NONE && !(x->di & SEND_BIT);
+        nwl += x->dm == 0 && x->om == 0 && !(x->fhi >> 48);
     }
     return nwl > 0 && (fold_mode == 2 || nwl * FOLD_SHARE >= (size_t)pl->len[0]);
 }
@@ -469,6 +487,11 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
      * match (the periods it copied: first_q) */
     cx_replay_fill *keep = NULL;
     int first = 1;
+    /* the skip's live slot -> cell map, written without a branch: slots
+     * below SK_SLOTS while the skip is on (checked at each level's end,
+     * before the skip reads it), else into sm_none */
+    int32_t sm_none = 0, *sm = sk.on ? sk.map : &sm_none;
+    int32_t smk = sk.on ? SK_SLOTS - 1 : 0;
     size_t first_skipped = 0;
     for (int32_t L = L0; k < items; L++) {
         uint64_t *const now = ready[(L - 1) & 1], *const nxt = ready[L & 1];
@@ -488,12 +511,7 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                     int32_t rs = 1;
                     if (xo != scratch) {
                         rs = xd != zero ? ds : nfree > 0 ? fl[--nfree] : nslot++;
-                        if (sk.on) {
-                            if (rs < SK_SLOTS)
-                                sk.map[rs] = xo;
-                            else
-                                sk.on = sk.have = 0;
-                        }
+                        sm[rs & smk] = xo;
                         const int32_t w = wl[xo];
                         if (w < 0) {
                             const uint32_t ws = (uint32_t)(-1 - w);
@@ -502,7 +520,7 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                         wl[xo] = rs;
                     } else if (xd != zero) {
                         fl[nfree++] = ds;
-                        if (sk.on) sk.map[ds] = -1;
+                        sm[ds & smk] = -1;
                     }
                     const int32_t od = renamed ? ds * CX_REPLAY_SLOT_STRIDE : xd,
                                   oo = renamed ? rs * CX_REPLAY_SLOT_STRIDE : xo;
@@ -547,14 +565,13 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                      * ask for the next line ahead */
                     __builtin_prefetch(it + 16);
                     const tmpl *t = &trow[s][(size_t)it->chunk * 4 + (size_t)it->kind];
-                    const int32_t c2 = nvs2 * it->mb;
-                    const int32_t yd = t->dep == NONE ? zero : c2 + t->dep;
-                    const int32_t yo = t->out == NONE ? scratch : c2 + t->out;
+                    const int32_t mb = it->mb;
+                    const int32_t yd = mb * t->dm + t->da, yo = mb * t->om + t->oa;
                     nd[s] = yd, no[s] = yo;
                     if (fo)
                         nhi[s] = t->fhi;
                     else
-                        ndi[s] = t->di;
+                        ndi[s] = FHI_DI(t->fhi);
                     __builtin_prefetch(&wl[yo]);
                     /* written (at a level up to this one): ready at the next;
                      * else the stage waits on it (a second waiter: bad) */
@@ -567,6 +584,8 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                         wl[yd] = -1 - (int32_t)s;
                 }
             memset(now, 0, (size_t)nw * sizeof *now);
+            if (nslot > SK_SLOTS && sk.on) /* the skip's map is too small: no skip */
+                sk.on = sk.have = 0, sm = &sm_none, smk = 0;
             if (bad) return CX_SCHED_SIM_UNSUPPORTED;
             if (k == k0) return CX_SCHED_SIM_DEADLOCK;
             if (!sk.on) continue;

@@ -25,9 +25,9 @@ typedef cx_replay_ins ins; /* token slots read, written; stage; vs * 4 + kind */
 
 /* an instruction before its microbatch (replay_compile.c encode_tmpl) */
 typedef struct {
-    int32_t dep, out;
+    int32_t dm, da, om, oa; /* slots read, written: mb dm + da, mb om + oa (the zero and
+                               scratch slots of the pl's m: dm, om 0) */
     uint64_t fhi; /* the 16-byte form's last 8 bytes (stage, di, pre 0, send), little-endian */
-    uint16_t di;
 } tmpl;
 
 /* a stage's registers, together (one cache line per stage's chain: the
