@@ -341,6 +341,22 @@ sk_periods(const skipper *sk, int p, int32_t d, const cx_sched_item *const *pend
     return q == INT64_MAX ? 0 : q;
 }
 
+/* n instructions of the 16-byte form from src to dst (dst > src, apart by
+ * at least an instruction) with their slots renamed by pis: the fields
+ * read before the stores, pis a local (a store could alias it) */
+static inline void rename_fins(cx_replay_fins *dst, const cx_replay_fins *src, size_t n,
+                               const int32_t *pis)
+{
+#pragma GCC unroll 4
+    for (size_t i = 0; i < n; i++) {
+        const int32_t a = src[i].dep, b = src[i].out;
+        uint64_t tail;
+        memcpy(&tail, &src[i].stage, sizeof tail);
+        dst[i].dep = pis[a], dst[i].out = pis[b];
+        memcpy(&dst[i].stage, &tail, sizeof tail);
+    }
+}
+
 /* Renamed programs (cx_core_replay_prog_set_fold): 0 the 12-byte form, 1
  * the 16-byte form folded where it pays, 2 folded wherever an item folds
  * (tests). */
@@ -637,10 +653,7 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
             pr->skipped += (size_t)q * B;
             const size_t FB = fo ? (size_t)(fq - pr->fold) - sk.fk : 0;
             for (int64_t j = 0; j < q; j++, o += B, k += B, fq += FB) {
-                for (size_t i = 0; i < FB; i++) {
-                    fq[i] = fq[i - FB];
-                    fq[i].dep = sk.pis[fq[i].dep], fq[i].out = sk.pis[fq[i].out];
-                }
+                rename_fins(fq, fq - FB, FB, sk.pis);
                 const ins *src = o - B;
                 for (size_t i = 0; i < B && !fo; i++) {
                     o[i] = src[i];
@@ -698,10 +711,7 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                 sk.pis[r * CX_REPLAY_SLOT_STRIDE] = (r < nslot ? sg[r] : r) * CX_REPLAY_SLOT_STRIDE;
             if (fo) {
                 const cx_replay_fins *src = (const cx_replay_fins *)(const void *)fe->dcode;
-                for (size_t i = 0; i < fe->dfn; i++) {
-                    fq[i] = src[i];
-                    fq[i].dep = sk.pis[src[i].dep], fq[i].out = sk.pis[src[i].out];
-                }
+                rename_fins(fq, src, fe->dfn, sk.pis);
                 fq += fe->dfn;
                 if (fw) memcpy(fpre, fe->fpre_end, (size_t)p * sizeof *fpre);
             } else {
