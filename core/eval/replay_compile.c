@@ -300,21 +300,18 @@ sk_match(skipper *sk, int p, int nw, int32_t nvs2, const uint64_t *nxt,
 }
 
 /* The first item x in [x, lim) that is not x[-K] moved by d microbatches
- * (the same kind and chunk, mb + d): two items per step where SSE2 is
- * there (kind | chunk << 8 and mb as 32-bit lanes, the padding masked:
- * equal and d apart exactly where the fields are; callgrind, fast-only
- * bench schedules dualpipev: compile 42.9M -> 41.4M), the rest one by
- * one. */
+ * (the same kind and chunk, mb + d): four items per step where SSE2 is
+ * there (cx_replay_items4_agree; two a step: callgrind, fast-only bench
+ * schedules dualpipev, compile 42.9M -> 41.4M; four, zb-v: 3.5M -> see
+ * core/README.md "Setup per shape"), the rest one by one. */
 static inline const cx_sched_item *repeat_end(const cx_sched_item *x, const cx_sched_item *lim,
                                               ptrdiff_t K, int32_t d)
 {
 #ifdef CX_SCHED_ITEM_SSE2
     const __m128i M = _mm_set_epi32(-1, 0xffff, -1, 0xffff), D = _mm_set_epi32(d, 0, d, 0);
-    for (; lim - x >= 2; x += 2) {
-        const __m128i a = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)x), M);
-        const __m128i b = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(x - K)), M);
-        if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_sub_epi32(a, b), D)) != 0xffff) break;
-    }
+    if (lim - x >= 4)
+        for (const cx_sched_item *const l4 = lim - 3; x < l4; x += 4)
+            if (!cx_replay_items4_agree(x, x - K, M, D)) break;
 #endif
     while (x < lim && x->kind == x[-K].kind && x->chunk == x[-K].chunk && x->mb == x[-K].mb + d)
         x++;
