@@ -192,7 +192,6 @@ void cx_core_replay_prog_compile_seq(cx_replay_prog *pr, const cx_play *pl)
  * programs with and without the skip); the steady middle costs a copy
  * instead of a compile. More than SK_SLOTS slots: no skip. */
 #define SK_SLOTS 4096
-_Static_assert((SK_SLOTS & (SK_SLOTS - 1)) == 0, "SK_SLOTS: a power of two (the map's mask)");
 
 static int skip_on = 1;
 
@@ -423,15 +422,19 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
     pr->skipped = 0;
     const int32_t R = 16 + 2 * (int32_t)((items * (size_t)(c > 0 ? c : 1)) /
                                          ((size_t)p * (size_t)(pl->m > 0 ? pl->m : 1)));
-    if (skip_on && !cx_core_replay_grow((void **)&pr->sk, &pr->sk_cap,
-                                        (7 + CX_REPLAY_SLOT_STRIDE) * SK_SLOTS + CX_COST_MAX_STAGES,
-                                        sizeof *pr->sk)) {
-        sk.on = 1;
-        sk.map = pr->sk, sk.smap = sk.map + SK_SLOTS, sk.sfl = sk.smap + SK_SLOTS;
-        sk.pi = sk.sfl + SK_SLOTS, sk.used = sk.pi + SK_SLOTS, sk.sig = sk.used + SK_SLOTS;
-        sk.tmp = sk.sig + SK_SLOTS, sk.spos = sk.tmp + SK_SLOTS;
-        sk.pis = sk.spos + CX_COST_MAX_STAGES;
-    }
+    /* the live slot -> cell map has room for every slot (at most one new
+     * per item): written without a check, read only while the skip is on
+     * (at most SK_SLOTS slots, checked at each level's end) */
+    const size_t nmap = items + 2 > SK_SLOTS ? items + 2 : SK_SLOTS;
+    if (cx_core_replay_grow((void **)&pr->sk, &pr->sk_cap,
+                            (6 + CX_REPLAY_SLOT_STRIDE) * SK_SLOTS + CX_COST_MAX_STAGES + nmap,
+                            sizeof *pr->sk))
+        return CX_SCHED_SIM_NOMEM;
+    sk.on = skip_on;
+    sk.smap = pr->sk, sk.sfl = sk.smap + SK_SLOTS;
+    sk.pi = sk.sfl + SK_SLOTS, sk.used = sk.pi + SK_SLOTS, sk.sig = sk.used + SK_SLOTS;
+    sk.tmp = sk.sig + SK_SLOTS, sk.spos = sk.tmp + SK_SLOTS;
+    sk.pis = sk.spos + CX_COST_MAX_STAGES, sk.map = sk.pis + CX_REPLAY_SLOT_STRIDE * SK_SLOTS;
     /* each stage's next item: its slots and di, the item after it, the
      * end of its order, its templates */
     int32_t nd[CX_COST_MAX_STAGES], no[CX_COST_MAX_STAGES];
@@ -503,11 +506,7 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
      * match (the periods it copied: first_q) */
     cx_replay_fill *keep = NULL;
     int first = 1;
-    /* the skip's live slot -> cell map, written without a branch: slots
-     * below SK_SLOTS while the skip is on (checked at each level's end,
-     * before the skip reads it), else into sm_none */
-    int32_t sm_none = 0, *sm = sk.on ? sk.map : &sm_none;
-    int32_t smk = sk.on ? SK_SLOTS - 1 : 0;
+    int32_t *const sm = sk.map;
     size_t first_skipped = 0;
     for (int32_t L = L0; k < items; L++) {
         uint64_t *const now = ready[(L - 1) & 1], *const nxt = ready[L & 1];
@@ -527,7 +526,7 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                     int32_t rs = 1;
                     if (xo != scratch) {
                         rs = xd != zero ? ds : nfree > 0 ? fl[--nfree] : nslot++;
-                        sm[rs & smk] = xo;
+                        sm[rs] = xo;
                         const int32_t w = wl[xo];
                         if (w < 0) {
                             const uint32_t ws = (uint32_t)(-1 - w);
@@ -536,7 +535,7 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                         wl[xo] = rs;
                     } else if (xd != zero) {
                         fl[nfree++] = ds;
-                        sm[ds & smk] = -1;
+                        sm[ds] = -1;
                     }
                     const int32_t od = renamed ? ds * CX_REPLAY_SLOT_STRIDE : xd,
                                   oo = renamed ? rs * CX_REPLAY_SLOT_STRIDE : xo;
@@ -600,8 +599,8 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                         wl[yd] = -1 - (int32_t)s;
                 }
             memset(now, 0, (size_t)nw * sizeof *now);
-            if (nslot > SK_SLOTS && sk.on) /* the skip's map is too small: no skip */
-                sk.on = sk.have = 0, sm = &sm_none, smk = 0;
+            if (nslot > SK_SLOTS && sk.on) /* the skip's tables are too small: no skip */
+                sk.on = sk.have = 0;
             if (bad) return CX_SCHED_SIM_UNSUPPORTED;
             if (k == k0) return CX_SCHED_SIM_DEADLOCK;
             if (!sk.on) continue;
