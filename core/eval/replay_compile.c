@@ -30,6 +30,8 @@
  * shapes below m = 4p have no periodic region at all): core/README.md,
  * "Setup per shape".
  * No equations of its own: the timing rule is replay_step.h's.
+ * Long file: one compile loop (per form) with the period skip and the
+ * restored fills it drives; the kept fills and drains are replay_fill.c.
  * See core/README.md, "Closed form" (Compiling and running the program).
  */
 #include "core/eval/replay_prog_int.h"
@@ -301,8 +303,8 @@ sk_match(skipper *sk, int p, int nw, int32_t nvs2, const uint64_t *nxt,
 /* The first item x in [x, lim) that is not x[-K] moved by d microbatches
  * (the same kind and chunk, mb + d): four items per step where SSE2 is
  * there (cx_replay_items4_agree; two a step: callgrind, fast-only bench
- * schedules dualpipev, compile 42.9M -> 41.4M; four, zb-v: 3.5M -> see
- * core/README.md "Setup per shape"), the rest one by one. */
+ * schedules dualpipev, compile 42.9M -> 41.4M; four: zb-v, compile 23.0M
+ * -> 21.1M with the fill's comparisons), the rest one by one. */
 static inline const cx_sched_item *repeat_end(const cx_sched_item *x, const cx_sched_item *lim,
                                               ptrdiff_t K, int32_t d)
 {
