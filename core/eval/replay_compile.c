@@ -30,6 +30,8 @@
  * shapes below m = 4p have no periodic region at all): core/README.md,
  * "Setup per shape".
  * No equations of its own: the timing rule is replay_step.h's.
+ * Long file: one compile loop (per form) with the period skip and the
+ * restored fills it drives; the kept fills and drains are replay_fill.c.
  * See core/README.md, "Closed form" (Compiling and running the program).
  */
 #include "core/eval/replay_prog_int.h"
@@ -45,14 +47,20 @@
 /* a template's zero or scratch slot (see encode_tmpl) */
 #define NONE INT32_MIN
 
+/* a template before its microbatch: slots for microbatch 0 (NONE: the zero
+ * or scratch slot), duration slot and send bit */
+typedef struct {
+    int32_t dep, out;
+    uint16_t di;
+} raw_tmpl;
+
 /* The instruction of item (s, chunk k, kind) for microbatch 0 (the zero
  * and scratch slots: NONE): a microbatch mb adds 2 (mb nvs) to its slots. */
-static tmpl encode_tmpl(const cx_play *pl, int s, int k, int kind)
+static raw_tmpl encode_tmpl(const cx_play *pl, int s, int k, int kind)
 {
     const int nvs = pl->nvs, vs = pl->vs_of[s * pl->nch + k];
     const int32_t ci = vs;
-    tmpl x;
-    x.vs = vs;
+    raw_tmpl x;
     x.di = (uint16_t)(vs * 4 + kind);
     /* a token written by this stage without a send is the end of one
      * of its earlier items, never above its free time: the maximum
@@ -82,37 +90,67 @@ int cx_core_replay_prog_templates(cx_replay_prog *pr, const cx_play *pl)
 {
     const size_t nt = (size_t)pl->p * (size_t)pl->nch * 4;
     if (cx_core_replay_grow((void **)&pr->tm, &pr->tm_cap, nt, sizeof *pr->tm)) return -1;
-    for (int s = 0; s < pl->p; s++)
-        for (int k = 0; k < pl->nch; k++)
-            for (int kind = 0; kind < 4; kind++)
-                pr->tm[((size_t)s * (size_t)pl->nch + (size_t)k) * 4 + (size_t)kind] =
-                    encode_tmpl(pl, s, k, kind);
     /* a slot no item reads (each is read by at most one template: the
      * next virtual stage's F, the previous one's B, the last one's B)
      * is written to the scratch slot instead: the same values read, and
      * no live token to carry or rename */
     uint8_t rd[2 * CX_COST_MAX_VSTAGES];
     memset(rd, 0, 2 * (size_t)pl->nvs);
-    for (size_t i = 0; i < nt; i++)
-        if (pr->tm[i].dep != NONE) rd[pr->tm[i].dep] = 1;
-    for (size_t i = 0; i < nt; i++)
-        if (pr->tm[i].out != NONE && !rd[pr->tm[i].out]) pr->tm[i].out = NONE;
+    for (int s = 0; s < pl->p; s++)
+        for (int k = 0; k < pl->nch; k++)
+            for (int kind = 0; kind < 4; kind++) {
+                const raw_tmpl x = encode_tmpl(pl, s, k, kind);
+                if (x.dep != NONE) rd[x.dep] = 1;
+            }
+    /* the slots as mb dm + da with this m's zero and scratch slots (dm 0):
+     * a multiply and an add per slot where the compile reads them */
+    const int32_t nvs2 = 2 * (int32_t)pl->nvs,
+                  zero = (int32_t)(2 * (size_t)pl->m * (size_t)pl->nvs);
+    for (int s = 0; s < pl->p; s++)
+        for (int k = 0; k < pl->nch; k++)
+            for (int kind = 0; kind < 4; kind++) {
+                raw_tmpl x = encode_tmpl(pl, s, k, kind);
+                if (x.out != NONE && !rd[x.out]) x.out = NONE;
+                tmpl *t = &pr->tm[((size_t)s * (size_t)pl->nch + (size_t)k) * 4 + (size_t)kind];
+                t->dm = x.dep == NONE ? 0 : nvs2, t->da = x.dep == NONE ? zero : x.dep;
+                t->om = x.out == NONE ? 0 : nvs2, t->oa = x.out == NONE ? zero + 1 : x.out;
+                t->fhi = (uint64_t)(uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE) |
+                         (uint64_t)(x.di & (uint16_t)~SEND_BIT) << 16 |
+                         (uint64_t)((x.di >> 15) * CX_REPLAY_FSEND) << 48;
+            }
     return 0;
 }
 
+/* The 16-byte instruction's last 8 bytes from a template's (fhi) and a
+ * pre: stored as one word where the layout allows (x86: little-endian). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define FINS_WORDS 1
+_Static_assert(sizeof(cx_replay_fins) == 16 && offsetof(cx_replay_fins, out) == 4 &&
+                   offsetof(cx_replay_fins, stage) == 8 && offsetof(cx_replay_fins, di) == 10 &&
+                   offsetof(cx_replay_fins, pre) == 12 && offsetof(cx_replay_fins, send) == 14,
+               "cx_replay_fins layout (FINS_WORDS)");
+#endif
+/* the duration slot with its send bit, from fhi */
+#define FHI_DI(h) ((uint16_t)((uint16_t)((h) >> 16) | ((h) >> 48 ? SEND_BIT : 0u)))
+
 /* The instruction of item it of stage s (zero, scratch: the zero and
  * scratch slots). */
+static inline const tmpl *tmpl_of(const cx_replay_prog *pr, const cx_play *pl, int s,
+                                  const cx_sched_item *it)
+{
+    return &pr->tm[((size_t)s * (size_t)pl->nch + (size_t)it->chunk) * 4 + (size_t)it->kind];
+}
+
 static inline ins encode(const cx_replay_prog *pr, const cx_play *pl, int s,
                          const cx_sched_item *it, int32_t zero, int32_t scratch)
 {
-    const tmpl *t =
-        &pr->tm[((size_t)s * (size_t)pl->nch + (size_t)it->chunk) * 4 + (size_t)it->kind];
-    const int32_t c2 = 2 * (int32_t)((size_t)it->mb * (size_t)pl->nvs);
+    const tmpl *t = tmpl_of(pr, pl, s, it);
+    (void)zero, (void)scratch; /* the templates' (pl's m) */
     ins x;
-    x.dep = t->dep == NONE ? zero : c2 + t->dep;
-    x.out = t->out == NONE ? scratch : c2 + t->out;
+    x.dep = it->mb * t->dm + t->da;
+    x.out = it->mb * t->om + t->oa;
     x.stage = (uint16_t)s;
-    x.di = t->di;
+    x.di = FHI_DI(t->fhi);
     return x;
 }
 
@@ -263,21 +301,18 @@ sk_match(skipper *sk, int p, int nw, int32_t nvs2, const uint64_t *nxt,
 }
 
 /* The first item x in [x, lim) that is not x[-K] moved by d microbatches
- * (the same kind and chunk, mb + d): two items per step where SSE2 is
- * there (kind | chunk << 8 and mb as 32-bit lanes, the padding masked:
- * equal and d apart exactly where the fields are; callgrind, fast-only
- * bench schedules dualpipev: compile 42.9M -> 41.4M), the rest one by
- * one. */
+ * (the same kind and chunk, mb + d): four items per step where SSE2 is
+ * there (cx_replay_items4_agree; two a step: callgrind, fast-only bench
+ * schedules dualpipev, compile 42.9M -> 41.4M; four: zb-v, compile 23.0M
+ * -> 21.1M with the fill's comparisons), the rest one by one. */
 static inline const cx_sched_item *repeat_end(const cx_sched_item *x, const cx_sched_item *lim,
                                               ptrdiff_t K, int32_t d)
 {
 #ifdef CX_SCHED_ITEM_SSE2
     const __m128i M = _mm_set_epi32(-1, 0xffff, -1, 0xffff), D = _mm_set_epi32(d, 0, d, 0);
-    for (; lim - x >= 2; x += 2) {
-        const __m128i a = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)x), M);
-        const __m128i b = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(x - K)), M);
-        if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_sub_epi32(a, b), D)) != 0xffff) break;
-    }
+    if (lim - x >= 4)
+        for (const cx_sched_item *const l4 = lim - 3; x < l4; x += 4)
+            if (!cx_replay_items4_agree(x, x - K, M, D)) break;
 #endif
     while (x < lim && x->kind == x[-K].kind && x->chunk == x[-K].chunk && x->mb == x[-K].mb + d)
         x++;
@@ -304,6 +339,22 @@ sk_periods(const skipper *sk, int p, int32_t d, const cx_sched_item *const *pend
     return q == INT64_MAX ? 0 : q;
 }
 
+/* n instructions of the 16-byte form from src to dst (dst > src, apart by
+ * at least an instruction) with their slots renamed by pis: the fields
+ * read before the stores, pis a local (a store could alias it) */
+static inline void rename_fins(cx_replay_fins *dst, const cx_replay_fins *src, size_t n,
+                               const int32_t *pis)
+{
+#pragma GCC unroll 4
+    for (size_t i = 0; i < n; i++) {
+        const int32_t a = src[i].dep, b = src[i].out;
+        uint64_t tail;
+        memcpy(&tail, &src[i].stage, sizeof tail);
+        dst[i].dep = pis[a], dst[i].out = pis[b];
+        memcpy(&dst[i].stage, &tail, sizeof tail);
+    }
+}
+
 /* Renamed programs (cx_core_replay_prog_set_fold): 0 the 12-byte form, 1
  * the 16-byte form folded where it pays, 2 folded wherever an item folds
  * (tests). */
@@ -326,13 +377,13 @@ static int fold_pays(const cx_replay_prog *pr, const cx_play *pl)
     const tmpl *t = pr->tm;
     int any = 0;
     for (int k = 0; k < 4 * pl->nch; k++)
-        any |= t[k].dep == NONE && t[k].out == NONE && !(t[k].di & SEND_BIT);
+        any |= t[k].dm == 0 && t[k].om == 0 && !(t[k].fhi >> 48);
     if (!any) return 0;
     size_t nwl = 0;
     for (int i = 0; i < pl->len[0]; i++) {
         const cx_sched_item *it = &pl->items[i];
         const tmpl *x = &t[(size_t)it->chunk * 4 + (size_t)it->kind];
-        nwl += x->dep == NONE && x->out == NONE && !(x->di & SEND_BIT);
+        nwl += x->dm == 0 && x->om == 0 && !(x->fhi >> 48);
     }
     return nwl > 0 && (fold_mode == 2 || nwl * FOLD_SHARE >= (size_t)pl->len[0]);
 }
@@ -352,6 +403,9 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
     const size_t cap = (size_t)pl->cap, ncell = (size_t)pl->m * (size_t)pl->nvs;
     const int32_t zero = (int32_t)(2 * ncell), scratch = zero + 1;
     int32_t *const wl = pr->wl, *const fl = pr->fl;
+    /* unrolled: the loop's compare and branch per store otherwise (a
+     * memset of another fill byte is one instruction a byte in callgrind) */
+#pragma GCC unroll 8
     for (size_t i = 0; i < 2 * ncell + 2; i++)
         wl[i] = INT32_MAX;
     wl[zero] = 0; /* the zero slot is slot 0 */
@@ -370,19 +424,24 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
     pr->skipped = 0;
     const int32_t R = 16 + 2 * (int32_t)((items * (size_t)(c > 0 ? c : 1)) /
                                          ((size_t)p * (size_t)(pl->m > 0 ? pl->m : 1)));
-    if (skip_on && !cx_core_replay_grow((void **)&pr->sk, &pr->sk_cap,
-                                        (7 + CX_REPLAY_SLOT_STRIDE) * SK_SLOTS + CX_COST_MAX_STAGES,
-                                        sizeof *pr->sk)) {
-        sk.on = 1;
-        sk.map = pr->sk, sk.smap = sk.map + SK_SLOTS, sk.sfl = sk.smap + SK_SLOTS;
-        sk.pi = sk.sfl + SK_SLOTS, sk.used = sk.pi + SK_SLOTS, sk.sig = sk.used + SK_SLOTS;
-        sk.tmp = sk.sig + SK_SLOTS, sk.spos = sk.tmp + SK_SLOTS;
-        sk.pis = sk.spos + CX_COST_MAX_STAGES;
-    }
+    /* the live slot -> cell map has room for every slot (at most one new
+     * per item): written without a check, read only while the skip is on
+     * (at most SK_SLOTS slots, checked at each level's end) */
+    const size_t nmap = items + 2 > SK_SLOTS ? items + 2 : SK_SLOTS;
+    if (cx_core_replay_grow((void **)&pr->sk, &pr->sk_cap,
+                            (6 + CX_REPLAY_SLOT_STRIDE) * SK_SLOTS + CX_COST_MAX_STAGES + nmap,
+                            sizeof *pr->sk))
+        return CX_SCHED_SIM_NOMEM;
+    sk.on = skip_on;
+    sk.smap = pr->sk, sk.sfl = sk.smap + SK_SLOTS;
+    sk.pi = sk.sfl + SK_SLOTS, sk.used = sk.pi + SK_SLOTS, sk.sig = sk.used + SK_SLOTS;
+    sk.tmp = sk.sig + SK_SLOTS, sk.spos = sk.tmp + SK_SLOTS;
+    sk.pis = sk.spos + CX_COST_MAX_STAGES, sk.map = sk.pis + CX_REPLAY_SLOT_STRIDE * SK_SLOTS;
     /* each stage's next item: its slots and di, the item after it, the
      * end of its order, its templates */
     int32_t nd[CX_COST_MAX_STAGES], no[CX_COST_MAX_STAGES];
-    uint16_t ndi[CX_COST_MAX_STAGES];
+    uint16_t ndi[CX_COST_MAX_STAGES]; /* the 12-byte form's (the 16-byte one: nhi's) */
+    uint64_t nhi[CX_COST_MAX_STAGES];
     const cx_sched_item *nit[CX_COST_MAX_STAGES], *nend[CX_COST_MAX_STAGES];
     const tmpl *trow[CX_COST_MAX_STAGES];
     const cx_sched_item *pend[CX_COST_MAX_STAGES];
@@ -403,6 +462,7 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
         if (pl->len[s] == 0 || fe) continue;
         const ins x = encode(pr, pl, s, it, zero, scratch);
         nd[s] = x.dep, no[s] = x.out, ndi[s] = x.di;
+        if (fo) nhi[s] = tmpl_of(pr, pl, s, it)->fhi;
         if (x.dep == zero)
             ready[0][s / 64] |= 1ull << (s % 64);
         else if (wl[x.dep] != INT32_MAX)
@@ -429,6 +489,7 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
             nit[s] = it + 1;
             const ins x = encode(pr, pl, s, it, zero, scratch);
             nd[s] = x.dep, no[s] = x.out, ndi[s] = x.di;
+            if (fo) nhi[s] = tmpl_of(pr, pl, s, it)->fhi;
             /* not ready: waits on its token (unwritten) */
             if (!(nx[s / 64] >> (s % 64) & 1) && x.dep != zero) wl[x.dep] = -1 - s;
             sk.spos[s] = fe->pm[s] - fe->K[s];
@@ -447,6 +508,7 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
      * match (the periods it copied: first_q) */
     cx_replay_fill *keep = NULL;
     int first = 1;
+    int32_t *const sm = sk.map;
     size_t first_skipped = 0;
     for (int32_t L = L0; k < items; L++) {
         uint64_t *const now = ready[(L - 1) & 1], *const nxt = ready[L & 1];
@@ -466,12 +528,7 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                     int32_t rs = 1;
                     if (xo != scratch) {
                         rs = xd != zero ? ds : nfree > 0 ? fl[--nfree] : nslot++;
-                        if (sk.on) {
-                            if (rs < SK_SLOTS)
-                                sk.map[rs] = xo;
-                            else
-                                sk.on = sk.have = 0;
-                        }
+                        sm[rs] = xo;
                         const int32_t w = wl[xo];
                         if (w < 0) {
                             const uint32_t ws = (uint32_t)(-1 - w);
@@ -480,32 +537,43 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                         wl[xo] = rs;
                     } else if (xd != zero) {
                         fl[nfree++] = ds;
-                        if (sk.on) sk.map[ds] = -1;
+                        sm[ds] = -1;
                     }
                     const int32_t od = renamed ? ds * CX_REPLAY_SLOT_STRIDE : xd,
                                   oo = renamed ? rs * CX_REPLAY_SLOT_STRIDE : xo;
                     if (!fo) {
                         o->dep = od, o->out = oo, o->stage = (uint16_t)s, o->di = ndi[s];
                     } else {
-                        /* the folded form only (see cx_core_replay_prog_fold) */
+                        /* the folded form only (see cx_core_replay_prog_fold):
+                         * the template's last 8 bytes with the pre */
+                        const uint64_t h = nhi[s];
                         const uint16_t pre = fw ? fpre[s] : CX_REPLAY_NOPRE;
-                        const int w = xd == zero && xo == scratch && !(ndi[s] & SEND_BIT);
+                        const int w = xd == zero && xo == scratch && !(h >> 48);
                         if (fw && pre == CX_REPLAY_NOPRE && w) {
-                            fpre[s] = ndi[s];
+                            fpre[s] = (uint16_t)(h >> 16); /* no send */
                         } else {
+#ifdef FINS_WORDS
+                            const uint64_t lo = (uint64_t)(uint32_t)od | (uint64_t)(uint32_t)oo
+                                                                             << 32,
+                                           hi = h | (uint64_t)pre << 32;
+                            memcpy(fq, &lo, sizeof lo);
+                            memcpy((char *)fq + sizeof lo, &hi, sizeof hi);
+                            fq++;
+#else
                             *fq++ = (cx_replay_fins){od,
                                                      oo,
                                                      (uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE),
-                                                     ndi[s] & (uint16_t)~SEND_BIT,
+                                                     (uint16_t)(h >> 16),
                                                      pre,
-                                                     (uint16_t)((ndi[s] >> 15) * CX_REPLAY_FSEND)};
+                                                     (uint16_t)(h >> 48)};
+#endif
                             if (fw) fpre[s] = CX_REPLAY_NOPRE;
                         }
                     }
                     o++, k++; /* folded: o only counts */
                     const cx_sched_item *it = nit[s];
                     if (it == nend[s]) {
-                        pr->last_di[s] = ndi[s];
+                        pr->last_di[s] = fo ? FHI_DI(nhi[s]) : ndi[s];
                         fin[s] = 1;
                         continue;
                     }
@@ -514,10 +582,13 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                      * ask for the next line ahead */
                     __builtin_prefetch(it + 16);
                     const tmpl *t = &trow[s][(size_t)it->chunk * 4 + (size_t)it->kind];
-                    const int32_t c2 = nvs2 * it->mb;
-                    const int32_t yd = t->dep == NONE ? zero : c2 + t->dep;
-                    const int32_t yo = t->out == NONE ? scratch : c2 + t->out;
-                    nd[s] = yd, no[s] = yo, ndi[s] = t->di;
+                    const int32_t mb = it->mb;
+                    const int32_t yd = mb * t->dm + t->da, yo = mb * t->om + t->oa;
+                    nd[s] = yd, no[s] = yo;
+                    if (fo)
+                        nhi[s] = t->fhi;
+                    else
+                        ndi[s] = FHI_DI(t->fhi);
                     __builtin_prefetch(&wl[yo]);
                     /* written (at a level up to this one): ready at the next;
                      * else the stage waits on it (a second waiter: bad) */
@@ -530,6 +601,8 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                         wl[yd] = -1 - (int32_t)s;
                 }
             memset(now, 0, (size_t)nw * sizeof *now);
+            if (nslot > SK_SLOTS && sk.on) /* the skip's tables are too small: no skip */
+                sk.on = sk.have = 0;
             if (bad) return CX_SCHED_SIM_UNSUPPORTED;
             if (k == k0) return CX_SCHED_SIM_DEADLOCK;
             if (!sk.on) continue;
@@ -571,22 +644,17 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
             const size_t B = k - sk.k;
             int32_t *const pi = sk.pi, *const sig = sk.sig;
             const int32_t D1 = nvs2 * d;
-            for (int32_t r = 0; r < nslot; r++)
-                sig[r] = r;
             if (renamed)
                 for (int32_t r = 0; r < nslot; r++)
                     sk.pis[r * CX_REPLAY_SLOT_STRIDE] = pi[r] * CX_REPLAY_SLOT_STRIDE;
-            /* block j: block j - 1 renamed by pi; sig = pi^j; the
-             * folded form likewise (the same folds pending at the
-             * block's ends, pi keeping the zero and scratch slots: each
-             * block folds as the one before), in place of it */
+            /* block j: block j - 1 renamed by pi; the folded form
+             * likewise (the same folds pending at the block's ends, pi
+             * keeping the zero and scratch slots: each block folds as the
+             * one before), in place of it */
             pr->skipped += (size_t)q * B;
             const size_t FB = fo ? (size_t)(fq - pr->fold) - sk.fk : 0;
             for (int64_t j = 0; j < q; j++, o += B, k += B, fq += FB) {
-                for (size_t i = 0; i < FB; i++) {
-                    fq[i] = fq[i - FB];
-                    fq[i].dep = sk.pis[fq[i].dep], fq[i].out = sk.pis[fq[i].out];
-                }
+                rename_fins(fq, fq - FB, FB, sk.pis);
                 const ins *src = o - B;
                 for (size_t i = 0; i < B && !fo; i++) {
                     o[i] = src[i];
@@ -598,10 +666,10 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                         o[i].out = src[i].out == scratch ? scratch : src[i].out + D1;
                     }
                 }
-                for (int32_t r = 0; r < nslot; r++)
-                    sig[r] = pi[sig[r]];
             }
             if (q > 0) {
+                /* sig = pi^q, by pi's cycles (not q passes over the slots) */
+                cx_core_replay_fill_power(pi, nslot, q, sig, sk.tmp);
                 /* the state moved by q periods: stage by stage, and each
                  * live slot r's cell, now in slot sig[r] */
                 for (int s = 0; s < p; s++) {
@@ -610,6 +678,7 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                     nit[s] = it + 1;
                     const ins x = encode(pr, pl, s, it, zero, scratch);
                     nd[s] = x.dep, no[s] = x.out, ndi[s] = x.di;
+                    if (fo) nhi[s] = tmpl_of(pr, pl, s, it)->fhi;
                     /* not ready: waits on its token (unwritten) */
                     if (!(nxt[s / 64] >> (s % 64) & 1) && x.dep != zero) wl[x.dep] = -1 - s;
                 }
@@ -643,10 +712,7 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                 sk.pis[r * CX_REPLAY_SLOT_STRIDE] = (r < nslot ? sg[r] : r) * CX_REPLAY_SLOT_STRIDE;
             if (fo) {
                 const cx_replay_fins *src = (const cx_replay_fins *)(const void *)fe->dcode;
-                for (size_t i = 0; i < fe->dfn; i++) {
-                    fq[i] = src[i];
-                    fq[i].dep = sk.pis[src[i].dep], fq[i].out = sk.pis[src[i].out];
-                }
+                rename_fins(fq, src, fe->dfn, sk.pis);
                 fq += fe->dfn;
                 if (fw) memcpy(fpre, fe->fpre_end, (size_t)p * sizeof *fpre);
             } else {

@@ -25,8 +25,9 @@ typedef cx_replay_ins ins; /* token slots read, written; stage; vs * 4 + kind */
 
 /* an instruction before its microbatch (replay_compile.c encode_tmpl) */
 typedef struct {
-    int32_t vs, dep, out;
-    uint16_t di;
+    int32_t dm, da, om, oa; /* slots read, written: mb dm + da, mb om + oa (the zero and
+                               scratch slots of the pl's m: dm, om 0) */
+    uint64_t fhi; /* the 16-byte form's last 8 bytes (stage, di, pre 0, send), little-endian */
 } tmpl;
 
 /* a stage's registers, together (one cache line per stage's chain: the
@@ -177,21 +178,35 @@ void cx_core_replay_held_put(cx_replay_prog *pr);
 int cx_core_replay_held_take(cx_replay_prog *pr, const cx_play *pl);
 void cx_core_replay_held_free(cx_replay_prog *pr);
 
+#ifdef CX_SCHED_ITEM_SSE2
+/* Four items a, b (two registers each) agree moved by D (cx_replay_items_agree):
+ * kind | chunk << 8 and mb as 32-bit lanes, their differences, the
+ * padding's masked (M; the low 16 bits of a difference are those of the
+ * fields'), compared with (0, d). */
+static inline int cx_replay_items4_agree(const cx_sched_item *a, const cx_sched_item *b, __m128i M,
+                                         __m128i D)
+{
+    const __m128i a0 = _mm_loadu_si128((const __m128i *)(const void *)a),
+                  a1 = _mm_loadu_si128((const __m128i *)(const void *)(a + 2)),
+                  b0 = _mm_loadu_si128((const __m128i *)(const void *)b),
+                  b1 = _mm_loadu_si128((const __m128i *)(const void *)(b + 2));
+    const __m128i e0 = _mm_cmpeq_epi32(_mm_and_si128(_mm_sub_epi32(a0, b0), M), D),
+                  e1 = _mm_cmpeq_epi32(_mm_and_si128(_mm_sub_epi32(a1, b1), M), D);
+    return _mm_movemask_epi8(_mm_and_si128(e0, e1)) == 0xffff;
+}
+#endif
+
 /* The first i < n where a[i] is not b[i] moved by d microbatches (the
- * same kind and chunk, mb + d): two items per step where SSE2 is there
- * (kind | chunk << 8 and mb as 32-bit lanes, the padding masked: equal and
- * d apart exactly where the fields are), the rest one by one. */
+ * same kind and chunk, mb + d): four items per step where SSE2 is there
+ * (cx_replay_items4_agree), the rest one by one. */
 static inline size_t cx_replay_items_agree(const cx_sched_item *a, const cx_sched_item *b, size_t n,
                                            int32_t d)
 {
     size_t i = 0;
 #ifdef CX_SCHED_ITEM_SSE2
     const __m128i M = _mm_set_epi32(-1, 0xffff, -1, 0xffff), D = _mm_set_epi32(d, 0, d, 0);
-    for (; i + 2 <= n; i += 2) {
-        const __m128i x = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + i)), M);
-        const __m128i y = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(b + i)), M);
-        if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_sub_epi32(x, y), D)) != 0xffff) break;
-    }
+    for (; i + 4 <= n; i += 4)
+        if (!cx_replay_items4_agree(a + i, b + i, M, D)) break;
 #endif
     while (i < n && a[i].kind == b[i].kind && a[i].chunk == b[i].chunk && a[i].mb == b[i].mb + d)
         i++;
