@@ -75,7 +75,6 @@
 #include "core/eval/replay_clocks.h"
 #include "core/eval/replay_formula.h"
 
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -244,34 +243,6 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
     return 0;
 }
 
-/* A 16-byte instruction by two 8-byte loads, its fields taken by shifts
- * (little-endian x86; the asm keeps the compiler from splitting them into
- * a load per field): 7 loads and 2 stores per instruction on the 4-lane
- * pass rather than 10 and 2, the loads being what limits it (AMD EPYC
- * here, 3 memory operations a cycle: ~4.7 cycles per instruction before,
- * 17 x86 instructions; now 21, see core/README.md, "Leaner lanes kernel") */
-#if defined(__x86_64__) && defined(__GNUC__)
-_Static_assert(offsetof(cx_replay_fins, out) == 4 && offsetof(cx_replay_fins, stage) == 8 &&
-                   offsetof(cx_replay_fins, di) == 10 && offsetof(cx_replay_fins, pre) == 12 &&
-                   offsetof(cx_replay_fins, send) == 14,
-               "the 16-byte form's layout");
-static inline __attribute__((always_inline)) cx_replay_fins fins_at(const cx_replay_fins *q)
-{
-    uint64_t a, b;
-    memcpy(&a, q, 8);
-    memcpy(&b, (const char *)q + 8, 8);
-    __asm__("" : "+r"(a), "+r"(b));
-    cx_replay_fins x;
-    x.dep = (int32_t)(uint32_t)a, x.out = (int32_t)(uint32_t)(a >> 32);
-    x.stage = (uint16_t)b, x.di = (uint16_t)(b >> 16), x.pre = (uint16_t)(b >> 32);
-    x.send = (uint16_t)(b >> 48);
-    return x;
-}
-#define LX_F(prog, i) fins_at((prog) + (i))
-#else
-#define LX_F(prog, i) (prog)[i]
-#endif
-
 /* The program on one pass of W lanes (see the top comment), in native
  * vectors VT of E doubles: LD, ST load and store one, MAX(a, b) is a > b ?
  * a : b lane by lane (the scalar's maximum: x86's MAXPD returns its second
@@ -287,8 +258,7 @@ static inline __attribute__((always_inline)) cx_replay_fins fins_at(const cx_rep
  * mode. cmap holds the durations' byte offsets from dur, scaled for the pass
  * (callgrind, bench schedules zb-v: the 4-lane pass 219M -> 184M
  * instructions; a stage's 4 W doubles rather than 3 W: 177M). */
-#define DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, IT, FOLD, PRE, DI, SENDS, SR, SIDX,   \
-                     LX)                                                                           \
+#define DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, IT, FOLD, PRE, DI, SENDS, SR, SIDX)   \
     ATTR static inline __attribute__((always_inline)) void NAME##_in(                              \
         const void *prog_, size_t n, const uint32_t *cmap, double *tok, double *rg,                \
         const double *dur, const double *p2p, const int overlap, const int last)                   \
@@ -298,8 +268,9 @@ static inline __attribute__((always_inline)) cx_replay_fins fins_at(const cx_rep
         VT pv[NV];                                                                                 \
         for (int k = 0; k < NV; k++)                                                               \
             pv[k] = LD(p2p + (W) + k * (E));                                                       \
-        for (size_t i = 0; i < n; i++) {                                                           \
-            const IT x = LX(prog, i);                                                              \
+        _Pragma("GCC unroll 2") for (size_t i = 0; i < n; i++)                                     \
+        {                                                                                          \
+            const IT x = prog[i];                                                                  \
             double *const r = rg + SR(x, W);                                                       \
             const double *const t = tok + (size_t)x.dep * ((W) / STRIDE);                          \
             double *const o = tok + (size_t)x.out * ((W) / STRIDE);                                \
@@ -356,7 +327,6 @@ static inline __attribute__((always_inline)) cx_replay_fins fins_at(const cx_rep
  * 16-byte one folded (_f, cx_replay_fins: the stage's free plus the folded
  * W-like item's duration, -0.0 for none, before the maximum) and not (_g) */
 #define PRE_NONE(x) 0
-#define LX_P(prog, i) (prog)[i]
 #define SR_P(x, W) (size_t)(x).stage *RG_N *(W)
 #define SR_F(x, W) (size_t)(x).stage *((W) / STRIDE) /* scaled: RG_N STRIDE */
 _Static_assert(RG_N *STRIDE == CX_REPLAY_FSTAGE_STRIDE, "the 16-byte form's stage scale");
@@ -370,11 +340,11 @@ _Static_assert(RG_N *STRIDE == CX_REPLAY_FSTAGE_STRIDE, "the 16-byte form's stag
 _Static_assert(CX_REPLAY_FSEND == STRIDE, "the 16-byte form's send scale");
 #define DEFINE_EXEC(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD)                                        \
     DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_ins, 0, PRE_NONE, DI_P,         \
-                 SENDS_P, SR_P, SIDX_P, LX_P)                                                      \
+                 SENDS_P, SR_P, SIDX_P)                                                            \
     DEFINE_EXEC_(NAME##_f, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_fins, 1, PRE_F, DI_F,       \
-                 SENDS_F, SR_F, SIDX_F, LX_F)                                                      \
+                 SENDS_F, SR_F, SIDX_F)                                                            \
     DEFINE_EXEC_(NAME##_g, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_fins, 0, PRE_NONE, DI_F,    \
-                 SENDS_F, SR_F, SIDX_F, LX_F)
+                 SENDS_F, SR_F, SIDX_F)
 
 typedef void exec_fn(const void *, size_t, const uint32_t *, double *, double *, const double *,
                      const double *, int);
