@@ -19,7 +19,9 @@
  * storage is the tokens live at once (between stages: p + 2 measured on
  * ZB-H1 in the level order), not O(m): lanes are refused above MAX_SLOTS
  * live tokens. Durations are read per (chunk class, kind) through a map
- * from (virtual stage, kind), so that a pass touches little besides its
+ * from (virtual stage, kind) (the 4-lane pass: a row per (virtual stage,
+ * kind), its offset the duration slot shifted, no map load; 4 lanes keep
+ * it small), so that a pass touches little besides its
  * stage registers (p x 3 groups) and tokens and stays in the L1 cache. A
  * pass's cost is mostly per instruction (decoding, addresses), not per
  * lane, so a batch plays as many lanes per pass as keep the lines a level
@@ -52,7 +54,10 @@
  * instruction, send or not, on the 4-lane AVX2 pass (callgrind, fast-only
  * bench schedules dualpipev, main 428574c -> this: 4-lane pass 161.9M ->
  * 119.0M, 16-lane 45.0M -> 31.2M; zb-v folded 97.0M -> 74.2M, 24.3M ->
- * 17.4M; see core/README.md, "Leaner lanes kernel").
+ * 17.4M; see core/README.md, "Leaner lanes kernel"). The pass loop is
+ * unrolled by 2 (one loop test per two instructions: the 4-lane pass
+ * 14.5 x86 instructions per instruction, 9 loads and 2 stores; the loads
+ * are what limits it alone on a core, see core/README.md, session 26).
  * Memory per worker: 12 bytes per instruction of the last orders renamed
  * here (none when compiled renamed, never folded), 4 bytes per program slot while
  * renaming, 64 bytes per
