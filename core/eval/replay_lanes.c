@@ -19,7 +19,9 @@
  * storage is the tokens live at once (between stages: p + 2 measured on
  * ZB-H1 in the level order), not O(m): lanes are refused above MAX_SLOTS
  * live tokens. Durations are read per (chunk class, kind) through a map
- * from (virtual stage, kind), so that a pass touches little besides its
+ * from (virtual stage, kind) (the 4-lane pass: a row per (virtual stage,
+ * kind), its offset the duration slot shifted, no map load; 4 lanes keep
+ * it small), so that a pass touches little besides its
  * stage registers (p x 3 groups) and tokens and stays in the L1 cache. A
  * pass's cost is mostly per instruction (decoding, addresses), not per
  * lane, so a batch plays as many lanes per pass as keep the lines a level
@@ -52,7 +54,10 @@
  * instruction, send or not, on the 4-lane AVX2 pass (callgrind, fast-only
  * bench schedules dualpipev, main 428574c -> this: 4-lane pass 161.9M ->
  * 119.0M, 16-lane 45.0M -> 31.2M; zb-v folded 97.0M -> 74.2M, 24.3M ->
- * 17.4M; see core/README.md, "Leaner lanes kernel").
+ * 17.4M; see core/README.md, "Leaner lanes kernel"). The pass loop is
+ * unrolled by 2 (one loop test per two instructions: the 4-lane pass
+ * 14.5 x86 instructions per instruction, 9 loads and 2 stores; the loads
+ * are what limits it alone on a core, see core/README.md, session 26).
  * Memory per worker: 12 bytes per instruction of the last orders renamed
  * here (none when compiled renamed, never folded), 4 bytes per program slot while
  * renaming, 64 bytes per
@@ -268,12 +273,15 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
         VT pv[NV];                                                                                 \
         for (int k = 0; k < NV; k++)                                                               \
             pv[k] = LD(p2p + (W) + k * (E));                                                       \
-        for (size_t i = 0; i < n; i++) {                                                           \
+        _Pragma("GCC unroll 2") for (size_t i = 0; i < n; i++)                                     \
+        {                                                                                          \
             const IT x = prog[i];                                                                  \
             double *const r = rg + SR(x, W);                                                       \
             const double *const t = tok + (size_t)x.dep * ((W) / STRIDE);                          \
             double *const o = tok + (size_t)x.out * ((W) / STRIDE);                                \
-            const double *const d = (const double *)((const char *)dur + cmap[DI(x)]);             \
+            const double *const d =                                                                \
+                (const double *)((const char *)dur +                                               \
+                                 ((W) == VW0 ? (size_t)DI(x) * ((W)*8) : (size_t)cmap[DI(x)]));    \
             const double *const dp =                                                               \
                 (const double *)((const char *)dur + (FOLD ? cmap[PRE(x)] : 0));                   \
             VT end[NV];                                                                            \
@@ -530,15 +538,23 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
 {
     const int p = pl->p, nvs = pl->nvs;
     const lprog *const e = ln->cur;
+    /* the 4-lane pass reads a row of durations per (virtual stage, kind),
+     * its offset the duration slot's shifted (no cmap load, see the
+     * kernels); the others a row per (class, kind) through cmap */
+    const int dir = w == VW0;
+    const size_t nrow = dir ? (size_t)nvs * 4 : (size_t)ncls * 4;
     if (grow_g(&ln->tok, &ln->tok_cap, (size_t)e->nslot) ||
         grow_g(&ln->rg, &ln->rg_cap, (size_t)p * RG_N) ||
-        grow_g(&ln->dur, &ln->dur_cap, (size_t)ncls * 4 + 3))
+        grow_g(&ln->dur, &ln->dur_cap, (dir ? (size_t)nvs * 4 : 0) + (size_t)ncls * 4 + 3))
         return -1;
     for (int vs = 0; vs < nvs; vs++)
         for (int k = 0; k < 4; k++)
-            ln->cmap[vs * 4 + k] = (uint32_t)((cls[vs] * 4 + k) * w) * (uint32_t)sizeof(double);
-    /* lanes past n repeat the last one */
-    double *const dur = ln->dur, *const pv = dur + (size_t)ncls * 4 * (size_t)w;
+            ln->cmap[vs * 4 + k] =
+                (uint32_t)(((dir ? vs : cls[vs]) * 4 + k) * w) * (uint32_t)sizeof(double);
+    /* lanes past n repeat the last one; the class rows cd (after the p2p
+     * rows where dir) */
+    double *const dur = ln->dur, *const pv = dur + nrow * (size_t)w,
+                  *const cd = dir ? pv + 3 * (size_t)w : dur;
     for (int j = 0; j < w; j++) {
         const int l = j < n ? j : n - 1;
         for (int c = 0; c < ncls; c++)
@@ -549,7 +565,7 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
                  * hold for durations >= 0, never NaN: else no pass (the
                  * callers play alone) */
                 if (!(dv >= 0)) return -1;
-                dur[((size_t)c * 4 + (size_t)k) * (size_t)w + (size_t)j] = dv;
+                cd[((size_t)c * 4 + (size_t)k) * (size_t)w + (size_t)j] = dv;
             }
         if (!(p2p[l] >= 0)) return -1;
         /* rows: +0.0 (no send), p2p, NOPRE's -0.0 */
@@ -557,7 +573,10 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
         pv[(size_t)w + (size_t)j] = p2p[l];
         pv[2 * (size_t)w + (size_t)j] = -0.0;
     }
-    ln->cmap[NOPRE] = (uint32_t)((ncls * 4 + 2) * w) * (uint32_t)sizeof(double);
+    for (int vs = 0; dir && vs < nvs; vs++)
+        memcpy(dur + (size_t)vs * 4 * (size_t)w, cd + (size_t)cls[vs] * 4 * (size_t)w,
+               4 * (size_t)w * sizeof *dur);
+    ln->cmap[NOPRE] = (uint32_t)((nrow + 2) * (size_t)w) * (uint32_t)sizeof(double);
     memset(ln->rg, 0, (size_t)p * RG_N * (size_t)w * sizeof(double));
     memset(ln->tok, 0, (size_t)w * sizeof(double)); /* the zero slot */
     const int fo = !e->fins ? 0 : e->fw ? 1 : 2, wi = w == VW3 ? 3 : w == VW2 ? 2 : w == VW ? 1 : 0;
