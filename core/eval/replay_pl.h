@@ -69,6 +69,24 @@ static inline double cx_pl_last_at(const cx_pl *f, int x)
     return f->v[i] + f->k[i] * (double)(x - f->x[i]);
 }
 
+/* Which of the finite lines a (va at lo, slope ka) and b is the larger on
+ * lo..hi: 1 a throughout, 2 b throughout; else one crossing, the first
+ * winner a (3) or b (4) up to *x, the other from *x on (shared by
+ * cx_pl_max2 and the V sweep's maximum with derivatives) */
+__attribute__((always_inline)) static inline int
+cx_pl_max2_case(int lo, int hi, double va, double ka, double vb, double kb, int *x)
+{
+    const double dk = ka - kb, dlo = va - vb, dhi = dlo + dk * (double)(hi - lo);
+    if (dlo >= 0 && dhi >= 0) return 1;
+    if (dlo <= 0 && dhi <= 0) return 2;
+    const int a_first = dlo > 0;
+    double t = floor(a_first ? dlo / -dk : -dlo / dk);
+    if (t < 0) t = 0;
+    if (t > hi - lo - 1) t = hi - lo - 1;
+    *x = lo + (int)t + 1;
+    return a_first ? 3 : 4;
+}
+
 /* max of the lines a (va at lo, slope ka) and b on lo..hi (−∞: none) */
 static inline void cx_pl_max2(cx_pl_bld *o, int lo, int hi, double va, double ka, double vb,
                               double kb)
@@ -81,25 +99,21 @@ static inline void cx_pl_max2(cx_pl_bld *o, int lo, int hi, double va, double ka
         cx_pl_push(o, lo, vb, kb);
         return;
     }
-    const double dk = ka - kb, dlo = va - vb, dhi = dlo + dk * (double)(hi - lo);
-    if (dlo >= 0 && dhi >= 0) {
+    int x = lo;
+    switch (cx_pl_max2_case(lo, hi, va, ka, vb, kb, &x)) {
+    case 1:
         cx_pl_push(o, lo, va, ka);
-    } else if (dlo <= 0 && dhi <= 0) {
+        break;
+    case 2:
         cx_pl_push(o, lo, vb, kb);
-    } else {
-        /* one crossing: the first line wins up to lo + t */
-        const int a_first = dlo > 0;
-        double t = floor(a_first ? dlo / -dk : -dlo / dk);
-        if (t < 0) t = 0;
-        if (t > hi - lo - 1) t = hi - lo - 1;
-        const int x = lo + (int)t + 1;
-        if (a_first) {
-            cx_pl_push(o, lo, va, ka);
-            cx_pl_push(o, x, vb + kb * (double)(x - lo), kb);
-        } else {
-            cx_pl_push(o, lo, vb, kb);
-            cx_pl_push(o, x, va + ka * (double)(x - lo), ka);
-        }
+        break;
+    case 3:
+        cx_pl_push(o, lo, va, ka);
+        cx_pl_push(o, x, vb + kb * (double)(x - lo), kb);
+        break;
+    default:
+        cx_pl_push(o, lo, vb, kb);
+        cx_pl_push(o, x, va + ka * (double)(x - lo), ka);
     }
 }
 

@@ -617,25 +617,19 @@ __attribute__((always_inline)) static inline void vmax2(vbld *o, int lo, int hi,
         vpush(o, lo, vb, kb, dvb, dkb, D);
         return;
     }
-    const double dk = ka - kb, dlo = va - vb, dhi = dlo + dk * (double)(hi - lo);
-    if (dlo >= 0 && dhi >= 0) {
+    int x = lo;
+    const int win = cx_pl_max2_case(lo, hi, va, ka, vb, kb, &x);
+    const double w = (double)(x - lo);
+    if (win == 1) {
         vpush(o, lo, va, ka, dva, dka, D);
-    } else if (dlo <= 0 && dhi <= 0) {
+    } else if (win == 2) {
         vpush(o, lo, vb, kb, dvb, dkb, D);
+    } else if (win == 3) {
+        vpush(o, lo, va, ka, dva, dka, D);
+        vpush(o, x, vb + kb * w, kb, dvb + dkb * w, dkb, D);
     } else {
-        const int a_first = dlo > 0;
-        double t = floor(a_first ? dlo / -dk : -dlo / dk);
-        if (t < 0) t = 0;
-        if (t > hi - lo - 1) t = hi - lo - 1;
-        const int x = lo + (int)t + 1;
-        const double w = (double)(x - lo);
-        if (a_first) {
-            vpush(o, lo, va, ka, dva, dka, D);
-            vpush(o, x, vb + kb * w, kb, dvb + dkb * w, dkb, D);
-        } else {
-            vpush(o, lo, vb, kb, dvb, dkb, D);
-            vpush(o, x, va + ka * w, ka, dva + dka * w, dka, D);
-        }
+        vpush(o, lo, vb, kb, dvb, dkb, D);
+        vpush(o, x, va + ka * w, ka, dva + dka * w, dka, D);
     }
 }
 
