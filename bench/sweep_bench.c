@@ -23,9 +23,12 @@
  *     steady-state fast path (core/eval/replay.c) and once with the full
  *     replay (the reference): closed-form evaluations/s per core of each
  *     (CPU time), and the agreement of the two: the same top K and frontier
- *     (indices) and the worst relative time difference over them.
+ *     (indices) and the worst relative time difference over them. The fast
+ *     sweep runs REPEATS times (default 5; one run is ~0.05-0.1 s, and this
+ *     VM's speed moves by tens of percent within seconds): the median rate is
+ *     printed with the slowest and fastest run.
  * Usage: bench_sweep_bench [calculon|small|all] [threads] [noprune]
- *        bench_sweep_bench schedules [SCHEDULE]   (one schedule only)
+ *        bench_sweep_bench schedules [SCHEDULE|all] [REPEATS]
  * The machine this runs on may be shared: rates are per CPU second.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -150,27 +153,53 @@ static int calculon_spec(culonx_sweep_spec *spec, const char *sched)
     return 0;
 }
 
-static int per_schedule(const culonx_run *run, culonx_sweep_spec *spec, const char *only)
+static int cmp_double(const void *a, const void *b)
 {
-    printf("%-12s %9s %12s %12s %9s %10s\n", "schedule", "evaluated", "fast eval/s", "full eval/s",
-           "same top", "worst diff");
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* one sweep of the calculon space restricted to `name`: its result and rate
+ * (evaluations per CPU second) */
+static int timed_sweep(const culonx_run *run, culonx_sweep_spec *spec, const char *name, int full,
+                       culonx_sweep_result **res, double *rate)
+{
+    culonx_error err;
+    if (calculon_spec(spec, name)) return 1;
+    cx_core_replay_set_full(full);
+    double c0 = (double)clock() / CLOCKS_PER_SEC;
+    if (culonx_sweep_run(run, spec, res, &err) != CULONX_OK) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        return 1;
+    }
+    double cpu = (double)clock() / CLOCKS_PER_SEC - c0;
+    *rate = cpu > 0 ? (double)(*res)->evaluated / cpu : 0.0;
+    return 0;
+}
+
+#define MAX_REPEATS 101
+
+static int per_schedule(const culonx_run *run, culonx_sweep_spec *spec, const char *only,
+                        int repeats)
+{
+    printf("fast eval/s: the median of %d runs (slowest and fastest in brackets); full: one run\n",
+           repeats);
+    printf("%-12s %9s %12s %21s %12s %9s %10s\n", "schedule", "evaluated", "fast eval/s",
+           "fast range", "full eval/s", "same top", "worst diff");
     for (int k = 0; k < culonx_schedule_count(); k++) {
         const char *name = culonx_schedule_name(k);
         if (only && strcmp(only, name)) continue;
         culonx_sweep_result *res[2];
-        double rate[2];
-        culonx_error err;
-        for (int full = 0; full < 2; full++) {
-            if (calculon_spec(spec, name)) return 1;
-            cx_core_replay_set_full(full);
-            double c0 = (double)clock() / CLOCKS_PER_SEC;
-            if (culonx_sweep_run(run, spec, &res[full], &err) != CULONX_OK) {
-                fprintf(stderr, "bench: %s\n", err.msg);
-                return 1;
-            }
-            double cpu = (double)clock() / CLOCKS_PER_SEC - c0;
-            rate[full] = cpu > 0 ? (double)res[full]->evaluated / cpu : 0.0;
+        double rate[2], fast[MAX_REPEATS];
+        if (timed_sweep(run, spec, name, 0, &res[0], &fast[0])) return 1;
+        for (int r = 1; r < repeats; r++) {
+            culonx_sweep_result *again;
+            if (timed_sweep(run, spec, name, 0, &again, &fast[r])) return 1;
+            culonx_sweep_result_free(again);
         }
+        if (timed_sweep(run, spec, name, 1, &res[1], &rate[1])) return 1;
+        qsort(fast, (size_t)repeats, sizeof fast[0], cmp_double);
+        rate[0] = fast[repeats / 2];
         cx_core_replay_set_full(0);
         int same = res[0]->ntop == res[1]->ntop && res[0]->nfront == res[1]->nfront;
         double worst = 0;
@@ -185,8 +214,11 @@ static int per_schedule(const culonx_run *run, culonx_sweep_spec *spec, const ch
                    b = res[1]->front[i].res.iteration_time_s;
             worst = fmax(worst, fabs(a - b) / b);
         }
-        printf("%-12s %9llu %12.0f %12.0f %9s %10.3g\n", name,
-               (unsigned long long)res[0]->evaluated, rate[0], rate[1], same ? "yes" : "NO", worst);
+        char range[64];
+        snprintf(range, sizeof range, "[%.0f, %.0f]", fast[0], fast[repeats - 1]);
+        printf("%-12s %9llu %12.0f %21s %12.0f %9s %10.3g\n", name,
+               (unsigned long long)res[0]->evaluated, rate[0], range, rate[1], same ? "yes" : "NO",
+               worst);
         culonx_sweep_result_free(res[0]);
         culonx_sweep_result_free(res[1]);
     }
@@ -220,8 +252,21 @@ int main(int argc, char **argv)
             return 2;
         rc |= bench("calculon", run, spec);
     }
-    if (!strcmp(which, "schedules") || !strcmp(which, "all"))
-        rc |= per_schedule(run, spec, !strcmp(which, "schedules") && argc > 2 ? argv[2] : NULL);
+    if (!strcmp(which, "schedules") || !strcmp(which, "all")) {
+        const char *only =
+            !strcmp(which, "schedules") && argc > 2 && strcmp(argv[2], "all") ? argv[2] : NULL;
+        int repeats = 5;
+        if (!strcmp(which, "schedules") && argc > 3) {
+            char *end;
+            long r = strtol(argv[3], &end, 10);
+            if (*end || r < 1 || r > MAX_REPEATS) {
+                fprintf(stderr, "bench: REPEATS must be 1..%d, not '%s'\n", MAX_REPEATS, argv[3]);
+                return 2;
+            }
+            repeats = (int)r;
+        }
+        rc |= per_schedule(run, spec, only, repeats);
+    }
     free(run);
     free(spec);
     return rc;
