@@ -282,7 +282,7 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
         const double *const durp = dur + (W);                                                      \
         for (int k = 0; k < NV; k++)                                                               \
             pv[k] = LD(p2p + (W) + k * (E));                                                       \
-        _Pragma("GCC unroll 2") for (size_t i = 0; i < n; i++)                                     \
+        _Pragma("GCC unroll 4") for (size_t i = 0; i < n; i++)                                     \
         {                                                                                          \
             const IT x = prog[i];                                                                  \
             double *const r = rg + SR(x, W);                                                       \
