@@ -270,16 +270,15 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
  * instructions; a stage's 4 W doubles rather than 3 W: 177M). */
 #define DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, IT, FOLD, PRE, DI, SENDS, SR, SIDX,   \
                      ROWP)                                                                         \
+    enum { NAME##_dsc = ROWP ? CX_REPLAY_FDI : 1 };                                                \
     ATTR static inline __attribute__((always_inline)) void NAME##_in(                              \
         const void *prog_, size_t n, const uint32_t *cmap, double *tok, double *rg,                \
-        const double *dur, const double *p2p, const int overlap, const int last)                   \
+        const double *dur, const double *durp, const double *p2p, const int overlap,               \
+        const int last)                                                                            \
     {                                                                                              \
         enum { NV = (W) / (E) };                                                                   \
         const IT *const prog = prog_;                                                              \
         VT pv[NV];                                                                                 \
-        /* the 4-lane rows' second half (a base of its own: one address                            \
-         * mode each, no add) */                                                                   \
-        const double *const durp = dur + (W);                                                      \
         for (int k = 0; k < NV; k++)                                                               \
             pv[k] = LD(p2p + (W) + k * (E));                                                       \
         _Pragma("GCC unroll 4") for (size_t i = 0; i < n; i++)                                     \
@@ -290,8 +289,11 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
             double *const o = tok + (size_t)x.out * ((W) / STRIDE);                                \
             const double *const d =                                                                \
                 (const double *)((const char *)dur +                                               \
-                                 ((W) == VW0 ? (size_t)DI(x) * (2 * (W)*8)                         \
-                                             : (size_t)cmap[DI(x)]));                              \
+                                 ((W) == VW0                                                       \
+                                      ? (size_t)DI(x) * ((W)*8 / NAME##_dsc)                       \
+                                      : (size_t) * (const uint32_t *)((const char *)cmap +         \
+                                                                      (size_t)DI(x) *              \
+                                                                          (4 / NAME##_dsc))));     \
             const double *const dp =                                                               \
                 (const double *)((const char *)dur + (FOLD ? cmap[PRE(x)] : 0));                   \
             VT end[NV];                                                                            \
@@ -304,9 +306,9 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
                  * = end + p2p; no send adds +0.0 (the same bits: no end is                        \
                  * -0.0), the row of p2p's SIDX picks */                                           \
                 const double *const ps =                                                           \
-                    (W) == VW0 && ROWP                                                             \
-                        ? (const double *)((const char *)durp + (size_t)DI(x) * (2 * (W)*8))       \
-                        : p2p + (size_t)SIDX(x) * ((W) / STRIDE);                                  \
+                    (W) == VW0 && ROWP ? (const double *)((const char *)durp +                     \
+                                                          (size_t)DI(x) * ((W)*8 / NAME##_dsc))    \
+                                       : p2p + (size_t)SIDX(x) * ((W) / STRIDE);                   \
                 _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++)                              \
                 {                                                                                  \
                     const VT out = ADD(end[k], LD(ps + k * (E)));                                  \
@@ -334,12 +336,13 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
     }                                                                                              \
     /* mode: 1 overlap, 2 the stages' last ends stored; a loop for each */                         \
     ATTR static void NAME(const void *prog, size_t n, const uint32_t *cmap, double *tok,           \
-                          double *rg, const double *dur, const double *p2p, int mode)              \
+                          double *rg, const double *dur, const double *durp, const double *p2p,    \
+                          int mode)                                                                \
     {                                                                                              \
-        if (mode == 0) NAME##_in(prog, n, cmap, tok, rg, dur, p2p, 0, 0);                          \
-        if (mode == 1) NAME##_in(prog, n, cmap, tok, rg, dur, p2p, 1, 0);                          \
-        if (mode == 2) NAME##_in(prog, n, cmap, tok, rg, dur, p2p, 0, 1);                          \
-        if (mode == 3) NAME##_in(prog, n, cmap, tok, rg, dur, p2p, 1, 1);                          \
+        if (mode == 0) NAME##_in(prog, n, cmap, tok, rg, dur, durp, p2p, 0, 0);                    \
+        if (mode == 1) NAME##_in(prog, n, cmap, tok, rg, dur, durp, p2p, 1, 0);                    \
+        if (mode == 2) NAME##_in(prog, n, cmap, tok, rg, dur, durp, p2p, 0, 1);                    \
+        if (mode == 3) NAME##_in(prog, n, cmap, tok, rg, dur, durp, p2p, 1, 1);                    \
     }
 /* each width three times: the 12-byte renamed program (cx_replay_ins), the
  * 16-byte one folded (_f, cx_replay_fins: the stage's free plus the folded
@@ -365,7 +368,7 @@ _Static_assert(CX_REPLAY_FSEND == STRIDE, "the 16-byte form's send scale");
                  SENDS_F, SR_F, SIDX_F, 1)
 
 typedef void exec_fn(const void *, size_t, const uint32_t *, double *, double *, const double *,
-                     const double *, int);
+                     const double *, const double *, int);
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -589,19 +592,20 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
      * kernels); the others a row per (class, kind) through cmap */
     const int dir = w == VW0;
     if (dir && e->fins && e->sends_nvs != nvs) return -1;
-    const size_t nrow = dir ? (size_t)nvs * 4 : (size_t)ncls * 4, rw = dir ? 2 * (size_t)w : (size_t)w;
+    const size_t nrow = dir ? (size_t)nvs * 4 : (size_t)ncls * 4;
     if (grow_g(&ln->tok, &ln->tok_cap, (size_t)e->nslot) ||
         grow_g(&ln->rg, &ln->rg_cap, (size_t)p * RG_N) ||
-        grow_g(&ln->dur, &ln->dur_cap, (dir ? (size_t)nvs * 4 : 0) + (size_t)ncls * 4 + 3))
+        grow_g(&ln->dur, &ln->dur_cap, (dir ? 2 * (size_t)nvs * 4 : 0) + (size_t)ncls * 4 + 3))
         return -1;
     for (int vs = 0; vs < nvs; vs++)
         for (int k = 0; k < 4; k++)
             ln->cmap[vs * 4 + k] =
-                (uint32_t)((size_t)((dir ? vs : cls[vs]) * 4 + k) * rw) * (uint32_t)sizeof(double);
+                (uint32_t)(((dir ? vs : cls[vs]) * 4 + k) * w) * (uint32_t)sizeof(double);
     /* lanes past n repeat the last one; the class rows cd (after the p2p
      * rows where dir) */
-    double *const dur = ln->dur, *const pv = dur + nrow * rw,
-                  *const cd = dir ? pv + 3 * (size_t)w : dur;
+    double *const dur = ln->dur, *const pv = dur + nrow * (size_t)w,
+                  *const cd = dir ? pv + 3 * (size_t)w : dur,
+                  *const dp = cd + (size_t)ncls * 4 * (size_t)w;
     for (int j = 0; j < w; j++) {
         const int l = j < n ? j : n - 1;
         for (int c = 0; c < ncls; c++)
@@ -620,26 +624,26 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
         pv[(size_t)w + (size_t)j] = p2p[l];
         pv[2 * (size_t)w + (size_t)j] = -0.0;
     }
-    /* the 4-lane pass's rows: per (vs, kind) its durations, then what a
-     * send adds (p2p, or +0.0 for none: a function of (vs, kind),
-     * set_sends; the 12-byte form reads its send bit), so that the 16-byte form's kernels need not
-     * read the send flag */
-    for (int vs = 0; dir && vs < nvs; vs++)
-        for (int k = 0; k < 4; k++) {
-            double *const row = dur + ((size_t)vs * 4 + (size_t)k) * rw;
-            memcpy(row, cd + ((size_t)cls[vs] * 4 + (size_t)k) * (size_t)w, (size_t)w * sizeof *dur);
-            memcpy(row + w, pv + (e->sends[vs * 4 + k] ? (size_t)w : 0),
-                   (size_t)w * sizeof *dur);
-        }
-    ln->cmap[NOPRE] = (uint32_t)(nrow * rw + 2 * (size_t)w) * (uint32_t)sizeof(double);
+    /* the 4-lane pass's rows: per (vs, kind) its durations (dur), and what
+     * a send adds (dp: p2p, or +0.0 for none: a function of (vs, kind),
+     * set_sends), so that the 16-byte form's kernels read no send flag
+     * (the 12-byte form's read its send bit) */
+    for (int vs = 0; dir && vs < nvs; vs++) {
+        memcpy(dur + (size_t)vs * 4 * (size_t)w, cd + (size_t)cls[vs] * 4 * (size_t)w,
+               4 * (size_t)w * sizeof *dur);
+        for (int k = 0; k < 4 && e->fins; k++)
+            memcpy(dp + ((size_t)vs * 4 + (size_t)k) * (size_t)w,
+                   pv + (e->sends[vs * 4 + k] ? (size_t)w : 0), (size_t)w * sizeof *dur);
+    }
+    ln->cmap[NOPRE] = (uint32_t)(pv - dur + 2 * (size_t)w) * (uint32_t)sizeof(double);
     memset(ln->rg, 0, (size_t)p * RG_N * (size_t)w * sizeof(double));
     memset(ln->tok, 0, (size_t)w * sizeof(double)); /* the zero slot */
     const int fo = !e->fins ? 0 : e->fw ? 1 : 2, wi = w == VW3 ? 3 : w == VW2 ? 2 : w == VW ? 1 : 0;
     /* before the tail no stage's last end is stored (set_tail) */
     const size_t ni = fo ? e->fn : e->n, t = e->tail, sz = fo ? sizeof *e->fins : sizeof *e->ins;
     const char *const prog = fo ? (const char *)e->fins : (const char *)e->ins;
-    exec_best.f[fo][wi](prog, t, ln->cmap, ln->tok, ln->rg, dur, pv, overlap != 0);
-    exec_best.f[fo][wi](prog + t * sz, ni - t, ln->cmap, ln->tok, ln->rg, dur, pv,
+    exec_best.f[fo][wi](prog, t, ln->cmap, ln->tok, ln->rg, dur, dp, pv, overlap != 0);
+    exec_best.f[fo][wi](prog + t * sz, ni - t, ln->cmap, ln->tok, ln->rg, dur, dp, pv,
                         2 | (overlap != 0));
     ln->w = w;
     return 0;
