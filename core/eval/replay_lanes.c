@@ -55,9 +55,12 @@
  * bench schedules dualpipev, main 428574c -> this: 4-lane pass 161.9M ->
  * 119.0M, 16-lane 45.0M -> 31.2M; zb-v folded 97.0M -> 74.2M, 24.3M ->
  * 17.4M; see core/README.md, "Leaner lanes kernel"). The pass loop is
- * unrolled by 2 (one loop test per two instructions: the 4-lane pass
- * 14.5 x86 instructions per instruction, 9 loads and 2 stores; the loads
- * are what limits it alone on a core, see core/README.md, session 26).
+ * unrolled by 4. On the 16-byte form the 4-lane pass reads what a send
+ * adds from a row per (vs, kind) (sends are a function of (vs, kind):
+ * set_sends), not the send flag, and the duration slot comes scaled
+ * (CX_REPLAY_FDI): both rows by the addressing mode, 11.75 x86
+ * instructions per instruction (was 14.5), 8 loads and 2 stores (see
+ * core/README.md, "Lanes kernel, session 27").
  * Memory per worker: 12 bytes per instruction of the last orders renamed
  * here (none when compiled renamed, never folded), 4 bytes per program slot while
  * renaming, 64 bytes per
