@@ -55,10 +55,10 @@
  * bench schedules dualpipev, main 428574c -> this: 4-lane pass 161.9M ->
  * 119.0M, 16-lane 45.0M -> 31.2M; zb-v folded 97.0M -> 74.2M, 24.3M ->
  * 17.4M; see core/README.md, "Leaner lanes kernel"). The pass loop is
- * unrolled by 4. On the 16-byte form the 4-lane pass reads what a send
+ * unrolled by 8. On the 16-byte form the 4-lane pass reads what a send
  * adds from a row per (vs, kind) (sends are a function of (vs, kind):
  * set_sends), not the send flag, and the duration slot comes scaled
- * (CX_REPLAY_FDI): both rows by the addressing mode, 11.75 x86
+ * (CX_REPLAY_FDI): both rows by the addressing mode, 11.4 x86
  * instructions per instruction (was 14.5), 8 loads and 2 stores (see
  * core/README.md, "Lanes kernel, session 27").
  * Memory per worker: 12 bytes per instruction of the last orders renamed
@@ -284,7 +284,7 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
         VT pv[NV];                                                                                 \
         for (int k = 0; k < NV; k++)                                                               \
             pv[k] = LD(p2p + (W) + k * (E));                                                       \
-        _Pragma("GCC unroll 4") for (size_t i = 0; i < n; i++)                                     \
+        _Pragma("GCC unroll 8") for (size_t i = 0; i < n; i++)                                     \
         {                                                                                          \
             const IT x = prog[i];                                                                  \
             double *const r = rg + SR(x, W);                                                       \
