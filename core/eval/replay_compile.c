@@ -115,7 +115,7 @@ int cx_core_replay_prog_templates(cx_replay_prog *pr, const cx_play *pl)
                 t->dm = x.dep == NONE ? 0 : nvs2, t->da = x.dep == NONE ? zero : x.dep;
                 t->om = x.out == NONE ? 0 : nvs2, t->oa = x.out == NONE ? zero + 1 : x.out;
                 t->fhi = (uint64_t)(uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE) |
-                         (uint64_t)(x.di & (uint16_t)~SEND_BIT) << 16 |
+                         (uint64_t)(uint16_t)((x.di & (uint16_t)~SEND_BIT) * CX_REPLAY_FDI) << 16 |
                          (uint64_t)((x.di >> 15) * CX_REPLAY_FSEND) << 48;
             }
     return 0;
@@ -130,8 +130,10 @@ _Static_assert(sizeof(cx_replay_fins) == 16 && offsetof(cx_replay_fins, out) == 
                    offsetof(cx_replay_fins, pre) == 12 && offsetof(cx_replay_fins, send) == 14,
                "cx_replay_fins layout (FINS_WORDS)");
 #endif
-/* the duration slot with its send bit, from fhi */
-#define FHI_DI(h) ((uint16_t)((uint16_t)((h) >> 16) | ((h) >> 48 ? SEND_BIT : 0u)))
+_Static_assert((4 * CX_COST_MAX_VSTAGES - 1) * CX_REPLAY_FDI <= 0xFFFF,
+               "the 16-byte form's scaled duration slot fits 16 bits");
+/* the duration slot with its send bit, from fhi (whose slot is scaled) */
+#define FHI_DI(h) ((uint16_t)((uint16_t)((h) >> 16) / CX_REPLAY_FDI | ((h) >> 48 ? SEND_BIT : 0u)))
 
 /* The instruction of item it of stage s (zero, scratch: the zero and
  * scratch slots). */
@@ -550,7 +552,7 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                         const uint16_t pre = fw ? fpre[s] : CX_REPLAY_NOPRE;
                         const int w = xd == zero && xo == scratch && !(h >> 48);
                         if (fw && pre == CX_REPLAY_NOPRE && w) {
-                            fpre[s] = (uint16_t)(h >> 16); /* no send */
+                            fpre[s] = (uint16_t)((uint16_t)(h >> 16) / CX_REPLAY_FDI); /* no send */
                         } else {
 #ifdef FINS_WORDS
                             const uint64_t lo = (uint64_t)(uint32_t)od | (uint64_t)(uint32_t)oo
@@ -748,9 +750,12 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
         /* a stage's last W-like item: at the end, unfolded */
         for (int s = 0; s < p && fw; s++)
             if (fpre[s] != CX_REPLAY_NOPRE) {
-                *fq++ = (cx_replay_fins){
-                    0,       CX_REPLAY_SLOT_STRIDE, (uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE),
-                    fpre[s], CX_REPLAY_NOPRE,       0};
+                *fq++ = (cx_replay_fins){0,
+                                         CX_REPLAY_SLOT_STRIDE,
+                                         (uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE),
+                                         (uint16_t)(fpre[s] * CX_REPLAY_FDI),
+                                         CX_REPLAY_NOPRE,
+                                         0};
             }
         pr->fold_n = (size_t)(fq - pr->fold), pr->folded = 1, pr->fold_w = fw;
     }
@@ -835,14 +840,17 @@ size_t cx_core_replay_prog_fold(const ins *in, size_t n, int p, int fw, cx_repla
         *o++ = (cx_replay_fins){x.dep,
                                 x.out,
                                 (uint16_t)(x.stage * CX_REPLAY_FSTAGE_STRIDE),
-                                x.di & (uint16_t)~SEND_BIT,
+                                (uint16_t)((x.di & (uint16_t)~SEND_BIT) * CX_REPLAY_FDI),
                                 pre,
                                 (uint16_t)((x.di >> 15) * CX_REPLAY_FSEND)};
     }
     for (int s = 0; s < p; s++)
         if (pend[s] != CX_REPLAY_NOPRE)
-            *o++ = (cx_replay_fins){
-                0,       CX_REPLAY_SLOT_STRIDE, (uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE),
-                pend[s], CX_REPLAY_NOPRE,       0};
+            *o++ = (cx_replay_fins){0,
+                                    CX_REPLAY_SLOT_STRIDE,
+                                    (uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE),
+                                    (uint16_t)(pend[s] * CX_REPLAY_FDI),
+                                    CX_REPLAY_NOPRE,
+                                    0};
     return (size_t)(o - out);
 }

@@ -55,9 +55,12 @@
  * bench schedules dualpipev, main 428574c -> this: 4-lane pass 161.9M ->
  * 119.0M, 16-lane 45.0M -> 31.2M; zb-v folded 97.0M -> 74.2M, 24.3M ->
  * 17.4M; see core/README.md, "Leaner lanes kernel"). The pass loop is
- * unrolled by 2 (one loop test per two instructions: the 4-lane pass
- * 14.5 x86 instructions per instruction, 9 loads and 2 stores; the loads
- * are what limits it alone on a core, see core/README.md, session 26).
+ * unrolled by 8. On the 16-byte form the 4-lane pass reads what a send
+ * adds from a row per (vs, kind) (sends are a function of (vs, kind):
+ * set_sends), not the send flag, and the duration slot comes scaled
+ * (CX_REPLAY_FDI): both rows by the addressing mode, 11.4 x86
+ * instructions per instruction (was 14.5), 8 loads and 2 stores (see
+ * core/README.md, "Lanes kernel, session 27").
  * Memory per worker: 12 bytes per instruction of the last orders renamed
  * here (none when compiled renamed, never folded), 4 bytes per program slot while
  * renaming, 64 bytes per
@@ -115,6 +118,11 @@ typedef struct {
     const cx_replay_fins *fins; /* or its 16-byte form (replay_compile.c), fn of them */
     size_t fn;
     int fw; /* its W-like items folded */
+    /* per duration slot (vs, kind): its items send (see set_sends), for
+     * the shape (sends_sd, sends_p, sends_v) */
+    const cx_sched_desc *sends_sd;
+    int sends_p, sends_v, sends_nvs;
+    uint8_t sends[4 * CX_COST_MAX_VSTAGES];
 } lprog;
 
 #define NOPRE CX_REPLAY_NOPRE
@@ -263,17 +271,20 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
  * mode. cmap holds the durations' byte offsets from dur, scaled for the pass
  * (callgrind, bench schedules zb-v: the 4-lane pass 219M -> 184M
  * instructions; a stage's 4 W doubles rather than 3 W: 177M). */
-#define DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, IT, FOLD, PRE, DI, SENDS, SR, SIDX)   \
+#define DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, IT, FOLD, PRE, DI, SENDS, SR, SIDX,   \
+                     ROWP)                                                                         \
+    enum { NAME##_dsc = ROWP ? CX_REPLAY_FDI : 1 };                                                \
     ATTR static inline __attribute__((always_inline)) void NAME##_in(                              \
         const void *prog_, size_t n, const uint32_t *cmap, double *tok, double *rg,                \
-        const double *dur, const double *p2p, const int overlap, const int last)                   \
+        const double *dur, const double *durp, const double *p2p, const int overlap,               \
+        const int last)                                                                            \
     {                                                                                              \
         enum { NV = (W) / (E) };                                                                   \
         const IT *const prog = prog_;                                                              \
         VT pv[NV];                                                                                 \
         for (int k = 0; k < NV; k++)                                                               \
             pv[k] = LD(p2p + (W) + k * (E));                                                       \
-        _Pragma("GCC unroll 2") for (size_t i = 0; i < n; i++)                                     \
+        _Pragma("GCC unroll 8") for (size_t i = 0; i < n; i++)                                     \
         {                                                                                          \
             const IT x = prog[i];                                                                  \
             double *const r = rg + SR(x, W);                                                       \
@@ -281,7 +292,11 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
             double *const o = tok + (size_t)x.out * ((W) / STRIDE);                                \
             const double *const d =                                                                \
                 (const double *)((const char *)dur +                                               \
-                                 ((W) == VW0 ? (size_t)DI(x) * ((W)*8) : (size_t)cmap[DI(x)]));    \
+                                 ((W) == VW0                                                       \
+                                      ? (size_t)DI(x) * ((W)*8 / NAME##_dsc)                       \
+                                      : (size_t) * (const uint32_t *)((const char *)cmap +         \
+                                                                      (size_t)DI(x) *              \
+                                                                          (4 / NAME##_dsc))));     \
             const double *const dp =                                                               \
                 (const double *)((const char *)dur + (FOLD ? cmap[PRE(x)] : 0));                   \
             VT end[NV];                                                                            \
@@ -293,7 +308,10 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
                 /* PP free <= free <= end: a send's maximum is its end, out                        \
                  * = end + p2p; no send adds +0.0 (the same bits: no end is                        \
                  * -0.0), the row of p2p's SIDX picks */                                           \
-                const double *const ps = p2p + (size_t)SIDX(x) * ((W) / STRIDE);                   \
+                const double *const ps =                                                           \
+                    (W) == VW0 && ROWP ? (const double *)((const char *)durp +                     \
+                                                          (size_t)DI(x) * ((W)*8 / NAME##_dsc))    \
+                                       : p2p + (size_t)SIDX(x) * ((W) / STRIDE);                   \
                 _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++)                              \
                 {                                                                                  \
                     const VT out = ADD(end[k], LD(ps + k * (E)));                                  \
@@ -321,12 +339,13 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
     }                                                                                              \
     /* mode: 1 overlap, 2 the stages' last ends stored; a loop for each */                         \
     ATTR static void NAME(const void *prog, size_t n, const uint32_t *cmap, double *tok,           \
-                          double *rg, const double *dur, const double *p2p, int mode)              \
+                          double *rg, const double *dur, const double *durp, const double *p2p,    \
+                          int mode)                                                                \
     {                                                                                              \
-        if (mode == 0) NAME##_in(prog, n, cmap, tok, rg, dur, p2p, 0, 0);                          \
-        if (mode == 1) NAME##_in(prog, n, cmap, tok, rg, dur, p2p, 1, 0);                          \
-        if (mode == 2) NAME##_in(prog, n, cmap, tok, rg, dur, p2p, 0, 1);                          \
-        if (mode == 3) NAME##_in(prog, n, cmap, tok, rg, dur, p2p, 1, 1);                          \
+        if (mode == 0) NAME##_in(prog, n, cmap, tok, rg, dur, durp, p2p, 0, 0);                    \
+        if (mode == 1) NAME##_in(prog, n, cmap, tok, rg, dur, durp, p2p, 1, 0);                    \
+        if (mode == 2) NAME##_in(prog, n, cmap, tok, rg, dur, durp, p2p, 0, 1);                    \
+        if (mode == 3) NAME##_in(prog, n, cmap, tok, rg, dur, durp, p2p, 1, 1);                    \
     }
 /* each width three times: the 12-byte renamed program (cx_replay_ins), the
  * 16-byte one folded (_f, cx_replay_fins: the stage's free plus the folded
@@ -345,14 +364,14 @@ _Static_assert(RG_N *STRIDE == CX_REPLAY_FSTAGE_STRIDE, "the 16-byte form's stag
 _Static_assert(CX_REPLAY_FSEND == STRIDE, "the 16-byte form's send scale");
 #define DEFINE_EXEC(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD)                                        \
     DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_ins, 0, PRE_NONE, DI_P,         \
-                 SENDS_P, SR_P, SIDX_P)                                                            \
+                 SENDS_P, SR_P, SIDX_P, 0)                                                         \
     DEFINE_EXEC_(NAME##_f, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_fins, 1, PRE_F, DI_F,       \
-                 SENDS_F, SR_F, SIDX_F)                                                            \
+                 SENDS_F, SR_F, SIDX_F, 1)                                                         \
     DEFINE_EXEC_(NAME##_g, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_fins, 0, PRE_NONE, DI_F,    \
-                 SENDS_F, SR_F, SIDX_F)
+                 SENDS_F, SR_F, SIDX_F, 1)
 
 typedef void exec_fn(const void *, size_t, const uint32_t *, double *, double *, const double *,
-                     const double *, int);
+                     const double *, const double *, int);
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -485,6 +504,39 @@ static void set_tail(lprog *x)
     x->tail_sd = x->sd, x->tail_p = x->p, x->tail_m = x->m, x->tail_v = x->v;
 }
 
+/* x->sends: 1 where the items of duration slot vs * 4 + kind send their
+ * output, as the program's send flags (replay_compile.c encode_tmpl, from
+ * the play's send_f, send_b, schedules/play.c): F where the next virtual
+ * stage is on another stage, B and BW where the previous one is, W never:
+ * a function of (sd, p, v) alone (pl may be a header holding the shape,
+ * cx_core_replay_prog_ready), found again only for another. -1 where the
+ * virtual stages are not a bijection (no pass then). */
+static int set_sends(lprog *x)
+{
+    const cx_sched_desc *const d = x->sd;
+    if (x->sends_sd == d && x->sends_p == x->p && x->sends_v == x->v) return x->sends_nvs ? 0 : -1;
+    x->sends_sd = d, x->sends_p = x->p, x->sends_v = x->v, x->sends_nvs = 0;
+    const int nch = d && d->vstage && d->chunks ? d->chunks(x->v) : 0, nvs = x->p * nch;
+    if (nch < 1 || nvs > CX_COST_MAX_VSTAGES) return -1;
+    int16_t stage_of[CX_COST_MAX_VSTAGES];
+    for (int k = 0; k < nvs; k++)
+        stage_of[k] = -1;
+    for (int s = 0; s < x->p; s++)
+        for (int ch = 0; ch < nch; ch++) {
+            const int k = d->vstage(x->p, x->v, s, ch);
+            if (k < 0 || k >= nvs || stage_of[k] >= 0) return -1;
+            stage_of[k] = (int16_t)s;
+        }
+    for (int k = 0; k < nvs; k++) {
+        const uint8_t f = k + 1 < nvs && stage_of[k + 1] != stage_of[k],
+                      b = k > 0 && stage_of[k - 1] != stage_of[k];
+        x->sends[4 * k + CX_WORK_F] = f, x->sends[4 * k + CX_WORK_W] = 0;
+        x->sends[4 * k + CX_WORK_B] = b, x->sends[4 * k + CX_WORK_BW] = b;
+    }
+    x->sends_nvs = nvs;
+    return 0;
+}
+
 /* Ensures ln holds the renamed program of pl's orders; -1 as
  * cx_core_replay_lanes_run. */
 static int program(cx_replay_lanes *ln, const cx_play *pl, const cx_replay_prog *pr)
@@ -502,7 +554,7 @@ static int program(cx_replay_lanes *ln, const cx_play *pl, const cx_replay_prog 
         /* its folded form, where compiled so (replay_compile.c) */
         x->fins = code.fins, x->fn = code.fn, x->fw = code.fold_w;
         set_tail(x);
-        return 0;
+        return x->fins ? set_sends(x) : 0;
     }
     /* held, or refused (the next misses of the same orders not renamed again) */
     if (x->have && x->sd == pl->sd && x->p == pl->p && x->m == pl->m && x->v == pl->v &&
@@ -542,10 +594,11 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
      * its offset the duration slot's shifted (no cmap load, see the
      * kernels); the others a row per (class, kind) through cmap */
     const int dir = w == VW0;
+    if (dir && e->fins && e->sends_nvs != nvs) return -1;
     const size_t nrow = dir ? (size_t)nvs * 4 : (size_t)ncls * 4;
     if (grow_g(&ln->tok, &ln->tok_cap, (size_t)e->nslot) ||
         grow_g(&ln->rg, &ln->rg_cap, (size_t)p * RG_N) ||
-        grow_g(&ln->dur, &ln->dur_cap, (dir ? (size_t)nvs * 4 : 0) + (size_t)ncls * 4 + 3))
+        grow_g(&ln->dur, &ln->dur_cap, (dir ? 2 * (size_t)nvs * 4 : 0) + (size_t)ncls * 4 + 3))
         return -1;
     for (int vs = 0; vs < nvs; vs++)
         for (int k = 0; k < 4; k++)
@@ -554,7 +607,8 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
     /* lanes past n repeat the last one; the class rows cd (after the p2p
      * rows where dir) */
     double *const dur = ln->dur, *const pv = dur + nrow * (size_t)w,
-                  *const cd = dir ? pv + 3 * (size_t)w : dur;
+                  *const cd = dir ? pv + 3 * (size_t)w : dur,
+                  *const dp = cd + (size_t)ncls * 4 * (size_t)w;
     for (int j = 0; j < w; j++) {
         const int l = j < n ? j : n - 1;
         for (int c = 0; c < ncls; c++)
@@ -573,18 +627,26 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
         pv[(size_t)w + (size_t)j] = p2p[l];
         pv[2 * (size_t)w + (size_t)j] = -0.0;
     }
-    for (int vs = 0; dir && vs < nvs; vs++)
+    /* the 4-lane pass's rows: per (vs, kind) its durations (dur), and what
+     * a send adds (dp: p2p, or +0.0 for none: a function of (vs, kind),
+     * set_sends), so that the 16-byte form's kernels read no send flag
+     * (the 12-byte form's read its send bit) */
+    for (int vs = 0; dir && vs < nvs; vs++) {
         memcpy(dur + (size_t)vs * 4 * (size_t)w, cd + (size_t)cls[vs] * 4 * (size_t)w,
                4 * (size_t)w * sizeof *dur);
-    ln->cmap[NOPRE] = (uint32_t)((nrow + 2) * (size_t)w) * (uint32_t)sizeof(double);
+        for (int k = 0; k < 4 && e->fins; k++)
+            memcpy(dp + ((size_t)vs * 4 + (size_t)k) * (size_t)w,
+                   pv + (e->sends[vs * 4 + k] ? (size_t)w : 0), (size_t)w * sizeof *dur);
+    }
+    ln->cmap[NOPRE] = (uint32_t)(pv - dur + 2 * (size_t)w) * (uint32_t)sizeof(double);
     memset(ln->rg, 0, (size_t)p * RG_N * (size_t)w * sizeof(double));
     memset(ln->tok, 0, (size_t)w * sizeof(double)); /* the zero slot */
     const int fo = !e->fins ? 0 : e->fw ? 1 : 2, wi = w == VW3 ? 3 : w == VW2 ? 2 : w == VW ? 1 : 0;
     /* before the tail no stage's last end is stored (set_tail) */
     const size_t ni = fo ? e->fn : e->n, t = e->tail, sz = fo ? sizeof *e->fins : sizeof *e->ins;
     const char *const prog = fo ? (const char *)e->fins : (const char *)e->ins;
-    exec_best.f[fo][wi](prog, t, ln->cmap, ln->tok, ln->rg, dur, pv, overlap != 0);
-    exec_best.f[fo][wi](prog + t * sz, ni - t, ln->cmap, ln->tok, ln->rg, dur, pv,
+    exec_best.f[fo][wi](prog, t, ln->cmap, ln->tok, ln->rg, dur, dp, pv, overlap != 0);
+    exec_best.f[fo][wi](prog + t * sz, ni - t, ln->cmap, ln->tok, ln->rg, dur, dp, pv,
                         2 | (overlap != 0));
     ln->w = w;
     return 0;

@@ -226,7 +226,9 @@ static inline void step_f(cx_replay_prog *pr, const cx_replay_fins *x, double p2
                        (size_t)x->stage * (sizeof(stage_regs) / CX_REPLAY_FSTAGE_STRIDE));
     const double ready = tok[x->dep], fr = fw ? r->free + pr->dur[x->pre] : r->free;
     const double start = fr > ready ? fr : ready;
-    const double end = start + pr->dur[x->di];
+    /* di scaled (CX_REPLAY_FDI): the addressing mode's scale */
+    const double end = start + *(const double *)((const char *)pr->dur +
+                                                 (size_t)x->di * (sizeof(double) / CX_REPLAY_FDI));
     double out = end, nf = end;
     if (x->send) {
         const double pp = r->pp, ss = end > pp ? end : pp;

@@ -80,7 +80,8 @@ typedef struct {
 typedef struct {
     int32_t dep, out;
     uint16_t stage, di, pre, send; /* stage times CX_REPLAY_FSTAGE_STRIDE; di without the send
-                                      bit; send: CX_REPLAY_FSEND for a send */
+                                      bit, times CX_REPLAY_FDI; pre not scaled; send:
+                                      CX_REPLAY_FSEND for a send */
 } cx_replay_fins;
 /* the 16-byte form's stage is scaled: its stage registers' place in the
  * clock lanes' 4-lane pass (4 groups of 4 doubles a stage) by the
@@ -89,6 +90,10 @@ typedef struct {
 /* and its send flag: a send's is this (the clock lanes' row of p2p: no
  * send adds a row of +0.0, see replay_lanes.c), else 0 */
 #define CX_REPLAY_FSEND 4
+/* its duration slot times this (the clock lanes' 4-lane pass finds a
+ * duration row of 4 doubles by the addressing mode, no shift; 4 x 4
+ * CX_COST_MAX_VSTAGES - 4 still fits 16 bits) */
+#define CX_REPLAY_FDI 4
 #define CX_REPLAY_NOPRE 0x4000u /* above every duration slot (4 CX_COST_MAX_VSTAGES) */
 
 /* The program compiled for the orders held by pl (for the clock lanes,
