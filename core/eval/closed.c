@@ -665,6 +665,52 @@ culonx_status cx_core_closed_memory(const culonx_run *run, double clock_mhz, cx_
     return CULONX_OK;
 }
 
+int cx_core_mem_floor_key(const culonx_run *run, culonx_execution *key)
+{
+    const culonx_execution *ex = &run->exec;
+    const cx_sched_desc *sd = cx_sched_get(ex->schedule);
+    if (!sd || !sd->closed_exact || run->vstage_layers || ex->offload != 0 ||
+        cx_core_layout_zero(ex) > 1)
+        return 0;
+    memcpy(key, ex, sizeof *key); /* padding too: compared bytewise */
+    /* read by no stage's parameters (cost.c price, cost_runs.c) */
+    key->microbatch = key->global_batch = 0;
+    key->recompute = (culonx_recompute)0;
+    key->distributed_optimizer = key->zero = key->dp_overlap = key->param_gather_overlap = 0;
+    key->tokens = key->clock_mhz = 0;
+    return 1;
+}
+
+void cx_core_mem_floor_take(const cx_cost *c, const culonx_execution *key, cx_mem_floor *f)
+{
+    f->valid = 0;
+    if (replays(c) || c->nprun > CX_MEM_FLOOR_RUNS) return;
+    memcpy(&f->key, key, sizeof f->key);
+    f->n = c->nprun;
+    for (int r = 0; r < c->nprun; r++) {
+        f->params[r] = c->stage_params[c->prun[r]];
+        f->expert_params[r] = c->stage_expert_params[c->prun[r]];
+    }
+    f->valid = 1;
+}
+
+double cx_core_mem_floor(const cx_mem_floor *f, const culonx_execution *ex)
+{
+    const int zero = cx_core_layout_zero(ex);
+    const double wb = ex->dtype == CULONX_DTYPE_FP8 ? 4.0 : 2.0;
+    double lb = -INFINITY;
+    for (int r = 0; r < f->n; r++) {
+        /* cx_core_stage_memory's weights, gradients and (ZeRO 0: eo = 1)
+         * optimizer bytes at ZeRO <= 1, summed as cx_core_memory_finish
+         * sums the peak */
+        const double Pe = f->expert_params[r], Pd = f->params[r] - Pe;
+        const double wg = wb * (Pd / 1.0 + Pe) + 4.0 * (Pd / 1.0 + Pe);
+        const double x = zero == 0 ? wg + (12.0 * Pd / 1.0 + 12.0 * Pe / 1.0) : wg;
+        lb = cx_maxd(lb, x);
+    }
+    return lb;
+}
+
 culonx_status culonx_estimate(const culonx_run *run, culonx_result *res, culonx_error *err)
 {
     cx_core_error_clear(err);

@@ -14,9 +14,10 @@
 
 #include <stdint.h>
 
-#define BLOCK 2048 /* candidates per work unit */
-#define REP_MEMO 8 /* memory-fit memo entries per worker */
-#define WINDOW 4   /* --all: blocks in flight per thread */
+#define BLOCK 2048   /* candidates per work unit */
+#define REP_MEMO 8   /* memory-fit memo entries per worker */
+#define MEM_FLOORS 4 /* memory floors per worker (closed.h cx_mem_floor) */
+#define WINDOW 4     /* --all: blocks in flight per thread */
 #define DEFAULT_TOP_K 10
 #define DEFAULT_MAX_MICROBATCH 64
 #define MAX_TOP_K 100000
