@@ -168,6 +168,7 @@ struct cx_replay_ws {
      * but the time key (bc_ok: valid), read before the memo: the same
      * bits without its hash */
     int bc_ok, bc_p, bc_m, bc_v, bc_mode, bc_nkey, bc_n;
+    int bc_last; /* the clock batch_get found last (a hint) */
     const cx_sched_desc *bc_sd;
     uint64_t bc_curve;
     const double *bc_rows;
@@ -976,15 +977,21 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
 
 /* The last batch's result under mk (its time key at c's clock), 1 and
  * out's time fields filled; else 0. */
-static int batch_get(const cx_cost *c, const cx_replay_ws *ws, const cx_replay_memo_key *mk,
+static int batch_get(const cx_cost *c, cx_replay_ws *ws, const cx_replay_memo_key *mk,
                      cx_replay *out)
 {
     if (!ws->bc_ok || ws->bc_curve != mk->curve || ws->bc_sd != mk->sched || ws->bc_p != mk->p ||
         ws->bc_m != mk->m || ws->bc_v != mk->v || ws->bc_mode != mk->mode ||
         ws->bc_nkey != mk->nkey || ws->bc_n != ws->nb)
         return 0;
-    for (int i = 0; i < ws->bc_n; i++) {
+    /* the sweep's clocks are distinct (cx_core_replay_ws_set_clocks) and
+     * visited in order: the last one found or the next first */
+    int i0 = ws->bc_last >= 0 && ws->bc_last < ws->bc_n ? ws->bc_last : 0;
+    if (ws->bclk[i0] != c->clock_mhz && i0 + 1 < ws->bc_n && ws->bclk[i0 + 1] == c->clock_mhz) i0++;
+    if (ws->bclk[i0] != c->clock_mhz) i0 = 0;
+    for (int i = i0; i < ws->bc_n; i++) {
         if (ws->bclk[i] != c->clock_mhz) continue;
+        ws->bc_last = i;
         const double *k = ws->bkeys + (size_t)i * (size_t)mk->nkey;
         if (memcmp(k, mk->key, (size_t)mk->nkey * sizeof *k) != 0) return 0;
         cx_core_replay_row_unpack(ws->bc_rows + (size_t)i * (size_t)cx_replay_row_len(mk->p), mk->p,
