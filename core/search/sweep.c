@@ -710,8 +710,7 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
             spec->progress(spec->progress_ctx, sh.local_total, sh.local_total);
     }
     free(g_top.e);
-    free(g_fr.p);
-    free(g_fr.e);
+    cx_core_front_free(&g_fr);
 
     /* merge the threads */
     cx_topk all_top = {NULL, 0, 0, 0};
@@ -798,14 +797,12 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
         }
     }
     free(all_top.e);
-    free(all_fr.e);
-    free(all_fr.p);
+    cx_core_front_free(&all_fr);
     for (int i = 0; ws && i < nth; i++) {
         free(ws[i].cost);
         cx_core_replay_ws_free(ws[i].ws);
         free(ws[i].top.e);
-        free(ws[i].fr.p);
-        free(ws[i].fr.e);
+        cx_core_front_free(&ws[i].fr);
         free(ws[i].out.buf);
     }
     if (sh.slots)
