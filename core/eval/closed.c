@@ -288,7 +288,7 @@ static void memory_scan(const cx_cost *c, const double *peak_act, culonx_result 
  * parameters (prun) share the DP sync, optimizer step and bucket count
  * (cx_core_dp_buckets). Stages s0 .. s1 - 1 of run r, *t_end etc. updated
  * as the stage loop does (s == 0 always taken). */
-static void tail_stages(const cx_cost *c, const cx_replay *rp, int overlap_on, int r, int s0,
+static void tail_stages(const cx_cost *c, const cx_replay_times *rp, int overlap_on, int r, int s0,
                         int s1, double *t_end, double *opt_s, double *dp_replayed)
 {
     const double dp = c->dpr_s[r], opt = c->optr_s[r];
@@ -316,9 +316,9 @@ static void tail_stages(const cx_cost *c, const cx_replay *rp, int overlap_on, i
     }
 }
 
-typedef void tail_fn_t(const cx_cost *, const cx_replay *, int, double *, double *, double *);
+typedef void tail_fn_t(const cx_cost *, const cx_replay_times *, int, double *, double *, double *);
 
-static void tail_scalar(const cx_cost *c, const cx_replay *rp, int overlap_on, double *t_end,
+static void tail_scalar(const cx_cost *c, const cx_replay_times *rp, int overlap_on, double *t_end,
                         double *opt_s, double *dp_replayed)
 {
     for (int r = 0; r < c->nprun; r++)
@@ -335,7 +335,7 @@ static void tail_scalar(const cx_cost *c, const cx_replay *rp, int overlap_on, d
  * bits. A stage the stage loop skips by its bound has t <= that bound <=
  * the latest, so computing its t changes nothing. Where stage 0's t or
  * the largest is NaN or -inf, the stage loop itself. */
-__attribute__((target("avx"))) static void tail_avx(const cx_cost *c, const cx_replay *rp,
+__attribute__((target("avx"))) static void tail_avx(const cx_cost *c, const cx_replay_times *rp,
                                                     int overlap_on, double *t_end, double *opt_s,
                                                     double *dp_replayed)
 {
@@ -472,6 +472,7 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     double dp_replayed = 0;
     cx_replay_ws *tmp = NULL;
     const cx_replay *rp = NULL; /* held by the workspace */
+    cx_replay_times rt;         /* its per-stage times, where they lie */
     /* memory kept for this execution (memory_result, memory_keeps with a
      * replay's peaks): the replay's peaks are not read */
     const int mem_kept = replayed && !c->sched->closed_exact && memory_kept(c, res);
@@ -479,7 +480,12 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         if (!ws && !(ws = tmp = cx_core_replay_ws_new()))
             return cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "out of memory");
         cx_replay *o = cx_core_replay_ws_out(ws);
-        st = mem_kept ? cx_core_replay_ws_times(c, ws, o, err) : cx_core_replay_ws(c, ws, o, err);
+        if (mem_kept) {
+            st = cx_core_replay_ws_times_at(c, ws, o, &rt, err);
+        } else {
+            st = cx_core_replay_ws(c, ws, o, err);
+            rt.last_end_s = o->last_end_s, rt.last_item_s = o->last_item_s, rt.free_s = o->free_s;
+        }
         if (st != CULONX_OK) {
             cx_core_replay_ws_free(tmp);
             return st;
@@ -487,7 +493,7 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         rp = o;
     }
     double tail = 0, opt_s = 0, t_end = 0;
-    if (replayed) tail_fn(c, rp, ex->dp_overlap, &t_end, &opt_s, &dp_replayed);
+    if (replayed) tail_fn(c, &rt, ex->dp_overlap, &t_end, &opt_s, &dp_replayed);
     for (int r = 0, s = 0; !replayed && s < p; s = c->srun[++r]) {
         /* its last backward group's window (closed_sums) */
         const double window = cs->window_s[r];
