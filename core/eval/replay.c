@@ -962,12 +962,7 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
         }
     }
     const int len = cx_replay_row_len(c->p);
-    for (int i = 0; i < n; i++) {
-        cx_replay_memo_key k = *mk;
-        k.key = ws->bkeys + (size_t)i * nkey;
-        cx_core_replay_row_unpack(rows + (size_t)i * (size_t)len, c->p, ws->btmp);
-        cx_core_replay_memo_put(ws->memo, &k, ws->btmp, 0);
-    }
+    cx_core_replay_memo_put_rows(ws->memo, mk, ws->bkeys, rows, n);
     ws->bc_ok = 1, ws->bc_sd = mk->sched, ws->bc_p = mk->p, ws->bc_m = mk->m, ws->bc_v = mk->v;
     ws->bc_mode = mk->mode, ws->bc_nkey = mk->nkey, ws->bc_curve = mk->curve, ws->bc_n = n;
     ws->bc_rows = rows;
