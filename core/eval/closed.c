@@ -26,7 +26,9 @@
  * reductions that read only it (closed_sums: the per-stage sums side by
  * side, the tail's windows, the bubble, the energy's TP/PP terms; FLOPs
  * and parameters once per priced curve), the same bits (core/README.md,
- * "Sweeps", per evaluation).
+ * "Sweeps", per evaluation). The replayed tail runs four stages at a time
+ * (tail_avx), and the sweep's memory floors (cx_mem_floor, closed.h) bound
+ * a memory check from the stage parameters of an earlier one.
  */
 #include "core/base/base.h"
 #include "core/eval/cost.h"
@@ -293,13 +295,15 @@ static void tail_stages(const cx_cost *c, const cx_replay_times *rp, int overlap
 {
     const double dp = c->dpr_s[r], opt = c->optr_s[r];
     const int nb = c->dpr_nb[r], overlap = overlap_on && dp > 0;
+    const double *const lend = rp->last_end_s, *const free_s = rp->free_s,
+                        *const item = rp->last_item_s;
     for (int s = s0; s < s1; s++) {
         /* the stage's last compute ends at last_end; its optimizer
          * follows the DP sync and any blocking send still under way */
-        const double le = rp->last_end_s[s], fr = rp->free_s[s];
+        const double le = lend[s], fr = free_s[s];
         double exposed = dp;
         if (overlap) {
-            const double window = rp->last_item_s[s];
+            const double window = item[s];
             /* with nb >= 1 and window >= 0, exposed <= dp (or NaN, then
              * t = free + optimizer), so t <= this bound: a stage whose
              * bound is not above the latest is not the latest (no
@@ -340,6 +344,8 @@ __attribute__((target("avx"))) static void tail_avx(const cx_cost *c, const cx_r
                                                     double *dp_replayed)
 {
     double tt[CX_COST_MAX_STAGES + 4];
+    const double *const lend = rp->last_end_s, *const free_s = rp->free_s,
+                        *const item = rp->last_item_s;
     __m256d vmax = _mm256_set1_pd(-INFINITY);
     for (int r = 0; r < c->nprun; r++) {
         const int s0 = c->prun[r], s1 = c->prun[r + 1];
@@ -351,11 +357,11 @@ __attribute__((target("avx"))) static void tail_avx(const cx_cost *c, const cx_r
         const __m256d vn1 = _mm256_set1_pd(n - 1.0), vn = _mm256_set1_pd(n);
         int s = s0;
         for (; s + 4 <= s1; s += 4) {
-            const __m256d le = _mm256_loadu_pd(rp->last_end_s + s);
-            const __m256d fr = _mm256_loadu_pd(rp->free_s + s);
+            const __m256d le = _mm256_loadu_pd(lend + s);
+            const __m256d fr = _mm256_loadu_pd(free_s + s);
             __m256d ex = vdp;
             if (overlap) {
-                const __m256d w = _mm256_loadu_pd(rp->last_item_s + s);
+                const __m256d w = _mm256_loadu_pd(item + s);
                 ex = _mm256_max_pd(vdn,
                                    _mm256_sub_pd(vdp, _mm256_div_pd(_mm256_mul_pd(w, vn1), vn)));
             }
@@ -364,9 +370,8 @@ __attribute__((target("avx"))) static void tail_avx(const cx_cost *c, const cx_r
             vmax = _mm256_max_pd(t, vmax); /* a NaN t leaves vmax */
         }
         for (; s < s1; s++) {
-            const double le = rp->last_end_s[s], fr = rp->free_s[s];
-            const double exposed =
-                overlap ? cx_maxd(dp / n, dp - rp->last_item_s[s] * (n - 1.0) / n) : dp;
+            const double le = lend[s], fr = free_s[s];
+            const double exposed = overlap ? cx_maxd(dp / n, dp - item[s] * (n - 1.0) / n) : dp;
             tt[s] = cx_maxd(le + exposed, fr) + opt;
             vmax = _mm256_max_pd(_mm256_set1_pd(tt[s]), vmax);
         }

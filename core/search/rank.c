@@ -2,7 +2,8 @@
  * rank.c — ranking of sweep candidates: the objective per token, the order
  * (objective, then enumeration index), the top-K heap and the Pareto
  * frontier over (time, energy, memory) per token with the index tie-break
- * that makes it unique whatever the insertion order.
+ * that makes it unique whatever the insertion order. The front keeps its
+ * points' coordinates by field too, for a four-at-a-time dominator scan.
  */
 #include "core/search/sweep.h"
 #include "core/base/base.h"
