@@ -383,7 +383,7 @@ static uint64_t run_block(worker *w, uint64_t gblock)
             /* a floor of the peak above the limit settles it as the check
              * would (no build: the cost key's word waits, tail_word) */
             culonx_execution fk;
-            const int fkey = cx_core_mem_floor_key(&w->run, &fk);
+            const int fkey = exact && cx_core_mem_floor_key(&w->run, &fk);
             const cx_mem_floor *fl = NULL;
             for (int k = 0; fkey && k < MEM_FLOORS && !fl; k++)
                 if (w->floor[k].valid && memcmp(&w->floor[k].key, &fk, sizeof fk) == 0)
