@@ -16,7 +16,7 @@
  * MoE (mixtral, interleaved with vp 8), an uneven split (deepseek-v3) and
  * ZeRO-3 (llama3-70b-fsdp). And cx_core_cost_copy (the used parts of the
  * arrays only) against the whole struct copied, as the clock lanes reprice
- * a copy.
+ * a copy. And the memory floors (cx_mem_floor) below the exact peaks.
  */
 #include "culonx.h"
 #include "core/eval/closed.h"
@@ -216,12 +216,85 @@ static void test_reuse_is_cold(void)
     CU_ASSERT(kept > 9 * n / 10); /* every change but the stages' keeps the op tables */
 }
 
+/* The memory floors (closed.h cx_mem_floor) against the exact peaks: a
+ * floor taken at one execution lies at or below the peak that
+ * cx_core_closed_memory gives for every execution of its key (other
+ * microbatch, recompute, distributed optimizer, DP overlap, clock), each
+ * checked on a cold cost; executions the floor does not cover have no key. */
+static void floor_case(const char *path, int64_t tp, int64_t pp, int sched, long *n, long *above)
+{
+    culonx_error err;
+    culonx_run *run = load(path, tp, pp, sched, 1);
+    culonx_execution *e = &run->exec;
+    cx_cost *c = malloc(sizeof *c);
+    cx_replay_ws *ws = cx_core_replay_ws_new();
+    CU_ASSERT_FATAL(c && ws);
+    const int64_t mbs[4] = {1, 2, 4, 8};
+    for (int dt = 0; dt < 2; dt++) {
+        e->dtype = dt ? CULONX_DTYPE_FP8 : CULONX_DTYPE_BF16;
+        cx_mem_floor f = {0};
+        culonx_execution key, k2;
+        int have = 0;
+        for (int mb = 0; mb < 4; mb++)
+            for (int rc = 0; rc < 3; rc++)
+                for (int dopt = 0; dopt < 2; dopt++)
+                    for (int ovl = 0; ovl < 2; ovl++) {
+                        e->microbatch = mbs[mb], e->recompute = (culonx_recompute)rc;
+                        e->distributed_optimizer = dopt, e->zero = 0, e->dp_overlap = ovl;
+                        e->clock_mhz = ovl ? 0.8 * run->system.gpu.max_mhz : 0;
+                        double peak;
+                        int complete;
+                        if (cx_core_closed_memory(run, e->clock_mhz, c, ws, &peak, &complete,
+                                                  &err) != CULONX_OK)
+                            continue;
+                        const int keyed = cx_core_mem_floor_key(run, &k2);
+                        CU_ASSERT(keyed == cx_sched_get(e->schedule)->closed_exact);
+                        if (!keyed) continue;
+                        if (!have) {
+                            key = k2, have = 1;
+                            cx_core_mem_floor_take(c, &key, &f);
+                            CU_ASSERT_FATAL(f.valid);
+                        }
+                        CU_ASSERT(memcmp(&key, &k2, sizeof key) == 0);
+                        const double lb = cx_core_mem_floor(&f, e);
+                        CU_ASSERT(lb <= peak);
+                        *above += lb > 0.5 * peak;
+                        (*n)++;
+                    }
+        /* not covered: ZeRO 2, offload */
+        e->zero = 2;
+        CU_ASSERT(!cx_core_mem_floor_key(run, &k2));
+        e->zero = 0, e->offload = CULONX_OFFLOAD_OPTIMIZER;
+        CU_ASSERT(!cx_core_mem_floor_key(run, &k2));
+        e->offload = 0;
+    }
+    cx_core_replay_ws_free(ws);
+    free(c), free(run);
+}
+
+static void test_mem_floor(void)
+{
+    long n = 0, above = 0;
+    floor_case("configs/megatron-22b.xml", 8, 4, CULONX_SCHED_1F1B, &n, &above);
+    floor_case("configs/megatron-22b.xml", 2, 8, CULONX_SCHED_GPIPE, &n, &above);
+    floor_case("configs/megatron-1t.xml", 8, 64, CULONX_SCHED_1F1B, &n, &above);
+    floor_case("configs/megatron-1t.xml", 8, 16, CULONX_SCHED_GPIPE, &n, &above);
+    floor_case("configs/gpt3-175b.xml", 4, 8, CULONX_SCHED_1F1B, &n, &above);
+    floor_case("configs/llama3-8b-h100.xml", 1, 2, CULONX_SCHED_GPIPE, &n, &above);
+    floor_case("configs/mixtral-8x7b-h100.xml", 1, 4, CULONX_SCHED_1F1B, &n, &above);
+    floor_case("configs/megatron-22b.xml", 2, 8, CULONX_SCHED_ZB_H1, &n, &above); /* no key */
+    printf("\n  %ld floors below their peaks, %ld above half of it\n", n, above);
+    CU_ASSERT(n > 500);
+    CU_ASSERT(above > n / 8); /* the floor is most of the peak often */
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS) return CU_get_error();
     CU_pSuite s = CU_add_suite("cost_reuse", NULL, NULL);
     CU_add_test(s, "reuses give the cold costs and results", test_reuse_is_cold);
     CU_add_test(s, "the live-range copy is the whole copy", test_copy);
+    CU_add_test(s, "memory floors lie below the peaks", test_mem_floor);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned f = CU_get_number_of_failures();

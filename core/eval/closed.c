@@ -26,7 +26,9 @@
  * reductions that read only it (closed_sums: the per-stage sums side by
  * side, the tail's windows, the bubble, the energy's TP/PP terms; FLOPs
  * and parameters once per priced curve), the same bits (core/README.md,
- * "Sweeps", per evaluation).
+ * "Sweeps", per evaluation). The replayed tail runs four stages at a time
+ * (tail_avx), and the sweep's memory floors (cx_mem_floor, closed.h) bound
+ * a memory check from the stage parameters of an earlier one.
  */
 #include "core/base/base.h"
 #include "core/eval/cost.h"
@@ -282,6 +284,138 @@ static void memory_scan(const cx_cost *c, const double *peak_act, culonx_result 
     res->memory = best;
 }
 
+/* The replayed tail: the latest stage end (its last compute, exposed DP
+ * sync, blocking sends and optimizer step), the first stage reaching it
+ * giving the optimizer time and the exposed DP sync. Stages of equal
+ * parameters (prun) share the DP sync, optimizer step and bucket count
+ * (cx_core_dp_buckets). Stages s0 .. s1 - 1 of run r, *t_end etc. updated
+ * as the stage loop does (s == 0 always taken). */
+static void tail_stages(const cx_cost *c, const cx_replay_times *rp, int overlap_on, int r, int s0,
+                        int s1, double *t_end, double *opt_s, double *dp_replayed)
+{
+    const double dp = c->dpr_s[r], opt = c->optr_s[r];
+    const int nb = c->dpr_nb[r], overlap = overlap_on && dp > 0;
+    const double *const lend = rp->last_end_s, *const free_s = rp->free_s,
+                        *const item = rp->last_item_s;
+    for (int s = s0; s < s1; s++) {
+        /* the stage's last compute ends at last_end; its optimizer
+         * follows the DP sync and any blocking send still under way */
+        const double le = lend[s], fr = free_s[s];
+        double exposed = dp;
+        if (overlap) {
+            const double window = item[s];
+            /* with nb >= 1 and window >= 0, exposed <= dp (or NaN, then
+             * t = free + optimizer), so t <= this bound: a stage whose
+             * bound is not above the latest is not the latest (no
+             * division) */
+            if (s > 0 && nb >= 1 && window >= 0 && !(cx_maxd(le + dp, fr) + opt > *t_end)) continue;
+            const double n = (double)nb;
+            exposed = cx_maxd(dp / n, dp - window * (n - 1.0) / n);
+        }
+        const double t = cx_maxd(le + exposed, fr) + opt;
+        if (s == 0 || t > *t_end) {
+            *t_end = t, *opt_s = opt;
+            *dp_replayed = cx_maxd(0.0, le + exposed - fr);
+        }
+    }
+}
+
+typedef void tail_fn_t(const cx_cost *, const cx_replay_times *, int, double *, double *, double *);
+
+static void tail_scalar(const cx_cost *c, const cx_replay_times *rp, int overlap_on, double *t_end,
+                        double *opt_s, double *dp_replayed)
+{
+    for (int r = 0; r < c->nprun; r++)
+        tail_stages(c, rp, overlap_on, r, c->prun[r], c->prun[r + 1], t_end, opt_s, dp_replayed);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+/* The same, four stages at a time: every stage's t first, each lane the
+ * scalar operations (maxpd is a > b ? a : b, as cx_maxd; no FMA under
+ * this target), with their largest; then the first stage whose t equals
+ * it is the one the stage loop keeps (a later one must be larger to
+ * replace it; a NaN t never is), taken through the stage loop for its
+ * bits. A stage the stage loop skips by its bound has t <= that bound <=
+ * the latest, so computing its t changes nothing. Where stage 0's t or
+ * the largest is NaN or -inf, the stage loop itself. */
+__attribute__((target("avx"))) static void tail_avx(const cx_cost *c, const cx_replay_times *rp,
+                                                    int overlap_on, double *t_end, double *opt_s,
+                                                    double *dp_replayed)
+{
+    double tt[CX_COST_MAX_STAGES + 4];
+    const double *const lend = rp->last_end_s, *const free_s = rp->free_s,
+                        *const item = rp->last_item_s;
+    __m256d vmax = _mm256_set1_pd(-INFINITY);
+    for (int r = 0; r < c->nprun; r++) {
+        const int s0 = c->prun[r], s1 = c->prun[r + 1];
+        const double dp = c->dpr_s[r], opt = c->optr_s[r];
+        const int nb = c->dpr_nb[r], overlap = overlap_on && dp > 0;
+        const double n = (double)nb;
+        const __m256d vdp = _mm256_set1_pd(dp), vopt = _mm256_set1_pd(opt);
+        const __m256d vdn = _mm256_set1_pd(overlap ? dp / n : 0.0);
+        const __m256d vn1 = _mm256_set1_pd(n - 1.0), vn = _mm256_set1_pd(n);
+        int s = s0;
+        for (; s + 4 <= s1; s += 4) {
+            const __m256d le = _mm256_loadu_pd(lend + s);
+            const __m256d fr = _mm256_loadu_pd(free_s + s);
+            __m256d ex = vdp;
+            if (overlap) {
+                const __m256d w = _mm256_loadu_pd(item + s);
+                ex = _mm256_max_pd(vdn,
+                                   _mm256_sub_pd(vdp, _mm256_div_pd(_mm256_mul_pd(w, vn1), vn)));
+            }
+            const __m256d t = _mm256_add_pd(_mm256_max_pd(_mm256_add_pd(le, ex), fr), vopt);
+            _mm256_storeu_pd(tt + s, t);
+            vmax = _mm256_max_pd(t, vmax); /* a NaN t leaves vmax */
+        }
+        for (; s < s1; s++) {
+            const double le = lend[s], fr = free_s[s];
+            const double exposed = overlap ? cx_maxd(dp / n, dp - item[s] * (n - 1.0) / n) : dp;
+            tt[s] = cx_maxd(le + exposed, fr) + opt;
+            vmax = _mm256_max_pd(_mm256_set1_pd(tt[s]), vmax);
+        }
+    }
+    const int p = c->p;
+    double m4[4];
+    _mm256_storeu_pd(m4, vmax);
+    const double tmax = cx_maxd(cx_maxd(m4[0], m4[1]), cx_maxd(m4[2], m4[3]));
+    if (isnan(tt[0]) || !(tmax > -INFINITY)) {
+        tail_scalar(c, rp, overlap_on, t_end, opt_s, dp_replayed);
+        return;
+    }
+    const __m256d vm = _mm256_set1_pd(tmax);
+    int s = 0;
+    for (; s + 4 <= p; s += 4) {
+        const int eq = _mm256_movemask_pd(_mm256_cmp_pd(_mm256_loadu_pd(tt + s), vm, _CMP_EQ_OQ));
+        if (eq) {
+            s += __builtin_ctz((unsigned)eq);
+            break;
+        }
+    }
+    for (; s < p && !(tt[s] == tmax); s++)
+        ;
+    if (s >= p) { /* not reached: tmax is one of them */
+        tail_scalar(c, rp, overlap_on, t_end, opt_s, dp_replayed);
+        return;
+    }
+    /* stage s, through the stage loop (its t is above -inf: not skipped) */
+    int r = c->prun_of[s];
+    *t_end = -INFINITY;
+    tail_stages(c, rp, overlap_on, r, s, s + 1, t_end, opt_s, dp_replayed);
+}
+
+static tail_fn_t *tail_fn = tail_scalar;
+/* chosen once at load time, as energy.c */
+__attribute__((constructor)) static void pick_tail(void)
+{
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx")) tail_fn = tail_avx;
+}
+#else
+#define tail_fn tail_scalar
+#endif
+
 culonx_status cx_core_closed_eval(const culonx_run *run, double clock_mhz, cx_cost *c,
                                   culonx_result *res, culonx_error *err)
 {
@@ -343,6 +477,7 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     double dp_replayed = 0;
     cx_replay_ws *tmp = NULL;
     const cx_replay *rp = NULL; /* held by the workspace */
+    cx_replay_times rt;         /* its per-stage times, where they lie */
     /* memory kept for this execution (memory_result, memory_keeps with a
      * replay's peaks): the replay's peaks are not read */
     const int mem_kept = replayed && !c->sched->closed_exact && memory_kept(c, res);
@@ -350,7 +485,12 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         if (!ws && !(ws = tmp = cx_core_replay_ws_new()))
             return cx_core_fail(err, CULONX_EINTERNAL, NULL, 0, "out of memory");
         cx_replay *o = cx_core_replay_ws_out(ws);
-        st = mem_kept ? cx_core_replay_ws_times(c, ws, o, err) : cx_core_replay_ws(c, ws, o, err);
+        if (mem_kept) {
+            st = cx_core_replay_ws_times_at(c, ws, o, &rt, err);
+        } else {
+            st = cx_core_replay_ws(c, ws, o, err);
+            rt.last_end_s = o->last_end_s, rt.last_item_s = o->last_item_s, rt.free_s = o->free_s;
+        }
         if (st != CULONX_OK) {
             cx_core_replay_ws_free(tmp);
             return st;
@@ -358,34 +498,7 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         rp = o;
     }
     double tail = 0, opt_s = 0, t_end = 0;
-    for (int r = 0; replayed && r < c->nprun; r++) {
-        /* stages of equal parameters: one DP sync, optimizer step and
-         * bucket count (cx_core_dp_buckets) */
-        const double dp = c->dpr_s[r], opt = c->optr_s[r];
-        const int nb = c->dpr_nb[r], overlap = ex->dp_overlap && dp > 0;
-        for (int s = c->prun[r]; s < c->prun[r + 1]; s++) {
-            /* the stage's last compute ends at last_end; its optimizer
-             * follows the DP sync and any blocking send still under way */
-            const double le = rp->last_end_s[s], fr = rp->free_s[s];
-            double exposed = dp;
-            if (overlap) {
-                const double window = rp->last_item_s[s];
-                /* with nb >= 1 and window >= 0, exposed <= dp (or NaN, then
-                 * t = free + optimizer), so t <= this bound: a stage whose
-                 * bound is not above the latest is not the latest (no
-                 * division) */
-                if (s > 0 && nb >= 1 && window >= 0 && !(cx_maxd(le + dp, fr) + opt > t_end))
-                    continue;
-                const double n = (double)nb;
-                exposed = cx_maxd(dp / n, dp - window * (n - 1.0) / n);
-            }
-            const double t = cx_maxd(le + exposed, fr) + opt;
-            if (s == 0 || t > t_end) {
-                t_end = t, opt_s = opt;
-                dp_replayed = cx_maxd(0.0, le + exposed - fr);
-            }
-        }
-    }
+    if (replayed) tail_fn(c, &rt, ex->dp_overlap, &t_end, &opt_s, &dp_replayed);
     for (int r = 0, s = 0; !replayed && s < p; s = c->srun[++r]) {
         /* its last backward group's window (closed_sums) */
         const double window = cs->window_s[r];
@@ -561,6 +674,52 @@ culonx_status cx_core_closed_memory(const culonx_run *run, double clock_mhz, cx_
     }
     *peak_bytes = r.memory.peak_bytes;
     return CULONX_OK;
+}
+
+int cx_core_mem_floor_key(const culonx_run *run, culonx_execution *key)
+{
+    const culonx_execution *ex = &run->exec;
+    const cx_sched_desc *sd = cx_sched_get(ex->schedule);
+    if (!sd || !sd->closed_exact || run->vstage_layers || ex->offload != 0 ||
+        cx_core_layout_zero(ex) > 1)
+        return 0;
+    memcpy(key, ex, sizeof *key); /* padding too: compared bytewise */
+    /* read by no stage's parameters (cost.c price, cost_runs.c) */
+    key->microbatch = key->global_batch = 0;
+    key->recompute = (culonx_recompute)0;
+    key->distributed_optimizer = key->zero = key->dp_overlap = key->param_gather_overlap = 0;
+    key->tokens = key->clock_mhz = 0;
+    return 1;
+}
+
+void cx_core_mem_floor_take(const cx_cost *c, const culonx_execution *key, cx_mem_floor *f)
+{
+    f->valid = 0;
+    if (replays(c) || c->nprun > CX_MEM_FLOOR_RUNS) return;
+    memcpy(&f->key, key, sizeof f->key);
+    f->n = c->nprun;
+    for (int r = 0; r < c->nprun; r++) {
+        f->params[r] = c->stage_params[c->prun[r]];
+        f->expert_params[r] = c->stage_expert_params[c->prun[r]];
+    }
+    f->valid = 1;
+}
+
+double cx_core_mem_floor(const cx_mem_floor *f, const culonx_execution *ex)
+{
+    const int zero = cx_core_layout_zero(ex);
+    const double wb = ex->dtype == CULONX_DTYPE_FP8 ? 4.0 : 2.0;
+    double lb = -INFINITY;
+    for (int r = 0; r < f->n; r++) {
+        /* cx_core_stage_memory's weights, gradients and (ZeRO 0: eo = 1)
+         * optimizer bytes at ZeRO <= 1, summed as cx_core_memory_finish
+         * sums the peak */
+        const double Pe = f->expert_params[r], Pd = f->params[r] - Pe;
+        const double wg = wb * (Pd / 1.0 + Pe) + 4.0 * (Pd / 1.0 + Pe);
+        const double x = zero == 0 ? wg + (12.0 * Pd / 1.0 + 12.0 * Pe / 1.0) : wg;
+        lb = cx_maxd(lb, x);
+    }
+    return lb;
 }
 
 culonx_status culonx_estimate(const culonx_run *run, culonx_result *res, culonx_error *err)

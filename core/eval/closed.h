@@ -48,4 +48,32 @@ culonx_status cx_core_closed_memory(const culonx_run *run, double clock_mhz, cx_
                                     cx_replay_ws *ws, double *peak_bytes, int *complete,
                                     culonx_error *err);
 
+/* Floors of the peak memory (issue 13): a sweep's memory checks of one
+ * shape differ mostly in the microbatch, recompute and distributed
+ * optimizer, which change no stage's parameters. For schedules whose
+ * memory is in closed form (no replay), ZeRO 0/1 and no offload, a stage's
+ * peak is ((weights + gradients) + optimizer) + activations + workspace,
+ * each term >= 0, so weights + gradients (+ optimizer at ZeRO 0), computed
+ * with the same operations from its parameters, is <= the peak the check
+ * would report (rounding is monotone). cx_mem_floor holds the distinct
+ * stage parameters of the last check under a key (the execution with
+ * those fields cleared). */
+#define CX_MEM_FLOOR_RUNS 8
+typedef struct {
+    int valid;
+    culonx_execution key;
+    int n;
+    double params[CX_MEM_FLOOR_RUNS], expert_params[CX_MEM_FLOOR_RUNS];
+} cx_mem_floor;
+
+/* run's floor key into *key; 0 where no floor applies to run (offload,
+ * ZeRO >= 2, an uneven split, a replayed schedule). */
+int cx_core_mem_floor_key(const culonx_run *run, culonx_execution *key);
+/* After cx_core_closed_memory(run, ..., c, ...): c's stage parameters into
+ * f under key (f->valid 0 where c's memory is replayed). */
+void cx_core_mem_floor_take(const cx_cost *c, const culonx_execution *key, cx_mem_floor *f);
+/* A lower bound of the peak memory that cx_core_closed_memory gives for
+ * ex (whose floor key is f's). */
+double cx_core_mem_floor(const cx_mem_floor *f, const culonx_execution *ex);
+
 #endif

@@ -484,6 +484,12 @@ int cx_core_cost_clocks_clock_terms(const cx_cost_clocks *t, const cx_cost *c, d
  * time (the classes' pieces, FLOPs and bytes and the runs of equal
  * stages, which no reprice changes, read once). */
 int cx_core_cost_clocks_apply(cx_cost_clocks *t, cx_cost *c);
+/* The replay's time key of c's curve at clock f_mhz (cx_replay_time_key's
+ * layout: per class f, tp_f, b, tp_b, r, tp_r, w, then the p2p time) from
+ * the table's class rows, the bits a reprice at f_mhz gives there (its
+ * classes are those rows); its length, or 0 where the table has no rows
+ * at f_mhz (cx_core_cost_clocks_rows_at). */
+int cx_core_cost_clocks_key(cx_cost_clocks *t, const cx_cost *c, double f_mhz, double *key);
 /* cx_core_cost_reprice, the parts' times from t where it has them (NULL:
  * the same as cx_core_cost_reprice); the same bits either way, but
  * c->part_t (read by walk.c on its own builds) is left as it was. */

@@ -99,9 +99,12 @@ int cx_core_cost_time_key_clocks(const cx_cost *c, double clock_mhz, double *key
     const cx_model_stack *stk = &c->stack;
     const int rmode = ex->recompute;
     const double r0 = cx_cost_clock_ratio(c, f); /* every pass's without a limit */
-    /* the table's sums where it has them: no limit, overlap, side traffic
-     * or launch floor (so no fills) */
-    const double *rows = limit_w > 0 ? NULL : cx_core_cost_clocks_rows_at(t, c, f);
+    /* the table's class sums where it has them: no limit, overlap, side
+     * traffic or launch floor (so no fills); else each part priced here */
+    if (!(limit_w > 0)) {
+        const int nk = cx_core_cost_clocks_key(t, c, f, key);
+        if (nk > 0) return nk;
+    }
     part_times pt[CX_MODEL_MAX_PARTS];
     unsigned char done[CX_MODEL_MAX_PARTS] = {0};
     for (int k = 0; k < c->nclass; k++) {
@@ -110,11 +113,6 @@ int cx_core_cost_time_key_clocks(const cx_cost *c, double clock_mhz, double *key
         for (int i = 0; i < cc->npieces; i++) {
             const int pi = cc->piece[i].part;
             if (pi < 0 || pi >= stk->nparts) return 0;
-            if (!done[pi] && rows) {
-                const double *x = rows + (size_t)pi * CX_COST_CLOCK_FIELDS;
-                pt[pi] = (part_times){x[0], x[1], x[2], x[3], x[4], x[5], x[6], 0.0, 0.0};
-                done[pi] = 1;
-            }
             if (!done[pi]) {
                 double r4[4] = {r0, r0, r0, r0};
                 int apart = 0;

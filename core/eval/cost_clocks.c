@@ -499,3 +499,21 @@ int cx_core_cost_clocks_apply(cx_cost_clocks *t, cx_cost *c)
     }
     return 1;
 }
+
+int cx_core_cost_clocks_key(cx_cost_clocks *t, const cx_cost *c, double f_mhz, double *key)
+{
+    if (!cx_core_cost_clocks_rows_at(t, c, f_mhz)) return 0; /* t->last: f_mhz's */
+    if (!t->cmade) {
+        make_classes(t, c);
+        t->rmade = make_runs(t, c);
+    }
+    const size_t S = (size_t)((t->n + 3) & ~3);
+    for (int k = 0; k < c->nclass; k++) {
+        const double *x = t->crow + (size_t)k * CX_CLASS_FIELDS * S + t->last;
+        double *q = key + 7 * k; /* the class fields apply() gives, in the key's order */
+        q[0] = x[0], q[1] = x[4 * S], q[2] = x[S], q[3] = x[5 * S];
+        q[4] = x[3 * S], q[5] = x[6 * S], q[6] = x[2 * S];
+    }
+    key[7 * c->nclass] = c->p2p_s;
+    return 7 * c->nclass + 1;
+}

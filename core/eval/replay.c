@@ -168,6 +168,7 @@ struct cx_replay_ws {
      * but the time key (bc_ok: valid), read before the memo: the same
      * bits without its hash */
     int bc_ok, bc_p, bc_m, bc_v, bc_mode, bc_nkey, bc_n;
+    int bc_last; /* the clock batch_get found last (a hint) */
     const cx_sched_desc *bc_sd;
     uint64_t bc_curve;
     const double *bc_rows;
@@ -961,12 +962,7 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
         }
     }
     const int len = cx_replay_row_len(c->p);
-    for (int i = 0; i < n; i++) {
-        cx_replay_memo_key k = *mk;
-        k.key = ws->bkeys + (size_t)i * nkey;
-        cx_core_replay_row_unpack(rows + (size_t)i * (size_t)len, c->p, ws->btmp);
-        cx_core_replay_memo_put(ws->memo, &k, ws->btmp, 0);
-    }
+    cx_core_replay_memo_put_rows(ws->memo, mk, ws->bkeys, rows, n);
     ws->bc_ok = 1, ws->bc_sd = mk->sched, ws->bc_p = mk->p, ws->bc_m = mk->m, ws->bc_v = mk->v;
     ws->bc_mode = mk->mode, ws->bc_nkey = mk->nkey, ws->bc_curve = mk->curve, ws->bc_n = n;
     ws->bc_rows = rows;
@@ -976,19 +972,31 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
 
 /* The last batch's result under mk (its time key at c's clock), 1 and
  * out's time fields filled; else 0. */
-static int batch_get(const cx_cost *c, const cx_replay_ws *ws, const cx_replay_memo_key *mk,
-                     cx_replay *out)
+static int batch_get(const cx_cost *c, cx_replay_ws *ws, const cx_replay_memo_key *mk,
+                     cx_replay *out, cx_replay_times *t)
 {
     if (!ws->bc_ok || ws->bc_curve != mk->curve || ws->bc_sd != mk->sched || ws->bc_p != mk->p ||
         ws->bc_m != mk->m || ws->bc_v != mk->v || ws->bc_mode != mk->mode ||
         ws->bc_nkey != mk->nkey || ws->bc_n != ws->nb)
         return 0;
-    for (int i = 0; i < ws->bc_n; i++) {
+    /* the sweep's clocks are distinct (cx_core_replay_ws_set_clocks) and
+     * visited in order: the last one found or the next first */
+    int i0 = ws->bc_last >= 0 && ws->bc_last < ws->bc_n ? ws->bc_last : 0;
+    if (ws->bclk[i0] != c->clock_mhz && i0 + 1 < ws->bc_n && ws->bclk[i0 + 1] == c->clock_mhz) i0++;
+    if (ws->bclk[i0] != c->clock_mhz) i0 = 0;
+    for (int i = i0; i < ws->bc_n; i++) {
         if (ws->bclk[i] != c->clock_mhz) continue;
+        ws->bc_last = i;
         const double *k = ws->bkeys + (size_t)i * (size_t)mk->nkey;
         if (memcmp(k, mk->key, (size_t)mk->nkey * sizeof *k) != 0) return 0;
-        cx_core_replay_row_unpack(ws->bc_rows + (size_t)i * (size_t)cx_replay_row_len(mk->p), mk->p,
-                                  out);
+        const double *row = ws->bc_rows + (size_t)i * (size_t)cx_replay_row_len(mk->p);
+        if (t) { /* the row's layout (cx_core_replay_row_unpack) */
+            out->makespan_s = row[0];
+            t->last_end_s = row + 1, t->last_item_s = row + 1 + mk->p;
+            t->free_s = row + 1 + 2 * mk->p;
+        } else {
+            cx_core_replay_row_unpack(row, mk->p, out);
+        }
         return 1;
     }
     return 0;
@@ -997,12 +1005,12 @@ static int batch_get(const cx_cost *c, const cx_replay_ws *ws, const cx_replay_m
 /* cx_core_replay_ws; without peaks, out->peak_act_bytes may be left
  * unfilled */
 static culonx_status replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *out, int peaks,
-                               culonx_error *err)
+                               cx_replay_times *t, culonx_error *err)
 {
     if (!ws) {
         cx_replay_ws *tmp = cx_core_replay_ws_new();
         if (!tmp) return nomem(err);
-        culonx_status st = replay_ws(c, tmp, out, peaks, err);
+        culonx_status st = replay_ws(c, tmp, out, peaks, NULL, err);
         cx_core_replay_ws_free(tmp);
         return st;
     }
@@ -1023,7 +1031,8 @@ static culonx_status replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *ou
         cx_replay_memo_key mk = {ws->sd, ws->p,     ws->m,       ws->v,   jump_ratio << 1,
                                  key,    (int)nkey, c->vs_class, c->curve};
         int flags;
-        if (batch_get(c, ws, &mk, out) || cx_core_replay_memo_get(ws->memo, &mk, out, &flags) ||
+        if (batch_get(c, ws, &mk, out, peaks ? NULL : t) ||
+            cx_core_replay_memo_get(ws->memo, &mk, out, &flags) ||
             play_clocks(c, ws, key, nkey, &mk, out, &st, err)) {
             if (st != CULONX_OK) return st;
             ws->last_fast = ws->last_jump = ws->last_back = ws->last_formula = 0;
@@ -1087,13 +1096,23 @@ static culonx_status replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *ou
 culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
                                 culonx_error *err)
 {
-    return replay_ws(c, ws, out, 1, err);
+    return replay_ws(c, ws, out, 1, NULL, err);
 }
 
 culonx_status cx_core_replay_ws_times(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
                                       culonx_error *err)
 {
-    return replay_ws(c, ws, out, 0, err);
+    return replay_ws(c, ws, out, 0, NULL, err);
+}
+
+culonx_status cx_core_replay_ws_times_at(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
+                                         cx_replay_times *t, culonx_error *err)
+{
+    t->last_end_s = NULL;
+    culonx_status st = replay_ws(c, ws, out, 0, ws ? t : NULL, err);
+    if (!t->last_end_s) /* in out */
+        t->last_end_s = out->last_end_s, t->last_item_s = out->last_item_s, t->free_s = out->free_s;
+    return st;
 }
 
 int cx_core_replay_ws_fast(const cx_replay_ws *ws)

@@ -68,6 +68,17 @@ culonx_status cx_core_replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *o
  * unfilled): for a caller that has them already (closed.c, memory kept). */
 culonx_status cx_core_replay_ws_times(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
                                       culonx_error *err);
+/* The per-stage times of a result (the fields of cx_replay the closed
+ * form's tail reads), where they lie. */
+typedef struct {
+    const double *last_end_s, *last_item_s, *free_s;
+} cx_replay_times;
+/* cx_core_replay_ws_times, with *t pointing at the per-stage times: into
+ * out, or into the workspace's last clock batch where the result is there
+ * (then out's per-stage arrays are left as they were; valid until the next
+ * replay with ws). */
+culonx_status cx_core_replay_ws_times_at(const cx_cost *c, cx_replay_ws *ws, cx_replay *out,
+                                         cx_replay_times *t, culonx_error *err);
 /* 1: every replay plays the full orders without jumping (the reference
  * the fast paths are held to, bench/fast_agree.c); 0 (default): the fast
  * paths. Process-wide; set it before replaying, not while threads replay. */

@@ -62,17 +62,15 @@ static uint64_t mix(uint64_t h, uint64_t w)
     return h ^ (h >> 29);
 }
 
-static uint64_t hash_of(const cx_replay_memo_key *k)
+/* The hash of everything but the time key (the shape, the classes, the
+ * curve: shared by a clock batch's entries), then of the key. Only the
+ * set an entry falls in depends on it. */
+static uint64_t hash_head(const cx_replay_memo_key *k)
 {
     uint64_t h = mix(0x243f6a8885a308d3ull, (uint64_t)(uintptr_t)k->sched);
     h = mix(h, (uint64_t)(uint32_t)k->p | (uint64_t)(uint32_t)k->m << 32);
     h = mix(h, (uint64_t)(uint32_t)k->v | (uint64_t)(uint32_t)k->mode << 32);
     h = mix(h, k->curve);
-    for (int i = 0; i < k->nkey; i++) {
-        uint64_t w;
-        memcpy(&w, &k->key[i], sizeof w);
-        h = mix(h, w);
-    }
     const int nvs = k->p * k->v;
     int i = 0;
     for (; i + 4 <= nvs; i += 4) {
@@ -83,6 +81,21 @@ static uint64_t hash_of(const cx_replay_memo_key *k)
     for (; i < nvs; i++)
         h = mix(h, (uint64_t)(uint16_t)k->cls[i]);
     return h;
+}
+
+static uint64_t hash_key(uint64_t h, const double *key, int nkey)
+{
+    for (int i = 0; i < nkey; i++) {
+        uint64_t w;
+        memcpy(&w, &key[i], sizeof w);
+        h = mix(h, w);
+    }
+    return h;
+}
+
+static uint64_t hash_of(const cx_replay_memo_key *k)
+{
+    return hash_key(hash_head(k), k->key, k->nkey);
 }
 
 static size_t doubles_of(const cx_replay_memo_key *k)
@@ -120,14 +133,10 @@ int cx_core_replay_memo_get(cx_replay_memo *mm, const cx_replay_memo_key *k, cx_
     return 0;
 }
 
-void cx_core_replay_memo_put(cx_replay_memo *mm, const cx_replay_memo_key *k, const cx_replay *res,
-                             int flags)
+/* The entry of k's set that a store under k (hash h) replaces, with room
+ * for bytes; NULL without memory. */
+static entry *slot(cx_replay_memo *mm, uint64_t h, size_t bytes)
 {
-    if (!mm) return;
-    const int nvs = k->p * k->v;
-    const size_t bytes = doubles_of(k) * sizeof(double) + (size_t)nvs * sizeof(int16_t);
-    if (bytes > MAX_ENTRY_BYTES) return;
-    const uint64_t h = hash_of(k);
     entry *set = &mm->e[(h % NSET) * WAYS], *e = &set[0];
     for (int w = 0; w < WAYS; w++) {
         if (!set[w].used) {
@@ -140,10 +149,32 @@ void cx_core_replay_memo_put(cx_replay_memo *mm, const cx_replay_memo_key *k, co
         double *nb = realloc(e->buf, bytes);
         if (!nb) {
             e->used = 0;
-            return;
+            return NULL;
         }
         e->buf = nb, e->cap = bytes;
     }
+    return e;
+}
+
+static void stamp(cx_replay_memo *mm, entry *e, uint64_t h, const cx_replay_memo_key *k, int flags)
+{
+    const int nvs = k->p * k->v;
+    memcpy(e->buf + doubles_of(k), k->cls, (size_t)nvs * sizeof *k->cls);
+    e->hash = h, e->sched = k->sched, e->p = k->p, e->m = k->m, e->v = k->v;
+    e->mode = k->mode, e->curve = k->curve, e->nkey = k->nkey, e->nvs = nvs, e->flags = flags;
+    e->stamp = ++mm->clock, e->used = 1;
+}
+
+void cx_core_replay_memo_put(cx_replay_memo *mm, const cx_replay_memo_key *k, const cx_replay *res,
+                             int flags)
+{
+    if (!mm) return;
+    const int nvs = k->p * k->v;
+    const size_t bytes = doubles_of(k) * sizeof(double) + (size_t)nvs * sizeof(int16_t);
+    if (bytes > MAX_ENTRY_BYTES) return;
+    const uint64_t h = hash_of(k);
+    entry *e = slot(mm, h, bytes);
+    if (!e) return;
     double *r = e->buf;
     memcpy(r, k->key, (size_t)k->nkey * sizeof *k->key);
     r += k->nkey;
@@ -152,8 +183,26 @@ void cx_core_replay_memo_put(cx_replay_memo *mm, const cx_replay_memo_key *k, co
     memcpy(r + 1, res->last_end_s, n);
     memcpy(r + 1 + k->p, res->last_item_s, n);
     memcpy(r + 1 + 2 * (size_t)k->p, res->free_s, n);
-    memcpy(e->buf + doubles_of(k), k->cls, (size_t)nvs * sizeof *k->cls);
-    e->hash = h, e->sched = k->sched, e->p = k->p, e->m = k->m, e->v = k->v;
-    e->mode = k->mode, e->curve = k->curve, e->nkey = k->nkey, e->nvs = nvs, e->flags = flags;
-    e->stamp = ++mm->clock, e->used = 1;
+    stamp(mm, e, h, k, flags);
+}
+
+void cx_core_replay_memo_put_rows(cx_replay_memo *mm, const cx_replay_memo_key *k,
+                                  const double *keys, const double *rows, int n)
+{
+    if (!mm) return;
+    const int nvs = k->p * k->v;
+    const size_t bytes = doubles_of(k) * sizeof(double) + (size_t)nvs * sizeof(int16_t);
+    if (bytes > MAX_ENTRY_BYTES) return;
+    const uint64_t head = hash_head(k);
+    const size_t len = 1 + 3 * (size_t)k->p; /* makespan, last end, last item, free */
+    for (int i = 0; i < n; i++) {
+        cx_replay_memo_key ki = *k;
+        ki.key = keys + (size_t)i * (size_t)k->nkey;
+        const uint64_t h = hash_key(head, ki.key, ki.nkey);
+        entry *e = slot(mm, h, bytes);
+        if (!e) continue;
+        memcpy(e->buf, ki.key, (size_t)ki.nkey * sizeof *ki.key);
+        memcpy(e->buf + ki.nkey, rows + (size_t)i * len, len * sizeof *rows);
+        stamp(mm, e, h, &ki, 0);
+    }
 }

@@ -2,7 +2,8 @@
  * rank.c — ranking of sweep candidates: the objective per token, the order
  * (objective, then enumeration index), the top-K heap and the Pareto
  * frontier over (time, energy, memory) per token with the index tie-break
- * that makes it unique whatever the insertion order.
+ * that makes it unique whatever the insertion order. The front keeps its
+ * points' coordinates by field too, for a four-at-a-time dominator scan.
  */
 #include "core/search/sweep.h"
 #include "core/base/base.h"
@@ -147,21 +148,67 @@ int cx_core_rank_dominates(const cx_point *a, const cx_point *b)
     return a->idx < b->idx;
 }
 
+/* The first point of f (from index i0) that dominates x, or -1. */
+static int dominator_scalar(const cx_front *f, const cx_point *x, int i0)
+{
+    for (int i = i0; i < f->n; i++)
+        if (cx_core_rank_dominates(&f->p[i], x)) return i;
+    return -1;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+/* The same, four points at a time: a point can dominate x only where none
+ * of its t, e, m is above x's (!(a > b): NaN passes, as in
+ * cx_core_rank_dominates); those are asked in order. */
+__attribute__((target("avx"))) static int dominator_avx(const cx_front *f, const cx_point *x,
+                                                        int i0)
+{
+    const __m256d xt = _mm256_set1_pd(x->t), xe = _mm256_set1_pd(x->e), xm = _mm256_set1_pd(x->m);
+    int i = i0;
+    for (; i + 4 <= f->n; i += 4) {
+        const __m256d a = _mm256_cmp_pd(_mm256_loadu_pd(f->pt + i), xt, _CMP_NGT_UQ);
+        const __m256d b = _mm256_cmp_pd(_mm256_loadu_pd(f->pe + i), xe, _CMP_NGT_UQ);
+        const __m256d c = _mm256_cmp_pd(_mm256_loadu_pd(f->pm + i), xm, _CMP_NGT_UQ);
+        int mask = _mm256_movemask_pd(_mm256_and_pd(_mm256_and_pd(a, b), c));
+        for (; mask; mask &= mask - 1) {
+            const int k = i + __builtin_ctz((unsigned)mask);
+            if (cx_core_rank_dominates(&f->p[k], x)) return k;
+        }
+    }
+    return dominator_scalar(f, x, i);
+}
+
+static int (*dominator)(const cx_front *, const cx_point *, int) = dominator_scalar;
+/* chosen once at load time, as core/eval/energy.c */
+__attribute__((constructor)) static void pick_dominator(void)
+{
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx")) dominator = dominator_avx;
+}
+#else
+#define dominator dominator_scalar
+#endif
+
 void cx_core_front_offer(cx_front *f, const cx_point *x, const culonx_sweep_entry *xe)
 {
     /* the last dominator first: it is likely to strike again (the front is
-     * a set, its order free: sorted when the sweep ends) */
+     * a set, its order free: sorted when the sweep ends); then the first
+     * (the hint, asked again, does not dominate) */
     const int h = f->hint;
     if (h < f->n && cx_core_rank_dominates(&f->p[h], x)) return;
-    for (int i = 0; i < f->n; i++)
-        if (i != h && cx_core_rank_dominates(&f->p[i], x)) {
-            f->hint = i;
-            return;
-        }
+    const int d = dominator(f, x, 0);
+    if (d >= 0) {
+        f->hint = d;
+        return;
+    }
     int k = 0;
     for (int i = 0; i < f->n; i++)
         if (!cx_core_rank_dominates(x, &f->p[i])) {
-            if (k != i) f->p[k] = f->p[i], f->e[k] = f->e[i];
+            if (k != i) {
+                f->p[k] = f->p[i], f->e[k] = f->e[i];
+                f->pt[k] = f->pt[i], f->pe[k] = f->pe[i], f->pm[k] = f->pm[i];
+            }
             k++;
         }
     f->n = k;
@@ -171,7 +218,13 @@ void cx_core_front_offer(cx_front *f, const cx_point *x, const culonx_sweep_entr
         if (np) f->p = np;
         culonx_sweep_entry *ne = np ? realloc(f->e, (size_t)nc * sizeof *ne) : NULL;
         if (ne) f->e = ne;
-        if (!np || !ne) {
+        double *nt = ne ? realloc(f->pt, (size_t)nc * sizeof *nt) : NULL;
+        if (nt) f->pt = nt;
+        double *nen = nt ? realloc(f->pe, (size_t)nc * sizeof *nen) : NULL;
+        if (nen) f->pe = nen;
+        double *nm = nen ? realloc(f->pm, (size_t)nc * sizeof *nm) : NULL;
+        if (nm) f->pm = nm;
+        if (!nm) {
             f->oom = 1;
             return;
         }
@@ -179,7 +232,15 @@ void cx_core_front_offer(cx_front *f, const cx_point *x, const culonx_sweep_entr
     }
     f->p[f->n] = *x;
     f->e[f->n] = *xe;
+    f->pt[f->n] = x->t, f->pe[f->n] = x->e, f->pm[f->n] = x->m;
     f->n++;
+}
+
+void cx_core_front_free(cx_front *f)
+{
+    free(f->p), free(f->e), free(f->pt), free(f->pe), free(f->pm);
+    f->p = NULL, f->e = NULL, f->pt = f->pe = f->pm = NULL;
+    f->n = f->cap = 0;
 }
 
 int cx_core_front_cmp(const void *x, const void *y)

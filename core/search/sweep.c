@@ -131,6 +131,9 @@ typedef struct {
     int rep_fits[REP_MEMO]; /* -1: empty */
     unsigned rep_next;
     cx_space_memo memo; /* the enumeration's prefix rules (space.c) */
+    /* stage parameters of recent memory checks (closed.h cx_mem_floor) */
+    cx_mem_floor floor[MEM_FLOORS];
+    unsigned floor_next;
 } worker;
 
 static void remember(worker *w, uint64_t rep, int fits)
@@ -377,12 +380,26 @@ static uint64_t run_block(worker *w, uint64_t gblock)
          * same counts and outputs whatever the memory check would say). */
         if (!built && phase != 2 && !w->sh->spec->all && !rep_fits) {
             double peak;
-            tail_word(w, &emoved);
-            if (cx_core_closed_memory(&w->run, w->run.exec.clock_mhz, w->cost, w->ws, &peak, &built,
-                                      &err) != CULONX_OK) {
-                w->rejected[CULONX_REJECT_EVAL]++;
-                idx++;
-                continue;
+            /* a floor of the peak above the limit settles it as the check
+             * would (no build: the cost key's word waits, tail_word) */
+            culonx_execution fk;
+            const int fkey = exact && cx_core_mem_floor_key(&w->run, &fk);
+            const cx_mem_floor *fl = NULL;
+            for (int k = 0; fkey && k < MEM_FLOORS && !fl; k++)
+                if (w->floor[k].valid && memcmp(&w->floor[k].key, &fk, sizeof fk) == 0)
+                    fl = &w->floor[k];
+            if (fl && cx_core_mem_floor(fl, &w->run.exec) > sp->mem_limit) {
+                peak = INFINITY;
+            } else {
+                tail_word(w, &emoved);
+                if (cx_core_closed_memory(&w->run, w->run.exec.clock_mhz, w->cost, w->ws, &peak,
+                                          &built, &err) != CULONX_OK) {
+                    w->rejected[CULONX_REJECT_EVAL]++;
+                    idx++;
+                    continue;
+                }
+                if (fkey && !fl)
+                    cx_core_mem_floor_take(w->cost, &fk, &w->floor[w->floor_next++ % MEM_FLOORS]);
             }
             if (!(peak <= sp->mem_limit)) {
                 w->evaluated++;
@@ -693,8 +710,7 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
             spec->progress(spec->progress_ctx, sh.local_total, sh.local_total);
     }
     free(g_top.e);
-    free(g_fr.p);
-    free(g_fr.e);
+    cx_core_front_free(&g_fr);
 
     /* merge the threads */
     cx_topk all_top = {NULL, 0, 0, 0};
@@ -781,14 +797,12 @@ culonx_status culonx_sweep_run(const culonx_run *run, const culonx_sweep_spec *s
         }
     }
     free(all_top.e);
-    free(all_fr.e);
-    free(all_fr.p);
+    cx_core_front_free(&all_fr);
     for (int i = 0; ws && i < nth; i++) {
         free(ws[i].cost);
         cx_core_replay_ws_free(ws[i].ws);
         free(ws[i].top.e);
-        free(ws[i].fr.p);
-        free(ws[i].fr.e);
+        cx_core_front_free(&ws[i].fr);
         free(ws[i].out.buf);
     }
     if (sh.slots)

@@ -14,9 +14,10 @@
 
 #include <stdint.h>
 
-#define BLOCK 2048 /* candidates per work unit */
-#define REP_MEMO 8 /* memory-fit memo entries per worker */
-#define WINDOW 4   /* --all: blocks in flight per thread */
+#define BLOCK 2048   /* candidates per work unit */
+#define REP_MEMO 8   /* memory-fit memo entries per worker */
+#define MEM_FLOORS 4 /* memory floors per worker (closed.h cx_mem_floor) */
+#define WINDOW 4     /* --all: blocks in flight per thread */
 #define DEFAULT_TOP_K 10
 #define DEFAULT_MAX_MICROBATCH 64
 #define MAX_TOP_K 100000
@@ -102,6 +103,7 @@ typedef struct {
 typedef struct {
     cx_point *p;
     culonx_sweep_entry *e;
+    double *pt, *pe, *pm; /* p's t, e and m by field (cx_core_front_offer's scan) */
     int n, cap;
     int oom;
     int hint; /* the last point found dominating an offer (cx_core_front_offer) */
@@ -153,6 +155,8 @@ void cx_core_topk_offer(cx_topk *h, const culonx_sweep_entry *x);
 cx_point cx_core_rank_point(const cx_space *sp, const culonx_sweep_entry *x);
 int cx_core_rank_dominates(const cx_point *a, const cx_point *b);
 void cx_core_front_offer(cx_front *f, const cx_point *x, const culonx_sweep_entry *xe);
+/* Frees f's arrays (f itself is the caller's). */
+void cx_core_front_free(cx_front *f);
 int cx_core_front_cmp(const void *x, const void *y); /* qsort: by time, then index */
 
 /* MPI (mpi.c): the world (rank 0 of 1 without MPI) and entry gathers. */
