@@ -1008,7 +1008,9 @@ __attribute__((always_inline)) static inline int stage_body(cx_v_sweep_ws *ws, i
     vpl *E = &ws->tmp[KMAX], *Ht = &ws->tmp[0];
     int dbad = 0;
     for (int r = st->run0 + rfrom; r < st->run0 + st->nrun; r++) {
-        if (save) {
+        /* only where a resume can start: runs reading another stage
+         * (resume_run) */
+        if (save && (ws->f->runs[r].ndep[0] | ws->f->runs[r].ndep[1])) {
             vrstate *z = &ws->rtmp[r];
             z->chain = chain, z->dchain = dchain;
             for (int c = 0; c < NCLS; c++) {
