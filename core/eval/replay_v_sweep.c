@@ -708,13 +708,31 @@ __attribute__((always_inline)) static inline void ride(vbld *oy, int lo, int hi,
     *prev = vlast_at(oy->f, hi), *dprev = D ? dlast_at(oy->f, hi) : 0;
 }
 
+/* a and b (neither empty) the same bits below the returned x (their
+ * first segments equal in x, value and slope; m where all are): a scan of
+ * both from 0 finds nothing there, and x is where one of them starts a
+ * segment (a piece start of that scan); *i: the last segment of both
+ * starting at or below it */
+static int same_below(const vpl *a, const vpl *b, int m, int *i)
+{
+    const int n = a->n < b->n ? a->n : b->n;
+    int q = 0;
+    while (q < n && a->x[q] == b->x[q] && a->v[q] == b->v[q] && a->k[q] == b->k[q])
+        q++;
+    *i = q ? q - 1 : 0;
+    if (q == a->n && q == b->n) return m;
+    return a->x[q] < b->x[q] ? a->x[q] : b->x[q];
+}
+
 /* the first j of a segment pair on which a and b differ by more than
- * 1e-13 relative, m if none */
+ * 1e-13 relative, m if none (the scan from where their bits part) */
 static int first_differ(const vpl *a, const vpl *b, int m)
 {
     if (!a->n || !b->n) return 0;
-    vcur ca = {a, 0, 0, 1, 0, 0}, cb = {b, 0, 0, 1, 0, 0};
-    for (int j = 0; j < m;) {
+    int i;
+    const int j0 = same_below(a, b, m, &i);
+    vcur ca = {a, i, 0, 1, 0, 0}, cb = {b, i, 0, 1, 0, 0};
+    for (int j = j0; j < m;) {
         double va, ka, vb, kb;
         int hi = at(&ca, j, &va, &ka);
         const int hb = at(&cb, j, &vb, &kb);
@@ -754,8 +772,11 @@ static int first_above(const vpl *a, const vpl *b, double add, const vpl *g, int
      * (values only rise; conservative) */
     if (!a->n) return b && b->n ? 0 : m;
     if ((b && !b->n) || !g->n) return 0;
-    vcur ca = {a, 0, 0, 1, 0, 0}, cb = {b, 0, 0, 1, 0, 0}, cg = {g, 0, 0, 1, 0, 0};
-    for (int j = 0; j < m;) {
+    /* where a and b have the same bits nothing differs (same_below) */
+    int i = 0;
+    const int j0 = b ? same_below(a, b, m, &i) : 0;
+    vcur ca = {a, i, 0, 1, 0, 0}, cb = {b, i, 0, 1, 0, 0}, cg = {g, 0, 0, 1, 0, 0};
+    for (int j = j0; j < m;) {
         double va, ka, vg, kg, vb = 0, kb = 0;
         int hi = at(&ca, j, &va, &ka);
         const int hg = at(&cg, j, &vg, &kg);
