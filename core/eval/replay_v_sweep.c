@@ -156,7 +156,8 @@ typedef struct {
         int8_t src, cls, src_cls, kinds;
         double dmax; /* the longest of those items (per call) */
     } read[NCLS];
-    int last; /* the stage's last item (index into items) */
+    int last;          /* the stage's last item (index into items) */
+    int lastrun[NCLS]; /* one past the last run writing each class */
 } vstage;
 
 typedef struct {
@@ -511,6 +512,17 @@ static void build_form(cx_v_sweep_ws *ws, const cx_sched_desc *sd, int p, int v)
                         return;
                 }
             }
+        }
+    }
+    for (int s = 0; s < p; s++) {
+        vstage *st = &ws->f->st[s];
+        for (int c = 0; c < NCLS; c++)
+            st->lastrun[c] = 0;
+        for (int r = 0; r < st->nrun; r++) {
+            const vrun *ru = &ws->f->runs[st->run0 + r];
+            for (int t = 0; t < ru->K; t++)
+                if (ws->f->items[ru->item0 + t].out >= 0)
+                    st->lastrun[(int)ws->f->items[ru->item0 + t].out] = r + 1;
         }
     }
     for (int r = 0; r < ws->f->nruns; r++) {
@@ -1101,7 +1113,16 @@ __attribute__((always_inline)) static inline int stage_body(cx_v_sweep_ws *ws, i
     const int save = build == st->need;
     vpl *E = &ws->tmp[KMAX], *Ht = &ws->tmp[0];
     int dbad = 0;
-    for (int r = st->run0 + rfrom; r < st->run0 + st->nrun; r++) {
+    /* building some classes only (the first sweep's): up to the last run
+     * writing one (the chain past it, the free time, is the next
+     * evaluation's) */
+    int rend = st->nrun;
+    if (build != st->need) {
+        rend = 0;
+        for (int c = 0; c < NCLS; c++)
+            if (build >> c & 1 && st->lastrun[c] > rend) rend = st->lastrun[c];
+    }
+    for (int r = st->run0 + rfrom; r < st->run0 + rend; r++) {
         /* only where a resume can start: runs reading another stage
          * (resume_run) */
         if (save && (ws->f->runs[r].ndep[0] | ws->f->runs[r].ndep[1])) {
