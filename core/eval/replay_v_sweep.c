@@ -761,11 +761,8 @@ static int first_differ(const vpl *a, const vpl *b, int m)
 /* 1 if a and b differ by more than 1e-13 relative somewhere on [0, m) */
 static int differ(const vpl *a, const vpl *b, int m)
 {
-    if (a->n == b->n && !memcmp(a->x, b->x, sizeof(int) * (size_t)a->n) &&
-        !memcmp(a->v, b->v, sizeof(double) * (size_t)a->n) &&
-        !memcmp(a->k, b->k, sizeof(double) * (size_t)a->n))
-        return 0;
-    return !a->n || !b->n || first_differ(a, b, m) < m;
+    if (!a->n || !b->n) return a->n || b->n;
+    return first_differ(a, b, m) < m; /* equal bits: m (same_below) */
 }
 
 /* The first j from which a changed source value can move the item reading
