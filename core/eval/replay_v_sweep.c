@@ -156,7 +156,8 @@ typedef struct {
         int8_t src, cls, src_cls, kinds;
         double dmax; /* the longest of those items (per call) */
     } read[NCLS];
-    int last; /* the stage's last item (index into items) */
+    int last;          /* the stage's last item (index into items) */
+    int lastrun[NCLS]; /* one past the last run writing each class */
 } vstage;
 
 typedef struct {
@@ -513,6 +514,17 @@ static void build_form(cx_v_sweep_ws *ws, const cx_sched_desc *sd, int p, int v)
             }
         }
     }
+    for (int s = 0; s < p; s++) {
+        vstage *st = &ws->f->st[s];
+        for (int c = 0; c < NCLS; c++)
+            st->lastrun[c] = 0;
+        for (int r = 0; r < st->nrun; r++) {
+            const vrun *ru = &ws->f->runs[st->run0 + r];
+            for (int t = 0; t < ru->K; t++)
+                if (ws->f->items[ru->item0 + t].out >= 0)
+                    st->lastrun[(int)ws->f->items[ru->item0 + t].out] = r + 1;
+        }
+    }
     for (int r = 0; r < ws->f->nruns; r++) {
         vrun *ru = &ws->f->runs[r];
         ru->qmask = 0, ru->ndep[0] = ru->ndep[1] = 0;
@@ -708,13 +720,31 @@ __attribute__((always_inline)) static inline void ride(vbld *oy, int lo, int hi,
     *prev = vlast_at(oy->f, hi), *dprev = D ? dlast_at(oy->f, hi) : 0;
 }
 
+/* a and b (neither empty) the same bits below the returned x (their
+ * first segments equal in x, value and slope; m where all are): a scan of
+ * both from 0 finds nothing there, and x is where one of them starts a
+ * segment (a piece start of that scan); *i: the last segment of both
+ * starting at or below it */
+static int same_below(const vpl *a, const vpl *b, int m, int *i)
+{
+    const int n = a->n < b->n ? a->n : b->n;
+    int q = 0;
+    while (q < n && a->x[q] == b->x[q] && a->v[q] == b->v[q] && a->k[q] == b->k[q])
+        q++;
+    *i = q ? q - 1 : 0;
+    if (q == a->n && q == b->n) return m;
+    return a->x[q] < b->x[q] ? a->x[q] : b->x[q];
+}
+
 /* the first j of a segment pair on which a and b differ by more than
- * 1e-13 relative, m if none */
+ * 1e-13 relative, m if none (the scan from where their bits part) */
 static int first_differ(const vpl *a, const vpl *b, int m)
 {
     if (!a->n || !b->n) return 0;
-    vcur ca = {a, 0, 0, 1, 0, 0}, cb = {b, 0, 0, 1, 0, 0};
-    for (int j = 0; j < m;) {
+    int i;
+    const int j0 = same_below(a, b, m, &i);
+    vcur ca = {a, i, 0, 1, 0, 0}, cb = {b, i, 0, 1, 0, 0};
+    for (int j = j0; j < m;) {
         double va, ka, vb, kb;
         int hi = at(&ca, j, &va, &ka);
         const int hb = at(&cb, j, &vb, &kb);
@@ -731,11 +761,8 @@ static int first_differ(const vpl *a, const vpl *b, int m)
 /* 1 if a and b differ by more than 1e-13 relative somewhere on [0, m) */
 static int differ(const vpl *a, const vpl *b, int m)
 {
-    if (a->n == b->n && !memcmp(a->x, b->x, sizeof(int) * (size_t)a->n) &&
-        !memcmp(a->v, b->v, sizeof(double) * (size_t)a->n) &&
-        !memcmp(a->k, b->k, sizeof(double) * (size_t)a->n))
-        return 0;
-    return !a->n || !b->n || first_differ(a, b, m) < m;
+    if (!a->n || !b->n) return a->n || b->n;
+    return first_differ(a, b, m) < m; /* equal bits: m (same_below) */
 }
 
 /* The first j from which a changed source value can move the item reading
@@ -754,8 +781,11 @@ static int first_above(const vpl *a, const vpl *b, double add, const vpl *g, int
      * (values only rise; conservative) */
     if (!a->n) return b && b->n ? 0 : m;
     if ((b && !b->n) || !g->n) return 0;
-    vcur ca = {a, 0, 0, 1, 0, 0}, cb = {b, 0, 0, 1, 0, 0}, cg = {g, 0, 0, 1, 0, 0};
-    for (int j = 0; j < m;) {
+    /* where a and b have the same bits nothing differs (same_below) */
+    int i = 0;
+    const int j0 = b ? same_below(a, b, m, &i) : 0;
+    vcur ca = {a, i, 0, 1, 0, 0}, cb = {b, i, 0, 1, 0, 0}, cg = {g, 0, 0, 1, 0, 0};
+    for (int j = j0; j < m;) {
         double va, ka, vg, kg, vb = 0, kb = 0;
         int hi = at(&ca, j, &va, &ka);
         const int hg = at(&cg, j, &vg, &kg);
@@ -954,6 +984,79 @@ run_pieces(const cx_v_sweep_ws *ws, const vitem *it, int K, int n, int dm, int b
     return 1;
 }
 
+/* The u-th of a class's q items a cycle at repetition k >= 1 (read
+ * through cursor copies), as the point path computes it: max(e(k − 1) +
+ * P_u, H_u(k)); *lose the other operand (−∞ none), *wh 1 where H_u won. */
+__attribute__((always_inline)) static inline void qval(vcur *e1, vcur *hu, int k, double Pu,
+                                                       double dPu, double *v, double *dv,
+                                                       double *lose, int *wh, const int D)
+{
+    double ev, dev, sl, dsl;
+    atd(e1, k, &ev, &sl, &dev, &dsl, D);
+    *v = ev + Pu, *dv = dev + dPu, *lose = -HUGE_VAL, *wh = 0;
+    if (hu->f) {
+        double hv, dhv;
+        atd(hu, k, &hv, &sl, &dhv, &dsl, D);
+        if (hv > *v)
+            *lose = *v, *v = hv, *dv = dhv, *wh = 1;
+        else
+            *lose = hv;
+    }
+}
+
+/* The points of repetitions ks..k1 of a class with q items a cycle (q
+ * consecutive microbatches a repetition, the u-th max(e(k − 1) + P_u,
+ * H_u(k)), all lines in k there) pushed in one step where pushing them
+ * one by one (vpush) would merge each into the function's last segment S
+ * and leave the last point alone after it: S ends in a point P (the last
+ * pushed, x = a + q ks − 1) that merges (vpush's test), S starts at least
+ * two before P with a slope not 0 (so that each push merges the point
+ * before and appends itself), and for every u, at ks and k1: the same
+ * operand wins by more than 1e-13 of the smaller end value |v|min, and
+ * the value and its derivative lie on S's line to 1e-14 and 1e-13 of
+ * |v|min, both ends of one sign. Their gaps to S being lines in k, every
+ * point between is within those of S (plus its rounding, ~1e-15), inside
+ * vpush's 2e-14 and dsame's 1e-12: each merges. Then P becomes the last
+ * point (the same state, the same bits); 0 (nothing changed) otherwise. */
+__attribute__((always_inline)) static inline int qskip(vbld *o, int a, int q, int ks, int k1,
+                                                       const vcur *e1, const vcur *h,
+                                                       const double *Pi, const double *dPi,
+                                                       const int *idx, const int D)
+{
+    vpl *f = o->f;
+    const int n = f->n, xl = a + q * ks - 1, i = n - 2;
+    if (n < 2 || f->x[n - 1] != xl || f->k[n - 1] != 0 || f->x[i] > xl - 2 || f->k[i] == 0)
+        return 0;
+    const double pv = f->v[n - 1], e = f->v[i] + f->k[i] * (double)(xl - f->x[i]);
+    if (!(e == pv || fabs(e - pv) <= 2e-14 * fabs(pv))) return 0;
+    if (D && !dsame(f->dv[i] + f->dk[i] * (double)(xl - f->x[i]), f->dv[n - 1], pv)) return 0;
+    double vl = 0, dvl = 0;
+    for (int u = 0; u < q; u++) {
+        vcur ec = *e1, hc = h[u];
+        double v[2], dv[2], lose[2], gap[2], dgap[2];
+        int wh[2];
+        for (int end = 0; end < 2; end++) {
+            const int k = end ? k1 : ks;
+            const double x = (double)(a + q * k + u - f->x[i]);
+            qval(&ec, &hc, k, Pi[idx[u]], dPi[idx[u]], &v[end], &dv[end], &lose[end], &wh[end], D);
+            gap[end] = f->v[i] + f->k[i] * x - v[end];
+            dgap[end] = D ? f->dv[i] + f->dk[i] * x - dv[end] : 0;
+        }
+        const double vmin = fmin(fabs(v[0]), fabs(v[1]));
+        if (!(v[0] * v[1] > 0) || wh[0] != wh[1] || !(fabs(gap[0]) <= 1e-14 * vmin) ||
+            !(fabs(gap[1]) <= 1e-14 * vmin) || !(fabs(dgap[0]) <= 1e-13 * vmin) ||
+            !(fabs(dgap[1]) <= 1e-13 * vmin))
+            return 0;
+        if (lose[0] != -HUGE_VAL &&
+            !(v[0] - lose[0] > 1e-13 * vmin && v[1] - lose[1] > 1e-13 * vmin))
+            return 0;
+        vl = v[1], dvl = dv[1];
+    }
+    f->x[n - 1] = a + q * k1 + q - 1, f->v[n - 1] = vl;
+    if (D) f->dv[n - 1] = dvl, f->dk[n - 1] = 0;
+    return 1;
+}
+
 /* Stage s from the current functions of its sources into ws->nf; its free
  * time into *fr. From run rfrom of the stage on (0: all), the runs before
  * as the held functions' (their state at rfrom, ws->rst); each run's
@@ -1007,8 +1110,19 @@ __attribute__((always_inline)) static inline int stage_body(cx_v_sweep_ws *ws, i
     const int save = build == st->need;
     vpl *E = &ws->tmp[KMAX], *Ht = &ws->tmp[0];
     int dbad = 0;
-    for (int r = st->run0 + rfrom; r < st->run0 + st->nrun; r++) {
-        if (save) {
+    /* building some classes only (the first sweep's): up to the last run
+     * writing one (the chain past it, the free time, is the next
+     * evaluation's) */
+    int rend = st->nrun;
+    if (build != st->need) {
+        rend = 0;
+        for (int c = 0; c < NCLS; c++)
+            if (build >> c & 1 && st->lastrun[c] > rend) rend = st->lastrun[c];
+    }
+    for (int r = st->run0 + rfrom; r < st->run0 + rend; r++) {
+        /* only where a resume can start: runs reading another stage
+         * (resume_run) */
+        if (save && (ws->f->runs[r].ndep[0] | ws->f->runs[r].ndep[1])) {
             vrstate *z = &ws->rtmp[r];
             z->chain = chain, z->dchain = dchain;
             for (int c = 0; c < NCLS; c++) {
@@ -1165,18 +1279,41 @@ __attribute__((always_inline)) static inline int stage_body(cx_v_sweep_ws *ws, i
                         nq++;
                     }
                 vcur e1 = {E, 0, -1, 1, 0, 0};
-                for (int k = 0; k < n; k++) {
-                    double ev = chain, dev = dchain, sl, dsl;
-                    if (k) atd(&e1, k, &ev, &sl, &dev, &dsl, D);
+                for (int k = 0; k < n;) {
+                    /* the piece k..k1 on which e(k − 1) and every H_u
+                     * read are lines (k = 0 alone: the chain's) */
+                    double ev = chain, dev = dchain, sl, dsl, hv[KMAX], dhv[KMAX];
+                    int k1 = k ? atd(&e1, k, &ev, &sl, &dev, &dsl, D) : 0;
+                    for (int u = 0; u < nq; u++)
+                        if (h[u].f) {
+                            const int e = atd(&h[u], k, &hv[u], &sl, &dhv[u], &dsl, D);
+                            if (e < k1) k1 = e;
+                        }
+                    if (k1 > n - 1) k1 = n - 1;
                     for (int u = 0; u < nq; u++) {
                         double v = ev + Pi[idx[u]], dv = dev + dPi[idx[u]];
-                        if (h[u].f) {
-                            double hv, dhv;
-                            atd(&h[u], k, &hv, &sl, &dhv, &dsl, D);
-                            if (hv > v) v = hv, dv = dhv;
-                        }
+                        if (h[u].f && hv[u] > v) v = hv[u], dv = dhv[u];
                         vpush(&ob[c], a + q * k + u, v, 0, dv, 0, D);
                     }
+                    /* the rest of the piece: in one step where every
+                     * point merges (qskip), else point by point */
+                    int kk = k + 1;
+                    if (nq == q && k1 >= k + 2 &&
+                        qskip(&ob[c], a, q, kk, k1, &e1, h, Pi, dPi, idx, D))
+                        kk = k1 + 1;
+                    for (; kk <= k1; kk++) {
+                        atd(&e1, kk, &ev, &sl, &dev, &dsl, D);
+                        for (int u = 0; u < nq; u++) {
+                            double v = ev + Pi[idx[u]], dv = dev + dPi[idx[u]];
+                            if (h[u].f) {
+                                double hw, dhw;
+                                atd(&h[u], kk, &hw, &sl, &dhw, &dsl, D);
+                                if (hw > v) v = hw, dv = dhw;
+                            }
+                            vpush(&ob[c], a + q * kk + u, v, 0, dv, 0, D);
+                        }
+                    }
+                    k = kk;
                 }
                 next[c] = a + q * n;
             }
