@@ -105,6 +105,8 @@ static int order(int p, int m, int v, int stage, cx_sched_item *out, int cap)
         wgt(&g), bwd(&g, 0, 1);
     for (i = 0; i < r + 1; i++)
         wgt(&g);
+    /* every mb is a counter's (from 0 up) or a B's: in range (ranged) */
+    if (g.nf[0] > m || g.nf[1] > m || g.nb[0] > m || g.nb[1] > m) return -1;
     return g.err ? -1 : g.n;
 }
 
@@ -135,6 +137,7 @@ const cx_sched_desc cx_sched_dualpipev = {
     .chunks = cx_sched_chunks_two,
     .vstage = cx_sched_vstage_v,
     .order = order,
+    .ranged = 1,
     .steady = cx_sched_steady_v,
     .supports = cx_sched_supports_v_shape,
     .min_microbatches = cx_sched_min_mb_2p,

@@ -188,6 +188,7 @@ const cx_sched_desc cx_sched_interleaved = {
     .chunks = chunks,
     .vstage = vstage,
     .order = order,
+    .ranged = 1, /* the table's entries below m v: mb < m, chunk < v */
     .steady = steady,
     .supports = supports,
     .min_microbatches = min_microbatches,
