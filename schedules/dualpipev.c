@@ -77,13 +77,11 @@ static int order(int p, int m, int v, int stage, cx_sched_item *out, int cap)
         /* the steady state (most of the items), written straight: the
          * same items (orders are generated for every shape a sweep
          * replays) */
-        cx_sched_item *o = out + g.n;
-        for (i = 0; i < n4; i++, o += 4) {
-            o[0] = cx_sched_item_of(CX_WORK_F, 0, g.nf[0]++);
-            o[1] = cx_sched_item_of(CX_WORK_BW, 1, g.nb[1]++);
-            o[2] = cx_sched_item_of(CX_WORK_F, 1, g.nf[1]++);
-            o[3] = cx_sched_item_of(CX_WORK_BW, 0, g.nb[0]++);
-        }
+        const cx_sched_item blk[4] = {
+            cx_sched_item_of(CX_WORK_F, 0, g.nf[0]), cx_sched_item_of(CX_WORK_BW, 1, g.nb[1]),
+            cx_sched_item_of(CX_WORK_F, 1, g.nf[1]), cx_sched_item_of(CX_WORK_BW, 0, g.nb[0])};
+        cx_sched_repeat(out + g.n, blk, 4, n4);
+        g.nb[0] += n4, g.nb[1] += n4, g.nf[0] += n4, g.nf[1] += n4;
         g.n += 4 * n4;
     } else {
         for (i = 0; i < n4; i++)

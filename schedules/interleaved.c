@@ -107,8 +107,8 @@ static void emit(walk *x, int cnt, cx_sched_item *o, ptrdiff_t st, int kind, int
         cx_sched_item it = {0};
         it.kind = (uint8_t)kind, it.chunk = (uint8_t)(rev ? x->v - 1 - x->ch : x->ch);
         it.mb = x->base + x->in;
-        for (int i = 0; i < r; i++, o += st, it.mb++)
-            *o = it;
+        cx_sched_run(o, st, it, r);
+        o += r * st;
         cnt -= r, x->k += r, x->in += r;
         if (x->in < x->w) break;
         /* the block's end: the next chunk, group, or the last group */

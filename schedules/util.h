@@ -19,12 +19,66 @@
 
 #include "schedules/sched.h"
 
+#include <stddef.h>
+#include <string.h>
+
+#ifdef CX_SCHED_ITEM_SSE2
+#include <emmintrin.h>
+#endif
+
 /* The item (kind, chunk, mb), its padding zero. */
 static inline cx_sched_item cx_sched_item_of(int kind, int chunk, int mb)
 {
     cx_sched_item x = {0};
     x.kind = (uint8_t)kind, x.chunk = (uint8_t)chunk, x.mb = mb;
     return x;
+}
+
+/* n copies of the len items at blk from o on, copy i with every mb
+ * advanced by i (a steady phase: each of its items' counters steps by one
+ * a cycle); blk's padding zero (cx_sched_item_of). Two items per SSE2
+ * store where len is even (orders are generated for every shape a sweep
+ * replays: ZB-V's and DualPipeV's steady phases, 4 and 6 items). */
+static inline __attribute__((always_inline)) void
+cx_sched_repeat(cx_sched_item *o, const cx_sched_item *blk, int len, int n)
+{
+#ifdef CX_SCHED_ITEM_SSE2
+    if (len % 2 == 0 && len <= 8) {
+        __m128i r[4];
+        const __m128i one = _mm_set_epi32(1, 0, 1, 0); /* the mb lanes */
+        for (int k = 0; k < len / 2; k++)
+            r[k] = _mm_loadu_si128((const __m128i *)(const void *)(blk + 2 * k));
+        for (int i = 0; i < n; i++, o += len)
+            for (int k = 0; k < len / 2; k++) {
+                _mm_storeu_si128((__m128i *)(void *)(o + 2 * k), r[k]);
+                r[k] = _mm_add_epi32(r[k], one);
+            }
+        return;
+    }
+#endif
+    for (int i = 0; i < n; i++, o += len)
+        for (int k = 0; k < len; k++)
+            o[k] = cx_sched_item_of(blk[k].kind, blk[k].chunk, blk[k].mb + i);
+}
+
+/* cnt items at o, o + st, o + 2 st, ...: it with mb, mb + 1, ... (one
+ * 8-byte store and an add each, four a step where the layout allows) */
+static inline void cx_sched_run(cx_sched_item *o, ptrdiff_t st, cx_sched_item it, int cnt)
+{
+    int i = 0;
+#ifdef CX_SCHED_ITEM_SSE2
+    uint64_t w;
+    memcpy(&w, &it, sizeof w);
+    const uint64_t a = (uint64_t)1 << 32; /* mb + 1 */
+    for (; i + 4 <= cnt; i += 4, o += 4 * st, w += 4 * a) {
+        const uint64_t w1 = w + a, w2 = w + 2 * a, w3 = w + 3 * a;
+        memcpy(o, &w, sizeof w), memcpy(o + st, &w1, sizeof w1);
+        memcpy(o + 2 * st, &w2, sizeof w2), memcpy(o + 3 * st, &w3, sizeof w3);
+    }
+    it.mb += i;
+#endif
+    for (; i < cnt; i++, o += st, it.mb++)
+        *o = it;
 }
 
 static inline int cx_sched_push(cx_sched_item *out, int cap, int *n, int kind, int chunk, int mb)

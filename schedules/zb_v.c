@@ -90,15 +90,12 @@ static int order(int p, int m, int v, int stage, cx_sched_item *out, int cap)
         /* the steady state (most of the items), written straight: the
          * same items (orders are generated for every shape a sweep
          * replays), the B of chunk 0 last before whead */
-        cx_sched_item *o = out + g.n;
-        for (i = 0; i < n4; i++, o += 6) {
-            o[0] = cx_sched_item_of(CX_WORK_B, 1, g.nb[1]);
-            o[1] = cx_sched_item_of(CX_WORK_W, 1, g.nb[1]++);
-            o[2] = cx_sched_item_of(CX_WORK_F, 0, g.nf[0]++);
-            o[3] = cx_sched_item_of(CX_WORK_B, 0, g.nb[0]);
-            o[4] = cx_sched_item_of(CX_WORK_W, 0, g.nb[0]++);
-            o[5] = cx_sched_item_of(CX_WORK_F, 1, g.nf[1]++);
-        }
+        const cx_sched_item blk[6] = {
+            cx_sched_item_of(CX_WORK_B, 1, g.nb[1]), cx_sched_item_of(CX_WORK_W, 1, g.nb[1]),
+            cx_sched_item_of(CX_WORK_F, 0, g.nf[0]), cx_sched_item_of(CX_WORK_B, 0, g.nb[0]),
+            cx_sched_item_of(CX_WORK_W, 0, g.nb[0]), cx_sched_item_of(CX_WORK_F, 1, g.nf[1])};
+        cx_sched_repeat(out + g.n, blk, 6, n4);
+        g.nb[0] += n4, g.nb[1] += n4, g.nf[0] += n4, g.nf[1] += n4;
         g.n += 6 * n4, g.whead = g.n - 2;
     } else {
         for (i = 0; i < n4; i++)
