@@ -81,6 +81,22 @@ static inline void cx_sched_run(cx_sched_item *o, ptrdiff_t st, cx_sched_item it
         *o = it;
 }
 
+/* n pairs at o: x then y, pair i with both mb advanced by i (one SSE2
+ * store and an add a pair where the layout allows) */
+static inline void cx_sched_pairs(cx_sched_item *o, cx_sched_item x, cx_sched_item y, int n)
+{
+    int i = 0;
+#ifdef CX_SCHED_ITEM_SSE2
+    const cx_sched_item xy[2] = {x, y};
+    const __m128i one = _mm_set_epi32(1, 0, 1, 0); /* the mb lanes */
+    __m128i r = _mm_loadu_si128((const __m128i *)(const void *)xy);
+    for (; i < n; i++, o += 2, r = _mm_add_epi32(r, one))
+        _mm_storeu_si128((__m128i *)(void *)o, r);
+#endif
+    for (; i < n; i++, o += 2, x.mb++, y.mb++)
+        o[0] = x, o[1] = y;
+}
+
 static inline int cx_sched_push(cx_sched_item *out, int cap, int *n, int kind, int chunk, int mb)
 {
     if (*n >= cap) return -1;
