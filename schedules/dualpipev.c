@@ -31,9 +31,11 @@ typedef struct {
     int whead; /* index into out of the oldest B whose W is owed */
 } gen;
 
+/* the capacity is checked once (order: at most 6 m items, an F and a BW
+ * or B and W per microbatch and chunk) */
 static void put(gen *g, int kind, int chunk, int mb)
 {
-    if (cx_sched_push(g->out, g->cap, &g->n, kind, chunk, mb)) g->err = 1;
+    g->out[g->n++] = cx_sched_item_of(kind, chunk, mb);
 }
 
 static void fwd(gen *g, int c)
@@ -63,7 +65,7 @@ static void wgt(gen *g)
 static int order(int p, int m, int v, int stage, cx_sched_item *out, int cap)
 {
     (void)v;
-    if (p < 1 || m < 2 * p || stage < 0 || stage >= p) return -1;
+    if (p < 1 || m < 2 * p || stage < 0 || stage >= p || 6L * m > cap) return -1;
     gen g = {.out = out, .cap = cap};
     int r = stage, i;
     for (i = 0; i < 2 * (p - r - 1); i++)

@@ -30,9 +30,11 @@ typedef struct {
     int nf[2], nb[2];
 } gen;
 
+/* the capacity is checked once (order: 6 m items, an F, B and W per
+ * microbatch and chunk) */
 static void put(gen *g, int kind, int chunk, int mb)
 {
-    if (cx_sched_push(g->out, g->cap, &g->n, kind, chunk, mb)) g->err = 1;
+    g->out[g->n++] = cx_sched_item_of(kind, chunk, mb);
 }
 
 static void fwd(gen *g, int c)
@@ -75,7 +77,7 @@ static void bwd_wgt(gen *g, int c)
 static int order(int p, int m, int v, int stage, cx_sched_item *out, int cap)
 {
     (void)v;
-    if (p < 1 || m < 2 * p || stage < 0 || stage >= p) return -1;
+    if (p < 1 || m < 2 * p || stage < 0 || stage >= p || 6L * m > cap) return -1;
     gen g = {.out = out, .cap = cap};
     int r = stage, i;
     for (i = 0; i < 2 * (p - r - 1); i++)
