@@ -721,13 +721,23 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
              * by pi^(q - fe->q) (the later ones are new in both) */
             int32_t *const sg = sk.sig;
             cx_core_replay_fill_power(sk.pi, nslot, q - fe->q, sg, sk.tmp);
+            /* pi^(q - fe->q) the identity (q - fe->q a multiple of pi's
+             * order): the kept drain as it is */
+            int same = 1;
+            for (int32_t r = 0; r < nslot; r++)
+                same &= sg[r] == r;
             for (int32_t r = 0; r < fe->nslot_end; r++)
                 sk.pis[r * CX_REPLAY_SLOT_STRIDE] = (r < nslot ? sg[r] : r) * CX_REPLAY_SLOT_STRIDE;
             if (fo) {
                 const cx_replay_fins *src = (const cx_replay_fins *)(const void *)fe->dcode;
-                rename_fins(fq, src, fe->dfn, sk.pis);
+                if (same)
+                    cx_replay_copy(fq, src, fe->dfn * sizeof *fq);
+                else
+                    rename_fins(fq, src, fe->dfn, sk.pis);
                 fq += fe->dfn;
                 if (fw) memcpy(fpre, fe->fpre_end, (size_t)p * sizeof *fpre);
+            } else if (same) {
+                cx_replay_copy(o, fe->dcode, fe->dfn * sizeof *o);
             } else {
                 const ins *src = (const ins *)(const void *)fe->dcode;
                 for (size_t i = 0; i < fe->dfn; i++) {
