@@ -31,9 +31,11 @@ typedef struct {
     int whead; /* index into out of the oldest B whose W is owed */
 } gen;
 
+/* the capacity is checked once (order: at most 6 m items, an F and a BW
+ * or B and W per microbatch and chunk) */
 static void put(gen *g, int kind, int chunk, int mb)
 {
-    if (cx_sched_push(g->out, g->cap, &g->n, kind, chunk, mb)) g->err = 1;
+    g->out[g->n++] = cx_sched_item_of(kind, chunk, mb);
 }
 
 static void fwd(gen *g, int c)
@@ -63,7 +65,7 @@ static void wgt(gen *g)
 static int order(int p, int m, int v, int stage, cx_sched_item *out, int cap)
 {
     (void)v;
-    if (p < 1 || m < 2 * p || stage < 0 || stage >= p) return -1;
+    if (p < 1 || m < 2 * p || stage < 0 || stage >= p || 6L * m > cap) return -1;
     gen g = {.out = out, .cap = cap};
     int r = stage, i;
     for (i = 0; i < 2 * (p - r - 1); i++)
@@ -77,13 +79,11 @@ static int order(int p, int m, int v, int stage, cx_sched_item *out, int cap)
         /* the steady state (most of the items), written straight: the
          * same items (orders are generated for every shape a sweep
          * replays) */
-        cx_sched_item *o = out + g.n;
-        for (i = 0; i < n4; i++, o += 4) {
-            o[0] = cx_sched_item_of(CX_WORK_F, 0, g.nf[0]++);
-            o[1] = cx_sched_item_of(CX_WORK_BW, 1, g.nb[1]++);
-            o[2] = cx_sched_item_of(CX_WORK_F, 1, g.nf[1]++);
-            o[3] = cx_sched_item_of(CX_WORK_BW, 0, g.nb[0]++);
-        }
+        const cx_sched_item blk[4] = {
+            cx_sched_item_of(CX_WORK_F, 0, g.nf[0]), cx_sched_item_of(CX_WORK_BW, 1, g.nb[1]),
+            cx_sched_item_of(CX_WORK_F, 1, g.nf[1]), cx_sched_item_of(CX_WORK_BW, 0, g.nb[0])};
+        cx_sched_repeat(out + g.n, blk, 4, n4);
+        g.nb[0] += n4, g.nb[1] += n4, g.nf[0] += n4, g.nf[1] += n4;
         g.n += 4 * n4;
     } else {
         for (i = 0; i < n4; i++)
@@ -105,6 +105,8 @@ static int order(int p, int m, int v, int stage, cx_sched_item *out, int cap)
         wgt(&g), bwd(&g, 0, 1);
     for (i = 0; i < r + 1; i++)
         wgt(&g);
+    /* every mb is a counter's (from 0 up) or a B's: in range (ranged) */
+    if (g.nf[0] > m || g.nf[1] > m || g.nb[0] > m || g.nb[1] > m) return -1;
     return g.err ? -1 : g.n;
 }
 
@@ -135,6 +137,7 @@ const cx_sched_desc cx_sched_dualpipev = {
     .chunks = cx_sched_chunks_two,
     .vstage = cx_sched_vstage_v,
     .order = order,
+    .ranged = 1,
     .steady = cx_sched_steady_v,
     .supports = cx_sched_supports_v_shape,
     .min_microbatches = cx_sched_min_mb_2p,

@@ -41,6 +41,7 @@ const cx_sched_desc cx_sched_gpipe = {
     .chunks = cx_sched_chunks_one,
     .vstage = cx_sched_vstage_single,
     .order = order,
+    .ranged = 1, /* mb < m, chunk 0 */
     .supports = cx_sched_supports_one_chunk,
     .min_microbatches = cx_sched_min_mb_one,
     .bubble_s = bubble_s,

@@ -107,8 +107,8 @@ static void emit(walk *x, int cnt, cx_sched_item *o, ptrdiff_t st, int kind, int
         cx_sched_item it = {0};
         it.kind = (uint8_t)kind, it.chunk = (uint8_t)(rev ? x->v - 1 - x->ch : x->ch);
         it.mb = x->base + x->in;
-        for (int i = 0; i < r; i++, o += st, it.mb++)
-            *o = it;
+        cx_sched_run(o, st, it, r);
+        o += r * st;
         cnt -= r, x->k += r, x->in += r;
         if (x->in < x->w) break;
         /* the block's end: the next chunk, group, or the last group */
@@ -117,6 +117,36 @@ static void emit(walk *x, int cnt, cx_sched_item *o, ptrdiff_t st, int kind, int
             x->w = x->rest, x->base = x->full, x->ch = 0;
         else if (++x->ch == x->v)
             x->ch = 0, x->base += x->n;
+    }
+}
+
+/* Walk x moved past r entries, r at most its block's rest (emit's step) */
+static void walk_on(walk *x, int r)
+{
+    x->k += r, x->in += r;
+    if (x->in < x->w) return;
+    x->in = 0;
+    if (x->k == x->full * x->v)
+        x->w = x->rest, x->base = x->full, x->ch = 0;
+    else if (++x->ch == x->v)
+        x->ch = 0, x->base += x->n;
+}
+
+/* The middle of an order: cnt pairs, a forward from walk f then a fused
+ * backward from walk b (its chunk reversed), at o; the same items as
+ * emit(f, cnt, o, 2, F, 0) and emit(b, cnt, o + 1, 2, BW, 1), written a
+ * pair a store where neither walk ends a block (cx_sched_pairs) */
+static void emit_pairs(walk *f, walk *b, int cnt, cx_sched_item *o)
+{
+    while (cnt > 0) {
+        int r = f->w - f->in;
+        if (b->w - b->in < r) r = b->w - b->in;
+        if (r > cnt) r = cnt;
+        const cx_sched_item x = cx_sched_item_of(CX_WORK_F, f->ch, f->base + f->in),
+                            y = cx_sched_item_of(CX_WORK_BW, b->v - 1 - b->ch, b->base + b->in);
+        cx_sched_pairs(o, x, y, r);
+        o += 2 * r, cnt -= r;
+        walk_on(f, r), walk_on(b, r);
     }
 }
 
@@ -132,8 +162,7 @@ static int order(int p, int m, int v, int stage, cx_sched_item *out, int cap)
      * forwards remain, then the rest */
     walk f = walk_at(g, m, v, 0), b = f;
     emit(&f, nw, out, 1, CX_WORK_F, 0);
-    emit(&f, total - nw, out + nw, 2, CX_WORK_F, 0);
-    emit(&b, total - nw, out + nw + 1, 2, CX_WORK_BW, 1);
+    emit_pairs(&f, &b, total - nw, out + nw);
     emit(&b, nw, out + 2 * total - nw, 1, CX_WORK_BW, 1);
     return 2 * total;
 }
@@ -188,6 +217,7 @@ const cx_sched_desc cx_sched_interleaved = {
     .chunks = chunks,
     .vstage = vstage,
     .order = order,
+    .ranged = 1, /* the table's entries below m v: mb < m, chunk < v */
     .steady = steady,
     .supports = supports,
     .min_microbatches = min_microbatches,

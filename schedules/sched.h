@@ -61,6 +61,11 @@ typedef struct {
      * supported (interleaved needs m >= p, DualPipeV m >= 2p: see the files).
      * Every function here takes the requested v and applies chunks(v). */
     int (*order)(int p, int m, int v, int stage, cx_sched_item *out, int cap);
+    /* order() writes only items in range for every shape it accepts (kind
+     * F, B, W or BW, chunk < chunks(v), 0 <= mb < m), by construction
+     * (see each file): unchecked plays of its orders skip the range check
+     * (schedules/play.c), checked ones (the simulator, tests) keep it */
+    int ranged;
     /* closed-form bubble time per iteration for uniform stages with per-
      * microbatch, per-stage times F, B, W (whole stage, all chunks) */
     double (*bubble_s)(int p, int m, int v, double f_s, double b_s, double w_s);

@@ -78,6 +78,7 @@ int cx_sched_family_order(int m, int warmup, int lag, int fused, cx_sched_item *
      * capacity is checked once (the closed form's replay generates
      * millions of items per sweep) */
     if ((int64_t)m * (fused ? 2 : 3) > cap) return -1;
+    /* in range by the loops' bounds (cx_sched_desc.ranged): 0 <= mb < m */
     for (; nf < cx_sched_imin(warmup, m); nf++)
         put(&out[n++], CX_WORK_F, nf);
     for (int j = 0; j < m; j++) {

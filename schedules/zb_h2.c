@@ -48,6 +48,7 @@ const cx_sched_desc cx_sched_zb_h2 = {
     .chunks = cx_sched_chunks_one,
     .vstage = cx_sched_vstage_single,
     .order = order,
+    .ranged = 1, /* cx_sched_family_order */
     .steady = cx_sched_steady_family,
     .supports = cx_sched_supports_one_chunk,
     .min_microbatches = cx_sched_min_mb_one,

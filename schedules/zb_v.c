@@ -30,9 +30,11 @@ typedef struct {
     int nf[2], nb[2];
 } gen;
 
+/* the capacity is checked once (order: 6 m items, an F, B and W per
+ * microbatch and chunk) */
 static void put(gen *g, int kind, int chunk, int mb)
 {
-    if (cx_sched_push(g->out, g->cap, &g->n, kind, chunk, mb)) g->err = 1;
+    g->out[g->n++] = cx_sched_item_of(kind, chunk, mb);
 }
 
 static void fwd(gen *g, int c)
@@ -75,7 +77,7 @@ static void bwd_wgt(gen *g, int c)
 static int order(int p, int m, int v, int stage, cx_sched_item *out, int cap)
 {
     (void)v;
-    if (p < 1 || m < 2 * p || stage < 0 || stage >= p) return -1;
+    if (p < 1 || m < 2 * p || stage < 0 || stage >= p || 6L * m > cap) return -1;
     gen g = {.out = out, .cap = cap};
     int r = stage, i;
     for (i = 0; i < 2 * (p - r - 1); i++)
@@ -90,15 +92,12 @@ static int order(int p, int m, int v, int stage, cx_sched_item *out, int cap)
         /* the steady state (most of the items), written straight: the
          * same items (orders are generated for every shape a sweep
          * replays), the B of chunk 0 last before whead */
-        cx_sched_item *o = out + g.n;
-        for (i = 0; i < n4; i++, o += 6) {
-            o[0] = cx_sched_item_of(CX_WORK_B, 1, g.nb[1]);
-            o[1] = cx_sched_item_of(CX_WORK_W, 1, g.nb[1]++);
-            o[2] = cx_sched_item_of(CX_WORK_F, 0, g.nf[0]++);
-            o[3] = cx_sched_item_of(CX_WORK_B, 0, g.nb[0]);
-            o[4] = cx_sched_item_of(CX_WORK_W, 0, g.nb[0]++);
-            o[5] = cx_sched_item_of(CX_WORK_F, 1, g.nf[1]++);
-        }
+        const cx_sched_item blk[6] = {
+            cx_sched_item_of(CX_WORK_B, 1, g.nb[1]), cx_sched_item_of(CX_WORK_W, 1, g.nb[1]),
+            cx_sched_item_of(CX_WORK_F, 0, g.nf[0]), cx_sched_item_of(CX_WORK_B, 0, g.nb[0]),
+            cx_sched_item_of(CX_WORK_W, 0, g.nb[0]), cx_sched_item_of(CX_WORK_F, 1, g.nf[1])};
+        cx_sched_repeat(out + g.n, blk, 6, n4);
+        g.nb[0] += n4, g.nb[1] += n4, g.nf[0] += n4, g.nf[1] += n4;
         g.n += 6 * n4, g.whead = g.n - 2;
     } else {
         for (i = 0; i < n4; i++)
@@ -112,6 +111,8 @@ static int order(int p, int m, int v, int stage, cx_sched_item *out, int cap)
         wgt(&g), bwd(&g, 0);
     while (g.owed > 0 && !g.err)
         wgt(&g);
+    /* every mb is a counter's (from 0 up) or a B's: in range (ranged) */
+    if (g.nf[0] > m || g.nf[1] > m || g.nb[0] > m || g.nb[1] > m) return -1;
     return g.err ? -1 : g.n;
 }
 
@@ -140,6 +141,7 @@ const cx_sched_desc cx_sched_zb_v = {
     .chunks = cx_sched_chunks_two,
     .vstage = cx_sched_vstage_v,
     .order = order,
+    .ranged = 1,
     .steady = cx_sched_steady_v,
     .supports = cx_sched_supports_v_shape,
     .min_microbatches = cx_sched_min_mb_2p,

@@ -107,6 +107,7 @@ static void test_simulator_guards(void)
     cx_sched_desc d = cx_sched_1f1b;
     double mk;
     d.order = bad_order;
+    d.ranged = 0;
     bad_kind = 0;
     CU_ASSERT_EQUAL(cx_sched_simulate(&d, 3, 4, 1, 1, 1, 1, 0, &mk, NULL), CX_SCHED_SIM_BAD_ORDER);
     bad_kind = 1;

@@ -498,11 +498,11 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
         }
         k = fe->k, sk.k = k - fe->B, o += k;
         if (fo) {
-            memcpy(pr->fold, fe->fcode, fe->fk * sizeof *fq);
+            cx_replay_copy(pr->fold, fe->fcode, fe->fk * sizeof *fq);
             fq += fe->fk, sk.fk = fe->fk - fe->FB;
             if (fw) memcpy(fpre, fe->fpre, (size_t)p * sizeof *fpre);
         } else {
-            memcpy(pr->prog, fe->fcode, k * sizeof *o);
+            cx_replay_copy(pr->prog, fe->fcode, k * sizeof *o);
         }
         pr->fill_used++;
     }
@@ -655,7 +655,12 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
              * one before), in place of it */
             pr->skipped += (size_t)q * B;
             const size_t FB = fo ? (size_t)(fq - pr->fold) - sk.fk : 0;
-            for (int64_t j = 0; j < q; j++, o += B, k += B, fq += FB) {
+            /* pi's order (renamed forms): pi^ord is the identity, so block
+             * j is block j - t for any multiple t of ord, copied as is */
+            const int64_t ord =
+                renamed && q > 1 ? cx_core_replay_fill_order(pi, nslot, q, sk.tmp) : q + 1;
+            int64_t j = 0;
+            for (; j < q && j < ord; j++, o += B, k += B, fq += FB) {
                 rename_fins(fq, fq - FB, FB, sk.pis);
                 const ins *src = o - B;
                 for (size_t i = 0; i < B && !fo; i++) {
@@ -668,6 +673,14 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                         o[i].out = src[i].out == scratch ? scratch : src[i].out + D1;
                     }
                 }
+            }
+            while (j < q) {
+                const int64_t t = (j + 1) / ord * ord, n = q - j < t ? q - j : t;
+                if (fo)
+                    cx_replay_copy(fq, fq - t * (int64_t)FB, (size_t)n * FB * sizeof *fq);
+                else
+                    cx_replay_copy(o, o - t * (int64_t)B, (size_t)n * B * sizeof *o);
+                o += (size_t)n * B, k += (size_t)n * B, fq += (size_t)n * FB, j += n;
             }
             if (q > 0) {
                 /* sig = pi^q, by pi's cycles (not q passes over the slots) */
@@ -710,13 +723,23 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
              * by pi^(q - fe->q) (the later ones are new in both) */
             int32_t *const sg = sk.sig;
             cx_core_replay_fill_power(sk.pi, nslot, q - fe->q, sg, sk.tmp);
+            /* pi^(q - fe->q) the identity (q - fe->q a multiple of pi's
+             * order): the kept drain as it is */
+            int same = 1;
+            for (int32_t r = 0; r < nslot; r++)
+                same &= sg[r] == r;
             for (int32_t r = 0; r < fe->nslot_end; r++)
                 sk.pis[r * CX_REPLAY_SLOT_STRIDE] = (r < nslot ? sg[r] : r) * CX_REPLAY_SLOT_STRIDE;
             if (fo) {
                 const cx_replay_fins *src = (const cx_replay_fins *)(const void *)fe->dcode;
-                rename_fins(fq, src, fe->dfn, sk.pis);
+                if (same)
+                    cx_replay_copy(fq, src, fe->dfn * sizeof *fq);
+                else
+                    rename_fins(fq, src, fe->dfn, sk.pis);
                 fq += fe->dfn;
                 if (fw) memcpy(fpre, fe->fpre_end, (size_t)p * sizeof *fpre);
+            } else if (same) {
+                cx_replay_copy(o, fe->dcode, fe->dfn * sizeof *o);
             } else {
                 const ins *src = (const ins *)(const void *)fe->dcode;
                 for (size_t i = 0; i < fe->dfn; i++) {

@@ -129,6 +129,27 @@ void cx_core_replay_fill_power(const int32_t *pi, int32_t n, int64_t e, int32_t 
     }
 }
 
+int64_t cx_core_replay_fill_order(const int32_t *pi, int32_t n, int64_t cap, int32_t *seen)
+{
+    for (int32_t r = 0; r < n; r++)
+        seen[r] = 0;
+    int64_t ord = 1;
+    for (int32_t r = 0; r < n; r++) {
+        if (seen[r]) continue;
+        int64_t len = 0;
+        for (int32_t x = r; !seen[x]; x = pi[x])
+            seen[x] = 1, len++;
+        int64_t a = ord, b = len;
+        while (b) { /* a = gcd(ord, len) */
+            const int64_t t = a % b;
+            a = b, b = t;
+        }
+        ord = ord / a * len;
+        if (ord > cap) return cap + 1;
+    }
+    return ord;
+}
+
 /* Budget: the buffers of all entries of a program object in bytes; an
  * entry needing more than a quarter of it is not kept (each page new to
  * the process costs about what compiling into it does, replay_prog_int.h) */
