@@ -441,7 +441,8 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
     sk.pis = sk.spos + CX_COST_MAX_STAGES, sk.map = sk.pis + CX_REPLAY_SLOT_STRIDE * SK_SLOTS;
     /* each stage's next item: its slots and di, the item after it, the
      * end of its order, its templates */
-    int32_t nd[CX_COST_MAX_STAGES], no[CX_COST_MAX_STAGES];
+    /* slots as uint32_t (never negative): an index needs no sign extension */
+    uint32_t nd[CX_COST_MAX_STAGES], no[CX_COST_MAX_STAGES];
     uint16_t ndi[CX_COST_MAX_STAGES]; /* the 12-byte form's (the 16-byte one: nhi's) */
     uint64_t nhi[CX_COST_MAX_STAGES];
     const cx_sched_item *nit[CX_COST_MAX_STAGES], *nend[CX_COST_MAX_STAGES];
@@ -520,7 +521,7 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
             for (int wd = 0; wd < nw; wd++)
                 for (uint64_t bits = now[wd]; bits; bits &= bits - 1) {
                     const unsigned s = (unsigned)wd * 64u + (unsigned)__builtin_ctzll(bits);
-                    const int32_t xd = nd[s], xo = no[s];
+                    const uint32_t xd = nd[s], xo = no[s];
                     /* the token read: its slot, freed (its only reader) */
                     const int32_t ds = wl[xd];
                     /* the token written: a free slot (the one just freed if
@@ -528,8 +529,8 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                      * reads it); it wakes the stage waiting on it for the next
                      * level */
                     int32_t rs = 1;
-                    if (xo != scratch) {
-                        rs = xd != zero ? ds : nfree > 0 ? fl[--nfree] : nslot++;
+                    if (xo != (uint32_t)scratch) {
+                        rs = xd != (uint32_t)zero ? ds : nfree > 0 ? fl[--nfree] : nslot++;
                         sm[rs] = xo;
                         const int32_t w = wl[xo];
                         if (w < 0) {
@@ -537,12 +538,12 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                             nxt[ws >> 6] |= 1ull << (ws & 63u);
                         }
                         wl[xo] = rs;
-                    } else if (xd != zero) {
+                    } else if (xd != (uint32_t)zero) {
                         fl[nfree++] = ds;
                         sm[ds] = -1;
                     }
-                    const int32_t od = renamed ? ds * CX_REPLAY_SLOT_STRIDE : xd,
-                                  oo = renamed ? rs * CX_REPLAY_SLOT_STRIDE : xo;
+                    const int32_t od = renamed ? ds * CX_REPLAY_SLOT_STRIDE : (int32_t)xd,
+                                  oo = renamed ? rs * CX_REPLAY_SLOT_STRIDE : (int32_t)xo;
                     if (!fo) {
                         o->dep = od, o->out = oo, o->stage = (uint16_t)s, o->di = ndi[s];
                     } else {
@@ -550,7 +551,7 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                          * the template's last 8 bytes with the pre */
                         const uint64_t h = nhi[s];
                         const uint16_t pre = fw ? fpre[s] : CX_REPLAY_NOPRE;
-                        const int w = xd == zero && xo == scratch && !(h >> 48);
+                        const int w = xd == (uint32_t)zero && xo == (uint32_t)scratch && !(h >> 48);
                         if (fw && pre == CX_REPLAY_NOPRE && w) {
                             fpre[s] = (uint16_t)((uint16_t)(h >> 16) / CX_REPLAY_FDI); /* no send */
                         } else {
@@ -585,7 +586,8 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                     __builtin_prefetch(it + 16);
                     const tmpl *t = &trow[s][(size_t)it->chunk * 4 + (size_t)it->kind];
                     const int32_t mb = it->mb;
-                    const int32_t yd = mb * t->dm + t->da, yo = mb * t->om + t->oa;
+                    const uint32_t yd = (uint32_t)mb * (uint32_t)t->dm + (uint32_t)t->da,
+                                   yo = (uint32_t)mb * (uint32_t)t->om + (uint32_t)t->oa;
                     nd[s] = yd, no[s] = yo;
                     if (fo)
                         nhi[s] = t->fhi;
