@@ -518,7 +518,10 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
         int32_t d = rd;
         if (!d) {
             const size_t k0 = k;
-            for (int wd = 0; wd < nw; wd++)
+            for (int wd = 0; wd < nw; wd++) {
+                /* the stages of this word ready again at the next level
+                 * (ORed into nxt at the word's end: writes wake others) */
+                uint64_t own = 0;
                 for (uint64_t bits = now[wd]; bits; bits &= bits - 1) {
                     const unsigned s = (unsigned)wd * 64u + (unsigned)__builtin_ctzll(bits);
                     const uint32_t xd = nd[s], xo = no[s];
@@ -598,12 +601,14 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                      * else the stage waits on it (a second waiter: bad) */
                     const int32_t v = wl[yd];
                     if ((uint32_t)v < (uint32_t)INT32_MAX)
-                        nxt[wd] |= 1ull << (s & 63u);
+                        own |= bits & (0 - bits); /* s's bit: bits' lowest */
                     else if (v != INT32_MAX)
                         bad = 1;
                     else
                         wl[yd] = -1 - (int32_t)s;
                 }
+                nxt[wd] |= own;
+            }
             memset(now, 0, (size_t)nw * sizeof *now);
             if (nslot > SK_SLOTS && sk.on) /* the skip's tables are too small: no skip */
                 sk.on = sk.have = 0;
