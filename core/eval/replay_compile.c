@@ -116,6 +116,7 @@ int cx_core_replay_prog_templates(cx_replay_prog *pr, const cx_play *pl)
                 t->om = x.out == NONE ? 0 : nvs2, t->oa = x.out == NONE ? zero + 1 : x.out;
                 t->fhi = (uint64_t)(uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE) |
                          (uint64_t)(uint16_t)((x.di & (uint16_t)~SEND_BIT) * CX_REPLAY_FDI) << 16 |
+                         (uint64_t)CX_REPLAY_NOPRE << 32 |
                          (uint64_t)((x.di >> 15) * CX_REPLAY_FSEND) << 48;
             }
     return 0;
@@ -132,6 +133,11 @@ _Static_assert(sizeof(cx_replay_fins) == 16 && offsetof(cx_replay_fins, out) == 
 #endif
 _Static_assert((4 * CX_COST_MAX_VSTAGES - 1) * CX_REPLAY_FDI <= 0xFFFF,
                "the 16-byte form's scaled duration slot fits 16 bits");
+/* A stage's fold pending in the compile loop: its pre XOR CX_REPLAY_NOPRE at
+ * the pre's place in fhi (0: none), so that fhi ^ it is the instruction's
+ * last 8 bytes (the templates' fhi carry CX_REPLAY_NOPRE); the pre of one. */
+#define FPRE_X(pre) ((uint64_t)(uint16_t)((pre) ^ CX_REPLAY_NOPRE) << 32)
+#define FPRE_OF(x) ((uint16_t)(CX_REPLAY_NOPRE ^ (uint16_t)((x) >> 32)))
 /* the duration slot with its send bit, from fhi (whose slot is scaled) */
 #define FHI_DI(h) ((uint16_t)((uint16_t)((h) >> 16) / CX_REPLAY_FDI | ((h) >> 48 ? SEND_BIT : 0u)))
 
@@ -223,14 +229,14 @@ size_t cx_core_replay_prog_skipped(const cx_replay_prog *pr)
 }
 
 typedef struct {
-    int on, have;                      /* tracking live slots; a snapshot held */
-    int32_t L, nslot, nfree;           /* the snapshot's level and slot state */
-    size_t k, fk;                      /* its instruction counts (folded: fk) */
-    uint16_t fpre[CX_COST_MAX_STAGES]; /* its folds pending */
-    int32_t *map, *smap, *sfl, *spos;  /* live slot -> cell (-1: free), the
-                                          snapshot's map, free slots, next items */
-    int32_t *pi, *used, *sig, *tmp;    /* sk_match's renaming, the skip's */
-    int32_t *pis;                      /* pi on the renamed form's fields (CX_REPLAY_SLOT_STRIDE) */
+    int on, have;                     /* tracking live slots; a snapshot held */
+    int32_t L, nslot, nfree;          /* the snapshot's level and slot state */
+    size_t k, fk;                     /* its instruction counts (folded: fk) */
+    uint64_t *fpre;                   /* its folds pending (FPRE_X; the compile's local) */
+    int32_t *map, *smap, *sfl, *spos; /* live slot -> cell (-1: free), the
+                                         snapshot's map, free slots, next items */
+    int32_t *pi, *used, *sig, *tmp;   /* sk_match's renaming, the skip's */
+    int32_t *pis;                     /* pi on the renamed form's fields (CX_REPLAY_SLOT_STRIDE) */
     uint64_t snxt[(CX_COST_MAX_STAGES + 63) / 64];
 } skipper;
 
@@ -416,13 +422,15 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
     /* the folded form (cx_replay_code.fins), compiled in place of the program
      * where it pays: fo; per stage the fold pending, counts */
     cx_replay_fins *fq = pr->fold;
-    uint16_t fpre[CX_COST_MAX_STAGES];
+    uint64_t fpre[CX_COST_MAX_STAGES]; /* FPRE_X */
     for (int s = 0; s < p && fo; s++)
-        fpre[s] = CX_REPLAY_NOPRE;
+        fpre[s] = 0;
     /* the period skip (see skipper): a snapshot every R levels, R about
      * twice a stage's items per period of c microbatches */
     skipper sk;
-    memset(&sk, 0, sizeof sk);
+    memset(&sk, 0, sizeof sk); /* sk.fpre apart: not read before a snapshot writes it */
+    uint64_t sk_fpre[CX_COST_MAX_STAGES];
+    sk.fpre = sk_fpre;
     pr->skipped = 0;
     const int32_t R = 16 + 2 * (int32_t)((items * (size_t)(c > 0 ? c : 1)) /
                                          ((size_t)p * (size_t)(pl->m > 0 ? pl->m : 1)));
@@ -501,7 +509,8 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
         if (fo) {
             cx_replay_copy(pr->fold, fe->fcode, fe->fk * sizeof *fq);
             fq += fe->fk, sk.fk = fe->fk - fe->FB;
-            if (fw) memcpy(fpre, fe->fpre, (size_t)p * sizeof *fpre);
+            for (int s = 0; s < p && fw; s++)
+                fpre[s] = FPRE_X(fe->fpre[s]);
         } else {
             cx_replay_copy(pr->prog, fe->fcode, k * sizeof *o);
         }
@@ -553,15 +562,16 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                         /* the folded form only (see cx_core_replay_prog_fold):
                          * the template's last 8 bytes with the pre */
                         const uint64_t h = nhi[s];
-                        const uint16_t pre = fw ? fpre[s] : CX_REPLAY_NOPRE;
+                        const uint64_t px = fw ? fpre[s] : 0;
                         const int w = xd == (uint32_t)zero && xo == (uint32_t)scratch && !(h >> 48);
-                        if (fw && pre == CX_REPLAY_NOPRE && w) {
-                            fpre[s] = (uint16_t)((uint16_t)(h >> 16) / CX_REPLAY_FDI); /* no send */
+                        if (fw && !px && w) {
+                            /* no send */
+                            fpre[s] = FPRE_X((uint16_t)((uint16_t)(h >> 16) / CX_REPLAY_FDI));
                         } else {
 #ifdef FINS_WORDS
                             const uint64_t lo = (uint64_t)(uint32_t)od | (uint64_t)(uint32_t)oo
                                                                              << 32,
-                                           hi = h | (uint64_t)pre << 32;
+                                           hi = h ^ px;
                             memcpy(fq, &lo, sizeof lo);
                             memcpy((char *)fq + sizeof lo, &hi, sizeof hi);
                             fq++;
@@ -570,10 +580,10 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                                                      oo,
                                                      (uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE),
                                                      (uint16_t)(h >> 16),
-                                                     pre,
+                                                     (uint16_t)(CX_REPLAY_NOPRE ^ (px >> 32)),
                                                      (uint16_t)(h >> 48)};
 #endif
-                            if (fw) fpre[s] = CX_REPLAY_NOPRE;
+                            if (fw) fpre[s] = 0;
                         }
                     }
                     o++, k++; /* folded: o only counts */
@@ -621,7 +631,8 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                 if (fw) memcpy(sk.fpre, fpre, (size_t)p * sizeof *fpre);
                 continue;
             }
-            if ((fw && memcmp(sk.fpre, fpre, (size_t)p * sizeof *fpre)) ||
+            if (nslot != sk.nslot || nfree != sk.nfree ||
+                (fw && memcmp(sk.fpre, fpre, (size_t)p * sizeof *fpre)) ||
                 (d = sk_match(&sk, p, nw, nvs2, nxt, nit, fin, nend, pl->items, cap, nslot, nfree,
                               fl, wl, zero)) <= 0)
                 continue;
@@ -633,7 +644,8 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                 keep->k = k, keep->B = k - sk.k;
                 keep->fk = fo ? (size_t)(fq - pr->fold) : 0, keep->FB = fo ? keep->fk - sk.fk : 0;
                 memcpy(keep->nxt, nxt, (size_t)nw * sizeof *nxt);
-                if (fw) memcpy(keep->fpre, fpre, (size_t)p * sizeof *fpre);
+                for (int s = 0; s < p && fw; s++)
+                    keep->fpre[s] = FPRE_OF(fpre[s]);
                 for (int s = 0; s < p; s++) {
                     keep->pm[s] = (int32_t)(PEND(s) - (pl->items + (size_t)s * cap));
                     keep->K[s] = keep->pm[s] - sk.spos[s];
@@ -744,7 +756,8 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                 else
                     rename_fins(fq, src, fe->dfn, sk.pis);
                 fq += fe->dfn;
-                if (fw) memcpy(fpre, fe->fpre_end, (size_t)p * sizeof *fpre);
+                for (int s = 0; s < p && fw; s++)
+                    fpre[s] = FPRE_X(fe->fpre_end[s]);
             } else if (same) {
                 cx_replay_copy(o, fe->dcode, fe->dfn * sizeof *o);
             } else {
@@ -768,7 +781,8 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
     if (keep && nslot <= SK_SLOTS) {
         keep->nslot_end = nslot, keep->dskipped = pr->skipped - first_skipped;
         memcpy(keep->last_di, pr->last_di, (size_t)p * sizeof *keep->last_di);
-        if (fw) memcpy(keep->fpre_end, fpre, (size_t)p * sizeof *fpre);
+        for (int s = 0; s < p && fw; s++)
+            keep->fpre_end[s] = FPRE_OF(fpre[s]);
         if (fo)
             cx_core_replay_fill_keep(pr, keep, pl, keep != fe, pr->fold, sizeof *fq,
                                      (size_t)(fq - pr->fold));
@@ -779,11 +793,11 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
     if (fo) {
         /* a stage's last W-like item: at the end, unfolded */
         for (int s = 0; s < p && fw; s++)
-            if (fpre[s] != CX_REPLAY_NOPRE) {
+            if (fpre[s]) {
                 *fq++ = (cx_replay_fins){0,
                                          CX_REPLAY_SLOT_STRIDE,
                                          (uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE),
-                                         (uint16_t)(fpre[s] * CX_REPLAY_FDI),
+                                         (uint16_t)(FPRE_OF(fpre[s]) * CX_REPLAY_FDI),
                                          CX_REPLAY_NOPRE,
                                          0};
             }
