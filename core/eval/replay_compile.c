@@ -459,7 +459,10 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
     sk.pis = sk.spos + CX_COST_MAX_STAGES, sk.map = sk.pis + CX_REPLAY_SLOT_STRIDE * SK_SLOTS;
     /* each stage's next item: its slots and di, the item after it, the
      * end of its order, its templates */
-    /* slots as uint32_t (never negative): an index needs no sign extension */
+    /* slots as uint32_t (never negative): an index needs no sign extension.
+     * Renamed, a ready stage's nd is the renamed slot it reads (0: the zero
+     * slot), set when its token is found written or the write wakes it (a
+     * waiting stage's nd is unused): no wl look-up per item */
     uint32_t nd[CX_COST_MAX_STAGES], no[CX_COST_MAX_STAGES];
     uint16_t ndi[CX_COST_MAX_STAGES]; /* the 12-byte form's (the 16-byte one: nhi's) */
     uint64_t nhi[CX_COST_MAX_STAGES];
@@ -485,7 +488,7 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
         nd[s] = x.dep, no[s] = x.out, ndi[s] = x.di;
         if (fo) nhi[s] = tmpl_of(pr, pl, s, it)->fhi;
         if (x.dep == zero)
-            ready[0][s / 64] |= 1ull << (s % 64);
+            ready[0][s / 64] |= 1ull << (s % 64), nd[s] = renamed ? 0 : x.dep;
         else if (wl[x.dep] != INT32_MAX)
             return CX_SCHED_SIM_UNSUPPORTED;
         else
@@ -511,8 +514,13 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
             const ins x = encode(pr, pl, s, it, zero, scratch);
             nd[s] = x.dep, no[s] = x.out, ndi[s] = x.di;
             if (fo) nhi[s] = tmpl_of(pr, pl, s, it)->fhi;
-            /* not ready: waits on its token (unwritten) */
-            if (!(nx[s / 64] >> (s % 64) & 1) && x.dep != zero) wl[x.dep] = -1 - s;
+            /* not ready: waits on its token (unwritten); ready: renamed,
+             * the slot it reads (see nd) */
+            if (!(nx[s / 64] >> (s % 64) & 1)) {
+                if (x.dep != zero) wl[x.dep] = -1 - s;
+            } else if (renamed) {
+                nd[s] = (uint32_t)wl[x.dep];
+            }
             sk.spos[s] = fe->pm[s] - fe->K[s];
         }
         k = fe->k, sk.k = k - fe->B, o += k;
@@ -544,23 +552,26 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                 for (uint64_t bits = now[wd]; bits; bits &= bits - 1) {
                     const unsigned s = (unsigned)wd * 64u + (unsigned)__builtin_ctzll(bits);
                     const uint32_t xd = nd[s], xo = no[s];
-                    /* the token read: its slot, freed (its only reader) */
-                    const int32_t ds = wl[xd];
+                    /* the token read: its slot, freed (its only reader);
+                     * renamed: nd holds it (zero: the zero slot, 0) */
+                    const int32_t ds = renamed ? (int32_t)xd : wl[xd];
+                    const int zr = renamed ? xd == 0 : xd == (uint32_t)zero;
                     /* the token written: a free slot (the one just freed if
                      * any: pushed and popped at once), else a new one (1: none
                      * reads it); it wakes the stage waiting on it for the next
                      * level */
                     int32_t rs = 1;
                     if (xo != (uint32_t)scratch) {
-                        rs = xd != (uint32_t)zero ? ds : nfree > 0 ? fl[--nfree] : nslot++;
+                        rs = !zr ? ds : nfree > 0 ? fl[--nfree] : nslot++;
                         sm[rs] = xo;
                         const int32_t w = wl[xo];
                         if (w < 0) {
                             const uint32_t ws = (uint32_t)(-1 - w);
                             nxt[ws >> 6] |= 1ull << (ws & 63u);
+                            if (renamed) nd[ws] = (uint32_t)rs;
                         }
                         wl[xo] = rs;
-                    } else if (xd != (uint32_t)zero) {
+                    } else if (!zr) {
                         fl[nfree++] = ds;
                         sm[ds] = -1;
                     }
@@ -573,7 +584,7 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                          * the template's last 8 bytes with the pre */
                         const uint64_t h = nhi[s];
                         const uint64_t px = fw ? fpre[s] : 0;
-                        const int w = xd == (uint32_t)zero && xo == (uint32_t)scratch && !(h >> 48);
+                        const int w = zr && xo == (uint32_t)scratch && !(h >> 48);
                         if (fw && !px && w) {
                             /* no send */
                             fpre[s] = FPRE_X((uint16_t)((uint16_t)(h >> 16) / CX_REPLAY_FDI));
@@ -611,7 +622,8 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                     const int32_t mb = it->mb;
                     const uint32_t yd = (uint32_t)mb * (uint32_t)t->dm + (uint32_t)t->da,
                                    yo = (uint32_t)mb * (uint32_t)t->om + (uint32_t)t->oa;
-                    nd[s] = yd, no[s] = yo;
+                    if (!renamed) nd[s] = yd;
+                    no[s] = yo;
                     if (fo)
                         nhi[s] = t->fhi;
                     else
@@ -620,9 +632,10 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                     /* written (at a level up to this one): ready at the next;
                      * else the stage waits on it (a second waiter: bad) */
                     const int32_t v = wl[yd];
-                    if ((uint32_t)v < (uint32_t)INT32_MAX)
-                        own |= bits & (0 - bits); /* s's bit: bits' lowest */
-                    else if (v != INT32_MAX)
+                    if ((uint32_t)v < (uint32_t)INT32_MAX) {
+                        own |= bits & (0 - bits);         /* s's bit: bits' lowest */
+                        if (renamed) nd[s] = (uint32_t)v; /* the slot it reads */
+                    } else if (v != INT32_MAX)
                         bad = 1;
                     else
                         wl[yd] = -1 - (int32_t)s;
@@ -735,6 +748,9 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                         wl[sk.map[r] + D] = sig[r];
                     }
                 memcpy(sk.map + 2, sk.tmp + 2, (size_t)(nslot - 2) * sizeof *sk.map);
+                /* renamed: a ready stage's nd, the slot it reads (its cell's, moved) */
+                for (int s = 0; s < p && renamed; s++)
+                    if (nxt[s / 64] >> (s % 64) & 1) nd[s] = (uint32_t)wl[nd[s]];
                 for (int32_t i = 0; i < nfree; i++)
                     fl[i] = sig[fl[i]];
             }
