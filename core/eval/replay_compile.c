@@ -567,8 +567,8 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                         const int32_t w = wl[xo];
                         if (w < 0) {
                             const uint32_t ws = (uint32_t)(-1 - w);
-                            nxt[ws >> 6] |= 1ull << (ws & 63u);
                             if (renamed) nd[ws] = (uint32_t)rs;
+                            nxt[ws >> 6] |= 1ull << (ws & 63u);
                         }
                         wl[xo] = rs;
                     } else if (!zr) {
