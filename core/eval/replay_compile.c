@@ -116,6 +116,7 @@ int cx_core_replay_prog_templates(cx_replay_prog *pr, const cx_play *pl)
                 t->om = x.out == NONE ? 0 : nvs2, t->oa = x.out == NONE ? zero + 1 : x.out;
                 t->fhi = (uint64_t)(uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE) |
                          (uint64_t)(uint16_t)((x.di & (uint16_t)~SEND_BIT) * CX_REPLAY_FDI) << 16 |
+                         (uint64_t)CX_REPLAY_NOPRE << 32 |
                          (uint64_t)((x.di >> 15) * CX_REPLAY_FSEND) << 48;
             }
     return 0;
@@ -132,6 +133,11 @@ _Static_assert(sizeof(cx_replay_fins) == 16 && offsetof(cx_replay_fins, out) == 
 #endif
 _Static_assert((4 * CX_COST_MAX_VSTAGES - 1) * CX_REPLAY_FDI <= 0xFFFF,
                "the 16-byte form's scaled duration slot fits 16 bits");
+/* A stage's fold pending in the compile loop: its pre XOR CX_REPLAY_NOPRE at
+ * the pre's place in fhi (0: none), so that fhi ^ it is the instruction's
+ * last 8 bytes (the templates' fhi carry CX_REPLAY_NOPRE); the pre of one. */
+#define FPRE_X(pre) ((uint64_t)(uint16_t)((pre) ^ CX_REPLAY_NOPRE) << 32)
+#define FPRE_OF(x) ((uint16_t)(CX_REPLAY_NOPRE ^ (uint16_t)((x) >> 32)))
 /* the duration slot with its send bit, from fhi (whose slot is scaled) */
 #define FHI_DI(h) ((uint16_t)((uint16_t)((h) >> 16) / CX_REPLAY_FDI | ((h) >> 48 ? SEND_BIT : 0u)))
 
@@ -223,14 +229,14 @@ size_t cx_core_replay_prog_skipped(const cx_replay_prog *pr)
 }
 
 typedef struct {
-    int on, have;                      /* tracking live slots; a snapshot held */
-    int32_t L, nslot, nfree;           /* the snapshot's level and slot state */
-    size_t k, fk;                      /* its instruction counts (folded: fk) */
-    uint16_t fpre[CX_COST_MAX_STAGES]; /* its folds pending */
-    int32_t *map, *smap, *sfl, *spos;  /* live slot -> cell (-1: free), the
-                                          snapshot's map, free slots, next items */
-    int32_t *pi, *used, *sig, *tmp;    /* sk_match's renaming, the skip's */
-    int32_t *pis;                      /* pi on the renamed form's fields (CX_REPLAY_SLOT_STRIDE) */
+    int on, have;                     /* tracking live slots; a snapshot held */
+    int32_t L, nslot, nfree;          /* the snapshot's level and slot state */
+    size_t k, fk;                     /* its instruction counts (folded: fk) */
+    uint64_t *fpre;                   /* its folds pending (FPRE_X; the compile's local) */
+    int32_t *map, *smap, *sfl, *spos; /* live slot -> cell (-1: free), the
+                                         snapshot's map, free slots, next items */
+    int32_t *pi, *used, *sig, *tmp;   /* sk_match's renaming, the skip's */
+    int32_t *pis;                     /* pi on the renamed form's fields (CX_REPLAY_SLOT_STRIDE) */
     uint64_t snxt[(CX_COST_MAX_STAGES + 63) / 64];
 } skipper;
 
@@ -390,6 +396,16 @@ static int fold_pays(const cx_replay_prog *pr, const cx_play *pl)
     return nwl > 0 && (fold_mode == 2 || nwl * FOLD_SHARE >= (size_t)pl->len[0]);
 }
 
+/* GCC's SLP vectorizer joins an instruction's two 8-byte stores in the
+ * compile loop into one 16-byte store built by two movq and a punpcklqdq
+ * (callgrind, fast-only bench schedules interleaved: compile 43.68M ->
+ * 43.14M without it) */
+#if defined(__GNUC__) && !defined(__clang__)
+#define NO_SLP __attribute__((optimize("no-tree-slp-vectorize")))
+#else
+#define NO_SLP
+#endif
+
 /* compile_levels (see there): each stage's next item by pointer and its
  * templates from its own row; the slots renamed as it goes (the renamed
  * form's, and the live-token state of the period skip in either form); the
@@ -416,13 +432,15 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
     /* the folded form (cx_replay_code.fins), compiled in place of the program
      * where it pays: fo; per stage the fold pending, counts */
     cx_replay_fins *fq = pr->fold;
-    uint16_t fpre[CX_COST_MAX_STAGES];
+    uint64_t fpre[CX_COST_MAX_STAGES]; /* FPRE_X */
     for (int s = 0; s < p && fo; s++)
-        fpre[s] = CX_REPLAY_NOPRE;
+        fpre[s] = 0;
     /* the period skip (see skipper): a snapshot every R levels, R about
      * twice a stage's items per period of c microbatches */
     skipper sk;
-    memset(&sk, 0, sizeof sk);
+    memset(&sk, 0, sizeof sk); /* sk.fpre apart: not read before a snapshot writes it */
+    uint64_t sk_fpre[CX_COST_MAX_STAGES];
+    sk.fpre = sk_fpre;
     pr->skipped = 0;
     const int32_t R = 16 + 2 * (int32_t)((items * (size_t)(c > 0 ? c : 1)) /
                                          ((size_t)p * (size_t)(pl->m > 0 ? pl->m : 1)));
@@ -441,7 +459,11 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
     sk.pis = sk.spos + CX_COST_MAX_STAGES, sk.map = sk.pis + CX_REPLAY_SLOT_STRIDE * SK_SLOTS;
     /* each stage's next item: its slots and di, the item after it, the
      * end of its order, its templates */
-    int32_t nd[CX_COST_MAX_STAGES], no[CX_COST_MAX_STAGES];
+    /* slots as uint32_t (never negative): an index needs no sign extension.
+     * Renamed, a ready stage's nd is the renamed slot it reads (0: the zero
+     * slot), set when its token is found written or the write wakes it (a
+     * waiting stage's nd is unused): no wl look-up per item */
+    uint32_t nd[CX_COST_MAX_STAGES], no[CX_COST_MAX_STAGES];
     uint16_t ndi[CX_COST_MAX_STAGES]; /* the 12-byte form's (the 16-byte one: nhi's) */
     uint64_t nhi[CX_COST_MAX_STAGES];
     const cx_sched_item *nit[CX_COST_MAX_STAGES], *nend[CX_COST_MAX_STAGES];
@@ -466,7 +488,7 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
         nd[s] = x.dep, no[s] = x.out, ndi[s] = x.di;
         if (fo) nhi[s] = tmpl_of(pr, pl, s, it)->fhi;
         if (x.dep == zero)
-            ready[0][s / 64] |= 1ull << (s % 64);
+            ready[0][s / 64] |= 1ull << (s % 64), nd[s] = renamed ? 0 : x.dep;
         else if (wl[x.dep] != INT32_MAX)
             return CX_SCHED_SIM_UNSUPPORTED;
         else
@@ -492,15 +514,21 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
             const ins x = encode(pr, pl, s, it, zero, scratch);
             nd[s] = x.dep, no[s] = x.out, ndi[s] = x.di;
             if (fo) nhi[s] = tmpl_of(pr, pl, s, it)->fhi;
-            /* not ready: waits on its token (unwritten) */
-            if (!(nx[s / 64] >> (s % 64) & 1) && x.dep != zero) wl[x.dep] = -1 - s;
+            /* not ready: waits on its token (unwritten); ready: renamed,
+             * the slot it reads (see nd) */
+            if (!(nx[s / 64] >> (s % 64) & 1)) {
+                if (x.dep != zero) wl[x.dep] = -1 - s;
+            } else if (renamed) {
+                nd[s] = (uint32_t)wl[x.dep];
+            }
             sk.spos[s] = fe->pm[s] - fe->K[s];
         }
         k = fe->k, sk.k = k - fe->B, o += k;
         if (fo) {
             cx_replay_copy(pr->fold, fe->fcode, fe->fk * sizeof *fq);
             fq += fe->fk, sk.fk = fe->fk - fe->FB;
-            if (fw) memcpy(fpre, fe->fpre, (size_t)p * sizeof *fpre);
+            for (int s = 0; s < p && fw; s++)
+                fpre[s] = FPRE_X(fe->fpre[s]);
         } else {
             cx_replay_copy(pr->prog, fe->fcode, k * sizeof *o);
         }
@@ -517,47 +545,54 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
         int32_t d = rd;
         if (!d) {
             const size_t k0 = k;
-            for (int wd = 0; wd < nw; wd++)
+            for (int wd = 0; wd < nw; wd++) {
+                /* the stages of this word ready again at the next level
+                 * (ORed into nxt at the word's end: writes wake others) */
+                uint64_t own = 0;
                 for (uint64_t bits = now[wd]; bits; bits &= bits - 1) {
                     const unsigned s = (unsigned)wd * 64u + (unsigned)__builtin_ctzll(bits);
-                    const int32_t xd = nd[s], xo = no[s];
-                    /* the token read: its slot, freed (its only reader) */
-                    const int32_t ds = wl[xd];
+                    const uint32_t xd = nd[s], xo = no[s];
+                    /* the token read: its slot, freed (its only reader);
+                     * renamed: nd holds it (zero: the zero slot, 0) */
+                    const int32_t ds = renamed ? (int32_t)xd : wl[xd];
+                    const int zr = renamed ? xd == 0 : xd == (uint32_t)zero;
                     /* the token written: a free slot (the one just freed if
                      * any: pushed and popped at once), else a new one (1: none
                      * reads it); it wakes the stage waiting on it for the next
                      * level */
                     int32_t rs = 1;
-                    if (xo != scratch) {
-                        rs = xd != zero ? ds : nfree > 0 ? fl[--nfree] : nslot++;
+                    if (xo != (uint32_t)scratch) {
+                        rs = !zr ? ds : nfree > 0 ? fl[--nfree] : nslot++;
                         sm[rs] = xo;
                         const int32_t w = wl[xo];
                         if (w < 0) {
                             const uint32_t ws = (uint32_t)(-1 - w);
+                            if (renamed) nd[ws] = (uint32_t)rs;
                             nxt[ws >> 6] |= 1ull << (ws & 63u);
                         }
                         wl[xo] = rs;
-                    } else if (xd != zero) {
+                    } else if (!zr) {
                         fl[nfree++] = ds;
                         sm[ds] = -1;
                     }
-                    const int32_t od = renamed ? ds * CX_REPLAY_SLOT_STRIDE : xd,
-                                  oo = renamed ? rs * CX_REPLAY_SLOT_STRIDE : xo;
+                    const int32_t od = renamed ? ds * CX_REPLAY_SLOT_STRIDE : (int32_t)xd,
+                                  oo = renamed ? rs * CX_REPLAY_SLOT_STRIDE : (int32_t)xo;
                     if (!fo) {
                         o->dep = od, o->out = oo, o->stage = (uint16_t)s, o->di = ndi[s];
                     } else {
                         /* the folded form only (see cx_core_replay_prog_fold):
                          * the template's last 8 bytes with the pre */
                         const uint64_t h = nhi[s];
-                        const uint16_t pre = fw ? fpre[s] : CX_REPLAY_NOPRE;
-                        const int w = xd == zero && xo == scratch && !(h >> 48);
-                        if (fw && pre == CX_REPLAY_NOPRE && w) {
-                            fpre[s] = (uint16_t)((uint16_t)(h >> 16) / CX_REPLAY_FDI); /* no send */
+                        const uint64_t px = fw ? fpre[s] : 0;
+                        const int w = zr && xo == (uint32_t)scratch && !(h >> 48);
+                        if (fw && !px && w) {
+                            /* no send */
+                            fpre[s] = FPRE_X((uint16_t)((uint16_t)(h >> 16) / CX_REPLAY_FDI));
                         } else {
 #ifdef FINS_WORDS
                             const uint64_t lo = (uint64_t)(uint32_t)od | (uint64_t)(uint32_t)oo
                                                                              << 32,
-                                           hi = h | (uint64_t)pre << 32;
+                                           hi = h ^ px;
                             memcpy(fq, &lo, sizeof lo);
                             memcpy((char *)fq + sizeof lo, &hi, sizeof hi);
                             fq++;
@@ -566,10 +601,10 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                                                      oo,
                                                      (uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE),
                                                      (uint16_t)(h >> 16),
-                                                     pre,
+                                                     (uint16_t)(CX_REPLAY_NOPRE ^ (px >> 32)),
                                                      (uint16_t)(h >> 48)};
 #endif
-                            if (fw) fpre[s] = CX_REPLAY_NOPRE;
+                            if (fw) fpre[s] = 0;
                         }
                     }
                     o++, k++; /* folded: o only counts */
@@ -585,8 +620,10 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                     __builtin_prefetch(it + 16);
                     const tmpl *t = &trow[s][(size_t)it->chunk * 4 + (size_t)it->kind];
                     const int32_t mb = it->mb;
-                    const int32_t yd = mb * t->dm + t->da, yo = mb * t->om + t->oa;
-                    nd[s] = yd, no[s] = yo;
+                    const uint32_t yd = (uint32_t)mb * (uint32_t)t->dm + (uint32_t)t->da,
+                                   yo = (uint32_t)mb * (uint32_t)t->om + (uint32_t)t->oa;
+                    if (!renamed) nd[s] = yd;
+                    no[s] = yo;
                     if (fo)
                         nhi[s] = t->fhi;
                     else
@@ -595,13 +632,16 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                     /* written (at a level up to this one): ready at the next;
                      * else the stage waits on it (a second waiter: bad) */
                     const int32_t v = wl[yd];
-                    if ((uint32_t)v < (uint32_t)INT32_MAX)
-                        nxt[wd] |= 1ull << (s & 63u);
-                    else if (v != INT32_MAX)
+                    if ((uint32_t)v < (uint32_t)INT32_MAX) {
+                        own |= bits & (0 - bits);         /* s's bit: bits' lowest */
+                        if (renamed) nd[s] = (uint32_t)v; /* the slot it reads */
+                    } else if (v != INT32_MAX)
                         bad = 1;
                     else
                         wl[yd] = -1 - (int32_t)s;
                 }
+                nxt[wd] |= own;
+            }
             memset(now, 0, (size_t)nw * sizeof *now);
             if (nslot > SK_SLOTS && sk.on) /* the skip's tables are too small: no skip */
                 sk.on = sk.have = 0;
@@ -614,7 +654,8 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                 if (fw) memcpy(sk.fpre, fpre, (size_t)p * sizeof *fpre);
                 continue;
             }
-            if ((fw && memcmp(sk.fpre, fpre, (size_t)p * sizeof *fpre)) ||
+            if (nslot != sk.nslot || nfree != sk.nfree ||
+                (fw && memcmp(sk.fpre, fpre, (size_t)p * sizeof *fpre)) ||
                 (d = sk_match(&sk, p, nw, nvs2, nxt, nit, fin, nend, pl->items, cap, nslot, nfree,
                               fl, wl, zero)) <= 0)
                 continue;
@@ -626,7 +667,8 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                 keep->k = k, keep->B = k - sk.k;
                 keep->fk = fo ? (size_t)(fq - pr->fold) : 0, keep->FB = fo ? keep->fk - sk.fk : 0;
                 memcpy(keep->nxt, nxt, (size_t)nw * sizeof *nxt);
-                if (fw) memcpy(keep->fpre, fpre, (size_t)p * sizeof *fpre);
+                for (int s = 0; s < p && fw; s++)
+                    keep->fpre[s] = FPRE_OF(fpre[s]);
                 for (int s = 0; s < p; s++) {
                     keep->pm[s] = (int32_t)(PEND(s) - (pl->items + (size_t)s * cap));
                     keep->K[s] = keep->pm[s] - sk.spos[s];
@@ -706,6 +748,9 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                         wl[sk.map[r] + D] = sig[r];
                     }
                 memcpy(sk.map + 2, sk.tmp + 2, (size_t)(nslot - 2) * sizeof *sk.map);
+                /* renamed: a ready stage's nd, the slot it reads (its cell's, moved) */
+                for (int s = 0; s < p && renamed; s++)
+                    if (nxt[s / 64] >> (s % 64) & 1) nd[s] = (uint32_t)wl[nd[s]];
                 for (int32_t i = 0; i < nfree; i++)
                     fl[i] = sig[fl[i]];
             }
@@ -737,7 +782,8 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                 else
                     rename_fins(fq, src, fe->dfn, sk.pis);
                 fq += fe->dfn;
-                if (fw) memcpy(fpre, fe->fpre_end, (size_t)p * sizeof *fpre);
+                for (int s = 0; s < p && fw; s++)
+                    fpre[s] = FPRE_X(fe->fpre_end[s]);
             } else if (same) {
                 cx_replay_copy(o, fe->dcode, fe->dfn * sizeof *o);
             } else {
@@ -761,7 +807,8 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
     if (keep && nslot <= SK_SLOTS) {
         keep->nslot_end = nslot, keep->dskipped = pr->skipped - first_skipped;
         memcpy(keep->last_di, pr->last_di, (size_t)p * sizeof *keep->last_di);
-        if (fw) memcpy(keep->fpre_end, fpre, (size_t)p * sizeof *fpre);
+        for (int s = 0; s < p && fw; s++)
+            keep->fpre_end[s] = FPRE_OF(fpre[s]);
         if (fo)
             cx_core_replay_fill_keep(pr, keep, pl, keep != fe, pr->fold, sizeof *fq,
                                      (size_t)(fq - pr->fold));
@@ -772,11 +819,11 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
     if (fo) {
         /* a stage's last W-like item: at the end, unfolded */
         for (int s = 0; s < p && fw; s++)
-            if (fpre[s] != CX_REPLAY_NOPRE) {
+            if (fpre[s]) {
                 *fq++ = (cx_replay_fins){0,
                                          CX_REPLAY_SLOT_STRIDE,
                                          (uint16_t)(s * CX_REPLAY_FSTAGE_STRIDE),
-                                         (uint16_t)(fpre[s] * CX_REPLAY_FDI),
+                                         (uint16_t)(FPRE_OF(fpre[s]) * CX_REPLAY_FDI),
                                          CX_REPLAY_NOPRE,
                                          0};
             }
@@ -819,8 +866,8 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
  * the steady middle is copied, not compiled (the period skip, above).
  * CX_SCHED_SIM_DEADLOCK when a level takes nothing while items remain;
  * CX_SCHED_SIM_UNSUPPORTED (the engine then) if a slot had two readers. */
-cx_sched_sim_status cx_core_replay_prog_compile_levels(cx_replay_prog *pr, const cx_play *pl,
-                                                       size_t items, int c, int renamed)
+NO_SLP cx_sched_sim_status cx_core_replay_prog_compile_levels(cx_replay_prog *pr, const cx_play *pl,
+                                                              size_t items, int c, int renamed)
 {
     if (pl->p < 1 || pl->p > CX_COST_MAX_STAGES) return CX_SCHED_SIM_UNSUPPORTED;
     /* renamed: the 16-byte form (fold mode 0: the 12-byte one), its W-like

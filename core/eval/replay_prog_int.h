@@ -28,7 +28,9 @@ typedef cx_replay_ins ins; /* token slots read, written; stage; vs * 4 + kind */
 typedef struct {
     int32_t dm, da, om, oa; /* slots read, written: mb dm + da, mb om + oa (the zero and
                                scratch slots of the pl's m: dm, om 0) */
-    uint64_t fhi; /* the 16-byte form's last 8 bytes (stage, di, pre 0, send), little-endian */
+    uint64_t fhi; /* the 16-byte form's last 8 bytes (stage, di, pre CX_REPLAY_NOPRE, send),
+                     little-endian */
+    uint64_t pad; /* 32 bytes: an index scaled by a shift */
 } tmpl;
 
 /* a stage's registers, together (one cache line per stage's chain: the
