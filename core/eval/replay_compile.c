@@ -396,16 +396,6 @@ static int fold_pays(const cx_replay_prog *pr, const cx_play *pl)
     return nwl > 0 && (fold_mode == 2 || nwl * FOLD_SHARE >= (size_t)pl->len[0]);
 }
 
-/* GCC's SLP vectorizer joins an instruction's two 8-byte stores in the
- * compile loop into one 16-byte store built by two movq and a punpcklqdq
- * (callgrind, fast-only bench schedules interleaved: compile 43.68M ->
- * 43.14M without it) */
-#if defined(__GNUC__) && !defined(__clang__)
-#define NO_SLP __attribute__((optimize("no-tree-slp-vectorize")))
-#else
-#define NO_SLP
-#endif
-
 /* compile_levels (see there): each stage's next item by pointer and its
  * templates from its own row; the slots renamed as it goes (the renamed
  * form's, and the live-token state of the period skip in either form); the
@@ -866,8 +856,8 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
  * the steady middle is copied, not compiled (the period skip, above).
  * CX_SCHED_SIM_DEADLOCK when a level takes nothing while items remain;
  * CX_SCHED_SIM_UNSUPPORTED (the engine then) if a slot had two readers. */
-NO_SLP cx_sched_sim_status cx_core_replay_prog_compile_levels(cx_replay_prog *pr, const cx_play *pl,
-                                                              size_t items, int c, int renamed)
+cx_sched_sim_status cx_core_replay_prog_compile_levels(cx_replay_prog *pr, const cx_play *pl,
+                                                       size_t items, int c, int renamed)
 {
     if (pl->p < 1 || pl->p > CX_COST_MAX_STAGES) return CX_SCHED_SIM_UNSUPPORTED;
     /* renamed: the 16-byte form (fold mode 0: the 12-byte one), its W-like
