@@ -56,6 +56,10 @@ struct cx_cost_clocks {
     int made, last;        /* rows made for (c, curve); the last clock asked */
     double *lim;           /* [n] the board limit binding at clock j (power_cap.c) */
     cx_hw_pass_prep *prep; /* [n] the pass energy's terms at clock j */
+    /* lim and prep read only the GPU and the dtype: made for these */
+    int pmade;
+    culonx_gpu pgpu;
+    culonx_dtype pdtype;
     /* the classes' times and energies (cx_core_cost_clocks_classes) */
     double *pt;   /* [CX_MODEL_MAX_PARTS][CX_COST_CLOCK_FIELDS][n4]: rows by part and field */
     double *pe;   /* [PE_N][n4] */
@@ -79,7 +83,7 @@ static void drop(cx_cost_clocks *t)
     t->mhz = t->r = t->acc = t->rows = t->pt = t->pe = t->crow = t->lim = NULL;
     t->prep = NULL;
     t->ok = NULL;
-    t->n = 0, t->made = t->cmade = 0;
+    t->n = 0, t->made = t->cmade = t->pmade = 0;
 }
 
 void cx_core_cost_clocks_free(cx_cost_clocks *t)
@@ -283,9 +287,14 @@ static void make(cx_cost_clocks *t, const cx_cost *c)
 {
     t->curve = c->curve, t->made = 1, t->cmade = t->rmade = 0;
     memset(t->ok, 0, (size_t)t->n);
-    for (int j = 0; j < t->n; j++) { /* of the GPU, the dtype and the clock */
-        t->lim[j] = cx_core_power_limit_at(c, t->mhz[j]);
-        cx_hw_pass_energy_prepare(&c->sys.gpu, c->run->exec.dtype, t->mhz[j], &t->prep[j]);
+    const culonx_dtype dt = c->run->exec.dtype;
+    if (!t->pmade || t->pdtype != dt || memcmp(&t->pgpu, &c->sys.gpu, sizeof t->pgpu) != 0) {
+        for (int j = 0; j < t->n; j++) { /* of the GPU, the dtype and the clock */
+            t->lim[j] = cx_core_power_limit_at(c, t->mhz[j]);
+            cx_hw_pass_energy_prepare(&c->sys.gpu, dt, t->mhz[j], &t->prep[j]);
+        }
+        t->pmade = 1, t->pdtype = dt;
+        memcpy(&t->pgpu, &c->sys.gpu, sizeof t->pgpu);
     }
     if (!plain(c)) return;
     const cx_model_stack *stk = &c->stack;
