@@ -23,8 +23,10 @@
 #include "core/eval/cost.h"
 #include "core/eval/cost_key.h"
 #include "core/eval/replay.h"
+#include "models/model.h"
 
 #include <CUnit/Basic.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,11 +219,14 @@ static void test_reuse_is_cold(void)
 }
 
 /* The memory floors (closed.h cx_mem_floor) against the exact peaks: a
- * floor taken at one execution lies at or below the peak that
- * cx_core_closed_memory gives for every execution of its key (other
- * microbatch, recompute, distributed optimizer, DP overlap, clock), each
- * checked on a cold cost; executions the floor does not cover have no key. */
-static void floor_case(const char *path, int64_t tp, int64_t pp, int sched, long *n, long *above)
+ * floor taken at one execution, with the activations of each recompute mode
+ * taken as the sweep takes them (at the next check in that mode), lies at
+ * or below the peak that cx_core_closed_memory gives for every execution of
+ * its key (other microbatch, larger or smaller, recompute, distributed
+ * optimizer, DP overlap, clock), each checked on a cold cost; executions
+ * the floor does not cover have no key. */
+static void floor_case(const char *path, int64_t tp, int64_t pp, int sched, long *n, long *above,
+                       long *act)
 {
     culonx_error err;
     culonx_run *run = load(path, tp, pp, sched, 1);
@@ -229,13 +234,13 @@ static void floor_case(const char *path, int64_t tp, int64_t pp, int sched, long
     cx_cost *c = malloc(sizeof *c);
     cx_replay_ws *ws = cx_core_replay_ws_new();
     CU_ASSERT_FATAL(c && ws);
-    const int64_t mbs[4] = {1, 2, 4, 8};
+    const int64_t mbs[6] = {4, 1, 16, 2, 8, 3}; /* up and down from the first */
     for (int dt = 0; dt < 2; dt++) {
         e->dtype = dt ? CULONX_DTYPE_FP8 : CULONX_DTYPE_BF16;
-        cx_mem_floor f = {0};
+        cx_mem_floor f = {0}, snap[6]; /* snap[j]: f after microbatch j's checks */
         culonx_execution key, k2;
         int have = 0;
-        for (int mb = 0; mb < 4; mb++)
+        for (int mb = 0; mb < 6; snap[mb++] = f)
             for (int rc = 0; rc < 3; rc++)
                 for (int dopt = 0; dopt < 2; dopt++)
                     for (int ovl = 0; ovl < 2; ovl++) {
@@ -260,6 +265,19 @@ static void floor_case(const char *path, int64_t tp, int64_t pp, int sched, long
                         CU_ASSERT(lb <= peak);
                         *above += lb > 0.5 * peak;
                         (*n)++;
+                        /* activations taken in this mode at other microbatches */
+                        for (int j = 0; j < mb; j++) {
+                            CU_ASSERT(snap[j].act_mb[rc] == mbs[j]);
+                            CU_ASSERT(cx_core_mem_floor(&snap[j], e) <= peak);
+                            /* the activation term itself (the peak adds workspace) */
+                            const double scale = (double)e->microbatch / (double)mbs[j];
+                            for (int h = 0; h < snap[j].nh; h++)
+                                CU_ASSERT(snap[j].act_bytes[rc][h] * scale * (1.0 - 1e-9) <=
+                                          c->stage_act_bytes[snap[j].head[h]]);
+                            (*act)++;
+                        }
+                        cx_core_mem_floor_take_act(c, &f);
+                        CU_ASSERT(f.act_mb[rc] == e->microbatch);
                     }
         /* not covered: ZeRO 2, offload */
         e->zero = 2;
@@ -274,18 +292,75 @@ static void floor_case(const char *path, int64_t tp, int64_t pp, int sched, long
 
 static void test_mem_floor(void)
 {
-    long n = 0, above = 0;
-    floor_case("configs/megatron-22b.xml", 8, 4, CULONX_SCHED_1F1B, &n, &above);
-    floor_case("configs/megatron-22b.xml", 2, 8, CULONX_SCHED_GPIPE, &n, &above);
-    floor_case("configs/megatron-1t.xml", 8, 64, CULONX_SCHED_1F1B, &n, &above);
-    floor_case("configs/megatron-1t.xml", 8, 16, CULONX_SCHED_GPIPE, &n, &above);
-    floor_case("configs/gpt3-175b.xml", 4, 8, CULONX_SCHED_1F1B, &n, &above);
-    floor_case("configs/llama3-8b-h100.xml", 1, 2, CULONX_SCHED_GPIPE, &n, &above);
-    floor_case("configs/mixtral-8x7b-h100.xml", 1, 4, CULONX_SCHED_1F1B, &n, &above);
-    floor_case("configs/megatron-22b.xml", 2, 8, CULONX_SCHED_ZB_H1, &n, &above); /* no key */
-    printf("\n  %ld floors below their peaks, %ld above half of it\n", n, above);
-    CU_ASSERT(n > 500);
-    CU_ASSERT(above > n / 8); /* the floor is most of the peak often */
+    long n = 0, above = 0, act = 0;
+    floor_case("configs/megatron-22b.xml", 8, 4, CULONX_SCHED_1F1B, &n, &above, &act);
+    floor_case("configs/megatron-22b.xml", 2, 8, CULONX_SCHED_GPIPE, &n, &above, &act);
+    floor_case("configs/megatron-1t.xml", 8, 64, CULONX_SCHED_1F1B, &n, &above, &act);
+    floor_case("configs/megatron-1t.xml", 8, 16, CULONX_SCHED_GPIPE, &n, &above, &act);
+    floor_case("configs/gpt3-175b.xml", 4, 8, CULONX_SCHED_1F1B, &n, &above, &act);
+    floor_case("configs/llama3-8b-h100.xml", 1, 2, CULONX_SCHED_GPIPE, &n, &above, &act);
+    floor_case("configs/mixtral-8x7b-h100.xml", 1, 4, CULONX_SCHED_1F1B, &n, &above, &act);
+    floor_case("configs/llama2-7b-v100.xml", 1, 4, CULONX_SCHED_GPIPE, &n, &above, &act);
+    floor_case("configs/llama2-70b-h100.xml", 4, 4, CULONX_SCHED_INTERLEAVED, &n, &above, &act);
+    floor_case("configs/megatron-22b.xml", 2, 8, CULONX_SCHED_ZB_H1, &n, &above, &act); /* no key */
+    printf("\n  %ld floors below their peaks, %ld above half of it, %ld with activations from "
+           "another microbatch\n",
+           n, above, act);
+    CU_ASSERT(n > 1000);
+    CU_ASSERT(above > n / 4); /* the floor is most of the peak often */
+    CU_ASSERT(act > n);
+}
+
+/* What the activation floors rest on (closed.h cx_mem_floor): every part's
+ * saved bytes per microbatch, in every recompute mode, are proportional to
+ * the microbatch, for every model family and shape (TP, SP, CP, attention
+ * kernel, experts): b x the bytes at microbatch 1 up to rounding (1e-12,
+ * far below the floor's 1e-9). */
+static void test_act_proportional(void)
+{
+    const char *paths[] = {"configs/megatron-22b.xml",      "configs/gpt3-175b.xml",
+                           "configs/llama3-8b-h100.xml",    "configs/llama2-70b-h100.xml",
+                           "configs/mixtral-8x7b-h100.xml", "configs/deepseek-v3-h100.xml"};
+    const double bs[] = {2, 3, 4, 7, 16, 64, 1024};
+    int arch_seen[8] = {0};
+    long n = 0;
+    cx_model_stack *one = malloc(sizeof *one), *st = malloc(sizeof *st);
+    CU_ASSERT_FATAL(one && st);
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+        culonx_run *run = load(paths[i], 1, 1, CULONX_SCHED_1F1B, 1);
+        const culonx_model *md = &run->model;
+        if ((int)md->arch >= 0 && (int)md->arch < 8) arch_seen[md->arch] = 1;
+        for (int shape = 0; shape < 16; shape++) {
+            cx_model_dims d = {0};
+            d.t = shape & 1 ? 4.0 : 1.0;
+            d.sp = (shape & 2) && d.t > 1;
+            d.flash = (shape >> 2) & 1;
+            d.cp = shape & 8 ? 2.0 : 1.0;
+            d.e = 2.0;
+            d.ep = shape & 8 ? 2.0 : 1.0, d.etp = 1.0, d.capacity = shape & 4 ? 1.25 : 1.0;
+            d.b = 1.0;
+            CU_ASSERT_FATAL(cx_model_build_dims(md, &d, one) == 0);
+            for (size_t k = 0; k < sizeof bs / sizeof *bs; k++) {
+                d.b = bs[k];
+                CU_ASSERT_FATAL(cx_model_build_dims(md, &d, st) == 0);
+                CU_ASSERT(st->nparts == one->nparts);
+                for (int pi = 0; pi < st->nparts; pi++)
+                    for (int rc = 0; rc < 3; rc++) {
+                        const double a = st->part[pi].act_bytes[rc];
+                        const double x = bs[k] * one->part[pi].act_bytes[rc];
+                        CU_ASSERT(a >= 0 && fabs(a - x) <= 1e-12 * a);
+                        n++;
+                    }
+            }
+        }
+        free(run);
+    }
+    free(one), free(st);
+    /* every family registered is covered */
+    for (int a = 0; a < 8; a++)
+        if (cx_model_family_of((culonx_arch)a)) CU_ASSERT(arch_seen[a]);
+    printf("\n  %ld saved-byte sums proportional to the microbatch\n", n);
+    CU_ASSERT(n > 1000);
 }
 
 int main(void)
@@ -295,6 +370,7 @@ int main(void)
     CU_add_test(s, "reuses give the cold costs and results", test_reuse_is_cold);
     CU_add_test(s, "the live-range copy is the whole copy", test_copy);
     CU_add_test(s, "memory floors lie below the peaks", test_mem_floor);
+    CU_add_test(s, "saved activations are proportional to the microbatch", test_act_proportional);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned f = CU_get_number_of_failures();

@@ -692,6 +692,20 @@ int cx_core_mem_floor_key(const culonx_run *run, culonx_execution *key)
     return 1;
 }
 
+void cx_core_mem_floor_take_act(const cx_cost *c, cx_mem_floor *f)
+{
+    const culonx_execution *ex = &c->run->exec;
+    const int rc = (int)ex->recompute;
+    if (!f->valid || f->nh == 0 || rc < 0 || rc > 2 || ex->microbatch <= 0 || replays(c) ||
+        c->nsrun != f->nh || c->sched != f->sched || c->p != f->p || c->v != f->v)
+        return;
+    for (int h = 0; h < f->nh; h++)
+        if (c->srun[h] != f->head[h]) return;
+    for (int h = 0; h < f->nh; h++)
+        f->act_bytes[rc][h] = c->stage_act_bytes[f->head[h]];
+    f->act_mb[rc] = ex->microbatch;
+}
+
 void cx_core_mem_floor_take(const cx_cost *c, const culonx_execution *key, cx_mem_floor *f)
 {
     f->valid = 0;
@@ -703,6 +717,25 @@ void cx_core_mem_floor_take(const cx_cost *c, const culonx_execution *key, cx_me
         f->expert_params[r] = c->stage_expert_params[c->prun[r]];
     }
     f->valid = 1;
+    f->sched = c->sched, f->p = c->p, f->v = c->v;
+    f->act_mb[0] = f->act_mb[1] = f->act_mb[2] = 0;
+    f->nh = c->nsrun <= CX_MEM_FLOOR_RUNS ? c->nsrun : 0;
+    for (int h = 0; h < f->nh; h++) {
+        f->head[h] = c->srun[h];
+        f->head_params[h] = c->stage_params[c->srun[h]];
+        f->head_expert_params[h] = c->stage_expert_params[c->srun[h]];
+    }
+    cx_core_mem_floor_take_act(c, f);
+}
+
+/* cx_core_stage_memory's weights, gradients and (ZeRO 0: eo = 1)
+ * optimizer bytes at ZeRO <= 1 of a stage of P parameters, Pe of them
+ * experts, summed as cx_core_memory_finish sums the peak */
+static double param_floor(double P, double Pe, int zero, double wb)
+{
+    const double Pd = P - Pe;
+    const double wg = wb * (Pd / 1.0 + Pe) + 4.0 * (Pd / 1.0 + Pe);
+    return zero == 0 ? wg + (12.0 * Pd / 1.0 + 12.0 * Pe / 1.0) : wg;
 }
 
 double cx_core_mem_floor(const cx_mem_floor *f, const culonx_execution *ex)
@@ -710,14 +743,18 @@ double cx_core_mem_floor(const cx_mem_floor *f, const culonx_execution *ex)
     const int zero = cx_core_layout_zero(ex);
     const double wb = ex->dtype == CULONX_DTYPE_FP8 ? 4.0 : 2.0;
     double lb = -INFINITY;
-    for (int r = 0; r < f->n; r++) {
-        /* cx_core_stage_memory's weights, gradients and (ZeRO 0: eo = 1)
-         * optimizer bytes at ZeRO <= 1, summed as cx_core_memory_finish
-         * sums the peak */
-        const double Pe = f->expert_params[r], Pd = f->params[r] - Pe;
-        const double wg = wb * (Pd / 1.0 + Pe) + 4.0 * (Pd / 1.0 + Pe);
-        const double x = zero == 0 ? wg + (12.0 * Pd / 1.0 + 12.0 * Pe / 1.0) : wg;
-        lb = cx_maxd(lb, x);
+    for (int r = 0; r < f->n; r++)
+        lb = cx_maxd(lb, param_floor(f->params[r], f->expert_params[r], zero, wb));
+    const int rc = (int)ex->recompute;
+    if (rc < 0 || rc > 2 || f->act_mb[rc] <= 0 || ex->microbatch <= 0 || ex->dp <= 0) return lb;
+    /* the microbatches as the build counts them (cost.c c->m) */
+    const int m = (int)(ex->global_batch / (ex->microbatch * ex->dp));
+    const double scale = (double)ex->microbatch / (double)f->act_mb[rc];
+    for (int h = 0; h < f->nh; h++) {
+        /* the stage's activation bytes per microbatch, rounded down */
+        const double act = f->act_bytes[rc][h] * scale * (1.0 - 1e-9);
+        const double a = (double)f->sched->inflight(f->p, m, f->v, f->head[h]) * act;
+        lb = cx_maxd(lb, param_floor(f->head_params[h], f->head_expert_params[h], zero, wb) + a);
     }
     return lb;
 }

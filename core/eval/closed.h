@@ -57,21 +57,44 @@ culonx_status cx_core_closed_memory(const culonx_run *run, double clock_mhz, cx_
  * with the same operations from its parameters, is <= the peak the check
  * would report (rounding is monotone). cx_mem_floor holds the distinct
  * stage parameters of the last check under a key (the execution with
- * those fields cleared). */
+ * those fields cleared).
+ * Activations: a stage's activations are inflight(p, m, v, s) x its
+ * activation bytes per microbatch, which are proportional to the
+ * microbatch (every saved tensor has the microbatch as a factor: models/,
+ * tests/test_cost_reuse.c checks every model family) for one recompute
+ * mode. The floor also holds, per recompute mode, the bytes per microbatch
+ * of the first stage of each run of equal stages (srun) at the microbatch
+ * of a check in that mode; another microbatch's activations are then
+ * inflight x bytes x (its microbatch / that one) x (1 - 1e-9), the factor
+ * covering the rounding of both sums (relative 1e-13 at most), so below
+ * the exact activations; added to the parameters' floor as the peak adds
+ * them. Any stage's floor is <= the peak (the largest stage's). */
 #define CX_MEM_FLOOR_RUNS 8
 typedef struct {
     int valid;
     culonx_execution key;
     int n;
     double params[CX_MEM_FLOOR_RUNS], expert_params[CX_MEM_FLOOR_RUNS];
+    /* activations: the schedule, p and v of the key; the first stage of
+     * each srun and its parameters (nh 0: none), and per recompute mode
+     * the microbatch of the check its bytes come from (0: none yet) */
+    const cx_sched_desc *sched;
+    int p, v, nh;
+    int head[CX_MEM_FLOOR_RUNS];
+    double head_params[CX_MEM_FLOOR_RUNS], head_expert_params[CX_MEM_FLOOR_RUNS];
+    int64_t act_mb[3];
+    double act_bytes[3][CX_MEM_FLOOR_RUNS];
 } cx_mem_floor;
 
 /* run's floor key into *key; 0 where no floor applies to run (offload,
  * ZeRO >= 2, an uneven split, a replayed schedule). */
 int cx_core_mem_floor_key(const culonx_run *run, culonx_execution *key);
-/* After cx_core_closed_memory(run, ..., c, ...): c's stage parameters into
- * f under key (f->valid 0 where c's memory is replayed). */
+/* After cx_core_closed_memory(run, ..., c, ...): c's stage parameters and
+ * activations into f under key (f->valid 0 where c's memory is replayed). */
 void cx_core_mem_floor_take(const cx_cost *c, const culonx_execution *key, cx_mem_floor *f);
+/* After cx_core_closed_memory(run, ..., c, ...) for a run of f's key: c's
+ * activations into f for run's recompute mode (f's parameters stand). */
+void cx_core_mem_floor_take_act(const cx_cost *c, cx_mem_floor *f);
 /* A lower bound of the peak memory that cx_core_closed_memory gives for
  * ex (whose floor key is f's). */
 double cx_core_mem_floor(const cx_mem_floor *f, const culonx_execution *ex);

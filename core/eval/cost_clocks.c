@@ -8,9 +8,10 @@
  * classes are summed. The same operations in the same order per clock
  * (cost.c ops_cost, cost_ops.h), so the same bits; only where those are
  * plain sums: no TP, context-parallel or all-to-all overlap (they read the
- * times op by op), no side traffic (shard.c), no power limit binding at the
- * clock and no CPU launch floor stretching a pass at it (each stretch is
- * 1: x * 1 = x). Elsewhere the caller prices as before.
+ * times op by op), no side traffic (shard.c) and no power limit binding at
+ * the clock; where the CPU launch floor stretches a pass at a clock, that
+ * clock's sums are made again op by op with the stretches (elsewhere each
+ * stretch is 1: x * 1 = x). Elsewhere the caller prices as before.
  * With the rows, what the reprice does after them is made for all clocks
  * too (cx_core_cost_clocks_apply): each class's times as the sums of its
  * pieces and its pass energies (hw/power.h cx_hw_pass_energy_prepared_j,
@@ -55,6 +56,10 @@ struct cx_cost_clocks {
     int made, last;        /* rows made for (c, curve); the last clock asked */
     double *lim;           /* [n] the board limit binding at clock j (power_cap.c) */
     cx_hw_pass_prep *prep; /* [n] the pass energy's terms at clock j */
+    /* lim and prep read only the GPU and the dtype: made for these */
+    int pmade;
+    culonx_gpu pgpu;
+    culonx_dtype pdtype;
     /* the classes' times and energies (cx_core_cost_clocks_classes) */
     double *pt;   /* [CX_MODEL_MAX_PARTS][CX_COST_CLOCK_FIELDS][n4]: rows by part and field */
     double *pe;   /* [PE_N][n4] */
@@ -78,7 +83,7 @@ static void drop(cx_cost_clocks *t)
     t->mhz = t->r = t->acc = t->rows = t->pt = t->pe = t->crow = t->lim = NULL;
     t->prep = NULL;
     t->ok = NULL;
-    t->n = 0, t->made = t->cmade = 0;
+    t->n = 0, t->made = t->cmade = t->pmade = 0;
 }
 
 void cx_core_cost_clocks_free(cx_cost_clocks *t)
@@ -197,9 +202,33 @@ __attribute__((constructor)) static void pick(void)
 }
 #endif
 
+/* ops_cost's sums (cost.c, n = 1) at ratio r where the CPU launch floor
+ * stretches a pass (k: the stretches of F, B, W and R, cx_cost_cpu_floors):
+ * each op's pass times scaled, in op order, the same operations. */
+static void stretched(const cx_model_ops *ops, const cx_op_keep (*keep)[3], double r, int full,
+                      int sel, const double k[4], double *F, double *B, double *W, double *R,
+                      double *T)
+{
+    double f = 0, b = 0, w = 0, rr = 0, ts = 0;
+    for (int i = 0; i < ops->nops; i++) {
+        const cx_model_op *o = &ops->op[i];
+        double tf = 0, tb = 0, tw = 0;
+        const double fs = cx_cost_op_time(o, &tf, &keep[i][0], r);
+        const double bs = cx_cost_op_time(o, &tb, &keep[i][1], r);
+        const double ws = cx_cost_op_time(o, &tw, &keep[i][2], r);
+        const int rec = full || (sel && o->sel_recompute);
+        const double rs = rec ? fs : 0.0, trr = rec ? tf : 0.0;
+        const double tr = rs > 0 ? trr * k[CX_PASS_R] : 0.0;
+        f += 1.0 * (fs * k[CX_PASS_F]), b += 1.0 * (bs * k[CX_PASS_B]);
+        w += 1.0 * (ws * k[CX_PASS_W]), rr += 1.0 * (rs * k[CX_PASS_R]);
+        ts += 1.0 * (tf * k[CX_PASS_F] + tb * k[CX_PASS_B] + tw * k[CX_PASS_W] + tr);
+    }
+    *F = f, *B = b, *W = w, *R = rr, *T = ts;
+}
+
 /* ops_cost (cost.c) of part pi with n = 1 at every clock, each pass at
- * the clock's ratio r[j]: the sums into rows, and ok[j] cleared where a
- * launch floor stretches a pass (the stretch would scale each op). */
+ * the clock's ratio r[j]: the sums into rows; where a launch floor
+ * stretches a pass, the sums again with each op scaled (stretched). */
 static void part_rows(cx_cost_clocks *t, const cx_cost *c, int pi)
 {
     const cx_model_ops *ops = &c->stack.part[pi].ops;
@@ -232,11 +261,12 @@ static void part_rows(cx_cost_clocks *t, const cx_cost *c, int pi)
     }
     for (int j = 0; j < n; j++) {
         double *q = t->rows + ((size_t)j * CX_MODEL_MAX_PARTS + (size_t)pi) * CX_COST_CLOCK_FIELDS;
-        if (cx_cost_floor_stretch(c, F[j], cf, kf + (int)nF[j]) != 1.0 ||
-            cx_cost_floor_stretch(c, B[j], cb, kb + (int)nB[j]) != 1.0 ||
-            cx_cost_floor_stretch(c, W[j], 0.0, (int)nW[j]) != 1.0 ||
-            cx_cost_floor_stretch(c, R[j], cr, kr + (int)nR[j]) != 1.0)
-            t->ok[j] = 0;
+        const double k[4] = {cx_cost_floor_stretch(c, F[j], cf, kf + (int)nF[j]),
+                             cx_cost_floor_stretch(c, B[j], cb, kb + (int)nB[j]),
+                             cx_cost_floor_stretch(c, W[j], 0.0, (int)nW[j]),
+                             cx_cost_floor_stretch(c, R[j], cr, kr + (int)nR[j])};
+        if (k[0] != 1.0 || k[1] != 1.0 || k[2] != 1.0 || k[3] != 1.0)
+            stretched(ops, keep, t->r[j], full, sel, k, &F[j], &B[j], &W[j], &R[j], &T[j]);
         q[0] = F[j], q[1] = B[j], q[2] = W[j], q[3] = R[j];
         q[4] = tf, q[5] = tb, q[6] = tr, q[7] = ef, q[8] = eb, q[9] = er, q[10] = T[j];
     }
@@ -257,9 +287,14 @@ static void make(cx_cost_clocks *t, const cx_cost *c)
 {
     t->curve = c->curve, t->made = 1, t->cmade = t->rmade = 0;
     memset(t->ok, 0, (size_t)t->n);
-    for (int j = 0; j < t->n; j++) { /* of the GPU, the dtype and the clock */
-        t->lim[j] = cx_core_power_limit_at(c, t->mhz[j]);
-        cx_hw_pass_energy_prepare(&c->sys.gpu, c->run->exec.dtype, t->mhz[j], &t->prep[j]);
+    const culonx_dtype dt = c->run->exec.dtype;
+    if (!t->pmade || t->pdtype != dt || memcmp(&t->pgpu, &c->sys.gpu, sizeof t->pgpu) != 0) {
+        for (int j = 0; j < t->n; j++) { /* of the GPU, the dtype and the clock */
+            t->lim[j] = cx_core_power_limit_at(c, t->mhz[j]);
+            cx_hw_pass_energy_prepare(&c->sys.gpu, dt, t->mhz[j], &t->prep[j]);
+        }
+        t->pmade = 1, t->pdtype = dt;
+        memcpy(&t->pgpu, &c->sys.gpu, sizeof t->pgpu);
     }
     if (!plain(c)) return;
     const cx_model_stack *stk = &c->stack;

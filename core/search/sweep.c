@@ -384,7 +384,7 @@ static uint64_t run_block(worker *w, uint64_t gblock)
              * would (no build: the cost key's word waits, tail_word) */
             culonx_execution fk;
             const int fkey = exact && cx_core_mem_floor_key(&w->run, &fk);
-            const cx_mem_floor *fl = NULL;
+            cx_mem_floor *fl = NULL;
             for (int k = 0; fkey && k < MEM_FLOORS && !fl; k++)
                 if (w->floor[k].valid && memcmp(&w->floor[k].key, &fk, sizeof fk) == 0)
                     fl = &w->floor[k];
@@ -400,6 +400,8 @@ static uint64_t run_block(worker *w, uint64_t gblock)
                 }
                 if (fkey && !fl)
                     cx_core_mem_floor_take(w->cost, &fk, &w->floor[w->floor_next++ % MEM_FLOORS]);
+                else if (fl) /* its activations for this recompute mode */
+                    cx_core_mem_floor_take_act(w->cost, fl);
             }
             if (!(peak <= sp->mem_limit)) {
                 w->evaluated++;
