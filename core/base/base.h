@@ -86,6 +86,18 @@ static inline void cx_add_rep4(double acc[4], const double x[4], int n)
     acc[0] = a[0], acc[1] = a[1], acc[2] = b[0], acc[3] = b[1];
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* A load-time constructor `picker` that sets the function pointer `ptr` to
+ * `fn` when the CPU has the instruction set `isa` ("avx", "avx2"): the
+ * dispatch of the vectorised kernels (portable ones stay the default). */
+#define CX_PICK_ISA(picker, isa, ptr, fn)                                                          \
+    __attribute__((constructor)) static void picker(void)                                          \
+    {                                                                                              \
+        __builtin_cpu_init();                                                                      \
+        if (__builtin_cpu_supports(isa)) ptr = fn;                                                 \
+    }
+#endif
+
 /* Edit distance (Levenshtein; insert, delete, substitute cost 1) of two
  * strings, capped at 64 characters each; for "did you mean". */
 int cx_core_edit_distance(const char *a, const char *b);

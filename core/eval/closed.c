@@ -406,12 +406,7 @@ __attribute__((target("avx"))) static void tail_avx(const cx_cost *c, const cx_r
 }
 
 static tail_fn_t *tail_fn = tail_scalar;
-/* chosen once at load time, as energy.c */
-__attribute__((constructor)) static void pick_tail(void)
-{
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx")) tail_fn = tail_avx;
-}
+CX_PICK_ISA(pick_tail, "avx", tail_fn, tail_avx)
 #else
 #define tail_fn tail_scalar
 #endif
@@ -733,9 +728,9 @@ void cx_core_mem_floor_take(const cx_cost *c, const culonx_execution *key, cx_me
  * experts, summed as cx_core_memory_finish sums the peak */
 static double param_floor(double P, double Pe, int zero, double wb)
 {
-    const double Pd = P - Pe;
-    const double wg = wb * (Pd / 1.0 + Pe) + 4.0 * (Pd / 1.0 + Pe);
-    return zero == 0 ? wg + (12.0 * Pd / 1.0 + 12.0 * Pe / 1.0) : wg;
+    double w, g, o; /* ZeRO 0's terms: at ZeRO 1 only the optimizer's differ */
+    cx_param_bytes(P - Pe, Pe, 0, 1.0, 1.0, wb, &w, &g, &o);
+    return zero == 0 ? (w + g) + o : w + g;
 }
 
 double cx_core_mem_floor(const cx_mem_floor *f, const culonx_execution *ex)

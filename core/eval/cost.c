@@ -715,9 +715,8 @@ void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_mem
     const double Pe = c->stage_expert_params[s], Pd = P - Pe;
     /* (no expert parameters: 12 x 0 / eo is 0 for any eo >= 1) */
     const double eo = c->zero >= 1 && Pe != 0 ? (double)cx_core_layout_expert_dp(&c->layout) : 1.0;
-    mm->weights_bytes = wb * (Pd / (c->zero >= 3 ? S : 1.0) + Pe);
-    mm->gradients_bytes = 4.0 * (Pd / (c->zero >= 2 ? S : 1.0) + Pe);
-    mm->optimizer_bytes = 12.0 * Pd / (c->zero >= 1 ? S : 1.0) + 12.0 * Pe / eo;
+    cx_param_bytes(Pd, Pe, c->zero, S, eo, wb, &mm->weights_bytes, &mm->gradients_bytes,
+                   &mm->optimizer_bytes);
     mm->expert_bytes = (wb + 4.0) * Pe + 12.0 * Pe / eo;
     /* unsharded working copies in flight: zero 3 the gathered weights of
      * the current and the prefetched piece and the current piece's 16-bit

@@ -526,6 +526,18 @@ void cx_core_cost_dp_stages(cx_cost *c);
  * every reader, most of 440 KB not copied. d != s. */
 void cx_core_cost_copy(cx_cost *d, const cx_cost *s);
 
+/* A stage's weight, gradient and optimizer bytes: Pd dense and Pe expert
+ * parameters, ZeRO stage `zero` over S ranks (the experts' optimizer state
+ * over eo), wb bytes a weight. cx_core_stage_memory's terms; the sweep's
+ * memory floors (closed.c) call it too, so that a floor takes the same
+ * operations and is never above the peak. */
+static inline void cx_param_bytes(double Pd, double Pe, int zero, double S, double eo, double wb,
+                                  double *weights, double *gradients, double *optimizer)
+{
+    *weights = wb * (Pd / (zero >= 3 ? S : 1.0) + Pe);
+    *gradients = 4.0 * (Pd / (zero >= 2 ? S : 1.0) + Pe);
+    *optimizer = 12.0 * Pd / (zero >= 1 ? S : 1.0) + 12.0 * Pe / eo;
+}
 /* Memory of stage s except activations: weights, gradients, optimizer
  * state and working buffers (work_bytes = transient recompute bytes). */
 void cx_core_stage_memory(const cx_cost *c, int s, double work_bytes, culonx_memory *mm);

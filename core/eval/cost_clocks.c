@@ -194,12 +194,7 @@ typedef void op_clocks_fn(int, const double *, const pass_k *, int, int, double 
 static op_clocks_fn *op_clocks = op_clocks_base;
 
 #if defined(__x86_64__) && defined(__GNUC__)
-/* chosen once at load time, as replay_lanes.c */
-__attribute__((constructor)) static void pick(void)
-{
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2")) op_clocks = op_clocks_avx2;
-}
+CX_PICK_ISA(pick, "avx2", op_clocks, op_clocks_avx2)
 #endif
 
 /* ops_cost's sums (cost.c, n = 1) at ratio r where the CPU launch floor
@@ -408,11 +403,7 @@ typedef void class_clocks_fn(int, const double *, const cx_chunk_cost *, const d
 static class_clocks_fn *class_clocks = class_clocks_base;
 
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((constructor)) static void pick_class(void)
-{
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2")) class_clocks = class_clocks_avx2;
-}
+CX_PICK_ISA(pick_class, "avx2", class_clocks, class_clocks_avx2)
 #endif
 
 /* The class rows of c's curve at every clock (the rows made). */
@@ -470,11 +461,7 @@ typedef void run_clocks_fn(int, const double *, const int *, int, double *);
 static run_clocks_fn *run_clocks = run_clocks_base;
 
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((constructor)) static void pick_run(void)
-{
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2")) run_clocks = run_clocks_avx2;
-}
+CX_PICK_ISA(pick_run, "avx2", run_clocks, run_clocks_avx2)
 #endif
 
 /* The runs' aggregates of c's curve at every clock (the classes made):

@@ -167,12 +167,7 @@ __attribute__((target("avx"))) static void energy_runs_avx(const cx_cost *c, dou
 
 typedef void energy_runs_fn(const cx_cost *, double, double, double *);
 static energy_runs_fn *runs_fn = energy_runs;
-/* chosen once at load time, as cost_clocks.c */
-__attribute__((constructor)) static void pick(void)
-{
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx")) runs_fn = energy_runs_avx;
-}
+CX_PICK_ISA(pick, "avx", runs_fn, energy_runs_avx)
 #else
 #define runs_fn energy_runs
 #endif

@@ -180,12 +180,7 @@ __attribute__((target("avx"))) static int dominator_avx(const cx_front *f, const
 }
 
 static int (*dominator)(const cx_front *, const cx_point *, int) = dominator_scalar;
-/* chosen once at load time, as core/eval/energy.c */
-__attribute__((constructor)) static void pick_dominator(void)
-{
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx")) dominator = dominator_avx;
-}
+CX_PICK_ISA(pick_dominator, "avx", dominator, dominator_avx)
 #else
 #define dominator dominator_scalar
 #endif
