@@ -94,6 +94,18 @@ static long warmup(int p, int m, int v, int stage, int n)
     return nw;
 }
 
+/* Walk x moved past r entries, r at most its block's rest (emit's step) */
+static void walk_on(walk *x, int r)
+{
+    x->k += r, x->in += r;
+    if (x->in < x->w) return;
+    x->in = 0;
+    if (x->k == x->full * x->v)
+        x->w = x->rest, x->base = x->full, x->ch = 0;
+    else if (++x->ch == x->v)
+        x->ch = 0, x->base += x->n;
+}
+
 /* Table entries x->k .. x->k + cnt - 1 from walk x on (x moved past them),
  * entry i at o[i st] as an item of kind, its chunk reversed (v - 1 - c)
  * where rev: a block of the walk (one chunk of a group) at a time, its
@@ -109,27 +121,10 @@ static void emit(walk *x, int cnt, cx_sched_item *o, ptrdiff_t st, int kind, int
         it.mb = x->base + x->in;
         cx_sched_run(o, st, it, r);
         o += r * st;
-        cnt -= r, x->k += r, x->in += r;
-        if (x->in < x->w) break;
-        /* the block's end: the next chunk, group, or the last group */
-        x->in = 0;
-        if (x->k == x->full * x->v)
-            x->w = x->rest, x->base = x->full, x->ch = 0;
-        else if (++x->ch == x->v)
-            x->ch = 0, x->base += x->n;
+        cnt -= r;
+        walk_on(x, r);
+        if (x->in) break; /* inside the block (r >= 1); else the block ended */
     }
-}
-
-/* Walk x moved past r entries, r at most its block's rest (emit's step) */
-static void walk_on(walk *x, int r)
-{
-    x->k += r, x->in += r;
-    if (x->in < x->w) return;
-    x->in = 0;
-    if (x->k == x->full * x->v)
-        x->w = x->rest, x->base = x->full, x->ch = 0;
-    else if (++x->ch == x->v)
-        x->ch = 0, x->base += x->n;
 }
 
 /* The middle of an order: cnt pairs, a forward from walk f then a fused
