@@ -529,10 +529,10 @@ static void test_batch_sweeps(void)
     } shapes[] = {{CULONX_SCHED_ZB_H1, 64, 128, 8, 1},
                   {CULONX_SCHED_ZB_H2, 32, 128, 8, 1},
                   {CULONX_SCHED_ZB_V, 32, 768, 8, 1},
-                  {CULONX_SCHED_ZB_V, 64, 1024, 8, 1},
+                  {CULONX_SCHED_ZB_V, 64, 768, 8, 1},
                   {CULONX_SCHED_DUALPIPE_V, 64, 1536, 8, 1},
-                  {CULONX_SCHED_ZB_V, 8, 96, 8, 1},
-                  {CULONX_SCHED_DUALPIPE_V, 8, 96, 8, 1},
+                  {CULONX_SCHED_ZB_V, 16, 96, 8, 1},
+                  {CULONX_SCHED_DUALPIPE_V, 32, 192, 8, 1},
                   {CULONX_SCHED_ZB_H2, 16, 48, 8, 1},
                   {CULONX_SCHED_ZB_H1, 32, 64, 8, 1},
                   /* interleaved: the formula at the 17 lower clocks (TP

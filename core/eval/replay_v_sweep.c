@@ -1728,12 +1728,7 @@ int cx_core_replay_v_sweep_pays_batch(const cx_cost *c, int jump)
      * 32,493 / 31,758 / 34,514, jump p >= 16 / 32 / 64 (plain m >= 768)
      * 31,865 / 31,758 / 33,359; DualPipeV jump p >= 16 / 32 / 64 31,380 /
      * 31,147 / 31,313, plain m >= 512 / 768 / never 38,310 / 35,415 /
-     * 31,147. With session 27's cheaper lanes (4-lane pass ~11.4 x86
-     * instructions a program instruction) and sweep: ZB-V jump p >= 32 /
-     * 64 / never (plain m >= 768) 21,645 / 24,104 / -, plain m >= 768 /
-     * never (jump p >= 32) 21,645 / 21,463, jump p >= 16 and plain m >=
-     * 1024 21,284, all off 32,589; DualPipeV jump p >= 16 / 32 / 64 19,705 /
-     * 19,740 / 20,933, never 25,504. */
-    if (c->sched == &cx_sched_zb_v) return jump ? c->p >= 16 : c->m >= 1024;
-    return c->sched == &cx_sched_dualpipev && jump && c->p >= 16;
+     * 31,147. */
+    if (c->sched == &cx_sched_zb_v) return jump ? c->p >= 32 : c->m >= 768;
+    return c->sched == &cx_sched_dualpipev && jump && c->p >= 32;
 }
