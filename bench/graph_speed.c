@@ -18,6 +18,7 @@
 
 int main(int argc, char **argv)
 {
+    culonx_keep_freed_memory(); /* as the culonx command does */
     const char *path = argc > 1 ? argv[1] : "configs/megatron-1t.xml";
     int reps = argc > 2 ? atoi(argv[2]) : 20;
     culonx_run run;

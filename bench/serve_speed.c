@@ -15,6 +15,7 @@
 
 int main(int argc, char **argv)
 {
+    culonx_keep_freed_memory(); /* as the culonx command does */
     const char *path = argc > 1 ? argv[1] : CX_SOURCE_DIR "/configs/llama2-70b-serve-h100.xml";
     culonx_run *run = malloc(sizeof *run);
     culonx_serve_plan *plan = malloc(sizeof *plan);

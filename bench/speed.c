@@ -24,6 +24,7 @@
 
 int main(int argc, char **argv)
 {
+    culonx_keep_freed_memory(); /* as the culonx command does */
     const char *exe = argc > 1 ? argv[1] : "build/culonx";
     int nproc_runs = argc > 2 ? atoi(argv[2]) : 50;
 

@@ -227,6 +227,7 @@ static int per_schedule(const culonx_run *run, culonx_sweep_spec *spec, const ch
 
 int main(int argc, char **argv)
 {
+    culonx_keep_freed_memory(); /* as the culonx command does */
     const char *which = argc > 1 ? argv[1] : "all";
     culonx_run *run = malloc(sizeof *run);
     culonx_sweep_spec *spec = malloc(sizeof *spec);

@@ -84,6 +84,7 @@ static int run_command(const cx_cli_command *cmd, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    culonx_keep_freed_memory();
     if (argc < 2) {
         cx_cli_usage(stderr);
         return CX_EXIT_USAGE;

@@ -239,6 +239,13 @@ CULONX_API culonx_status culonx_sweep_option(culonx_sweep_spec *spec, const char
                                              const char *value, culonx_error *err);
 CULONX_API const char *culonx_sweep_reject_name(culonx_sweep_reject r);
 CULONX_API const char *culonx_objective_name(culonx_objective o);
+/* Keeps memory the process frees for its own reuse instead of handing it
+ * back to the kernel (glibc: mmap threshold 32 MiB, trim threshold 1 GiB;
+ * elsewhere nothing). A sweep frees and allocates shape buffers of up to
+ * megabytes, and every page handed back costs a page fault when touched
+ * again (core/README.md, "Page faults"). The culonx command calls it first;
+ * programs that time sweeps through the library should too. */
+CULONX_API void culonx_keep_freed_memory(void);
 /* Runs the sweep. Under MPI (culonx_sweep_mpi_begin) every rank calls it;
  * rank 0 gets the reduced result (is_root = 1). *out is freed with
  * culonx_sweep_result_free. CULONX_EINPUT when an energy objective is asked

@@ -1,0 +1,138 @@
+CMakeFiles/culonx_lib.dir/core/eval/replay_lanes.c.o: \
+ /work/wt/s28-mem/core/eval/replay_lanes.c /usr/include/stdc-predef.h \
+ /work/wt/s28-mem/core/eval/replay_lanes.h \
+ /work/wt/s28-mem/core/eval/replay_memo.h \
+ /work/wt/s28-mem/core/eval/replay.h /work/wt/s28-mem/core/eval/cost.h \
+ /work/wt/s28-mem/core/include/culonx.h \
+ /work/wt/s28-mem/core/include/culonx_types.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/stddef.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/stdint.h /usr/include/stdint.h \
+ /usr/include/x86_64-linux-gnu/bits/libc-header-start.h \
+ /usr/include/features.h /usr/include/features-time64.h \
+ /usr/include/x86_64-linux-gnu/bits/wordsize.h \
+ /usr/include/x86_64-linux-gnu/bits/timesize.h \
+ /usr/include/x86_64-linux-gnu/sys/cdefs.h \
+ /usr/include/x86_64-linux-gnu/bits/long-double.h \
+ /usr/include/x86_64-linux-gnu/gnu/stubs.h \
+ /usr/include/x86_64-linux-gnu/gnu/stubs-64.h \
+ /usr/include/x86_64-linux-gnu/bits/types.h \
+ /usr/include/x86_64-linux-gnu/bits/typesizes.h \
+ /usr/include/x86_64-linux-gnu/bits/time64.h \
+ /usr/include/x86_64-linux-gnu/bits/wchar.h \
+ /usr/include/x86_64-linux-gnu/bits/stdint-intn.h \
+ /usr/include/x86_64-linux-gnu/bits/stdint-uintn.h /usr/include/stdio.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/stdarg.h \
+ /usr/include/x86_64-linux-gnu/bits/types/__fpos_t.h \
+ /usr/include/x86_64-linux-gnu/bits/types/__mbstate_t.h \
+ /usr/include/x86_64-linux-gnu/bits/types/__fpos64_t.h \
+ /usr/include/x86_64-linux-gnu/bits/types/__FILE.h \
+ /usr/include/x86_64-linux-gnu/bits/types/FILE.h \
+ /usr/include/x86_64-linux-gnu/bits/types/struct_FILE.h \
+ /usr/include/x86_64-linux-gnu/bits/stdio_lim.h \
+ /usr/include/x86_64-linux-gnu/bits/floatn.h \
+ /usr/include/x86_64-linux-gnu/bits/floatn-common.h \
+ /usr/include/x86_64-linux-gnu/bits/stdio.h \
+ /work/wt/s28-mem/core/layout/layout.h /work/wt/s28-mem/hw/hw.h \
+ /work/wt/s28-mem/core/include/culonx_types.h /work/wt/s28-mem/hw/power.h \
+ /usr/include/math.h /usr/include/x86_64-linux-gnu/bits/math-vector.h \
+ /usr/include/x86_64-linux-gnu/bits/libm-simd-decl-stubs.h \
+ /usr/include/x86_64-linux-gnu/bits/flt-eval-method.h \
+ /usr/include/x86_64-linux-gnu/bits/fp-logb.h \
+ /usr/include/x86_64-linux-gnu/bits/fp-fast.h \
+ /usr/include/x86_64-linux-gnu/bits/mathcalls-helper-functions.h \
+ /usr/include/x86_64-linux-gnu/bits/mathcalls.h \
+ /work/wt/s28-mem/models/model.h /work/wt/s28-mem/schedules/sched.h \
+ /work/wt/s28-mem/schedules/list.h /usr/include/string.h \
+ /work/wt/s28-mem/core/eval/replay_prog.h \
+ /work/wt/s28-mem/core/eval/replay_step.h \
+ /work/wt/s28-mem/schedules/play.h \
+ /work/wt/s28-mem/core/eval/replay_clocks.h \
+ /work/wt/s28-mem/core/eval/replay_formula.h /usr/include/stdlib.h \
+ /usr/include/x86_64-linux-gnu/bits/stdlib-bsearch.h \
+ /usr/include/x86_64-linux-gnu/bits/stdlib-float.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/immintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/x86gprintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/ia32intrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/adxintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/bmiintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/bmi2intrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/cetintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/cldemoteintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/clflushoptintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/clwbintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/clzerointrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/enqcmdintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/fxsrintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/lzcntintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/lwpintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/movdirintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/mwaitintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/mwaitxintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/pconfigintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/popcntintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/pkuintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/rdseedintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/rtmintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/serializeintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/sgxintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/tbmintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/tsxldtrkintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/uintrintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/waitpkgintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/wbnoinvdintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/xsaveintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/xsavecintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/xsaveoptintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/xsavesintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/xtestintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/hresetintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/mmintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/xmmintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/mm_malloc.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/emmintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/pmmintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/tmmintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/smmintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/wmmintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avxintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avxvnniintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx2intrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512fintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512erintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512pfintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512cdintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512vlintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512bwintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512dqintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512vlbwintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512vldqintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512ifmaintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512ifmavlintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512vbmiintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512vbmivlintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx5124fmapsintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx5124vnniwintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512vpopcntdqintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512vbmi2intrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512vbmi2vlintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512vnniintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512vnnivlintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512vpopcntdqvlintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512bitalgintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512vp2intersectintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512vp2intersectvlintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512fp16intrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512fp16vlintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/shaintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/fmaintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/f16cintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/gfniintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/vaesintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/vpclmulqdqintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512bf16vlintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/avx512bf16intrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/amxtileintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/amxint8intrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/amxbf16intrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/prfchwintrin.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/keylockerintrin.h
