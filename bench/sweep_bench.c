@@ -161,12 +161,22 @@ static int cmp_double(const void *a, const void *b)
 
 /* one sweep of the calculon space restricted to `name`: its result and rate
  * (evaluations per CPU second) */
+static long minor_faults(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_minflt;
+}
+
+/* one sweep of the calculon space restricted to `name`: its result, rate
+ * (evaluations per CPU second) and page faults (minor, the process's) */
 static int timed_sweep(const culonx_run *run, culonx_sweep_spec *spec, const char *name, int full,
-                       culonx_sweep_result **res, double *rate)
+                       culonx_sweep_result **res, double *rate, double *faults)
 {
     culonx_error err;
     if (calculon_spec(spec, name)) return 1;
     cx_core_replay_set_full(full);
+    long f0 = minor_faults();
     double c0 = (double)clock() / CLOCKS_PER_SEC;
     if (culonx_sweep_run(run, spec, res, &err) != CULONX_OK) {
         fprintf(stderr, "bench: %s\n", err.msg);
@@ -174,6 +184,7 @@ static int timed_sweep(const culonx_run *run, culonx_sweep_spec *spec, const cha
     }
     double cpu = (double)clock() / CLOCKS_PER_SEC - c0;
     *rate = cpu > 0 ? (double)(*res)->evaluated / cpu : 0.0;
+    *faults = (double)(minor_faults() - f0);
     return 0;
 }
 
@@ -182,22 +193,29 @@ static int timed_sweep(const culonx_run *run, culonx_sweep_spec *spec, const cha
 static int per_schedule(const culonx_run *run, culonx_sweep_spec *spec, const char *only,
                         int repeats)
 {
-    printf("fast eval/s: the median of %d runs (slowest and fastest in brackets); full: one run\n",
+    printf("fast eval/s: the median of %d runs (slowest and fastest in brackets); full: one run;\n"
+           "first: the schedule's first fast run (what one `culonx sweep` sees: memory new to the\n"
+           "process; with `all`, earlier schedules' freed memory is reused) and its page faults\n"
+           "(first pf); pf: the median page faults of the later fast runs\n",
            repeats);
-    printf("%-12s %9s %12s %21s %12s %9s %10s\n", "schedule", "evaluated", "fast eval/s",
-           "fast range", "full eval/s", "same top", "worst diff");
+    printf("%-12s %9s %12s %21s %12s %9s %10s %12s %8s %8s\n", "schedule", "evaluated",
+           "fast eval/s", "fast range", "full eval/s", "same top", "worst diff", "first eval/s",
+           "first pf", "pf");
     for (int k = 0; k < culonx_schedule_count(); k++) {
         const char *name = culonx_schedule_name(k);
         if (only && strcmp(only, name)) continue;
         culonx_sweep_result *res[2];
-        double rate[2], fast[MAX_REPEATS];
-        if (timed_sweep(run, spec, name, 0, &res[0], &fast[0])) return 1;
+        double rate[2], fast[MAX_REPEATS], pf[MAX_REPEATS], full_pf;
+        if (timed_sweep(run, spec, name, 0, &res[0], &fast[0], &pf[0])) return 1;
+        const double first = fast[0], first_pf = pf[0];
         for (int r = 1; r < repeats; r++) {
             culonx_sweep_result *again;
-            if (timed_sweep(run, spec, name, 0, &again, &fast[r])) return 1;
+            if (timed_sweep(run, spec, name, 0, &again, &fast[r], &pf[r])) return 1;
             culonx_sweep_result_free(again);
         }
-        if (timed_sweep(run, spec, name, 1, &res[1], &rate[1])) return 1;
+        if (timed_sweep(run, spec, name, 1, &res[1], &rate[1], &full_pf)) return 1;
+        qsort(pf + 1, (size_t)(repeats - 1), sizeof pf[0], cmp_double);
+        const double later_pf = repeats > 1 ? pf[1 + (repeats - 1) / 2] : first_pf;
         qsort(fast, (size_t)repeats, sizeof fast[0], cmp_double);
         rate[0] = fast[repeats / 2];
         cx_core_replay_set_full(0);
@@ -216,9 +234,9 @@ static int per_schedule(const culonx_run *run, culonx_sweep_spec *spec, const ch
         }
         char range[64];
         snprintf(range, sizeof range, "[%.0f, %.0f]", fast[0], fast[repeats - 1]);
-        printf("%-12s %9llu %12.0f %21s %12.0f %9s %10.3g\n", name,
+        printf("%-12s %9llu %12.0f %21s %12.0f %9s %10.3g %12.0f %8.0f %8.0f\n", name,
                (unsigned long long)res[0]->evaluated, rate[0], range, rate[1], same ? "yes" : "NO",
-               worst);
+               worst, first, first_pf, later_pf);
         culonx_sweep_result_free(res[0]);
         culonx_sweep_result_free(res[1]);
     }

@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for bench_fit_power.
-# This may be replaced when dependencies are built.

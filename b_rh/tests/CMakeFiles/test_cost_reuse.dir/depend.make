@@ -1,2 +1,0 @@
-# Empty dependencies file for test_cost_reuse.
-# This may be replaced when dependencies are built.
