@@ -100,9 +100,15 @@ typedef cx_replay_vsinfo vsinfo;
 #define TIME_KEY (CX_COST_MAX_CLASSES * 7 + 1)
 #define MEM_KEY (CX_COST_MAX_CLASSES * 2)
 /* engines of other recent shapes kept (recall), and the bytes they may
- * hold together */
+ * hold together. 2 MiB (was 24): the V and ZB schedules of
+ * `bench_sweep_bench schedules` recall nothing, interleaved 82 shapes (72
+ * with 2 MiB), the whole space of "Sweeps" 2-26; each engine new to the
+ * process costs its page faults (the first sweep of zb-v 7,192 -> 6,204,
+ * dualpipev 8,441 -> 7,204; the whole space 72k -> 59k, peak RSS 293 ->
+ * 248 MB), interleaved's lost recalls +0.1% instructions (core/README.md,
+ * "Page faults") */
 #define NRECENT 64
-#define RECENT_BYTES ((size_t)24 << 20)
+#define RECENT_BYTES ((size_t)2 << 20)
 
 struct cx_replay_ws {
     /* the play engine, holding the orders of (sd, p, mr, v) for (sd, p, m, v):
