@@ -290,8 +290,9 @@ static void memory_scan(const cx_cost *c, const double *peak_act, culonx_result 
  * parameters (prun) share the DP sync, optimizer step and bucket count
  * (cx_core_dp_buckets). Stages s0 .. s1 - 1 of run r, *t_end etc. updated
  * as the stage loop does (s == 0 always taken). */
-static void tail_stages(const cx_cost *c, const cx_replay_times *rp, int overlap_on, int r, int s0,
-                        int s1, double *t_end, double *opt_s, double *dp_replayed)
+static inline __attribute__((always_inline)) void
+tail_stages(const cx_cost *c, const cx_replay_times *rp, int overlap_on, int r, int s0, int s1,
+            double *t_end, double *opt_s, double *dp_replayed)
 {
     const double dp = c->dpr_s[r], opt = c->optr_s[r];
     const int nb = c->dpr_nb[r], overlap = overlap_on && dp > 0;
@@ -399,8 +400,11 @@ __attribute__((target("avx"))) static void tail_avx(const cx_cost *c, const cx_r
         tail_scalar(c, rp, overlap_on, t_end, opt_s, dp_replayed);
         return;
     }
-    /* stage s, through the stage loop (its t is above -inf: not skipped) */
-    int r = c->prun_of[s];
+    /* stage s, through the stage loop (its t is above -inf: not skipped);
+     * its run r = prun_of[s] from prun, read above (prun_of is not) */
+    int r = 0;
+    while (c->prun[r + 1] <= s)
+        r++;
     *t_end = -INFINITY;
     tail_stages(c, rp, overlap_on, r, s, s + 1, t_end, opt_s, dp_replayed);
 }
@@ -491,6 +495,15 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
             return st;
         }
         rp = o;
+    }
+    if (replayed) { /* the replay may have evicted the lines the tail and
+                     * the energy read next: fetched together here */
+        __builtin_prefetch(&c->prun[0]), __builtin_prefetch(&c->dpr_s[0]);
+        __builtin_prefetch(&c->dpr_nb[0]), __builtin_prefetch(&c->optr_s[0]);
+        __builtin_prefetch(&c->nsrun), __builtin_prefetch(&c->optr_j[0]);
+        __builtin_prefetch(&c->optr_bytes[0]), __builtin_prefetch(&c->run_e_j[0]);
+        __builtin_prefetch(&c->run_busy_s[0]), __builtin_prefetch(&c->run_bytes[0]);
+        __builtin_prefetch(&c->dp_tier_sum[0]);
     }
     double tail = 0, opt_s = 0, t_end = 0;
     if (replayed) tail_fn(c, &rt, ex->dp_overlap, &t_end, &opt_s, &dp_replayed);
