@@ -196,7 +196,9 @@ static int memory_kept(cx_cost *c, culonx_result *res)
     const culonx_execution *ex = &c->run->exec;
     const int keyed = cx_core_cost_keyed(c, c->run); /* the rest of ex equal (cost.h) */
     for (int k = 0; k < c->nkeep_mem; k++) {
-        const int i = (c->keep_mem_last + k) % c->nkeep_mem; /* the last found first */
+        int i = c->keep_mem_last + k; /* (last + k) % nkeep_mem: the last found first */
+        while (i >= c->nkeep_mem)
+            i -= c->nkeep_mem;
         const cx_keep_mem *e = &c->keep_mem[i];
         if (cx_core_exec_dp_same(&e->exec, ex) &&
             (keyed || cx_core_exec_same_unclocked(ex, &e->exec))) {
@@ -429,13 +431,29 @@ culonx_status cx_core_closed_eval_ws(const culonx_run *run, double clock_mhz, cx
     return cx_core_closed_finish(run, c, ws, res, err);
 }
 
+/* memset(res, 0, sizeof *res) in 16-byte stores: GCC expands the memset
+ * of a known size to rep stosq, slow to start for a few hundred bytes; the
+ * barrier keeps the stores from becoming that memset again */
+static void zero_result(culonx_result *res)
+{
+    typedef double v2d __attribute__((vector_size(16), aligned(1), may_alias));
+    unsigned char *b = (unsigned char *)res;
+    v2d z = {0, 0};
+    __asm__("" : "+x"(z));
+    size_t i = 0;
+#pragma GCC unroll 32
+    for (; i + 16 <= sizeof *res; i += 16)
+        *(v2d *)(b + i) = z;
+    if (i < sizeof *res) memset(b + i, 0, sizeof *res - i);
+}
+
 culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay_ws *ws,
                                     culonx_result *res, culonx_error *err)
 {
     culonx_status st = CULONX_OK;
     const culonx_execution *ex = &run->exec;
     const int p = c->p, m = c->m;
-    memset(res, 0, sizeof *res);
+    zero_result(res);
     res->clock_mhz = c->clock_mhz;
     res->microbatches = m;
 
@@ -526,6 +544,10 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         tail = t_end - t_pipe;
     }
     res->iteration_time_s = t_pipe + tail;
+    /* the energy's sums over the stages first: the work below reads none
+     * of them and runs beside their chain of adds */
+    double energy_acc[4];
+    cx_core_energy_runs(c, res->iteration_time_s, energy_acc);
 
     /* breakdown on the bottleneck stage j (closed_sums) */
     culonx_time_breakdown *bd = &res->breakdown;
@@ -558,7 +580,7 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     cx_core_replay_ws_free(tmp);
     cx_core_result_rates(run, res);
 
-    cx_core_energy_result(c, res);
+    cx_core_energy_from_runs(c, energy_acc, res);
     return CULONX_OK;
 }
 

@@ -174,13 +174,23 @@ CX_PICK_ISA(pick, "avx", runs_fn, energy_runs_avx)
 #define runs_fn energy_runs
 #endif
 
-void cx_core_energy_result(const cx_cost *c, culonx_result *res)
+void cx_core_energy_runs(const cx_cost *c, double T, double acc[4])
 {
-    const double T = res->iteration_time_s;
     const double hbm_pj = c->closed.gen == c->gen
                               ? c->closed.hbm_pj /* closed.c's, for this pricing */
                               : cx_hw_power_hbm_pj_per_byte(&c->sys.gpu.power, &c->sys.gpu);
-    double acc[4] = {0, 0, 0, 0}; /* cj, idle, hbm, unused */
+    acc[0] = acc[1] = acc[2] = acc[3] = 0; /* cj, idle, hbm, unused */
     runs_fn(c, T, hbm_pj, acc);
+}
+
+void cx_core_energy_from_runs(const cx_cost *c, const double acc[4], culonx_result *res)
+{
     finish_sums(c, acc[0], acc[1], acc[2], res);
+}
+
+void cx_core_energy_result(const cx_cost *c, culonx_result *res)
+{
+    double acc[4];
+    cx_core_energy_runs(c, res->iteration_time_s, acc);
+    cx_core_energy_from_runs(c, acc, res);
 }
