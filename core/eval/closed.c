@@ -431,9 +431,8 @@ culonx_status cx_core_closed_eval_ws(const culonx_run *run, double clock_mhz, cx
     return cx_core_closed_finish(run, c, ws, res, err);
 }
 
-/* memset(res, 0, sizeof *res) in 16-byte stores: GCC expands the memset
- * of a known size to rep stosq, slow to start for a few hundred bytes; the
- * barrier keeps the stores from becoming that memset again */
+/* memset(res, 0, sizeof *res) in 16-byte stores (GCC's inline memset is a
+ * rep stosq, slow to start; the barrier keeps the loop from becoming it) */
 static void zero_result(culonx_result *res)
 {
     typedef double v2d __attribute__((vector_size(16), aligned(1), may_alias));
@@ -514,14 +513,12 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         }
         rp = o;
     }
-    if (replayed) { /* the replay may have evicted the lines the tail and
-                     * the energy read next: fetched together here */
-        __builtin_prefetch(&c->prun[0]), __builtin_prefetch(&c->dpr_s[0]);
-        __builtin_prefetch(&c->dpr_nb[0]), __builtin_prefetch(&c->optr_s[0]);
-        __builtin_prefetch(&c->nsrun), __builtin_prefetch(&c->optr_j[0]);
-        __builtin_prefetch(&c->optr_bytes[0]), __builtin_prefetch(&c->run_e_j[0]);
-        __builtin_prefetch(&c->run_busy_s[0]), __builtin_prefetch(&c->run_bytes[0]);
-        __builtin_prefetch(&c->dp_tier_sum[0]);
+    if (replayed) { /* lines the tail and energy read, maybe evicted by the replay */
+        const void *const l[] = {c->prun,       c->dpr_s,     c->dpr_nb,     &c->nsrun,
+                                 c->optr_s,     c->optr_j,    c->optr_bytes, c->run_e_j,
+                                 c->run_busy_s, c->run_bytes, c->dp_tier_sum};
+        for (size_t i = 0; i < sizeof l / sizeof l[0]; i++)
+            __builtin_prefetch(l[i]);
     }
     double tail = 0, opt_s = 0, t_end = 0;
     if (replayed) tail_fn(c, &rt, ex->dp_overlap, &t_end, &opt_s, &dp_replayed);
