@@ -431,28 +431,13 @@ culonx_status cx_core_closed_eval_ws(const culonx_run *run, double clock_mhz, cx
     return cx_core_closed_finish(run, c, ws, res, err);
 }
 
-/* memset(res, 0, sizeof *res) in 16-byte stores (GCC's inline memset is a
- * rep stosq, slow to start; the barrier keeps the loop from becoming it) */
-static void zero_result(culonx_result *res)
-{
-    typedef double v2d __attribute__((vector_size(16), aligned(1), may_alias));
-    unsigned char *b = (unsigned char *)res;
-    v2d z = {0, 0};
-    __asm__("" : "+x"(z));
-    size_t i = 0;
-#pragma GCC unroll 32
-    for (; i + 16 <= sizeof *res; i += 16)
-        *(v2d *)(b + i) = z;
-    if (i < sizeof *res) memset(b + i, 0, sizeof *res - i);
-}
-
 culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay_ws *ws,
                                     culonx_result *res, culonx_error *err)
 {
     culonx_status st = CULONX_OK;
     const culonx_execution *ex = &run->exec;
     const int p = c->p, m = c->m;
-    zero_result(res);
+    cx_zero(res, sizeof *res); /* memset */
     res->clock_mhz = c->clock_mhz;
     res->microbatches = m;
 
