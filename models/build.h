@@ -15,6 +15,7 @@
 #ifndef CX_MODEL_BUILD_H
 #define CX_MODEL_BUILD_H
 
+#include "core/base/base.h"
 #include "models/model.h"
 
 #include <string.h>
@@ -27,7 +28,7 @@ typedef struct {
 static inline cx_model_op *cx_model_push(cx_model_builder *bd, const char *name, cx_op_kind kind)
 {
     cx_model_op *o = &bd->ops->op[bd->ops->nops++];
-    memset(o, 0, sizeof *o);
+    cx_zero(o, sizeof *o); /* memset without rep stosq (base.h) */
     o->name = name;
     o->kind = kind;
     o->batch = 1;

@@ -196,7 +196,9 @@ static int memory_kept(cx_cost *c, culonx_result *res)
     const culonx_execution *ex = &c->run->exec;
     const int keyed = cx_core_cost_keyed(c, c->run); /* the rest of ex equal (cost.h) */
     for (int k = 0; k < c->nkeep_mem; k++) {
-        const int i = (c->keep_mem_last + k) % c->nkeep_mem; /* the last found first */
+        int i = c->keep_mem_last + k; /* (last + k) % nkeep_mem: the last found first */
+        while (i >= c->nkeep_mem)
+            i -= c->nkeep_mem;
         const cx_keep_mem *e = &c->keep_mem[i];
         if (cx_core_exec_dp_same(&e->exec, ex) &&
             (keyed || cx_core_exec_same_unclocked(ex, &e->exec))) {
@@ -290,8 +292,9 @@ static void memory_scan(const cx_cost *c, const double *peak_act, culonx_result 
  * parameters (prun) share the DP sync, optimizer step and bucket count
  * (cx_core_dp_buckets). Stages s0 .. s1 - 1 of run r, *t_end etc. updated
  * as the stage loop does (s == 0 always taken). */
-static void tail_stages(const cx_cost *c, const cx_replay_times *rp, int overlap_on, int r, int s0,
-                        int s1, double *t_end, double *opt_s, double *dp_replayed)
+static inline __attribute__((always_inline)) void
+tail_stages(const cx_cost *c, const cx_replay_times *rp, int overlap_on, int r, int s0, int s1,
+            double *t_end, double *opt_s, double *dp_replayed)
 {
     const double dp = c->dpr_s[r], opt = c->optr_s[r];
     const int nb = c->dpr_nb[r], overlap = overlap_on && dp > 0;
@@ -399,8 +402,11 @@ __attribute__((target("avx"))) static void tail_avx(const cx_cost *c, const cx_r
         tail_scalar(c, rp, overlap_on, t_end, opt_s, dp_replayed);
         return;
     }
-    /* stage s, through the stage loop (its t is above -inf: not skipped) */
-    int r = c->prun_of[s];
+    /* stage s, through the stage loop (its t is above -inf: not skipped);
+     * its run r = prun_of[s] from prun, read above (prun_of is not) */
+    int r = 0;
+    while (c->prun[r + 1] <= s)
+        r++;
     *t_end = -INFINITY;
     tail_stages(c, rp, overlap_on, r, s, s + 1, t_end, opt_s, dp_replayed);
 }
@@ -431,7 +437,7 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     culonx_status st = CULONX_OK;
     const culonx_execution *ex = &run->exec;
     const int p = c->p, m = c->m;
-    memset(res, 0, sizeof *res);
+    cx_zero(res, sizeof *res); /* memset */
     res->clock_mhz = c->clock_mhz;
     res->microbatches = m;
 
@@ -492,6 +498,13 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         }
         rp = o;
     }
+    if (replayed) { /* lines the tail and energy read, maybe evicted by the replay */
+        const void *const l[] = {c->prun,       c->dpr_s,     c->dpr_nb,     &c->nsrun,
+                                 c->optr_s,     c->optr_j,    c->optr_bytes, c->run_e_j,
+                                 c->run_busy_s, c->run_bytes, c->dp_tier_sum};
+        for (size_t i = 0; i < sizeof l / sizeof l[0]; i++)
+            __builtin_prefetch(l[i]);
+    }
     double tail = 0, opt_s = 0, t_end = 0;
     if (replayed) tail_fn(c, &rt, ex->dp_overlap, &t_end, &opt_s, &dp_replayed);
     for (int r = 0, s = 0; !replayed && s < p; s = c->srun[++r]) {
@@ -513,6 +526,10 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
         tail = t_end - t_pipe;
     }
     res->iteration_time_s = t_pipe + tail;
+    /* the energy's sums over the stages first: the work below reads none
+     * of them and runs beside their chain of adds */
+    double energy_acc[4];
+    cx_core_energy_runs(c, res->iteration_time_s, energy_acc);
 
     /* breakdown on the bottleneck stage j (closed_sums) */
     culonx_time_breakdown *bd = &res->breakdown;
@@ -545,7 +562,7 @@ culonx_status cx_core_closed_finish(const culonx_run *run, cx_cost *c, cx_replay
     cx_core_replay_ws_free(tmp);
     cx_core_result_rates(run, res);
 
-    cx_core_energy_result(c, res);
+    cx_core_energy_from_runs(c, energy_acc, res);
     return CULONX_OK;
 }
 

@@ -505,7 +505,7 @@ static void price(const culonx_run *run, cx_cost *c, int times, int same_shape, 
         int i = (q + CX_MODEL_PART_LAYER) % stk->nparts; /* layer kinds, embedding, head */
         added[i] = 0.0;
         if (!times) continue; /* memory only: no op is priced, part[i] unread */
-        memset(&part[i], 0, offsetof(cx_chunk_cost, has_embed)); /* no content read */
+        cx_zero(&part[i], offsetof(cx_chunk_cost, has_embed)); /* no content read */
         const cx_model_ops *ops = &stk->part[i].ops;
         const int is_layer = stk->part[i].recompute;
         if (rows) { /* ops_cost's sums and no side traffic (cx_core_shard_part) */
@@ -655,7 +655,7 @@ static int reprice_start(const culonx_run *run, double clock_mhz, cx_cost *c, in
         cx_core_cost_clocks_clock_terms(tab, c, c->clock_mhz, run->exec.dtype, limit_w, &c->pe);
     if (!known) cx_hw_pass_energy_prepare(&c->sys.gpu, run->exec.dtype, c->clock_mhz, &c->pe);
     for (int k = 0; zero && k < c->nclass; k++)
-        memset(&c->cls[k], 0, offsetof(cx_chunk_cost, has_embed));
+        cx_zero(&c->cls[k], offsetof(cx_chunk_cost, has_embed));
     return known;
 }
 

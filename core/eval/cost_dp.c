@@ -72,7 +72,9 @@ static const cx_keep_dp *kept_dp(cx_cost *c, const culonx_run *run, const uint64
     /* from the one after the last found (a sweep visits its DP settings in
      * the order they were kept; keys are unique, so the same entry) */
     for (int k = 1; k <= c->nkeep_dp; k++) {
-        const int i = (c->keep_dp_last + k) % c->nkeep_dp;
+        int i = c->keep_dp_last + k; /* (last + k) % nkeep_dp, no division */
+        while (i >= c->nkeep_dp)
+            i -= c->nkeep_dp;
         const cx_keep_dp *e = &c->keep_dp[i];
         if (e->nprun == c->nprun && cx_core_exec_dp_same(&e->exec, ex) &&
             (keyed || cx_core_exec_same_unclocked(ex, &e->exec)) &&
@@ -97,8 +99,10 @@ void cx_core_cost_dp_runs(const culonx_run *run, cx_cost *c)
 #define RUN_F(r) c->run_f_s[c->prun_srun[r]]
     const int keep = c->nprun <= CX_COST_KEEP_RUNS;
     for (int r = 0; keep && r < c->nprun; r++) {
-        f_bits[r] = 0;
-        if (ex->param_gather_overlap) memcpy(&f_bits[r], &RUN_F(r), sizeof f_bits[r]);
+        uint64_t fb = 0;
+        __asm__("" : "+r"(fb)); /* a store each: GCC's memset here is rep stosq */
+        if (ex->param_gather_overlap) memcpy(&fb, &RUN_F(r), sizeof fb);
+        f_bits[r] = fb;
     }
     const cx_keep_dp *kd = keep ? kept_dp(c, run, f_bits) : NULL;
     cx_keep_dp *nk = NULL;

@@ -127,9 +127,10 @@ void cx_core_energy_finish(const cx_cost *c, const double *stage_compute_j,
 static void energy_runs(const cx_cost *c, double T, double hbm_pj, double acc[4])
 {
     const double m = (double)c->m;
-    for (int r = 0; r < c->nsrun; r++) { /* runs of equal stages, stage by stage */
+    for (int r = 0, q = 0; r < c->nsrun; r++) { /* runs of equal stages, stage by stage */
         const int s = c->srun[r];
-        const int q = c->prun_of[s]; /* equal stages: equal parameters */
+        while (c->prun[q + 1] <= s) /* q = prun_of[s]: equal stages, equal parameters */
+            q++;
         const double ej = c->optr_j[q] + m * c->run_e_j[r];
         const double busy = c->optr_s[q] + m * c->run_busy_s[r];
         const double gap = cx_maxd(0.0, T - busy);
@@ -148,9 +149,10 @@ __attribute__((target("avx"))) static void energy_runs_avx(const cx_cost *c, dou
 {
     const double m = (double)c->m;
     cx_v4d a = {acc[0], acc[1], acc[2], acc[3]};
-    for (int r = 0; r < c->nsrun; r++) {
+    for (int r = 0, q = 0; r < c->nsrun; r++) {
         const int s = c->srun[r];
-        const int q = c->prun_of[s];
+        while (c->prun[q + 1] <= s)
+            q++;
         const double ej = c->optr_j[q] + m * c->run_e_j[r];
         const double busy = c->optr_s[q] + m * c->run_busy_s[r];
         const double gap = cx_maxd(0.0, T - busy);
@@ -172,13 +174,23 @@ CX_PICK_ISA(pick, "avx", runs_fn, energy_runs_avx)
 #define runs_fn energy_runs
 #endif
 
-void cx_core_energy_result(const cx_cost *c, culonx_result *res)
+void cx_core_energy_runs(const cx_cost *c, double T, double acc[4])
 {
-    const double T = res->iteration_time_s;
     const double hbm_pj = c->closed.gen == c->gen
                               ? c->closed.hbm_pj /* closed.c's, for this pricing */
                               : cx_hw_power_hbm_pj_per_byte(&c->sys.gpu.power, &c->sys.gpu);
-    double acc[4] = {0, 0, 0, 0}; /* cj, idle, hbm, unused */
+    acc[0] = acc[1] = acc[2] = acc[3] = 0; /* cj, idle, hbm, unused */
     runs_fn(c, T, hbm_pj, acc);
+}
+
+void cx_core_energy_from_runs(const cx_cost *c, const double acc[4], culonx_result *res)
+{
     finish_sums(c, acc[0], acc[1], acc[2], res);
+}
+
+void cx_core_energy_result(const cx_cost *c, culonx_result *res)
+{
+    double acc[4];
+    cx_core_energy_runs(c, res->iteration_time_s, acc);
+    cx_core_energy_from_runs(c, acc, res);
 }

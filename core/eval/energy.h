@@ -19,6 +19,14 @@ void cx_core_energy_finish(const cx_cost *c, const double *stage_compute_j,
  * passes and the optimizer step; the rest of the iteration is blocked. */
 void cx_core_energy_result(const cx_cost *c, culonx_result *res);
 
+/* That result in two steps (the same bits): the sums over the stages at
+ * iteration time T (acc: compute J, idle s, HBM J, unused), which read no
+ * other field of the result, then the result from them once
+ * res->iteration_time_s is T and res->iterations is set. closed.c starts
+ * the sums (a chain of dependent adds) before its other result work. */
+void cx_core_energy_runs(const cx_cost *c, double T, double acc[4]);
+void cx_core_energy_from_runs(const cx_cost *c, const double acc[4], culonx_result *res);
+
 /* The terms of that result that read only one pricing of c (closed.c keeps
  * them in cx_closed_sums for its evaluations): the nodes, and the network
  * bits per tier of TP and PP traffic, given the ranks per stage. */

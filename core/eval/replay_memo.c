@@ -22,6 +22,7 @@
  */
 #include "core/eval/replay_memo.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,8 +39,10 @@ typedef struct {
     double *buf; /* key[nkey], makespan, last_end[p], last_item[p], free[p], cls[nvs] */
 } entry;
 
+/* The table (320 KB) is allocated by the first store: a sweep that replays
+ * nothing (GPipe, 1F1B) zeroes and faults none of it. */
 struct cx_replay_memo {
-    entry e[NSET * WAYS];
+    entry *e; /* [NSET * WAYS], NULL until the first store */
     unsigned clock;
 };
 
@@ -51,9 +54,17 @@ cx_replay_memo *cx_core_replay_memo_new(void)
 void cx_core_replay_memo_free(cx_replay_memo *mm)
 {
     if (!mm) return;
-    for (int i = 0; i < NSET * WAYS; i++)
+    for (int i = 0; mm->e && i < NSET * WAYS; i++)
         free(mm->e[i].buf);
+    free(mm->e);
     free(mm);
+}
+
+/* The table, allocated here the first time; NULL without memory. */
+static entry *table(cx_replay_memo *mm)
+{
+    if (!mm->e) mm->e = calloc(NSET * WAYS, sizeof *mm->e);
+    return mm->e;
 }
 
 static uint64_t mix(uint64_t h, uint64_t w)
@@ -115,7 +126,7 @@ static int matches(const entry *e, uint64_t h, const cx_replay_memo_key *k)
 int cx_core_replay_memo_get(cx_replay_memo *mm, const cx_replay_memo_key *k, cx_replay *out,
                             int *flags)
 {
-    if (!mm) return 0;
+    if (!mm || !mm->e) return 0;
     const uint64_t h = hash_of(k);
     entry *set = &mm->e[(h % NSET) * WAYS];
     for (int w = 0; w < WAYS; w++) {
@@ -171,7 +182,7 @@ void cx_core_replay_memo_put(cx_replay_memo *mm, const cx_replay_memo_key *k, co
     if (!mm) return;
     const int nvs = k->p * k->v;
     const size_t bytes = doubles_of(k) * sizeof(double) + (size_t)nvs * sizeof(int16_t);
-    if (bytes > MAX_ENTRY_BYTES) return;
+    if (bytes > MAX_ENTRY_BYTES || !table(mm)) return;
     const uint64_t h = hash_of(k);
     entry *e = slot(mm, h, bytes);
     if (!e) return;
@@ -192,17 +203,33 @@ void cx_core_replay_memo_put_rows(cx_replay_memo *mm, const cx_replay_memo_key *
     if (!mm) return;
     const int nvs = k->p * k->v;
     const size_t bytes = doubles_of(k) * sizeof(double) + (size_t)nvs * sizeof(int16_t);
-    if (bytes > MAX_ENTRY_BYTES) return;
+    if (bytes > MAX_ENTRY_BYTES || !table(mm)) return;
     const uint64_t head = hash_head(k);
     const size_t len = 1 + 3 * (size_t)k->p; /* makespan, last end, last item, free */
-    for (int i = 0; i < n; i++) {
-        cx_replay_memo_key ki = *k;
-        ki.key = keys + (size_t)i * (size_t)k->nkey;
-        const uint64_t h = hash_key(head, ki.key, ki.nkey);
-        entry *e = slot(mm, h, bytes);
-        if (!e) continue;
-        memcpy(e->buf, ki.key, (size_t)ki.nkey * sizeof *ki.key);
-        memcpy(e->buf + ki.nkey, rows + (size_t)i * len, len * sizeof *rows);
-        stamp(mm, e, h, &ki, 0);
+    /* in groups: every row's hash and the fetch of its set's entries (random
+     * lines of a 320 KB table) first, then the stores in row order as one
+     * at a time (the same slots and stamps) */
+    enum { GROUP = 32 };
+    uint64_t hs[GROUP];
+    for (int i0 = 0; i0 < n; i0 += GROUP) {
+        const int g = n - i0 < GROUP ? n - i0 : GROUP;
+        for (int j = 0; j < g; j++) {
+            hs[j] = hash_key(head, keys + (size_t)(i0 + j) * (size_t)k->nkey, k->nkey);
+            const char *set = (const char *)&mm->e[(hs[j] % NSET) * WAYS];
+            __builtin_prefetch(set, 1), __builtin_prefetch(set + offsetof(entry, stamp), 1);
+            __builtin_prefetch(set + sizeof(entry) + offsetof(entry, stamp), 1);
+            __builtin_prefetch(set + WAYS * sizeof(entry) - 1, 1);
+        }
+        for (int j = 0; j < g; j++) {
+            const int i = i0 + j;
+            cx_replay_memo_key ki = *k;
+            ki.key = keys + (size_t)i * (size_t)k->nkey;
+            const uint64_t h = hs[j];
+            entry *e = slot(mm, h, bytes);
+            if (!e) continue;
+            memcpy(e->buf, ki.key, (size_t)ki.nkey * sizeof *ki.key);
+            memcpy(e->buf + ki.nkey, rows + (size_t)i * len, len * sizeof *rows);
+            stamp(mm, e, h, &ki, 0);
+        }
     }
 }
