@@ -93,7 +93,7 @@ static inline void cx_add_rep4(double acc[4], const double x[4], int n)
  * the one for its result); the barrier keeps the loop from becoming it. */
 static inline void cx_zero(void *p, size_t n)
 {
-#if defined(__GNUC__)
+#if defined(__GNUC__) && defined(__x86_64__) /* "x": an SSE register */
     typedef double v2 __attribute__((vector_size(16), aligned(1), may_alias));
     unsigned char *b = (unsigned char *)p;
     v2 z = {0, 0};
