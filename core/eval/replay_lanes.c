@@ -143,6 +143,10 @@ struct cx_replay_lanes {
      * byte offset in dur */
     double *tok, *rg, *dur;
     size_t tok_cap, rg_cap, dur_cap;
+    /* the 4-lane pass's durations: a row of VW0 per duration slot (vs *
+     * 4 + kind), NOPRE's -0.0 at row NOPRE (a folded item's row by a
+     * shift, no map load; the rows between are never touched) */
+    double *ptab;
     uint32_t cmap[4 * CX_COST_MAX_VSTAGES + 1]; /* + NOPRE */
     uint16_t ident[CX_COST_MAX_VSTAGES];
     /* a batch: its cost copy, and per lane the class durations and time key */
@@ -172,6 +176,7 @@ void cx_core_replay_lanes_free(cx_replay_lanes *ln)
     free(ln->tok);
     free(ln->rg);
     free(ln->dur);
+    free(ln->ptab);
     free(ln->cost);
     free(ln->vi);
     free(ln->keys);
@@ -272,7 +277,7 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
  * (callgrind, bench schedules zb-v: the 4-lane pass 219M -> 184M
  * instructions; a stage's 4 W doubles rather than 3 W: 177M). */
 #define DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, IT, FOLD, PRE, DI, SENDS, SR, SIDX,   \
-                     ROWP)                                                                         \
+                     ROWP, LOADX)                                                                  \
     enum { NAME##_dsc = ROWP ? CX_REPLAY_FDI : 1 };                                                \
     ATTR static inline __attribute__((always_inline)) void NAME##_in(                              \
         const void *prog_, size_t n, const uint32_t *cmap, double *tok, double *rg,                \
@@ -286,7 +291,7 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
             pv[k] = LD(p2p + (W) + k * (E));                                                       \
         _Pragma("GCC unroll 8") for (size_t i = 0; i < n; i++)                                     \
         {                                                                                          \
-            const IT x = prog[i];                                                                  \
+            const IT x = LOADX(prog + i);                                                          \
             double *const r = rg + SR(x, W);                                                       \
             const double *const t = tok + (size_t)x.dep * ((W) / STRIDE);                          \
             double *const o = tok + (size_t)x.out * ((W) / STRIDE);                                \
@@ -298,7 +303,9 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
                                                                       (size_t)DI(x) *              \
                                                                           (4 / NAME##_dsc))));     \
             const double *const dp =                                                               \
-                (const double *)((const char *)dur + (FOLD ? cmap[PRE(x)] : 0));                   \
+                (const double *)((const char *)dur + (!FOLD        ? 0                             \
+                                                      : (W) == VW0 ? (size_t)PRE(x) * ((W)*8)      \
+                                                                   : (size_t)cmap[PRE(x)]));       \
             VT end[NV];                                                                            \
             _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++) end[k] =                         \
                 ADD(MAX(FOLD ? ADD(LD(r + k * (E)), LD(dp + k * (E))) : LD(r + k * (E)),           \
@@ -351,6 +358,24 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
  * 16-byte one folded (_f, cx_replay_fins: the stage's free plus the folded
  * W-like item's duration, -0.0 for none, before the maximum) and not (_g) */
 #define PRE_NONE(x) 0
+#define LOAD_INS(q) (*(q))
+/* a 16-byte instruction by two 8-byte loads, its fields by shifts (two
+ * loads rather than four: the pass is bound by its loads) */
+static inline cx_replay_fins load_fins(const cx_replay_fins *q)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t lo, hi;
+    memcpy(&lo, q, sizeof lo);
+    memcpy(&hi, (const char *)q + sizeof lo, sizeof hi);
+    cx_replay_fins x;
+    x.dep = (int32_t)(uint32_t)lo, x.out = (int32_t)(uint32_t)(lo >> 32);
+    x.stage = (uint16_t)hi, x.di = (uint16_t)(hi >> 16), x.pre = (uint16_t)(hi >> 32);
+    x.send = (uint16_t)(hi >> 48);
+    return x;
+#else
+    return *q;
+#endif
+}
 #define SR_P(x, W) (size_t)(x).stage *RG_N *(W)
 #define SR_F(x, W) (size_t)(x).stage *((W) / STRIDE) /* scaled: RG_N STRIDE */
 _Static_assert(RG_N *STRIDE == CX_REPLAY_FSTAGE_STRIDE, "the 16-byte form's stage scale");
@@ -364,11 +389,11 @@ _Static_assert(RG_N *STRIDE == CX_REPLAY_FSTAGE_STRIDE, "the 16-byte form's stag
 _Static_assert(CX_REPLAY_FSEND == STRIDE, "the 16-byte form's send scale");
 #define DEFINE_EXEC(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD)                                        \
     DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_ins, 0, PRE_NONE, DI_P,         \
-                 SENDS_P, SR_P, SIDX_P, 0)                                                         \
+                 SENDS_P, SR_P, SIDX_P, 0, LOAD_INS)                                               \
     DEFINE_EXEC_(NAME##_f, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_fins, 1, PRE_F, DI_F,       \
-                 SENDS_F, SR_F, SIDX_F, 1)                                                         \
+                 SENDS_F, SR_F, SIDX_F, 1, load_fins)                                              \
     DEFINE_EXEC_(NAME##_g, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_fins, 0, PRE_NONE, DI_F,    \
-                 SENDS_F, SR_F, SIDX_F, 1)
+                 SENDS_F, SR_F, SIDX_F, 1, load_fins)
 
 typedef void exec_fn(const void *, size_t, const uint32_t *, double *, double *, const double *,
                      const double *, const double *, int);
@@ -595,18 +620,23 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
      * kernels); the others a row per (class, kind) through cmap */
     const int dir = w == VW0;
     if (dir && e->fins && e->sends_nvs != nvs) return -1;
-    const size_t nrow = dir ? (size_t)nvs * 4 : (size_t)ncls * 4;
+    const size_t nrow = dir ? 0 : (size_t)ncls * 4;
     if (grow_g(&ln->tok, &ln->tok_cap, (size_t)e->nslot) ||
         grow_g(&ln->rg, &ln->rg_cap, (size_t)p * RG_N) ||
-        grow_g(&ln->dur, &ln->dur_cap, (dir ? 2 * (size_t)nvs * 4 : 0) + (size_t)ncls * 4 + 3))
+        grow_g(&ln->dur, &ln->dur_cap, (dir ? (size_t)nvs * 4 : 0) + (size_t)ncls * 4 + 3))
         return -1;
+    if (dir && !ln->ptab) {
+        if (!(ln->ptab = aligned_alloc(64, (NOPRE + 1) * VW0 * sizeof(double)))) return -1;
+        for (int j = 0; j < VW0; j++)
+            ln->ptab[NOPRE * VW0 + j] = -0.0;
+    }
     for (int vs = 0; vs < nvs; vs++)
         for (int k = 0; k < 4; k++)
             ln->cmap[vs * 4 + k] =
                 (uint32_t)(((dir ? vs : cls[vs]) * 4 + k) * w) * (uint32_t)sizeof(double);
     /* lanes past n repeat the last one; the class rows cd (after the p2p
      * rows where dir) */
-    double *const dur = ln->dur, *const pv = dur + nrow * (size_t)w,
+    double *const dur = dir ? ln->ptab : ln->dur, *const pv = ln->dur + nrow * (size_t)w,
                   *const cd = dir ? pv + 3 * (size_t)w : dur,
                   *const dp = cd + (size_t)ncls * 4 * (size_t)w;
     for (int j = 0; j < w; j++) {
@@ -638,7 +668,7 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
             memcpy(dp + ((size_t)vs * 4 + (size_t)k) * (size_t)w,
                    pv + (e->sends[vs * 4 + k] ? (size_t)w : 0), (size_t)w * sizeof *dur);
     }
-    ln->cmap[NOPRE] = (uint32_t)(pv - dur + 2 * (size_t)w) * (uint32_t)sizeof(double);
+    ln->cmap[NOPRE] = (uint32_t)(pv - ln->dur + 2 * (size_t)w) * (uint32_t)sizeof(double);
     memset(ln->rg, 0, (size_t)p * RG_N * (size_t)w * sizeof(double));
     memset(ln->tok, 0, (size_t)w * sizeof(double)); /* the zero slot */
     const int fo = !e->fins ? 0 : e->fw ? 1 : 2, wi = w == VW3 ? 3 : w == VW2 ? 2 : w == VW ? 1 : 0;
