@@ -277,7 +277,7 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
  * (callgrind, bench schedules zb-v: the 4-lane pass 219M -> 184M
  * instructions; a stage's 4 W doubles rather than 3 W: 177M). */
 #define DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, IT, FOLD, PRE, DI, SENDS, SR, SIDX,   \
-                     ROWP, LOADX)                                                                  \
+                     ROWP, LOADX, SEL)                                                             \
     enum { NAME##_dsc = ROWP ? CX_REPLAY_FDI : 1 };                                                \
     ATTR static inline __attribute__((always_inline)) void NAME##_in(                              \
         const void *prog_, size_t n, const uint32_t *cmap, double *tok, double *rg,                \
@@ -321,7 +321,9 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
                                        : p2p + (size_t)SIDX(x) * ((W) / STRIDE);                   \
                 _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++)                              \
                 {                                                                                  \
-                    const VT out = ADD(end[k], LD(ps + k * (E)));                                  \
+                    const VT out =                                                                 \
+                        ADD(end[k], (W) == VW0 && ROWP ? SEL(pv[k], LD(ps + k * (E)), SIDX(x))     \
+                                                       : LD(ps + k * (E)));                        \
                     ST(r + k * (E), out);                                                          \
                     ST(o + k * (E), out);                                                          \
                     if (last) ST(r + 2 * (W) + k * (E), end[k]);                                   \
@@ -358,6 +360,12 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
  * 16-byte one folded (_f, cx_replay_fins: the stage's free plus the folded
  * W-like item's duration, -0.0 for none, before the maximum) and not (_g) */
 #define PRE_NONE(x) 0
+/* what a send adds on the 4-lane pass: its row (SEL_ROW), or on AVX2 the
+ * p2p vector masked by the send flag (CX_REPLAY_FSEND or 0: one load
+ * fewer, the same bits: p2p or +0.0) */
+#define SEL_ROW(p2p, row, s) (row)
+#define SEL_AVX2(p2p, row, s)                                                                      \
+    _mm256_and_pd((p2p), _mm256_castsi256_pd(_mm256_set1_epi64x(-(long long)((s) / STRIDE))))
 #define LOAD_INS(q) (*(q))
 /* a 16-byte instruction by two 8-byte loads, its fields by shifts (two
  * loads rather than four: the pass is bound by its loads) */
@@ -387,13 +395,13 @@ _Static_assert(RG_N *STRIDE == CX_REPLAY_FSTAGE_STRIDE, "the 16-byte form's stag
 #define SENDS_F(x) (x).send
 #define SIDX_F(x) (x).send /* CX_REPLAY_FSEND */
 _Static_assert(CX_REPLAY_FSEND == STRIDE, "the 16-byte form's send scale");
-#define DEFINE_EXEC(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD)                                        \
+#define DEFINE_EXEC(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, SEL)                                   \
     DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_ins, 0, PRE_NONE, DI_P,         \
-                 SENDS_P, SR_P, SIDX_P, 0, LOAD_INS)                                               \
+                 SENDS_P, SR_P, SIDX_P, 0, LOAD_INS, SEL)                                          \
     DEFINE_EXEC_(NAME##_f, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_fins, 1, PRE_F, DI_F,       \
-                 SENDS_F, SR_F, SIDX_F, 1, load_fins)                                              \
+                 SENDS_F, SR_F, SIDX_F, 1, load_fins, SEL)                                         \
     DEFINE_EXEC_(NAME##_g, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_fins, 0, PRE_NONE, DI_F,    \
-                 SENDS_F, SR_F, SIDX_F, 1, load_fins)
+                 SENDS_F, SR_F, SIDX_F, 1, load_fins, SEL)
 
 typedef void exec_fn(const void *, size_t, const uint32_t *, double *, double *, const double *,
                      const double *, const double *, int);
@@ -402,28 +410,28 @@ typedef void exec_fn(const void *, size_t, const uint32_t *, double *, double *,
 #include <immintrin.h>
 #define LD2(q) _mm_load_pd(q)
 #define ST2(q, v) _mm_store_pd((q), (v))
-DEFINE_EXEC(exec_base_n, , __m128d, 2, VW0, LD2, ST2, _mm_max_pd, _mm_add_pd)
-DEFINE_EXEC(exec_base, , __m128d, 2, VW, LD2, ST2, _mm_max_pd, _mm_add_pd)
-DEFINE_EXEC(exec_base_w, , __m128d, 2, VW2, LD2, ST2, _mm_max_pd, _mm_add_pd)
-DEFINE_EXEC(exec_base_x, , __m128d, 2, VW3, LD2, ST2, _mm_max_pd, _mm_add_pd)
+DEFINE_EXEC(exec_base_n, , __m128d, 2, VW0, LD2, ST2, _mm_max_pd, _mm_add_pd, SEL_ROW)
+DEFINE_EXEC(exec_base, , __m128d, 2, VW, LD2, ST2, _mm_max_pd, _mm_add_pd, SEL_ROW)
+DEFINE_EXEC(exec_base_w, , __m128d, 2, VW2, LD2, ST2, _mm_max_pd, _mm_add_pd, SEL_ROW)
+DEFINE_EXEC(exec_base_x, , __m128d, 2, VW3, LD2, ST2, _mm_max_pd, _mm_add_pd, SEL_ROW)
 #define LD4(q) _mm256_load_pd(q)
 #define ST4(q, v) _mm256_store_pd((q), (v))
 DEFINE_EXEC(exec_avx2_n, __attribute__((target("avx2"))), __m256d, 4, VW0, LD4, ST4, _mm256_max_pd,
-            _mm256_add_pd)
+            _mm256_add_pd, SEL_AVX2)
 DEFINE_EXEC(exec_avx2, __attribute__((target("avx2"))), __m256d, 4, VW, LD4, ST4, _mm256_max_pd,
-            _mm256_add_pd)
+            _mm256_add_pd, SEL_ROW)
 DEFINE_EXEC(exec_avx2_w, __attribute__((target("avx2"))), __m256d, 4, VW2, LD4, ST4, _mm256_max_pd,
-            _mm256_add_pd)
+            _mm256_add_pd, SEL_ROW)
 DEFINE_EXEC(exec_avx2_x, __attribute__((target("avx2"))), __m256d, 4, VW3, LD4, ST4, _mm256_max_pd,
-            _mm256_add_pd)
+            _mm256_add_pd, SEL_ROW)
 #define LD8(q) _mm512_load_pd(q)
 #define ST8(q, v) _mm512_store_pd((q), (v))
 DEFINE_EXEC(exec_avx512, __attribute__((target("avx512f"))), __m512d, 8, VW, LD8, ST8,
-            _mm512_max_pd, _mm512_add_pd)
+            _mm512_max_pd, _mm512_add_pd, SEL_ROW)
 DEFINE_EXEC(exec_avx512_w, __attribute__((target("avx512f"))), __m512d, 8, VW2, LD8, ST8,
-            _mm512_max_pd, _mm512_add_pd)
+            _mm512_max_pd, _mm512_add_pd, SEL_ROW)
 DEFINE_EXEC(exec_avx512_x, __attribute__((target("avx512f"))), __m512d, 8, VW3, LD8, ST8,
-            _mm512_max_pd, _mm512_add_pd)
+            _mm512_max_pd, _mm512_add_pd, SEL_ROW)
 #else
 /* elsewhere: GCC vector extensions, the maximum by a lane mask */
 typedef double v2d __attribute__((vector_size(16)));
@@ -436,10 +444,10 @@ static inline v2d max_v2d(v2d a, v2d b)
 #define LDG(q) (*(const v2d *)(q))
 #define STG(q, v) (*(v2d *)(q) = (v))
 #define ADDG(a, b) ((a) + (b))
-DEFINE_EXEC(exec_base_n, , v2d, 2, VW0, LDG, STG, max_v2d, ADDG)
-DEFINE_EXEC(exec_base, , v2d, 2, VW, LDG, STG, max_v2d, ADDG)
-DEFINE_EXEC(exec_base_w, , v2d, 2, VW2, LDG, STG, max_v2d, ADDG)
-DEFINE_EXEC(exec_base_x, , v2d, 2, VW3, LDG, STG, max_v2d, ADDG)
+DEFINE_EXEC(exec_base_n, , v2d, 2, VW0, LDG, STG, max_v2d, ADDG, SEL_ROW)
+DEFINE_EXEC(exec_base, , v2d, 2, VW, LDG, STG, max_v2d, ADDG, SEL_ROW)
+DEFINE_EXEC(exec_base_w, , v2d, 2, VW2, LDG, STG, max_v2d, ADDG, SEL_ROW)
+DEFINE_EXEC(exec_base_x, , v2d, 2, VW3, LDG, STG, max_v2d, ADDG, SEL_ROW)
 #endif
 
 /* the widest the CPU runs (the same bits on each: max and add per lane),
