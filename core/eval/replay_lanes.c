@@ -55,12 +55,16 @@
  * bench schedules dualpipev, main 428574c -> this: 4-lane pass 161.9M ->
  * 119.0M, 16-lane 45.0M -> 31.2M; zb-v folded 97.0M -> 74.2M, 24.3M ->
  * 17.4M; see core/README.md, "Leaner lanes kernel"). The pass loop is
- * unrolled by 8. On the 16-byte form the 4-lane pass reads what a send
- * adds from a row per (vs, kind) (sends are a function of (vs, kind):
- * set_sends), not the send flag, and the duration slot comes scaled
- * (CX_REPLAY_FDI): both rows by the addressing mode, 11.4 x86
- * instructions per instruction (was 14.5), 8 loads and 2 stores (see
- * core/README.md, "Lanes kernel, session 27").
+ * unrolled by 8. On the 16-byte form the duration slot comes scaled
+ * (CX_REPLAY_FDI): the 4-lane pass finds its row by the addressing mode
+ * (core/README.md, "Lanes kernel, session 27"). Session 28 (time, not
+ * instructions: the 4-lane pass is bound by its loads and stores, perf
+ * cpu-clock): it reads a 16-byte instruction by two 8-byte loads (fields
+ * by shifts), a folded item's duration row by a shift (ptab: rows per
+ * duration slot, NOPRE's -0.0 at row NOPRE; no cmap load), and adds for a
+ * send the p2p vector masked by the send flag (no row load): 5 loads and
+ * 2 stores per instruction on DualPipeV's form (was 8 and 2), 6 and 2
+ * folded (see core/README.md, "Lanes kernel, session 28").
  * Memory per worker: 12 bytes per instruction of the last orders renamed
  * here (none when compiled renamed, never folded), 4 bytes per program slot while
  * renaming, 64 bytes per
