@@ -64,12 +64,13 @@
  * duration slot, NOPRE's -0.0 at row NOPRE; no cmap load), and adds for a
  * send the p2p vector masked by the send flag (no row load): 5 loads and
  * 2 stores per instruction on DualPipeV's form (was 8 and 2), 6 and 2
- * folded (see core/README.md, "Lanes kernel, session 28").
+ * folded (was 11 and 2; see core/README.md, "Lanes kernel, session 28").
  * Memory per worker: 12 bytes per instruction of the last orders renamed
  * here (none when compiled renamed, never folded), 4 bytes per program slot while
  * renaming, 64 bytes per
- * live token, the stage registers, a copy of the cost (~370 KB) and the
- * durations and keys of 32 lanes.
+ * live token, the stage registers, a copy of the cost (~370 KB), the
+ * durations and keys of 32 lanes, and ptab's 512 KB of address space
+ * (a few pages touched).
  * The batch (cx_core_replay_lanes_batch): on a replay memo miss of a shape
  * played without the virtual jump (replay.c), the cost is copied once and
  * priced again at every other clock of the sweep (cx_core_cost_reprice: the
