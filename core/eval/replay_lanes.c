@@ -55,17 +55,22 @@
  * bench schedules dualpipev, main 428574c -> this: 4-lane pass 161.9M ->
  * 119.0M, 16-lane 45.0M -> 31.2M; zb-v folded 97.0M -> 74.2M, 24.3M ->
  * 17.4M; see core/README.md, "Leaner lanes kernel"). The pass loop is
- * unrolled by 8. On the 16-byte form the 4-lane pass reads what a send
- * adds from a row per (vs, kind) (sends are a function of (vs, kind):
- * set_sends), not the send flag, and the duration slot comes scaled
- * (CX_REPLAY_FDI): both rows by the addressing mode, 11.4 x86
- * instructions per instruction (was 14.5), 8 loads and 2 stores (see
- * core/README.md, "Lanes kernel, session 27").
+ * unrolled by 8. On the 16-byte form the duration slot comes scaled
+ * (CX_REPLAY_FDI): the 4-lane pass finds its row by the addressing mode
+ * (core/README.md, "Lanes kernel, session 27"). Session 28 (time, not
+ * instructions: the 4-lane pass is bound by its loads and stores, perf
+ * cpu-clock): it reads a 16-byte instruction by two 8-byte loads (fields
+ * by shifts), a folded item's duration row by a shift (ptab: rows per
+ * duration slot, NOPRE's -0.0 at row NOPRE; no cmap load), and adds for a
+ * send the p2p vector masked by the send flag (no row load): 5 loads and
+ * 2 stores per instruction on DualPipeV's form (was 8 and 2), 6 and 2
+ * folded (was 11 and 2; see core/README.md, "Lanes kernel, session 28").
  * Memory per worker: 12 bytes per instruction of the last orders renamed
  * here (none when compiled renamed, never folded), 4 bytes per program slot while
  * renaming, 64 bytes per
- * live token, the stage registers, a copy of the cost (~370 KB) and the
- * durations and keys of 32 lanes.
+ * live token, the stage registers, a copy of the cost (~370 KB), the
+ * durations and keys of 32 lanes, and ptab's 512 KB of address space
+ * (a few pages touched).
  * The batch (cx_core_replay_lanes_batch): on a replay memo miss of a shape
  * played without the virtual jump (replay.c), the cost is copied once and
  * priced again at every other clock of the sweep (cx_core_cost_reprice: the
@@ -118,11 +123,6 @@ typedef struct {
     const cx_replay_fins *fins; /* or its 16-byte form (replay_compile.c), fn of them */
     size_t fn;
     int fw; /* its W-like items folded */
-    /* per duration slot (vs, kind): its items send (see set_sends), for
-     * the shape (sends_sd, sends_p, sends_v) */
-    const cx_sched_desc *sends_sd;
-    int sends_p, sends_v, sends_nvs;
-    uint8_t sends[4 * CX_COST_MAX_VSTAGES];
 } lprog;
 
 #define NOPRE CX_REPLAY_NOPRE
@@ -143,6 +143,10 @@ struct cx_replay_lanes {
      * byte offset in dur */
     double *tok, *rg, *dur;
     size_t tok_cap, rg_cap, dur_cap;
+    /* the 4-lane pass's durations: a row of VW0 per duration slot (vs *
+     * 4 + kind), NOPRE's -0.0 at row NOPRE (a folded item's row by a
+     * shift, no map load; the rows between are never touched) */
+    double *ptab;
     uint32_t cmap[4 * CX_COST_MAX_VSTAGES + 1]; /* + NOPRE */
     uint16_t ident[CX_COST_MAX_VSTAGES];
     /* a batch: its cost copy, and per lane the class durations and time key */
@@ -172,6 +176,7 @@ void cx_core_replay_lanes_free(cx_replay_lanes *ln)
     free(ln->tok);
     free(ln->rg);
     free(ln->dur);
+    free(ln->ptab);
     free(ln->cost);
     free(ln->vi);
     free(ln->keys);
@@ -272,12 +277,11 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
  * (callgrind, bench schedules zb-v: the 4-lane pass 219M -> 184M
  * instructions; a stage's 4 W doubles rather than 3 W: 177M). */
 #define DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, IT, FOLD, PRE, DI, SENDS, SR, SIDX,   \
-                     ROWP)                                                                         \
+                     ROWP, LOADX, SEL)                                                             \
     enum { NAME##_dsc = ROWP ? CX_REPLAY_FDI : 1 };                                                \
     ATTR static inline __attribute__((always_inline)) void NAME##_in(                              \
         const void *prog_, size_t n, const uint32_t *cmap, double *tok, double *rg,                \
-        const double *dur, const double *durp, const double *p2p, const int overlap,               \
-        const int last)                                                                            \
+        const double *dur, const double *p2p, const int overlap, const int last)                   \
     {                                                                                              \
         enum { NV = (W) / (E) };                                                                   \
         const IT *const prog = prog_;                                                              \
@@ -286,7 +290,7 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
             pv[k] = LD(p2p + (W) + k * (E));                                                       \
         _Pragma("GCC unroll 8") for (size_t i = 0; i < n; i++)                                     \
         {                                                                                          \
-            const IT x = prog[i];                                                                  \
+            const IT x = LOADX(prog + i);                                                          \
             double *const r = rg + SR(x, W);                                                       \
             const double *const t = tok + (size_t)x.dep * ((W) / STRIDE);                          \
             double *const o = tok + (size_t)x.out * ((W) / STRIDE);                                \
@@ -298,7 +302,9 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
                                                                       (size_t)DI(x) *              \
                                                                           (4 / NAME##_dsc))));     \
             const double *const dp =                                                               \
-                (const double *)((const char *)dur + (FOLD ? cmap[PRE(x)] : 0));                   \
+                (const double *)((const char *)dur + (!FOLD        ? 0                             \
+                                                      : (W) == VW0 ? (size_t)PRE(x) * ((W)*8)      \
+                                                                   : (size_t)cmap[PRE(x)]));       \
             VT end[NV];                                                                            \
             _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++) end[k] =                         \
                 ADD(MAX(FOLD ? ADD(LD(r + k * (E)), LD(dp + k * (E))) : LD(r + k * (E)),           \
@@ -307,14 +313,14 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
             if (!overlap) {                                                                        \
                 /* PP free <= free <= end: a send's maximum is its end, out                        \
                  * = end + p2p; no send adds +0.0 (the same bits: no end is                        \
-                 * -0.0), the row of p2p's SIDX picks */                                           \
-                const double *const ps =                                                           \
-                    (W) == VW0 && ROWP ? (const double *)((const char *)durp +                     \
-                                                          (size_t)DI(x) * ((W)*8 / NAME##_dsc))    \
-                                       : p2p + (size_t)SIDX(x) * ((W) / STRIDE);                   \
+                 * -0.0), the row of p2p's SIDX picks (the 4-lane pass on                          \
+                 * the 16-byte form: the p2p vector masked by the send                             \
+                 * flag, no load) */                                                               \
+                const double *const ps = p2p + (size_t)SIDX(x) * ((W) / STRIDE);                   \
                 _Pragma("GCC unroll 16") for (int k = 0; k < NV; k++)                              \
                 {                                                                                  \
-                    const VT out = ADD(end[k], LD(ps + k * (E)));                                  \
+                    const VT out = ADD(end[k], (W) == VW0 && ROWP ? SEL(pv[k], SIDX(x) / STRIDE)   \
+                                                                  : LD(ps + k * (E)));             \
                     ST(r + k * (E), out);                                                          \
                     ST(o + k * (E), out);                                                          \
                     if (last) ST(r + 2 * (W) + k * (E), end[k]);                                   \
@@ -339,18 +345,39 @@ static int rename_slots(cx_replay_lanes *ln, lprog *e, const cx_play *pl,
     }                                                                                              \
     /* mode: 1 overlap, 2 the stages' last ends stored; a loop for each */                         \
     ATTR static void NAME(const void *prog, size_t n, const uint32_t *cmap, double *tok,           \
-                          double *rg, const double *dur, const double *durp, const double *p2p,    \
-                          int mode)                                                                \
+                          double *rg, const double *dur, const double *p2p, int mode)              \
     {                                                                                              \
-        if (mode == 0) NAME##_in(prog, n, cmap, tok, rg, dur, durp, p2p, 0, 0);                    \
-        if (mode == 1) NAME##_in(prog, n, cmap, tok, rg, dur, durp, p2p, 1, 0);                    \
-        if (mode == 2) NAME##_in(prog, n, cmap, tok, rg, dur, durp, p2p, 0, 1);                    \
-        if (mode == 3) NAME##_in(prog, n, cmap, tok, rg, dur, durp, p2p, 1, 1);                    \
+        if (mode == 0) NAME##_in(prog, n, cmap, tok, rg, dur, p2p, 0, 0);                          \
+        if (mode == 1) NAME##_in(prog, n, cmap, tok, rg, dur, p2p, 1, 0);                          \
+        if (mode == 2) NAME##_in(prog, n, cmap, tok, rg, dur, p2p, 0, 1);                          \
+        if (mode == 3) NAME##_in(prog, n, cmap, tok, rg, dur, p2p, 1, 1);                          \
     }
 /* each width three times: the 12-byte renamed program (cx_replay_ins), the
  * 16-byte one folded (_f, cx_replay_fins: the stage's free plus the folded
  * W-like item's duration, -0.0 for none, before the maximum) and not (_g) */
 #define PRE_NONE(x) 0
+/* what a send adds on the 4-lane pass over 16-byte instructions: the p2p
+ * vector masked by the send flag f (1 or 0; the same bits as a row of p2p
+ * or +0.0, no load: see core/README.md, "Lanes kernel, session 28") */
+#define SEL_MASK(f) (-(long long)(f))
+#define LOAD_INS(q) (*(q))
+/* a 16-byte instruction by two 8-byte loads, its fields by shifts (two
+ * loads rather than four: the pass is bound by its loads) */
+static inline cx_replay_fins load_fins(const cx_replay_fins *q)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t lo, hi;
+    memcpy(&lo, q, sizeof lo);
+    memcpy(&hi, (const char *)q + sizeof lo, sizeof hi);
+    cx_replay_fins x;
+    x.dep = (int32_t)(uint32_t)lo, x.out = (int32_t)(uint32_t)(lo >> 32);
+    x.stage = (uint16_t)hi, x.di = (uint16_t)(hi >> 16), x.pre = (uint16_t)(hi >> 32);
+    x.send = (uint16_t)(hi >> 48);
+    return x;
+#else
+    return *q;
+#endif
+}
 #define SR_P(x, W) (size_t)(x).stage *RG_N *(W)
 #define SR_F(x, W) (size_t)(x).stage *((W) / STRIDE) /* scaled: RG_N STRIDE */
 _Static_assert(RG_N *STRIDE == CX_REPLAY_FSTAGE_STRIDE, "the 16-byte form's stage scale");
@@ -362,43 +389,47 @@ _Static_assert(RG_N *STRIDE == CX_REPLAY_FSTAGE_STRIDE, "the 16-byte form's stag
 #define SENDS_F(x) (x).send
 #define SIDX_F(x) (x).send /* CX_REPLAY_FSEND */
 _Static_assert(CX_REPLAY_FSEND == STRIDE, "the 16-byte form's send scale");
-#define DEFINE_EXEC(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD)                                        \
+#define DEFINE_EXEC(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, SEL)                                   \
     DEFINE_EXEC_(NAME, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_ins, 0, PRE_NONE, DI_P,         \
-                 SENDS_P, SR_P, SIDX_P, 0)                                                         \
+                 SENDS_P, SR_P, SIDX_P, 0, LOAD_INS, SEL)                                          \
     DEFINE_EXEC_(NAME##_f, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_fins, 1, PRE_F, DI_F,       \
-                 SENDS_F, SR_F, SIDX_F, 1)                                                         \
+                 SENDS_F, SR_F, SIDX_F, 1, load_fins, SEL)                                         \
     DEFINE_EXEC_(NAME##_g, ATTR, VT, E, W, LD, ST, MAX, ADD, cx_replay_fins, 0, PRE_NONE, DI_F,    \
-                 SENDS_F, SR_F, SIDX_F, 1)
+                 SENDS_F, SR_F, SIDX_F, 1, load_fins, SEL)
 
 typedef void exec_fn(const void *, size_t, const uint32_t *, double *, double *, const double *,
-                     const double *, const double *, int);
+                     const double *, int);
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define LD2(q) _mm_load_pd(q)
+#define SEL2(p2p, f) _mm_and_pd((p2p), _mm_castsi128_pd(_mm_set1_epi64x(SEL_MASK(f))))
 #define ST2(q, v) _mm_store_pd((q), (v))
-DEFINE_EXEC(exec_base_n, , __m128d, 2, VW0, LD2, ST2, _mm_max_pd, _mm_add_pd)
-DEFINE_EXEC(exec_base, , __m128d, 2, VW, LD2, ST2, _mm_max_pd, _mm_add_pd)
-DEFINE_EXEC(exec_base_w, , __m128d, 2, VW2, LD2, ST2, _mm_max_pd, _mm_add_pd)
-DEFINE_EXEC(exec_base_x, , __m128d, 2, VW3, LD2, ST2, _mm_max_pd, _mm_add_pd)
+DEFINE_EXEC(exec_base_n, , __m128d, 2, VW0, LD2, ST2, _mm_max_pd, _mm_add_pd, SEL2)
+DEFINE_EXEC(exec_base, , __m128d, 2, VW, LD2, ST2, _mm_max_pd, _mm_add_pd, SEL2)
+DEFINE_EXEC(exec_base_w, , __m128d, 2, VW2, LD2, ST2, _mm_max_pd, _mm_add_pd, SEL2)
+DEFINE_EXEC(exec_base_x, , __m128d, 2, VW3, LD2, ST2, _mm_max_pd, _mm_add_pd, SEL2)
 #define LD4(q) _mm256_load_pd(q)
+#define SEL4(p2p, f) _mm256_and_pd((p2p), _mm256_castsi256_pd(_mm256_set1_epi64x(SEL_MASK(f))))
 #define ST4(q, v) _mm256_store_pd((q), (v))
 DEFINE_EXEC(exec_avx2_n, __attribute__((target("avx2"))), __m256d, 4, VW0, LD4, ST4, _mm256_max_pd,
-            _mm256_add_pd)
+            _mm256_add_pd, SEL4)
 DEFINE_EXEC(exec_avx2, __attribute__((target("avx2"))), __m256d, 4, VW, LD4, ST4, _mm256_max_pd,
-            _mm256_add_pd)
+            _mm256_add_pd, SEL4)
 DEFINE_EXEC(exec_avx2_w, __attribute__((target("avx2"))), __m256d, 4, VW2, LD4, ST4, _mm256_max_pd,
-            _mm256_add_pd)
+            _mm256_add_pd, SEL4)
 DEFINE_EXEC(exec_avx2_x, __attribute__((target("avx2"))), __m256d, 4, VW3, LD4, ST4, _mm256_max_pd,
-            _mm256_add_pd)
+            _mm256_add_pd, SEL4)
 #define LD8(q) _mm512_load_pd(q)
+#define SEL8(p2p, f)                                                                               \
+    _mm512_castsi512_pd(_mm512_and_epi64(_mm512_castpd_si512(p2p), _mm512_set1_epi64(SEL_MASK(f))))
 #define ST8(q, v) _mm512_store_pd((q), (v))
 DEFINE_EXEC(exec_avx512, __attribute__((target("avx512f"))), __m512d, 8, VW, LD8, ST8,
-            _mm512_max_pd, _mm512_add_pd)
+            _mm512_max_pd, _mm512_add_pd, SEL8)
 DEFINE_EXEC(exec_avx512_w, __attribute__((target("avx512f"))), __m512d, 8, VW2, LD8, ST8,
-            _mm512_max_pd, _mm512_add_pd)
+            _mm512_max_pd, _mm512_add_pd, SEL8)
 DEFINE_EXEC(exec_avx512_x, __attribute__((target("avx512f"))), __m512d, 8, VW3, LD8, ST8,
-            _mm512_max_pd, _mm512_add_pd)
+            _mm512_max_pd, _mm512_add_pd, SEL8)
 #else
 /* elsewhere: GCC vector extensions, the maximum by a lane mask */
 typedef double v2d __attribute__((vector_size(16)));
@@ -411,10 +442,11 @@ static inline v2d max_v2d(v2d a, v2d b)
 #define LDG(q) (*(const v2d *)(q))
 #define STG(q, v) (*(v2d *)(q) = (v))
 #define ADDG(a, b) ((a) + (b))
-DEFINE_EXEC(exec_base_n, , v2d, 2, VW0, LDG, STG, max_v2d, ADDG)
-DEFINE_EXEC(exec_base, , v2d, 2, VW, LDG, STG, max_v2d, ADDG)
-DEFINE_EXEC(exec_base_w, , v2d, 2, VW2, LDG, STG, max_v2d, ADDG)
-DEFINE_EXEC(exec_base_x, , v2d, 2, VW3, LDG, STG, max_v2d, ADDG)
+#define SELG(p2p, f) ((v2d)((v2l)(p2p) & (v2l){SEL_MASK(f), SEL_MASK(f)}))
+DEFINE_EXEC(exec_base_n, , v2d, 2, VW0, LDG, STG, max_v2d, ADDG, SELG)
+DEFINE_EXEC(exec_base, , v2d, 2, VW, LDG, STG, max_v2d, ADDG, SELG)
+DEFINE_EXEC(exec_base_w, , v2d, 2, VW2, LDG, STG, max_v2d, ADDG, SELG)
+DEFINE_EXEC(exec_base_x, , v2d, 2, VW3, LDG, STG, max_v2d, ADDG, SELG)
 #endif
 
 /* the widest the CPU runs (the same bits on each: max and add per lane),
@@ -504,39 +536,6 @@ static void set_tail(lprog *x)
     x->tail_sd = x->sd, x->tail_p = x->p, x->tail_m = x->m, x->tail_v = x->v;
 }
 
-/* x->sends: 1 where the items of duration slot vs * 4 + kind send their
- * output, as the program's send flags (replay_compile.c encode_tmpl, from
- * the play's send_f, send_b, schedules/play.c): F where the next virtual
- * stage is on another stage, B and BW where the previous one is, W never:
- * a function of (sd, p, v) alone (pl may be a header holding the shape,
- * cx_core_replay_prog_ready), found again only for another. -1 where the
- * virtual stages are not a bijection (no pass then). */
-static int set_sends(lprog *x)
-{
-    const cx_sched_desc *const d = x->sd;
-    if (x->sends_sd == d && x->sends_p == x->p && x->sends_v == x->v) return x->sends_nvs ? 0 : -1;
-    x->sends_sd = d, x->sends_p = x->p, x->sends_v = x->v, x->sends_nvs = 0;
-    const int nch = d && d->vstage && d->chunks ? d->chunks(x->v) : 0, nvs = x->p * nch;
-    if (nch < 1 || nvs > CX_COST_MAX_VSTAGES) return -1;
-    int16_t stage_of[CX_COST_MAX_VSTAGES];
-    for (int k = 0; k < nvs; k++)
-        stage_of[k] = -1;
-    for (int s = 0; s < x->p; s++)
-        for (int ch = 0; ch < nch; ch++) {
-            const int k = d->vstage(x->p, x->v, s, ch);
-            if (k < 0 || k >= nvs || stage_of[k] >= 0) return -1;
-            stage_of[k] = (int16_t)s;
-        }
-    for (int k = 0; k < nvs; k++) {
-        const uint8_t f = k + 1 < nvs && stage_of[k + 1] != stage_of[k],
-                      b = k > 0 && stage_of[k - 1] != stage_of[k];
-        x->sends[4 * k + CX_WORK_F] = f, x->sends[4 * k + CX_WORK_W] = 0;
-        x->sends[4 * k + CX_WORK_B] = b, x->sends[4 * k + CX_WORK_BW] = b;
-    }
-    x->sends_nvs = nvs;
-    return 0;
-}
-
 /* Ensures ln holds the renamed program of pl's orders; -1 as
  * cx_core_replay_lanes_run. */
 static int program(cx_replay_lanes *ln, const cx_play *pl, const cx_replay_prog *pr)
@@ -554,7 +553,7 @@ static int program(cx_replay_lanes *ln, const cx_play *pl, const cx_replay_prog 
         /* its folded form, where compiled so (replay_compile.c) */
         x->fins = code.fins, x->fn = code.fn, x->fw = code.fold_w;
         set_tail(x);
-        return x->fins ? set_sends(x) : 0;
+        return 0;
     }
     /* held, or refused (the next misses of the same orders not renamed again) */
     if (x->have && x->sd == pl->sd && x->p == pl->p && x->m == pl->m && x->v == pl->v &&
@@ -594,21 +593,24 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
      * its offset the duration slot's shifted (no cmap load, see the
      * kernels); the others a row per (class, kind) through cmap */
     const int dir = w == VW0;
-    if (dir && e->fins && e->sends_nvs != nvs) return -1;
-    const size_t nrow = dir ? (size_t)nvs * 4 : (size_t)ncls * 4;
+    const size_t nrow = dir ? 0 : (size_t)ncls * 4;
     if (grow_g(&ln->tok, &ln->tok_cap, (size_t)e->nslot) ||
         grow_g(&ln->rg, &ln->rg_cap, (size_t)p * RG_N) ||
-        grow_g(&ln->dur, &ln->dur_cap, (dir ? 2 * (size_t)nvs * 4 : 0) + (size_t)ncls * 4 + 3))
+        grow_g(&ln->dur, &ln->dur_cap, (size_t)ncls * 4 + 3))
         return -1;
+    if (dir && !ln->ptab) {
+        if (!(ln->ptab = aligned_alloc(64, (NOPRE + 1) * VW0 * sizeof(double)))) return -1;
+        for (int j = 0; j < VW0; j++)
+            ln->ptab[NOPRE * VW0 + j] = -0.0;
+    }
     for (int vs = 0; vs < nvs; vs++)
         for (int k = 0; k < 4; k++)
             ln->cmap[vs * 4 + k] =
                 (uint32_t)(((dir ? vs : cls[vs]) * 4 + k) * w) * (uint32_t)sizeof(double);
     /* lanes past n repeat the last one; the class rows cd (after the p2p
      * rows where dir) */
-    double *const dur = ln->dur, *const pv = dur + nrow * (size_t)w,
-                  *const cd = dir ? pv + 3 * (size_t)w : dur,
-                  *const dp = cd + (size_t)ncls * 4 * (size_t)w;
+    double *const dur = dir ? ln->ptab : ln->dur, *const pv = ln->dur + nrow * (size_t)w,
+                  *const cd = dir ? pv + 3 * (size_t)w : dur;
     for (int j = 0; j < w; j++) {
         const int l = j < n ? j : n - 1;
         for (int c = 0; c < ncls; c++)
@@ -627,26 +629,19 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
         pv[(size_t)w + (size_t)j] = p2p[l];
         pv[2 * (size_t)w + (size_t)j] = -0.0;
     }
-    /* the 4-lane pass's rows: per (vs, kind) its durations (dur), and what
-     * a send adds (dp: p2p, or +0.0 for none: a function of (vs, kind),
-     * set_sends), so that the 16-byte form's kernels read no send flag
-     * (the 12-byte form's read its send bit) */
-    for (int vs = 0; dir && vs < nvs; vs++) {
-        memcpy(dur + (size_t)vs * 4 * (size_t)w, cd + (size_t)cls[vs] * 4 * (size_t)w,
-               4 * (size_t)w * sizeof *dur);
-        for (int k = 0; k < 4 && e->fins; k++)
-            memcpy(dp + ((size_t)vs * 4 + (size_t)k) * (size_t)w,
-                   pv + (e->sends[vs * 4 + k] ? (size_t)w : 0), (size_t)w * sizeof *dur);
-    }
-    ln->cmap[NOPRE] = (uint32_t)(pv - dur + 2 * (size_t)w) * (uint32_t)sizeof(double);
+    /* the 4-lane pass's rows: per (vs, kind) its durations (ptab; a
+     * constant size: an inline copy) */
+    for (int vs = 0; dir && vs < nvs; vs++)
+        memcpy(dur + (size_t)vs * 4 * VW0, cd + (size_t)cls[vs] * 4 * VW0, 4 * VW0 * sizeof *dur);
+    ln->cmap[NOPRE] = (uint32_t)(pv - ln->dur + 2 * (size_t)w) * (uint32_t)sizeof(double);
     memset(ln->rg, 0, (size_t)p * RG_N * (size_t)w * sizeof(double));
     memset(ln->tok, 0, (size_t)w * sizeof(double)); /* the zero slot */
     const int fo = !e->fins ? 0 : e->fw ? 1 : 2, wi = w == VW3 ? 3 : w == VW2 ? 2 : w == VW ? 1 : 0;
     /* before the tail no stage's last end is stored (set_tail) */
     const size_t ni = fo ? e->fn : e->n, t = e->tail, sz = fo ? sizeof *e->fins : sizeof *e->ins;
     const char *const prog = fo ? (const char *)e->fins : (const char *)e->ins;
-    exec_best.f[fo][wi](prog, t, ln->cmap, ln->tok, ln->rg, dur, dp, pv, overlap != 0);
-    exec_best.f[fo][wi](prog + t * sz, ni - t, ln->cmap, ln->tok, ln->rg, dur, dp, pv,
+    exec_best.f[fo][wi](prog, t, ln->cmap, ln->tok, ln->rg, dur, pv, overlap != 0);
+    exec_best.f[fo][wi](prog + t * sz, ni - t, ln->cmap, ln->tok, ln->rg, dur, pv,
                         2 | (overlap != 0));
     ln->w = w;
     return 0;
