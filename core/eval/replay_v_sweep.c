@@ -645,14 +645,6 @@ __attribute__((always_inline)) static inline void vmax2(vbld *o, int lo, int hi,
     }
 }
 
-/* num / d for num >= 0, d >= 1: a shift where d is a power of two (the
- * steps here: 1 or 2; "d == 1 ? num : num / d" compiles to an idiv on
- * every call, ~2% of ZB-V's time, perf) */
-static inline int kdiv(int num, int d)
-{
-    return d & (d - 1) ? num / d : num >> __builtin_ctz((unsigned)d);
-}
-
 /* a cursor reading f(a + d k) + add at increasing k (dadd: add's
  * derivative) */
 typedef struct {
@@ -670,7 +662,7 @@ static inline int at(vcur *c, int k, double *v, double *sl)
         c->i++;
     *sl = f->k[c->i] * (double)c->d;
     *v = f->v[c->i] + f->k[c->i] * (double)(t - f->x[c->i]) + c->add;
-    return kdiv(f->x[c->i + 1] - 1 - c->a, c->d);
+    return c->d == 1 ? f->x[c->i + 1] - 1 - c->a : (f->x[c->i + 1] - 1 - c->a) / c->d;
 }
 
 /* at, with the derivatives of the value and of the slope (D 0: zero) */
@@ -685,7 +677,7 @@ __attribute__((always_inline)) static inline int atd(vcur *c, int k, double *v, 
     *sl = f->k[c->i] * (double)c->d, *dsl = D ? f->dk[c->i] * (double)c->d : 0;
     *v = f->v[c->i] + f->k[c->i] * w + c->add;
     *dv = D ? f->dv[c->i] + f->dk[c->i] * w + c->dadd : 0;
-    return kdiv(f->x[c->i + 1] - 1 - c->a, c->d);
+    return c->d == 1 ? f->x[c->i + 1] - 1 - c->a : (f->x[c->i + 1] - 1 - c->a) / c->d;
 }
 
 /* o (from x offset xo) = max(A(k), B(k)) for lo <= k < hi; a cursor with
@@ -928,7 +920,7 @@ run_pieces(const cx_v_sweep_ws *ws, const vitem *it, int K, int n, int dm, int b
             while (f->x[j + 1] <= t)
                 j++;
             xi[r] = j;
-            const int e = kdiv(f->x[j + 1] - 1 - xa[r], xd[r]);
+            const int e = xd[r] == 1 ? f->x[j + 1] - 1 - xa[r] : (f->x[j + 1] - 1 - xa[r]) / xd[r];
             if (e < hi) hi = e;
             const double w = (double)(t - f->x[j]);
             const double bv = f->v[j] + f->k[j] * w + dd[r], bk = f->k[j] * (double)xd[r];
