@@ -1070,6 +1070,10 @@ __attribute__((always_inline)) static inline int stage_body(cx_v_sweep_ws *ws, i
 {
     const vstage *st = &ws->f->st[s];
     const int dm = m - ws->f->ma;
+    /* the run states held and being written (read once: the uint8_t flag
+     * would be reloaded after every store) */
+    const vrstate *const rsh = ws->rsbuf[ws->rsw[s]];
+    vrstate *const rsn = ws->rsbuf[ws->rsw[s] ^ 1];
     vbld ob[NCLS];
     int next[NCLS];
     for (int c = 0; c < NCLS; c++) {
@@ -1086,7 +1090,7 @@ __attribute__((always_inline)) static inline int stage_body(cx_v_sweep_ws *ws, i
     double chain = 0, dchain = 0;
     if (rfrom) {
         /* the held functions' prefix, as they stood at run rfrom */
-        const vrstate *z = &ws->rsbuf[ws->rsw[s]][st->run0 + rfrom];
+        const vrstate *z = &rsh[st->run0 + rfrom];
         chain = z->chain, dchain = z->dchain;
         for (int c = 0; c < NCLS; c++) {
             if (!(build >> c & 1)) continue;
@@ -1125,7 +1129,7 @@ __attribute__((always_inline)) static inline int stage_body(cx_v_sweep_ws *ws, i
         /* only where a resume can start: runs reading another stage
          * (resume_run) */
         if (save && (ws->f->runs[r].ndep[0] | ws->f->runs[r].ndep[1])) {
-            vrstate *z = &ws->rsbuf[ws->rsw[s] ^ 1][r];
+            vrstate *z = &rsn[r];
             z->chain = chain, z->dchain = dchain;
             for (int c = 0; c < NCLS; c++) {
                 if (!(build >> c & 1)) continue;
