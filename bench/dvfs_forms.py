@@ -255,21 +255,21 @@ class Round(Gen):
         A = a + e * F['pw'] + gg * F['u']
         M = (1 - F['c']) * A; C = (F['c'] + (1 - F['c']) * F['u']) * b
         return (M ** self.k + C ** self.k) ** (1 / self.k)
-class EffAdd(Gen):
-    """A = a_j + e*pw*(b_j) + g_j u, e global"""
-    npc = 3; ng = 1
+class GlobalE(Gen):
+    """per clock (a_j, g_j, b_j) and one global e, started at e0"""
+    npc = 3; ng = 1; e0 = 0.3
     def init(self, X):
-        X = np.array(X); return X[:, [0, 2, 3]], np.array([0.3])
+        X = np.array(X); return X[:, [0, 2, 3]], np.array([self.e0])
+class EffAdd(GlobalE):
+    """A = a_j + e*pw*(b_j) + g_j u, e global"""
     def raw(self, th, g, F, j):
         a, gg, b = th; e = g[0]
         A = a + e * F['pw'] * (b - self.off) + gg * F['u']
         m = np.maximum(A, b * F['u'])
         return (1 - F['c']) * m + F['c'] * b
-class EffMax(Gen):
+class EffMax(GlobalE):
     """A = max(a_j + g_j u, e*pw*b_j, b u), e global"""
-    npc = 3; ng = 1
-    def init(self, X):
-        X = np.array(X); return X[:, [0, 2, 3]], np.array([0.5])
+    e0 = 0.5
     def raw(self, th, g, F, j):
         a, gg, b = th; e = g[0]
         m = np.maximum(np.maximum(a + gg * F['u'], e * F['pw'] * b), b * F['u'])
