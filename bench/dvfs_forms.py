@@ -35,6 +35,21 @@ def data_path(g):
     return os.path.join(DATA_DIR, 'dvfs-%s-microbench.csv' % g)
 
 
+
+def compass(ev, lo, hi, s0, aux0, steps, tol):
+    """compass search of the DRAM split (lo, hi) at each step size in turn, as
+    hw/calibrate.c refines it: ev(lo, hi) -> (score, aux); the best (score, lo, hi, aux)"""
+    for h in steps:
+        moved = True
+        while moved:
+            moved = False
+            for dl, dh in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                l2, h2 = lo + dl * h, hi + dh * h
+                if l2 < 0 or h2 <= l2 + 1e-3: continue
+                s, aux = ev(l2, h2)
+                if s < s0 - tol: s0, aux0, lo, hi, moved = s, aux, l2, h2, True
+    return s0, lo, hi, aux0
+
 class _BaseFits(dict):
     """(gpu, held-out family) -> the base fit (its split and scales), computed on first use"""
 
@@ -136,17 +151,10 @@ class Base:
                 s = self.eval_split(kt, nclk, i * 0.025, jj * 0.025)
                 if s < best[0]: best = (s, i * 0.025, jj * 0.025)
         s0, lo, hi = best
-        h = 0.0125
-        while h > 1e-4:
-            moved = True
-            while moved:
-                moved = False
-                for dl, dh in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-                    l2, h2 = lo + dl * h, hi + dh * h
-                    if l2 < 0 or h2 <= l2 + 1e-3: continue
-                    s = self.eval_split(kt, nclk, l2, h2)
-                    if s < s0 - 1e-15: s0, lo, hi, moved = s, l2, h2, True
-            h *= 0.5
+        steps, h = [], 0.0125
+        while h > 1e-4: steps.append(h); h *= 0.5
+        s0, lo, hi, _ = compass(lambda l, u: (self.eval_split(kt, nclk, l, u), None),
+                                lo, hi, s0, None, steps, 1e-15)
         X = []
         self.eval_split(kt, nclk, lo, hi, X)
         return dict(lo=lo, hi=hi, X=X, n=nclk)
@@ -496,15 +504,7 @@ class SigSplit(Sig2):
                 tot += best[0]; th.append((best[1], best[2], best[3]))
             return tot, th
         lo, hi = P0['lo'], P0['hi']; s0, th0 = ev(lo, hi)
-        for h in (0.05, 0.025, 0.0125):
-            moved = True
-            while moved:
-                moved = False
-                for dl, dh in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-                    l2, h2 = lo + dl * h, hi + dh * h
-                    if l2 < 0 or h2 <= l2 + 1e-3: continue
-                    s, th = ev(l2, h2)
-                    if s < s0 - 1e-12: s0, th0, lo, hi, moved = s, th, l2, h2, True
+        s0, lo, hi, th0 = compass(ev, lo, hi, s0, th0, (0.05, 0.025, 0.0125), 1e-12)
         return dict(th=th0, lo=lo, hi=hi, n=nclk, g=None)
 
 
