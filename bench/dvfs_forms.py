@@ -341,18 +341,26 @@ class Sig:
             ch = (on != fpb).any(); fpb = on
             if not ch: break
         return rn ** 2, x
+    def grid(self, Fj, yj):
+        """one clock's best switch (p, w) on the grid: (residual, x, p, w)"""
+        best = None
+        for p in self.ps:
+            for w in self.ws:
+                r, x = self.fit_clock(Fj, yj, p, w)
+                if best is None or r < best[0] - 1e-15: best = (r, x, p, w)
+        return best
+    @staticmethod
+    def clock_rows(kt, nclk, P):
+        """per clock j: the features and time ratios of the kernels measured there"""
+        F = feats(kt, P['lo'], P['hi']); Y = np.array([k['ratio'] for k in kt])
+        for j in range(nclk):
+            ok = ~np.isnan(Y[:, j])
+            yield {k: v[ok] for k, v in F.items()}, Y[ok, j]
     def fit(self, kt, clocks, key=None):
         P = BASEFITS[key]; nclk = len(clocks)
-        F = feats(kt, P['lo'], P['hi']); Y = np.array([k['ratio'] for k in kt])
         th = []
-        for j in range(nclk):
-            y = Y[:, j]; ok = ~np.isnan(y)
-            Fj = {k: v[ok] for k, v in F.items()}
-            best = None
-            for p in self.ps:
-                for w in self.ws:
-                    r, x = self.fit_clock(Fj, y[ok], p, w)
-                    if best is None or r < best[0] - 1e-15: best = (r, x, p, w)
+        for Fj, yj in self.clock_rows(kt, nclk, P):
+            best = self.grid(Fj, yj)
             th.append((best[1], best[2], best[3]))
         return dict(th=th, lo=P['lo'], hi=P['hi'], n=nclk, g=None)
     def raw(self, t, F):
@@ -464,16 +472,9 @@ class SigNL(Sig2):
         return self.raw_x(x, sigm(self.zfun(q, F)), F)
     def fit(self, kt, clocks, key=None):
         P = BASEFITS[key]; nclk = len(clocks)
-        F = feats(kt, P['lo'], P['hi']); Y = np.array([k['ratio'] for k in kt])
         th = []
-        for j in range(nclk):
-            y = Y[:, j]; ok = ~np.isnan(y)
-            Fj = {k: v[ok] for k, v in F.items()}; yj = y[ok]
-            best = None
-            for p in self.ps:
-                for w in self.ws:
-                    r, x = self.fit_clock(Fj, yj, p, w)
-                    if best is None or r < best[0] - 1e-15: best = (r, x, p, w)
+        for Fj, yj in self.clock_rows(kt, nclk, P):
+            best = self.grid(Fj, yj)
             x0 = best[1]; q0 = np.array([best[2], best[3]] + [0.0] * len(self.extra))
             nx = len(x0)
             def res(z):
@@ -496,11 +497,8 @@ class SigSplit(Sig2):
         def ev(lo, hi):
             F = feats(kt, lo, hi); tot = 0; th = []
             for j in range(nclk):
-                ok = ~np.isnan(Y[:, j]); Fj = {k: v[ok] for k, v in F.items()}; best = None
-                for p in self.ps:
-                    for w in self.ws:
-                        r, x = self.fit_clock(Fj, Y[ok, j], p, w)
-                        if best is None or r < best[0] - 1e-15: best = (r, x, p, w)
+                ok = ~np.isnan(Y[:, j])
+                best = self.grid({k: v[ok] for k, v in F.items()}, Y[ok, j])
                 tot += best[0]; th.append((best[1], best[2], best[3]))
             return tot, th
         lo, hi = P0['lo'], P0['hi']; s0, th0 = ev(lo, hi)
