@@ -599,7 +599,9 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
         grow_g(&ln->dur, &ln->dur_cap, (size_t)ncls * 4 + 3))
         return -1;
     if (dir && !ln->ptab) {
-        if (!(ln->ptab = aligned_alloc(64, (NOPRE + 1) * VW0 * sizeof(double)))) return -1;
+        /* C11: the size a multiple of the alignment */
+        const size_t bytes = ((NOPRE + 1) * VW0 * sizeof(double) + 63) & ~(size_t)63;
+        if (!(ln->ptab = aligned_alloc(64, bytes))) return -1;
         for (int j = 0; j < VW0; j++)
             ln->ptab[NOPRE * VW0 + j] = -0.0;
     }
