@@ -39,11 +39,30 @@ typedef struct {
     double *buf; /* key[nkey], makespan, last_end[p], last_item[p], free[p], cls[nvs] */
 } entry;
 
+/* Entry buffers come from the memo's own chunks in power-of-two size
+ * classes (MIN_BUF_BYTES << c, up to MAX_ENTRY_BYTES) with a free list per
+ * class: a store that needs a larger buffer hands its old one to its class
+ * and takes one of the larger class. No malloc, realloc (which copied the
+ * old contents) or free per store, and the memo's end frees a few chunks
+ * instead of one block per entry (malloc/free were ~2% of a ZB-V sweep's
+ * time; core/README.md, "Sweeps"). An entry's buffer only grows, as the
+ * realloc did, so the chunks hold at most NSET * WAYS * MAX_ENTRY_BYTES. */
+#define MIN_BUF_BYTES 256
+#define NCLASS 7 /* 256 B .. 16 KiB */
+#define CHUNK_BYTES (1024 * 1024)
+
+typedef struct chunk {
+    struct chunk *next;
+} chunk;
+
 /* The table (320 KB) is allocated by the first store: a sweep that replays
  * nothing (GPipe, 1F1B) zeroes and faults none of it. */
 struct cx_replay_memo {
     entry *e; /* [NSET * WAYS], NULL until the first store */
     unsigned clock;
+    chunk *chunks;           /* the buffers' memory, each CHUNK_BYTES */
+    char *bump, *bump_end;   /* the unused rest of the newest chunk */
+    void *free_list[NCLASS]; /* freed buffers of each class, linked by their first word */
 };
 
 cx_replay_memo *cx_core_replay_memo_new(void)
@@ -54,8 +73,10 @@ cx_replay_memo *cx_core_replay_memo_new(void)
 void cx_core_replay_memo_free(cx_replay_memo *mm)
 {
     if (!mm) return;
-    for (int i = 0; mm->e && i < NSET * WAYS; i++)
-        free(mm->e[i].buf);
+    for (chunk *ch = mm->chunks, *nx; ch; ch = nx) {
+        nx = ch->next;
+        free(ch);
+    }
     free(mm->e);
     free(mm);
 }
@@ -144,6 +165,37 @@ int cx_core_replay_memo_get(cx_replay_memo *mm, const cx_replay_memo_key *k, cx_
     return 0;
 }
 
+/* The size class whose buffers hold bytes (<= MAX_ENTRY_BYTES). */
+static int class_of(size_t bytes)
+{
+    int c = 0;
+    while ((size_t)MIN_BUF_BYTES << c < bytes)
+        c++;
+    return c;
+}
+
+/* A buffer of class c: a freed one, else the next of the newest chunk;
+ * NULL without memory. */
+static double *buf_take(cx_replay_memo *mm, int c)
+{
+    void *b = mm->free_list[c];
+    if (b) {
+        memcpy(&mm->free_list[c], b, sizeof b);
+        return b;
+    }
+    const size_t size = (size_t)MIN_BUF_BYTES << c;
+    if (!mm->bump || (size_t)(mm->bump_end - mm->bump) < size) {
+        chunk *ch = malloc(CHUNK_BYTES);
+        if (!ch) return NULL;
+        ch->next = mm->chunks, mm->chunks = ch;
+        /* buffers start 64-byte aligned (the chunk header padded) */
+        mm->bump = (char *)ch + 64, mm->bump_end = (char *)ch + CHUNK_BYTES;
+    }
+    b = mm->bump;
+    mm->bump += size;
+    return b;
+}
+
 /* The entry of k's set that a store under k (hash h) replaces, with room
  * for bytes; NULL without memory. */
 static entry *slot(cx_replay_memo *mm, uint64_t h, size_t bytes)
@@ -157,12 +209,19 @@ static entry *slot(cx_replay_memo *mm, uint64_t h, size_t bytes)
         if (set[w].stamp < e->stamp) e = &set[w];
     }
     if (e->cap < bytes) {
-        double *nb = realloc(e->buf, bytes);
+        const int c = class_of(bytes);
+        double *nb = buf_take(mm, c);
         if (!nb) {
             e->used = 0;
             return NULL;
         }
-        e->buf = nb, e->cap = bytes;
+        if (e->buf) { /* to its class's free list */
+            void *old = e->buf;
+            const int oc = class_of(e->cap);
+            memcpy(old, &mm->free_list[oc], sizeof old);
+            mm->free_list[oc] = old;
+        }
+        e->buf = nb, e->cap = (size_t)MIN_BUF_BYTES << c;
     }
     return e;
 }
