@@ -54,12 +54,12 @@
  * memory results keyed by the bit patterns of their inputs, so repeated
  * calls allocate nothing and calls that differ only in what the replay does
  * not read (DP settings) are answered from the memo with identical results.
- * Every clock of a sweep at once (play_clocks): on a memo miss of a cost
- * whose sweep set its clocks, the cost's curve is priced at all of them
+ * Every clock of a sweep at once (play_clocks): on a miss of the last
+ * batch (batch_get) of a cost whose sweep set its clocks, the cost's curve is priced at all of them
  * and replayed at a few (replay_clocks.c: certified segments, the rest
  * interpolated): the interleaved formula at every clock first (from the
- * keys), the rest played as above (sweeps, lanes, the steady play), every
- * result into the memo under the curve; a batch whose inputs (shape,
+ * keys), the rest played as above (sweeps, lanes, the steady play), the
+ * results kept as the last batch (not in the memo: see play_clocks); a batch whose inputs (shape,
  * mode, chunk classes, every clock's key) are the last batch's takes its
  * rows (a rebuild that changed no time: another curve, the same bits).
  * Where the V sweep answers the batch (sweep_gate 2), each point also
@@ -171,8 +171,8 @@ struct cx_replay_ws {
     size_t bkeys_cap, bvi_cap;
     cx_replay *btmp, *bdtmp; /* a point's results, their derivatives */
     /* the last batch's results (rows, owned by clocks) under its memo key
-     * but the time key (bc_ok: valid), read before the memo: the same
-     * bits without its hash */
+     * but the time key (bc_ok: valid): every clock of its curve
+     * (play_clocks) */
     int bc_ok, bc_p, bc_m, bc_v, bc_mode, bc_nkey, bc_n;
     int bc_last; /* the clock batch_get found last (a hint) */
     const cx_sched_desc *bc_sd;
@@ -870,11 +870,19 @@ static int clocks_pre(void *vctx, int n, double *rows, int stride, unsigned char
 }
 
 /* The replay of c's curve (cx_cost.curve) at every clock of the sweep
- * (ws->bclk) from a few of them (replay_clocks.c), each result into the
- * memo under the curve: c's own clock must be one of them, priced to the
+ * (ws->bclk) from a few of them (replay_clocks.c), kept as the workspace's
+ * last batch (batch_get): c's own clock must be one of them, priced to the
  * same key (else 0, nothing done). Every clock is priced again on a copy
  * of c, so the results depend on the curve and the clocks only, never on
- * the clock that asked. 1 with out filled (*st the status). */
+ * the clock that asked. 1 with out filled (*st the status).
+ * The batch's rows are not stored in the memo: a curve is a build's number
+ * (cost.c, never reused), a sweep prices one cost per workspace, so the
+ * curve's later clocks always find this batch still the last one; the memo
+ * never answered a curve's key (0 hits of 85,698 stores in
+ * `bench_sweep_bench calculon 1 noprune`, 0 of 4,011 per ZB-V sweep), and
+ * the stores were ~1.5% of a ZB-V sweep's time (core/README.md, "Sweeps").
+ * A caller that alternates costs on one workspace gets the same bits (a
+ * batch is a function of its inputs), only plays the batch again. */
 static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, size_t nkey,
                        const cx_replay_memo_key *mk, cx_replay *out, culonx_status *st,
                        culonx_error *err)
@@ -968,7 +976,6 @@ static int play_clocks(const cx_cost *c, cx_replay_ws *ws, const double *key, si
         }
     }
     const int len = cx_replay_row_len(c->p);
-    cx_core_replay_memo_put_rows(ws->memo, mk, ws->bkeys, rows, n);
     ws->bc_ok = 1, ws->bc_sd = mk->sched, ws->bc_p = mk->p, ws->bc_m = mk->m, ws->bc_v = mk->v;
     ws->bc_mode = mk->mode, ws->bc_nkey = mk->nkey, ws->bc_curve = mk->curve, ws->bc_n = n;
     ws->bc_rows = rows;
@@ -1036,9 +1043,7 @@ static culonx_status replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *ou
         if (st != CULONX_OK) return st;
         cx_replay_memo_key mk = {ws->sd, ws->p,     ws->m,       ws->v,   jump_ratio << 1,
                                  key,    (int)nkey, c->vs_class, c->curve};
-        int flags;
         if (batch_get(c, ws, &mk, out, peaks ? NULL : t) ||
-            cx_core_replay_memo_get(ws->memo, &mk, out, &flags) ||
             play_clocks(c, ws, key, nkey, &mk, out, &st, err)) {
             if (st != CULONX_OK) return st;
             ws->last_fast = ws->last_jump = ws->last_back = ws->last_formula = 0;

@@ -44,9 +44,10 @@ typedef struct {
  * class: a store that needs a larger buffer hands its old one to its class
  * and takes one of the larger class. No malloc, realloc (which copied the
  * old contents) or free per store, and the memo's end frees a few chunks
- * instead of one block per entry (malloc/free were ~2% of a ZB-V sweep's
- * time; core/README.md, "Sweeps"). An entry's buffer only grows, as the
- * realloc did, so the chunks hold at most NSET * WAYS * MAX_ENTRY_BYTES. */
+ * instead of one block per entry (malloc/realloc/free under the memo were
+ * ~2% of a ZB-V sweep's time when clock batches were stored here too;
+ * core/README.md, "Sweeps"). An entry's buffer only grows, as the realloc
+ * did, so the chunks hold at most NSET * WAYS * MAX_ENTRY_BYTES. */
 #define MIN_BUF_BYTES 256
 #define NCLASS 7 /* 256 B .. 16 KiB */
 #define CHUNK_BYTES (1024 * 1024)
@@ -254,41 +255,4 @@ void cx_core_replay_memo_put(cx_replay_memo *mm, const cx_replay_memo_key *k, co
     memcpy(r + 1 + k->p, res->last_item_s, n);
     memcpy(r + 1 + 2 * (size_t)k->p, res->free_s, n);
     stamp(mm, e, h, k, flags);
-}
-
-void cx_core_replay_memo_put_rows(cx_replay_memo *mm, const cx_replay_memo_key *k,
-                                  const double *keys, const double *rows, int n)
-{
-    if (!mm) return;
-    const int nvs = k->p * k->v;
-    const size_t bytes = doubles_of(k) * sizeof(double) + (size_t)nvs * sizeof(int16_t);
-    if (bytes > MAX_ENTRY_BYTES || !table(mm)) return;
-    const uint64_t head = hash_head(k);
-    const size_t len = 1 + 3 * (size_t)k->p; /* makespan, last end, last item, free */
-    /* in groups: every row's hash and the fetch of its set's entries (random
-     * lines of a 320 KB table) first, then the stores in row order as one
-     * at a time (the same slots and stamps) */
-    enum { GROUP = 32 };
-    uint64_t hs[GROUP];
-    for (int i0 = 0; i0 < n; i0 += GROUP) {
-        const int g = n - i0 < GROUP ? n - i0 : GROUP;
-        for (int j = 0; j < g; j++) {
-            hs[j] = hash_key(head, keys + (size_t)(i0 + j) * (size_t)k->nkey, k->nkey);
-            const char *set = (const char *)&mm->e[(hs[j] % NSET) * WAYS];
-            __builtin_prefetch(set, 1), __builtin_prefetch(set + offsetof(entry, stamp), 1);
-            __builtin_prefetch(set + sizeof(entry) + offsetof(entry, stamp), 1);
-            __builtin_prefetch(set + WAYS * sizeof(entry) - 1, 1);
-        }
-        for (int j = 0; j < g; j++) {
-            const int i = i0 + j;
-            cx_replay_memo_key ki = *k;
-            ki.key = keys + (size_t)i * (size_t)k->nkey;
-            const uint64_t h = hs[j];
-            entry *e = slot(mm, h, bytes);
-            if (!e) continue;
-            memcpy(e->buf, ki.key, (size_t)ki.nkey * sizeof *ki.key);
-            memcpy(e->buf + ki.nkey, rows + (size_t)i * len, len * sizeof *rows);
-            stamp(mm, e, h, &ki, 0);
-        }
-    }
 }

@@ -38,10 +38,5 @@ int cx_core_replay_memo_get(cx_replay_memo *mm, const cx_replay_memo_key *k, cx_
  * its set); without memory, stores nothing. */
 void cx_core_replay_memo_put(cx_replay_memo *mm, const cx_replay_memo_key *k, const cx_replay *res,
                              int flags);
-/* The same for n results under k with k->key replaced by keys + i nkey,
- * each from its row rows + i (1 + 3 p) (makespan, then per stage last
- * end, last item, free: cx_replay_row_len's layout), flags 0. */
-void cx_core_replay_memo_put_rows(cx_replay_memo *mm, const cx_replay_memo_key *k,
-                                  const double *keys, const double *rows, int n);
 
 #endif
