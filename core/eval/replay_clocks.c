@@ -198,6 +198,42 @@ static int on_segment_q(const double *ks, const double *ke, const double *kj, in
     return 1;
 }
 
+/* A segment ks -> ke of at most SEG_MAX components prepared for the
+ * points of one certified gap (on_seg_at): per component the difference
+ * and the tolerance on_segment_q computes for every point, once (the same
+ * values, so the same answers and places). */
+#define SEG_MAX 512
+typedef struct {
+    const double *ks;
+    int q, nkey;
+    double d[SEG_MAX], tol[SEG_MAX];
+} seg_pre;
+
+static void seg_prepare(seg_pre *sg, const double *ks, const double *ke, int nkey, int q)
+{
+    sg->ks = ks, sg->q = q, sg->nkey = nkey;
+    for (int x = 0; x < nkey; x++)
+        sg->d[x] = ke[x] - ks[x], sg->tol[x] = KEY_TOL * abs_max(ks[x], ke[x]);
+}
+
+/* on_segment_q(ks, ke, kj, nkey, q, lam) of the prepared segment */
+static int on_seg_at(const seg_pre *sg, const double *kj, double *lam)
+{
+    const double *ks = sg->ks;
+    if (sg->q < 0) {
+        *lam = 0;
+        return memcmp(ks, kj, (size_t)sg->nkey * sizeof *kj) == 0;
+    }
+    const double l = (kj[sg->q] - ks[sg->q]) / sg->d[sg->q];
+    if (!(l >= 0 && l <= 1)) return 0;
+    for (int x = 0; x < sg->nkey; x++) {
+        const double gap = fabs(ks[x] + l * sg->d[x] - kj[x]);
+        if (!(gap <= sg->tol[x])) return 0;
+    }
+    *lam = l;
+    return 1;
+}
+
 /* 1 and *lam when key kj lies on the segment from ks to ke (to KEY_TOL per
  * component), l in [0, 1] along their largest component; equal end keys:
  * kj equal to them, l = 0. */
@@ -287,14 +323,42 @@ static int kink_brackets(const int *E, int ne, int i, const double *keys, int nk
         lp[j - a] = place(K(a), K(b), K(j), qab);
     const double *fx = ROW(x), *fa = ROW(a), *fb = ROW(b), *fy = ROW(y);
     int added = 0, found = 0;
+    /* places in point order (the usual case: keys monotone in the clock):
+     * each place's bracket by bisection, the points the scan below finds */
+    int sorted = 1;
+    for (int j = a + 2; j < b; j++)
+        sorted &= lp[j - a] >= lp[j - 1 - a];
     for (int q = 0; q < len; q++) {
         double l;
         if (!kink_of(fx, fa, fb, fy, lx, ly, q, &l)) continue;
         found = 1;
         int j1 = -1, j2 = -1;
-        for (int j = a + 1; j < b; j++) {
-            if (lp[j - a] <= l + 1e-9) j1 = j;
-            if (lp[j - a] >= l - 1e-9 && j2 < 0) j2 = j;
+        if (sorted) {
+            /* j1: the last point with lp <= l + 1e-9; j2: the first with
+             * lp >= l - 1e-9 (-1: none) */
+            int lo = a + 1, hi = b; /* first with lp > l + 1e-9 in [lo, hi] */
+            while (lo < hi) {
+                const int mid = lo + (hi - lo) / 2;
+                if (lp[mid - a] <= l + 1e-9)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            j1 = lo > a + 1 ? lo - 1 : -1;
+            lo = a + 1, hi = b; /* first with lp >= l - 1e-9 */
+            while (lo < hi) {
+                const int mid = lo + (hi - lo) / 2;
+                if (lp[mid - a] >= l - 1e-9)
+                    hi = mid;
+                else
+                    lo = mid + 1;
+            }
+            j2 = lo < b ? lo : -1;
+        } else {
+            for (int j = a + 1; j < b; j++) {
+                if (lp[j - a] <= l + 1e-9) j1 = j;
+                if (lp[j - a] >= l - 1e-9 && j2 < 0) j2 = j;
+            }
         }
         if (j1 >= 0 && st[j1] != 3) st[j1] = 3, list[(*nl)++] = j1, added++;
         if (j2 >= 0 && st[j2] != 3) st[j2] = 3, list[(*nl)++] = j2, added++;
@@ -483,6 +547,7 @@ static int run(cx_replay_clocks *cs, int n, int nkey, const double *keys, int p,
      * (interpolated) or gets its midpoint next (in lanes: all its points) */
     int evaluated = npre, interp = 0, wide = 0;
     int *const E = cs->next;
+    seg_pre sg; /* a certified gap's segment */
     for (int round = 0; nl > 0 || round == 0; round++) {
         if (nl > 0 && tan) {
             /* each point's direction: its run's key line, end minus start */
@@ -510,10 +575,12 @@ static int run(cx_replay_clocks *cs, int n, int nkey, const double *keys, int p,
                 if (b - a < 2 || cs->st[a + 1] == 2) continue; /* nothing left inside */
                 if (gap_certified(E, ne, i, keys, nkey, R, len) ||
                     (tan && tan_certified(cs, a, b, s, e, keys, nkey, len))) {
-                    const int q = seg_axis(K(a), K(b), nkey);
+                    const int q = seg_axis(K(a), K(b), nkey), prep = nkey <= SEG_MAX;
+                    if (prep) seg_prepare(&sg, K(a), K(b), nkey, q);
                     for (int j = a + 1; j < b; j++) {
                         double lj;
-                        if (!on_segment_q(K(a), K(b), K(j), nkey, q, &lj)) {
+                        if (!(prep ? on_seg_at(&sg, K(j), &lj)
+                                   : on_segment_q(K(a), K(b), K(j), nkey, q, &lj))) {
                             cs->st[j] = 3, cs->list[nl++] = j; /* played next round */
                             continue;
                         }
