@@ -29,6 +29,17 @@
  * first compile costs where (the fill and drain no skip copies; ZB-H2's
  * shapes below m = 4p have no periodic region at all): core/README.md,
  * "Setup per shape".
+ * Periodic region (session 29, page faults): in the 16-byte form the
+ * first match's blocks past the first g blocks (g a multiple of pi's
+ * order, at least PERIOD_MIN instructions: block j is block j - g) are not
+ * stored; the program records them as repeats of its last g stored blocks
+ * (cx_replay_code.fat: the clock lanes and the plain play run the pieces),
+ * so the compile writes, and the program cache holds, the fill, one group
+ * and the drain. Each page new to a process costs ~2.2 us here
+ * (core/README.md, "Page faults"): first sweep of `bench_sweep_bench
+ * schedules dualpipev` 7,200 -> 5,805 faults, zb-v 6,192 -> 5,959 (its
+ * p = 64 shapes' slots rotate with an order above their period count:
+ * stored whole as before), instructions -0.4% (callgrind, three sweeps).
  * No equations of its own: the timing rule is replay_step.h's.
  * Long file: one compile loop (per form) with the period skip and the
  * restored fills it drives; the kept fills and drains are replay_fill.c.

@@ -5,7 +5,9 @@
  * aside when it compiles another and taken back instead of compiled
  * again. No equations: it holds what the compiler produced, byte for byte
  * (tests/test_replay_lanes.c). Budget: the bytes of HELD_INS 12-byte
- * instructions per program object, the 16-byte forms' included.
+ * instructions per program object, the 16-byte forms' included (their
+ * capacity; a 16-byte program's periodic region is held once, its
+ * repeats recorded: replay_compile.c, cx_replay_code.fat).
  * See core/README.md, "Closed form" (Compiling and running the program).
  */
 #include "core/eval/replay_prog_int.h"

@@ -30,7 +30,9 @@
  * 2^20 instructions, 12 MiB, a program object, and 2^20 folded ones, 16
  * MiB; 6.2 / 10.3 MiB measured
  * in bench_sweep_bench schedules zb-h1 / zb-h2 before the folded form) and
- * taken back instead of compiled again.
+ * taken back instead of compiled again; a 16-byte program's periodic
+ * region is stored once and played as repeats (replay_compile.c,
+ * cx_replay_code.fat; exec_f here, the lanes' pass).
  * Jump (issue 13): for schedules that state a steady period of c
  * microbatches, the program is in (level, stage) order (same bits,
  * periodic where the dependency graph is: P instructions per period, cell
