@@ -95,10 +95,14 @@ static int reserve(cx_play *pl, int p, int nvs, size_t items, size_t cells, int 
         pl->vs_cap = nvs;
     }
     if (grow((void **)&pl->items, &pl->items_cap, items, sizeof *pl->items) ||
-        grow((void **)&pl->cell, &pl->cell_cap, cells, sizeof *pl->cell) ||
         (check && grow((void **)&pl->cnt, &pl->cnt_cap, 4 * cells, 1)))
         return -1;
     return 0;
+}
+
+int cx_sched_play_cells(cx_play *pl, size_t n)
+{
+    return grow((void **)&pl->cell, &pl->cell_cap, n, sizeof *pl->cell);
 }
 
 cx_sched_sim_status cx_sched_play_orders(cx_play *pl, const cx_sched_desc *d, int p, int m, int v,
