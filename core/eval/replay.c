@@ -345,17 +345,28 @@ static void recall(cx_replay_ws *ws, const cx_sched_desc *sd, int p, int mr, int
     cx_play *take = ws->recent[i];
     if (take && take->have_order && take->sd == sd && take->p == p && take->m == mr && take->v == v)
         ws->recalled++;
-    if (!take && !(take = cx_sched_play_new())) return; /* no memory: ws->pl overwritten */
     memmove(ws->recent + 1, ws->recent, (size_t)i * sizeof *ws->recent);
     ws->recent[0] = ws->pl;
-    ws->pl = take;
+    const int fresh = !take;
     size_t bytes = 0;
     for (int j = 0; j < NRECENT && ws->recent[j]; j++)
         if ((bytes += play_bytes(ws->recent[j])) > RECENT_BYTES && j > 0) {
-            for (int k = j; k < NRECENT; k++)
-                cx_sched_play_free(ws->recent[k]), ws->recent[k] = NULL;
+            for (int k = j; k < NRECENT && ws->recent[k]; k++) {
+                cx_play *const x = ws->recent[k];
+                ws->recent[k] = NULL;
+                if (fresh && (!take || play_bytes(x) > play_bytes(take)))
+                    cx_sched_play_free(take), take = x;
+                else
+                    cx_sched_play_free(x);
+            }
             break;
         }
+    if (!take && !(take = cx_sched_play_new())) {
+        take = ws->recent[0]; /* no memory: ws->pl overwritten */
+        memmove(ws->recent, ws->recent + 1, (size_t)(NRECENT - 1) * sizeof *ws->recent);
+        ws->recent[NRECENT - 1] = NULL;
+    }
+    ws->pl = take;
 }
 
 /* Makes ws hold the orders of c's schedule and their facts. */
