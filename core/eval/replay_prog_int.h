@@ -123,8 +123,6 @@ struct cx_replay_prog {
     int32_t *lv_slot;                  /* [3 (sg[ra] + 1)]: new values of a virtual insertion */
     double *lv_val;
     size_t lv_cap, lvv_cap;
-    double dur[4 * CX_COST_MAX_VSTAGES + 1]; /* per (vs, kind), then CX_REPLAY_NOPRE's -0.0 */
-    stage_regs rg[CX_COST_MAX_STAGES];
     int scanned; /* jump_scan ran for the program (the first run that may jump) */
     /* renamed: the program's token slots are the lanes' compact ones (0
      * reads zero, 1 written and never read, see compile_levels), nslot of
@@ -155,6 +153,11 @@ struct cx_replay_prog {
     cx_replay_fill *fills;
     uint64_t fill_clock;
     size_t fill_used, drain_used;
+    /* last, not zeroed by cx_core_replay_prog_new (163 KB; a run writes
+     * the entries it reads: p stages' registers, 4 nvs durations and
+     * CX_REPLAY_NOPRE's): pages never touched are never faulted in */
+    stage_regs rg[CX_COST_MAX_STAGES];
+    double dur[4 * CX_COST_MAX_VSTAGES + 1]; /* per (vs, kind), then CX_REPLAY_NOPRE's -0.0 */
 };
 
 /* *buf holds at least n items of sz bytes (contents not kept); -1 when
