@@ -8,7 +8,10 @@
  * bench schedules dualpipev: cx_sched_play_orders 21.0M -> 19.9M), four
  * per step with one compare per two (ZB-V 16.7M -> 13.6M); skipped for
  * unchecked plays of generators whose items are in range by construction
- * (cx_sched_desc.ranged).
+ * (cx_sched_desc.ranged). The dependency cells (24 bytes per (microbatch,
+ * virtual stage), as large as the orders) are allocated by the first play
+ * (cx_sched_play_cells): orders that are only compiled (replay_compile.c)
+ * never touch them (core/README.md, "Page faults").
  */
 #include "schedules/play.h"
 

@@ -333,8 +333,12 @@ static size_t play_bytes(const cx_play *pl)
 /* Makes ws->pl an engine for the orders of (sd, p, mr, v): the recent one
  * that holds them if any (then cx_sched_play_orders keeps them: no cost),
  * else the least recent one (overwritten) or a new one; the engine left
- * goes first in ws->recent, and those past RECENT_BYTES are freed. The
- * orders are a function of the shape, so no bit changes. */
+ * goes first in ws->recent, and those past RECENT_BYTES are freed, but a
+ * miss takes the largest of them instead of a new engine (its buffers,
+ * grown only when too small, hold pages the process already has: first
+ * sweep of bench_sweep_bench schedules interleaved -290 page faults,
+ * core/README.md "Page faults"). The orders are a function of the shape,
+ * so no bit changes. */
 static void recall(cx_replay_ws *ws, const cx_sched_desc *sd, int p, int mr, int v)
 {
     int i = 0;

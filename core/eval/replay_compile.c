@@ -29,6 +29,9 @@
  * first compile costs where (the fill and drain no skip copies; ZB-H2's
  * shapes below m = 4p have no periodic region at all): core/README.md,
  * "Setup per shape".
+ * No equations of its own: the timing rule is replay_step.h's.
+ * Long file: one compile loop (per form) with the period skip and the
+ * restored fills it drives; the kept fills and drains are replay_fill.c.
  * Periodic region (session 29, page faults): in the 16-byte form the
  * first match's blocks past the first g blocks (g a multiple of pi's
  * order, at least PERIOD_MIN instructions: block j is block j - g) are not
@@ -40,9 +43,6 @@
  * schedules dualpipev` 7,200 -> 5,805 faults, zb-v 6,192 -> 5,959 (its
  * p = 64 shapes' slots rotate with an order above their period count:
  * stored whole as before), instructions -0.4% (callgrind, three sweeps).
- * No equations of its own: the timing rule is replay_step.h's.
- * Long file: one compile loop (per form) with the period skip and the
- * restored fills it drives; the kept fills and drains are replay_fill.c.
  * See core/README.md, "Closed form" (Compiling and running the program).
  */
 #include "core/eval/replay_prog_int.h"
