@@ -333,12 +333,10 @@ static size_t play_bytes(const cx_play *pl)
 /* Makes ws->pl an engine for the orders of (sd, p, mr, v): the recent one
  * that holds them if any (then cx_sched_play_orders keeps them: no cost),
  * else the least recent one (overwritten) or a new one; the engine left
- * goes first in ws->recent, and those past RECENT_BYTES are freed, but a
- * miss takes the largest of them instead of a new engine (its buffers,
- * grown only when too small, hold pages the process already has: first
- * sweep of bench_sweep_bench schedules interleaved -290 page faults,
- * core/README.md "Page faults"). The orders are a function of the shape,
- * so no bit changes. */
+ * goes first in ws->recent, and those past RECENT_BYTES are freed. The
+ * orders are a function of the shape, so no bit changes. (A miss taking
+ * a freed engine instead of a new one moved a first sweep's page faults
+ * both ways: interleaved -250, zb-h2 +235; core/README.md "Page faults".) */
 static void recall(cx_replay_ws *ws, const cx_sched_desc *sd, int p, int mr, int v)
 {
     int i = 0;
@@ -349,28 +347,17 @@ static void recall(cx_replay_ws *ws, const cx_sched_desc *sd, int p, int mr, int
     cx_play *take = ws->recent[i];
     if (take && take->have_order && take->sd == sd && take->p == p && take->m == mr && take->v == v)
         ws->recalled++;
+    if (!take && !(take = cx_sched_play_new())) return; /* no memory: ws->pl overwritten */
     memmove(ws->recent + 1, ws->recent, (size_t)i * sizeof *ws->recent);
     ws->recent[0] = ws->pl;
-    const int fresh = !take;
+    ws->pl = take;
     size_t bytes = 0;
     for (int j = 0; j < NRECENT && ws->recent[j]; j++)
         if ((bytes += play_bytes(ws->recent[j])) > RECENT_BYTES && j > 0) {
-            for (int k = j; k < NRECENT && ws->recent[k]; k++) {
-                cx_play *const x = ws->recent[k];
-                ws->recent[k] = NULL;
-                if (fresh && (!take || play_bytes(x) > play_bytes(take)))
-                    cx_sched_play_free(take), take = x;
-                else
-                    cx_sched_play_free(x);
-            }
+            for (int k = j; k < NRECENT; k++)
+                cx_sched_play_free(ws->recent[k]), ws->recent[k] = NULL;
             break;
         }
-    if (!take && !(take = cx_sched_play_new())) {
-        take = ws->recent[0]; /* no memory: ws->pl overwritten */
-        memmove(ws->recent, ws->recent + 1, (size_t)(NRECENT - 1) * sizeof *ws->recent);
-        ws->recent[NRECENT - 1] = NULL;
-    }
-    ws->pl = take;
 }
 
 /* Makes ws hold the orders of c's schedule and their facts. */
