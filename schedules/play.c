@@ -8,7 +8,10 @@
  * bench schedules dualpipev: cx_sched_play_orders 21.0M -> 19.9M), four
  * per step with one compare per two (ZB-V 16.7M -> 13.6M); skipped for
  * unchecked plays of generators whose items are in range by construction
- * (cx_sched_desc.ranged).
+ * (cx_sched_desc.ranged). The dependency cells (24 bytes per (microbatch,
+ * virtual stage), as large as the orders) are allocated by the first play
+ * (cx_sched_play_cells): orders that are only compiled (replay_compile.c)
+ * never touch them (core/README.md, "Page faults").
  */
 #include "schedules/play.h"
 
@@ -95,10 +98,14 @@ static int reserve(cx_play *pl, int p, int nvs, size_t items, size_t cells, int 
         pl->vs_cap = nvs;
     }
     if (grow((void **)&pl->items, &pl->items_cap, items, sizeof *pl->items) ||
-        grow((void **)&pl->cell, &pl->cell_cap, cells, sizeof *pl->cell) ||
         (check && grow((void **)&pl->cnt, &pl->cnt_cap, 4 * cells, 1)))
         return -1;
     return 0;
+}
+
+int cx_sched_play_cells(cx_play *pl, size_t n)
+{
+    return grow((void **)&pl->cell, &pl->cell_cap, n, sizeof *pl->cell);
 }
 
 cx_sched_sim_status cx_sched_play_orders(cx_play *pl, const cx_sched_desc *d, int p, int m, int v,

@@ -135,6 +135,11 @@ static inline const cx_sched_item *cx_sched_play_items(const cx_play *pl, int s,
     return pl->items + (size_t)s * (size_t)pl->cap;
 }
 
+/* Makes pl's cells hold n (contents not kept; allocated by the first
+ * play: orders that are only compiled never touch them); -1 when out of
+ * memory. */
+int cx_sched_play_cells(cx_play *pl, size_t n);
+
 /* Plays the held orders, calling step for every item once its dependency
  * token is there: OK, or DEADLOCK (UNSUPPORTED without orders). Inline so
  * that each player's call, with its own step, compiles to one loop with the
@@ -154,6 +159,7 @@ static inline cx_sched_sim_status cx_sched_play_run(cx_play *pl, cx_play_step_fn
     int *const cur = pl->pos, *const queue = pl->queue;
     uint8_t *const inq = pl->inq;
     double *const regs = pl->regs;
+    if (ncell > pl->cell_cap && cx_sched_play_cells(pl, ncell)) return CX_SCHED_SIM_NOMEM;
     cx_play_cell *const cell = pl->cell;
     for (size_t i = 0; i < ncell; i++)
         cell[i].f_out.t = cell[i].b_out.t = cell[i].b_done.t = -1.0;

@@ -334,7 +334,9 @@ static size_t play_bytes(const cx_play *pl)
  * that holds them if any (then cx_sched_play_orders keeps them: no cost),
  * else the least recent one (overwritten) or a new one; the engine left
  * goes first in ws->recent, and those past RECENT_BYTES are freed. The
- * orders are a function of the shape, so no bit changes. */
+ * orders are a function of the shape, so no bit changes. (A miss taking
+ * a freed engine instead of a new one moved a first sweep's page faults
+ * both ways: interleaved -250, zb-h2 +235; core/README.md "Page faults".) */
 static void recall(cx_replay_ws *ws, const cx_sched_desc *sd, int p, int mr, int v)
 {
     int i = 0;

@@ -32,6 +32,17 @@
  * No equations of its own: the timing rule is replay_step.h's.
  * Long file: one compile loop (per form) with the period skip and the
  * restored fills it drives; the kept fills and drains are replay_fill.c.
+ * Periodic region (session 29, page faults): in the 16-byte form the
+ * first match's blocks past the first g blocks (g a multiple of pi's
+ * order, at least PERIOD_MIN instructions: block j is block j - g) are not
+ * stored; the program records them as repeats of its last g stored blocks
+ * (cx_replay_code.fat: the clock lanes and the plain play run the pieces),
+ * so the compile writes, and the program cache holds, the fill, one group
+ * and the drain. Each page new to a process costs ~2.2 us here
+ * (core/README.md, "Page faults"): first sweep of `bench_sweep_bench
+ * schedules dualpipev` 7,200 -> 5,805 faults, zb-v 6,192 -> 5,959 (its
+ * p = 64 shapes' slots rotate with an order above their period count:
+ * stored whole as before), instructions -0.4% (callgrind, three sweeps).
  * See core/README.md, "Closed form" (Compiling and running the program).
  */
 #include "core/eval/replay_prog_int.h"
@@ -208,6 +219,17 @@ static int skip_on = 1;
 void cx_core_replay_prog_set_skip(int on)
 {
     skip_on = on != 0;
+}
+
+/* the 16-byte form's periodic region stored once (cx_replay_prog.fold_at):
+ * a group of at least PERIOD_MIN instructions (each repeat is a call of
+ * the lanes' kernel, replay_lanes.c) */
+static int period_on = 1;
+#define PERIOD_MIN 1024
+
+void cx_core_replay_prog_set_period(int on)
+{
+    period_on = on != 0;
 }
 
 /* the fills and drains kept for later shapes (replay_fill.c) */
@@ -419,6 +441,9 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
     wl[zero] = 0; /* the zero slot is slot 0 */
     int32_t nslot = 2, nfree = 0, bad = 0;
     pr->folded = 0;
+    pr->fold_at = pr->fold_g = pr->fold_reps = pr->fold_part = 0;
+    size_t virt = 0; /* the periodic region's instructions not stored */
+    int pdone = 0;
     /* the folded form (cx_replay_code.fins), compiled in place of the program
      * where it pays: fo; per stage the fold pending, counts */
     cx_replay_fins *fq = pr->fold;
@@ -691,6 +716,16 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
              * j is block j - t for any multiple t of ord, copied as is */
             const int64_t ord =
                 renamed && q > 1 ? cx_core_replay_fill_order(pi, nslot, q, sk.tmp) : q + 1;
+            /* the 16-byte form's first match: blocks from the first
+             * multiple g of ord blocks of at least PERIOD_MIN
+             * instructions on not stored (block j is block j - g), the
+             * program's periodic region (cx_replay_prog.fold_at) */
+            int64_t jend = q, g = 0;
+            if (fo && period_on && !pdone && FB > 0 && q > ord) {
+                const int64_t og = ord * (int64_t)FB;
+                g = ord * ((PERIOD_MIN + og - 1) / og);
+                if (g < q) jend = g;
+            }
             int64_t j = 0;
             for (; j < q && j < ord; j++, o += B, k += B, fq += FB) {
                 rename_fins(fq, fq - FB, FB, sk.pis);
@@ -706,13 +741,20 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
                     }
                 }
             }
-            while (j < q) {
-                const int64_t t = (j + 1) / ord * ord, n = q - j < t ? q - j : t;
+            while (j < jend) {
+                const int64_t t = (j + 1) / ord * ord, n = jend - j < t ? jend - j : t;
                 if (fo)
                     cx_replay_copy(fq, fq - t * (int64_t)FB, (size_t)n * FB * sizeof *fq);
                 else
                     cx_replay_copy(o, o - t * (int64_t)B, (size_t)n * B * sizeof *o);
                 o += (size_t)n * B, k += (size_t)n * B, fq += (size_t)n * FB, j += n;
+            }
+            if (jend < q) {
+                const int64_t r = q - jend;
+                pr->fold_at = (size_t)(fq - pr->fold), pr->fold_g = (size_t)g * FB;
+                pr->fold_reps = (size_t)(r / g), pr->fold_part = (size_t)(r % g) * FB;
+                virt = (size_t)r * FB, pdone = 1;
+                o += (size_t)r * B, k += (size_t)r * B;
             }
             if (q > 0) {
                 /* sig = pi^q, by pi's cycles (not q passes over the slots) */
@@ -801,9 +843,9 @@ compile(cx_replay_prog *pr, const cx_play *pl, size_t items, int c, int renamed,
             keep->fpre_end[s] = FPRE_OF(fpre[s]);
         if (fo)
             cx_core_replay_fill_keep(pr, keep, pl, keep != fe, pr->fold, sizeof *fq,
-                                     (size_t)(fq - pr->fold));
+                                     (size_t)(fq - pr->fold), virt);
         else
-            cx_core_replay_fill_keep(pr, keep, pl, keep != fe, pr->prog, sizeof *o, items);
+            cx_core_replay_fill_keep(pr, keep, pl, keep != fe, pr->prog, sizeof *o, items, 0);
     }
     compiled(pr, pl, items);
     if (fo) {

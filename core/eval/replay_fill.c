@@ -187,7 +187,7 @@ static void trim(cx_replay_prog *pr, const cx_replay_fill *keep)
 }
 
 void cx_core_replay_fill_keep(cx_replay_prog *pr, cx_replay_fill *e, const cx_play *pl, int fresh,
-                              const void *code, size_t sz, size_t fn)
+                              const void *code, size_t sz, size_t fn, size_t virt)
 {
     const int p = pl->p, fo = e->form & 1;
     const size_t cap = (size_t)pl->cap;
@@ -196,7 +196,7 @@ void cx_core_replay_fill_keep(cx_replay_prog *pr, cx_replay_fill *e, const cx_pl
     for (int s = 0; s < p; s++)
         nf += (size_t)e->pm[s] + 1, e->dl[s] = pl->len[s] - e->pos[s], nd += (size_t)e->dl[s];
     const size_t fill_n = fo ? e->fk : e->k,
-                 from = fo ? e->fk + (size_t)e->q * e->FB : e->k + (size_t)e->q * e->B;
+                 from = (fo ? e->fk + (size_t)e->q * e->FB : e->k + (size_t)e->q * e->B) - virt;
     const size_t need =
         (nf + nd) * sizeof(cx_sched_item) + (fill_n + fn - from) * sz + e->sl_cap * sizeof *e->sl;
     if (need > FILL_BYTES / 4) {

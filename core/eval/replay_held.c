@@ -5,7 +5,9 @@
  * aside when it compiles another and taken back instead of compiled
  * again. No equations: it holds what the compiler produced, byte for byte
  * (tests/test_replay_lanes.c). Budget: the bytes of HELD_INS 12-byte
- * instructions per program object, the 16-byte forms' included.
+ * instructions per program object, the 16-byte forms' included (their
+ * capacity; a 16-byte program's periodic region is held once, its
+ * repeats recorded: replay_compile.c, cx_replay_code.fat).
  * See core/README.md, "Closed form" (Compiling and running the program).
  */
 #include "core/eval/replay_prog_int.h"
@@ -102,6 +104,8 @@ static void held_swap(cx_replay_prog *pr, cx_replay_held *e)
         e->sd = pr->sd, e->p = pr->p, e->m = pr->m, e->v = pr->v;
         e->n = pr->n, e->skipped = pr->skipped, e->nslot = pr->nslot;
         e->folded = pr->folded, e->fold_n = pr->fold_n, e->fold_w = pr->fold_w;
+        e->fold_at = pr->fold_at, e->fold_g = pr->fold_g, e->fold_reps = pr->fold_reps;
+        e->fold_part = pr->fold_part;
         e->used = ++pr->held_clock;
         memcpy(e->last_di, pr->last_di, (size_t)pr->p * sizeof *e->last_di);
     }
@@ -134,7 +138,8 @@ int cx_core_replay_held_take(cx_replay_prog *pr, const cx_play *pl)
         if (x->used && x->sd == pl->sd && x->p == pl->p && x->m == pl->m && x->v == pl->v) e = x;
     }
     if (!e) return 0;
-    const size_t n = e->n, skipped = e->skipped, fold_n = e->fold_n;
+    const size_t n = e->n, skipped = e->skipped, fold_n = e->fold_n, fold_at = e->fold_at,
+                 fold_g = e->fold_g, fold_reps = e->fold_reps, fold_part = e->fold_part;
     const int32_t nslot = e->nslot;
     const int folded = e->folded, fold_w = e->fold_w;
     uint16_t last_di[CX_COST_MAX_STAGES];
@@ -143,6 +148,8 @@ int cx_core_replay_held_take(cx_replay_prog *pr, const cx_play *pl)
     held_trim(pr, e);
     pr->n = n, pr->skipped = skipped, pr->nslot = nslot, pr->zero = 0, pr->renamed = 1;
     pr->folded = folded, pr->fold_n = fold_n, pr->fold_w = fold_w;
+    pr->fold_at = fold_at, pr->fold_g = fold_g, pr->fold_reps = fold_reps;
+    pr->fold_part = fold_part;
     pr->P = 0;
     memcpy(pr->last_di, last_di, (size_t)pl->p * sizeof *pr->last_di);
     pr->sd = pl->sd, pr->p = pl->p, pr->m = pl->m, pr->v = pl->v;

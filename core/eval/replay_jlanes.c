@@ -38,6 +38,7 @@
 #include "core/eval/replay_lanes.h"
 #include "core/eval/replay_prog_int.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,12 +75,14 @@ struct cx_replay_jlanes {
     cx_replay_vsinfo *vi; /* [MAX_LANES][CX_COST_MAX_CLASSES] */
     double *keys;         /* [MAX_LANES][KEY_N] */
     double p2p[MAX_LANES];
-    cx_replay res[VW];
     int done[VW];
     /* the time keys of the last batch's lanes that gave no answer: their
      * scalar plays start no batch again */
     double *miss; /* [MAX_MISS][KEY_N] */
     int nmiss, miss_nkey;
+    /* last, not zeroed by cx_core_replay_jlanes_new (emit writes what is
+     * read: p stages of res[0]; the rest's pages are never faulted in) */
+    cx_replay res[VW];
 };
 
 static long long n_played, n_answered;
@@ -94,7 +97,7 @@ cx_replay_jlanes *cx_core_replay_jlanes_new(void)
 {
     /* aligned for pv (sizeof is a multiple of 64: pv's alignment) */
     cx_replay_jlanes *jl = aligned_alloc(64, sizeof(cx_replay_jlanes));
-    if (jl) memset(jl, 0, sizeof *jl);
+    if (jl) memset(jl, 0, offsetof(cx_replay_jlanes, res));
     if (jl)
         for (int i = 0; i < CX_COST_MAX_VSTAGES; i++)
             jl->ident[i] = (uint16_t)i;

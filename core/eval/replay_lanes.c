@@ -11,6 +11,10 @@
  * x86's MAXPD is exactly that) and IEEE addition, so every lane gives the
  * bits of cx_core_replay_prog_run_plain for its durations
  * (tests/test_replay_lanes.c, every width and ISA).
+ * Long file: the kernels of every width and form, their dispatch, the
+ * renamer and the batch; one pass loop over the program's pieces.
+ * A 16-byte program whose periodic region is stored once (replay_compile.c,
+ * cx_replay_code.fat) is played piece by piece, the group once per repeat.
  * Token slots: the program's slots (two per (microbatch, virtual stage)
  * cell) are renamed into a compact set, a slot reused after its only
  * reader: as the program is compiled (replay_compile.c, the form compiled
@@ -122,8 +126,17 @@ typedef struct {
     int tail_p, tail_m, tail_v, have_tail;
     const cx_replay_fins *fins; /* or its 16-byte form (replay_compile.c), fn of them */
     size_t fn;
-    int fw; /* its W-like items folded */
+    int fw;                       /* its W-like items folded */
+    size_t fat, fg, freps, fpart; /* fins's periodic region (cx_replay_code.fat) */
 } lprog;
+
+/* x's 16-byte program's pieces (cx_replay_code_ranges) */
+static void lprog_ranges(const lprog *x, size_t off[4], size_t len[4], size_t rep[4])
+{
+    cx_replay_code c;
+    c.fn = x->fn, c.fat = x->fat, c.fg = x->fg, c.freps = x->freps, c.fpart = x->fpart;
+    cx_replay_code_ranges(&c, off, len, rep);
+}
 
 #define NOPRE CX_REPLAY_NOPRE
 
@@ -501,12 +514,16 @@ int cx_core_replay_lanes_fold_stats(const cx_replay_lanes *ln, size_t st[3])
 {
     const lprog *e = ln->cur;
     st[0] = st[1] = st[2] = 0;
-    for (size_t i = 0; e->fins && e->fw && i < e->fn; i++) {
-        const cx_replay_fins *x = &e->fins[i];
-        const int w = x->dep == 0 && x->out == STRIDE && !x->send;
-        /* a W-like item left with no pre: its stage's last (see the fold) */
-        st[0] += x->pre != NOPRE, st[1] += x->pre != NOPRE && w, st[2] += x->pre == NOPRE && w;
-    }
+    size_t off[4], len[4], rep[4];
+    lprog_ranges(e, off, len, rep);
+    for (int k = 0; e->fins && e->fw && k < 4; k++)
+        for (size_t i = off[k]; i < off[k] + len[k]; i++) {
+            const cx_replay_fins *x = &e->fins[i];
+            const int w = x->dep == 0 && x->out == STRIDE && !x->send;
+            /* a W-like item left with no pre: its stage's last (see the fold) */
+            st[0] += rep[k] * (x->pre != NOPRE), st[1] += rep[k] * (x->pre != NOPRE && w),
+                st[2] += rep[k] * (x->pre == NOPRE && w);
+        }
     return e->fins && e->fw;
 }
 
@@ -531,7 +548,9 @@ static void set_tail(lprog *x)
         const size_t s = x->fins ? x->fins[i].stage / CX_REPLAY_FSTAGE_STRIDE : x->ins[i].stage;
         if (s < (size_t)x->p && !seen[s]) seen[s] = 1, left--;
     }
-    x->tail = left > 0 ? 0 : i;
+    /* a periodic region not stored whole (lprog.fat): a tail in it or
+     * before it is some repeat's, so every instruction stores (0) */
+    x->tail = left > 0 || (x->fins && (x->freps | x->fpart) && i < x->fat) ? 0 : i;
     x->tail_of = prog, x->tail_n = n, x->have_tail = 1 + (x->fins != NULL);
     x->tail_sd = x->sd, x->tail_p = x->p, x->tail_m = x->m, x->tail_v = x->v;
 }
@@ -552,6 +571,7 @@ static int program(cx_replay_lanes *ln, const cx_play *pl, const cx_replay_prog 
         memcpy(x->last_di, code.last_di, (size_t)pl->p * sizeof *x->last_di);
         /* its folded form, where compiled so (replay_compile.c) */
         x->fins = code.fins, x->fn = code.fn, x->fw = code.fold_w;
+        x->fat = code.fat, x->fg = code.fg, x->freps = code.freps, x->fpart = code.fpart;
         set_tail(x);
         return 0;
     }
@@ -642,8 +662,24 @@ static int pass(cx_replay_lanes *ln, const cx_play *pl, int n, int w, int ncls, 
     /* before the tail no stage's last end is stored (set_tail) */
     const size_t ni = fo ? e->fn : e->n, t = e->tail, sz = fo ? sizeof *e->fins : sizeof *e->ins;
     const char *const prog = fo ? (const char *)e->fins : (const char *)e->ins;
-    exec_best.f[fo][wi](prog, t, ln->cmap, ln->tok, ln->rg, dur, pv, overlap != 0);
-    exec_best.f[fo][wi](prog + t * sz, ni - t, ln->cmap, ln->tok, ln->rg, dur, pv,
+    size_t t0 = t; /* the instructions from t0 on store their stage's last end */
+    if (fo && (e->freps | e->fpart)) {
+        /* the periodic region stored once: piece by piece, the tail in
+         * the last piece, or none (t 0: every instruction stores) */
+        size_t off[4], len[4], rep[4];
+        lprog_ranges(e, off, len, rep);
+        const int st = t < e->fat ? 2 : 0;
+        t0 = t < e->fat ? e->fat : t;
+        for (int k = 0; k < 3; k++)
+            for (size_t r = 0; r < rep[k]; r++)
+                exec_best.f[fo][wi](prog + off[k] * sz, len[k], ln->cmap, ln->tok, ln->rg, dur, pv,
+                                    st | (overlap != 0));
+        exec_best.f[fo][wi](prog + e->fat * sz, t0 - e->fat, ln->cmap, ln->tok, ln->rg, dur, pv,
+                            overlap != 0);
+    } else {
+        exec_best.f[fo][wi](prog, t, ln->cmap, ln->tok, ln->rg, dur, pv, overlap != 0);
+    }
+    exec_best.f[fo][wi](prog + t0 * sz, ni - t0, ln->cmap, ln->tok, ln->rg, dur, pv,
                         2 | (overlap != 0));
     ln->w = w;
     return 0;

@@ -30,7 +30,9 @@
  * 2^20 instructions, 12 MiB, a program object, and 2^20 folded ones, 16
  * MiB; 6.2 / 10.3 MiB measured
  * in bench_sweep_bench schedules zb-h1 / zb-h2 before the folded form) and
- * taken back instead of compiled again.
+ * taken back instead of compiled again; a 16-byte program's periodic
+ * region is stored once and played as repeats (replay_compile.c,
+ * cx_replay_code.fat; exec_f here, the lanes' pass).
  * Jump (issue 13): for schedules that state a steady period of c
  * microbatches, the program is in (level, stage) order (same bits,
  * periodic where the dependency graph is: P instructions per period, cell
@@ -54,6 +56,7 @@
 #include "core/eval/replay_prog_int.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,7 +64,11 @@
 
 cx_replay_prog *cx_core_replay_prog_new(void)
 {
-    return calloc(1, sizeof(cx_replay_prog));
+    /* the registers and durations (last) written by each run before it
+     * reads them: not zeroed (calloc would fault in their 40 pages) */
+    cx_replay_prog *pr = malloc(sizeof(cx_replay_prog));
+    if (pr) memset(pr, 0, offsetof(cx_replay_prog, rg));
+    return pr;
 }
 
 void cx_core_replay_prog_free(cx_replay_prog *pr)
@@ -240,13 +247,12 @@ static inline void step_f(cx_replay_prog *pr, const cx_replay_fins *x, double p2
     tok[x->out] = out;
 }
 
-/* Plays the folded form (as exec). */
-static inline __attribute__((always_inline)) void exec_f(cx_replay_prog *pr, double p2p,
-                                                         int overlap, const int fw)
+/* Plays instructions [0, to) of a folded form (as exec). */
+static inline __attribute__((always_inline)) void exec_f_run(cx_replay_prog *pr,
+                                                             const cx_replay_fins *prog, size_t to,
+                                                             double p2p, int overlap, const int fw)
 {
-    const cx_replay_fins *const prog = pr->fold;
     double *const tok = pr->tok;
-    const size_t to = pr->fold_n;
     size_t i = 0;
     for (; i + 32 < to; i++) {
         __builtin_prefetch(&tok[prog[i + 32].out], 1);
@@ -254,6 +260,21 @@ static inline __attribute__((always_inline)) void exec_f(cx_replay_prog *pr, dou
     }
     for (; i < to; i++)
         step_f(pr, &prog[i], p2p, overlap, fw);
+}
+
+/* Plays the folded form (as exec), piece by piece (its periodic region
+ * stored once, see cx_replay_code_ranges). */
+static inline __attribute__((always_inline)) void exec_f(cx_replay_prog *pr, double p2p,
+                                                         int overlap, const int fw)
+{
+    cx_replay_code c;
+    c.fn = pr->fold_n, c.fat = pr->fold_at, c.fg = pr->fold_g, c.freps = pr->fold_reps;
+    c.fpart = pr->fold_part;
+    size_t off[4], len[4], rep[4];
+    cx_replay_code_ranges(&c, off, len, rep);
+    for (int k = 0; k < 4; k++)
+        for (size_t r = 0; r < rep[k]; r++)
+            exec_f_run(pr, pr->fold + off[k], len[k], p2p, overlap, fw);
 }
 
 /* Plays instructions [from, to) (see the top comment). */
@@ -711,9 +732,22 @@ cx_sched_sim_status cx_core_replay_prog_run(cx_replay_prog *pr, cx_play *pl,
 int cx_core_replay_prog_code(const cx_replay_prog *pr, const cx_play *pl, cx_replay_code *code)
 {
     const int fo = pr->renamed && pr->folded == 1;
-    *code =
-        (cx_replay_code){fo ? NULL : pr->prog, pr->n,     2 * pl->m * pl->nvs,  pr->last_di,
-                         pr->renamed,          pr->nslot, fo ? pr->fold : NULL, fo ? pr->fold_n : 0,
-                         fo && pr->fold_w};
+    *code = (cx_replay_code){fo ? NULL : pr->prog,  pr->n,
+                             2 * pl->m * pl->nvs,   pr->last_di,
+                             pr->renamed,           pr->nslot,
+                             fo ? pr->fold : NULL,  fo ? pr->fold_n : 0,
+                             fo && pr->fold_w,      fo ? pr->fold_at : 0,
+                             fo ? pr->fold_g : 0,   fo ? pr->fold_reps : 0,
+                             fo ? pr->fold_part : 0};
     return pr->have && pr->sd == pl->sd && pr->p == pl->p && pr->m == pl->m && pr->v == pl->v;
+}
+
+size_t cx_core_replay_code_fins(const cx_replay_code *code, cx_replay_fins *out)
+{
+    size_t off[4], len[4], rep[4], n = 0;
+    const size_t total = cx_replay_code_ranges(code, off, len, rep);
+    for (int k = 0; k < 4; k++)
+        for (size_t r = 0; r < rep[k]; r++, n += len[k])
+            memcpy(out + n, code->fins + off[k], len[k] * sizeof *out);
+    return total;
 }

@@ -120,7 +120,31 @@ typedef struct {
     const cx_replay_fins *fins;
     size_t fn;
     int fold_w; /* fins: W-like items folded into it (else every pre is CX_REPLAY_NOPRE) */
+    /* fins's periodic region stored once (replay_compile.c, the period
+     * skip): the program is fins[0, fat), then fins[fat - fg, fat) freps
+     * times more and its first fpart, then fins[fat, fn) (freps = fpart =
+     * 0: fins[0, fn) as it is); cx_replay_code_ranges lists the pieces */
+    size_t fat, fg, freps, fpart;
 } cx_replay_code;
+
+/* The 16-byte program's pieces in order (see cx_replay_code.fat): piece i
+ * is fins[off[i], off[i] + len[i]) played rep[i] times; returns the
+ * instructions of the program (fn + fg freps + fpart). */
+static inline size_t cx_replay_code_ranges(const cx_replay_code *c, size_t off[4], size_t len[4],
+                                           size_t rep[4])
+{
+    const size_t g0 = c->fat - c->fg;
+    off[0] = 0, len[0] = c->fat, rep[0] = 1;
+    off[1] = g0, len[1] = c->fg, rep[1] = c->freps;
+    off[2] = g0, len[2] = c->fpart, rep[2] = 1;
+    off[3] = c->fat, len[3] = c->fn - c->fat, rep[3] = 1;
+    return c->fn + c->fg * c->freps + c->fpart;
+}
+
+/* The 16-byte program of code written out whole into out (room for
+ * cx_replay_code_ranges' count); returns that count (tests compare
+ * programs so). */
+size_t cx_core_replay_code_fins(const cx_replay_code *code, cx_replay_fins *out);
 
 /* 1 and *code filled when pr holds the program of pl's orders, else 0. */
 int cx_core_replay_prog_code(const cx_replay_prog *pr, const cx_play *pl, cx_replay_code *code);
@@ -143,6 +167,10 @@ void cx_core_replay_prog_set_skip(int on);
  * of earlier shapes (replay_fill.c: the same program either way; for
  * tests); default 1. Process-wide; not while threads compile. */
 void cx_core_replay_prog_set_fill(int on);
+/* 0: the 16-byte form stores its periodic region whole (fins[0, fn), no
+ * repeats: cx_replay_code.fat; the same program either way; for tests
+ * and measurements); default 1. Process-wide; not while threads compile. */
+void cx_core_replay_prog_set_period(int on);
 /* The compiles of pr that restored a kept fill, and those that also
  * copied a kept drain, in all. */
 void cx_core_replay_prog_fills(const cx_replay_prog *pr, size_t *fills, size_t *drains);

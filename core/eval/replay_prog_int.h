@@ -53,6 +53,7 @@ typedef struct {
     size_t fold_n, fold_cap;
     cx_replay_fins *fold;
     int folded, fold_w;
+    size_t fold_at, fold_g, fold_reps, fold_part; /* cx_replay_prog's */
 } cx_replay_held;
 
 /* A renamed compile's fill and drain, kept for later shapes of its
@@ -122,8 +123,6 @@ struct cx_replay_prog {
     int32_t *lv_slot;                  /* [3 (sg[ra] + 1)]: new values of a virtual insertion */
     double *lv_val;
     size_t lv_cap, lvv_cap;
-    double dur[4 * CX_COST_MAX_VSTAGES + 1]; /* per (vs, kind), then CX_REPLAY_NOPRE's -0.0 */
-    stage_regs rg[CX_COST_MAX_STAGES];
     int scanned; /* jump_scan ran for the program (the first run that may jump) */
     /* renamed: the program's token slots are the lanes' compact ones (0
      * reads zero, 1 written and never read, see compile_levels), nslot of
@@ -138,7 +137,11 @@ struct cx_replay_prog {
     size_t fold_n, fold_cap;
     cx_replay_fins *fold;
     int folded, fold_w; /* fold_w: W-like items folded into it */
-    int32_t *sk;        /* the renamed compile's period skip (replay_compile.c) */
+    /* its periodic region stored once (cx_replay_code.fat; fold_n the
+     * instructions stored): fold[0, fold_at), fold[fold_at - fold_g,
+     * fold_at) fold_reps times more and its first fold_part, the rest */
+    size_t fold_at, fold_g, fold_reps, fold_part;
+    int32_t *sk; /* the renamed compile's period skip (replay_compile.c) */
     size_t sk_cap, skipped;
     /* the program cache (replay_prog.c): renamed programs compiled
      * before, their buffers' capacity in all, the cache's clock */
@@ -150,6 +153,11 @@ struct cx_replay_prog {
     cx_replay_fill *fills;
     uint64_t fill_clock;
     size_t fill_used, drain_used;
+    /* last, not zeroed by cx_core_replay_prog_new (163 KB; a run writes
+     * the entries it reads: p stages' registers, 4 nvs durations and
+     * CX_REPLAY_NOPRE's): pages never touched are never faulted in */
+    stage_regs rg[CX_COST_MAX_STAGES];
+    double dur[4 * CX_COST_MAX_VSTAGES + 1]; /* per (vs, kind), then CX_REPLAY_NOPRE's -0.0 */
 };
 
 /* *buf holds at least n items of sz bytes (contents not kept); -1 when
@@ -248,7 +256,9 @@ static inline void cx_replay_copy(void *dst, const void *src, size_t n)
  * out of memory; 1 when pl's items from each stage's pos are the entry's
  * drain moved by dmb microbatches; pi^e on slots [0, n) into out (seen: n
  * slots of scratch); the fill and drain of the compile just done kept
- * (fresh: its fill too; code: its instructions, sz bytes each, fn of them);
+ * (fresh: its fill too; code: its instructions, sz bytes each, fn of them
+ * stored, virt more of the first match's periods not stored, see
+ * cx_replay_prog.fold_at);
  * all freed. */
 #define CX_REPLAY_FILL_N 8
 cx_replay_fill *cx_core_replay_fill_find(cx_replay_prog *pr, const cx_play *pl, int form);
@@ -261,7 +271,7 @@ void cx_core_replay_fill_power(const int32_t *pi, int32_t n, int64_t e, int32_t 
  * lengths), cap + 1 when above cap; seen: n of scratch */
 int64_t cx_core_replay_fill_order(const int32_t *pi, int32_t n, int64_t cap, int32_t *seen);
 void cx_core_replay_fill_keep(cx_replay_prog *pr, cx_replay_fill *e, const cx_play *pl, int fresh,
-                              const void *code, size_t sz, size_t fn);
+                              const void *code, size_t sz, size_t fn, size_t virt);
 void cx_core_replay_fill_free(cx_replay_prog *pr);
 
 /* replay_compile.c: the n instructions of a renamed program of p stages
