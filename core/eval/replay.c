@@ -266,6 +266,7 @@ void cx_core_replay_ws_set_clocks(cx_replay_ws *ws, const double *mhz, int n)
     cx_core_replay_jlanes_set_clocks(ws->jlanes, mhz, n);
     ws->nb = 0;
     ws->bc_ok = ws->pk_ok = 0;
+    ws->have_order = 0; /* the jump's bound depends on the lanes (lanes_ratio) */
     cx_core_cost_key_set_clocks(ws->key, NULL, 0);
     if (n < 3 || n > CX_REPLAY_LANES_MAX_CLOCKS) return; /* no segment inside: none */
     if (!ws->bclk && !(ws->bclk = malloc(CX_REPLAY_LANES_MAX_CLOCKS * sizeof *ws->bclk))) return;
@@ -303,10 +304,12 @@ void cx_core_replay_set_jump_ratio(int ratio)
  * least m' >= scale (3 edge + period) congruent to m modulo the period
  * (from 2 edge + period on, the schedule's steady() states that the orders
  * of m are those of m' with (m - m') / period periods inserted); m when the
- * fast path does not apply or would not gain (m < jump_ratio m', or fewer
- * than 4 periods to insert). */
-static int reduced_m(const cx_sched_desc *d, int p, int m, int v, int scale, int *period, int *edge)
+ * fast path does not apply or would not gain (m < ratio m', ratio at least
+ * jump_ratio, or fewer than 4 periods to insert). */
+static int reduced_m(const cx_sched_desc *d, int p, int m, int v, int scale, int ratio, int *period,
+                     int *edge)
 {
+    if (ratio < jump_ratio) ratio = jump_ratio;
     int c, e, c2, e2;
     *period = 0, *edge = 0;
     if (full_replay || !d->steady || !d->steady(p, m, v, &c, &e) || c < 1) return m;
@@ -314,7 +317,7 @@ static int reduced_m(const cx_sched_desc *d, int p, int m, int v, int scale, int
      * changes crossing the stages after the warm-up (~5 p periods measured
      * on megatron-1t's uneven end stages) before the periods go in */
     const int64_t lo = scale * (3 * (int64_t)e + c), mr = lo + (((int64_t)m - lo) % c + c) % c;
-    if ((int64_t)m < (int64_t)jump_ratio * mr || (int64_t)m - mr < 4 * (int64_t)c) return m;
+    if ((int64_t)m < (int64_t)ratio * mr || (int64_t)m - mr < 4 * (int64_t)c) return m;
     if (!d->steady(p, (int)mr, v, &c2, &e2) || c2 != c || 2 * (int64_t)e2 + c2 > mr) return m;
     *period = c, *edge = e;
     return (int)mr;
@@ -358,6 +361,29 @@ static void recall(cx_replay_ws *ws, const cx_sched_desc *sd, int p, int mr, int
         }
 }
 
+/* The least m / m' for the virtual jump: 1, but 2 with clock lanes (a
+ * sweep's clocks, cx_core_replay_ws_set_clocks), where the plain program
+ * in 4-lane passes (replay_lanes.c) answers a batch's points for less
+ * time than the jump's play and jump lanes below m = 2 m'. Measured in
+ * time (scratch timers around each clock batch, bench_sweep_bench
+ * schedules, 21 clocks, the modes alternated run by run in one process):
+ * the batches of the shapes at m ~1.75-1.98 m' (p 4-64, m = 24p) took
+ * 2.6-3.7x less time played plain; on `culonx sweep` over m (one shape's
+ * m' shared by many m) the two cross at m / m' ~1.6-2.6 (ZB-V p 16 and
+ * 32 up to ~4, ZB-H2 p 64 never). Without lanes a point is one play: the
+ * jump's m' items against the plain m. */
+static int lanes_ratio(const cx_replay_ws *ws)
+{
+    return cx_core_replay_lanes_on(ws->lanes) ? 2 : 1;
+}
+
+/* the bound in force (the memo keys it: a play's bits depend on it) */
+static int lanes_jump(const cx_replay_ws *ws)
+{
+    const int r = lanes_ratio(ws);
+    return r > jump_ratio ? r : jump_ratio;
+}
+
 /* Makes ws hold the orders of c's schedule and their facts. */
 /* The shape of c's replay (mr, the fast path's period and edge) held in
  * ws; the orders themselves (items) are built when read: the clock lanes
@@ -373,9 +399,9 @@ static culonx_status shape_of(const cx_cost *c, cx_replay_ws *ws, culonx_error *
                             "schedule %s: %d microbatches x %d virtual stages is too many to "
                             "replay (at most %lld work items)",
                             sd->name, m, nvs, (long long)CX_MAX_SCHEDULE_ITEMS);
-    ws->mr = reduced_m(sd, p, m, v, 1, &ws->period, &ws->edge);
+    ws->mr = reduced_m(sd, p, m, v, 1, lanes_ratio(ws), &ws->period, &ws->edge);
     int c2, e2;
-    ws->mr2 = ws->mr < m ? reduced_m(sd, p, m, v, 4, &c2, &e2) : m;
+    ws->mr2 = ws->mr < m ? reduced_m(sd, p, m, v, 4, 1, &c2, &e2) : m;
     ws->sd = sd, ws->p = p, ws->m = m, ws->v = v;
     ws->have_order = 1;
     return CULONX_OK;
@@ -1034,7 +1060,7 @@ static culonx_status replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *ou
     if (!full_replay && ws->nb >= 3 && c->curve != 0) {
         culonx_status st = shape_of(c, ws, err);
         if (st != CULONX_OK) return st;
-        cx_replay_memo_key mk = {ws->sd, ws->p,     ws->m,       ws->v,   jump_ratio << 1,
+        cx_replay_memo_key mk = {ws->sd, ws->p,     ws->m,       ws->v,   lanes_jump(ws) << 1,
                                  key,    (int)nkey, c->vs_class, c->curve};
         int flags;
         if (batch_get(c, ws, &mk, out, peaks ? NULL : t) ||
@@ -1063,7 +1089,7 @@ static culonx_status replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *ou
          * (replay_formula.c), else a recent play of the same inputs (same
          * bits), else play and remember */
         cx_replay_memo_key mk = {
-            ws->sd, ws->p,     ws->m,       ws->v, full_replay | jump_ratio << 1,
+            ws->sd, ws->p,     ws->m,       ws->v, full_replay | lanes_jump(ws) << 1,
             key,    (int)nkey, c->vs_class, 0};
         int flags;
         /* no virtual jump: the plain program, which the clock lanes run for
