@@ -15,7 +15,6 @@
 
 #define HELD_N 64
 #define HELD_INS ((size_t)1 << 20)
-#define HELD_MAX (HELD_INS / 8) /* the largest program held */
 
 void cx_core_replay_held_free(cx_replay_prog *pr)
 {
@@ -32,13 +31,7 @@ void cx_core_replay_held_free(cx_replay_prog *pr)
  * 11% of the instructions; zb-h2 19%): the renamed programs replaced are
  * held aside, HELD_N of them in buffers of HELD_INS instructions in all
  * (12 bytes each; over it the least recently used dropped, a program of
- * more than an eighth of it, HELD_MAX, not held: was a quarter, but with
- * the plain programs of m up to 2 m' played in lanes, replay.c's
- * lanes_ratio, the largest pushed the smaller shapes' out; measured in
- * time, bench_sweep_bench schedules, 21 clocks, alternated run by run in
- * one process against the quarter and the virtual jump from m' on,
- * paired medians: the quarter ZB-V x1.02-1.03, DualPipeV x1.02; the
- * eighth x1.09, x1.07-1.12; ZB-H1 x1.00 either), and taken back instead of compiled
+ * more than a quarter of it not held), and taken back instead of compiled
  * (the same program: a function of the orders, which are a function of
  * (schedule, p, m, v); tests/test_replay_lanes.c compares them byte for
  * byte). Buffers move between pr and the cache, never copied (a buffer new
@@ -73,8 +66,9 @@ static void held_trim(cx_replay_prog *pr, const cx_replay_held *keep)
     }
 }
 
-/* Entry e takes pr's program (renamed, of at most HELD_MAX) or, else, only its buffer (e empty);
- * pr's buffer becomes e's former one (contents e's). A buffer grown by a larger program holds the
+/* Entry e takes pr's program (renamed, of at most a quarter of the
+ * budget) or, else, only its buffer (e empty); pr's buffer becomes e's
+ * former one (contents e's). A buffer grown by a larger program holds the
  * program at its size (shrunk in place: its pages kept, none new), or is
  * freed. */
 static void held_swap(cx_replay_prog *pr, cx_replay_held *e)
@@ -82,7 +76,7 @@ static void held_swap(cx_replay_prog *pr, cx_replay_held *e)
     ins *const buf = e->prog;
     cx_replay_fins *const fbuf = e->fold;
     const size_t cap = e->cap, fcap = e->fold_cap;
-    int keep = pr->have && pr->renamed && pr->n >= 1 && pr->n <= HELD_MAX;
+    int keep = pr->have && pr->renamed && pr->n >= 1 && pr->n <= HELD_INS / 4;
     /* its program: the 16-byte form (fins: prog unused) or prog */
     const int fins = keep && pr->folded == 1;
     if (pr->prog_cap > HELD_INS / 2 || fins) {
@@ -115,12 +109,12 @@ static void held_swap(cx_replay_prog *pr, cx_replay_held *e)
     pr->fold = fbuf, pr->fold_cap = fcap, pr->folded = 0;
 }
 
-/* Before a compile: pr's renamed program (if it holds one, of at most
- * HELD_MAX) into an empty or the least recently used entry,
+/* Before a compile: pr's renamed program (if it holds one, of at most a
+ * quarter of the budget) into an empty or the least recently used entry,
  * pr taking that entry's buffer. */
 void cx_core_replay_held_put(cx_replay_prog *pr)
 {
-    if (!pr->have || !pr->renamed || pr->n < 1 || pr->n > HELD_MAX) return;
+    if (!pr->have || !pr->renamed || pr->n < 1 || pr->n > HELD_INS / 4) return;
     if (!pr->held && !(pr->held = calloc(HELD_N, sizeof *pr->held))) return;
     cx_replay_held *e = &pr->held[0];
     for (int i = 1; i < HELD_N && e->used; i++)
