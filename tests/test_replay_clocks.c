@@ -504,8 +504,8 @@ static void test_shapes_come_back(void)
 
 /* The clock batch's own sweep gates (cx_core_replay_zb_sweep_pays_batch,
  * cx_core_replay_v_sweep_pays_batch): shapes of megatron-1t they send to
- * the ZB / V sweeps (ZB-H1 m 2p, ZB-H2 4p, ZB-V on the jump and plain m
- * 768, DualPipeV on the jump), and shapes played in clock lanes (their
+ * the ZB / V sweeps (ZB-H1 m 2p, ZB-H2 4p, ZB-V m 1024 and 1536,
+ * DualPipeV m 2048: from an m on, jump or not), and shapes played in clock lanes (their
  * keys collinear over the clocks: the first round filled to 4 points;
  * interleaved with the formula answering most clocks first, and without),
  * every clock within 1e-11 of the full replay and the same bits asked
@@ -528,9 +528,9 @@ static void test_batch_sweeps(void)
         int p, m, tp, v;
     } shapes[] = {{CULONX_SCHED_ZB_H1, 64, 128, 8, 1},
                   {CULONX_SCHED_ZB_H2, 32, 128, 8, 1},
-                  {CULONX_SCHED_ZB_V, 32, 768, 8, 1},
-                  {CULONX_SCHED_ZB_V, 64, 768, 8, 1},
-                  {CULONX_SCHED_DUALPIPE_V, 64, 1536, 8, 1},
+                  {CULONX_SCHED_ZB_V, 32, 1024, 8, 1},
+                  {CULONX_SCHED_ZB_V, 64, 1536, 8, 1},
+                  {CULONX_SCHED_DUALPIPE_V, 64, 2048, 8, 1},
                   {CULONX_SCHED_ZB_V, 16, 96, 8, 1},
                   {CULONX_SCHED_DUALPIPE_V, 32, 192, 8, 1},
                   {CULONX_SCHED_ZB_H2, 16, 48, 8, 1},
@@ -552,10 +552,8 @@ static void test_batch_sweeps(void)
         r.exec.gpus = culonx_execution_gpus(&r.exec);
         CU_ASSERT_EQUAL_FATAL(cx_core_cost_build(&r, mhz[0], c, &err), CULONX_OK);
         if (k < 5)
-            gated += cx_core_replay_zb_sweep_pays_batch(c) ||
-                     (shapes[k].s == CULONX_SCHED_ZB_V && shapes[k].p == 64
-                          ? cx_core_replay_v_sweep_pays_batch(c, 0)
-                          : cx_core_replay_v_sweep_pays_batch(c, 1));
+            gated +=
+                cx_core_replay_zb_sweep_pays_batch(c) || cx_core_replay_v_sweep_pays_batch(c, 0);
         cx_replay_ws *wl = cx_core_replay_ws_new(), *wr = cx_core_replay_ws_new(),
                      *w1 = cx_core_replay_ws_new();
         CU_ASSERT_FATAL(wl && wr && w1);

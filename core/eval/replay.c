@@ -128,6 +128,7 @@ struct cx_replay_ws {
     int p, m, v, have_order;
     int have_items; /* pl holds the orders (items): built when read (items) */
     int mr, mr2, period, edge;
+    int jratio; /* the least m / m' for the jump (lanes_ratio), the memo keys it */
     /* the last time result came from an exact closed form (replay_formula.c) */
     int last_formula;
     int last_fast; /* the last time result was extrapolated */
@@ -266,6 +267,7 @@ void cx_core_replay_ws_set_clocks(cx_replay_ws *ws, const double *mhz, int n)
     cx_core_replay_jlanes_set_clocks(ws->jlanes, mhz, n);
     ws->nb = 0;
     ws->bc_ok = ws->pk_ok = 0;
+    ws->have_order = 0; /* the jump's bound reads the lanes (lanes_ratio) */
     cx_core_cost_key_set_clocks(ws->key, NULL, 0);
     if (n < 3 || n > CX_REPLAY_LANES_MAX_CLOCKS) return; /* no segment inside: none */
     if (!ws->bclk && !(ws->bclk = malloc(CX_REPLAY_LANES_MAX_CLOCKS * sizeof *ws->bclk))) return;
@@ -303,10 +305,12 @@ void cx_core_replay_set_jump_ratio(int ratio)
  * least m' >= scale (3 edge + period) congruent to m modulo the period
  * (from 2 edge + period on, the schedule's steady() states that the orders
  * of m are those of m' with (m - m') / period periods inserted); m when the
- * fast path does not apply or would not gain (m < jump_ratio m', or fewer
- * than 4 periods to insert). */
-static int reduced_m(const cx_sched_desc *d, int p, int m, int v, int scale, int *period, int *edge)
+ * fast path does not apply or would not gain (m < ratio m', ratio at least
+ * jump_ratio, or fewer than 4 periods to insert). */
+static int reduced_m(const cx_sched_desc *d, int p, int m, int v, int scale, int ratio, int *period,
+                     int *edge)
 {
+    if (ratio < jump_ratio) ratio = jump_ratio;
     int c, e, c2, e2;
     *period = 0, *edge = 0;
     if (full_replay || !d->steady || !d->steady(p, m, v, &c, &e) || c < 1) return m;
@@ -314,7 +318,7 @@ static int reduced_m(const cx_sched_desc *d, int p, int m, int v, int scale, int
      * changes crossing the stages after the warm-up (~5 p periods measured
      * on megatron-1t's uneven end stages) before the periods go in */
     const int64_t lo = scale * (3 * (int64_t)e + c), mr = lo + (((int64_t)m - lo) % c + c) % c;
-    if ((int64_t)m < (int64_t)jump_ratio * mr || (int64_t)m - mr < 4 * (int64_t)c) return m;
+    if ((int64_t)m < (int64_t)ratio * mr || (int64_t)m - mr < 4 * (int64_t)c) return m;
     if (!d->steady(p, (int)mr, v, &c2, &e2) || c2 != c || 2 * (int64_t)e2 + c2 > mr) return m;
     *period = c, *edge = e;
     return (int)mr;
@@ -360,6 +364,29 @@ static void recall(cx_replay_ws *ws, const cx_sched_desc *sd, int p, int mr, int
         }
 }
 
+/* The least m / m' for the virtual jump: 1, but 2 with clock lanes (a
+ * sweep's clocks, cx_core_replay_ws_set_clocks) where a batch's points
+ * are played (no sweep answers them, sweep_gate): there the plain
+ * program in 4-lane passes (replay_lanes.c) answers them for less time
+ * than the jump's play and jump lanes below m = 2 m'. Measured in time
+ * (scratch timers around each clock batch, bench_sweep_bench schedules,
+ * 21 clocks): the batches of the shapes at m ~1.75-1.98 m' (p 4-64, m =
+ * 24p) took 2.6-3.7x less time played plain; `culonx sweep` megatron-1t
+ * over m (one m' shared by many m, so its compile too), the paths
+ * alternated process by process: the two cross at m / m' ~1.6-2.6 (ZB-V
+ * p 16 and 32 ~3-4, ZB-H2 p 64 never). Where a sweep answers, the points
+ * it declines (ZB-H2's overflowing sawtooths) keep the jump: the plain
+ * program of m would be compiled for a few points (ZB-H2 x0.91 so,
+ * paired, bench_sweep_bench). Without lanes a point is one play: the
+ * jump's m' items against the plain m. */
+static int lanes_ratio(const cx_cost *c, const cx_replay_ws *ws)
+{
+    if (!cx_core_replay_lanes_on(ws->lanes) || cx_core_replay_zb_sweep_pays_batch(c) ||
+        cx_core_replay_v_sweep_pays_batch(c, 0))
+        return 1;
+    return 2;
+}
+
 /* Makes ws hold the orders of c's schedule and their facts. */
 /* The shape of c's replay (mr, the fast path's period and edge) held in
  * ws; the orders themselves (items) are built when read: the clock lanes
@@ -375,9 +402,11 @@ static culonx_status shape_of(const cx_cost *c, cx_replay_ws *ws, culonx_error *
                             "schedule %s: %d microbatches x %d virtual stages is too many to "
                             "replay (at most %lld work items)",
                             sd->name, m, nvs, (long long)CX_MAX_SCHEDULE_ITEMS);
-    ws->mr = reduced_m(sd, p, m, v, 1, &ws->period, &ws->edge);
+    ws->jratio = lanes_ratio(c, ws);
+    if (ws->jratio < jump_ratio) ws->jratio = jump_ratio;
+    ws->mr = reduced_m(sd, p, m, v, 1, ws->jratio, &ws->period, &ws->edge);
     int c2, e2;
-    ws->mr2 = ws->mr < m ? reduced_m(sd, p, m, v, 4, &c2, &e2) : m;
+    ws->mr2 = ws->mr < m ? reduced_m(sd, p, m, v, 4, 1, &c2, &e2) : m;
     ws->sd = sd, ws->p = p, ws->m = m, ws->v = v;
     ws->have_order = 1;
     return CULONX_OK;
@@ -1043,7 +1072,7 @@ static culonx_status replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *ou
     if (!full_replay && ws->nb >= 3 && c->curve != 0) {
         culonx_status st = shape_of(c, ws, err);
         if (st != CULONX_OK) return st;
-        cx_replay_memo_key mk = {ws->sd, ws->p,     ws->m,       ws->v,   jump_ratio << 1,
+        cx_replay_memo_key mk = {ws->sd, ws->p,     ws->m,       ws->v,   ws->jratio << 1,
                                  key,    (int)nkey, c->vs_class, c->curve};
         if (batch_get(c, ws, &mk, out, peaks ? NULL : t) ||
             play_clocks(c, ws, key, nkey, &mk, out, &st, err)) {
@@ -1070,7 +1099,7 @@ static culonx_status replay_ws(const cx_cost *c, cx_replay_ws *ws, cx_replay *ou
          * (replay_formula.c), else a recent play of the same inputs (same
          * bits), else play and remember */
         cx_replay_memo_key mk = {
-            ws->sd, ws->p,     ws->m,       ws->v, full_replay | jump_ratio << 1,
+            ws->sd, ws->p,     ws->m,       ws->v, full_replay | ws->jratio << 1,
             key,    (int)nkey, c->vs_class, 0};
         int flags;
         /* no virtual jump: the plain program, which the clock lanes run for

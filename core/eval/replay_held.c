@@ -16,7 +16,7 @@
 #include <string.h>
 
 #define HELD_N 64
-#define HELD_INS ((size_t)1 << 20)
+#define HELD_INS ((size_t)1 << 21)
 
 void cx_core_replay_held_free(cx_replay_prog *pr)
 {
@@ -32,8 +32,8 @@ void cx_core_replay_held_free(cx_replay_prog *pr)
  * others (bench_sweep_bench schedules zb-h1: 164 compiles of 63 shapes,
  * 11% of the instructions; zb-h2 19%): the renamed programs replaced are
  * held aside, HELD_N of them in buffers of HELD_INS instructions in all
- * (12 bytes each; over it the least recently used dropped, a program of
- * more than a quarter of it not held), and taken back instead of compiled
+ * (12 bytes each, 24 MiB; over it the least recently used dropped, a
+ * program of more than a quarter of it not held), and taken back instead of compiled
  * (the same program: a function of the orders, which are a function of
  * (schedule, p, m, v); tests/test_replay_lanes.c compares them byte for
  * byte). Buffers move between pr and the cache, never copied (a buffer new
@@ -46,7 +46,17 @@ void cx_core_replay_held_free(cx_replay_prog *pr)
  * is the first compile of each shape (~90 instructions an item where the
  * period skip finds no period, replay_compile.c; the fill and drain an
  * earlier shape of the same (schedule, p, v) left are restored and copied,
- * replay_fill.c). */
+ * replay_fill.c). Budget 2^21 instructions (was 2^20): with the plain
+ * programs of m up to 2 m' played in clock lanes (replay.c, lanes_ratio)
+ * the largest pushed smaller shapes' programs out (scratch timers: the m
+ * = 2p shapes' batches 1.4-1.6x slower); bench_sweep_bench schedules,
+ * median of 15 runs a process, 7 alternated pairs, 2^20 -> 2^21: ZB-V
+ * x1.09, DualPipeV x1.05, ZB-H2 x1.02, interleaved x1.01; the schedule's
+ * first run's page faults ZB-V 8.2k -> 7.3k, DualPipeV 9.8k -> 9.9k, peak
+ * RSS +2-3 MB (55-58 -> 57-61 MB). An eighth of 2^20 as the largest held
+ * instead was no faster across processes (ZB-H2 x0.91, interleaved x0.96;
+ * alternating the two run by run in one process had shown it faster:
+ * the heap one setting leaves favours the other). */
 
 /* Drops buffers of entries other than keep while the cache is over its
  * budget (HELD_INS 12-byte instructions' bytes, the 16-byte forms'

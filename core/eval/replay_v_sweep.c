@@ -1715,31 +1715,22 @@ int cx_core_replay_v_sweep_pays(const cx_cost *c, int lanes)
 
 int cx_core_replay_v_sweep_pays_batch(const cx_cost *c, int jump)
 {
-    /* a batch plays ~3-7 of a curve's clocks (replay_clocks.c), in a
-     * 4-lane pass of the plain program (compiled first) or by the jump's
-     * play (+ jump lanes), against ~1.3 us a stage evaluation of the
-     * sweep a point (ZB-V ~36k instructions x p a point, DualPipeV ~65k x
-     * p): the plain program's ~6pm items favour the sweep from an m on,
-     * the jump's ~36p^2 from a p on. Measured (callgrind, fast-only
-     * sweep_bench schedules, 21 clocks): ZB-V on the jump p >= 16 / 32 /
-     * 64: 804.0 / 802.4 / 825.0 x10^6 instructions, plain m >= 384 / 512
-     * / never: 867.6 / 802.4 / 856.1 x10^6; DualPipeV (plain never) on the
-     * jump p >= 32 / 64 / never: 890.8 / 880.7 / 902.3 x10^6. Again
-     * with the first round's fill (replay_clocks.c): ZB-V plain m >= 384
-     * / 512 / 768 / never 859.9 / 793.4 / 793.8 / 847.1, jump p >= 16 /
-     * 32 794.9 / 793.4; DualPipeV jump p >= 32 / 64 / never 840.4 /
-     * 830.2 / 851.9. After run_pieces (session 24): ZB-V jump p >= 16 /
-     * 32 / 64 678.1 / 678.7 / 708.6, plain m >= 384 / 512 / 768 / never
-     * 707.3 / 678.7 / 687.8 / 758.2; DualPipeV jump p >= 16 / 32 / 64 /
-     * never 712.9 / 710.8 / 714.4 / 762.8, plain m >= 768 / never 735.5 /
-     * 710.8. With the leaner lanes kernel (session 25, 16-17 x86
-     * instructions per program instruction a 4-lane pass, was 19-22: the
-     * crossover m up by about that ratio; per evaluation, fast-only bench):
-     * ZB-V plain m >= 384 / 512 / 768 / 1024 (never in the bench) 38,577 /
-     * 32,493 / 31,758 / 34,514, jump p >= 16 / 32 / 64 (plain m >= 768)
-     * 31,865 / 31,758 / 33,359; DualPipeV jump p >= 16 / 32 / 64 31,380 /
-     * 31,147 / 31,313, plain m >= 512 / 768 / never 38,310 / 35,415 /
-     * 31,147. */
-    if (c->sched == &cx_sched_zb_v) return jump ? c->p >= 32 : c->m >= 768;
-    return c->sched == &cx_sched_dualpipev && jump && c->p >= 32;
+    /* a batch plays ~3-7 of a curve's clocks (replay_clocks.c), in 4-lane
+     * passes of the plain program (~6pm items; compiled once per shape,
+     * often held) or, from m = 2 m' on (replay.c, lanes_ratio), by the
+     * jump's play (~36p^2 items a point) and jump lanes, against the sweep's
+     * O(p) stage evaluations a point (2 a linear run with tangents): the
+     * lanes' time grows with m, the sweep's does not, so the sweep pays
+     * from an m on whatever p; against the jump from a p on. Measured in
+     * time (not callgrind: the lanes pass runs more instructions for less
+     * time), scratch timers around each clock batch, the paths alternated
+     * run by run in one process (bench_sweep_bench schedules, 21 clocks;
+     * the batches' time a run, sweep / lanes): ZB-V m = 768, p 32 / 64
+     * 1.50-1.65 / 1.12-1.29, m = 1536, p 64 0.69-0.71; DualPipeV m = 768
+     * p 32 / 64 1.69 / 1.84-2.08, m = 1536 p 64 1.06-1.25. Against the
+     * jump (`culonx sweep` megatron-1t, tp 8, m 2-8 m', 21 clocks, sweep /
+     * jump): ZB-V p 16 0.64-1.65, p 32 0.33-0.53, p 64 0.12-0.22;
+     * DualPipeV p 16 1.0-1.8, p 32 1.09-1.54, p 64 0.44-0.92. */
+    if (c->sched == &cx_sched_zb_v) return c->m >= 1024 || (jump && c->p >= 32);
+    return c->sched == &cx_sched_dualpipev && (c->m >= 2048 || (jump && c->p >= 64));
 }

@@ -42,7 +42,8 @@ int cx_core_replay_v_sweep_d(const cx_cost *c, cx_v_sweep_ws *ws, const double *
  * DualPipeV m >= 6p; with lanes (one play prices every clock of the
  * sweep) ZB-V with p >= 64 and m >= 16p only. */
 int cx_core_replay_v_sweep_pays(const cx_cost *c, int lanes);
-/* The same for a point of the clock batch (core/eval/replay.c, eval_clocks). */
+/* The same for a point of the clock batch (core/eval/replay.c, eval_clocks;
+ * jump: the shape plays on the virtual jump there), measured in time. */
 int cx_core_replay_v_sweep_pays_batch(const cx_cost *c, int jump);
 
 /* Counters of the last sweep run on ws (not a memo answer): stage
